@@ -1,0 +1,32 @@
+"""User-facing errors: each names the file, the field and the fix, and maps to exit code 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BabelflowError(Exception):
+    """An error caused by the user's input or environment, not by a bug in babelflow."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, file: str | Path | None = None, field: str | None = None, fix: str | None = None):
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.field = field
+        self.fix = fix
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        parts = [self.message]
+        if self.file:
+            parts.append(f"  file: {self.file}")
+        if self.field:
+            parts.append(f"  field: {self.field}")
+        if self.fix:
+            parts.append(f"  fix: {self.fix}")
+        return "\n".join(parts)
+
+
+class StaleArtifactError(BabelflowError):
+    """A saved IR, map or variant was produced from other inputs or by another schema version."""

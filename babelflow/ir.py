@@ -1,0 +1,235 @@
+"""The typed intermediate representation: one element per text field a benchmark reads at run time.
+
+An element says where the text lives (artifact + locator, precise enough to rebuild), what it is
+(the source text and its role), how it may be translated (Preserve with a reason, Translate-Free,
+Translate-Canonical with a group) and which other fields it must stay equal to (link groups, each
+with the runtime evidence that produced it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.errors import BabelflowError, StaleArtifactError
+
+IR_SCHEMA_VERSION = "babelflow.ir/1"
+
+PathSegment = Union[str, int]
+
+
+class Record(BaseModel):
+    """Base for every record that crosses a stage boundary: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class TranslationType(str, Enum):
+    PRESERVE = "preserve"
+    TRANSLATE_FREE = "translate_free"
+    TRANSLATE_CANONICAL = "translate_canonical"
+
+
+class PreserveReason(str, Enum):
+    """Closed set of reasons a field must stay byte-identical."""
+
+    TOOL_NAME = "tool_name"
+    ARGUMENT_NAME = "argument_name"
+    SCHEMA_KEY = "schema_key"
+    IDENTIFIER = "identifier"
+    ENUM_CODE = "enum_code"
+    DATE_TIME = "date_time"
+    NUMBER = "number"
+    EMAIL_URL = "email_url"
+    EVALUATOR_TOKEN = "evaluator_token"
+    CONTROL_TOKEN = "control_token"
+    DOCSTRING_HEADER = "docstring_header"
+    LINKED_ENTITY = "linked_entity"  # an entity the profile keeps, shared by DB, tasks and gold actions
+    MARKUP = "markup"
+    EMPTY = "empty"
+    SOURCE_ASSET = "source_asset"
+
+
+class ArtifactFormat(str, Enum):
+    JSON = "json"
+    TOML = "toml"
+    MARKDOWN = "markdown"
+    PYTHON = "python"
+
+
+class ArtifactRole(str, Enum):
+    DATABASE = "database"
+    TASKS = "tasks"
+    TASK_SPLIT = "task_split"
+    POLICY = "policy"
+    USER_GUIDELINES = "user_guidelines"
+    TOOL_CODE = "tool_code"
+    DATA_MODEL_CODE = "data_model_code"
+    PROMPT_CODE = "prompt_code"
+
+
+class DataValueLocator(Record):
+    """A string leaf of a JSON/TOML document, addressed by its key/index path."""
+
+    kind: Literal["data_value"] = "data_value"
+    path: tuple[PathSegment, ...]
+
+
+class DataKeyLocator(Record):
+    """A data-bearing mapping key (a record id, an option name), addressed by the path to its entry."""
+
+    kind: Literal["data_key"] = "data_key"
+    path: tuple[PathSegment, ...]
+
+
+class MarkdownBlockLocator(Record):
+    """A top-level Markdown block (heading, paragraph, list, table, code fence) by index and lines."""
+
+    kind: Literal["markdown_block"] = "markdown_block"
+    block_index: int
+    block_kind: Literal["heading", "paragraph", "list", "table", "code", "html", "rule", "quote"]
+    start_line: int
+    end_line: int
+
+
+class PythonLiteralLocator(Record):
+    """A string literal in Python source: module + qualified name + role + occurrence within it."""
+
+    kind: Literal["python_literal"] = "python_literal"
+    module: str
+    qualname: str
+    role: Literal["docstring", "field_description", "constant", "tool_output", "error_message", "prompt"]
+    occurrence: int = 0
+    line: int
+
+
+Locator = Annotated[
+    Union[DataValueLocator, DataKeyLocator, MarkdownBlockLocator, PythonLiteralLocator],
+    Field(discriminator="kind"),
+]
+
+
+class LinkKind(str, Enum):
+    COMPARED_IN_CODE = "compared_in_code"
+    COMPARED_BY_EVALUATOR = "compared_by_evaluator"
+    TOOL_ARGUMENT = "tool_argument"
+    TOOL_OUTPUT = "tool_output"
+    DB_WRITE = "db_write"
+    DB_LOOKUP = "db_lookup"
+    MENTIONED_IN_PROSE = "mentioned_in_prose"
+    SCHEMA_LITERAL = "schema_literal"
+
+
+class RuntimeEvidence(Record):
+    """One observation that justifies a link: what ran, on which task, and what it saw."""
+
+    source: Literal["golden_replay", "tool_schema", "evaluator", "code_scan", "static_scan", "profile"]
+    detail: str
+    task_id: str | None = None
+
+
+class LinkGroup(Record):
+    """Fields that must stay equal: every member holds (or mentions) the same value."""
+
+    id: str
+    value: str
+    kinds: list[LinkKind]
+    member_count: int
+    artifacts: list[str]
+    evidence: list[RuntimeEvidence] = Field(default_factory=list, description="bounded sample of observations")
+
+
+class IRElement(Record):
+    id: str = Field(description="stable id: hash of artifact + locator")
+    artifact: str = Field(description="path relative to the benchmark root")
+    locator: Locator
+    role: str = Field(description="generalized field path, e.g. tasks[*].user_scenario.instructions.known_info")
+    source_text: str
+    translation_type: TranslationType
+    preserve_reason: PreserveReason | None = None
+    canonical_group: str | None = None
+    typing_rule: str = Field(description="the rule or profile entry that assigned the type")
+    links: list[str] = Field(default_factory=list, description="ids of LinkGroups this field belongs to")
+
+
+class ArtifactFingerprint(Record):
+    path: str
+    format: ArtifactFormat
+    role: ArtifactRole
+    sha256: str
+    origin: Literal["package", "source_dir", "fixture"]
+
+
+class IRDocument(Record):
+    schema_version: Literal["babelflow.ir/1"] = IR_SCHEMA_VERSION
+    benchmark: str
+    source_version: str
+    profile_sha256: str
+    artifacts: list[ArtifactFingerprint]
+    elements: list[IRElement]
+    link_groups: list[LinkGroup]
+
+    def by_id(self) -> dict[str, IRElement]:
+        return {element.id: element for element in self.elements}
+
+    def content_sha256(self) -> str:
+        return hashlib.sha256(self.to_json_bytes()).hexdigest()
+
+    def to_json_bytes(self) -> bytes:
+        return orjson.dumps(self.model_dump(mode="json"))
+
+
+def element_id(artifact: str, locator: BaseModel) -> str:
+    raw = artifact.encode() + b"\0" + orjson.dumps(locator.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(raw, digest_size=10).hexdigest()
+
+
+def ir_json_schema() -> dict:
+    return IRDocument.model_json_schema()
+
+
+def save_ir(document: IRDocument, path: Path) -> None:
+    write_bytes_atomic(Path(path), document.to_json_bytes())
+
+
+def load_ir(path: Path, *, benchmark: str | None = None) -> IRDocument:
+    """Load an IR, refusing stale schema versions and IRs of another benchmark with a clear message."""
+    path = Path(path)
+    try:
+        raw = orjson.loads(path.read_bytes())
+    except FileNotFoundError as exc:
+        raise BabelflowError("IR file not found", file=path, fix="run `babelflow analyze` first") from exc
+    except orjson.JSONDecodeError as exc:
+        raise BabelflowError(f"IR file is not valid JSON: {exc}", file=path, fix="re-run `babelflow analyze`") from exc
+    if not isinstance(raw, dict) or "schema_version" not in raw:
+        raise StaleArtifactError("Not a babelflow IR (no schema_version)", file=path, fix="re-run `babelflow analyze`")
+    if raw["schema_version"] != IR_SCHEMA_VERSION:
+        raise StaleArtifactError(
+            f"IR schema version {raw['schema_version']!r} is not the supported {IR_SCHEMA_VERSION!r}",
+            file=path,
+            field="schema_version",
+            fix="re-run `babelflow analyze` with this babelflow version",
+        )
+    if benchmark is not None and raw.get("benchmark") != benchmark:
+        raise StaleArtifactError(
+            f"IR belongs to benchmark {raw.get('benchmark')!r}, not {benchmark!r}",
+            file=path,
+            field="benchmark",
+            fix=f"analyze {benchmark} into its own IR file",
+        )
+    try:
+        return IRDocument.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise StaleArtifactError(
+            f"IR does not match the schema: {first['msg']}",
+            file=path,
+            field=".".join(str(p) for p in first["loc"]),
+            fix="re-run `babelflow analyze`",
+        ) from exc

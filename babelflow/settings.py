@@ -1,0 +1,47 @@
+"""Project settings: where state lives, and the environment every Prefect process must see."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class BabelflowSettings(BaseSettings):
+    """Read from BABELFLOW_* environment variables; defaults keep everything inside the project."""
+
+    model_config = SettingsConfigDict(env_prefix="BABELFLOW_", extra="ignore")
+
+    project_root: Path = Field(default_factory=lambda: Path.cwd())
+    state_dir: Path | None = Field(default=None, description="default: <project_root>/.babelflow")
+    adapted_dir: Path | None = Field(default=None, description="default: <project_root>/adapted")
+    canonical_maps_dir: Path | None = Field(default=None, description="default: <project_root>/canonical_maps")
+
+    def resolved_state_dir(self) -> Path:
+        return (self.state_dir or self.project_root / ".babelflow").resolve()
+
+    def resolved_adapted_dir(self) -> Path:
+        return (self.adapted_dir or self.project_root / "adapted").resolve()
+
+    def resolved_canonical_maps_dir(self) -> Path:
+        return (self.canonical_maps_dir or self.project_root / "canonical_maps").resolve()
+
+
+PREFECT_OFFLINE_ENV = {
+    # Telemetry off: the machine is offline and analytics errors lock a fresh SQLite DB.
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_UI_V2_ENABLED": "false",
+    # litellm (imported by tau2.registry) must not fetch its price map from the network.
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+}
+
+
+def apply_offline_environment(settings: BabelflowSettings | None = None) -> None:
+    """Set the offline/telemetry variables and keep PREFECT_HOME inside the state folder."""
+    settings = settings or BabelflowSettings()
+    for key, value in PREFECT_OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+    os.environ.setdefault("PREFECT_HOME", str(settings.resolved_state_dir() / "prefect"))

@@ -1,0 +1,28 @@
+"""Source benchmark adapters behind one protocol (see protocol.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babelflow.errors import BabelflowError
+from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark, ToolCallRecord
+
+TAU2_BENCHMARKS = ("tau2-airline", "tau2-retail", "tau2-telecom", "tau2-mock")
+FIXTURE_BENCHMARK = "fixture-library"
+BENCHMARK_IDS = TAU2_BENCHMARKS + (FIXTURE_BENCHMARK,)
+
+
+def get_benchmark(benchmark_id: str, source_dir: Path | None = None) -> SourceBenchmark:
+    """Return the adapter for a benchmark id, with an optional folder that replaces its data files."""
+    if benchmark_id in TAU2_BENCHMARKS:
+        from source_benchmarks.tau2.adapter import Tau2Benchmark
+
+        return Tau2Benchmark(benchmark_id, source_dir=source_dir)
+    if benchmark_id == FIXTURE_BENCHMARK:
+        from source_benchmarks.fixture.adapter import FixtureBenchmark
+
+        return FixtureBenchmark(source_dir=source_dir)
+    raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(BENCHMARK_IDS)}")
+
+
+__all__ = ["ArtifactSpec", "ReplayOutcome", "SourceBenchmark", "ToolCallRecord", "get_benchmark", "BENCHMARK_IDS", "TAU2_BENCHMARKS"]

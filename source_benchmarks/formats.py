@@ -1,0 +1,50 @@
+"""Load and dump the artifact formats: JSON (orjson), TOML (tomlkit, keeps layout), Markdown (text)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic, write_text_atomic
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFormat
+
+
+def read_text(path: Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise BabelflowError("Artifact file is missing", file=path, fix="restore it or point --source-dir at a complete data folder") from exc
+    except UnicodeDecodeError as exc:
+        raise BabelflowError(f"Artifact is not UTF-8 text: {exc}", file=path, fix="re-save the file as UTF-8") from exc
+
+
+def load_document(path: Path, fmt: ArtifactFormat) -> Any:
+    """Parse one artifact into plain Python values (TOML as plain dicts/lists)."""
+    if fmt is ArtifactFormat.JSON:
+        try:
+            return orjson.loads(Path(path).read_bytes())
+        except FileNotFoundError as exc:
+            raise BabelflowError("Artifact file is missing", file=path, fix="restore it or point --source-dir at a complete data folder") from exc
+        except orjson.JSONDecodeError as exc:
+            raise BabelflowError(f"Malformed JSON: {exc}", file=path, fix="repair the JSON syntax at the position shown") from exc
+    if fmt is ArtifactFormat.TOML:
+        try:
+            return tomlkit.parse(read_text(path)).unwrap()
+        except TOMLKitError as exc:
+            raise BabelflowError(f"Malformed TOML: {exc}", file=path, fix="repair the TOML syntax at the line shown") from exc
+    return read_text(path)
+
+
+def dump_document(path: Path, fmt: ArtifactFormat, value: Any) -> None:
+    """Write one artifact atomically."""
+    if fmt is ArtifactFormat.JSON:
+        write_bytes_atomic(path, dump_json_bytes(value) + b"\n")
+    elif fmt is ArtifactFormat.TOML:
+        write_text_atomic(path, tomlkit.dumps(value))
+    else:
+        write_text_atomic(path, value)

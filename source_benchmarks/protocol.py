@@ -1,0 +1,77 @@
+"""The small protocol every source benchmark adapter implements, and the records it returns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable, Literal, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole, Record
+
+
+class ArtifactSpec(Record):
+    """One file of a benchmark: where it lives relative to the benchmark root and how to read it."""
+
+    path: str = Field(description="relative to the benchmark root, e.g. data/tau2/domains/retail/db.json")
+    format: ArtifactFormat
+    role: ArtifactRole
+    data_model: str | None = Field(default=None, description="dotted path of the pydantic model that loads it")
+    translatable: bool = Field(default=True, description="False for files kept as-is (task splits)")
+
+
+class ToolCallRecord(Record):
+    """One executed tool call and what the environment answered."""
+
+    name: str
+    requestor: Literal["user", "assistant"]
+    arguments: dict[str, Any]
+    output: str
+    error: bool
+    is_write: bool = False
+
+
+class ReplayOutcome(Record):
+    """What happened when a fixed trajectory (golden or do-nothing) ran and was scored."""
+
+    task_id: str
+    trajectory: Literal["golden", "do_nothing"]
+    replayable: bool
+    reward: float | None = None
+    reward_breakdown: dict[str, float] = Field(default_factory=dict)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    final_db_sha256: str | None = None
+    final_user_db_sha256: str | None = None
+    evaluator_error: str | None = None
+    note: str | None = None
+
+    @property
+    def tool_error_sequence(self) -> list[str]:
+        return [f"{call.name}: {call.output}" for call in self.tool_calls if call.error]
+
+
+ToolCallObserver = Callable[[str, ToolCallRecord], None]
+
+
+@runtime_checkable
+class SourceBenchmark(Protocol):
+    """What babelflow needs from a benchmark. Adapters drive the benchmark's own code."""
+
+    id: str
+    root: Path
+
+    def artifacts(self) -> list[ArtifactSpec]: ...
+
+    def artifact_path(self, spec: ArtifactSpec) -> Path: ...
+
+    def load_artifact(self, spec: ArtifactSpec) -> Any: ...
+
+    def fingerprints(self) -> list[ArtifactFingerprint]: ...
+
+    def task_ids(self, split: str | None = None) -> list[str]: ...
+
+    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[ReplayOutcome]: ...
+
+    def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]: ...
+
+    def validate_artifacts(self) -> list[str]: ...

