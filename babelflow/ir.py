@@ -107,6 +107,7 @@ class PythonLiteralLocator(Record):
     role: Literal["docstring", "field_description", "constant", "tool_output", "error_message", "prompt"]
     occurrence: int = 0
     line: int
+    part: int | None = Field(default=None, description="index of the docstring part (Google-style sections are split)")
 
 
 Locator = Annotated[
@@ -156,6 +157,10 @@ class IRElement(Record):
     canonical_group: str | None = None
     typing_rule: str = Field(description="the rule or profile entry that assigned the type")
     links: list[str] = Field(default_factory=list, description="ids of LinkGroups this field belongs to")
+    inline_tokens: list[str] = Field(
+        default_factory=list,
+        description="Preserve values that occur as tokens inside this text (ids, names, quoted codes); translators protect them",
+    )
 
 
 class ArtifactFingerprint(Record):
@@ -185,8 +190,18 @@ class IRDocument(Record):
         return orjson.dumps(self.model_dump(mode="json"))
 
 
+def locator_key(locator: BaseModel) -> str:
+    """A canonical string for a locator (cheap: computed for every field of 14 MB task files)."""
+    if isinstance(locator, (DataValueLocator, DataKeyLocator)):
+        return locator.kind + ":" + orjson.dumps(locator.path).decode()
+    if isinstance(locator, MarkdownBlockLocator):
+        return f"markdown_block:{locator.block_index}"
+    assert isinstance(locator, PythonLiteralLocator)
+    return f"python_literal:{locator.qualname}:{locator.role}:{locator.occurrence}:{locator.part}"
+
+
 def element_id(artifact: str, locator: BaseModel) -> str:
-    raw = artifact.encode() + b"\0" + orjson.dumps(locator.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+    raw = f"{artifact}\0{locator_key(locator)}".encode()
     return hashlib.blake2b(raw, digest_size=10).hexdigest()
 
 

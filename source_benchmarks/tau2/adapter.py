@@ -144,9 +144,17 @@ class Tau2Benchmark:
     def build_environment(self, solo_mode: bool = False) -> Any:
         return self.environment_factory(solo_mode=solo_mode)
 
-    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[ReplayOutcome]:
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI-style tool schemas tau2 gives the agent (and, in telecom, the user)."""
+        env = self.build_environment()
+        tools = list(env.get_tools())
+        if env.user_tools is not None:
+            tools += list(env.get_user_tools())
+        return [tool.openai_schema for tool in tools]
+
+    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True) -> list[ReplayOutcome]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [replay_golden_task(self.task(task_id), self.environment_factory, observer) for task_id in ids]
+        return [replay_golden_task(self.task(task_id), self.environment_factory, observer, scored) for task_id in ids]
 
     def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()

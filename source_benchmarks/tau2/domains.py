@@ -30,6 +30,7 @@ class Tau2DomainSpec:
 SHARED_PROMPT_CODE: tuple[tuple[str, ArtifactRole], ...] = (
     ("agent/llm_agent.py", ArtifactRole.PROMPT_CODE),
     ("user/user_simulator.py", ArtifactRole.PROMPT_CODE),
+    ("user/base.py", ArtifactRole.PROMPT_CODE),
     ("orchestrator/orchestrator.py", ArtifactRole.PROMPT_CODE),
     ("evaluator/evaluator_nl_assertions.py", ArtifactRole.PROMPT_CODE),
 )

@@ -7,7 +7,6 @@ fetch). tests/test_tau2_replay.py checks the combination against the stock funct
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Callable
 
 from loguru import logger
@@ -104,18 +103,14 @@ def _hash(env: Any, user: bool) -> str | None:
     return value if value is None else str(value)
 
 
-def replay_golden_task(task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None) -> ReplayOutcome:
+def replay_golden_task(task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None, scored: bool = True) -> ReplayOutcome:
+    """Run the golden actions; with `scored`, also hash the final DBs and run the evaluators."""
     replayable, note = is_replayable(task)
     messages, records, env = golden_trajectory(task, env_factory, task.id, observer)
-    outcome = ReplayOutcome(
-        task_id=task.id,
-        trajectory="golden",
-        replayable=replayable,
-        note=note,
-        tool_calls=records,
-        final_db_sha256=_hash(env, False),
-        final_user_db_sha256=_hash(env, True),
-    )
+    outcome = ReplayOutcome(task_id=task.id, trajectory="golden", replayable=replayable, note=note, tool_calls=records)
+    if not scored:
+        return outcome
+    outcome.final_db_sha256, outcome.final_user_db_sha256 = _hash(env, False), _hash(env, True)
     try:
         outcome.reward, outcome.reward_breakdown = score(task, messages, env_factory)
     except Exception as exc:  # an evaluator crash is a result to compare, not a reason to stop
@@ -132,7 +127,3 @@ def replay_do_nothing_task(task: Any, env_factory: Callable[..., Any]) -> Replay
     except Exception as exc:  # mock's assert_task_status raises on a missing task: recorded as such
         outcome.evaluator_error = f"{type(exc).__name__}: {exc}"
     return outcome
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,254 @@
+"""Steps 1-2 of the method: inventory every text field, trace it at run time, link and type it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from babelflow.docstring_parts import split_docstring
+from babelflow.ir import (
+    ArtifactFormat,
+    ArtifactRole,
+    DataKeyLocator,
+    DataValueLocator,
+    IRDocument,
+    IRElement,
+    LinkGroup,
+    LinkKind,
+    MarkdownBlockLocator,
+    PreserveReason,
+    PythonLiteralLocator,
+    TranslationType,
+    element_id,
+)
+from babelflow.markdown_blocks import split_markdown
+from analyzers.code_inventory import CodeText, scan_python_file
+from analyzers.data_inventory import iter_data_texts
+from analyzers.mentions import MentionFinder
+from analyzers.model_schema import ModelSchemaFacts, render_role, schema_facts
+from analyzers.profile import LoadedProfile, load_profile
+from analyzers.runtime_evidence import (
+    RuntimeEvidenceIndex,
+    record_compared_literals,
+    record_evaluation_criteria,
+    record_schema_literals,
+    record_tool_call,
+    record_tool_schemas,
+)
+from analyzers.typing_rules import FieldTyper, TypeDecision
+from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class AnalysisStats:
+    replayed_tasks: int = 0
+    tool_calls: int = 0
+    elements_by_type: dict[str, int] = field(default_factory=dict)
+
+
+def _import(dotted: str) -> Any:
+    import importlib
+
+    module, _, attr = dotted.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
+    if not spec.data_model:
+        return ModelSchemaFacts()
+    model = _import(spec.data_model)
+    return schema_facts(model, top_level_list=spec.role is ArtifactRole.TASKS)
+
+
+def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress) -> RuntimeEvidenceIndex:
+    index = RuntimeEvidenceIndex()
+    progress("tool schemas")
+    record_tool_schemas(index, bench.tool_schemas())
+    task_ids = bench.task_ids(None)
+    progress(f"golden replay of {len(task_ids)} tasks")
+    bench.replay_golden(task_ids, observer=lambda task_id, record: record_tool_call(index, task_id, record), scored=False)
+    index.replayed_tasks = len(task_ids)
+    for task_id in task_ids:
+        record_evaluation_criteria(index, bench.task(task_id))
+    for spec in bench.artifacts():
+        if spec.role is ArtifactRole.TOOL_CODE:
+            record_compared_literals(index, spec.path, scan_python_file(bench.artifact_path(spec)).compared_literals)
+    return index
+
+
+class _Builder:
+    def __init__(self, bench: SourceBenchmark, profile: LoadedProfile, evidence: RuntimeEvidenceIndex):
+        self.bench = bench
+        self.typer = FieldTyper(profile, evidence)
+        self.evidence = evidence
+        self.elements: list[IRElement] = []
+
+    def add(self, artifact: str, locator: Any, role: str, text: str, decision: TypeDecision) -> IRElement:
+        element = IRElement.model_construct(
+            id=element_id(artifact, locator),
+            artifact=artifact,
+            locator=locator,
+            role=role,
+            source_text=text,
+            translation_type=decision.translation_type,
+            preserve_reason=decision.preserve_reason,
+            canonical_group=decision.canonical_group,
+            typing_rule=decision.typing_rule,
+            links=[],
+            inline_tokens=[],
+        )
+        self.elements.append(element)
+        return element
+
+    # Data (JSON/TOML): every string leaf and every map key.
+    def data_artifact(self, spec: ArtifactSpec) -> None:
+        facts = _facts_for(spec)
+        document = self.bench.load_artifact(spec)
+        prefix = spec.path.rsplit("/", 1)[-1]
+        role_names: dict[tuple, str] = {}
+        empty: frozenset[str] = frozenset()
+        for item in iter_data_texts(document, facts):
+            locator = DataKeyLocator(path=item.path) if item.is_key else DataValueLocator(path=item.path)
+            eid = element_id(spec.path, locator)
+            literals = facts.literal_values.get(item.general, empty)
+            decision = self.typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals)
+            role_key = (item.general, item.is_key)
+            role = role_names.get(role_key) or role_names.setdefault(role_key, render_role(prefix, item.general) + ("{key}" if item.is_key else ""))
+            self.add(spec.path, locator, role, item.value, decision)
+
+    def link_canonical_values(self) -> None:
+        if not self.typer.canonical_values:
+            return
+        for element in self.elements:
+            if element.locator.kind in ("data_value", "data_key"):
+                decision = self.typer.link_canonical(
+                    TypeDecision(element.translation_type, element.preserve_reason, element.canonical_group, element.typing_rule), element.source_text
+                )
+                if decision.translation_type is TranslationType.TRANSLATE_CANONICAL and element.translation_type is TranslationType.PRESERVE:
+                    element.translation_type, element.preserve_reason = decision.translation_type, None
+                    element.canonical_group, element.typing_rule = decision.canonical_group, decision.typing_rule
+
+    def markdown_artifact(self, spec: ArtifactSpec) -> None:
+        text = self.bench.load_artifact(spec)
+        for block in split_markdown(text).blocks:
+            locator = MarkdownBlockLocator(block_index=block.index, block_kind=block.kind, start_line=block.start_line, end_line=block.end_line)
+            if block.kind in ("code", "html", "rule"):
+                decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.MARKUP, None, f"markdown: {block.kind} block")
+            else:
+                decision = TypeDecision(TranslationType.TRANSLATE_FREE, None, None, f"markdown: {block.kind} block")
+            self.add(spec.path, locator, f"{spec.role.value}:{block.kind}", block.text, decision)
+
+    def python_artifact(self, spec: ArtifactSpec) -> None:
+        scan = scan_python_file(self.bench.artifact_path(spec))
+        for text in scan.texts:
+            include = self._included_by_default(spec, text)
+            probe = PythonLiteralLocator(module=spec.path, qualname=text.qualname, role=text.role, occurrence=text.occurrence, line=text.line)
+            decision = self.typer.type_code(element_id(spec.path, probe), spec.path, text.qualname, text.name, text.role, text.text, include)
+            if decision is None:
+                continue
+            if text.role == "docstring" and decision.translation_type is TranslationType.TRANSLATE_FREE:
+                self._docstring_parts(spec, text, decision)
+            else:
+                self.add(spec.path, probe, f"{spec.role.value}:{text.role}", text.text, decision)
+
+    def _docstring_parts(self, spec: ArtifactSpec, text: CodeText, decision: TypeDecision) -> None:
+        # tau2 builds tool schemas with docstring_parser: headers and argument names must survive.
+        for index, part in enumerate(split_docstring(text.text)):
+            if not part.text.strip():
+                continue
+            locator = PythonLiteralLocator(module=spec.path, qualname=text.qualname, role="docstring", occurrence=text.occurrence, line=text.line, part=index)
+            if part.translatable:
+                part_decision = decision
+            elif part.kind == "header":
+                part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.DOCSTRING_HEADER, None, "docstring: Google-style section header")
+            else:
+                part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "docstring: parameter name and type")
+            self.add(spec.path, locator, f"{spec.role.value}:docstring", part.text, part_decision)
+
+    @staticmethod
+    def _included_by_default(spec: ArtifactSpec, text: CodeText) -> bool:
+        if spec.role is ArtifactRole.TOOL_CODE:
+            if text.role == "docstring":
+                return text.in_tool
+            return text.role in ("error_message", "tool_output", "constant") and "." in text.qualname
+        if spec.role is ArtifactRole.DATA_MODEL_CODE:
+            return text.role == "field_description" or (text.role == "docstring" and "." not in text.qualname)
+        return False
+
+    # Links and inline tokens ----------------------------------------------------------------
+    def link(self) -> list[LinkGroup]:
+        vocabulary = {e.source_text for e in self.elements if e.translation_type is not TranslationType.TRANSLATE_FREE}
+        vocabulary |= {v for v in self.evidence.values if self.evidence.values[v].kinds}
+        finder = MentionFinder(vocabulary)
+        mention_cache: dict[str, tuple[list[str], list[str]]] = {}
+        members: dict[str, list[IRElement]] = defaultdict(list)
+        for element in self.elements:
+            if element.translation_type is TranslationType.TRANSLATE_FREE:
+                found = mention_cache.get(element.source_text)
+                if found is None:
+                    found = mention_cache[element.source_text] = finder.find(element.source_text)
+                element.inline_tokens = found[0]
+                for mention in found[1]:
+                    members[mention].append(element)
+            else:
+                members[element.source_text].append(element)
+        groups: list[LinkGroup] = []
+        for value, holders in members.items():
+            trace = self.evidence.values.get(value)
+            kinds = set(trace.kinds) if trace else set()
+            if any(h.translation_type is TranslationType.TRANSLATE_FREE for h in holders):
+                kinds.add(LinkKind.MENTIONED_IN_PROSE)
+            artifacts = sorted({h.artifact for h in holders})
+            if not (trace and trace.kinds) and len(artifacts) < 2:
+                continue  # a value seen in one file and never executed links nothing
+            group_id = "lg_" + hashlib.blake2b(value.encode(), digest_size=8).hexdigest()
+            groups.append(
+                LinkGroup(
+                    id=group_id,
+                    value=value,
+                    kinds=sorted(kinds, key=lambda k: k.value),
+                    member_count=len(holders),
+                    artifacts=artifacts,
+                    evidence=list(trace.samples) if trace else [],
+                )
+            )
+            for holder in holders:
+                holder.links.append(group_id)
+        return groups
+
+
+def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None) -> IRDocument:
+    """Build the IR of one benchmark. Runs its golden replays; no translation happens here."""
+    progress = progress or (lambda message: None)
+    profile = profile or load_profile(bench.id)
+    evidence = collect_runtime_evidence(bench, progress)
+    for spec in bench.artifacts():
+        if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and spec.translatable:
+            record_schema_literals(evidence, spec.path, _facts_for(spec).literal_values)
+    builder = _Builder(bench, profile, evidence)
+    for spec in bench.artifacts():
+        if not spec.translatable:
+            continue
+        progress(f"inventory {spec.path}")
+        if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML):
+            builder.data_artifact(spec)
+        elif spec.format is ArtifactFormat.MARKDOWN:
+            builder.markdown_artifact(spec)
+        else:
+            builder.python_artifact(spec)
+    builder.link_canonical_values()
+    progress("linking")
+    groups = builder.link()
+    return IRDocument.model_construct(
+        schema_version="babelflow.ir/1",
+        benchmark=bench.id,
+        source_version=bench.source_version,
+        profile_sha256=profile.sha256,
+        artifacts=bench.fingerprints(),
+        elements=builder.elements,
+        link_groups=groups,
+    )

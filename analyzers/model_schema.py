@@ -1,0 +1,94 @@
+"""What a benchmark's pydantic models say about its data: which dicts are maps, which values are literals.
+
+A `dict[str, X]` field is a map: its keys are data (record ids, option names), not schema keys.
+`Literal[...]` and `Enum` annotations give the closed value sets the code validates against.
+Paths are "generalized": `[*]` stands for any list index and `*` for any map key.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+GeneralPath = tuple[str, ...]
+LIST_ITEM = "[*]"
+MAP_KEY = "*"
+
+
+@dataclass
+class ModelSchemaFacts:
+    map_paths: set[GeneralPath] = field(default_factory=set)
+    literal_values: dict[GeneralPath, frozenset[str]] = field(default_factory=dict)
+    known_paths: set[GeneralPath] = field(default_factory=set)
+
+    def all_literal_values(self) -> set[str]:
+        return {value for values in self.literal_values.values() for value in values}
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _walk(annotation: Any, path: GeneralPath, facts: ModelSchemaFacts, stack: tuple[type, ...]) -> None:
+    facts.known_paths.add(path)
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is Annotated:
+        _walk(args[0], path, facts, stack)
+    elif origin in (Union, types.UnionType):
+        for arm in args:
+            _walk(arm, path, facts, stack)
+    elif origin is Literal:
+        values = frozenset(str(a) for a in args if isinstance(a, str))
+        facts.literal_values[path] = facts.literal_values.get(path, frozenset()) | values
+    elif isinstance(annotation, type) and issubclass(annotation, Enum):
+        values = frozenset(str(m.value) for m in annotation if isinstance(m.value, str))
+        facts.literal_values[path] = facts.literal_values.get(path, frozenset()) | values
+    elif origin in (list, set, tuple, frozenset) or (origin is not None and isinstance(origin, type) and issubclass(origin, Sequence) and origin is not str):
+        for arm in args:
+            if arm is not Ellipsis:
+                _walk(arm, path + (LIST_ITEM,), facts, stack)
+    elif origin is dict or (origin is not None and isinstance(origin, type) and issubclass(origin, Mapping)):
+        facts.map_paths.add(path)
+        if len(args) == 2:
+            _walk(args[1], path + (MAP_KEY,), facts, stack)
+    elif _is_model(annotation):
+        if annotation in stack:
+            return
+        for name, info in annotation.model_fields.items():
+            _walk(info.annotation, path + (info.alias or name,), facts, stack + (annotation,))
+    elif annotation in (dict, typing.Dict):
+        facts.map_paths.add(path)
+
+
+def schema_facts(model: type[BaseModel], *, top_level_list: bool = False) -> ModelSchemaFacts:
+    """Facts for a document that is one `model` (or, with top_level_list, a list of them)."""
+    facts = ModelSchemaFacts()
+    _walk(model, (LIST_ITEM,) if top_level_list else (), facts, ())
+    return facts
+
+
+def generalize(path: tuple[str | int, ...], facts: ModelSchemaFacts) -> GeneralPath:
+    """Map a concrete path to its generalized form using the model's map paths."""
+    out: list[str] = []
+    for segment in path:
+        if isinstance(segment, int):
+            out.append(LIST_ITEM)
+        elif tuple(out) in facts.map_paths:
+            out.append(MAP_KEY)
+        else:
+            out.append(segment)
+    return tuple(out)
+
+
+def render_role(prefix: str, general: GeneralPath) -> str:
+    text = prefix
+    for segment in general:
+        text += segment if segment == LIST_ITEM else f".{segment}"
+    return text

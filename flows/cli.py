@@ -1,0 +1,129 @@
+"""The `babelflow` command line. Every command exits 0 on success, 1 on findings, 2 on bad input."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from babelflow.errors import BabelflowError
+from babelflow.settings import apply_offline_environment
+
+app = typer.Typer(
+    name="babelflow",
+    help="Adapt an executable LLM-agent benchmark (tau2-bench) into another language without breaking it.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console(stderr=True)
+
+BENCHMARK_HELP = "Benchmark id: tau2-airline, tau2-retail, tau2-telecom, tau2-mock or fixture-library."
+SOURCE_DIR_HELP = "Folder laid out like tau2's data/ (tau2/domains/<domain>/...) whose files replace the packaged ones."
+
+
+def cli_errors(func: Callable) -> Callable:
+    """Turn BabelflowError into a clear message and exit code 2, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        apply_offline_environment()
+        try:
+            return func(*args, **kwargs)
+        except BabelflowError as exc:
+            console.print(f"[bold red]error:[/] {exc.render()}", highlight=False)
+            raise typer.Exit(code=exc.exit_code) from None
+
+    return wrapper
+
+
+def _progress(status) -> Callable[[str], None]:
+    return lambda message: status.update(f"[cyan]{message}")
+
+
+@app.command()
+@cli_errors
+def analyze(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Where to write the IR (JSON)."),
+    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
+) -> None:
+    """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
+    from analyzers.analyze import analyze_benchmark
+    from analyzers.profile import load_profile
+    from babelflow.ir import save_ir
+    from source_benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    loaded = load_profile(benchmark, profile)
+    with console.status("analyzing", spinner="dots") as status:
+        document = analyze_benchmark(bench, loaded, progress=_progress(status))
+        status.update("[cyan]writing IR")
+        save_ir(document, out)
+    counts = Counter(e.translation_type.value for e in document.elements)
+    table = Table(title=f"{benchmark}: {len(document.elements)} text fields, {len(document.link_groups)} link groups")
+    table.add_column("type")
+    table.add_column("fields", justify="right")
+    for name, count in sorted(counts.items()):
+        table.add_row(name, str(count))
+    console.print(table)
+    console.print(f"IR written to [bold]{out}[/]")
+
+
+@app.command()
+@cli_errors
+def replay(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    split: str = typer.Option("all", help="Task split (all, base, test, ...)."),
+) -> None:
+    """Replay every task's golden actions and a do-nothing trajectory, scored by the benchmark's own evaluator."""
+    from rich.progress import track
+
+    from source_benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    ids = bench.task_ids(split)
+    golden = [bench.replay_golden([task_id])[0] for task_id in track(ids, description="golden replay", console=console)]
+    nothing = bench.run_do_nothing(ids)
+    table = Table(title=f"{benchmark} ({split}): {len(ids)} tasks")
+    for column in ("trajectory", "reward 1.0", "other", "not replayable", "tool errors", "evaluator errors"):
+        table.add_column(column)
+    for name, outcomes in (("golden", golden), ("do-nothing", nothing)):
+        table.add_row(
+            name,
+            str(sum(o.reward == 1.0 for o in outcomes)),
+            str(sum(o.reward != 1.0 for o in outcomes)),
+            str(sum(not o.replayable for o in outcomes)),
+            str(sum(len(o.tool_error_sequence) for o in outcomes)),
+            str(sum(o.evaluator_error is not None for o in outcomes)),
+        )
+    console.print(table)
+    failed = [o.task_id for o in golden if o.replayable and o.reward != 1.0]
+    if failed:
+        console.print(f"[red]replayable tasks below 1.0:[/] {', '.join(failed[:20])}")
+        raise typer.Exit(code=1)
+
+
+@app.command("ir-schema")
+@cli_errors
+def ir_schema(out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout.")) -> None:
+    """Print the JSON Schema of the IR."""
+    from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic
+    from babelflow.ir import ir_json_schema
+
+    data = dump_json_bytes(ir_json_schema())
+    if out:
+        write_bytes_atomic(out, data + b"\n")
+    else:
+        sys.stdout.write(data.decode() + "\n")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,30 @@
+"""Shared fixtures. Analyses of whole tau2 domains are expensive, so each runs once per session."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+import pytest
+
+os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
+
+
+@pytest.fixture(scope="session")
+def analyzed() -> Callable:
+    """analyzed(benchmark_id) -> IRDocument of the packaged source, computed once per session."""
+    from analyzers.analyze import analyze_benchmark
+    from source_benchmarks import get_benchmark
+
+    cache: dict[str, object] = {}
+
+    def get(benchmark_id: str):
+        if benchmark_id not in cache:
+            cache[benchmark_id] = analyze_benchmark(get_benchmark(benchmark_id))
+        return cache[benchmark_id]
+
+    return get

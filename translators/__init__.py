@@ -1,0 +1,1 @@
+"""Translation backends and the text protection they rely on."""

@@ -1,0 +1,127 @@
+"""Deterministic offline pseudo-locales, the translator used by tests and dry runs.
+
+``en-XA`` (accented, ~35% longer, bracketed) shows untranslated strings, truncation and
+hard-coded English; ``ar-XB`` (letters reversed inside RLO…PDF) exercises right-to-left text.
+Both leave ``⟦N⟧`` placeholders, digits, punctuation and whitespace alone, so a pseudo-translated
+variant must still pass every tau2 task: anything that breaks is a pipeline bug, not a
+translation problem.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
+
+SUPPORTED_PSEUDO_LOCALES = ("en-XA", "ar-XB")
+PSEUDO_VERSION = "v1"
+
+# One precomposed, non-ASCII look-alike per ASCII letter (after Android's pseudolocalizer), so
+# every letter changes and string lengths are unchanged before padding.
+_ACCENTED = dict(
+    zip(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ",
+        strict=True,
+    )
+)
+_ACCENT_TABLE = str.maketrans(_ACCENTED)
+# Padding words: no commas (tau2's communicate check strips them) and nothing that looks like
+# an id or a number, so padding can never satisfy or break an evaluator by accident.
+_FILLER = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_EXPANSION = 0.35
+_RLO, _PDF = "\u202e", "\u202c"
+
+_PLACEHOLDER = re.compile(r"⟦[0-9]+⟧")
+_LETTERS = re.compile(r"[^\W\d_]+")
+# Markdown line prefixes kept outside the brackets so headings/lists/quotes stay Markdown;
+# list numbers may already be placeholders.
+_MD_PREFIX = re.compile(r"(?:#{1,6}[ \t]+|[-*+][ \t]+|(?:\d+|⟦[0-9]+⟧)[.)][ \t]+|>[ \t]?)+")
+
+
+def _check_locale(locale: str) -> None:
+    if locale not in SUPPORTED_PSEUDO_LOCALES:
+        raise ValueError(f"unknown pseudo-locale {locale!r}; supported: {', '.join(SUPPORTED_PSEUDO_LOCALES)}")
+
+
+def _has_letters_outside_placeholders(text: str) -> bool:
+    return _LETTERS.search(_PLACEHOLDER.sub(" ", text)) is not None
+
+
+def _filler(length: int) -> str:
+    """Padding words worth ~35% of ``length`` characters; always at least one word."""
+    target = math.ceil(length * _EXPANSION)
+    words: list[str] = []
+    added = 0
+    while not words or added < target:
+        word = _FILLER[len(words) % len(_FILLER)]
+        words.append(word)
+        added += len(word) + 1
+    return " ".join(words)
+
+
+def _accent(text: str) -> str:
+    # Placeholders hold only digits and brackets, so translating the whole string is safe.
+    return text.translate(_ACCENT_TABLE)
+
+
+def _en_xa_cell(text: str) -> str:
+    """Transform one line (or table cell), keeping its surrounding whitespace exactly."""
+    stripped = text.strip()
+    if not _has_letters_outside_placeholders(stripped):
+        return text  # nothing to translate: numbers, placeholders, rules, blank lines
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :]
+    prefix_match = _MD_PREFIX.match(stripped)
+    prefix = prefix_match.group() if prefix_match else ""
+    body = stripped[len(prefix) :]
+    return f"{lead}{prefix}[{_accent(body)} {_filler(len(body))}]{trail}"
+
+
+def _en_xa_line(line: str) -> str:
+    if line.strip().startswith("|"):  # Markdown table row: transform cell by cell
+        return "|".join(_en_xa_cell(cell) for cell in line.split("|"))
+    return _en_xa_cell(line)
+
+
+def _ar_xb_line(line: str) -> str:
+    # Each letter run becomes its own right-to-left override run; digits, placeholders,
+    # punctuation and whitespace are outside the runs and stay untouched.
+    return _LETTERS.sub(lambda match: f"{_RLO}{match.group()[::-1]}{_PDF}", line)
+
+
+def pseudo_translate_text(text: str, locale: str) -> str:
+    """Pseudo-translate one string line by line; line structure and edge whitespace are kept."""
+    _check_locale(locale)
+    transform = _en_xa_line if locale == "en-XA" else _ar_xb_line
+    return "\n".join(transform(line) for line in text.split("\n"))
+
+
+class PseudoLocaleTranslator:
+    """The offline ``Translator``: deterministic, free, and honest about its usage (no tokens)."""
+
+    def __init__(self, target_language: str):
+        _check_locale(target_language)
+        self.target_language = target_language
+        self.translator_id = f"pseudo:{target_language}/{PSEUDO_VERSION}"
+
+    def translate(self, request: TranslationRequest) -> TranslationResponse:
+        # The glossary is ignored on purpose: canonical terms reach a translator as placeholders.
+        if request.target_language != self.target_language:
+            raise ValueError(
+                f"{self.translator_id} cannot translate into {request.target_language!r}; "
+                f"create PseudoLocaleTranslator({request.target_language!r}) instead"
+            )
+        segments = [
+            TranslatedSegment(segment_id=segment.segment_id, text=pseudo_translate_text(segment.text, self.target_language))
+            for segment in request.segments
+        ]
+        usage = TranslationUsage(
+            input_characters=sum(len(segment.text) for segment in request.segments),
+            output_characters=sum(len(segment.text) for segment in segments),
+            input_tokens=None,
+            output_tokens=None,
+            requests=1,
+        )
+        return TranslationResponse(translator_id=self.translator_id, segments=segments, usage=usage)
