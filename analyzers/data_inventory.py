@@ -22,6 +22,7 @@ def iter_data_texts(document: Any, facts: ModelSchemaFacts) -> Iterator[DataText
     """Walk the document once; keys of map-typed dicts are data keys, other keys are schema."""
     stack: list[tuple[Any, Path_, GeneralPath]] = [(document, (), ())]
     map_paths = facts.map_paths
+    open_map_paths = facts.open_map_paths
     while stack:
         node, path, general = stack.pop()
         if isinstance(node, str):
@@ -32,7 +33,7 @@ def iter_data_texts(document: Any, facts: ModelSchemaFacts) -> Iterator[DataText
             for key, value in reversed(items):
                 child_general = general + ((MAP_KEY,) if is_map else (str(key),))
                 stack.append((value, path + (key,), child_general))
-            if is_map:
+            if is_map or general in open_map_paths:
                 for key, _ in items:
                     yield DataText(path + (key,), general + (MAP_KEY,), str(key), True)
         elif isinstance(node, list):

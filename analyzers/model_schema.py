@@ -24,6 +24,7 @@ MAP_KEY = "*"
 @dataclass
 class ModelSchemaFacts:
     map_paths: set[GeneralPath] = field(default_factory=set)
+    open_map_paths: set[GeneralPath] = field(default_factory=set)  # dict[str, Any]: keys are names (tool arguments)
     literal_values: dict[GeneralPath, frozenset[str]] = field(default_factory=dict)
     known_paths: set[GeneralPath] = field(default_factory=set)
 
@@ -55,16 +56,19 @@ def _walk(annotation: Any, path: GeneralPath, facts: ModelSchemaFacts, stack: tu
             if arm is not Ellipsis:
                 _walk(arm, path + (LIST_ITEM,), facts, stack)
     elif origin is dict or (origin is not None and isinstance(origin, type) and issubclass(origin, Mapping)):
-        facts.map_paths.add(path)
-        if len(args) == 2:
-            _walk(args[1], path + (MAP_KEY,), facts, stack)
+        if len(args) == 2 and args[1] is Any:
+            facts.open_map_paths.add(path)  # keep the key in the generalized path: it names the value
+        else:
+            facts.map_paths.add(path)
+            if len(args) == 2:
+                _walk(args[1], path + (MAP_KEY,), facts, stack)
     elif _is_model(annotation):
         if annotation in stack:
             return
         for name, info in annotation.model_fields.items():
             _walk(info.annotation, path + (info.alias or name,), facts, stack + (annotation,))
     elif annotation in (dict, typing.Dict):
-        facts.map_paths.add(path)
+        facts.open_map_paths.add(path)
 
 
 def schema_facts(model: type[BaseModel], *, top_level_list: bool = False) -> ModelSchemaFacts:

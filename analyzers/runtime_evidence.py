@@ -114,7 +114,7 @@ def record_evaluation_criteria(index: RuntimeEvidenceIndex, task: Any) -> None:
                 index.note(value, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail=f"{action.name}.{name} compared exactly", task_id=task.id))
     for assertion in criteria.env_assertions or []:
         for value in string_leaves(assertion.arguments):
-            index.note(value, LinkKind.COMPARED_IN_CODE, RuntimeEvidence(source="evaluator", detail=f"env assertion {assertion.func_name}", task_id=task.id))
+            index.note(value, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail=f"env assertion {assertion.func_name}", task_id=task.id))
 
 
 def record_compared_literals(index: RuntimeEvidenceIndex, artifact: str, compared: dict[str, list[int]]) -> None:

@@ -48,12 +48,10 @@ class FieldTyper:
 
     def _refined(self, value: str, reason: PreserveReason, literals: frozenset[str]) -> PreserveReason:
         shape = _shape(value)
-        if shape in (PreserveReason.EMPTY, PreserveReason.CONTROL_TOKEN):
-            return shape
         evidence = self._evidence_reason(value, literals)
-        if evidence is not None and shape is None:
-            return evidence
-        return shape or evidence or reason
+        if evidence is not None and shape in (None, PreserveReason.IDENTIFIER, PreserveReason.MARKUP):
+            return evidence  # a validated/compared code such as basic_economy or 4g_5g_preferred
+        return shape or reason
 
     def _data_rule(self, artifact: str, general: tuple, is_key: bool):
         key = (artifact, general, is_key)
