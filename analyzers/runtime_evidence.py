@@ -112,7 +112,7 @@ def record_evaluation_criteria(index: RuntimeEvidenceIndex, task: Any) -> None:
         for name in compared:
             for value in string_leaves(action.arguments.get(name)):
                 index.note(value, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail=f"{action.name}.{name} compared exactly", task_id=task.id))
-    for assertion in criteria.env_assertions or []:
+    for assertion in getattr(criteria, "env_assertions", None) or []:
         for value in string_leaves(assertion.arguments):
             index.note(value, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail=f"env assertion {assertion.func_name}", task_id=task.id))
 

@@ -78,6 +78,54 @@ def analyze(
 
 @app.command()
 @cli_errors
+def adapt(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47). Offline: en-XA or ar-XB pseudo-locales."),
+    translator: str = typer.Option("pseudo", "--translator", help="`pseudo` (offline, deterministic)."),
+    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+) -> None:
+    """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from flows.adapt import adapt as run_adapt
+
+    with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar:
+        stage = bar.add_task("starting", total=None)
+        units = bar.add_task("translation units", total=None, visible=False)
+
+        def on_units(done: int, total: int) -> None:
+            bar.update(units, completed=done, total=total, visible=True)
+
+        result = run_adapt(
+            benchmark, lang, translator_spec=translator, source_dir=source_dir, profile=profile, out=out,
+            progress=lambda message: bar.update(stage, description=message), translation_progress=on_units,
+        )
+        bar.update(stage, description="done", total=1, completed=1)
+    stats = result.outcome.stats
+    table = Table(title=f"{benchmark} → {lang}: {result.manifest.domain_name}")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for name, value in (
+        ("translation units (canonical / free)", f"{stats.canonical_units} / {stats.free_units}"),
+        ("characters sent", f"{stats.characters_sent:,}"),
+        ("naive per-field characters", f"{stats.naive_characters:,}"),
+        ("unique-text characters", f"{stats.unique_characters:,}"),
+        ("translation-memory hits", str(stats.memory_hits)),
+        ("failed units", str(len(result.outcome.failures))),
+    ):
+        table.add_row(name, value)
+    console.print(table)
+    console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
+    if result.outcome.failures:
+        for failure in result.outcome.failures[:10]:
+            console.print(f"[red]failed[/] {failure.source_text[:60]!r}: {'; '.join(failure.problems)}")
+        raise typer.Exit(code=1)
+
+
+@app.command()
+@cli_errors
 def replay(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),

@@ -25,4 +25,23 @@ def get_benchmark(benchmark_id: str, source_dir: Path | None = None) -> SourceBe
     raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(BENCHMARK_IDS)}")
 
 
-__all__ = ["ArtifactSpec", "ReplayOutcome", "SourceBenchmark", "ToolCallRecord", "get_benchmark", "BENCHMARK_IDS", "TAU2_BENCHMARKS"]
+def open_variant(benchmark_id: str, variant_root: Path) -> SourceBenchmark:
+    """An adapted variant (adapted/<benchmark>/<language>/) seen through the same adapter as its source."""
+    from babelflow.variant import OVERLAY_NAME, load_overlay
+
+    variant_root = Path(variant_root)
+    if not variant_root.is_dir():
+        raise BabelflowError("Variant folder does not exist", file=variant_root, fix="run `babelflow adapt` first or pass the right --variant")
+    overlay = load_overlay(variant_root / OVERLAY_NAME)
+    if benchmark_id in TAU2_BENCHMARKS:
+        from source_benchmarks.tau2.adapter import Tau2Benchmark
+
+        return Tau2Benchmark(benchmark_id, source_dir=variant_root / Tau2Benchmark.data_prefix, overlay=overlay)
+    if benchmark_id == FIXTURE_BENCHMARK:
+        from source_benchmarks.fixture.adapter import FixtureBenchmark
+
+        return FixtureBenchmark(source_dir=variant_root)
+    raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(BENCHMARK_IDS)}")
+
+
+__all__ = ["ArtifactSpec", "ReplayOutcome", "SourceBenchmark", "ToolCallRecord", "get_benchmark", "open_variant", "BENCHMARK_IDS", "TAU2_BENCHMARKS"]

@@ -12,10 +12,12 @@ from pydantic import ValidationError
 from babelflow.atomic_io import sha256_file
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole
+from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
+from source_benchmarks.tau2.fast_replay import replay_pair
 from source_benchmarks.tau2.replay import replay_do_nothing_task, replay_golden_task
 
 
@@ -35,7 +37,9 @@ def tau2_package_root() -> Path:
 class Tau2Benchmark:
     """One tau2-bench domain. `source_dir` mirrors tau2's `data/` folder and overrides its files."""
 
-    def __init__(self, benchmark_id: str, source_dir: Path | None = None):
+    data_prefix = "data"  # a variant's files live under <variant>/data/, like tau2's own data folder
+
+    def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None):
         if benchmark_id not in DOMAINS:
             raise BabelflowError(f"Unknown tau2 benchmark {benchmark_id!r}", fix=f"use one of {', '.join(DOMAINS)}")
         self.spec: Tau2DomainSpec = DOMAINS[benchmark_id]
@@ -45,7 +49,8 @@ class Tau2Benchmark:
         if self.source_dir is not None and not self.source_dir.is_dir():
             raise BabelflowError("--source-dir is not a folder", file=self.source_dir, fix="pass a folder laid out like tau2's data/ (tau2/domains/<domain>/...)")
         quiet_tau2_logging()
-        self.environment_factory = Tau2EnvironmentFactory(self.spec, self._resolve_domain_file)
+        self.overlay = overlay
+        self.environment_factory = Tau2EnvironmentFactory(self.spec, self._resolve_domain_file, overlay)
 
     # ---- files -------------------------------------------------------------------------------
 
@@ -159,6 +164,11 @@ class Tau2Benchmark:
     def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
         return [replay_do_nothing_task(self.task(task_id), self.environment_factory) for task_id in ids]
+
+    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+        """(golden, do-nothing) per task from one execution each (see fast_replay.py)."""
+        ids = list(task_ids) if task_ids is not None else self.task_ids()
+        return [replay_pair(self.task(task_id), self.environment_factory, observer) for task_id in ids]
 
     def validate_artifacts(self) -> list[str]:
         """Load every artifact with tau2's own models; return nothing or raise a clear error."""

@@ -19,8 +19,10 @@ from pydantic import ValidationError
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat
+from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.tau2.domains import Tau2DomainSpec
+from source_benchmarks.tau2.localization import ToolkitLocalizer
 
 _PATCH_LOCK = threading.RLock()
 
@@ -51,10 +53,14 @@ def import_object(dotted: str) -> Any:
 class Tau2EnvironmentFactory:
     """Makes fresh environments for one domain whose files come from `resolve(filename)`."""
 
-    def __init__(self, spec: Tau2DomainSpec, resolve: Callable[[str], Path]):
+    def __init__(self, spec: Tau2DomainSpec, resolve: Callable[[str], Path], overlay: CodeOverlay | None = None):
         self.spec = spec
         self.resolve = resolve
         self.module = importlib.import_module(f"tau2.domains.{spec.domain}.environment")
+        self.localizers: tuple[ToolkitLocalizer, ToolkitLocalizer] | None = None
+        if overlay is not None:
+            domain = f"domains/{spec.domain}"
+            self.localizers = (ToolkitLocalizer(overlay, f"{domain}/tools.py"), ToolkitLocalizer(overlay, f"{domain}/user_tools.py"))
 
     @cached_property
     def _raw_db(self) -> Any:
@@ -108,7 +114,11 @@ class Tau2EnvironmentFactory:
         if self.spec.user_db_model:
             kwargs["user_db"] = self._validate(self.spec.user_db_model, self._raw_user_db, self.spec.user_db_file)
         with self._patched_paths():
-            return self.module.get_environment(solo_mode=solo_mode, **kwargs)
+            env = self.module.get_environment(solo_mode=solo_mode, **kwargs)
+        if self.localizers is not None:
+            self.localizers[0].apply(env.tools)
+            self.localizers[1].apply(env.user_tools)
+        return env
 
     @contextmanager
     def tau2_paths(self) -> Iterator[None]:

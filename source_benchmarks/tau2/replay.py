@@ -42,11 +42,15 @@ def _initial(task: Any) -> tuple[Any, Any, list[Any]]:
     return state.initialization_data, state.initialization_actions, list(state.message_history or [])
 
 
-def golden_trajectory(task: Any, env_factory: Callable[..., Any], task_id: str, observer: ToolCallObserver | None) -> tuple[list[Any], list[ToolCallRecord], Any]:
+def golden_trajectory(
+    task: Any, env_factory: Callable[..., Any], task_id: str, observer: ToolCallObserver | None, before_actions: Callable[[Any], None] | None = None
+) -> tuple[list[Any], list[ToolCallRecord], Any]:
     AssistantMessage, ToolCall, UserMessage, _, ToolType, *_ = _tau2()
     init_data, init_actions, history = _initial(task)
     env = env_factory()
     env.set_state(initialization_data=init_data, initialization_actions=init_actions, message_history=history)
+    if before_actions is not None:
+        before_actions(env)  # the state a do-nothing agent leaves behind
     messages = list(history)
     records: list[ToolCallRecord] = []
     actions = (task.evaluation_criteria.actions or []) if task.evaluation_criteria else []

@@ -1,0 +1,91 @@
+"""Records that describe an adapted variant on disk: its manifest and its code-text overlay.
+
+Text that lives in the benchmark's Python code (tool docstrings, `Field` descriptions, tool
+messages, prompts) is not copied into forked code: the variant carries an overlay that the
+source-benchmark adapter applies at run time, keeping the benchmark's logic untouched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import orjson
+from pydantic import Field, ValidationError
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.errors import StaleArtifactError
+from babelflow.ir import Record
+
+MANIFEST_NAME = "babelflow_manifest.json"
+OVERLAY_NAME = "babelflow_code_overlay.json"
+
+
+class CodeText(Record):
+    """One translated code text. Docstrings are stored whole (parts re-joined, headers intact)."""
+
+    module: str = Field(description="artifact path, e.g. domains/retail/tools.py")
+    qualname: str
+    role: Literal["docstring", "field_description", "constant", "tool_output", "error_message", "prompt"]
+    occurrence: int
+    name: str | None = None
+    source: str
+    target: str
+
+
+class CodeOverlay(Record):
+    schema_version: Literal["babelflow.code_overlay/1"] = "babelflow.code_overlay/1"
+    language: str
+    texts: list[CodeText] = Field(default_factory=list)
+
+    def docstrings(self) -> dict[tuple[str, str], str]:
+        return {(t.module, t.qualname): t.target for t in self.texts if t.role == "docstring"}
+
+    def message_pairs(self) -> list[tuple[str, str]]:
+        """(source, target) of texts that reach models through tool results and schemas."""
+        return [(t.source, t.target) for t in self.texts if t.role in ("error_message", "tool_output", "constant", "field_description")]
+
+
+class ArtifactHash(Record):
+    path: str
+    sha256: str
+
+
+class VariantManifest(Record):
+    schema_version: Literal["babelflow.variant/1"] = "babelflow.variant/1"
+    benchmark: str
+    language: str
+    domain_name: str = Field(description="name the variant registers under, e.g. retail_en-XA")
+    source_version: str
+    source_artifacts: list[ArtifactHash]
+    ir_sha256: str
+    profile_sha256: str
+    canonical_map_version: str
+    translator_id: str
+    language_pack_version: str | None = None
+    outputs: list[ArtifactHash]
+    failed_units: int
+
+
+def save_record(record: Record, path: Path) -> None:
+    write_bytes_atomic(Path(path), orjson.dumps(record.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def load_manifest(variant_root: Path) -> VariantManifest:
+    path = Path(variant_root) / MANIFEST_NAME
+    try:
+        return VariantManifest.model_validate(orjson.loads(path.read_bytes()))
+    except FileNotFoundError as exc:
+        raise StaleArtifactError("Variant has no manifest", file=path, fix="run `babelflow adapt` to (re)build the variant") from exc
+    except (orjson.JSONDecodeError, ValidationError) as exc:
+        raise StaleArtifactError(f"Variant manifest is corrupt: {str(exc).splitlines()[0]}", file=path, fix="rebuild the variant with `babelflow adapt`") from exc
+
+
+def load_overlay(path: Path) -> CodeOverlay | None:
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        return CodeOverlay.model_validate(orjson.loads(path.read_bytes()))
+    except (orjson.JSONDecodeError, ValidationError) as exc:
+        raise StaleArtifactError(f"Code overlay is corrupt: {str(exc).splitlines()[0]}", file=path, fix="rebuild the variant with `babelflow adapt`") from exc

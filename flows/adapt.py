@@ -1,0 +1,114 @@
+"""The adaptation pipeline as plain function calls (the Prefect flows wrap these same stages).
+
+analyze → extract/translate → rebuild. Each stage writes its result atomically, so a rerun can
+start from what exists: the IR is reused while the source and profile are unchanged, and the
+translation memory means no segment is translated twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from analyzers.analyze import analyze_benchmark
+from analyzers.profile import load_profile
+from babelflow.errors import BabelflowError
+from babelflow.ir import IRDocument, load_ir, save_ir
+from babelflow.settings import BabelflowSettings
+from babelflow.variant import VariantManifest
+from source_benchmarks import get_benchmark
+from source_benchmarks.protocol import SourceBenchmark
+from translators.canonical_map import canonical_map_path, load_canonical_map, save_canonical_map
+from translators.engine import TranslationEngine, TranslationOutcome
+from translators.memory import TranslationMemory
+from translators.rebuild import rebuild_variant
+from translators.registry import make_translator, validate_language_tag
+
+
+@dataclass
+class AdaptPaths:
+    ir: Path
+    memory: Path
+    canonical_map: Path
+    variant: Path
+
+
+def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, translator_id: str, out: Path | None = None) -> AdaptPaths:
+    state = settings.resolved_state_dir()
+    safe = translator_id.replace("/", "_").replace(":", "_")
+    return AdaptPaths(
+        ir=state / "ir" / f"{benchmark_id}.json",
+        memory=state / "tm" / benchmark_id / language / f"{safe}.jsonl",
+        canonical_map=canonical_map_path(settings.resolved_canonical_maps_dir(), benchmark_id, language),
+        variant=Path(out) if out else settings.resolved_adapted_dir() / benchmark_id / language,
+    )
+
+
+def domain_name_for(benchmark_id: str, language: str) -> str:
+    return f"{benchmark_id.removeprefix('tau2-')}_{language}"
+
+
+def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]) -> IRDocument:
+    """Reuse the saved IR iff it was made from the same source files and profile."""
+    profile = load_profile(bench.id, profile_path)
+    if ir_path.exists():
+        try:
+            ir = load_ir(ir_path, benchmark=bench.id)
+        except BabelflowError:
+            ir = None
+        if ir is not None and ir.profile_sha256 == profile.sha256 and [a.model_dump() for a in ir.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
+            progress("IR unchanged: reused")
+            return ir
+    ir = analyze_benchmark(bench, profile, progress=progress)
+    save_ir(ir, ir_path)
+    return ir
+
+
+@dataclass
+class AdaptResult:
+    ir: IRDocument
+    outcome: TranslationOutcome
+    manifest: VariantManifest
+    paths: AdaptPaths
+
+
+def adapt(
+    benchmark_id: str,
+    language: str,
+    *,
+    translator_spec: str = "pseudo",
+    source_dir: Path | None = None,
+    profile: Path | None = None,
+    out: Path | None = None,
+    settings: BabelflowSettings | None = None,
+    progress: Callable[[str], None] | None = None,
+    translation_progress: Callable[[int, int], None] | None = None,
+) -> AdaptResult:
+    settings = settings or BabelflowSettings()
+    progress = progress or (lambda message: None)
+    validate_language_tag(language)
+    translator = make_translator(translator_spec, language)
+    bench = get_benchmark(benchmark_id, source_dir=source_dir)
+    paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
+    if paths.variant.exists() and not paths.variant.is_dir():
+        raise BabelflowError("Output path is a file", file=paths.variant, fix="remove it or choose another --out")
+    ir = analyze_or_reuse(bench, profile, paths.ir, progress)
+    cmap = load_canonical_map(paths.canonical_map, benchmark_id, language)
+    progress("translating")
+    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
+    outcome = engine.translate(ir, cmap, progress=translation_progress)
+    save_canonical_map(cmap, paths.canonical_map)
+    progress("rebuilding")
+    manifest = rebuild_variant(
+        bench,
+        ir,
+        outcome.targets,
+        paths.variant,
+        language=language,
+        domain_name=domain_name_for(benchmark_id, language),
+        canonical_map_version=cmap.version(),
+        translator_id=translator.translator_id,
+        failed_units=len(outcome.failures),
+    )
+    return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths)

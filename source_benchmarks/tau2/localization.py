@@ -1,0 +1,141 @@
+"""Apply a variant's code overlay to live tau2 toolkits, without forking or mutating tau2's code.
+
+Each toolkit instance gets a per-variant subclass whose tool methods are thin wrappers carrying the
+translated docstrings (tau2 builds the schemas from them with its own parser), whose schemas have
+the translated `Field` descriptions, and whose tool results and error messages pass through the
+variant's message catalog. The source environment in the same process is untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from typing import Any
+
+from babelflow.variant import CodeOverlay
+
+_SLOT = re.compile(r"\{[^{}]*\}")
+
+
+class MessageCatalog:
+    """Translate tool messages: exact texts, f-string templates (slots kept), then literal fragments."""
+
+    def __init__(self, pairs: list[tuple[str, str]]):
+        self.exact: dict[str, str] = {}
+        self.templates: list[tuple[re.Pattern[str], list[str], str]] = []
+        fragments: dict[str, str] = {}
+        for source, target in pairs:
+            if source == target or not source.strip():
+                continue
+            slots = _SLOT.findall(source)
+            if slots:
+                literal = _SLOT.split(source)
+                pattern = "".join(re.escape(part) + ("(.*?)" if i < len(slots) else "") for i, part in enumerate(literal))
+                self.templates.append((re.compile(pattern, re.S), slots, target))
+            else:
+                self.exact[source] = target
+                if len(source.split()) >= 2:
+                    fragments[source] = target
+        self.templates.sort(key=lambda t: -len(t[0].pattern))
+        self.fragments = sorted(fragments.items(), key=lambda item: -len(item[0]))
+
+    def translate(self, text: str) -> str:
+        if text in self.exact:
+            return self.exact[text]
+        for pattern, slots, target in self.templates:
+            match = pattern.fullmatch(text)
+            if match:
+                result = target
+                for slot, value in zip(slots, match.groups()):
+                    result = result.replace(slot, value, 1)
+                return result
+        for source, target in self.fragments:  # outputs assembled from several literals
+            if source in text:
+                text = text.replace(source, target)
+        return text
+
+
+def _rewrite_descriptions(node: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                out[key] = mapping.get(value, value)
+            else:
+                out[key] = _rewrite_descriptions(value, mapping)
+        return out
+    if isinstance(node, list):
+        return [_rewrite_descriptions(item, mapping) for item in node]
+    return node
+
+
+def _localized_tool_class(mapping: dict[str, str]) -> type:
+    from tau2.environment.tool import Tool
+
+    class LocalizedTool(Tool):
+        @property
+        def openai_schema(self) -> dict:
+            return _rewrite_descriptions(Tool.openai_schema.fget(self), mapping)
+
+    return LocalizedTool
+
+
+class ToolkitLocalizer:
+    """Builds (once per toolkit class) the localized subclass and swaps an instance's class to it."""
+
+    def __init__(self, overlay: CodeOverlay, module: str):
+        self.overlay = overlay
+        self.module = module
+        self.catalog = MessageCatalog(overlay.message_pairs())
+        mapping: dict[str, str] = {}
+        for text in overlay.texts:
+            if text.role in ("field_description", "docstring"):
+                mapping[text.source] = text.target
+                mapping[inspect.cleandoc(text.source)] = inspect.cleandoc(text.target)
+        self.tool_class = _localized_tool_class(mapping)
+        self._classes: dict[type, type] = {}
+
+    def _subclass(self, base: type) -> type:
+        if base in self._classes:
+            return self._classes[base]
+        docs = {q.split(".", 1)[1]: t for (m, q), t in self.overlay.docstrings().items() if m == self.module and q.startswith(base.__name__ + ".")}
+        catalog, tool_class = self.catalog, self.tool_class
+        namespace: dict[str, Any] = {"__module__": base.__module__}
+        probe = base.__new__(base)
+        for name in probe._func_tools:
+            if name in docs:
+                original = getattr(base, name)
+
+                @functools.wraps(original)
+                def wrapper(self, *args, __original=original, **kwargs):
+                    return __original(self, *args, **kwargs)
+
+                wrapper.__doc__ = docs[name]
+                namespace[name] = wrapper
+
+        def use_tool(self, tool_name: str, **kwargs):
+            try:
+                result = super(localized, self).use_tool(tool_name, **kwargs)
+            except Exception as exc:  # same exception object, translated message: control flow unchanged
+                if exc.args and isinstance(exc.args[0], str):
+                    exc.args = (catalog.translate(exc.args[0]),) + exc.args[1:]
+                raise
+            return catalog.translate(result) if isinstance(result, str) else result
+
+        def get_tools(self):
+            tools = super(localized, self).get_tools()
+            for tool in tools.values():
+                object.__setattr__(tool, "__class__", tool_class)
+            return tools
+
+        namespace["use_tool"] = use_tool
+        namespace["get_tools"] = get_tools
+        localized = type(base.__name__, (base,), namespace)
+        self._classes[base] = localized
+        return localized
+
+    def apply(self, toolkit: Any) -> Any:
+        if toolkit is not None:
+            toolkit.__class__ = self._subclass(type(toolkit))
+        return toolkit

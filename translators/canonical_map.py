@@ -1,0 +1,110 @@
+"""Canonical maps: one reviewed translation per (canonical group, source term), reused everywhere.
+
+Stored at canonical_maps/<benchmark>/<language>.json, versioned by a hash of its entries. Entries
+record where the translation came from (a translator, CLDR, a reviewer) and their review state,
+so a rerun keeps reviewed terms and only translates new ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Literal
+
+import orjson
+from pydantic import Field, ValidationError
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.errors import BabelflowError, StaleArtifactError
+from babelflow.ir import Record
+
+CANONICAL_MAP_SCHEMA = "babelflow.canonical_map/1"
+
+
+class CanonicalEntry(Record):
+    group: str
+    source: str
+    target: str
+    origin: Literal["translator", "cldr", "reviewer"]
+    origin_detail: str = Field(default="", description="translator id, CLDR locale, or reviewer name")
+    review_state: Literal["unreviewed", "confirmed", "rejected"] = "unreviewed"
+    note: str = ""
+
+
+class CanonicalMap(Record):
+    schema_version: Literal["babelflow.canonical_map/1"] = CANONICAL_MAP_SCHEMA
+    benchmark: str
+    language: str
+    entries: list[CanonicalEntry] = Field(default_factory=list)
+
+    def version(self) -> str:
+        """Content hash of the entries: part of every downstream cache key and the manifest."""
+        data = orjson.dumps([e.model_dump() for e in sorted(self.entries, key=lambda e: (e.group, e.source))])
+        return hashlib.sha256(data).hexdigest()[:16]
+
+    def lookup(self) -> dict[tuple[str, str], CanonicalEntry]:
+        return {(e.group, e.source): e for e in self.entries if e.review_state != "rejected"}
+
+    def target_of(self, group: str, source: str) -> str | None:
+        entry = self.lookup().get((group, source))
+        return entry.target if entry else None
+
+    def upsert(self, entry: CanonicalEntry) -> None:
+        self.entries = [e for e in self.entries if (e.group, e.source) != (entry.group, entry.source)] + [entry]
+
+
+def canonical_map_path(root: Path, benchmark: str, language: str) -> Path:
+    return Path(root) / benchmark / f"{language}.json"
+
+
+def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMap:
+    """Load the map, or an empty one if the file does not exist yet; refuse foreign/corrupt maps."""
+    path = Path(path)
+    if not path.exists():
+        return CanonicalMap(benchmark=benchmark, language=language)
+    try:
+        data = orjson.loads(path.read_bytes())
+        cmap = CanonicalMap.model_validate(data)
+    except (orjson.JSONDecodeError, ValidationError) as exc:
+        raise StaleArtifactError(f"Canonical map is corrupt: {str(exc).splitlines()[0]}", file=path, fix="restore it from git or delete it to rebuild from the translator") from exc
+    if (cmap.benchmark, cmap.language) != (benchmark, language):
+        raise StaleArtifactError(
+            f"Canonical map is for {cmap.benchmark}/{cmap.language}, not {benchmark}/{language}", file=path, field="benchmark/language", fix="use the map of this benchmark and language"
+        )
+    return cmap
+
+
+def save_canonical_map(cmap: CanonicalMap, path: Path) -> None:
+    cmap.entries.sort(key=lambda e: (e.group, e.source))
+    write_bytes_atomic(Path(path), orjson.dumps(cmap.model_dump(), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def seed_from_cldr(cmap: CanonicalMap, group: str, kind: Literal["weekdays", "months", "territories", "currencies"], terms: list[str]) -> int:
+    """Fill a group with CLDR names (babel) instead of asking a model; returns entries added.
+
+    `terms` are the English source names (e.g. "Monday", "France", "US Dollar") to look up.
+    """
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        target = Locale.parse(cmap.language, sep="-")
+    except (UnknownLocaleError, ValueError) as exc:
+        raise BabelflowError(f"CLDR has no locale {cmap.language!r}", field="language", fix="seed only real languages; pseudo-locales have no CLDR data") from exc
+    english = Locale("en")
+    tables = {
+        "weekdays": (english.days["format"]["wide"], target.days["format"]["wide"]),
+        "months": (english.months["format"]["wide"], target.months["format"]["wide"]),
+        "territories": (english.territories, target.territories),
+        "currencies": (english.currencies, target.currencies),
+    }
+    source_table, target_table = tables[kind]
+    by_name = {name: key for key, name in source_table.items()}
+    added = 0
+    existing = cmap.lookup()
+    for term in terms:
+        key = by_name.get(term)
+        if key is None or key not in target_table or (group, term) in existing:
+            continue
+        cmap.upsert(CanonicalEntry(group=group, source=term, target=target_table[key], origin="cldr", origin_detail=f"CLDR {target}", review_state="confirmed"))
+        added += 1
+    return added

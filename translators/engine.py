@@ -1,0 +1,171 @@
+"""Step 3a: translate the IR's units through any `Translator`, canonical terms first.
+
+Canonical terms are translated once (or taken from the reviewed map) and then injected into prose
+as placeholders that restore to the canonical rendering, so an entity reads identically in the DB,
+the task, the policy and the golden actions. A unit whose placeholders come back dropped,
+duplicated or illegally reordered is recorded as a failure against its fields, never patched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from pydantic import Field
+
+from babelflow.ir import IRDocument, Record
+from translators.canonical_map import CanonicalEntry, CanonicalMap
+from translators.interface import ProtectedSegment, TranslationRequest, Translator, check_response
+from translators.memory import TranslationMemory, memory_key
+from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
+from translators.units import TranslationUnit, canonical_groups_of_values, extract_units, naive_characters, unique_characters
+
+Progress = Callable[[int, int], None]
+
+
+class UnitFailure(Record):
+    unit_key: str
+    element_ids: list[str]
+    source_text: str
+    problems: list[str]
+
+
+class TranslationStats(Record):
+    translator_id: str
+    canonical_units: int
+    free_units: int
+    characters_sent: int = 0
+    naive_characters: int
+    unique_characters: int
+    requests: int = 0
+    memory_hits: int = 0
+
+
+class TranslationOutcome(Record):
+    targets: dict[str, str] = Field(description="element id -> translated text (source text for failed units)")
+    failures: list[UnitFailure]
+    stats: TranslationStats
+
+
+@dataclass
+class _Pending:
+    unit: TranslationUnit
+    protected: ProtectedText
+    tm_key: str
+
+
+def _batches(items: list[_Pending], max_items: int, max_chars: int) -> Iterable[list[_Pending]]:
+    batch: list[_Pending] = []
+    size = 0
+    for item in items:
+        length = len(item.protected.text)
+        if batch and (len(batch) >= max_items or size + length > max_chars):
+            yield batch
+            batch, size = [], 0
+        batch.append(item)
+        size += length
+    if batch:
+        yield batch
+
+
+class TranslationEngine:
+    def __init__(self, translator: Translator, language: str, memory: TranslationMemory, *, source_language: str = "en", max_items: int = 40, max_chars: int = 12_000):
+        self.translator = translator
+        self.language = language
+        self.memory = memory
+        self.source_language = source_language
+        self.max_items = max_items
+        self.max_chars = max_chars
+
+    def _run(self, pending: list[_Pending], stats: TranslationStats, progress: Progress | None, done_offset: int, total: int) -> dict[str, str | list[str]]:
+        """Translate what the memory does not have; returns unit key -> target text or problems."""
+        results: dict[str, str | list[str]] = {}
+        misses = []
+        for item in pending:
+            cached = self.memory.get(item.tm_key)
+            if cached is not None:
+                results[item.unit.key] = self._restore(item, cached)
+                stats.memory_hits += 1
+            else:
+                misses.append(item)
+        done = done_offset + len(pending) - len(misses)
+        for batch in _batches(misses, self.max_items, self.max_chars):
+            request = TranslationRequest(
+                source_language=self.source_language,
+                target_language=self.language,
+                segments=[ProtectedSegment(segment_id=i.unit.key, text=i.protected.text, context=i.unit.context, kind=i.unit.kind) for i in batch],
+            )
+            response = self.translator.translate(request)
+            stats.requests += response.usage.requests
+            stats.characters_sent += response.usage.input_characters
+            problems = check_response(request, response)
+            by_id = {s.segment_id: s.text for s in response.segments}
+            fresh: dict[str, str] = {}
+            for item in batch:
+                text = by_id.get(item.unit.key)
+                if text is None:
+                    results[item.unit.key] = problems or ["translator returned no text for this segment"]
+                    continue
+                restored = self._restore(item, text)
+                results[item.unit.key] = restored
+                if isinstance(restored, str):
+                    fresh[item.tm_key] = text  # only good translations are remembered
+            self.memory.put_many(fresh)
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        return results
+
+    @staticmethod
+    def _restore(item: _Pending, translated: str) -> str | list[str]:
+        try:
+            return restore(translated, item.protected)
+        except PlaceholderError as exc:
+            return list(exc.problems)
+
+    def _pending(self, unit: TranslationUnit, protected: ProtectedText) -> _Pending:
+        key = memory_key(self.translator.translator_id, self.language, unit.kind, unit.context, protected.text)
+        return _Pending(unit, protected, key)
+
+    def translate(self, ir: IRDocument, cmap: CanonicalMap, progress: Progress | None = None) -> TranslationOutcome:
+        canonical_units, free_units = extract_units(ir)
+        stats = TranslationStats(
+            translator_id=self.translator.translator_id,
+            canonical_units=len(canonical_units),
+            free_units=len(free_units),
+            naive_characters=naive_characters(ir),
+            unique_characters=unique_characters(ir),
+        )
+        total = len(canonical_units) + len(free_units)
+        targets: dict[str, str] = {}
+        failures: list[UnitFailure] = []
+
+        # 1. canonical terms: reviewed map entries win; new terms go to the translator once
+        known = cmap.lookup()
+        todo = [self._pending(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known]
+        results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
+        for unit in canonical_units:
+            entry = known.get((unit.canonical_group, unit.text))
+            result = entry.target if entry else results[unit.key]
+            if isinstance(result, list):
+                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
+                continue
+            if entry is None:
+                cmap.upsert(CanonicalEntry(group=unit.canonical_group or "default", source=unit.text, target=result, origin="translator", origin_detail=self.translator.translator_id))
+            targets.update(dict.fromkeys(unit.element_ids, result))
+
+        # 2. free text, with canonical terms injected and preserved tokens protected
+        groups = canonical_groups_of_values(ir)
+        pending = []
+        for unit in free_units:
+            canonical_terms = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups and cmap.target_of(groups[t], t)}
+            preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
+            pending.append(self._pending(unit, protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)))
+        results = self._run(pending, stats, progress, len(canonical_units), total)
+        for unit in free_units:
+            result = results[unit.key]
+            if isinstance(result, list):
+                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
+                continue
+            targets.update(dict.fromkeys(unit.element_ids, result))
+        return TranslationOutcome(targets=targets, failures=failures, stats=stats)

@@ -1,0 +1,151 @@
+"""Step 3b: write translations back into a copy of the source structure (adapted/<bench>/<lang>/).
+
+JSON/TOML keep their keys, nesting and order (TOML through tomlkit, so its layout survives);
+Markdown keeps its block structure; Python texts go to a code overlay applied at run time, with
+Google-style docstrings re-joined around their untouched `Args:`/`Returns:` headers. Every file is
+written atomically and the manifest, written last, pins the hashes of what was written.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+
+from babelflow.atomic_io import sha256_file, write_bytes_atomic
+from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFormat, IRDocument, IRElement
+from babelflow.markdown_blocks import split_markdown
+from babelflow.python_docstrings import docstrings_of
+from babelflow.variant import MANIFEST_NAME, OVERLAY_NAME, ArtifactHash, CodeOverlay, CodeText, VariantManifest, save_record
+from source_benchmarks.formats import dump_document, load_document, read_text
+from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+
+
+def _set_at(document: Any, path: tuple, value: Any, *, rename_key: bool) -> None:
+    parent = document
+    for segment in path[:-1]:
+        parent = parent[segment]
+    last = path[-1]
+    if not rename_key:
+        parent[last] = value
+        return
+    items = list(parent.items())  # rename a map key in place, keeping the order of the entries
+    parent.clear()
+    for key, item in items:
+        parent[value if key == last else key] = item
+
+
+def _write_data(spec: ArtifactSpec, source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
+    if spec.format is ArtifactFormat.TOML:
+        document: Any = tomlkit.parse(read_text(source))
+    else:
+        document = load_document(source, spec.format)
+    # keys last and deepest first, so renaming a key never invalidates a later path
+    for element, target in sorted(changes, key=lambda c: (c[0].locator.kind == "data_key", -len(c[0].locator.path))):
+        try:
+            _set_at(document, tuple(element.locator.path), target, rename_key=element.locator.kind == "data_key")
+        except (KeyError, IndexError, TypeError) as exc:
+            raise BabelflowError(f"IR locator does not exist in the source: {element.locator.path}", file=source, field=element.role, fix="the IR is stale: re-run `babelflow analyze`") from exc
+    if spec.format is ArtifactFormat.TOML:
+        write_bytes_atomic(dest, tomlkit.dumps(document).encode("utf-8"))
+    else:
+        dump_document(dest, spec.format, document)
+
+
+def _write_markdown(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
+    document = split_markdown(read_text(source))
+    replacements = {element.locator.block_index: target for element, target in changes}
+    write_bytes_atomic(dest, document.join(replacements).encode("utf-8"))
+
+
+def _docstring_target(original: str, part_targets: dict[int, tuple[str, str]], where: str) -> str:
+    parts: list[DocstringPart] = split_docstring(original)
+    for index, (source, _) in part_targets.items():
+        if index >= len(parts) or parts[index].text != source:
+            raise BabelflowError(f"docstring part {index} no longer matches the IR", file=where, fix="the IR is stale: re-run `babelflow analyze`")
+    out = []
+    for index, part in enumerate(parts):
+        target = part_targets.get(index)
+        out.append(part.text if target is None else reindent_translation(part, target[1]))
+    return "".join(out)
+
+
+def _overlay(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], language: str) -> CodeOverlay:
+    overlay = CodeOverlay(language=language)
+    specs = {s.path: s for s in bench.artifacts()}
+    docstring_parts: dict[tuple[str, str, int], dict[int, tuple[str, str]]] = defaultdict(dict)
+    for element in ir.elements:
+        locator = element.locator
+        if locator.kind != "python_literal" or element.id not in targets:
+            continue
+        if locator.role == "docstring" and locator.part is not None:
+            docstring_parts[(element.artifact, locator.qualname, locator.occurrence)][locator.part] = (element.source_text, targets[element.id])
+        elif targets[element.id] != element.source_text:
+            overlay.texts.append(CodeText(module=element.artifact, qualname=locator.qualname, role=locator.role, occurrence=locator.occurrence, source=element.source_text, target=targets[element.id]))
+    for (module, qualname, occurrence), part_targets in sorted(docstring_parts.items()):
+        where = bench.artifact_path(specs[module])
+        original = docstrings_of(where).get(qualname)
+        if original is None:
+            raise BabelflowError(f"docstring of {qualname} not found", file=where, fix="the IR is stale: re-run `babelflow analyze`")
+        target = _docstring_target(original, part_targets, f"{where}:{qualname}")
+        overlay.texts.append(CodeText(module=module, qualname=qualname, role="docstring", occurrence=occurrence, source=original, target=target))
+    return overlay
+
+
+def rebuild_variant(
+    bench: SourceBenchmark,
+    ir: IRDocument,
+    targets: dict[str, str],
+    out_root: Path,
+    *,
+    language: str,
+    domain_name: str,
+    canonical_map_version: str,
+    translator_id: str,
+    failed_units: int,
+    language_pack_version: str | None = None,
+) -> VariantManifest:
+    out_root = Path(out_root)
+    if out_root.exists() and not out_root.is_dir():
+        raise BabelflowError("Output path is a file", file=out_root, fix="remove it or choose another --out")
+    by_artifact: dict[str, list[tuple[IRElement, str]]] = defaultdict(list)
+    for element in ir.elements:
+        target = targets.get(element.id)
+        if target is not None and target != element.source_text:
+            by_artifact[element.artifact].append((element, target))
+    outputs: list[ArtifactHash] = []
+    for spec in bench.artifacts():
+        source, dest = bench.artifact_path(spec), out_root / spec.path
+        if spec.format is ArtifactFormat.PYTHON:
+            continue
+        changes = by_artifact.get(spec.path, [])
+        if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and changes:
+            _write_data(spec, source, dest, changes)
+        elif spec.format is ArtifactFormat.MARKDOWN and changes:
+            _write_markdown(source, dest, changes)
+        else:
+            write_bytes_atomic(dest, source.read_bytes())  # nothing to translate: an exact copy
+        outputs.append(ArtifactHash(path=spec.path, sha256=sha256_file(dest)))
+    overlay_path = out_root / OVERLAY_NAME
+    save_record(_overlay(bench, ir, targets, language), overlay_path)
+    outputs.append(ArtifactHash(path=OVERLAY_NAME, sha256=sha256_file(overlay_path)))
+    manifest = VariantManifest(
+        benchmark=ir.benchmark,
+        language=language,
+        domain_name=domain_name,
+        source_version=ir.source_version,
+        source_artifacts=[ArtifactHash(path=a.path, sha256=a.sha256) for a in ir.artifacts],
+        ir_sha256=ir.content_sha256(),
+        profile_sha256=ir.profile_sha256,
+        canonical_map_version=canonical_map_version,
+        translator_id=translator_id,
+        language_pack_version=language_pack_version,
+        outputs=outputs,
+        failed_units=failed_units,
+    )
+    save_record(manifest, out_root / MANIFEST_NAME)
+    return manifest

@@ -1,0 +1,29 @@
+"""Choose a translator from a CLI spec such as `pseudo` (offline default) or `provider:model`."""
+
+from __future__ import annotations
+
+import langcodes
+
+from babelflow.errors import BabelflowError
+from translators.interface import Translator
+from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
+
+
+def validate_language_tag(tag: str) -> str:
+    """A well-formed BCP 47 tag (pseudo-locales en-XA/ar-XB included), else a clear error."""
+    if not tag or not langcodes.tag_is_valid(tag):
+        raise BabelflowError(f"{tag!r} is not a valid BCP 47 language tag", field="--lang", fix="use a tag such as zh-Hans, hi, en-XA or ar-XB")
+    return tag
+
+
+def make_translator(spec: str, language: str) -> Translator:
+    validate_language_tag(language)
+    if spec == "pseudo":
+        if language not in SUPPORTED_PSEUDO_LOCALES:
+            raise BabelflowError(
+                f"The offline pseudo translator only produces {', '.join(SUPPORTED_PSEUDO_LOCALES)}, not {language!r}",
+                field="--lang",
+                fix="use --lang en-XA or ar-XB offline, or pass --translator provider:model for a real language",
+            )
+        return PseudoLocaleTranslator(language)
+    raise BabelflowError(f"Unknown translator {spec!r}", field="--translator", fix="use `pseudo` (offline default)")
