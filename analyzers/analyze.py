@@ -26,6 +26,7 @@ from babelflow.ir import (
 from babelflow.markdown_blocks import split_markdown
 from analyzers.code_inventory import CodeText, scan_python_file
 from analyzers.data_inventory import iter_data_texts
+from analyzers.heuristics import WORD
 from analyzers.mentions import MentionFinder
 from analyzers.model_schema import ModelSchemaFacts, render_role, schema_facts
 from analyzers.profile import LoadedProfile, load_profile
@@ -55,6 +56,12 @@ def _import(dotted: str) -> Any:
 
     module, _, attr = dotted.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def _parent_of(document: Any, path: tuple) -> Any:
+    for segment in path[:-1]:
+        document = document[segment]
+    return document
 
 
 def _facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
@@ -115,7 +122,7 @@ class _Builder:
             locator = DataKeyLocator(path=item.path) if item.is_key else DataValueLocator(path=item.path)
             eid = element_id(spec.path, locator)
             literals = facts.literal_values.get(item.general, empty)
-            decision = self.typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals)
+            decision = self.typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=lambda p=item.path: _parent_of(document, p))
             role_key = (item.general, item.is_key)
             role = role_names.get(role_key) or role_names.setdefault(role_key, render_role(prefix, item.general) + ("{key}" if item.is_key else ""))
             self.add(spec.path, locator, role, item.value, decision)
@@ -136,7 +143,7 @@ class _Builder:
         text = self.bench.load_artifact(spec)
         for block in split_markdown(text).blocks:
             locator = MarkdownBlockLocator(block_index=block.index, block_kind=block.kind, start_line=block.start_line, end_line=block.end_line)
-            if block.kind in ("code", "html", "rule"):
+            if block.kind in ("code", "html", "rule") or not WORD.search(block.text):
                 decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.MARKUP, None, f"markdown: {block.kind} block")
             else:
                 decision = TypeDecision(TranslationType.TRANSLATE_FREE, None, None, f"markdown: {block.kind} block")

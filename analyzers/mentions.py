@@ -18,9 +18,11 @@ MAX_WORDS = 6
 
 
 def always_token(value: str) -> bool:
-    """True when any occurrence of the value must survive verbatim."""
+    """True when any occurrence of the value must survive verbatim (not sentences: they are prose)."""
     if specific_reason(value) is not None:
         return True
+    if len(value.split()) >= 4:
+        return False
     return "_" in value or any(ch.isupper() for ch in value)
 
 
@@ -44,7 +46,7 @@ class MentionFinder:
             for j in range(i, min(i + MAX_WORDS, len(spans))):
                 start, end = spans[i][0], spans[j][1]
                 candidate = text[start:end]
-                if candidate in self.vocabulary:
+                if candidate in self.vocabulary and (start, end) != (0, len(text)):  # the field itself is no mention
                     mentions[candidate] = None
                     if self._always[candidate] or _quoted(text, start, end):
                         tokens[candidate] = None

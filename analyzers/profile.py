@@ -29,6 +29,7 @@ class FieldRule(Record):
     code_name: list[str] = Field(default_factory=list, description="assigned names / keywords (Python artifacts)")
     code_role: list[str] = Field(default_factory=list, description="docstring, field_description, error_message, ...")
     code_qualname: str | None = Field(default=None, description="glob over qualified names, e.g. *._add_stop_tool.*")
+    where: dict[str, str] = Field(default_factory=dict, description="sibling conditions on the field's parent object, e.g. {role = 'tool'}")
     type: TranslationType
     reason: PreserveReason | None = None
     refine: bool = Field(default=False, description="let a more specific heuristic reason (id, date, number, email) replace `reason`")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Callable
 
 from babelflow.ir import LinkKind, PreserveReason, TranslationType
-from analyzers.heuristics import is_prose, specific_reason
+from analyzers.heuristics import WORD, is_prose, specific_reason
 from analyzers.profile import LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
 
@@ -53,21 +54,26 @@ class FieldTyper:
             return evidence  # a validated/compared code such as basic_economy or 4g_5g_preferred
         return shape or reason
 
-    def _data_rule(self, artifact: str, general: tuple, is_key: bool):
+    def _data_rules(self, artifact: str, general: tuple, is_key: bool) -> list:
+        """Entity classes and rules whose selectors match, in priority order (cached per general path)."""
         key = (artifact, general, is_key)
         if key not in self._rule_cache:
-            found = None
-            for entity in self.profile.entities:
-                if entity.matches(artifact, general):
-                    found = entity
-                    break
-            if found is None:
-                found = next((r for r in self.profile.rules if r.matches_data(artifact, general)), None)
+            found: list = [e for e in self.profile.entities if e.matches(artifact, general)][:1]
+            found += [r for r in self.profile.rules if r.matches_data(artifact, general)]
             self._rule_cache[key] = found
         return self._rule_cache[key]
 
+    @staticmethod
+    def _where_holds(rule, parent: dict | None) -> bool:
+        conditions = getattr(getattr(rule, "rule", None), "where", None)
+        if not conditions:
+            return True
+        return isinstance(parent, dict) and all(str(parent.get(k)) == v for k, v in conditions.items())
+
     # ---- data fields (JSON/TOML leaves and map keys) ---------------------------------------
-    def type_data(self, element_id: str, artifact: str, general: tuple, value: str, is_key: bool, literals: frozenset[str]) -> TypeDecision:
+    def type_data(
+        self, element_id: str, artifact: str, general: tuple, value: str, is_key: bool, literals: frozenset[str], parent: Callable[[], Any] = lambda: None
+    ) -> TypeDecision:
         override = self.profile.overrides.get(element_id)
         if override is not None:
             return TypeDecision(override.type, override.reason, override.canonical_group, f"profile override: {override.note or element_id}")
@@ -75,7 +81,12 @@ class FieldTyper:
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: empty")
         if is_key and len(general) >= 2 and general[-2] == "arguments":
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "evidence: key of tool-call arguments")
-        rule = self._data_rule(artifact, general, is_key)
+        candidates = self._data_rules(artifact, general, is_key)
+        rule = None
+        for candidate in candidates:
+            if self._where_holds(candidate, parent() if getattr(getattr(candidate, "rule", None), "where", None) else None):
+                rule = candidate
+                break
         if rule is not None and hasattr(rule, "entity"):
             return self._entity_decision(rule, value, literals)
         if rule is not None:
@@ -99,8 +110,8 @@ class FieldTyper:
             elif rule.refine:
                 reason = _shape(value) or reason
             return TypeDecision(TranslationType.PRESERVE, reason, None, where)
-        if rule.type is TranslationType.TRANSLATE_FREE and not value.strip():
-            return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: empty")
+        if rule.type is not TranslationType.PRESERVE and not WORD.search(value):
+            return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: no words to translate")
         return TypeDecision(rule.type, None, None, where)
 
     def _fallback(self, value: str, literals: frozenset[str]) -> TypeDecision:

@@ -52,7 +52,7 @@ class PreserveReason(str, Enum):
     DOCSTRING_HEADER = "docstring_header"
     LINKED_ENTITY = "linked_entity"  # an entity the profile keeps, shared by DB, tasks and gold actions
     MARKUP = "markup"
-    EMPTY = "empty"
+    EMPTY = "empty"  # empty, or no words at all (".", "---")
     SOURCE_ASSET = "source_asset"
 
 

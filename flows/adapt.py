@@ -84,7 +84,9 @@ def adapt(
     settings: BabelflowSettings | None = None,
     progress: Callable[[str], None] | None = None,
     translation_progress: Callable[[int, int], None] | None = None,
+    ir: IRDocument | None = None,
 ) -> AdaptResult:
+    """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it."""
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
     validate_language_tag(language)
@@ -93,7 +95,10 @@ def adapt(
     paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
     if paths.variant.exists() and not paths.variant.is_dir():
         raise BabelflowError("Output path is a file", file=paths.variant, fix="remove it or choose another --out")
-    ir = analyze_or_reuse(bench, profile, paths.ir, progress)
+    if ir is None:
+        ir = analyze_or_reuse(bench, profile, paths.ir, progress)
+    elif ir.benchmark != benchmark_id:
+        raise BabelflowError(f"IR is for {ir.benchmark}, not {benchmark_id}", field="ir", fix="analyze this benchmark")
     cmap = load_canonical_map(paths.canonical_map, benchmark_id, language)
     progress("translating")
     engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))

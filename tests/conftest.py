@@ -28,3 +28,19 @@ def analyzed() -> Callable:
         return cache[benchmark_id]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def source_pairs() -> Callable:
+    """source_pairs(benchmark_id) -> {task_id: (golden, do_nothing)} of the packaged source, once per session."""
+    from source_benchmarks import get_benchmark
+
+    cache: dict[str, dict] = {}
+
+    def get(benchmark_id: str):
+        if benchmark_id not in cache:
+            bench = get_benchmark(benchmark_id)
+            cache[benchmark_id] = {pair[0].task_id: pair for pair in bench.replay_pairs(bench.task_ids(None))}
+        return cache[benchmark_id]
+
+    return get

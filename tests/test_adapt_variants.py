@@ -1,0 +1,167 @@
+"""Adapted variants of all four τ² domains in both pseudo-locales: structure kept, text translated,
+and behaviour identical to the source under tau2's own code (golden and do-nothing replays)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import orjson
+import pytest
+
+from babelflow.ir import TranslationType
+from babelflow.markdown_blocks import split_markdown
+from babelflow.settings import BabelflowSettings
+from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
+from source_benchmarks import get_benchmark, open_variant
+from source_benchmarks.tau2.localization import MessageCatalog
+
+from conftest import TAU2_DOMAINS
+
+LANGUAGES = ("en-XA", "ar-XB")
+
+
+@pytest.fixture(scope="session")
+def adapted(tmp_path_factory, analyzed):
+    """adapted(benchmark, language) -> (AdaptResult, variant bench), built once per session."""
+    from flows.adapt import adapt
+
+    root = tmp_path_factory.mktemp("project")
+    settings = BabelflowSettings(project_root=root)
+    cache: dict = {}
+
+    def get(benchmark_id: str, language: str):
+        if (benchmark_id, language) not in cache:
+            result = adapt(benchmark_id, language, settings=settings, ir=analyzed(benchmark_id))
+            cache[(benchmark_id, language)] = (result, open_variant(benchmark_id, result.paths.variant))
+        return cache[(benchmark_id, language)]
+
+    return get
+
+
+def _value_at(document, path):
+    for segment in path:
+        document = document[segment]
+    return document
+
+
+def _parse(path: Path):
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.suffix == ".toml" else orjson.loads(path.read_bytes())
+
+
+CASES = [(b, lang) for b in TAU2_DOMAINS for lang in LANGUAGES]
+
+
+@pytest.mark.parametrize("benchmark_id,language", CASES)
+def test_preserve_fields_identical_translate_fields_changed_no_placeholders(benchmark_id, language, adapted):
+    result, variant = adapted(benchmark_id, language)
+    source = get_benchmark(benchmark_id)
+    ir = result.ir
+    assert result.outcome.failures == []
+    documents = {}
+    for spec in source.artifacts():
+        if spec.format.value in ("json", "toml"):
+            documents[spec.path] = _parse(variant.artifact_path(spec))
+        elif spec.format.value == "markdown":
+            documents[spec.path] = split_markdown(variant.artifact_path(spec).read_text(encoding="utf-8"))
+        if spec.format.value != "python":
+            assert result.paths.variant in variant.artifact_path(spec).parents, spec.path
+            assert "⟦" not in variant.artifact_path(spec).read_text(encoding="utf-8")
+    overlay = load_overlay(result.paths.variant / OVERLAY_NAME)
+    assert "⟦" not in orjson.dumps(overlay.model_dump()).decode()
+    overlay_sources = {(t.module, t.qualname, t.role, t.occurrence): t for t in overlay.texts}
+    changed = kept = 0
+    for element in ir.elements:
+        locator = element.locator
+        if locator.kind == "data_value":
+            now = _value_at(documents[element.artifact], locator.path)
+        elif locator.kind == "data_key":
+            parent = _value_at(documents[element.artifact], locator.path[:-1])
+            now = locator.path[-1] if locator.path[-1] in parent else next(iter(k for k in parent if k not in element.source_text), None)
+        elif locator.kind == "markdown_block":
+            now = documents[element.artifact].blocks[locator.block_index].text
+        else:
+            entry = overlay_sources.get((element.artifact, locator.qualname, locator.role, locator.occurrence))
+            if element.translation_type is TranslationType.PRESERVE:
+                # code is never rewritten; a preserved text may only sit inside a translated docstring unchanged
+                assert entry is None or element.source_text in entry.target, (element.artifact, locator)
+                kept += 1
+            else:
+                assert entry is not None and entry.target != entry.source, (element.artifact, locator.qualname)
+                changed += 1
+            continue
+        if element.translation_type is TranslationType.PRESERVE:
+            assert now == element.source_text, (element.artifact, element.role, element.source_text)
+            kept += 1
+        else:
+            assert now != element.source_text, (element.artifact, element.role, element.source_text)
+            changed += 1
+    assert changed > 50 and kept > 50
+
+
+@pytest.mark.parametrize("benchmark_id,language", CASES)
+def test_behaviour_equals_the_source_for_every_task(benchmark_id, language, adapted, source_pairs):
+    result, variant = adapted(benchmark_id, language)
+    expected = source_pairs(benchmark_id)
+    catalog = MessageCatalog(load_overlay(result.paths.variant / OVERLAY_NAME).message_pairs())
+    target_pairs = variant.replay_pairs(variant.task_ids(None))
+    assert len(target_pairs) == len(expected)
+    for golden, nothing in target_pairs:
+        source_golden, source_nothing = expected[golden.task_id]
+        assert golden.reward == source_golden.reward, golden.task_id
+        assert nothing.reward == source_nothing.reward, golden.task_id
+        assert (nothing.evaluator_error is None) == (source_nothing.evaluator_error is None), golden.task_id
+        # same calls, same error positions; error texts are the catalog's translation of the source's
+        assert [(c.name, c.error) for c in golden.tool_calls] == [(c.name, c.error) for c in source_golden.tool_calls]
+        for ours, theirs in zip(golden.tool_calls, source_golden.tool_calls):
+            if theirs.error:
+                assert ours.output == "Error: " + catalog.translate(theirs.output.removeprefix("Error: ")), golden.task_id
+        # the DB is not translated under the default profile: final states are byte-identical
+        assert golden.final_db_sha256 == source_golden.final_db_sha256, golden.task_id
+        assert golden.final_user_db_sha256 == source_golden.final_user_db_sha256, golden.task_id
+
+
+@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+def test_translated_tool_schemas_keep_every_parameter(benchmark_id, adapted):
+    _, variant = adapted(benchmark_id, "en-XA")
+    source_env, target_env = get_benchmark(benchmark_id).build_environment(), variant.build_environment()
+    for getter in ("get_tools", "get_user_tools"):
+        if getter == "get_user_tools" and source_env.user_tools is None:
+            continue
+        for source_tool, target_tool in zip(getattr(source_env, getter)(), getattr(target_env, getter)()):
+            a, b = source_tool.openai_schema["function"], target_tool.openai_schema["function"]
+            assert a["name"] == b["name"] and a["description"] != b["description"]
+            pa, pb = a["parameters"], b["parameters"]
+            assert list(pa.get("properties", {})) == list(pb.get("properties", {})) and pa.get("required") == pb.get("required")
+            for name, prop in pa.get("properties", {}).items():
+                assert ("description" in prop) == ("description" in pb["properties"][name]), (a["name"], name)
+                if "description" in prop:
+                    assert prop["description"] != pb["properties"][name]["description"], (a["name"], name)
+    # the source environment in the same process is untouched
+    again = get_benchmark(benchmark_id).build_environment().get_tools()[0].openai_schema
+    assert again == source_env.get_tools()[0].openai_schema
+
+
+def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
+    from tau2.data_model.simulation import SimulationRun, TerminationReason
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+    from tau2.registry import registry
+
+    from source_benchmarks.tau2.registration import register_variant
+    from source_benchmarks.tau2.replay import golden_trajectory
+
+    result, variant = adapted("tau2-retail", "en-XA")
+    manifest = load_manifest(result.paths.variant)
+    assert manifest.domain_name == "retail_en-XA" and manifest.translator_id == "pseudo:en-XA/v1"
+    assert manifest.ir_sha256 == result.ir.content_sha256()
+    assert {a.path for a in manifest.source_artifacts} == {a.path for a in get_benchmark("tau2-retail").artifacts()}
+    name = register_variant(result.paths.variant)
+    assert name in registry.get_domains() and register_variant(result.paths.variant) == name
+    tasks = registry.get_tasks_loader(name)("test")
+    assert len(tasks) == 40 and tasks[0].user_scenario.instructions.reason_for_call.startswith("[")
+    for task in tasks[:3]:
+        messages, _, _ = golden_trajectory(task, registry.get_env_constructor(name), task.id, None)
+        run = SimulationRun(id="r", task_id=task.id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+        assert evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=name).reward == 1.0
+    policy = registry.get_env_constructor(name)().get_policy()
+    assert "'pending'" in policy and "Ŕéţåîļ" in policy
