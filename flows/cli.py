@@ -126,6 +126,48 @@ def adapt(
 
 @app.command()
 @cli_errors
+def validate(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant (BCP 47)."),
+    variant: Optional[Path] = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder."),
+    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the failure set as JSON here."),
+) -> None:
+    """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error."""
+    from babelflow.settings import BabelflowSettings
+    from babelflow.variant import save_record
+    from flows.adapt import adapt_paths, analyze_or_reuse
+    from source_benchmarks import get_benchmark
+    from translators.canonical_map import load_canonical_map
+    from translators.registry import validate_language_tag
+    from validators.run import validate_variant
+
+    validate_language_tag(lang)
+    settings = BabelflowSettings()
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    paths = adapt_paths(settings, benchmark, lang, "any", variant)
+    with console.status("validating", spinner="dots") as status:
+        ir = analyze_or_reuse(bench, None, paths.ir, _progress(status))
+        cmap = load_canonical_map(paths.canonical_map, benchmark, lang) if paths.canonical_map.exists() else None
+        failures = validate_variant(bench, paths.variant, ir, lang, canonical_map=cmap, progress=_progress(status))
+    if json_out:
+        save_record(failures, json_out)
+    table = Table(title=f"{benchmark} {lang}: {len(failures.findings)} findings")
+    for column in ("id", "layer", "kind", "severity", "where", "message"):
+        table.add_column(column, overflow="fold")
+    for finding in failures.findings[:200]:
+        table.add_row(finding.id, finding.layer.value, finding.kind, finding.severity.value, f"{finding.artifact} {finding.location}", finding.message)
+    console.print(table)
+    for note in failures.notes[:3]:
+        console.print(f"[dim]{note}[/]")
+    for item in failures.suppressed[:10]:
+        console.print(f"[yellow]suppressed[/] {item.layer.value} checks of {item.artifact}: {item.reason}")
+    if failures.findings:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+@cli_errors
 def replay(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),

@@ -1,0 +1,118 @@
+"""What validators look at: the source, the variant's files, the source IR, the overlay and the map.
+
+The variant can be one babelflow built (a folder with data/ and a manifest) or one made by
+another tool laid out like tau2's data/ folder; either way it is judged against the source IR.
+Parsing happens once per artifact here; a file that fails to parse is recorded so that checks
+depending on it are suppressed instead of flooding the report.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFormat, IRDocument, TranslationType
+from babelflow.markdown_blocks import MarkdownDocument, split_markdown
+from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
+from source_benchmarks.formats import load_document
+from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+from translators.canonical_map import CanonicalMap
+
+
+class ValidationContext:
+    def __init__(self, source: SourceBenchmark, variant_dir: Path, ir: IRDocument, language: str, canonical_map: CanonicalMap | None = None):
+        self.source = source
+        self.ir = ir
+        self.language = language
+        self.canonical_map = canonical_map
+        variant_dir = Path(variant_dir)
+        if not variant_dir.is_dir():
+            raise BabelflowError("Variant folder does not exist", file=variant_dir, fix="pass --variant pointing at an adapted variant")
+        # babelflow layout (<root>/data/...) or a bare copy of tau2's data/ folder (<dir>/tau2/...)
+        self.variant_root = variant_dir
+        self.bare_data_dir = not (variant_dir / "data").is_dir() and (variant_dir / "tau2").is_dir()
+        self.parse_errors: dict[str, str] = {}
+        self._documents: dict[str, Any] = {}
+
+    def target_path(self, spec: ArtifactSpec) -> Path:
+        if self.bare_data_dir and spec.path.startswith("data/"):
+            return self.variant_root / spec.path[len("data/") :]
+        return self.variant_root / spec.path
+
+    @cached_property
+    def specs(self) -> list[ArtifactSpec]:
+        return self.source.artifacts()
+
+    @cached_property
+    def _spec_by_path(self) -> dict[str, ArtifactSpec]:
+        return {s.path: s for s in self.specs}
+
+    @cached_property
+    def overlay(self) -> CodeOverlay | None:
+        return load_overlay(self.variant_root / OVERLAY_NAME)
+
+    def source_document(self, spec: ArtifactSpec) -> Any:
+        key = "source:" + spec.path
+        if key not in self._documents:
+            value = self.source.load_artifact(spec)
+            self._documents[key] = split_markdown(value) if spec.format is ArtifactFormat.MARKDOWN else value
+        return self._documents[key]
+
+    def target_document(self, spec: ArtifactSpec) -> Any | None:
+        """Parsed target artifact, or None when missing/unparseable (recorded in parse_errors)."""
+        key = "target:" + spec.path
+        if key in self._documents:
+            return self._documents[key]
+        path = self.target_path(spec)
+        value: Any = None
+        if not path.exists():
+            self.parse_errors[spec.path] = "missing"
+        else:
+            try:
+                value = load_document(path, spec.format)
+                if spec.format is ArtifactFormat.MARKDOWN:
+                    value = split_markdown(value)
+            except BabelflowError as exc:
+                self.parse_errors[spec.path] = exc.message
+        self._documents[key] = value
+        return value
+
+    def elements_of(self, artifact: str):
+        return self._by_artifact.get(artifact, [])
+
+    @cached_property
+    def _by_artifact(self) -> dict[str, list]:
+        grouped: dict[str, list] = {}
+        for element in self.ir.elements:
+            grouped.setdefault(element.artifact, []).append(element)
+        return grouped
+
+    def target_text(self, element) -> str | None:
+        """The variant's text at the element's locator (None if it cannot be located)."""
+        spec = self._spec_by_path.get(element.artifact)
+        if spec is None:
+            return None
+        locator = element.locator
+        if locator.kind in ("data_value", "data_key"):
+            document = self.target_document(spec)
+            try:
+                node = document
+                for segment in locator.path[:-1]:
+                    node = node[segment]
+                if locator.kind == "data_key":
+                    return locator.path[-1] if locator.path[-1] in node else None
+                value = node[locator.path[-1]]
+                return value if isinstance(value, str) else None
+            except (KeyError, IndexError, TypeError):
+                return None
+        if locator.kind == "markdown_block":
+            document: MarkdownDocument | None = self.target_document(spec)
+            if document is None or locator.block_index >= len(document.blocks):
+                return None
+            return document.blocks[locator.block_index].text
+        return None
+
+    def translatable(self):
+        return [e for e in self.ir.elements if e.translation_type is not TranslationType.PRESERVE]

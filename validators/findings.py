@@ -1,0 +1,138 @@
+"""Typed findings and the merged failure set.
+
+A finding names the field (IR element id and location), the layer and kind of the defect, its
+severity (closed set), and side-by-side evidence. Merging is a union keyed by (field, layer, kind):
+the same defect seen by several validators becomes one finding carrying every validator's
+evidence and reasoning; ids are stable so review decisions attach to them across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+
+from pydantic import Field
+
+from babelflow.ir import Record
+
+
+class Layer(str, Enum):
+    INTEGRITY = "integrity"
+    CONSISTENCY = "consistency"
+    FIDELITY = "fidelity"
+    BEHAVIOR = "behavior"
+
+
+class Severity(str, Enum):
+    CRITICAL = "critical"  # the variant cannot run or scores differently
+    MAJOR = "major"  # a model would read something wrong or be unable to act
+    MINOR = "minor"  # quality; does not change behaviour
+
+
+class Evidence(Record):
+    validator_id: str
+    reasoning: str
+    source: str | None = Field(default=None, description="source side, excerpted")
+    target: str | None = Field(default=None, description="target side, excerpted")
+    detail: dict[str, str] = Field(default_factory=dict)
+
+
+class Finding(Record):
+    id: str
+    layer: Layer
+    kind: str
+    severity: Severity
+    artifact: str
+    location: str = Field(description="field role/path, block, qualname or task id")
+    element_id: str | None = None
+    task_id: str | None = None
+    message: str
+    validators: list[str]
+    evidence: list[Evidence]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.element_id or f"{self.artifact}|{self.location}|{self.task_id or ''}", self.layer.value, self.kind)
+
+
+def finding_id(key: tuple[str, str, str]) -> str:
+    return "F-" + hashlib.blake2b("\0".join(key).encode(), digest_size=6).hexdigest()
+
+
+def excerpt(text: str | None, limit: int = 240) -> str | None:
+    if text is None:
+        return None
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def make_finding(
+    validator_id: str,
+    layer: Layer,
+    kind: str,
+    severity: Severity,
+    artifact: str,
+    location: str,
+    message: str,
+    *,
+    element_id: str | None = None,
+    task_id: str | None = None,
+    source: str | None = None,
+    target: str | None = None,
+    reasoning: str | None = None,
+    detail: dict[str, str] | None = None,
+) -> Finding:
+    finding = Finding(
+        id="",
+        layer=layer,
+        kind=kind,
+        severity=severity,
+        artifact=artifact,
+        location=location,
+        element_id=element_id,
+        task_id=task_id,
+        message=message,
+        validators=[validator_id],
+        evidence=[Evidence(validator_id=validator_id, reasoning=reasoning or message, source=excerpt(source), target=excerpt(target), detail=detail or {})],
+    )
+    finding.id = finding_id(finding.key)
+    return finding
+
+
+class SuppressedCheck(Record):
+    layer: Layer
+    artifact: str
+    reason: str
+
+
+class FailureSet(Record):
+    benchmark: str
+    language: str
+    findings: list[Finding]
+    suppressed: list[SuppressedCheck] = Field(default_factory=list)
+    validators: list[str]
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.findings
+
+
+def merge(benchmark: str, language: str, reports: list[list[Finding]], validators: list[str], suppressed: list[SuppressedCheck], notes: list[str]) -> FailureSet:
+    """Union of every validator's findings, one per (field, layer, kind), evidence kept from all."""
+    merged: dict[tuple[str, str, str], Finding] = {}
+    for report in reports:
+        for finding in report:
+            existing = merged.get(finding.key)
+            if existing is None:
+                merged[finding.key] = finding.model_copy(deep=True)
+                continue
+            for validator in finding.validators:
+                if validator not in existing.validators:
+                    existing.validators.append(validator)
+            existing.evidence.extend(e for e in finding.evidence if e not in existing.evidence)
+            if list(Severity).index(finding.severity) < list(Severity).index(existing.severity):
+                existing.severity = finding.severity
+    order = {layer: i for i, layer in enumerate(Layer)}
+    findings = sorted(merged.values(), key=lambda f: (order[f.layer], f.artifact, f.location, f.kind))
+    unique_suppressed = list({(s.layer, s.artifact): s for s in suppressed}.values())
+    return FailureSet(benchmark=benchmark, language=language, findings=findings, suppressed=unique_suppressed, validators=validators, notes=notes)

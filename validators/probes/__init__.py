@@ -1,0 +1,1 @@
+"""Deterministic probes, one module per layer. Each returns typed findings with evidence."""

@@ -1,0 +1,66 @@
+"""Layer 4, behavioural equivalence: source and target executed side by side under the same
+controlled actions (each task's golden actions, and a do-nothing agent), compared on rewards,
+tool results, error sequences, evaluator crashes and final state.
+
+A reward of 1.0 alone is not equivalence: translating retail cancel reasons keeps 1.0 while a
+do-nothing agent starts passing, which only the do-nothing comparison shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from babelflow.ir import ArtifactRole, TranslationType
+from source_benchmarks.tau2.localization import MessageCatalog
+from validators.context import ValidationContext
+from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+
+
+def _pairs(bench: Any, task_ids: list[str]) -> dict[str, tuple]:
+    if hasattr(bench, "replay_pairs"):
+        return {g.task_id: (g, n) for g, n in bench.replay_pairs(task_ids)}
+    golden = bench.replay_golden(task_ids)
+    nothing = bench.run_do_nothing(task_ids)
+    return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
+
+
+def check_behavior(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck], task_ids: list[str] | None = None, source_pairs: dict | None = None) -> list[Finding]:
+    if any(s.layer is Layer.BEHAVIOR for s in suppressed) or getattr(ctx, "variant_bench", None) is None:
+        return []
+    variant = ctx.variant_bench
+    ids = task_ids if task_ids is not None else ctx.source.task_ids(None)
+    tasks_artifact = next(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
+    expected = source_pairs if source_pairs is not None else _pairs(ctx.source, ids)
+    try:
+        observed = _pairs(variant, ids)
+    except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
+        return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
+    catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
+    db_translated = any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact.endswith(("db.json", "db.toml")))
+    findings: list[Finding] = []
+
+    def add(kind: str, task_id: str, message: str, source: str, target: str, severity: Severity = Severity.CRITICAL) -> None:
+        findings.append(make_finding(validator_id, Layer.BEHAVIOR, kind, severity, tasks_artifact, f"task {task_id}", message, task_id=task_id, source=source, target=target))
+
+    for task_id in ids:
+        if task_id not in observed:
+            add("task_missing", task_id, "task is missing from the variant", task_id, "")
+            continue
+        (sg, sn), (tg, tn) = expected[task_id], observed[task_id]
+        if sg.reward != tg.reward:
+            add("golden_reward_changed", task_id, f"golden replay reward {sg.reward} -> {tg.reward}", str(sg.reward_breakdown), str(tg.reward_breakdown))
+        if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
+            add("do_nothing_reward_changed", task_id, f"do-nothing reward {sn.reward} -> {tn.reward}", str(sn.evaluator_error or sn.reward_breakdown), str(tn.evaluator_error or tn.reward_breakdown))
+        calls_s = [(c.name, c.error) for c in sg.tool_calls]
+        calls_t = [(c.name, c.error) for c in tg.tool_calls]
+        if calls_s != calls_t:
+            add("tool_error_sequence_changed", task_id, "tool calls fail differently", " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s), " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t))
+        else:
+            for index, (a, b) in enumerate(zip(sg.tool_calls, tg.tool_calls)):
+                wanted = ("Error: " + catalog.translate(a.output.removeprefix("Error: "))) if a.error else (catalog.translate(a.output) if not db_translated else None)
+                if wanted is not None and b.output != wanted:
+                    add("tool_result_changed", task_id, f"call {index} ({a.name}) returns something else", a.output, b.output, Severity.MAJOR)
+                    break
+        if not db_translated and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):
+            add("final_state_changed", task_id, "final DB state after the golden actions differs", str(sg.final_db_sha256), str(tg.final_db_sha256))
+    return findings

@@ -1,0 +1,111 @@
+"""Layer 3, semantic fidelity: a QA catalogue in the pofilter/Xbench tradition plus agent checks.
+
+Deterministic offline; a configured model adds judgement through the validator agents.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+from analyzers.heuristics import WORD
+from validators.context import ValidationContext
+from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_ANSWER = re.compile(r"^\W*(sure|certainly|of course|here is|here's|as an ai|i cannot|i can't|i'm sorry|translation)\b", re.I)
+_COMMENTARY = re.compile(r"\((note|translator'?s? note|nb)\b|\btranslator'?s note\b|\btranslated (by|with)\b", re.I)
+_SCRIPTS = {"Han": ("zh", "ja"), "Devanagari": ("hi", "mr", "ne"), "Arabic": ("ar", "fa", "ur"), "Cyrillic": ("ru", "uk", "bg"), "Thai": ("th",), "Hangul": ("ko",)}
+EN_XA_MARKS = set("åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
+RLO = "\u202e"
+LENGTH_RATIO = (0.5, 3.5)
+
+
+def _plain(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+def _script_of(char: str) -> str | None:
+    name = unicodedata.name(char, "")
+    for script in _SCRIPTS:
+        if name.startswith(script.upper()) or (script == "Han" and name.startswith("CJK")):
+            return script
+    return None
+
+
+def _without_tokens(text: str, tokens: list[str]) -> str:
+    for token in sorted(tokens, key=len, reverse=True):
+        text = text.replace(token, " ")
+    return text
+
+
+def language_problem(text: str, source: str, language: str, tokens: list[str]) -> str | None:
+    """None if the translation is in the expected language/script, else what is wrong."""
+    body = _without_tokens(text, tokens)
+    if not WORD.search(_without_tokens(source, tokens)):
+        return None
+    if language == "en-XA":
+        if RLO in body:
+            return "right-to-left pseudo text in an en-XA variant"
+        return None if any(c in EN_XA_MARKS for c in body) else "no en-XA pseudo-locale text"
+    if language == "ar-XB":
+        return None if RLO in body or not WORD.search(body) else "no right-to-left (ar-XB) runs"
+    base = language.split("-")[0]
+    expected = next((script for script, langs in _SCRIPTS.items() if base in langs), None)
+    if expected is None:
+        return None
+    letters = [c for c in body if c.isalpha()]
+    if not letters:
+        return None
+    share = sum(1 for c in letters if _script_of(c) == expected) / len(letters)
+    return None if share >= 0.3 else f"only {share:.0%} of letters are {expected}"
+
+
+def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    skip = {s.artifact for s in suppressed if s.layer is Layer.FIDELITY}
+    findings: list[Finding] = []
+    for element in ctx.translatable():
+        if element.artifact in skip:
+            continue
+        if element.locator.kind == "python_literal":
+            continue  # code texts are checked whole in the overlay (below)
+        target = ctx.target_text(element)
+        if target is None:
+            continue
+        findings += _check_pair(validator_id, element.artifact, element.role, element.id, element.source_text, target, list(element.inline_tokens), ctx.language)
+    if ctx.overlay is not None:
+        for text in ctx.overlay.texts:
+            findings += _check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language)
+    return findings
+
+
+def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str) -> list[Finding]:
+    def finding(kind: str, severity: Severity, message: str, **detail: str) -> Finding:
+        return make_finding(validator_id, Layer.FIDELITY, kind, severity, artifact, location, message, element_id=element_id, source=source, target=target, detail=detail)
+
+    out: list[Finding] = []
+    if "⟦" in target:
+        out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
+    if target == source and WORD.search(_without_tokens(source, tokens)):
+        return out + [finding("untranslated", Severity.MAJOR, "text was copied through untranslated")]
+    if Counter(_DIGITS.findall(source)) != Counter(_DIGITS.findall(target)):
+        out.append(finding("number_changed", Severity.CRITICAL, "numbers differ between source and translation", source_numbers=" ".join(_DIGITS.findall(source)), target_numbers=" ".join(_DIGITS.findall(target))))
+    for token in tokens:
+        if target.count(token) > source.count(token):
+            out.append(finding("token_duplicated", Severity.MAJOR, f"protected token {token!r} appears more often than in the source", token=token))
+            break
+    problem = language_problem(target, source, language, tokens)
+    if problem:
+        out.append(finding("wrong_language", Severity.MAJOR, problem))
+    if _ANSWER.search(_plain(target)) and not _ANSWER.search(source):
+        out.append(finding("answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"))
+    if _COMMENTARY.search(_plain(target)) and not _COMMENTARY.search(source):
+        out.append(finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source"))
+    if len(source.strip()) >= 20:
+        ratio = len(target) / max(1, len(source))
+        if not LENGTH_RATIO[0] <= ratio <= LENGTH_RATIO[1]:
+            out.append(finding("length_ratio_outlier", Severity.MAJOR, f"length ratio {ratio:.2f} outside {LENGTH_RATIO}", ratio=f"{ratio:.2f}"))
+    if language == "en-XA" and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
+        out.append(finding("truncated", Severity.MAJOR, "en-XA brackets are unbalanced: the segment was cut"))
+    return out

@@ -1,0 +1,125 @@
+"""Layer 1, integrity & structure: files present and parseable, skeletons equal, models load."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFormat, TranslationType
+from validators.context import ValidationContext
+from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+
+MAX_PER_ARTIFACT = 20
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _skeleton_diffs(source: Any, target: Any, path: tuple, renamed: set[tuple], out: list[tuple[str, tuple, str]]) -> None:
+    """Compare structure only (types, keys, lengths); strings may differ. Stops at MAX_PER_ARTIFACT."""
+    if len(out) >= MAX_PER_ARTIFACT:
+        return
+    if _kind(source) != _kind(target) and not (isinstance(source, (int, float)) and isinstance(target, (int, float)) and type(source) is type(target)):
+        out.append(("type_changed", path, f"{_kind(source)} -> {_kind(target)}"))
+        return
+    if isinstance(source, dict):
+        missing = [k for k in source if k not in target and path + (k,) not in renamed]
+        extra = [k for k in target if k not in source]
+        if len(extra) > len([k for k in source if k not in target]):
+            out.append(("key_added", path, ", ".join(map(str, extra[:5]))))
+        for key in missing[:5]:
+            out.append(("key_removed", path + (key,), str(key)))
+        for key, value in source.items():
+            if key in target:
+                _skeleton_diffs(value, target[key], path + (key,), renamed, out)
+    elif isinstance(source, list):
+        if len(source) != len(target):
+            out.append(("list_length_changed", path, f"{len(source)} -> {len(target)}"))
+            return
+        for index, (a, b) in enumerate(zip(source, target)):
+            _skeleton_diffs(a, b, path + (index,), renamed, out)
+
+
+def _explain(source: Any, target: Any, path: tuple) -> str:
+    """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
+    from deepdiff import DeepDiff
+
+    for segment in path[:-1] if path else ():
+        try:
+            source, target = source[segment], target[segment]
+        except (KeyError, IndexError, TypeError):
+            break
+    text = DeepDiff(source, target, max_diffs=5, max_passes=1).pretty()
+    return text[:400]
+
+
+def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Finding], list[SuppressedCheck]]:
+    findings: list[Finding] = []
+    suppressed: list[SuppressedCheck] = []
+    for spec in ctx.specs:
+        if spec.format is ArtifactFormat.PYTHON:
+            continue
+        target = ctx.target_document(spec)
+        if spec.path in ctx.parse_errors:
+            problem = ctx.parse_errors[spec.path]
+            kind = "artifact_missing" if problem == "missing" else "artifact_unparseable"
+            findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "<file>", f"{spec.path}: {problem}", target=problem))
+            for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
+                suppressed.append(SuppressedCheck(layer=layer, artifact=spec.path, reason=f"{kind}: checks of this file need it parsed"))
+            continue
+        raw_text = ctx.target_path(spec).read_text(encoding="utf-8")
+        if "⟦" in raw_text:
+            line = raw_text[: raw_text.index("⟦")].count("\n") + 1
+            findings.append(make_finding(validator_id, Layer.INTEGRITY, "placeholder_left", Severity.CRITICAL, spec.path, f"line {line}", "a translation placeholder reached the output", target=raw_text.splitlines()[line - 1]))
+        source = ctx.source_document(spec)
+        if spec.format is ArtifactFormat.MARKDOWN:
+            source_kinds = [b.kind for b in source.blocks]
+            target_kinds = [b.kind for b in target.blocks]
+            if source_kinds != target_kinds:
+                index = next((i for i, (a, b) in enumerate(zip(source_kinds, target_kinds)) if a != b), min(len(source_kinds), len(target_kinds)))
+                findings.append(
+                    make_finding(validator_id, Layer.INTEGRITY, "markdown_structure_changed", Severity.MAJOR, spec.path, f"block {index}", f"Markdown blocks differ from block {index}",
+                                 source=" ".join(source_kinds[index : index + 3]), target=" ".join(target_kinds[index : index + 3]))
+                )
+            continue
+        renamed = {tuple(e.locator.path) for e in ctx.elements_of(spec.path) if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE}
+        diffs: list[tuple[str, tuple, str]] = []
+        _skeleton_diffs(source, target, (), renamed, diffs)
+        for index, (kind, path, what) in enumerate(diffs):
+            detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
+            findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "$" + "".join(f"[{p!r}]" for p in path), f"structure differs: {kind} ({what})", detail=detail))
+    if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
+        findings += _models_and_schemas(ctx, validator_id, suppressed)
+    return findings, suppressed
+
+
+def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    from source_benchmarks import open_variant
+
+    findings: list[Finding] = []
+    try:
+        variant = open_variant(ctx.source.id, ctx.variant_root) if not ctx.bare_data_dir else type(ctx.source)(ctx.source.id, source_dir=ctx.variant_root)
+        variant.validate_artifacts()
+    except BabelflowError as exc:
+        findings.append(make_finding(validator_id, Layer.INTEGRITY, "model_rejects_variant", Severity.CRITICAL, exc.file or "<variant>", exc.field or "<file>", f"the benchmark's own models reject the variant: {exc.message}", target=exc.message))
+        suppressed.append(SuppressedCheck(layer=Layer.BEHAVIOR, artifact="*", reason="the variant does not load into the benchmark's models"))
+        return findings
+    ctx.variant_bench = variant
+    docstrings = {t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname) for t in (ctx.overlay.texts if ctx.overlay else []) if t.role == "docstring"}
+    source_schemas = {s["function"]["name"]: s["function"] for s in ctx.source.tool_schemas()}
+    for schema in variant.tool_schemas():
+        function = schema["function"]
+        before = source_schemas.get(function["name"])
+        if before is None:
+            findings.append(make_finding(validator_id, Layer.INTEGRITY, "tool_schema_changed", Severity.CRITICAL, "<tool schemas>", function["name"], f"unknown tool {function['name']}"))
+            continue
+        a, b = before["parameters"], function["parameters"]
+        params_a, params_b = a.get("properties", {}), b.get("properties", {})
+        lost = [name for name, prop in params_a.items() if name not in params_b or ("description" in prop) != ("description" in params_b[name])]
+        if list(params_a) != list(params_b) or a.get("required") != b.get("required") or lost:
+            module, qualname = docstrings.get(function["name"], ("<tool schemas>", function["name"]))
+            findings.append(make_finding(validator_id, Layer.INTEGRITY, "tool_schema_changed", Severity.CRITICAL, module, qualname,
+                                         f"tool {function['name']}: parameters or their descriptions changed ({', '.join(lost) or 'names/required'})",
+                                         source=str(list(params_a)), target=str(list(params_b))))
+    return findings
