@@ -130,10 +130,17 @@ def _read_profile(path: Path) -> tuple[Profile, bytes]:
         raise BabelflowError(f"Profile does not match the schema: {first['msg']}", file=path, field=".".join(str(p) for p in first["loc"]), fix="see source_benchmarks/profiles/*.toml for the format") from exc
 
 
-def load_profile(benchmark: str, path: Path | None = None) -> LoadedProfile:
-    """Load `path` (default: the packaged profile of `benchmark`) and merge what it extends."""
+def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list[ElementOverride] | None = None) -> LoadedProfile:
+    """Load `path` (default: the packaged profile of `benchmark`) and merge what it extends.
+
+    `extra_overrides` are reviewed per-element decisions (from the review loop); they take
+    precedence and are part of the profile hash, so the IR is rebuilt when they change.
+    """
     path = Path(path) if path else PROFILES_DIR / f"{benchmark}.toml"
     profile, raw = _read_profile(path)
+    if extra_overrides:
+        profile = profile.model_copy(update={"overrides": list(extra_overrides) + profile.overrides})
+        raw += b"\0overrides:" + b"".join(o.model_dump_json().encode() for o in extra_overrides)
     if profile.benchmark != benchmark:
         raise BabelflowError(f"Profile is for {profile.benchmark!r}, not {benchmark!r}", file=path, field="benchmark", fix="use the profile of this benchmark")
     sources, blobs = [path], [raw]

@@ -40,7 +40,7 @@ def open_variant(benchmark_id: str, variant_root: Path) -> SourceBenchmark:
     if benchmark_id == FIXTURE_BENCHMARK:
         from source_benchmarks.fixture.adapter import FixtureBenchmark
 
-        return FixtureBenchmark(source_dir=variant_root)
+        return FixtureBenchmark(source_dir=variant_root, overlay=overlay)
     raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(BENCHMARK_IDS)}")
 
 

@@ -14,7 +14,7 @@ from babelflow.markdown_blocks import split_markdown
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
 from source_benchmarks import get_benchmark, open_variant
-from source_benchmarks.tau2.localization import MessageCatalog
+from source_benchmarks.message_catalog import MessageCatalog
 
 from conftest import TAU2_DOMAINS
 

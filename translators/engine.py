@@ -38,6 +38,7 @@ class TranslationStats(Record):
     naive_characters: int
     unique_characters: int
     requests: int = 0
+    segments_sent: int = 0
     memory_hits: int = 0
 
 
@@ -89,7 +90,11 @@ class TranslationEngine:
             else:
                 misses.append(item)
         done = done_offset + len(pending) - len(misses)
-        for batch in _batches(misses, self.max_items, self.max_chars):
+        # units whose protected text is identical (e.g. "Test the ⟦0⟧ functionality") share one request
+        sharing: dict[str, list[_Pending]] = {}
+        for item in misses:
+            sharing.setdefault(item.tm_key, []).append(item)
+        for batch in _batches([group[0] for group in sharing.values()], self.max_items, self.max_chars):
             request = TranslationRequest(
                 source_language=self.source_language,
                 target_language=self.language,
@@ -97,21 +102,23 @@ class TranslationEngine:
             )
             response = self.translator.translate(request)
             stats.requests += response.usage.requests
+            stats.segments_sent += len(batch)
             stats.characters_sent += response.usage.input_characters
             problems = check_response(request, response)
             by_id = {s.segment_id: s.text for s in response.segments}
             fresh: dict[str, str] = {}
-            for item in batch:
-                text = by_id.get(item.unit.key)
-                if text is None:
-                    results[item.unit.key] = problems or ["translator returned no text for this segment"]
-                    continue
-                restored = self._restore(item, text)
-                results[item.unit.key] = restored
-                if isinstance(restored, str):
-                    fresh[item.tm_key] = text  # only good translations are remembered
+            for first in batch:
+                text = by_id.get(first.unit.key)
+                for item in sharing[first.tm_key]:
+                    if text is None:
+                        results[item.unit.key] = problems or ["translator returned no text for this segment"]
+                        continue
+                    restored = self._restore(item, text)
+                    results[item.unit.key] = restored
+                    if isinstance(restored, str):
+                        fresh[item.tm_key] = text  # only good translations are remembered
             self.memory.put_many(fresh)
-            done += len(batch)
+            done += sum(len(sharing[first.tm_key]) for first in batch)
             if progress:
                 progress(done, total)
         return results
@@ -127,7 +134,26 @@ class TranslationEngine:
         key = memory_key(self.translator.translator_id, self.language, unit.kind, unit.context, protected.text)
         return _Pending(unit, protected, key)
 
-    def translate(self, ir: IRDocument, cmap: CanonicalMap, progress: Progress | None = None) -> TranslationOutcome:
+    def memory_keys(self, ir: IRDocument, cmap: CanonicalMap, element_ids: set[str]) -> set[str]:
+        """Translation-memory keys of the units holding these elements (to retranslate exactly them)."""
+        canonical_units, free_units = extract_units(ir)
+        groups = canonical_groups_of_values(ir)
+        keys = set()
+        for unit in canonical_units + free_units:
+            if element_ids & set(unit.element_ids):
+                keys.add(self._pending(unit, self._protect(unit, cmap, groups)).tm_key)
+        return keys
+
+    @staticmethod
+    def _protect(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
+        if unit.kind == "canonical":
+            return protect(unit.text)
+        canonical_terms = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups and cmap.target_of(groups[t], t)}
+        preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
+        return protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)
+
+    def translate(self, ir: IRDocument, cmap: CanonicalMap, progress: Progress | None = None, reviewed: dict[str, str] | None = None) -> TranslationOutcome:
+        """`reviewed`: element id -> a reviewer's translation, used instead of the translator's."""
         canonical_units, free_units = extract_units(ir)
         stats = TranslationStats(
             translator_id=self.translator.translator_id,
@@ -156,11 +182,7 @@ class TranslationEngine:
 
         # 2. free text, with canonical terms injected and preserved tokens protected
         groups = canonical_groups_of_values(ir)
-        pending = []
-        for unit in free_units:
-            canonical_terms = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups and cmap.target_of(groups[t], t)}
-            preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
-            pending.append(self._pending(unit, protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)))
+        pending = [self._pending(unit, self._protect(unit, cmap, groups)) for unit in free_units]
         results = self._run(pending, stats, progress, len(canonical_units), total)
         for unit in free_units:
             result = results[unit.key]
@@ -168,4 +190,7 @@ class TranslationEngine:
                 failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
                 continue
             targets.update(dict.fromkeys(unit.element_ids, result))
+        for element_id, text in (reviewed or {}).items():
+            if element_id in targets:
+                targets[element_id] = text
         return TranslationOutcome(targets=targets, failures=failures, stats=stats)

@@ -49,3 +49,14 @@ class TranslationMemory:
             handle.write(b"".join(orjson.dumps({"key": k, "target": v}) + b"\n" for k, v in items.items()))
             handle.flush()
             os.fsync(handle.fileno())
+
+    def forget(self, keys: set[str]) -> int:
+        """Drop entries (a confirmed bad translation) and rewrite the file atomically."""
+        from babelflow.atomic_io import write_bytes_atomic
+
+        gone = [k for k in keys if k in self.entries]
+        for key in gone:
+            del self.entries[key]
+        if self.path and gone:
+            write_bytes_atomic(self.path, b"".join(orjson.dumps({"key": k, "target": v}) + b"\n" for k, v in self.entries.items()))
+        return len(gone)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from babelflow.ir import ArtifactRole, TranslationType
-from source_benchmarks.tau2.localization import MessageCatalog
+from source_benchmarks.message_catalog import MessageCatalog
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 

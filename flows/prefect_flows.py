@@ -1,0 +1,286 @@
+"""The Prefect DAG: adapt_language (one language, looped review rounds) and adapt_languages.
+
+Tasks are coarse — one per stage and one per validation layer — and cache on their real inputs
+(source hashes, IR and profile hash, reviewed canonical entries, translator id, stage code
+version). Results persist under the state folder, so an unchanged rerun executes nothing and a
+fix reruns only what it touches. Failed work fails the flow: every future is resolved with
+`.result()`, which raises.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Literal
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.exceptions import FlowPauseTimeout
+from prefect.flow_runs import pause_flow_run
+from prefect.futures import wait
+from prefect.input import RunInput
+from prefect.runtime import flow_run as current_flow_run
+from pydantic import BaseModel, Field
+
+from babelflow.ir import Record
+from babelflow.settings import BabelflowSettings
+from flows import stages
+from flows.reporting import failure_report_markdown, failure_table_rows
+from flows.review_store import ReviewDecision, ReviewStore
+from flows.signoff import sign_off
+from validators.findings import FailureSet, Layer
+
+
+def _cached(stage: str):
+    """A task whose cache key is the `cache_key` parameter the flow computed from real inputs."""
+
+    def key_fn(context, parameters):
+        return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{parameters['cache_key']}"
+
+    return task(name=stage, cache_key_fn=key_fn, persist_result=True)
+
+
+@_cached("analyze")
+def analyze_task(cache_key: str, settings: BabelflowSettings, benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> stages.AnalyzeResult:
+    get_run_logger().info(f"analyzing {benchmark}: runtime trace of every task's golden replay")
+    return stages.stage_analyze(settings, benchmark, source_dir, profile, overrides)
+
+
+@_cached("translate")
+def translate_task(cache_key: str, settings: BabelflowSettings, benchmark: str, language: str, translator: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> stages.TranslateResult:
+    result = stages.stage_translate(settings, benchmark, language, translator, ir_path, reviewed, forget)
+    get_run_logger().info(f"translated {result.retranslated_units} units ({result.stats.memory_hits} from translation memory), {len(result.failures)} failed")
+    return result
+
+
+@_cached("rebuild")
+def rebuild_task(cache_key: str, settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, translated: stages.TranslateResult, out: Path | None) -> stages.RebuildResult:
+    return stages.stage_rebuild(settings, benchmark, language, source_dir, ir_path, translated, out)
+
+
+@_cached("validate")
+def integrity_task(cache_key: str, settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> stages.LayerResult:
+    return stages.stage_integrity(settings, benchmark, language, source_dir, ir_path, variant)
+
+
+@_cached("validate")
+def layer_task(cache_key: str, settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list) -> stages.LayerResult:
+    result = stages.stage_layer(settings, layer, benchmark, language, source_dir, ir_path, variant, suppressed)
+    get_run_logger().info(f"{layer.value}: {len(result.findings)} findings" + (f", {result.tasks_replayed} tasks replayed" if layer is Layer.BEHAVIOR else ""))
+    return result
+
+
+@task(name="merge", cache_policy=NO_CACHE)
+def merge_task(settings: BabelflowSettings, benchmark: str, language: str, layers: list[stages.LayerResult]) -> FailureSet:
+    return stages.stage_merge(settings, benchmark, language, layers)
+
+
+class FindingDecision(BaseModel):
+    finding_id: str
+    summary: str = Field(default="", description="what was found (read-only)")
+    decision: Literal["confirm", "dismiss", "skip"] = "skip"
+    note: str = ""
+    route: Literal["translation", "analysis"] = "translation"
+    preserve_reason: str | None = None
+    replacement: str | None = None
+
+
+class ReviewForm(RunInput):
+    reviewer: str = Field(description="your name, recorded with every decision")
+    decisions: list[FindingDecision]
+
+
+class SignOffForm(RunInput):
+    reviewer: str
+    spot_checked_tasks: list[str] = Field(description="tasks offered for the final end-to-end spot check")
+    approve: bool = False
+    note: str = ""
+
+
+class StageRun(Record):
+    stage: str
+    cached: bool
+
+
+class RoundRecord(Record):
+    round: int
+    stages: list[StageRun]
+    findings: int
+    retranslated_units: int
+    tasks_replayed: int
+
+
+class AdaptFlowResult(Record):
+    benchmark: str
+    language: str
+    status: Literal["signed", "awaiting_review", "awaiting_signoff", "rounds_exhausted"]
+    rounds: list[RoundRecord]
+    open_findings: list[str]
+    variant_dir: Path
+
+
+def _call(task_fn, **kwargs):
+    """Run a cached task, refreshing its cache when its output file is gone; returns (result, cached)."""
+    state = task_fn(**kwargs, return_state=True)
+    result = state.result()  # raises if the task failed: failures never pass silently
+    return result, state.name == "Cached"
+
+
+def _one_round(settings, benchmark, language, translator, source_dir, profile, out, reviewed, forget, record: RoundRecord):
+    paths = stages.run_paths(settings, benchmark, language)
+    analyze_key = stages.analyze_inputs_key(benchmark, source_dir, profile, paths.overrides)
+    analysis, cached = _call(
+        analyze_task.with_options(refresh_cache=not stages.adapt_paths(settings, benchmark, "any", "any").ir.exists()),
+        cache_key=analyze_key, settings=settings, benchmark=benchmark, source_dir=source_dir, profile=profile, overrides=paths.overrides,
+    )
+    record.stages.append(StageRun(stage="analyze", cached=cached))
+    # confirmed translation findings are cumulative inputs: the memory they purged stays purged
+    history = sorted(f"{d.finding_id}@{d.at}" for d in ReviewStore(paths.review_dir).decisions() if d.decision == "confirm" and d.route == "translation")
+    translate_key = stages.translate_inputs_key(settings, benchmark, language, translator, analysis.ir_sha256, reviewed) + stages.key_of(history)
+    translated, cached = _call(
+        translate_task.with_options(refresh_cache=not paths.targets.exists()),
+        cache_key=translate_key, settings=settings, benchmark=benchmark, language=language, translator=translator, ir_path=analysis.ir_path, reviewed=reviewed, forget=forget,
+    )
+    record.stages.append(StageRun(stage="translate", cached=cached))
+    record.retranslated_units = 0 if cached else translated.retranslated_units
+    variant = stages.adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
+    rebuild_key = stages.key_of(analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(variant))
+    rebuilt, cached = _call(
+        rebuild_task.with_options(refresh_cache=not stages.variant_intact(variant)),
+        cache_key=rebuild_key, settings=settings, benchmark=benchmark, language=language, source_dir=source_dir, ir_path=analysis.ir_path, translated=translated, out=out,
+    )
+    record.stages.append(StageRun(stage="rebuild", cached=cached))
+    base = stages.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
+    integrity, cached = _call(integrity_task, cache_key=base + "-integrity", settings=settings, benchmark=benchmark, language=language, source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir)
+    record.stages.append(StageRun(stage="validate:integrity", cached=cached))
+    futures = {
+        layer: layer_task.submit(
+            cache_key=f"{base}-{layer.value}", settings=settings, layer=layer, benchmark=benchmark, language=language,
+            source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir, suppressed=integrity.suppressed, return_state=False,
+        )
+        for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+    }
+    wait(list(futures.values()))
+    layers = [integrity]
+    for layer, future in futures.items():
+        layers.append(future.result())  # raises on failure
+        record.stages.append(StageRun(stage=f"validate:{layer.value}", cached=future.state.name == "Cached"))
+        if layer is Layer.BEHAVIOR and future.state.name != "Cached":
+            record.tasks_replayed = layers[-1].tasks_replayed
+    failures = merge_task(settings=settings, benchmark=benchmark, language=language, layers=layers)
+    record.findings = len(failures.findings)
+    return failures, rebuilt.variant_dir
+
+
+def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path) -> None:
+    key = f"{benchmark}-{language}".lower().replace("_", "-")
+    create_markdown_artifact(key=f"{key}-failure-report", markdown=failure_report_markdown(failures, round_no, variant), description=f"round {round_no}")
+    create_table_artifact(key=f"{key}-findings", table=failure_table_rows(failures) or [{"finding": "none"}], description=f"round {round_no}")
+
+
+def apply_decisions(settings: BabelflowSettings, benchmark: str, language: str, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
+    """Route confirmed findings: analysis → profile override; translation → retranslate / reviewer text."""
+    import orjson
+
+    from analyzers.profile import ElementOverride
+    from babelflow.atomic_io import write_bytes_atomic
+    from babelflow.ir import TranslationType
+
+    paths = stages.run_paths(settings, benchmark, language)
+    reviewed_path = paths.run_dir / "reviewed_translations.json"
+    reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
+    overrides = stages.load_overrides(paths.overrides)
+    forget: list[str] = []
+    pending = store.unapplied_confirmations()
+    for decision in pending:
+        if decision.element_id is None:
+            continue
+        if decision.route == "analysis":
+            reason = decision.preserve_reason
+            overrides = [o for o in overrides if o.element != decision.element_id] + [
+                ElementOverride(element=decision.element_id, type=TranslationType.PRESERVE, reason=reason or "linked_entity", note=f"review {decision.finding_id} by {decision.reviewer}: {decision.note}")
+            ]
+        elif decision.replacement:
+            reviewed[decision.element_id] = decision.replacement
+        else:
+            forget.append(decision.element_id)
+    write_bytes_atomic(paths.overrides, orjson.dumps([o.model_dump(mode="json") for o in overrides]))
+    write_bytes_atomic(reviewed_path, orjson.dumps(reviewed))
+    store.mark_applied(pending)
+    return reviewed, forget
+
+
+@flow(name="adapt-language", log_prints=True)
+def adapt_language(
+    benchmark: str,
+    language: str,
+    profile: Path | None = None,
+    translator: str = "pseudo",
+    source_dir: Path | None = None,
+    out: Path | None = None,
+    review_timeout: int = 0,
+    max_rounds: int = 4,
+    project_root: Path | None = None,
+) -> AdaptFlowResult:
+    """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
+    logger = get_run_logger()
+    settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
+    store = ReviewStore(stages.run_paths(settings, benchmark, language).review_dir)
+    rounds: list[RoundRecord] = []
+    variant = Path(".")
+    for round_no in range(1, max_rounds + 1):
+        reviewed, forget = apply_decisions(settings, benchmark, language, store)
+        record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
+        failures, variant = _one_round(settings, benchmark, language, translator, source_dir, profile, out, reviewed, forget, record)
+        rounds.append(record)
+        store.save_queue(failures, str(current_flow_run.id))
+        _publish(benchmark, language, round_no, failures, variant)
+        logger.info(f"round {round_no}: {len(failures.findings)} open findings")
+        if not failures.findings:
+            return _sign(settings, benchmark, language, variant, store, rounds, review_timeout)
+        if review_timeout <= 0:
+            logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
+            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant)
+        form = ReviewForm.with_initial_data(
+            description=f"Confirm or dismiss the {len(failures.findings)} findings of round {round_no} (see the failure-report artifact).",
+            reviewer="",
+            decisions=[FindingDecision(finding_id=f.id, summary=f"[{f.layer.value}/{f.kind}] {f.artifact} {f.location}: {f.message}") for f in failures.findings],
+        )
+        try:
+            answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}")
+        except FlowPauseTimeout:
+            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant)
+        for item in answer.decisions:
+            if item.decision != "skip":
+                store.append(ReviewDecision(finding_id=item.finding_id, decision=item.decision, reviewer=answer.reviewer or "anonymous", note=item.note, route=item.route, preserve_reason=item.preserve_reason, replacement=item.replacement), failures)
+    return AdaptFlowResult(benchmark=benchmark, language=language, status="rounds_exhausted", rounds=rounds, open_findings=[], variant_dir=variant)
+
+
+def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, rounds, review_timeout: int) -> AdaptFlowResult:
+    from source_benchmarks import get_benchmark
+
+    ids = get_benchmark(benchmark).task_ids(None)
+    sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(ids, min(5, len(ids))))
+    result = AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_signoff", rounds=rounds, open_findings=[], variant_dir=variant)
+    if review_timeout <= 0:
+        return result
+    form = SignOffForm.with_initial_data(description="No open findings. Spot-check these tasks end to end, then approve.", reviewer="", spot_checked_tasks=sample)
+    try:
+        answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}")
+    except FlowPauseTimeout:
+        return result
+    if not answer.approve:
+        return result
+    sign_off(settings, benchmark, language, variant, store, reviewer=answer.reviewer, spot_checked=answer.spot_checked_tasks, note=answer.note, flow_run_id=str(current_flow_run.id))
+    return result.model_copy(update={"status": "signed"})
+
+
+@flow(name="adapt-languages")
+def adapt_languages(benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None) -> list[AdaptFlowResult]:
+    """One adapt_language subflow per language, at most `max_concurrency` at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
+        futures = [pool.submit(adapt_language, benchmark, language, review_timeout=review_timeout, project_root=project_root) for language in languages]
+        return [f.result() for f in futures]

@@ -1,0 +1,61 @@
+"""Failure reports for people: Markdown (Prefect artifact, side by side) and table rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from validators.findings import FailureSet
+
+
+def _cell(text: str | None, limit: int = 160) -> str:
+    if text is None:
+        return "—"
+    text = text.replace("|", "\\|").replace("\n", " ⏎ ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path) -> str:
+    lines = [
+        f"# {failures.benchmark} → {failures.language}: round {round_no}",
+        "",
+        f"**{len(failures.findings)} open findings.** Variant: [`{variant}`]({variant.resolve().as_uri()}) · validators: {', '.join(failures.validators)}",
+        "",
+    ]
+    lines += [f"> {note}" for note in failures.notes[:3]]
+    for item in failures.suppressed:
+        lines.append(f"- suppressed {item.layer.value} checks of `{item.artifact}`: {item.reason}")
+    for finding in failures.findings:
+        lines += [
+            "",
+            f"## `{finding.id}` · {finding.layer.value} · {finding.kind} · {finding.severity.value}",
+            "",
+            f"- **field:** `{finding.artifact}` — {finding.location}" + (f" (element `{finding.element_id}`)" if finding.element_id else ""),
+            f"- **raised by:** {', '.join(finding.validators)}",
+            f"- **what:** {finding.message}",
+            "",
+            "| validator | reasoning | source | target |",
+            "|---|---|---|---|",
+        ]
+        for evidence in finding.evidence:
+            lines.append(f"| {evidence.validator_id} | {_cell(evidence.reasoning)} | {_cell(evidence.source)} | {_cell(evidence.target)} |")
+        for name, value in (finding.evidence[0].detail.items() if finding.evidence else []):
+            lines.append(f"\n<details><summary>{name}</summary>\n\n```\n{value}\n```\n</details>")
+    if not failures.findings:
+        lines.append("No findings: the variant is ready for the final spot check and sign-off.")
+    return "\n".join(lines)
+
+
+def failure_table_rows(failures: FailureSet) -> list[dict[str, str]]:
+    return [
+        {
+            "id": f.id,
+            "layer": f.layer.value,
+            "kind": f.kind,
+            "severity": f.severity.value,
+            "artifact": f.artifact,
+            "location": f.location,
+            "validators": ", ".join(f.validators),
+            "message": f.message,
+        }
+        for f in failures.findings
+    ]

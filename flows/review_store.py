@@ -1,0 +1,119 @@
+"""The review queue and the append-only decision log of one (benchmark, language).
+
+Decisions are appended (never rewritten) with reviewer, time, reason and the fingerprint of the
+field at decision time: a dismissed finding stays dismissed until its field changes. The open
+queue is persisted so an unattended run can stop and a later `babelflow review` + rerun continue.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+import orjson
+from pydantic import Field, ValidationError
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.errors import BabelflowError
+from babelflow.ir import PreserveReason, Record
+from validators.findings import FailureSet, Finding
+
+
+class ReviewDecision(Record):
+    finding_id: str
+    decision: Literal["confirm", "dismiss"]
+    reviewer: str
+    note: str = ""
+    route: Literal["translation", "analysis"] = "translation"
+    preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
+    replacement: str | None = Field(default=None, description="translation route: the reviewer's own translation")
+    element_id: str | None = None
+    field_fingerprint: str = ""
+    at: str = ""
+
+
+def fingerprint(finding: Finding) -> str:
+    sides = "".join(f"{e.source}\0{e.target}" for e in finding.evidence[:1])
+    return hashlib.blake2b(f"{finding.key}\0{sides}".encode(), digest_size=8).hexdigest()
+
+
+class ReviewStore:
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.log = self.folder / "decisions.jsonl"
+        self.queue_path = self.folder / "queue.json"
+        self.applied_path = self.folder / "applied.json"
+
+    # ---- decisions ---------------------------------------------------------------------------
+    def decisions(self) -> list[ReviewDecision]:
+        if not self.log.exists():
+            return []
+        out = []
+        for number, line in enumerate(self.log.read_bytes().splitlines(), start=1):
+            try:
+                out.append(ReviewDecision.model_validate(orjson.loads(line)))
+            except (orjson.JSONDecodeError, ValidationError):
+                if number < len(self.log.read_bytes().splitlines()):
+                    raise BabelflowError("Decision log is corrupt", file=self.log, field=f"line {number}", fix="restore the line from backup; decisions are append-only")
+        return out
+
+    def append(self, decision: ReviewDecision, queue: FailureSet | None = None) -> ReviewDecision:
+        queue = queue if queue is not None else self.queue()
+        finding = next((f for f in (queue.findings if queue else []) if f.id == decision.finding_id), None)
+        if finding is None:
+            raise BabelflowError(f"No open finding {decision.finding_id!r}", file=self.queue_path, field="finding_id", fix="run `babelflow review` to list the open findings")
+        decision = decision.model_copy(
+            update={"element_id": finding.element_id, "field_fingerprint": fingerprint(finding), "at": decision.at or datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        )
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as handle:
+            handle.write(orjson.dumps(decision.model_dump(mode="json")) + b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        return decision
+
+    def dismissed(self) -> dict[str, str]:
+        """finding id -> field fingerprint, for the latest decision of each finding if it is a dismissal."""
+        latest: dict[str, ReviewDecision] = {}
+        for decision in self.decisions():
+            latest[decision.finding_id] = decision
+        return {fid: d.field_fingerprint for fid, d in latest.items() if d.decision == "dismiss"}
+
+    def unapplied_confirmations(self) -> list[ReviewDecision]:
+        applied = set(orjson.loads(self.applied_path.read_bytes())) if self.applied_path.exists() else set()
+        return [d for d in self.decisions() if d.decision == "confirm" and self._key(d) not in applied]
+
+    def mark_applied(self, decisions: list[ReviewDecision]) -> None:
+        applied = set(orjson.loads(self.applied_path.read_bytes())) if self.applied_path.exists() else set()
+        applied |= {self._key(d) for d in decisions}
+        write_bytes_atomic(self.applied_path, orjson.dumps(sorted(applied)))
+
+    @staticmethod
+    def _key(decision: ReviewDecision) -> str:
+        return f"{decision.finding_id}@{decision.at}"
+
+    # ---- queue -------------------------------------------------------------------------------
+    def open_findings(self, failures: FailureSet) -> FailureSet:
+        """Drop findings dismissed earlier whose field has not changed since."""
+        dismissed = self.dismissed()
+        keep = [f for f in failures.findings if dismissed.get(f.id) != fingerprint(f)]
+        return failures.model_copy(update={"findings": keep})
+
+    def save_queue(self, failures: FailureSet, flow_run_id: str | None = None) -> None:
+        write_bytes_atomic(self.queue_path, orjson.dumps(failures.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
+        write_bytes_atomic(self.folder / "flow_run.json", orjson.dumps({"flow_run_id": flow_run_id}))
+
+    def flow_run_id(self) -> str | None:
+        path = self.folder / "flow_run.json"
+        return orjson.loads(path.read_bytes()).get("flow_run_id") if path.exists() else None
+
+    def queue(self) -> FailureSet | None:
+        if not self.queue_path.exists():
+            return None
+        try:
+            return FailureSet.model_validate(orjson.loads(self.queue_path.read_bytes()))
+        except (orjson.JSONDecodeError, ValidationError) as exc:
+            raise BabelflowError("Review queue is corrupt", file=self.queue_path, fix="rerun the flow to rebuild the queue; decisions are kept") from exc

@@ -1,0 +1,245 @@
+"""The pipeline stages as coarse, restartable units with explicit inputs and small typed results.
+
+Each stage reads and writes files under the state folder (atomically) and returns a record that
+names them with their hashes, so Prefect caches on real inputs and passes kilobytes, not IRs.
+The same functions run without Prefect (`flows/adapt.py`, tests, benchmarks).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from pydantic import Field
+
+from analyzers.profile import ElementOverride, load_profile
+from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
+from babelflow.ir import IRDocument, Record, load_ir
+from babelflow.settings import BabelflowSettings
+from babelflow.variant import MANIFEST_NAME
+from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for
+from flows.review_store import ReviewStore
+from source_benchmarks import get_benchmark
+from translators.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
+from translators.engine import TranslationEngine, TranslationStats, UnitFailure
+from translators.memory import TranslationMemory
+from translators.rebuild import rebuild_variant
+from translators.registry import make_translator
+from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
+
+# Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
+STAGE_VERSIONS = {"analyze": "1", "translate": "1", "rebuild": "1", "validate": "1", "merge": "1"}
+
+
+class RunPaths(Record):
+    run_dir: Path
+    review_dir: Path
+    overrides: Path
+    targets: Path
+    behavior_cache: Path
+
+
+def run_paths(settings: BabelflowSettings, benchmark: str, language: str) -> RunPaths:
+    state = settings.resolved_state_dir()
+    run_dir = state / "runs" / benchmark / language
+    return RunPaths(
+        run_dir=run_dir,
+        review_dir=state / "review" / benchmark / language,
+        overrides=state / "review" / benchmark / "profile_overrides.json",
+        targets=run_dir / "targets.json",
+        behavior_cache=run_dir / "behavior_cache.json",
+    )
+
+
+def load_overrides(path: Path) -> list[ElementOverride]:
+    return [ElementOverride.model_validate(o) for o in orjson.loads(path.read_bytes())] if path.exists() else []
+
+
+def key_of(*parts: object) -> str:
+    return sha256_bytes(orjson.dumps(parts, default=str))
+
+
+# ---- analyze ---------------------------------------------------------------------------------
+class AnalyzeResult(Record):
+    ir_path: Path
+    ir_sha256: str
+
+
+def analyze_inputs_key(benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> str:
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    loaded = load_profile(benchmark, profile, load_overrides(overrides))
+    return key_of("analyze", STAGE_VERSIONS["analyze"], [f.sha256 for f in bench.fingerprints()], loaded.sha256)
+
+
+def stage_analyze(settings: BabelflowSettings, benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> AnalyzeResult:
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    path = adapt_paths(settings, benchmark, "any", "any").ir
+    loaded_overrides = load_overrides(overrides)
+    from analyzers.analyze import analyze_benchmark
+    from babelflow.ir import save_ir
+
+    if loaded_overrides:
+        ir = analyze_benchmark(bench, load_profile(benchmark, profile, loaded_overrides))
+        save_ir(ir, path)
+    else:
+        ir = analyze_or_reuse(bench, profile, path, lambda m: None)
+    return AnalyzeResult(ir_path=path, ir_sha256=sha256_file(path))
+
+
+# ---- translate -------------------------------------------------------------------------------
+class TranslateResult(Record):
+    targets_path: Path
+    targets_sha256: str
+    canonical_map_version: str
+    translator_id: str
+    stats: TranslationStats
+    failures: list[UnitFailure]
+    retranslated_units: int = Field(description="units sent to the translator in this execution")
+
+
+def reviewed_map_key(cmap: CanonicalMap) -> str:
+    """Only reviewer/CLDR entries are inputs; translator entries are outputs of this stage."""
+    return key_of(sorted((e.group, e.source, e.target) for e in cmap.entries if e.origin != "translator"))
+
+
+def translate_inputs_key(settings: BabelflowSettings, benchmark: str, language: str, translator: str, ir_sha: str, reviewed: dict[str, str]) -> str:
+    cmap = load_canonical_map(adapt_paths(settings, benchmark, language, "any").canonical_map, benchmark, language)
+    return key_of("translate", STAGE_VERSIONS["translate"], benchmark, language, translator, ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
+
+
+def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
+    translator = make_translator(translator_spec, language)
+    paths = adapt_paths(settings, benchmark, language, translator.translator_id)
+    ir = load_ir(ir_path, benchmark=benchmark)
+    cmap = load_canonical_map(paths.canonical_map, benchmark, language)
+    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
+    if forget:  # confirmed translation findings: exactly these units are translated again
+        engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
+    outcome = engine.translate(ir, cmap, reviewed=reviewed)
+    save_canonical_map(cmap, paths.canonical_map)
+    target = run_paths(settings, benchmark, language).targets
+    data = orjson.dumps(outcome.targets, option=orjson.OPT_SORT_KEYS)
+    write_bytes_atomic(target, data)
+    return TranslateResult(
+        targets_path=target,
+        targets_sha256=sha256_bytes(data),
+        canonical_map_version=cmap.version(),
+        translator_id=translator.translator_id,
+        stats=outcome.stats,
+        failures=outcome.failures,
+        retranslated_units=outcome.stats.segments_sent,
+    )
+
+
+# ---- rebuild ---------------------------------------------------------------------------------
+class RebuildResult(Record):
+    variant_dir: Path
+    manifest_sha256: str
+
+
+def stage_rebuild(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, translated: TranslateResult, out: Path | None = None) -> RebuildResult:
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    ir = load_ir(ir_path, benchmark=benchmark)
+    targets = orjson.loads(translated.targets_path.read_bytes())
+    variant = adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
+    rebuild_variant(
+        bench, ir, targets, variant, language=language, domain_name=domain_name_for(benchmark, language),
+        canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id, failed_units=len(translated.failures),
+    )
+    return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
+
+
+def variant_intact(variant: Path) -> bool:
+    """All files the manifest lists exist with their recorded hashes (else cached results are stale)."""
+    from babelflow.errors import BabelflowError
+    from babelflow.variant import load_manifest
+
+    try:
+        manifest = load_manifest(variant)
+    except BabelflowError:
+        return False
+    return all((variant / o.path).exists() and sha256_file(variant / o.path) == o.sha256 for o in manifest.outputs)
+
+
+# ---- validate --------------------------------------------------------------------------------
+class LayerResult(Record):
+    layer: Layer
+    findings: list[Finding]
+    suppressed: list[SuppressedCheck] = Field(default_factory=list)
+    tasks_replayed: int = 0
+
+
+def _context(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path):
+    from validators.context import ValidationContext
+
+    bench = get_benchmark(benchmark, source_dir=source_dir)
+    cmap_path = adapt_paths(settings, benchmark, language, "any").canonical_map
+    cmap = load_canonical_map(cmap_path, benchmark, language) if cmap_path.exists() else None
+    return ValidationContext(bench, variant, load_ir(ir_path, benchmark=benchmark), language, cmap)
+
+
+def stage_integrity(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
+    from validators.probes.integrity import check_integrity
+
+    findings, suppressed = check_integrity(_context(settings, benchmark, language, source_dir, ir_path, variant), "probes")
+    return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
+
+
+def stage_layer(settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
+    from validators.probes.consistency import check_consistency
+    from validators.probes.fidelity import check_fidelity
+
+    ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
+    if layer is Layer.CONSISTENCY:
+        return LayerResult(layer=layer, findings=check_consistency(ctx, "probes", list(suppressed)))
+    if layer is Layer.FIDELITY:
+        return LayerResult(layer=layer, findings=check_fidelity(ctx, "probes", list(suppressed)))
+    return _behavior(settings, ctx, benchmark, language, suppressed)
+
+
+def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, suppressed: list[SuppressedCheck]) -> LayerResult:
+    """Replay only tasks whose inputs changed since the last run (per-task cache on content hashes)."""
+    from source_benchmarks import open_variant
+    from validators.probes.behavior import check_behavior
+
+    if any(s.layer is Layer.BEHAVIOR for s in suppressed):
+        return LayerResult(layer=Layer.BEHAVIOR, findings=[])
+    ctx.variant_bench = open_variant(benchmark, ctx.variant_root)
+    cache_path = run_paths(settings, benchmark, language).behavior_cache
+    cache = orjson.loads(cache_path.read_bytes()) if cache_path.exists() else {}
+    shared = key_of(
+        [sha256_file(ctx.target_path(s)) for s in ctx.specs if s.role.value not in ("tasks", "task_split") and s.format.value != "python" and ctx.target_path(s).exists()],
+        sha256_file(ctx.variant_root / "babelflow_code_overlay.json") if (ctx.variant_root / "babelflow_code_overlay.json").exists() else "",
+        [f.sha256 for f in ctx.source.fingerprints()],
+        STAGE_VERSIONS["validate"],
+    )
+    # raw task JSON, not model dumps: tau2 messages get a fresh timestamp each time they are built
+    tasks_spec = next(s for s in ctx.specs if s.role.value == "tasks")
+    source_tasks = {t["id"]: t for t in ctx.source_document(tasks_spec)}
+    target_tasks = {t.get("id"): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict)}
+    keys = {task_id: key_of(shared, raw, target_tasks.get(task_id, "missing")) for task_id, raw in source_tasks.items()}
+    stale = [t for t, k in keys.items() if cache.get(t, {}).get("key") != k]
+    fresh = check_behavior(ctx, "probes", list(suppressed), task_ids=stale) if stale else []
+    by_task: dict[str, list] = {t: [] for t in stale}
+    for finding in fresh:
+        by_task.setdefault(finding.task_id or "", []).append(finding.model_dump(mode="json"))
+    for task_id in stale:
+        cache[task_id] = {"key": keys[task_id], "findings": by_task.get(task_id, [])}
+    write_bytes_atomic(cache_path, orjson.dumps(cache))
+    findings = [Finding.model_validate(f) for t in keys for f in cache[t]["findings"]]
+    return LayerResult(layer=Layer.BEHAVIOR, findings=findings, tasks_replayed=len(stale))
+
+
+# ---- merge -----------------------------------------------------------------------------------
+def stage_merge(settings: BabelflowSettings, benchmark: str, language: str, layers: list[LayerResult]) -> FailureSet:
+    from validators.findings import merge
+    from validators.run import DEFAULT_VALIDATORS
+
+    suppressed = [s for layer in layers for s in layer.suppressed]
+    notes = [f"{v}: model-backed review not configured: only the deterministic probes ran" for v in DEFAULT_VALIDATORS]
+    merged = merge(benchmark, language, [[f for layer in layers for f in layer.findings]], ["probes", *DEFAULT_VALIDATORS], suppressed, notes)
+    return ReviewStore(run_paths(settings, benchmark, language).review_dir).open_findings(merged)
+
+
+def ir_of(path: Path, benchmark: str) -> IRDocument:
+    return load_ir(path, benchmark=benchmark)

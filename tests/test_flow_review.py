@@ -1,0 +1,147 @@
+"""End to end through Prefect: planted defect → paused review form → confirm via the API → fix
+round retranslates one segment and revalidates only affected tasks → empty → signed.
+A dismissed false alarm is not raised again. Unchanged reruns execute no stage."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from babelflow.settings import BabelflowSettings
+
+
+@pytest.fixture(scope="module")
+def prefect_env(tmp_path_factory):
+    import os
+
+    home = tmp_path_factory.mktemp("prefect")
+    os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str(home / "storage")
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield home
+
+
+def _plant(project: Path, benchmark: str, mutate) -> str:
+    """Adapt once offline, then corrupt one stored translation (as a bad earlier model run would)."""
+    from flows.adapt import adapt
+
+    result = adapt(benchmark, "en-XA", settings=BabelflowSettings(project_root=project))
+    memory = result.paths.memory
+    lines = memory.read_bytes().splitlines()
+    records = [orjson.loads(line) for line in lines]
+    index = next(i for i, r in enumerate(records) if "⟦" in r["target"] and len(r["target"]) > 40)
+    records[index]["target"] = mutate(records[index]["target"])
+    memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return records[index]["target"]
+
+
+def _wait_paused(store, deadline: float) -> str:
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        while time.time() < deadline:
+            run_id = store.flow_run_id()
+            if run_id and client.read_flow_run(run_id).state.is_paused():
+                return run_id
+            time.sleep(0.5)
+    raise AssertionError("flow never paused")
+
+
+def _run_in_thread(**kwargs):
+    from flows.prefect_flows import adapt_language
+
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.setdefault("result", adapt_language(**kwargs)), daemon=True)
+    thread.start()
+    return thread, box
+
+
+def _store(project: Path, benchmark: str):
+    from flows.review_store import ReviewStore
+    from flows.stages import run_paths
+
+    return ReviewStore(run_paths(BabelflowSettings(project_root=project), benchmark, "en-XA").review_dir)
+
+
+@pytest.mark.parametrize("benchmark", ["fixture-library", "tau2-mock"])
+def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_env, tmp_path):
+    from prefect.flow_runs import resume_flow_run
+
+    from flows.prefect_flows import adapt_language
+
+    _plant(tmp_path, benchmark, lambda text: "Sure! Here is the translation you asked for: " + text)
+    store = _store(tmp_path, benchmark)
+    thread, box = _run_in_thread(benchmark=benchmark, language="en-XA", project_root=tmp_path, review_timeout=120)
+    run_id = _wait_paused(store, time.time() + 120)
+    queue = store.queue()
+    tasks_file = next((tmp_path / "adapted" / benchmark / "en-XA").rglob("tasks.json"))
+    round_one_tasks = {t["id"]: t for t in orjson.loads(tasks_file.read_bytes())}
+    answered = [f for f in queue.findings if f.kind == "answered_not_translated"]
+    assert answered and answered[0].element_id, [f.kind for f in queue.findings]
+    decisions = [{"finding_id": f.id, "decision": "confirm" if f in answered else "skip", "note": "the model answered instead of translating"} for f in queue.findings]
+    resume_flow_run(run_id, run_input={"reviewer": "ana", "decisions": decisions})
+    _wait_paused(store, time.time() + 120)  # the sign-off form, after a clean fix round
+    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "ana", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"})
+    thread.join(180)
+    result = box["result"]
+    assert result.status == "signed"
+    first, second = result.rounds
+    assert first.findings >= 1 and second.findings == 0
+    assert second.retranslated_units == 1  # only the confirmed segment went back to the translator
+    changed = [t["id"] for t in orjson.loads(tasks_file.read_bytes()) if t != round_one_tasks[t["id"]]]
+    assert second.tasks_replayed == len(changed) < len(round_one_tasks)  # only the affected tasks were revalidated
+    assert {s.stage: s.cached for s in second.stages}["analyze"] is True
+    decisions_logged = store.decisions()
+    assert [(d.finding_id, d.decision, d.reviewer) for d in decisions_logged] == [(answered[0].id, "confirm", "ana")] + [(f.id, "confirm", "ana") for f in answered[1:]]
+    assert all(d.at and d.note for d in decisions_logged)
+    signoff = orjson.loads((result.variant_dir / "babelflow_signoff.json").read_bytes())
+    assert signoff["reviewer"] == "ana" and signoff["decisions"] == len(decisions_logged) and signoff["variant_files"]
+
+    # an unchanged rerun executes no stage
+    again = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    assert all(stage.cached for stage in again.rounds[0].stages), again.rounds[0].stages
+    assert again.status == "awaiting_signoff"
+
+
+def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
+    from prefect.flow_runs import resume_flow_run
+
+    from flows.prefect_flows import adapt_language
+
+    benchmark = "fixture-library"
+    # a verbose but correct translation: the length-ratio check flags it, the reviewer disagrees
+    _plant(tmp_path, benchmark, lambda text: text.rstrip("]") + " " + " ".join(["ŵéļļ"] * 60) + "]")
+    store = _store(tmp_path, benchmark)
+    thread, box = _run_in_thread(benchmark=benchmark, language="en-XA", project_root=tmp_path, review_timeout=120)
+    run_id = _wait_paused(store, time.time() + 120)
+    queue = store.queue()
+    assert [f.kind for f in queue.findings] == ["length_ratio_outlier"]
+    resume_flow_run(run_id, run_input={"reviewer": "bo", "decisions": [{"finding_id": queue.findings[0].id, "decision": "dismiss", "note": "verbose but faithful"}]})
+    _wait_paused(store, time.time() + 120)
+    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "spot_checked_tasks": [], "approve": False})
+    thread.join(180)
+    assert box["result"].status == "awaiting_signoff" and box["result"].rounds[-1].findings == 0
+    # a fresh run (no pause) does not raise it again, and the dismissal is in the log
+    again = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    assert again.open_findings == [] and again.status == "awaiting_signoff"
+    assert [(d.decision, d.reviewer, d.note) for d in store.decisions()] == [("dismiss", "bo", "verbose but faithful")]
+
+
+def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(prefect_env, tmp_path):
+    from flows.prefect_flows import adapt_language
+    from flows.review_store import ReviewDecision
+
+    benchmark = "fixture-library"
+    _plant(tmp_path, benchmark, lambda text: text + " (Note: translated automatically)")
+    first = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)  # review_timeout=0: never hangs
+    assert first.status == "awaiting_review" and first.open_findings
+    store = _store(tmp_path, benchmark)
+    finding = next(f for f in store.queue().findings if f.kind == "added_commentary")
+    store.append(ReviewDecision(finding_id=finding.id, decision="confirm", reviewer="cli", note="strip the note"))
+    second = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1
