@@ -45,3 +45,6 @@ def apply_offline_environment(settings: BabelflowSettings | None = None) -> None
     for key, value in PREFECT_OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
     os.environ.setdefault("PREFECT_HOME", str(settings.resolved_state_dir() / "prefect"))
+    # task results (the cache of every stage) stay in the project's state folder
+    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(settings.resolved_state_dir() / "prefect" / "storage"))
+    os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")

@@ -201,6 +201,107 @@ def replay(
         raise typer.Exit(code=1)
 
 
+@app.command()
+@cli_errors
+def flow(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: list[str] = typer.Option(..., "--lang", "-l", help="Target language(s); repeat for several (run with a concurrency limit)."),
+    review_timeout: int = typer.Option(0, "--review-timeout", help="Seconds to wait in the paused review form (Prefect UI or `babelflow review`). 0 = unattended: stop awaiting review."),
+    max_concurrency: int = typer.Option(2, "--max-concurrency", help="Languages adapted at once."),
+    profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML)."),
+    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+) -> None:
+    """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
+
+    Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
+    from flows.prefect_flows import adapt_language, adapt_languages
+
+    for tag in lang:
+        from translators.registry import validate_language_tag
+
+        validate_language_tag(tag)
+    if len(lang) == 1:
+        results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout)]
+    else:
+        results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout)
+    table = Table(title=f"{benchmark}: flow results")
+    for column in ("language", "status", "rounds", "open findings", "variant"):
+        table.add_column(column)
+    for result in results:
+        table.add_row(result.language, result.status, str(len(result.rounds)), str(len(result.open_findings)), str(result.variant_dir))
+    console.print(table)
+    if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
+        console.print("findings await review: run [bold]babelflow review[/] then rerun this command")
+        raise typer.Exit(code=1)
+
+
+@app.command()
+@cli_errors
+def review(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant under review."),
+    decide: list[str] = typer.Option([], "--decide", help="FINDING_ID=confirm|dismiss (repeatable). Without it, asks in the terminal."),
+    reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
+    note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
+    route: str = typer.Option("translation", "--route", help="Where a confirmed finding goes: translation or analysis (mistyped field)."),
+    sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
+) -> None:
+    """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
+    import getpass
+
+    from rich.prompt import Prompt
+
+    from babelflow.settings import BabelflowSettings
+    from flows.review_store import ReviewDecision, ReviewStore
+    from flows.stages import adapt_paths, run_paths
+
+    settings = BabelflowSettings()
+    store = ReviewStore(run_paths(settings, benchmark, lang).review_dir)
+    queue = store.queue()
+    if queue is None:
+        raise BabelflowError("No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first")
+    reviewer = reviewer or getpass.getuser()
+    if sign:
+        from flows.signoff import sign_off
+
+        if queue.findings:
+            raise BabelflowError(f"{len(queue.findings)} findings are still open", file=store.queue_path, fix="review them and rerun the flow first")
+        variant = adapt_paths(settings, benchmark, lang, "any").variant
+        record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
+        console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
+        return
+    decided: list[ReviewDecision] = []
+    if decide:
+        for item in decide:
+            finding_id, _, choice = item.partition("=")
+            if choice not in ("confirm", "dismiss"):
+                raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write FINDING_ID=confirm or FINDING_ID=dismiss")
+            decided.append(store.append(ReviewDecision(finding_id=finding_id, decision=choice, reviewer=reviewer, note=note, route=route), queue))
+    else:
+        for finding in queue.findings:
+            console.rule(f"{finding.id} · {finding.layer.value} · {finding.kind} · {finding.severity.value}")
+            console.print(f"{finding.artifact} {finding.location}\n{finding.message}")
+            for evidence in finding.evidence[:2]:
+                console.print(f"  source: {evidence.source}\n  target: {evidence.target}")
+            choice = Prompt.ask("decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console)
+            if choice != "skip":
+                reason = Prompt.ask("note", default="", console=console)
+                where = Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) if choice == "confirm" else "translation"
+                decided.append(store.append(ReviewDecision(finding_id=finding.id, decision=choice, reviewer=reviewer, note=reason, route=where), queue))
+    console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
+
+
+@app.command()
+def server(port: int = typer.Option(4200, help="Port on 127.0.0.1.")) -> None:
+    """Start a local Prefect server (UI + API) on 127.0.0.1 with telemetry off; point flows at it with PREFECT_API_URL."""
+    import os
+    import subprocess
+
+    apply_offline_environment()
+    console.print(f"Prefect UI: http://127.0.0.1:{port}  ·  export PREFECT_API_URL=http://127.0.0.1:{port}/api")
+    raise typer.Exit(subprocess.call([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=os.environ.copy()))
+
+
 @app.command("ir-schema")
 @cli_errors
 def ir_schema(out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout.")) -> None:

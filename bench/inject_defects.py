@@ -1,0 +1,150 @@
+"""Defect-injection benchmark for the validators: is every catalogued defect kind caught, by a
+finding that names the broken field?
+
+For each defect kind (validators/defects.py) a clean variant of the kind's home benchmark is
+copied, the defect injected, and the copy validated with `validators.run.validate_variant`. A
+defect is caught iff at least one finding names the injected field: the same IR element id when
+the defect has one, otherwise the same artifact and a layer the defect is expected to show on.
+Each clean variant is validated too and must have no findings.
+
+Clean variants are built once per benchmark (flows.adapt.adapt into a temporary project), and
+the source's golden/do-nothing replays are computed once per benchmark and passed to every
+validation as `source_pairs` (retail's replay is the slow part).
+
+Usage: python bench/inject_defects.py [--lang en-XA] [--seed 0] [--kinds k1,k2] [--on tau2-mock,fixture-library] [--keep DIR]
+  --on     run each kind on every listed benchmark it applies to (default: the kind's home benchmark)
+  --keep   build in DIR and keep the defective copies for inspection (default: a temporary folder)
+Exit code 0 iff every kind is caught and every clean variant has 0 findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lang", default="en-XA")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kinds", default="", help="comma-separated defect kinds (default: all)")
+    parser.add_argument("--on", default="", help="comma-separated benchmarks to run every applicable kind on")
+    parser.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: temporary)")
+    return parser.parse_args(argv)
+
+
+class Prepared:
+    """A benchmark's clean variant, IR, canonical map, source and source replays."""
+
+    def __init__(self, benchmark_id: str, language: str, root: Path, console: Console):
+        from babelflow.settings import BabelflowSettings
+        from flows.adapt import adapt
+        from source_benchmarks import get_benchmark
+        from translators.canonical_map import load_canonical_map
+        from validators.probes.behavior import _pairs
+        from validators.run import validate_variant
+
+        started = time.perf_counter()
+        settings = BabelflowSettings(project_root=root / "project")
+        console.log(f"{benchmark_id}: adapting to {language}")
+        result = adapt(benchmark_id, language, settings=settings)
+        self.benchmark_id, self.language, self.ir, self.variant = benchmark_id, language, result.ir, result.paths.variant
+        self.canonical_map = load_canonical_map(result.paths.canonical_map, benchmark_id, language)
+        self.source = get_benchmark(benchmark_id)
+        console.log(f"{benchmark_id}: replaying the source once")
+        self.source_pairs = _pairs(self.source, self.source.task_ids(None))
+        console.log(f"{benchmark_id}: validating the clean variant")
+        self.clean = validate_variant(self.source, self.variant, self.ir, language, canonical_map=self.canonical_map, source_pairs=self.source_pairs)
+        self.seconds = time.perf_counter() - started
+
+    def validate(self, variant_dir: Path):
+        from validators.run import validate_variant
+
+        return validate_variant(self.source, variant_dir, self.ir, self.language, canonical_map=self.canonical_map, source_pairs=self.source_pairs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from babelflow.settings import apply_offline_environment
+    from validators.defects import CATALOGUE, DefectNotApplicable, caught_by, inject_defect
+
+    args = _arguments(sys.argv[1:] if argv is None else argv)
+    apply_offline_environment()
+    console = Console(stderr=True)
+    kinds = [k for k in args.kinds.split(",") if k] or list(CATALOGUE)
+    unknown = [k for k in kinds if k not in CATALOGUE]
+    if unknown:
+        console.print(f"[red]unknown defect kinds:[/] {', '.join(unknown)}")
+        return 2
+    targets = [b for b in args.on.split(",") if b]
+    plan = [(kind, benchmark) for kind in kinds for benchmark in (targets or CATALOGUE[kind].benchmarks[:1]) if benchmark in CATALOGUE[kind].benchmarks]
+
+    temporary = tempfile.TemporaryDirectory(prefix="babelflow-defects-") if args.keep is None else None
+    root = Path(temporary.name) if temporary else args.keep.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    prepared: dict[str, Prepared] = {}
+    table = Table(title=f"defect injection, {args.lang}, seed {args.seed}", show_lines=False)
+    for column in ("kind", "benchmark", "caught", "by layers", "finding kinds", "field", "all findings I/C/F/B", "s"):
+        table.add_column(column, overflow="fold")
+    passed = failed = 0
+    try:
+        for kind, benchmark in plan:
+            if benchmark not in prepared:
+                prepared[benchmark] = Prepared(benchmark, args.lang, root, console)
+            base = prepared[benchmark]
+            work = root / "work" / benchmark / kind
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(base.variant, work)
+            started = time.perf_counter()
+            try:
+                defect = inject_defect(kind, work, base.ir, random.Random(args.seed))
+            except DefectNotApplicable as exc:
+                table.add_row(kind, benchmark, "[red]no[/]", "", "", f"not applicable: {exc}", "", "")
+                failed += 1
+                continue
+            console.log(f"{benchmark}: {kind}: {defect.description[:100]}")
+            failures = base.validate(work)
+            hits = caught_by(failures, defect)
+            seconds = time.perf_counter() - started
+            layers = sorted({f.layer.value for f in hits})
+            hit_kinds = Counter(f.kind for f in hits)
+            field = defect.element_id or f"{defect.artifact} {defect.location}"
+            per_layer = Counter(f.layer.value for f in failures.findings)
+            all_findings = "/".join(str(per_layer[layer]) for layer in ("integrity", "consistency", "fidelity", "behavior"))
+            table.add_row(
+                kind, benchmark, "[green]yes[/]" if hits else "[red]no[/]", ", ".join(layers),
+                ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(hit_kinds.items())), field, all_findings, f"{seconds:.1f}",
+            )
+            if hits:
+                passed += 1
+            else:
+                failed += 1
+                others = Counter((f.layer.value, f.kind, f.element_id is None) for f in failures.findings)
+                console.log(f"[red]missed[/] {kind} on {benchmark}: findings were {dict(others) or 'none'}")
+            if args.keep is None:
+                shutil.rmtree(work, ignore_errors=True)
+    finally:
+        out = Console(width=200)
+        out.print(table)
+        clean_ok = True
+        for benchmark, base in prepared.items():
+            count = len(base.clean.findings)
+            clean_ok &= count == 0
+            summary = ", ".join(f"{layer}/{kind}×{n}" for (layer, kind), n in Counter((f.layer.value, f.kind) for f in base.clean.findings).items())
+            out.print(f"clean {benchmark} {args.lang}: {count} findings" + (f" ({summary})" if summary else "") + f"  [prepared in {base.seconds:.0f} s]")
+        out.print(f"{passed} passed, {failed} failed")
+        if temporary is not None:
+            temporary.cleanup()
+    return 0 if failed == 0 and clean_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
