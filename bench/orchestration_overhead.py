@@ -1,0 +1,86 @@
+"""Orchestration overhead: the same work through Prefect vs the stage functions called directly.
+
+Both runs start cold in fresh project folders (no IR, memory, cache). The Prefect run talks to a
+local server started here first (as the README tells users to); the server's start-up time is
+reported separately, not counted as overhead. One run, this machine; the ratio is what matters.
+Usage: python bench/orchestration_overhead.py [benchmark] [language]   (default tau2-retail en-XA)
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def direct(benchmark: str, language: str, root: Path) -> float:
+    from babelflow.settings import BabelflowSettings
+    from flows import stages
+    from validators.findings import Layer
+
+    settings = BabelflowSettings(project_root=root)
+    paths = stages.run_paths(settings, benchmark, language)
+    started = time.perf_counter()
+    analysis = stages.stage_analyze(settings, benchmark, None, None, paths.overrides)
+    translated = stages.stage_translate(settings, benchmark, language, "pseudo", analysis.ir_path, {}, [])
+    rebuilt = stages.stage_rebuild(settings, benchmark, language, None, analysis.ir_path, translated)
+    integrity = stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir)
+    layers = [integrity] + [
+        stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
+        for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+    ]
+    stages.stage_merge(settings, benchmark, language, layers)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    benchmark = sys.argv[1] if len(sys.argv) > 1 else "tau2-retail"
+    language = sys.argv[2] if len(sys.argv) > 2 else "en-XA"
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        port = _free_port()
+        env = {**os.environ, "PREFECT_HOME": str(tmp_path / "home"), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_UI_V2_ENABLED": "false"}
+        boot = time.perf_counter()
+        server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(240):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.25)
+            server_boot = time.perf_counter() - boot
+            os.environ.update(PREFECT_API_URL=f"http://127.0.0.1:{port}/api", PREFECT_HOME=str(tmp_path / "home"), PREFECT_LOCAL_STORAGE_PATH=str(tmp_path / "storage"))
+            os.environ.update(DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING")
+            direct_seconds = direct(benchmark, language, tmp_path / "direct")
+            from flows.prefect_flows import adapt_language
+
+            started = time.perf_counter()
+            result = adapt_language(benchmark, language, project_root=tmp_path / "prefect")
+            prefect_seconds = time.perf_counter() - started
+            started = time.perf_counter()
+            adapt_language(benchmark, language, project_root=tmp_path / "prefect")
+            rerun_seconds = time.perf_counter() - started
+        finally:
+            server.terminate()
+            server.wait(30)
+    print(f"{benchmark} -> {language} (status {result.status})")
+    print(f"  stage functions called directly : {direct_seconds:7.1f} s")
+    print(f"  same stages through Prefect     : {prefect_seconds:7.1f} s   overhead {100 * (prefect_seconds / direct_seconds - 1):+.1f}% (target <= 15%)")
+    print(f"  unchanged rerun through Prefect : {rerun_seconds:7.1f} s   (every stage cached)")
+    print(f"  local Prefect server start-up   : {server_boot:7.1f} s   (once per session, not per run)")
+
+
+if __name__ == "__main__":
+    main()
