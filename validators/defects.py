@@ -680,7 +680,8 @@ def preserved_code_literal_translated(variant_dir: Path, ir: IRDocument, rng: ra
         and (e.artifact, e.source_text) not in present and "{" not in e.source_text,
     )
     in_tools = [e for e in candidates if e.artifact.startswith(("domains/", "code/"))]
-    element = _pick(rng, in_tools or candidates, "preserved code literal")
+    values = [e for e in in_tools if e.locator.role == "constant"]  # returned/compared values (telecom 'Excellent') before dict keys
+    element = _pick(rng, values or in_tools or candidates, "preserved code literal")
     locator = element.locator
     source = element.source_text
     target = "###" + _accent(source.strip("#"), language) + "###" if source.startswith("###") else _accent(source, language)
