@@ -8,6 +8,8 @@ translation memory means no segment is translated twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import orjson
 from pathlib import Path
 from typing import Callable
 
@@ -23,7 +25,18 @@ from translators.canonical_map import canonical_map_path, load_canonical_map, sa
 from translators.engine import TranslationEngine, TranslationOutcome
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant
+from translators.interface import Translator
+from translators.language_pack import LanguagePack, load_pack
+from translators.pack_checks import enforce
+from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 from translators.registry import make_translator, validate_language_tag
+
+
+def translator_for(spec: str, language: str, pack: LanguagePack) -> Translator:
+    """The pack may declare a pseudo style, so a new pseudo-locale is data, not code."""
+    if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
+        return PseudoLocaleTranslator(language, style=pack.offline_rendering)
+    return make_translator(spec, language)
 
 
 @dataclass
@@ -32,6 +45,7 @@ class AdaptPaths:
     memory: Path
     canonical_map: Path
     variant: Path
+    reviewed: Path  # element id -> a reviewer's or human translator's text (review loop, imports)
 
 
 def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, translator_id: str, out: Path | None = None) -> AdaptPaths:
@@ -42,6 +56,7 @@ def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, t
         memory=state / "tm" / benchmark_id / language / f"{safe}.jsonl",
         canonical_map=canonical_map_path(settings.resolved_canonical_maps_dir(), benchmark_id, language),
         variant=Path(out) if out else settings.resolved_adapted_dir() / benchmark_id / language,
+        reviewed=state / "runs" / benchmark_id / language / "reviewed_translations.json",
     )
 
 
@@ -90,7 +105,8 @@ def adapt(
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
     validate_language_tag(language)
-    translator = make_translator(translator_spec, language)
+    pack = load_pack(language, settings.project_root)
+    translator = translator_for(translator_spec, language, pack)
     bench = get_benchmark(benchmark_id, source_dir=source_dir)
     paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
     if paths.variant.exists() and not paths.variant.is_dir():
@@ -102,8 +118,11 @@ def adapt(
     cmap = load_canonical_map(paths.canonical_map, benchmark_id, language)
     progress("translating")
     engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
-    outcome = engine.translate(ir, cmap, progress=translation_progress)
+    reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
+    outcome = engine.translate(ir, cmap, progress=translation_progress, reviewed=reviewed)
     save_canonical_map(cmap, paths.canonical_map)
+    progress(f"release checks of language pack {pack.tag} {pack.version}")
+    enforce(pack, ir, outcome.targets)  # before any write: a failing pack check leaves adapted/ untouched
     progress("rebuilding")
     manifest = rebuild_variant(
         bench,
@@ -115,5 +134,6 @@ def adapt(
         canonical_map_version=cmap.version(),
         translator_id=translator.translator_id,
         failed_units=len(outcome.failures),
+        language_pack_version=f"{pack.tag}@{pack.version}",
     )
     return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths)

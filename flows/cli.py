@@ -316,5 +316,7 @@ def ir_schema(out: Optional[Path] = typer.Option(None, "--out", "-o", help="Writ
         sys.stdout.write(data.decode() + "\n")
 
 
+import flows.cli_interchange  # noqa: E402,F401  (registers export/import on `app`)
+
 if __name__ == "__main__":
     app()

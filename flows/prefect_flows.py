@@ -188,7 +188,7 @@ def apply_decisions(settings: BabelflowSettings, benchmark: str, language: str, 
     from babelflow.ir import TranslationType
 
     paths = stages.run_paths(settings, benchmark, language)
-    reviewed_path = paths.run_dir / "reviewed_translations.json"
+    reviewed_path = stages.adapt_paths(settings, benchmark, language, "any").reviewed
     reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
     overrides = stages.load_overrides(paths.overrides)
     forget: list[str] = []

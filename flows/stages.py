@@ -17,14 +17,15 @@ from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.ir import IRDocument, Record, load_ir
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME
-from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for
+from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for, translator_for
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark
 from translators.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
 from translators.engine import TranslationEngine, TranslationStats, UnitFailure
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant
-from translators.registry import make_translator
+from translators.language_pack import load_pack
+from translators.pack_checks import enforce
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
@@ -92,6 +93,7 @@ class TranslateResult(Record):
     targets_sha256: str
     canonical_map_version: str
     translator_id: str
+    language_pack_version: str
     stats: TranslationStats
     failures: list[UnitFailure]
     retranslated_units: int = Field(description="units sent to the translator in this execution")
@@ -108,7 +110,8 @@ def translate_inputs_key(settings: BabelflowSettings, benchmark: str, language: 
 
 
 def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
-    translator = make_translator(translator_spec, language)
+    pack = load_pack(language, settings.project_root)
+    translator = translator_for(translator_spec, language, pack)
     paths = adapt_paths(settings, benchmark, language, translator.translator_id)
     ir = load_ir(ir_path, benchmark=benchmark)
     cmap = load_canonical_map(paths.canonical_map, benchmark, language)
@@ -117,6 +120,7 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
     outcome = engine.translate(ir, cmap, reviewed=reviewed)
     save_canonical_map(cmap, paths.canonical_map)
+    enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
     target = run_paths(settings, benchmark, language).targets
     data = orjson.dumps(outcome.targets, option=orjson.OPT_SORT_KEYS)
     write_bytes_atomic(target, data)
@@ -125,6 +129,7 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
         targets_sha256=sha256_bytes(data),
         canonical_map_version=cmap.version(),
         translator_id=translator.translator_id,
+        language_pack_version=f"{pack.tag}@{pack.version}",
         stats=outcome.stats,
         failures=outcome.failures,
         retranslated_units=outcome.stats.segments_sent,
@@ -145,6 +150,7 @@ def stage_rebuild(settings: BabelflowSettings, benchmark: str, language: str, so
     rebuild_variant(
         bench, ir, targets, variant, language=language, domain_name=domain_name_for(benchmark, language),
         canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id, failed_units=len(translated.failures),
+        language_pack_version=translated.language_pack_version,
     )
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
 

@@ -111,7 +111,8 @@ class TranslationEngine:
                 text = by_id.get(first.unit.key)
                 for item in sharing[first.tm_key]:
                     if text is None:
-                        results[item.unit.key] = problems or ["translator returned no text for this segment"]
+                        failed = response.failed.get(first.unit.key)
+                        results[item.unit.key] = (list(failed) if failed else None) or problems or ["translator returned no text for this segment"]
                         continue
                     restored = self._restore(item, text)
                     results[item.unit.key] = restored

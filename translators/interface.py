@@ -59,6 +59,11 @@ class TranslationResponse(Record):
     translator_id: str
     segments: list[TranslatedSegment]
     usage: TranslationUsage
+    failed: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="segment id -> problems, for segments the backend could not translate acceptably "
+        "(e.g. a model kept breaking placeholders); the engine records them as unit failures",
+    )
 
 
 @runtime_checkable
@@ -77,11 +82,13 @@ class Translator(Protocol):
 def check_response(request: TranslationRequest, response: TranslationResponse) -> list[str]:
     """Structural problems of a response: ids missing, unexpected, or duplicated (empty = fine).
 
-    Duplicates in the request are reported too: they make any response ambiguous.
+    Duplicates in the request are reported too: they make any response ambiguous. An id the
+    backend reports in ``failed`` is accounted for (its problems are recorded by the engine).
     """
     problems: list[str] = []
     asked = Counter(segment.segment_id for segment in request.segments)
     got = Counter(segment.segment_id for segment in response.segments)
+    got.update({segment_id: 1 for segment_id in response.failed if segment_id not in got})
     for segment_id, count in asked.items():
         if count > 1:
             problems.append(f"request: segment id {segment_id!r} appears {count} times")

@@ -91,8 +91,19 @@ def _ar_xb_line(line: str) -> str:
     return _LETTERS.sub(lambda match: f"{_RLO}{match.group()[::-1]}{_PDF}", line)
 
 
-def pseudo_translate_text(text: str, locale: str) -> str:
-    """Pseudo-translate one string line by line; line structure and edge whitespace are kept."""
+STYLES = {"accented": "en-XA", "mirrored": "ar-XB"}
+
+
+def pseudo_translate_text(text: str, locale: str, style: str | None = None) -> str:
+    """Pseudo-translate one string line by line; line structure and edge whitespace are kept.
+
+    `style` ("accented" like en-XA, "mirrored" like ar-XB) lets a language pack declare another
+    pseudo-locale tag without code changes.
+    """
+    if style is not None:
+        if style not in STYLES:
+            raise ValueError(f"unknown pseudo style {style!r}; supported: {', '.join(STYLES)}")
+        locale = STYLES[style]
     _check_locale(locale)
     transform = _en_xa_line if locale == "en-XA" else _ar_xb_line
     return "\n".join(transform(line) for line in text.split("\n"))
@@ -101,10 +112,15 @@ def pseudo_translate_text(text: str, locale: str) -> str:
 class PseudoLocaleTranslator:
     """The offline ``Translator``: deterministic, free, and honest about its usage (no tokens)."""
 
-    def __init__(self, target_language: str):
-        _check_locale(target_language)
+    def __init__(self, target_language: str, style: str | None = None):
+        if style is None:
+            _check_locale(target_language)
+        elif style not in STYLES:
+            raise ValueError(f"unknown pseudo style {style!r}; supported: {', '.join(STYLES)}")
         self.target_language = target_language
-        self.translator_id = f"pseudo:{target_language}/{PSEUDO_VERSION}"
+        self.style = style
+        suffix = "" if style is None else f":{style}"
+        self.translator_id = f"pseudo:{target_language}{suffix}/{PSEUDO_VERSION}"
 
     def translate(self, request: TranslationRequest) -> TranslationResponse:
         # The glossary is ignored on purpose: canonical terms reach a translator as placeholders.
@@ -114,7 +130,7 @@ class PseudoLocaleTranslator:
                 f"create PseudoLocaleTranslator({request.target_language!r}) instead"
             )
         segments = [
-            TranslatedSegment(segment_id=segment.segment_id, text=pseudo_translate_text(segment.text, self.target_language))
+            TranslatedSegment(segment_id=segment.segment_id, text=pseudo_translate_text(segment.text, self.target_language, self.style))
             for segment in request.segments
         ]
         usage = TranslationUsage(

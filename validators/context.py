@@ -22,7 +22,7 @@ from translators.canonical_map import CanonicalMap
 
 
 class ValidationContext:
-    def __init__(self, source: SourceBenchmark, variant_dir: Path, ir: IRDocument, language: str, canonical_map: CanonicalMap | None = None):
+    def __init__(self, source: SourceBenchmark, variant_dir: Path, ir: IRDocument, language: str, canonical_map: CanonicalMap | None = None, pack=None):
         self.source = source
         self.ir = ir
         self.language = language
@@ -34,7 +34,18 @@ class ValidationContext:
         self.variant_root = variant_dir
         self.bare_data_dir = not (variant_dir / "data").is_dir() and (variant_dir / "tau2").is_dir()
         self.parse_errors: dict[str, str] = {}
+        self.pack = pack if pack is not None else self._find_pack(language)
         self._documents: dict[str, Any] = {}
+
+    @staticmethod
+    def _find_pack(language: str):
+        from babelflow.settings import BabelflowSettings
+        from translators.language_pack import load_pack
+
+        try:
+            return load_pack(language, BabelflowSettings().project_root)
+        except BabelflowError:
+            return None  # validating another tool's variant in a language babelflow has no pack for
 
     def target_path(self, spec: ArtifactSpec) -> Path:
         if self.bare_data_dir and spec.path.startswith("data/"):

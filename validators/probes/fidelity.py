@@ -40,11 +40,19 @@ def _without_tokens(text: str, tokens: list[str]) -> str:
     return text
 
 
-def language_problem(text: str, source: str, language: str, tokens: list[str]) -> str | None:
-    """None if the translation is in the expected language/script, else what is wrong."""
+def language_problem(text: str, source: str, language: str, tokens: list[str], pack=None) -> str | None:
+    """None if the translation is in the expected language/script, else what is wrong.
+
+    With a language pack, its pseudo style or script decides; otherwise the tag does."""
     body = _without_tokens(text, tokens)
     if not WORD.search(_without_tokens(source, tokens)):
         return None
+    if pack is not None:
+        from translators.pack_checks import in_pack_language
+
+        if RLO in body and pack.offline_rendering != "mirrored" and pack.direction == "ltr":
+            return f"right-to-left pseudo text in a {pack.tag} variant"
+        return None if in_pack_language(body, pack) else f"not written in {pack.name}"
     if language == "en-XA":
         if RLO in body:
             return "right-to-left pseudo text in an en-XA variant"
@@ -73,14 +81,14 @@ def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[S
         target = ctx.target_text(element)
         if target is None:
             continue
-        findings += _check_pair(validator_id, element.artifact, element.role, element.id, element.source_text, target, list(element.inline_tokens), ctx.language)
+        findings += _check_pair(validator_id, element.artifact, element.role, element.id, element.source_text, target, list(element.inline_tokens), ctx.language, ctx.pack)
     if ctx.overlay is not None:
         for text in ctx.overlay.texts:
-            findings += _check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language)
+            findings += _check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language, ctx.pack)
     return findings
 
 
-def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str) -> list[Finding]:
+def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
     def finding(kind: str, severity: Severity, message: str, **detail: str) -> Finding:
         return make_finding(validator_id, Layer.FIDELITY, kind, severity, artifact, location, message, element_id=element_id, source=source, target=target, detail=detail)
 
@@ -95,7 +103,7 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         if target.count(token) > source.count(token):
             out.append(finding("token_duplicated", Severity.MAJOR, f"protected token {token!r} appears more often than in the source", token=token))
             break
-    problem = language_problem(target, source, language, tokens)
+    problem = language_problem(target, source, language, tokens, pack)
     if problem:
         out.append(finding("wrong_language", Severity.MAJOR, problem))
     if _ANSWER.search(_plain(target)) and not _ANSWER.search(source):
@@ -106,6 +114,7 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         ratio = len(target) / max(1, len(source))
         if not LENGTH_RATIO[0] <= ratio <= LENGTH_RATIO[1]:
             out.append(finding("length_ratio_outlier", Severity.MAJOR, f"length ratio {ratio:.2f} outside {LENGTH_RATIO}", ratio=f"{ratio:.2f}"))
-    if language == "en-XA" and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
+    accented = language == "en-XA" or (pack is not None and pack.offline_rendering == "accented")
+    if accented and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
         out.append(finding("truncated", Severity.MAJOR, "en-XA brackets are unbalanced: the segment was cut"))
     return out

@@ -1,0 +1,132 @@
+"""Language packs: one typed, versioned data file per target language (language_packs/<tag>.toml).
+
+A pack carries the tag and its script and direction, name order, number/date/currency
+conventions (computed from CLDR via babel, never typed by hand), per-benchmark glossaries of
+required terms, forbidden renderings, user-simulator persona texts and pragmatics, the agent's
+language clause and notes for reviewers. It feeds the translator (glossary, conventions) and the
+validators (glossary use, script). Adding a language is adding a file: no code changes.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import langcodes
+from pydantic import Field, ValidationError, field_validator
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import Record
+
+REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
+_SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+class GlossaryTerm(Record):
+    benchmark: str = Field(description="benchmark id the term applies to, or * for all")
+    source: str
+    target: str
+    note: str = ""
+
+
+class ForbiddenRendering(Record):
+    benchmark: str = "*"
+    target: str = Field(description="a rendering that must not appear in translations")
+    source: str = ""
+    note: str = ""
+
+
+class UserSimulator(Record):
+    persona: str = Field(description="persona text in this language, given to the simulated user")
+    pragmatics: str = Field(default="", description="politeness, register, how numbers and dates are spoken")
+
+
+class LanguagePack(Record):
+    tag: str
+    version: str
+    name: str
+    script: str = Field(description="ISO 15924 code, e.g. Latn, Hans, Deva, Arab")
+    direction: Literal["ltr", "rtl"]
+    name_order: Literal["given_family", "family_given"]
+    cldr_locale: str = Field(description="CLDR locale for conventions (pseudo-locales use their base, e.g. en)")
+    offline_rendering: Literal["accented", "mirrored"] | None = Field(default=None, description="pseudo-locale style the offline translator produces")
+    agent_language_clause: str
+    user_simulator: UserSimulator
+    glossary: list[GlossaryTerm] = Field(default_factory=list)
+    forbidden: list[ForbiddenRendering] = Field(default_factory=list)
+    reviewer_notes: str = ""
+
+    @field_validator("tag")
+    @classmethod
+    def _bcp47(cls, tag: str) -> str:
+        if not langcodes.tag_is_valid(tag):
+            raise ValueError(f"{tag!r} is not a valid BCP 47 tag")
+        return tag
+
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, version: str) -> str:
+        if not _SEMVER.match(version):
+            raise ValueError("version must be MAJOR.MINOR.PATCH")
+        return version
+
+    def glossary_for(self, benchmark: str) -> list[GlossaryTerm]:
+        return [g for g in self.glossary if g.benchmark in ("*", benchmark)]
+
+    def conventions(self) -> dict[str, str]:
+        """Number, date and currency conventions from CLDR (babel)."""
+        from babel import Locale
+        from babel.dates import format_date
+        from babel.numbers import format_currency, format_decimal
+        import datetime
+
+        locale = Locale.parse(self.cldr_locale, sep="_" if "_" in self.cldr_locale else "-")
+        return {
+            "decimal_example": format_decimal(1234567.89, locale=locale),
+            "date_example": format_date(datetime.date(2024, 5, 15), format="medium", locale=locale),
+            "currency_example": format_currency(1628.5, "USD", locale=locale),
+            "cldr_text_direction": locale.text_direction,
+        }
+
+    @property
+    def is_pseudo(self) -> bool:
+        return self.offline_rendering is not None
+
+
+def packs_dir(project_root: Path | None = None) -> list[Path]:
+    """Project packs first (users add theirs there), then the ones shipped with babelflow."""
+    folders = []
+    if project_root is not None:
+        folders.append(Path(project_root) / "language_packs")
+    folders.append(REPO_PACKS)
+    return folders
+
+
+def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
+    for folder in packs_dir(project_root):
+        path = folder / f"{tag}.toml"
+        if path.exists():
+            return read_pack(path)
+    raise BabelflowError(f"No language pack for {tag!r}", field="--lang", fix=f"add language_packs/{tag}.toml (copy an existing pack; data only)")
+
+
+def read_pack(path: Path) -> LanguagePack:
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise BabelflowError(f"Language pack is not valid TOML: {exc}", file=path, fix="repair the TOML syntax") from exc
+    try:
+        pack = LanguagePack.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BabelflowError(f"Language pack does not match the schema: {first['msg']}", file=path, field=".".join(str(p) for p in first["loc"]), fix="see language_packs/zh-Hans.toml for the format") from exc
+    if pack.tag != Path(path).stem:
+        raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")
+    return pack
+
+
+def available_packs(project_root: Path | None = None) -> list[str]:
+    tags = {p.stem for folder in packs_dir(project_root) if folder.exists() for p in folder.glob("*.toml")}
+    return sorted(tags)

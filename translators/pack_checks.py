@@ -1,0 +1,109 @@
+"""Release checks of a language pack: on the pack itself, and on a variant's translations before
+anything is written (glossary use, forbidden renderings, task parity, persona language, control
+tokens). A failing check stops the write with the list of problems."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import langcodes
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import IRDocument, TranslationType
+from translators.language_pack import LanguagePack
+
+_PARITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|###[A-Z_-]+###|#?\w*\d\w*(?:[-/]\w+)*")  # emails, control tokens, ids, digit runs
+_CONTROL = re.compile(r"###[A-Z][A-Z_-]*###")
+_SCRIPT_NAMES = {"Hans": "CJK", "Hant": "CJK", "Jpan": "CJK", "Deva": "DEVANAGARI", "Arab": "ARABIC", "Cyrl": "CYRILLIC", "Thai": "THAI", "Kore": "HANGUL", "Hebr": "HEBREW"}
+_ACCENTED = set("åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
+_RLO = "\u202e"
+
+
+def _fold(text: str, pack: LanguagePack) -> str:
+    """Case-insensitive form; for accented pseudo-locales the accents are mapped back first
+    (their upper and lower cases are unrelated code points, e.g. Ɓ and ƀ)."""
+    if pack.offline_rendering == "accented":
+        from translators.pseudo_locale import _ACCENTED
+
+        text = text.translate(str.maketrans({v: k for k, v in _ACCENTED.items()}))
+    return text.casefold()
+
+
+def in_pack_language(text: str, pack: LanguagePack) -> bool:
+    """Does the text look like the pack's language (its pseudo style or at least 30% its script)?"""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return True
+    if pack.offline_rendering == "accented":
+        return any(c in _ACCENTED for c in text)
+    if pack.offline_rendering == "mirrored":
+        return _RLO in text
+    marker = _SCRIPT_NAMES.get(pack.script)
+    if marker is None:  # Latin-script languages: no script signal to check
+        return True
+    return sum(1 for c in letters if unicodedata.name(c, "").startswith(marker)) / len(letters) >= 0.3
+
+
+def check_pack(pack: LanguagePack) -> list[str]:
+    """Problems of the pack itself (empty list: releasable)."""
+    problems = []
+    if not pack.is_pseudo:
+        likely = langcodes.Language.get(pack.tag).maximize()
+        if likely.script != pack.script:
+            problems.append(f"script {pack.script} differs from CLDR's likely script {likely.script} for {pack.tag}")
+    try:
+        conventions = pack.conventions()
+    except Exception as exc:  # babel raises several types for unknown locales
+        return problems + [f"CLDR has no locale {pack.cldr_locale!r}: {exc}"]
+    if not pack.is_pseudo and conventions["cldr_text_direction"] != pack.direction:
+        problems.append(f"direction {pack.direction} differs from CLDR ({conventions['cldr_text_direction']})")
+    for text, what in [(pack.agent_language_clause, "agent_language_clause"), (pack.user_simulator.persona, "user_simulator.persona")] + [
+        (g.target, f"glossary {g.source!r}") for g in pack.glossary
+    ]:
+        if not text.strip():
+            problems.append(f"{what} is empty")
+        elif not in_pack_language(text, pack):
+            problems.append(f"{what} is not written in {pack.name}: {text[:60]!r}")
+    targets = {g.target for g in pack.glossary}
+    problems += [f"forbidden rendering {f.target!r} is also a glossary target" for f in pack.forbidden if f.target in targets]
+    return problems
+
+
+def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, str]) -> list[str]:
+    """Variant-level release checks on the translations about to be written."""
+    problems: list[str] = []
+    glossary = pack.glossary_for(ir.benchmark)
+    forbidden = [f for f in pack.forbidden if f.benchmark in ("*", ir.benchmark)]
+    for element in ir.elements:
+        if element.translation_type is TranslationType.PRESERVE or element.id not in targets:
+            continue
+        source, target = element.source_text, targets[element.id]
+        where = f"{element.artifact} {element.role}"
+        for term in glossary:
+            if re.search(rf"(?<!\w){re.escape(term.source)}(?!\w)", source, re.I) and _fold(term.target, pack) not in _fold(target, pack):
+                problems.append(f"{where}: glossary term {term.source!r} is not rendered as {term.target!r}")
+        for rendering in forbidden:
+            if rendering.target in target:
+                problems.append(f"{where}: forbidden rendering {rendering.target!r}")
+        if "user_scenario" in element.role:
+            missing = [token for token in _PARITY.findall(source) if token not in target]
+            if missing:
+                problems.append(f"{where}: task parity broken, missing {missing[:5]}")
+        if element.role.endswith(".persona") and not in_pack_language(target, pack):
+            problems.append(f"{where}: persona is not in {pack.name}")
+        lost = [token for token in _CONTROL.findall(source) if target.count(token) < source.count(token)]
+        if lost:
+            problems.append(f"{where}: control tokens lost {lost}")
+    return problems
+
+
+def enforce(pack: LanguagePack, ir: IRDocument, targets: dict[str, str]) -> None:
+    problems = check_pack(pack) + check_translations(pack, ir, targets)
+    if problems:
+        shown = "\n  ".join(problems[:20])
+        raise BabelflowError(
+            f"Language pack {pack.tag} {pack.version}: {len(problems)} release check(s) failed; nothing was written:\n  {shown}",
+            field="language pack",
+            fix="fix the pack (glossary, forbidden renderings) or confirm the translation findings, then rerun",
+        )

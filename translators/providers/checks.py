@@ -1,0 +1,122 @@
+"""What a model's translation reply must satisfy before anything is accepted.
+
+Batch level: valid JSON matching the schema, not truncated, no duplicate or unexpected ids.
+Segment level: present, every ``⟦N⟧`` placeholder exactly once (``translators.placeholders``),
+not an answer instead of a translation, no added commentary, in the target language/script (the
+same rules as the fidelity probes: ``validators.probes.fidelity``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from translators.interface import ProtectedSegment
+from translators.placeholders import Placeholder, ProtectedText, placeholder_problems
+from validators.probes.fidelity import _ANSWER, _COMMENTARY, _plain, language_problem
+
+_TOKEN = re.compile(r"⟦([0-9]+)⟧")
+_WORDS = re.compile(r"[^\W\d_]")
+
+
+class _Translation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    text: str
+
+
+class TranslationBatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    translations: list[_Translation]
+
+
+# strict-mode compatible (OpenAI structured outputs): every property required, no extras
+TRANSLATION_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "translations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["id", "text"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["translations"],
+    "additionalProperties": False,
+}
+
+
+def parse_json_reply(text: str, data: Any | None) -> Any:
+    """The reply's JSON: structured data if the protocol gave it, else the text (``` fences allowed)."""
+    if data is not None:
+        return data
+    body = text.strip()
+    if body.startswith("```"):
+        body = re.sub(r"^```[a-zA-Z]*\s*|\s*```$", "", body)
+    return json.loads(body)
+
+
+def parse_batch(text: str, data: Any | None, truncated: bool) -> tuple[dict[str, str] | None, str | None]:
+    """(id -> text, None) or (None, the batch-level problem)."""
+    if truncated:
+        return None, "output truncated at the token limit"
+    try:
+        batch = TranslationBatch.model_validate(parse_json_reply(text, data))
+    except (ValueError, ValidationError) as exc:
+        return None, f"reply is not the required JSON ({type(exc).__name__})"
+    counts = Counter(t.id for t in batch.translations)
+    duplicated = sorted(i for i, n in counts.items() if n > 1)
+    if duplicated:
+        return None, f"duplicate ids in reply: {', '.join(duplicated[:5])}"
+    return {t.id: t.text for t in batch.translations}, None
+
+
+def _protected(segment: ProtectedSegment) -> ProtectedText:
+    indexes = sorted({int(m.group(1)) for m in _TOKEN.finditer(segment.text)})
+    return ProtectedText(text=segment.text, placeholders=[Placeholder(index=i, original=f"⟦{i}⟧", restore_as=f"⟦{i}⟧", kind="marker") for i in indexes])
+
+
+def segment_problems(segment: ProtectedSegment, text: str, language: str) -> list[str]:
+    """Everything wrong with one translated segment (empty = accept)."""
+    if not text.strip() and segment.text.strip():
+        return ["empty translation"]
+    problems = placeholder_problems(text, _protected(segment))
+    tokens = sorted(set(_TOKEN.findall(segment.text)), key=len)
+    token_strings = [f"⟦{t}⟧" for t in tokens]
+    wrong = language_problem(text, segment.text, language, token_strings)
+    if wrong:
+        problems.append(f"wrong language: {wrong}")
+    if _ANSWER.search(_plain(text)) and not _ANSWER.search(_plain(segment.text)):
+        problems.append("answered instead of translated")
+    if _COMMENTARY.search(_plain(text)) and not _COMMENTARY.search(_plain(segment.text)):
+        problems.append("added commentary")
+    return problems
+
+
+def check_reply(segments: list[ProtectedSegment], by_id: dict[str, str], language: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(accepted id -> text, rejected id -> problems) for one parsed reply."""
+    asked = {s.segment_id for s in segments}
+    unexpected = sorted(set(by_id) - asked)
+    if unexpected:
+        # wrong count or renamed ids: nothing in this reply can be trusted to belong where it says
+        return {}, {s.segment_id: [f"reply had {len(by_id)} translations for {len(asked)} segments, unexpected ids {', '.join(unexpected[:3])}"] for s in segments}
+    good: dict[str, str] = {}
+    bad: dict[str, list[str]] = {}
+    for segment in segments:
+        text = by_id.get(segment.segment_id)
+        if text is None:
+            bad[segment.segment_id] = ["the model dropped this segment id"]
+            continue
+        problems = segment_problems(segment, text, language)
+        if problems:
+            bad[segment.segment_id] = problems
+        else:
+            good[segment.segment_id] = text
+    return good, bad

@@ -1,0 +1,158 @@
+"""Retries with exponential backoff and jitter (honouring Retry-After), and a shared per-provider limit.
+
+The limit is process-wide and keyed by provider (and endpoint): every translator and reviewer of
+that provider in this process, in any thread, shares ``concurrency`` request slots, an optional
+requests-per-minute token bucket, and the cool-down a 429 with ``Retry-After`` imposes. Across
+processes or machines, a Prefect global concurrency limit can replace it: wrap the call in
+``prefect.concurrency.sync.concurrency("llm-<provider>", occupy=1)`` (or ``rate_limit``) and set
+``concurrency`` high here.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import threading
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, Mapping, TypeVar
+
+from babelflow.errors import BabelflowError
+from translators.providers.config import ProviderConfig, redact
+
+log = logging.getLogger("babelflow.providers")
+T = TypeVar("T")
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+MAX_WAIT = 300.0
+
+
+class TransientError(Exception):
+    """A failure worth retrying the same request for (429, 5xx, timeout, malformed body)."""
+
+    def __init__(self, reason: str, retry_after: float | None = None):
+        self.reason = redact(reason)
+        self.retry_after = retry_after
+        super().__init__(self.reason)
+
+
+class ProviderError(BabelflowError):
+    """The provider refused or stayed unavailable: the run stops; the translation memory keeps
+    every batch finished so far, so a rerun pays only for the rest."""
+
+    def __init__(self, message: str, *, field: str | None = None, fix: str | None = None):
+        super().__init__(redact(message), field=field, fix=fix and redact(fix))
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date); None if absent."""
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    try:
+        if "retry-after-ms" in lowered:
+            return max(0.0, float(lowered["retry-after-ms"]) / 1000)
+        if "retry-after" in lowered:
+            raw = lowered["retry-after"].strip()
+            try:
+                return max(0.0, float(raw))
+            except ValueError:
+                when = email.utils.parsedate_to_datetime(raw)
+                return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def status_error(provider: str, status: int, message: str, headers: Mapping[str, str] | None) -> Exception:
+    """Map an HTTP status to a TransientError (retry) or a ProviderError (stop, with the fix)."""
+    if status in RETRYABLE_STATUS:
+        return TransientError(f"HTTP {status}: {message}", retry_after_seconds(headers))
+    from translators.providers.config import KEY_ENV
+
+    if status in (401, 403):
+        return ProviderError(f"{provider} rejected the API key (HTTP {status})", field=KEY_ENV[provider], fix=f"check {KEY_ENV[provider]}")
+    if status == 404:
+        return ProviderError(f"{provider}: model or endpoint not found (HTTP 404): {message}", field="--translator", fix="check the model name and base URL")
+    return ProviderError(f"{provider} refused the request (HTTP {status}): {message}", fix="check the model's limits (max_tokens, batch) and the request")
+
+
+class ProviderLimiter:
+    """``concurrency`` slots, an optional token bucket (rpm) and a shared 429 cool-down."""
+
+    def __init__(self, concurrency: int, rpm: int):
+        self.slots = threading.BoundedSemaphore(concurrency)
+        self.rpm = rpm
+        self._tokens = float(max(rpm, 1))
+        self._refilled = time.monotonic()
+        self._blocked_until = 0.0
+        self._lock = threading.Lock()
+
+    def cool_down(self, seconds: float) -> None:
+        with self._lock:
+            self._blocked_until = max(self._blocked_until, time.monotonic() + seconds)
+
+    def _wait_turn(self) -> None:
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                wait = self._blocked_until - now
+                if wait <= 0 and self.rpm:
+                    self._tokens = min(float(self.rpm), self._tokens + (now - self._refilled) * self.rpm / 60)
+                    self._refilled = now
+                    if self._tokens >= 1:
+                        self._tokens -= 1
+                        return
+                    wait = (1 - self._tokens) * 60 / self.rpm
+                elif wait <= 0:
+                    return
+            time.sleep(min(wait, 1.0))
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        with self.slots:
+            self._wait_turn()
+            yield
+
+
+_limiters: dict[str, ProviderLimiter] = {}
+_limiters_lock = threading.Lock()
+
+
+def limiter_for(config: ProviderConfig) -> ProviderLimiter:
+    """The process-wide limiter of this provider; the first configuration sets its size."""
+    with _limiters_lock:
+        if config.limiter_key not in _limiters:
+            _limiters[config.limiter_key] = ProviderLimiter(config.concurrency, config.rpm)
+        return _limiters[config.limiter_key]
+
+
+def backoff_delay(attempt: int, base: float, retry_after: float | None) -> float:
+    """Retry-After wins (plus up to 10% jitter, never less); otherwise full-jitter exponential."""
+    if retry_after is not None:
+        return min(MAX_WAIT, retry_after * (1 + random.random() * 0.1))
+    ceiling = min(MAX_WAIT, base * (2**attempt))
+    return ceiling / 2 + random.random() * ceiling / 2
+
+
+def call_with_retries(fn: Callable[[], T], config: ProviderConfig, *, what: str, sleep: Callable[[float], None] = time.sleep) -> T:
+    """Run ``fn`` inside the provider's limiter, retrying TransientError up to ``max_retries`` times."""
+    limiter = limiter_for(config)
+    attempt = 0
+    while True:
+        try:
+            with limiter.slot():
+                return fn()
+        except TransientError as exc:
+            if attempt >= config.max_retries:
+                raise ProviderError(
+                    f"{config.label} still failing after {attempt + 1} attempts ({what}): {exc.reason}",
+                    field="--translator",
+                    fix="rerun later: finished batches are kept in the translation memory and are not paid again",
+                ) from None
+            delay = backoff_delay(attempt, config.backoff, exc.retry_after)
+            if exc.retry_after is not None:
+                limiter.cool_down(delay)
+            log.warning("%s: %s; retry %d/%d in %.2fs", config.label, exc.reason, attempt + 1, config.max_retries, delay)
+            sleep(delay)
+            attempt += 1

@@ -1,0 +1,126 @@
+"""A `Translator` backed by a model: batches of protected segments out as JSON, validated JSON back.
+
+A reply is checked (``checks``) before anything is accepted. Segments that come back bad are
+retried, first in smaller batches (halves), then one by one; a segment still bad is returned in
+``TranslationResponse.failed`` with its problems, and the engine records it as a unit failure.
+Transport problems (429, 5xx, timeouts, malformed bodies) are retried on the same request with
+backoff (``resilience``); when they persist a ``ProviderError`` stops the run, and the translation
+memory keeps the batches already finished.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from translators.interface import ProtectedSegment, TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
+from translators.prompts import Prompt, load_prompt
+from translators.providers.checks import TRANSLATION_SCHEMA, check_reply, parse_batch
+from translators.providers.clients import ChatClient, ModelCaller
+from translators.providers.config import ProviderConfig
+from translators.providers.costs import CostLedger
+
+SCHEMA_NAME = "submit_translations"
+ORIGINAL, SMALLER, SINGLE = 0, 1, 2
+
+
+def language_name(tag: str) -> str:
+    """'Chinese (Simplified) (zh-Hans)' where CLDR knows the tag, else the tag itself."""
+    try:
+        import babel
+
+        return f"{babel.Locale.parse(tag, sep='-').english_name} ({tag})"
+    except Exception:  # noqa: BLE001 - unknown to CLDR (pseudo-locales, private use)
+        return tag
+
+
+class _Run:
+    """What one translate() call has gathered so far (shared by its worker threads)."""
+
+    def __init__(self) -> None:
+        self.good: dict[str, str] = {}
+        self.failed: dict[str, list[str]] = {}
+        self.input_characters = self.input_tokens = self.output_tokens = self.requests = 0
+        self.lock = threading.Lock()
+
+
+class ModelTranslator:
+    """``translator_id`` = ``<provider>:<model>/<prompt id>`` (e.g. ``openai:gpt-x/prompt-translate.v1``)."""
+
+    def __init__(self, config: ProviderConfig, target_language: str, *, costs: CostLedger | None = None, prompt: Prompt | None = None, client: ChatClient | None = None):
+        self.config = config
+        self.target_language = target_language
+        self.prompt = prompt or load_prompt("translate")
+        self.translator_id = f"{config.provider}:{config.model}/{self.prompt.id}"
+        self.costs = costs if costs is not None else CostLedger()
+        self.caller = ModelCaller(config, self.costs, client)
+
+    def __repr__(self) -> str:
+        return f"ModelTranslator({self.translator_id!r}, {self.target_language!r})"
+
+    def translate(self, request: TranslationRequest) -> TranslationResponse:
+        if request.target_language != self.target_language:
+            raise ValueError(f"{self.translator_id} was configured for {self.target_language!r}, not {request.target_language!r}")
+        system = self.prompt.render(source_language=language_name(request.source_language), target_language=language_name(request.target_language))
+        if request.instructions:
+            system += "\n\nAdditional instructions:\n" + request.instructions
+        run = _Run()
+        chunks = [request.segments[i : i + self.config.batch] for i in range(0, len(request.segments), self.config.batch)]
+        workers = max(1, min(self.config.concurrency, len(chunks)))
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="babelflow-llm")
+        try:
+            for future in [pool.submit(self._solve, chunk, ORIGINAL, request, system, run) for chunk in chunks]:
+                future.result()
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        segments = [TranslatedSegment(segment_id=s.segment_id, text=run.good[s.segment_id]) for s in request.segments if s.segment_id in run.good]
+        usage = TranslationUsage(
+            input_characters=run.input_characters,
+            output_characters=sum(len(s.text) for s in segments),
+            input_tokens=run.input_tokens,
+            output_tokens=run.output_tokens,
+            requests=run.requests,
+        )
+        return TranslationResponse(translator_id=self.translator_id, segments=segments, usage=usage, failed=run.failed)
+
+    def _exchange(self, segments: list[ProtectedSegment], request: TranslationRequest, system: str, run: _Run) -> tuple[dict[str, str], dict[str, list[str]]]:
+        payload = {
+            "task": "translate",
+            "source_language": request.source_language,
+            "target_language": request.target_language,
+            "segments": [{"id": s.segment_id, "text": s.text, "context": s.context, "kind": s.kind} for s in segments],
+            "glossary": [{"source": g.source, "target": g.target} for g in request.glossary],
+        }
+        completion = self.caller.call(system, json.dumps(payload, ensure_ascii=False), SCHEMA_NAME, TRANSLATION_SCHEMA, stage="translate", language=request.target_language)
+        with run.lock:
+            run.requests += 1
+            run.input_characters += sum(len(s.text) for s in segments)
+            run.input_tokens += completion.input_tokens or 0
+            run.output_tokens += completion.output_tokens or 0
+        by_id, problem = parse_batch(completion.text, completion.data, completion.truncated)
+        if by_id is None:
+            return {}, {s.segment_id: [problem or "unusable reply"] for s in segments}
+        return check_reply(segments, by_id, request.target_language)
+
+    def _solve(self, segments: list[ProtectedSegment], stage: int, request: TranslationRequest, system: str, run: _Run) -> None:
+        """Translate ``segments``; retry the bad ones smaller, then alone; record what stays bad."""
+        good, bad = self._exchange(segments, request, system, run)
+        with run.lock:
+            run.good.update(good)
+        if not bad:
+            return
+        retry = [s for s in segments if s.segment_id in bad]
+        if stage == SINGLE:
+            with run.lock:
+                run.failed.update({sid: [f"{p} (after retrying smaller batches and alone)" for p in problems] for sid, problems in bad.items()})
+            return
+        if stage == ORIGINAL and len(retry) > 2:
+            half = -(-len(retry) // 2)
+            for part in (retry[:half], retry[half:]):
+                self._solve(part, SMALLER, request, system, run)
+            return
+        for segment in retry:
+            self._solve([segment], SINGLE, request, system, run)
