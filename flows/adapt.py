@@ -17,6 +17,7 @@ from analyzers.analyze import analyze_benchmark
 from analyzers.profile import load_profile
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, load_ir, save_ir
+from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
 from source_benchmarks import get_benchmark
@@ -100,17 +101,27 @@ def adapt(
     progress: Callable[[str], None] | None = None,
     translation_progress: Callable[[int, int], None] | None = None,
     ir: IRDocument | None = None,
+    costs=None,
 ) -> AdaptResult:
-    """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it."""
+    """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it.
+
+    `costs`: a translators.providers.costs.CostLedger that receives a model translator's token usage."""
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
     validate_language_tag(language)
     pack = load_pack(language, settings.project_root)
     translator = translator_for(translator_spec, language, pack)
+    if costs is not None and hasattr(translator, "costs"):
+        translator.costs = costs  # model providers report usage per stage/language/provider
     bench = get_benchmark(benchmark_id, source_dir=source_dir)
     paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
     if paths.variant.exists() and not paths.variant.is_dir():
         raise BabelflowError("Output path is a file", file=paths.variant, fix="remove it or choose another --out")
+    with run_lock(settings.resolved_state_dir(), benchmark_id, language):
+        return _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profile, ir, progress, translation_progress)
+
+
+def _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profile, ir, progress, translation_progress) -> AdaptResult:
     if ir is None:
         ir = analyze_or_reuse(bench, profile, paths.ir, progress)
     elif ir.benchmark != benchmark_id:

@@ -81,46 +81,74 @@ def analyze(
 def adapt(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47). Offline: en-XA or ar-XB pseudo-locales."),
-    translator: str = typer.Option("pseudo", "--translator", help="`pseudo` (offline, deterministic)."),
+    translator: str = typer.Option("pseudo", "--translator", help="`pseudo` (offline, deterministic), or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL."),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+    validators: str = typer.Option("", "--validators", help="Then validate the variant with model-backed agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M."),
 ) -> None:
-    """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG."""
+    """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
+
+    Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY and are checked
+    before any work. Token usage is printed per stage, language and provider, and saved under
+    .babelflow/costs/<benchmark>/<lang>/adapt.json."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt as run_adapt
+    from translators.providers.costs import CostLedger, report_costs
+    from validators.model_backends import make_validator_agents
 
-    with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar:
-        stage = bar.add_task("starting", total=None)
-        units = bar.add_task("translation units", total=None, visible=False)
+    costs = CostLedger()
+    agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
+    costs_path = BabelflowSettings().resolved_state_dir() / "costs" / benchmark / lang / "adapt.json"
+    try:
+        with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar:
+            stage = bar.add_task("starting", total=None)
+            units = bar.add_task("translation units", total=None, visible=False)
 
-        def on_units(done: int, total: int) -> None:
-            bar.update(units, completed=done, total=total, visible=True)
+            def on_units(done: int, total: int) -> None:
+                bar.update(units, completed=done, total=total, visible=True)
 
-        result = run_adapt(
-            benchmark, lang, translator_spec=translator, source_dir=source_dir, profile=profile, out=out,
-            progress=lambda message: bar.update(stage, description=message), translation_progress=on_units,
-        )
-        bar.update(stage, description="done", total=1, completed=1)
-    stats = result.outcome.stats
-    table = Table(title=f"{benchmark} → {lang}: {result.manifest.domain_name}")
-    table.add_column("what")
-    table.add_column("value", justify="right")
-    for name, value in (
-        ("translation units (canonical / free)", f"{stats.canonical_units} / {stats.free_units}"),
-        ("characters sent", f"{stats.characters_sent:,}"),
-        ("naive per-field characters", f"{stats.naive_characters:,}"),
-        ("unique-text characters", f"{stats.unique_characters:,}"),
-        ("translation-memory hits", str(stats.memory_hits)),
-        ("failed units", str(len(result.outcome.failures))),
-    ):
-        table.add_row(name, value)
-    console.print(table)
-    console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
+            result = run_adapt(
+                benchmark, lang, translator_spec=translator, source_dir=source_dir, profile=profile, out=out,
+                progress=lambda message: bar.update(stage, description=message), translation_progress=on_units, costs=costs,
+            )
+            bar.update(stage, description="done", total=1, completed=1)
+        stats = result.outcome.stats
+        table = Table(title=f"{benchmark} → {lang}: {result.manifest.domain_name}")
+        table.add_column("what")
+        table.add_column("value", justify="right")
+        for name, value in (
+            ("translation units (canonical / free)", f"{stats.canonical_units} / {stats.free_units}"),
+            ("characters sent", f"{stats.characters_sent:,}"),
+            ("naive per-field characters", f"{stats.naive_characters:,}"),
+            ("unique-text characters", f"{stats.unique_characters:,}"),
+            ("translation-memory hits", str(stats.memory_hits)),
+            ("failed units", str(len(result.outcome.failures))),
+        ):
+            table.add_row(name, value)
+        console.print(table)
+        console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
+        findings = []
+        if agents:
+            from source_benchmarks import get_benchmark
+            from translators.canonical_map import load_canonical_map
+            from validators.run import validate_variant
+
+            with console.status("validating", spinner="dots") as status:
+                cmap = load_canonical_map(result.paths.canonical_map, benchmark, lang)
+                failures = validate_variant(get_benchmark(benchmark, source_dir=source_dir), result.paths.variant, result.ir, lang, canonical_map=cmap, agents=agents, progress=_progress(status))
+            findings = failures.findings
+            console.print(f"validation by probes + {', '.join(a.validator_id for a in agents)}: {len(findings)} findings")
+            for finding in findings[:20]:
+                console.print(f"[red]{finding.id}[/] {finding.layer.value}/{finding.kind} {finding.artifact} {finding.location}: {finding.message}")
+    finally:
+        report_costs(costs.report(), console, costs_path, f"{benchmark} → {lang}: model usage")
     if result.outcome.failures:
         for failure in result.outcome.failures[:10]:
             console.print(f"[red]failed[/] {failure.source_text[:60]!r}: {'; '.join(failure.problems)}")
+    if result.outcome.failures or findings:
         raise typer.Exit(code=1)
 
 
@@ -132,24 +160,35 @@ def validate(
     variant: Optional[Path] = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder."),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the failure set as JSON here."),
+    validators: str = typer.Option("", "--validators", help="Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M (default: probes only)."),
 ) -> None:
-    """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error."""
+    """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
+
+    With --validators, each agent reviews the probes' evidence with its own model; their token
+    usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
     from babelflow.settings import BabelflowSettings
     from babelflow.variant import save_record
     from flows.adapt import adapt_paths, analyze_or_reuse
     from source_benchmarks import get_benchmark
     from translators.canonical_map import load_canonical_map
+    from translators.providers.costs import CostLedger, report_costs
     from translators.registry import validate_language_tag
+    from validators.model_backends import make_validator_agents
     from validators.run import validate_variant
 
     validate_language_tag(lang)
+    costs = CostLedger()
+    agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
     settings = BabelflowSettings()
     bench = get_benchmark(benchmark, source_dir=source_dir)
     paths = adapt_paths(settings, benchmark, lang, "any", variant)
-    with console.status("validating", spinner="dots") as status:
-        ir = analyze_or_reuse(bench, None, paths.ir, _progress(status))
-        cmap = load_canonical_map(paths.canonical_map, benchmark, lang) if paths.canonical_map.exists() else None
-        failures = validate_variant(bench, paths.variant, ir, lang, canonical_map=cmap, progress=_progress(status))
+    try:
+        with console.status("validating", spinner="dots") as status:
+            ir = analyze_or_reuse(bench, None, paths.ir, _progress(status))
+            cmap = load_canonical_map(paths.canonical_map, benchmark, lang) if paths.canonical_map.exists() else None
+            failures = validate_variant(bench, paths.variant, ir, lang, canonical_map=cmap, agents=agents, progress=_progress(status))
+    finally:
+        report_costs(costs.report(), console, settings.resolved_state_dir() / "costs" / benchmark / lang / "validate.json", f"{benchmark} {lang}: model usage")
     if json_out:
         save_record(failures, json_out)
     table = Table(title=f"{benchmark} {lang}: {len(failures.findings)} findings")

@@ -24,6 +24,7 @@ from prefect.runtime import flow_run as current_flow_run
 from pydantic import BaseModel, Field
 
 from babelflow.ir import Record
+from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
 from flows.reporting import failure_report_markdown, failure_table_rows
@@ -224,8 +225,13 @@ def adapt_language(
     project_root: Path | None = None,
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
-    logger = get_run_logger()
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
+    with run_lock(settings.resolved_state_dir(), benchmark, language):  # the same language twice is refused
+        return _rounds(settings, benchmark, language, profile, translator, source_dir, out, review_timeout, max_rounds)
+
+
+def _rounds(settings, benchmark, language, profile, translator, source_dir, out, review_timeout, max_rounds) -> AdaptFlowResult:
+    logger = get_run_logger()
     store = ReviewStore(stages.run_paths(settings, benchmark, language).review_dir)
     rounds: list[RoundRecord] = []
     variant = Path(".")

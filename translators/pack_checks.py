@@ -14,6 +14,7 @@ from babelflow.ir import IRDocument, TranslationType
 from translators.language_pack import LanguagePack
 
 _PARITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|###[A-Z_-]+###|#?\w*\d\w*(?:[-/]\w+)*")  # emails, control tokens, ids, digit runs
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
 _CONTROL = re.compile(r"###[A-Z][A-Z_-]*###")
 _SCRIPT_NAMES = {"Hans": "CJK", "Hant": "CJK", "Jpan": "CJK", "Deva": "DEVANAGARI", "Arab": "ARABIC", "Cyrl": "CYRILLIC", "Thai": "THAI", "Kore": "HANGUL", "Hebr": "HEBREW"}
 _ACCENTED = set("åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
@@ -27,6 +28,8 @@ def _fold(text: str, pack: LanguagePack) -> str:
         from translators.pseudo_locale import _ACCENTED
 
         text = text.translate(str.maketrans({v: k for k, v in _ACCENTED.items()}))
+    elif pack.offline_rendering == "mirrored":  # undo the right-to-left runs: "\u202esnaol\u202c" -> "loans"
+        text = re.sub("\u202e([^\u202c]*)\u202c", lambda m: m.group(1)[::-1], text)
     return text.casefold()
 
 
@@ -87,7 +90,8 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
             if rendering.target in target:
                 problems.append(f"{where}: forbidden rendering {rendering.target!r}")
         if "user_scenario" in element.role:
-            missing = [token for token in _PARITY.findall(source) if token not in target]
+            tokens = [_ORDINAL.sub(r"\1", t) for t in _PARITY.findall(source)]  # "19th" may become "19." but 19 stays
+            missing = [token for token in tokens if token not in target]
             if missing:
                 problems.append(f"{where}: task parity broken, missing {missing[:5]}")
         if element.role.endswith(".persona") and not in_pack_language(target, pack):

@@ -112,6 +112,9 @@ def rebuild_variant(
     out_root = Path(out_root)
     if out_root.exists() and not out_root.is_dir():
         raise BabelflowError("Output path is a file", file=out_root, fix="remove it or choose another --out")
+    if out_root.exists():  # temp files of a killed earlier run: never leave half-written files around
+        for stale in out_root.rglob(".*.tmp"):
+            stale.unlink(missing_ok=True)
     by_artifact: dict[str, list[tuple[IRElement, str]]] = defaultdict(list)
     for element in ir.elements:
         target = targets.get(element.id)

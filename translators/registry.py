@@ -1,4 +1,6 @@
-"""Choose a translator from a CLI spec such as `pseudo` (offline default) or `provider:model`."""
+"""Choose a translator from a CLI spec: `pseudo` (offline default) or a model provider,
+`openai:MODEL`, `anthropic:MODEL`, `dashscope:MODEL`, `openai-compatible:MODEL@URL` (options and
+environment: translators/providers/config.py). A provider's key is checked here, before any work."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ def validate_language_tag(tag: str) -> str:
     return tag
 
 
-def make_translator(spec: str, language: str) -> Translator:
+def make_translator(spec: str, language: str, *, costs=None) -> Translator:
+    """`costs`: a translators.providers.costs.CostLedger collecting model usage (providers only)."""
     validate_language_tag(language)
     if spec == "pseudo":
         if language not in SUPPORTED_PSEUDO_LOCALES:
@@ -26,4 +29,14 @@ def make_translator(spec: str, language: str) -> Translator:
                 fix="use --lang en-XA or ar-XB offline, or pass --translator provider:model for a real language",
             )
         return PseudoLocaleTranslator(language)
-    raise BabelflowError(f"Unknown translator {spec!r}", field="--translator", fix="use `pseudo` (offline default)")
+    from translators.providers.config import is_provider_spec
+
+    if is_provider_spec(spec):
+        from translators.providers import make_model_translator
+
+        return make_model_translator(spec, language, costs=costs)
+    raise BabelflowError(
+        f"Unknown translator {spec!r}",
+        field="--translator",
+        fix="use `pseudo` (offline default) or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL",
+    )

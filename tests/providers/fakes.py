@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from translators.interface import ProtectedSegment, TranslationRequest
+
 PATHS = {
     "/v1/chat/completions": "openai",
     "/v1/messages": "anthropic",
@@ -29,8 +31,15 @@ _PLACEHOLDER = re.compile(r"⟦[0-9]+⟧")
 _LETTER = re.compile(r"[A-Za-z]")
 
 
+# a few real terms, so language-pack glossaries (zh-Hans: task -> 任务 ...) are honoured
+GLOSSARY = {"task": "任务", "order": "订单", "refund": "退款", "reservation": "预订", "flight": "航班", "roaming": "漫游"}
+_TERMS = re.compile(r"(?<![\w⟦])(" + "|".join(GLOSSARY) + r")(?!\w)", re.I)
+
+
 def han(text: str) -> str:
-    """Deterministic 'Chinese': one ideograph per ASCII letter, everything else unchanged."""
+    """Deterministic 'Chinese': glossary words, then one ideograph per ASCII letter; digits,
+    punctuation, whitespace and placeholders are unchanged."""
+    text = _TERMS.sub(lambda m: GLOSSARY[m.group().lower()], text)
     return _LETTER.sub(lambda m: chr(0x4E00 + (ord(m.group()) - 65) * 11), text)
 
 
@@ -40,13 +49,19 @@ def tokens(text: str) -> int:
 
 @dataclass
 class Fault:
-    """``kind``: 429 | 500 | timeout | malformed | truncated | drop_placeholder | wrong_language |
-    answered | commentary | drop_id | no_usage. ``times=None`` repeats forever; ``match`` limits the
-    fault to requests holding a segment whose text contains it (and aims segment faults at it)."""
+    """``kind``: 429 | 500 | timeout | malformed (HTTP body) | bad_json (model text) | truncated |
+    drop_placeholder | wrong_language | answered | commentary | drop_id | no_usage. ``times=None``
+    repeats forever; ``match`` limits the fault to requests holding a segment whose text contains
+    it (and aims segment faults at it); ``task`` is translate or review."""
 
     kind: str
     times: int | None = 1
-    match: str | None = None
+    match: str | tuple[str, ...] | None = None
+    task: str = "translate"
+
+    def hits(self, text: str) -> bool:
+        needles = (self.match,) if isinstance(self.match, str) else self.match or ()
+        return any(needle in text for needle in needles)
     retry_after: str = "0.2"
     delay: float = 1.5
 
@@ -68,6 +83,8 @@ class FakeState:
     faults: dict[str, list[Fault]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    inflight: int = 0
+    max_inflight: int = 0
 
     def usage(self, provider: str | None = None, task: str | None = None) -> tuple[int, int]:
         rows = [s.usage for s in self.seen if s.usage and (provider in (None, s.provider)) and (task in (None, s.task))]
@@ -76,10 +93,10 @@ class FakeState:
     def requests(self, provider: str, task: str = "translate") -> list[Seen]:
         return [s for s in self.seen if s.provider == provider and s.task == task]
 
-    def take_fault(self, provider: str, texts: list[str]) -> Fault | None:
+    def take_fault(self, provider: str, task: str, texts: list[str]) -> Fault | None:
         with self.lock:
             for fault in self.faults.get(provider, []):
-                if fault.times == 0 or (fault.match and not any(fault.match in t for t in texts)):
+                if fault.times == 0 or fault.task != task or (fault.match and not any(fault.hits(t) for t in texts)):
                     continue
                 if fault.times is not None:
                     fault.times -= 1
@@ -99,18 +116,19 @@ def _translate(segments: list[dict], fault: Fault | None) -> list[dict]:
     out = [{"id": s["id"], "text": han(s["text"])} for s in segments]
     if fault is None:
         return out
-    aim = next((i for i, s in enumerate(segments) if fault.match and fault.match in s["text"]), 0)
-    source = segments[aim]["text"]
-    if fault.kind == "drop_placeholder":
-        out[aim]["text"] = _PLACEHOLDER.sub("", han(source), count=1)
-    elif fault.kind == "wrong_language":
-        out[aim]["text"] = source
-    elif fault.kind == "answered":
-        out[aim]["text"] = "Sure! Here is what you asked for: " + source
-    elif fault.kind == "commentary":
-        out[aim]["text"] = han(source) + " (Translator's note: kept the tone informal.)"
-    elif fault.kind == "drop_id":
-        del out[aim]
+    aims = [i for i, s in enumerate(segments) if fault.hits(s["text"])] if fault.match else [0]
+    for aim in aims:
+        source = segments[aim]["text"]
+        if fault.kind == "drop_placeholder":
+            out[aim]["text"] = _PLACEHOLDER.sub("", han(source), count=1)
+        elif fault.kind == "wrong_language":
+            out[aim]["text"] = source
+        elif fault.kind == "answered":
+            out[aim]["text"] = "Sure! Here is what you asked for: " + source
+        elif fault.kind == "commentary":
+            out[aim]["text"] = han(source) + " (Translator's note: kept the tone informal.)"
+    if fault.kind == "drop_id":
+        out = [item for i, item in enumerate(out) if i not in aims]
     return out
 
 
@@ -172,14 +190,26 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, b'{"error": "no such path"}')
         state = self.state
         if _key_of(provider, self.headers) != state.keys.get(provider):
+            with state.lock:
+                state.seen.append(Seen(provider, "unauthorized", time.monotonic(), [], 401, None, None))
             return self._send(401, json.dumps({"error": {"message": "invalid api key", "type": "authentication_error"}, "code": "InvalidApiKey", "message": "invalid api key"}).encode())
         payload = _user_payload(provider, body)
         task = payload.get("task", "translate")
         segments = payload.get("segments", [])
-        fault = state.take_fault(provider, [s["text"] for s in segments]) if task == "translate" else None
+        fault = state.take_fault(provider, task, [s["text"] for s in segments])
         seen = Seen(provider, task, time.monotonic(), [s["id"] for s in segments], 200, fault.kind if fault else None, None)
         with state.lock:
             state.seen.append(seen)
+            state.inflight += 1
+            state.max_inflight = max(state.max_inflight, state.inflight)
+        try:
+            self._answer(provider, body, payload, task, segments, fault, seen)
+        finally:
+            with state.lock:
+                state.inflight -= 1
+
+    def _answer(self, provider: str, body: dict, payload: dict, task: str, segments: list[dict], fault: Fault | None, seen: Seen) -> None:
+        time.sleep(0.02)  # a little latency, so concurrent requests overlap
         kind = fault.kind if fault else None
         if kind in ("429", "500"):
             seen.status = int(kind)
@@ -196,6 +226,8 @@ class _Handler(BaseHTTPRequestHandler):
         reply = _review(payload) if task == "review" else {"translations": _translate(segments, fault)}
         text = json.dumps(reply, ensure_ascii=False)
         finish = "stop"
+        if kind == "bad_json":
+            text, tool = "Here are your translations: " + text[:40], None
         if kind == "truncated":
             text, finish, tool = text[: len(text) // 2], "length", None
         usage = None if kind == "no_usage" else (tokens(json.dumps(body, ensure_ascii=False)), tokens(text))
@@ -211,7 +243,7 @@ class FakeLLMServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def root(self) -> str:
@@ -236,3 +268,35 @@ class FakeLLMServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# ---- shared by the tests -------------------------------------------------------------------------
+
+SDKS = ("openai", "anthropic", "dashscope")
+KEYS = {"openai": "sk-test-openai-7f3c9b2e1d4a", "anthropic": "sk-ant-test-5e8d1c0b9a7f", "dashscope": "sk-ds-test-2b4d6f8a0c1e"}
+MODELS = {"openai": "gpt-fake", "anthropic": "claude-fake", "dashscope": "qwen-fake"}
+# fast but real: tiny backoff, a short timeout for the timeout cases
+FAST = "timeout=0.5&backoff=0.01&max_retries=3"
+
+
+def spec(provider: str, options: str = FAST) -> str:
+    return f"{provider}:{MODELS[provider]}?{options}" if options else f"{provider}:{MODELS[provider]}"
+
+
+SOURCES = [
+    "Cancel the reservation ⟦0⟧ for the passenger ⟦1⟧.",
+    "The refund goes back to the original payment method.",
+    "Ask the user to confirm ⟦0⟧ before making any change.",
+    "Orders that are delivered cannot be cancelled.",
+    "Use the tool ⟦0⟧ to look up the flight status.",
+    "Never invent information that the tools did not return.",
+]
+
+
+def request(texts: list[str] | None = None, language: str = "zh-Hans") -> TranslationRequest:
+    texts = SOURCES if texts is None else texts
+    return TranslationRequest(
+        source_language="en",
+        target_language=language,
+        segments=[ProtectedSegment(segment_id=f"seg-{i}", text=text, context="airline policy", kind="free") for i, text in enumerate(texts)],
+    )

@@ -169,7 +169,8 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
         raise BabelflowError(
             f"{provider} is configured ({spec.split('?')[0]}) but {KEY_ENV[provider]} is not set",
             field=KEY_ENV[provider],
-            fix=f"export {KEY_ENV[provider]}=... (keys are read only from the environment), or use --translator pseudo offline",
+            fix=f"export {KEY_ENV[provider]}=... (keys are read only from the environment)"
+            + (", or use --translator pseudo offline" if field == "--translator" else f", or drop {provider} from {field}"),
         )
     options = {name: _option(name, provider, given) for name in DEFAULTS}
     return ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=base_url, **options)

@@ -114,3 +114,13 @@ def publish_costs(report: CostReport, key: str = "model-costs", description: str
 
     safe_key = re.sub(r"[^a-z0-9-]+", "-", key.lower()).strip("-") or "model-costs"
     return create_table_artifact(key=safe_key, table=cost_rows(report) or [{"stage": "none", "requests": "0"}], description=description)
+
+
+def report_costs(report: CostReport, console, path: Path | None, title: str) -> None:
+    """Print the usage table (when a model was used) and save it as JSON next to the run's state."""
+    if not report.rows:
+        return
+    console.print(cost_table(report, title))
+    if path is not None:
+        save_costs(report, path)
+        console.print(f"[dim]token usage saved to {path}[/]")

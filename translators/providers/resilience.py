@@ -83,7 +83,8 @@ class ProviderLimiter:
     def __init__(self, concurrency: int, rpm: int):
         self.slots = threading.BoundedSemaphore(concurrency)
         self.rpm = rpm
-        self._tokens = float(max(rpm, 1))
+        self.burst = max(1.0, rpm / 60)  # at most one second's worth of requests at once
+        self._tokens = self.burst
         self._refilled = time.monotonic()
         self._blocked_until = 0.0
         self._lock = threading.Lock()
@@ -98,7 +99,7 @@ class ProviderLimiter:
                 now = time.monotonic()
                 wait = self._blocked_until - now
                 if wait <= 0 and self.rpm:
-                    self._tokens = min(float(self.rpm), self._tokens + (now - self._refilled) * self.rpm / 60)
+                    self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.rpm / 60)
                     self._refilled = now
                     if self._tokens >= 1:
                         self._tokens -= 1

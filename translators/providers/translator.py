@@ -53,8 +53,16 @@ class ModelTranslator:
         self.target_language = target_language
         self.prompt = prompt or load_prompt("translate")
         self.translator_id = f"{config.provider}:{config.model}/{self.prompt.id}"
-        self.costs = costs if costs is not None else CostLedger()
-        self.caller = ModelCaller(config, self.costs, client)
+        self.caller = ModelCaller(config, costs if costs is not None else CostLedger(), client)
+
+    @property
+    def costs(self) -> CostLedger:
+        """Where this translator's token usage goes (assignable: a run shares one ledger)."""
+        return self.caller.costs
+
+    @costs.setter
+    def costs(self, ledger: CostLedger) -> None:
+        self.caller.costs = ledger
 
     def __repr__(self) -> str:
         return f"ModelTranslator({self.translator_id!r}, {self.target_language!r})"

@@ -1,0 +1,37 @@
+"""One run per (benchmark, language) at a time: a second one is refused, never interleaved."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from babelflow.errors import BabelflowError
+
+
+@contextmanager
+def run_lock(state_dir: Path, benchmark: str, language: str) -> Iterator[None]:
+    """An advisory lock file; the OS releases it when the process dies, so a killed run never blocks."""
+    path = Path(state_dir) / "locks" / f"{benchmark}--{language}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        handle.close()
+        raise BabelflowError(
+            f"Another babelflow run is adapting {benchmark} into {language}",
+            file=path,
+            fix="wait for it to finish (runs of different languages may run at once)",
+        ) from exc
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        handle.close()

@@ -1,0 +1,39 @@
+"""Fixtures: a fresh loopback fake per test, the environment pointing each SDK at it."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+from fakes import FAST, KEYS, FakeLLMServer, spec
+
+
+@pytest.fixture
+def fake(monkeypatch) -> FakeLLMServer:
+    """A fake speaking all three protocols on 127.0.0.1, with the SDKs' keys and base URLs set."""
+    with FakeLLMServer(KEYS) as server:
+        urls = server.base_urls()
+        for name, value in {
+            "OPENAI_API_KEY": KEYS["openai"],
+            "ANTHROPIC_API_KEY": KEYS["anthropic"],
+            "DASHSCOPE_API_KEY": KEYS["dashscope"],
+            "OPENAI_BASE_URL": urls["openai"],
+            "ANTHROPIC_BASE_URL": urls["anthropic"],
+            "DASHSCOPE_HTTP_BASE_URL": urls["dashscope"],
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }.items():
+            monkeypatch.setenv(name, value)
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        yield server
+
+
+@pytest.fixture
+def make_translator() -> Callable:
+    from translators.providers import make_model_translator
+
+    def make(provider: str, options: str = FAST, language: str = "zh-Hans"):
+        return make_model_translator(spec(provider, options), language)
+
+    return make

@@ -1,0 +1,63 @@
+"""The engine with a model translator: a segment the model keeps breaking is a recorded unit
+failure (not remembered, not patched), and a batch killed by an outage is paid only once: the
+rerun sends exactly the segments the translation memory does not have."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import Fault
+
+from translators.canonical_map import CanonicalMap
+from translators.engine import TranslationEngine
+from translators.memory import TranslationMemory
+from translators.providers.resilience import ProviderError
+from translators.units import extract_units
+
+
+def _engine(translator, tmp_path, max_items=40):
+    return TranslationEngine(translator, "zh-Hans", TranslationMemory(tmp_path / "tm.jsonl"), max_items=max_items)
+
+
+@pytest.mark.parametrize("provider", ["dashscope", "anthropic"])
+def test_a_segment_that_stays_broken_is_a_unit_failure(provider, fake, make_translator, analyzed, tmp_path):
+    ir = analyzed("tau2-mock")
+    engine = _engine(make_translator(provider), tmp_path)
+    # a phrase of one unit's text (placeholders are numbered per segment, so aim by its words)
+    target_unit = next(u for u in extract_units(ir)[1] if "⟦" not in u.text and len(u.text.split()) > 6)
+    phrase = " ".join(target_unit.text.split()[:4])
+    fake.script(provider, Fault("answered", times=None, match=phrase))
+    outcome = engine.translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+    failed = {f.unit_key: f for f in outcome.failures}
+    assert target_unit.key in failed
+    assert any("answered instead of translated" in p for p in failed[target_unit.key].problems)
+    assert not set(target_unit.element_ids) & set(outcome.targets)
+    # nothing bad was remembered: a rerun with a healthy model sends only the failed unit(s)
+    fake.reset()
+    rerun = _engine(make_translator(provider), tmp_path).translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+    assert rerun.failures == []
+    sent = [i for s in fake.state.requests(provider) for i in s.segment_ids]
+    assert set(sent) == set(failed)
+
+
+def test_outage_mid_run_then_rerun_pays_only_for_missing_segments(fake, make_translator, analyzed, tmp_path):
+    ir = analyzed("tau2-mock")
+    free = extract_units(ir)[1]
+    # the 4th engine batch (10 units each) hits a server that keeps answering 500
+    phrases = [" ".join(u.text.split()[:4]) for u in free[30:40]]
+    phrase = next(p for p in phrases if len(p.split()) == 4 and sum(p in u.text for u in free) == 1)
+    fake.script("dashscope", Fault("500", times=None, match=phrase))
+    with pytest.raises(ProviderError) as raised:
+        _engine(make_translator("dashscope", "backoff=0.01&max_retries=2"), tmp_path, max_items=10).translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+    assert raised.value.exit_code == 2 and "still failing after 3 attempts" in str(raised.value)
+    first = [s for s in fake.state.requests("dashscope") if s.status == 200]
+    paid = {i for s in first for i in s.segment_ids}
+    assert len(first) >= 2 and len(paid) == 10 * len(first)  # the batches before the outage finished...
+    assert set(TranslationMemory(tmp_path / "tm.jsonl").entries) and len(TranslationMemory(tmp_path / "tm.jsonl").entries) == len(paid)  # ...and were remembered
+
+    fake.reset()
+    outcome = _engine(make_translator("dashscope"), tmp_path, max_items=10).translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+    assert outcome.failures == [] and outcome.stats.memory_hits >= len(paid)
+    second = [i for s in fake.state.requests("dashscope") for i in s.segment_ids]
+    assert not set(second) & paid and len(second) == len(set(second)) == outcome.stats.segments_sent  # nothing paid twice
+    assert set(second) | paid <= {u.key for u in free}
+    assert all(element in outcome.targets for unit in free for element in unit.element_ids)  # the rerun completed the rest

@@ -1,0 +1,106 @@
+"""The whole CLI against the fakes: `babelflow adapt tau2-mock --lang zh-Hans --translator
+dashscope:M --validators openai:M,dashscope:M,anthropic:M`, then `babelflow validate` with the
+same validators. The variant validates clean, the cost reports equal the usage the fakes returned,
+and no key appears in any file, log or output the runs produced."""
+
+from __future__ import annotations
+
+import logging
+
+import orjson
+import pytest
+from fakes import KEYS, MODELS, SDKS
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+TRANSLATOR = f"dashscope:{MODELS['dashscope']}"
+VALIDATORS = ",".join(f"{p}:{MODELS[p]}" for p in ("openai", "dashscope", "anthropic"))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch, fake):
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
+    # what apply_offline_environment would set with setdefault: scoped to this test instead
+    monkeypatch.setenv("PREFECT_HOME", str(root / ".babelflow" / "prefect"))
+    monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(root / ".babelflow" / "prefect" / "storage"))
+    monkeypatch.setenv("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
+    return root
+
+
+def _totals(path, stage: str) -> dict[str, tuple[int, int]]:
+    report = orjson.loads(path.read_bytes())
+    out: dict[str, tuple[int, int]] = {}
+    for row in report["rows"]:
+        assert row["stage"] == stage and row["language"] == "zh-Hans" and row["estimated_requests"] == 0
+        tin, tout = out.get(row["provider"], (0, 0))
+        out[row["provider"]] = (tin + row["input_tokens"], tout + row["output_tokens"])
+    return out
+
+
+def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, caplog):
+    caplog.set_level(logging.DEBUG)  # every SDK's debug logging is captured and scanned below
+    runner = CliRunner()
+
+    adapt = runner.invoke(app, ["adapt", "tau2-mock", "--lang", "zh-Hans", "--translator", TRANSLATOR, "--validators", VALIDATORS])
+    assert adapt.exit_code == 0, adapt.output
+    variant = project / "adapted" / "tau2-mock" / "zh-Hans"
+    manifest = orjson.loads((variant / "babelflow_manifest.json").read_bytes())
+    assert manifest["translator_id"] == f"{TRANSLATOR}/prompt-translate.v1"
+    assert "0 findings" in adapt.output and "model usage" in adapt.output
+    tasks = (variant / "data" / "tau2" / "domains" / "mock" / "tasks.json").read_text(encoding="utf-8")
+    assert "任务" in tasks and "⟦" not in tasks
+
+    translate_usage = fake.state.usage("dashscope", "translate")
+    review_usage = {p: fake.state.usage(p, "review") for p in SDKS}
+    assert translate_usage[0] > 0 and all(u[0] > 0 for u in review_usage.values())
+    assert [len(fake.state.requests(p, "review")) for p in SDKS] == [1, 1, 1]  # one isolated agent per provider
+    report = orjson.loads((project / ".babelflow" / "costs" / "tau2-mock" / "zh-Hans" / "adapt.json").read_bytes())
+    translate_rows = [r for r in report["rows"] if r["stage"] == "translate"]
+    assert [(r["provider"], r["model"]) for r in translate_rows] == [("dashscope", MODELS["dashscope"])]
+    assert (translate_rows[0]["input_tokens"], translate_rows[0]["output_tokens"]) == translate_usage
+    validate_rows = {r["provider"]: (r["input_tokens"], r["output_tokens"]) for r in report["rows"] if r["stage"] == "validate"}
+    assert validate_rows == review_usage
+
+    fake.reset()
+    validate = runner.invoke(app, ["validate", "tau2-mock", "--lang", "zh-Hans", "--validators", VALIDATORS, "--json", str(project / "reports" / "failures.json")])
+    assert validate.exit_code == 0, validate.output
+    failures = orjson.loads((project / "reports" / "failures.json").read_bytes())
+    assert failures["findings"] == [] and failures["validators"] == ["probes", "validator-1-openai", "validator-2-dashscope", "validator-3-anthropic"]
+    assert _totals(project / ".babelflow" / "costs" / "tau2-mock" / "zh-Hans" / "validate.json", "validate") == {p: fake.state.usage(p, "review") for p in SDKS}
+
+    # ---- no key anywhere: files (state, TM, IR, costs, variant, maps, reports), logs, output ----
+    files = [p for p in project.rglob("*") if p.is_file()]
+    assert any(".babelflow/tm" in str(p) for p in files) and any("canonical_maps" in str(p) for p in files)
+    leaks = [(str(p), name) for p in files for name, key in KEYS.items() if key.encode() in p.read_bytes()]
+    assert leaks == []
+    logged = caplog.text + "\n".join(str(r.__dict__) for r in caplog.records)
+    assert len(caplog.records) > 0
+    for name, key in KEYS.items():
+        assert key not in logged, name
+        assert key not in adapt.output and key not in validate.output, name
+
+
+def test_missing_key_is_exit_2_before_any_work(project, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    runner = CliRunner()
+    result = runner.invoke(app, ["adapt", "tau2-mock", "--lang", "zh-Hans", "--translator", TRANSLATOR, "--validators", VALIDATORS])
+    output = " ".join(result.output.split())  # rich wraps long lines
+    assert result.exit_code == 2
+    assert "ANTHROPIC_API_KEY is not set" in output and "fix: export ANTHROPIC_API_KEY=" in output
+    assert not (project / ".babelflow").exists() and not (project / "adapted").exists()  # nothing started
+
+    monkeypatch.delenv("DASHSCOPE_API_KEY")
+    result = runner.invoke(app, ["adapt", "tau2-mock", "--lang", "zh-Hans", "--translator", TRANSLATOR])
+    assert result.exit_code == 2 and "DASHSCOPE_API_KEY is not set" in " ".join(result.output.split())
+    assert not (project / ".babelflow").exists()
+
+
+def test_rejected_key_is_exit_2_without_the_key_in_the_message(project, monkeypatch, fake):
+    wrong = "sk-wrong-key-0123456789abcdef"
+    monkeypatch.setenv("DASHSCOPE_API_KEY", wrong)
+    result = CliRunner().invoke(app, ["adapt", "tau2-mock", "--lang", "zh-Hans", "--translator", TRANSLATOR])
+    assert result.exit_code == 2
+    assert "rejected the API key (HTTP 401)" in " ".join(result.output.split()) and wrong not in result.output

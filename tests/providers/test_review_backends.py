@@ -1,0 +1,70 @@
+"""Model-backed validator agents: one ReviewModel per SDK, JSON replies validated into ReviewReply,
+retried when unusable, never read as 'no findings' when the model does not comply."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import FAST, SDKS, Fault, spec
+
+from babelflow.errors import BabelflowError
+from translators.providers.config import parse_spec
+from translators.providers.costs import CostLedger
+from translators.providers.resilience import ProviderError
+from validators.agents import ReviewRequest
+from validators.findings import Layer, Severity, make_finding
+from validators.model_backends import ModelReviewer, make_validator_agents
+
+
+def _request() -> ReviewRequest:
+    finding = make_finding("probes", Layer.FIDELITY, "wrong_language", Severity.MAJOR, "data/tasks.json", "task 1 reason_for_call", "only 0% of letters are Han", element_id="e-1", source="Cancel my order", target="Cancel my order")
+    return ReviewRequest(validator_id="validator-1", benchmark="tau2-mock", language="zh-Hans", turn=1, probe_findings=[finding])
+
+
+@pytest.mark.parametrize("provider", SDKS)
+def test_reviewer_reply_is_validated_into_actions(provider, fake):
+    costs = CostLedger()
+    reviewer = ModelReviewer(parse_spec(spec(provider)), costs=costs)
+    assert reviewer.model_id.endswith("/prompt-review.v1")
+    request = _request()
+    reply = reviewer.review(request)
+    assert [(a.kind, a.finding_id) for a in reply.actions] == [("uphold", request.probe_findings[0].id), ("done", None)]
+    (row,) = costs.report().rows
+    assert (row.stage, row.provider, row.requests) == ("validate", provider, 1)
+    assert (row.input_tokens, row.output_tokens) == fake.state.usage(provider, "review")
+
+
+@pytest.mark.parametrize("provider", SDKS)
+@pytest.mark.parametrize("kind", ["bad_json", "truncated", "500"])
+def test_unusable_reply_is_asked_again(provider, kind, fake):
+    fake.script(provider, Fault(kind, task="review"))
+    reply = ModelReviewer(parse_spec(spec(provider)), costs=CostLedger()).review(_request())
+    assert reply.actions[-1].kind == "done"
+    assert [s.fault for s in fake.state.requests(provider, "review")] == [kind, None]
+
+
+@pytest.mark.parametrize("provider", SDKS)
+def test_a_model_that_never_complies_stops_the_run(provider, fake):
+    fake.script(provider, Fault("bad_json", times=None, task="review"))
+    with pytest.raises(ProviderError, match="gave no valid review reply"):
+        ModelReviewer(parse_spec(spec(provider)), costs=CostLedger()).review(_request())
+    assert len(fake.state.requests(provider, "review")) == 3
+
+
+def test_three_isolated_agents_each_with_its_own_provider(fake):
+    costs = CostLedger()
+    agents = make_validator_agents(f"{spec('openai', FAST)}, {spec('dashscope', FAST)},{spec('anthropic', FAST)}", costs=costs)
+    assert [a.validator_id for a in agents] == ["validator-1-openai", "validator-2-dashscope", "validator-3-anthropic"]
+    models = [a.model for a in agents]
+    assert [m.config.provider for m in models] == ["openai", "dashscope", "anthropic"]
+    assert len({id(m.caller) for m in models}) == 3 and len({id(m.caller.client) for m in models}) == 3  # nothing shared
+    for model in models:
+        model.review(_request())
+    assert {r.provider for r in costs.report().rows} == {"openai", "dashscope", "anthropic"}
+
+
+def test_validator_specs_check_keys_first(monkeypatch):
+    monkeypatch.delenv("DASHSCOPE_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-present-0000")
+    with pytest.raises(BabelflowError) as raised:
+        make_validator_agents("openai:gpt-x,dashscope:qwen-x")
+    assert raised.value.field == "DASHSCOPE_API_KEY" and "--validators" in raised.value.fix

@@ -1,0 +1,107 @@
+"""Validator agents backed by models: one `ReviewModel` per provider SDK.
+
+``--validators openai:M1,dashscope:M2,anthropic:M3`` gives three agents, each with its own client
+(no shared conversation, cache or state; the shared per-provider rate limit is the only thing
+they have in common with other calls to the same provider). Each turn sends the ReviewRequest as
+JSON with the versioned review prompt (``translators/prompts/review.v1.md``); the reply must be
+JSON that validates into ``ReviewReply`` (OpenAI: json_schema; Anthropic: a forced tool;
+DashScope: JSON mode), else the turn is asked again, and a model that never complies stops the
+run with a ProviderError rather than being read as "no findings".
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from translators.prompts import Prompt, load_prompt
+from translators.providers.checks import parse_json_reply
+from translators.providers.clients import ChatClient, ModelCaller
+from translators.providers.config import ProviderConfig, parse_spec
+from translators.providers.costs import CostLedger
+from translators.providers.resilience import ProviderError
+from translators.providers.translator import language_name
+from validators.agents import ReviewReply, ReviewRequest, ValidatorAgent
+from validators.findings import Layer, Severity
+
+SCHEMA_NAME = "submit_review"
+REPLY_ATTEMPTS = 3
+MAX_TURNS = 4
+
+
+def _nullable(schema: dict) -> dict:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+_ACTION_PROPERTIES = {
+    "kind": {"type": "string", "enum": ["ask_field_pair", "ask_task_replay", "raise_finding", "uphold", "dispute", "done"]},
+    "element_id": _nullable({"type": "string"}),
+    "task_id": _nullable({"type": "string"}),
+    "finding_id": _nullable({"type": "string"}),
+    "layer": _nullable({"type": "string", "enum": [layer.value for layer in Layer]}),
+    "finding_kind": _nullable({"type": "string"}),
+    "severity": {"type": "string", "enum": [severity.value for severity in Severity]},
+    "reasoning": {"type": "string"},
+}
+# strict-mode compatible: every property required (nullable where optional), no extras
+REVIEW_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "actions": {
+            "type": "array",
+            "items": {"type": "object", "properties": _ACTION_PROPERTIES, "required": list(_ACTION_PROPERTIES), "additionalProperties": False},
+        }
+    },
+    "required": ["actions"],
+    "additionalProperties": False,
+}
+
+
+class ModelReviewer:
+    """A ReviewModel over one provider; ``model_id`` = ``<provider>:<model>/<prompt id>``."""
+
+    def __init__(self, config: ProviderConfig, *, costs: CostLedger | None = None, prompt: Prompt | None = None, client: ChatClient | None = None, max_turns: int = MAX_TURNS):
+        self.config = config
+        self.prompt = prompt or load_prompt("review")
+        self.model_id = f"{config.provider}:{config.model}/{self.prompt.id}"
+        self.costs = costs if costs is not None else CostLedger()
+        self.caller = ModelCaller(config, self.costs, client)
+        self.max_turns = max_turns
+
+    def __repr__(self) -> str:
+        return f"ModelReviewer({self.model_id!r})"
+
+    def review(self, request: ReviewRequest) -> ReviewReply:
+        system = self.prompt.render(source_language="English (en)", language=language_name(request.language), max_turns=str(self.max_turns))
+        user = json.dumps({"task": "review", **request.model_dump(mode="json")}, ensure_ascii=False)
+        problem = ""
+        for _ in range(REPLY_ATTEMPTS):
+            completion = self.caller.call(system, user, SCHEMA_NAME, REVIEW_SCHEMA, stage="validate", language=request.language)
+            if completion.truncated:
+                problem = "reply truncated at the token limit"
+                continue
+            try:
+                return ReviewReply.model_validate(parse_json_reply(completion.text, completion.data))
+            except (ValueError, ValidationError) as exc:
+                problem = f"reply is not a valid ReviewReply ({type(exc).__name__})"
+        raise ProviderError(
+            f"{self.model_id} gave no valid review reply in {REPLY_ATTEMPTS} attempts (turn {request.turn}): {problem}",
+            field="--validators",
+            fix="use a model that follows JSON schemas, or raise max_tokens",
+        )
+
+
+def split_specs(specs: str | list[str] | None) -> list[str]:
+    items = specs if isinstance(specs, list) else (specs or "").split(",")
+    return [item.strip() for item in items if item and item.strip()]
+
+
+def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS) -> list[ValidatorAgent]:
+    """One isolated agent per spec (``validator-<n>-<provider>``); every key is checked first."""
+    configs = [parse_spec(spec, field="--validators") for spec in split_specs(specs)]
+    ledger = costs if costs is not None else CostLedger()
+    return [
+        ValidatorAgent(f"validator-{n}-{config.provider}", model=ModelReviewer(config, costs=ledger, max_turns=max_turns), max_turns=max_turns)
+        for n, config in enumerate(configs, start=1)
+    ]
