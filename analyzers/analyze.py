@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from babelflow.docstring_parts import split_docstring
+from babelflow.errors import BabelflowError
 from babelflow.ir import (
     ArtifactFormat,
     ArtifactRole,
@@ -232,6 +233,8 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
     """Build the IR of one benchmark. Runs its golden replays; no translation happens here."""
     progress = progress or (lambda message: None)
     profile = profile or load_profile(bench.id)
+    progress("checking every artifact loads")
+    bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file
     evidence = collect_runtime_evidence(bench, progress)
     for spec in bench.artifacts():
         if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and spec.translatable:
@@ -247,6 +250,14 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
             builder.markdown_artifact(spec)
         else:
             builder.python_artifact(spec)
+    unknown = sorted(set(profile.overrides) - {e.id for e in builder.elements})
+    if unknown:
+        raise BabelflowError(
+            f"Profile overrides name {len(unknown)} unknown field(s): {', '.join(unknown[:5])}",
+            file=profile.sources[0],
+            field="overrides.element",
+            fix="use element ids from this benchmark's IR (`babelflow analyze ... --out ir.json`); ids change when the source files change",
+        )
     builder.link_canonical_values()
     progress("linking")
     groups = builder.link()

@@ -147,6 +147,8 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
     parent_name = profile.extends
     while parent_name:
         parent_path = path.parent / f"{parent_name}.toml"
+        if not parent_path.exists():  # a user's profile may extend a packaged one
+            parent_path = PROFILES_DIR / f"{parent_name}.toml"
         parent, parent_raw = _read_profile(parent_path)
         profile = profile.model_copy(
             update={

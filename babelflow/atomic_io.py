@@ -22,12 +22,12 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:
         raise BabelflowError("Output folder is a file", file=path.parent, fix="remove it or choose another output") from exc
-    except PermissionError as exc:
-        raise BabelflowError("Output folder is not writable", file=path.parent, fix="fix its permissions") from exc
+    except OSError as exc:  # permissions, a read-only file system, a full disk
+        raise BabelflowError(f"Output folder cannot be created: {exc.strerror}", file=path.parent, fix="choose a writable output folder") from exc
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except PermissionError as exc:
-        raise BabelflowError("Output folder is not writable", file=path.parent, fix="fix its permissions") from exc
+    except OSError as exc:
+        raise BabelflowError(f"Output folder is not writable: {exc.strerror}", file=path.parent, fix="fix its permissions or choose another output folder") from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

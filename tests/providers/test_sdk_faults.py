@@ -55,12 +55,15 @@ def test_500_then_success(provider, fake, make_translator):
 
 
 @pytest.mark.parametrize("provider", SDKS)
-def test_timeout_is_retried(provider, fake, make_translator):
+def test_timeout_is_retried(provider, fake, make_translator, caplog):
     fake.script(provider, Fault("timeout", delay=1.5))
     started = time.monotonic()
     _all_good(make_translator(provider).translate(request()))
     assert time.monotonic() - started >= 0.5  # the client gave up after its 0.5 s timeout, then retried
     assert [s.fault for s in fake.state.requests(provider)] == ["timeout", None]
+    retries = [r.getMessage() for r in caplog.records if r.name == "babelflow.providers"]
+    assert len(retries) == 1 and "retry 1/3" in retries[0]
+    assert not any(r.getMessage() == "Request failed" for r in caplog.records)  # no SDK traceback for what we handle
 
 
 @pytest.mark.parametrize("provider", SDKS)

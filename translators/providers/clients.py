@@ -13,6 +13,7 @@ the shared per-provider limiter. Each client turns SDK errors into ``TransientEr
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -101,11 +102,25 @@ class AnthropicChat:
             raise _sdk_error(self.config, exc, self.sdk) from None
 
 
+class _HandledByUs(logging.Filter):
+    """DashScope logs a full traceback ("Request failed") before re-raising transport errors that
+    we retry and report ourselves; drop those records, keep everything else it logs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import requests
+
+        handled = record.exc_info and isinstance(record.exc_info[1], (requests.Timeout, requests.ConnectionError, ValueError))
+        return not (record.msg == "Request failed" and handled)
+
+
 class DashScopeChat:
     def __init__(self, config: ProviderConfig):
         import dashscope
 
         self.sdk, self.config = dashscope, config
+        sdk_logger = logging.getLogger("dashscope")
+        if not any(isinstance(f, _HandledByUs) for f in sdk_logger.filters):
+            sdk_logger.addFilter(_HandledByUs())
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
         import requests
