@@ -11,7 +11,6 @@ from email.utils import formatdate
 import pytest
 from fakes import Fault, request
 
-from translators.providers.config import parse_spec
 from translators.providers.costs import CostLedger, cost_rows, cost_table, publish_costs
 from translators.providers.resilience import ProviderLimiter, backoff_delay, limiter_for, retry_after_seconds
 

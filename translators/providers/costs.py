@@ -27,7 +27,7 @@ class CostRow(Record):
     language: str
     provider: str
     model: str
-    requests: int = 0
+    requests: int = Field(default=0, description="responses received; failed attempts (429, 5xx, timeouts) are not billed")
     input_tokens: int = 0
     output_tokens: int = 0
     estimated_requests: int = Field(default=0, description="requests whose tokens were estimated (chars/4)")

@@ -73,7 +73,7 @@ def status_error(provider: str, status: int, message: str, headers: Mapping[str,
     if status in (401, 403):
         return ProviderError(f"{provider} rejected the API key (HTTP {status})", field=KEY_ENV[provider], fix=f"check {KEY_ENV[provider]}")
     if status == 404:
-        return ProviderError(f"{provider}: model or endpoint not found (HTTP 404): {message}", field="--translator", fix="check the model name and base URL")
+        return ProviderError(f"{provider}: model or endpoint not found (HTTP 404): {message}", fix="check the model name and base URL in the spec")
     return ProviderError(f"{provider} refused the request (HTTP {status}): {message}", fix="check the model's limits (max_tokens, batch) and the request")
 
 
@@ -148,7 +148,6 @@ def call_with_retries(fn: Callable[[], T], config: ProviderConfig, *, what: str,
             if attempt >= config.max_retries:
                 raise ProviderError(
                     f"{config.label} still failing after {attempt + 1} attempts ({what}): {exc.reason}",
-                    field="--translator",
                     fix="rerun later: finished batches are kept in the translation memory and are not paid again",
                 ) from None
             delay = backoff_delay(attempt, config.backoff, exc.retry_after)
