@@ -33,11 +33,11 @@ from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTran
 from translators.registry import make_translator, validate_language_tag
 
 
-def translator_for(spec: str, language: str, pack: LanguagePack) -> Translator:
+def translator_for(spec: str, language: str, pack: LanguagePack, costs=None) -> Translator:
     """The pack may declare a pseudo style, so a new pseudo-locale is data, not code."""
     if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
         return PseudoLocaleTranslator(language, style=pack.offline_rendering)
-    return make_translator(spec, language)
+    return make_translator(spec, language, costs=costs)
 
 
 @dataclass

@@ -249,6 +249,8 @@ def flow(
     max_concurrency: int = typer.Option(2, "--max-concurrency", help="Languages adapted at once."),
     profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML)."),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    translator: str = typer.Option("pseudo", "--translator", help="`pseudo` (offline) or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
+    validators: str = typer.Option("", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
 
@@ -259,10 +261,18 @@ def flow(
         from translators.registry import validate_language_tag
 
         validate_language_tag(tag)
+    if validators:
+        from validators.model_backends import make_validator_agents
+
+        make_validator_agents(validators)  # a missing key is an error before any work starts
+    if translator != "pseudo":
+        from translators.registry import make_translator
+
+        make_translator(translator, lang[0])
     if len(lang) == 1:
-        results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout)]
+        results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout, translator=translator, validators=validators)]
     else:
-        results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout)
+        results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout, translator=translator, validators=validators)
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "variant"):
         table.add_column(column)

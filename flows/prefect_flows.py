@@ -73,8 +73,8 @@ def layer_task(cache_key: str, settings: BabelflowSettings, layer: Layer, benchm
 
 
 @task(name="merge", cache_policy=NO_CACHE)
-def merge_task(settings: BabelflowSettings, benchmark: str, language: str, layers: list[stages.LayerResult]) -> FailureSet:
-    return stages.stage_merge(settings, benchmark, language, layers)
+def merge_task(settings: BabelflowSettings, benchmark: str, language: str, layers: list[stages.LayerResult], validators: str, source_dir: Path | None, ir_path: Path, variant: Path) -> FailureSet:
+    return stages.stage_merge(settings, benchmark, language, layers, validators, source_dir, ir_path, variant)
 
 
 class FindingDecision(BaseModel):
@@ -128,7 +128,7 @@ def _call(task_fn, **kwargs):
     return result, state.name == "Cached"
 
 
-def _one_round(settings, benchmark, language, translator, source_dir, profile, out, reviewed, forget, record: RoundRecord):
+def _one_round(settings, benchmark, language, translator, validators, source_dir, profile, out, reviewed, forget, record: RoundRecord):
     paths = stages.run_paths(settings, benchmark, language)
     analyze_key = stages.analyze_inputs_key(benchmark, source_dir, profile, paths.overrides)
     analysis, cached = _call(
@@ -169,9 +169,23 @@ def _one_round(settings, benchmark, language, translator, source_dir, profile, o
         record.stages.append(StageRun(stage=f"validate:{layer.value}", cached=future.state.name == "Cached"))
         if layer is Layer.BEHAVIOR and future.state.name != "Cached":
             record.tasks_replayed = layers[-1].tasks_replayed
-    failures = merge_task(settings=settings, benchmark=benchmark, language=language, layers=layers)
+    failures = merge_task(settings=settings, benchmark=benchmark, language=language, layers=layers, validators=validators, source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir)
+    _publish_costs(settings, benchmark, language)
     record.findings = len(failures.findings)
     return failures, rebuilt.variant_dir
+
+
+def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -> None:
+    """Token usage of model translators/validators (per stage, language, provider) as a table artifact."""
+    from translators.providers.costs import CostReport, publish_costs
+
+    rows = []
+    for stage in ("translate", "validate"):
+        path = stages.costs_path(settings, benchmark, language, stage)
+        if path.exists():
+            rows += CostReport.model_validate_json(path.read_bytes()).rows
+    if rows:
+        publish_costs(CostReport(rows=rows), key=f"{benchmark}-{language}-costs".lower().replace("_", "-"))
 
 
 def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path) -> None:
@@ -223,14 +237,15 @@ def adapt_language(
     review_timeout: int = 0,
     max_rounds: int = 4,
     project_root: Path | None = None,
+    validators: str = "",
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
     with run_lock(settings.resolved_state_dir(), benchmark, language):  # the same language twice is refused
-        return _rounds(settings, benchmark, language, profile, translator, source_dir, out, review_timeout, max_rounds)
+        return _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds)
 
 
-def _rounds(settings, benchmark, language, profile, translator, source_dir, out, review_timeout, max_rounds) -> AdaptFlowResult:
+def _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds) -> AdaptFlowResult:
     logger = get_run_logger()
     store = ReviewStore(stages.run_paths(settings, benchmark, language).review_dir)
     rounds: list[RoundRecord] = []
@@ -238,7 +253,7 @@ def _rounds(settings, benchmark, language, profile, translator, source_dir, out,
     for round_no in range(1, max_rounds + 1):
         reviewed, forget = apply_decisions(settings, benchmark, language, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
-        failures, variant = _one_round(settings, benchmark, language, translator, source_dir, profile, out, reviewed, forget, record)
+        failures, variant = _one_round(settings, benchmark, language, translator, validators, source_dir, profile, out, reviewed, forget, record)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
         _publish(benchmark, language, round_no, failures, variant)
@@ -283,10 +298,15 @@ def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, roun
 
 
 @flow(name="adapt-languages")
-def adapt_languages(benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None) -> list[AdaptFlowResult]:
+def adapt_languages(
+    benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None, translator: str = "pseudo", validators: str = ""
+) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
-        futures = [pool.submit(adapt_language, benchmark, language, review_timeout=review_timeout, project_root=project_root) for language in languages]
+        futures = [
+            pool.submit(adapt_language, benchmark, language, review_timeout=review_timeout, project_root=project_root, translator=translator, validators=validators)
+            for language in languages
+        ]
         return [f.result() for f in futures]

@@ -109,9 +109,16 @@ def translate_inputs_key(settings: BabelflowSettings, benchmark: str, language: 
     return key_of("translate", STAGE_VERSIONS["translate"], benchmark, language, translator, ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
 
 
+def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage: str) -> Path:
+    return settings.resolved_state_dir() / "costs" / benchmark / language / f"{stage}.json"
+
+
 def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
+    from translators.providers.costs import CostLedger, save_costs
+
     pack = load_pack(language, settings.project_root)
-    translator = translator_for(translator_spec, language, pack)
+    ledger = CostLedger()
+    translator = translator_for(translator_spec, language, pack, costs=ledger)
     paths = adapt_paths(settings, benchmark, language, translator.translator_id)
     ir = load_ir(ir_path, benchmark=benchmark)
     cmap = load_canonical_map(paths.canonical_map, benchmark, language)
@@ -121,6 +128,8 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
     outcome = engine.translate(ir, cmap, reviewed=reviewed)
     save_canonical_map(cmap, paths.canonical_map)
     enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
+    if ledger.report().rows:
+        save_costs(ledger.report(), costs_path(settings, benchmark, language, "translate"))
     target = run_paths(settings, benchmark, language).targets
     data = orjson.dumps(outcome.targets, option=orjson.OPT_SORT_KEYS)
     write_bytes_atomic(target, data)
@@ -237,13 +246,33 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
 
 
 # ---- merge -----------------------------------------------------------------------------------
-def stage_merge(settings: BabelflowSettings, benchmark: str, language: str, layers: list[LayerResult]) -> FailureSet:
+def stage_merge(
+    settings: BabelflowSettings, benchmark: str, language: str, layers: list[LayerResult], validators: str = "", source_dir: Path | None = None, ir_path: Path | None = None, variant: Path | None = None
+) -> FailureSet:
+    """Union of the probes' findings and, with model-backed validators, each agent's isolated review."""
     from validators.findings import merge
     from validators.run import DEFAULT_VALIDATORS
 
     suppressed = [s for layer in layers for s in layer.suppressed]
-    notes = [f"{v}: model-backed review not configured: only the deterministic probes ran" for v in DEFAULT_VALIDATORS]
-    merged = merge(benchmark, language, [[f for layer in layers for f in layer.findings]], ["probes", *DEFAULT_VALIDATORS], suppressed, notes)
+    probe_findings = [f for layer in layers for f in layer.findings]
+    reports, notes, names = [probe_findings], [], ["probes"]
+    if validators and ir_path is not None and variant is not None:
+        from source_benchmarks import open_variant
+        from translators.providers.costs import CostLedger, save_costs
+        from validators.model_backends import make_validator_agents
+
+        ledger = CostLedger()
+        for agent in make_validator_agents(validators, costs=ledger):
+            ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)  # each agent its own context
+            ctx.variant_bench = open_variant(benchmark, variant)
+            reports.append(agent.review(ctx, probe_findings).findings)
+            names.append(agent.validator_id)
+        if ledger.report().rows:
+            save_costs(ledger.report(), costs_path(settings, benchmark, language, "validate"))
+    else:
+        notes = [f"{v}: model-backed review not configured: only the deterministic probes ran" for v in DEFAULT_VALIDATORS]
+        names += list(DEFAULT_VALIDATORS)
+    merged = merge(benchmark, language, reports, names, suppressed, notes)
     return ReviewStore(run_paths(settings, benchmark, language).review_dir).open_findings(merged)
 
 

@@ -1,0 +1,35 @@
+"""The Prefect flow with a model translator and three model validators (loopback fakes):
+completes, publishes the cost table artifact, and leaves no key in any file it wrote."""
+
+from __future__ import annotations
+
+import orjson
+from fakes import KEYS, MODELS, SDKS
+
+
+def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fake):
+    from prefect.client.orchestration import get_client
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.prefect_flows import adapt_language
+
+    monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path / "project" / ".babelflow" / "prefect" / "storage"))
+    validators = ",".join(f"{p}:{MODELS[p]}" for p in SDKS)
+    with prefect_test_harness(server_startup_timeout=60):
+        result = adapt_language(
+            "tau2-mock", "zh-Hans", translator=f"dashscope:{MODELS['dashscope']}", validators=validators, project_root=tmp_path / "project"
+        )
+        with get_client(sync_client=True) as client:
+            artifacts = {a.key: a for a in client.read_artifacts() if a.key}
+    assert result.status == "awaiting_signoff" and result.rounds[0].findings == 0
+    costs = artifacts["tau2-mock-zh-hans-costs"]
+    assert costs.type == "table"
+    rows = orjson.loads(costs.data) if isinstance(costs.data, (str, bytes)) else costs.data
+    providers = {row["provider"] for row in rows if row["stage"] in ("translate", "validate")}
+    assert providers == set(SDKS)
+    translate = next(row for row in rows if row["stage"] == "translate")
+    assert int(translate["input tokens"].replace(",", "")) == fake.state.usage("dashscope", "translate")[0]
+    queue = orjson.loads(next((tmp_path / "project" / ".babelflow" / "review").rglob("queue.json")).read_bytes())
+    assert queue["validators"] == ["probes"] + [f"validator-{n}-{p}" for n, p in enumerate(SDKS, start=1)]
+    leaks = [str(p) for p in (tmp_path / "project").rglob("*") if p.is_file() and any(k.encode() in p.read_bytes() for k in KEYS.values())]
+    assert leaks == []
