@@ -25,6 +25,7 @@ from babelflow.ir import (
     element_id,
 )
 from babelflow.markdown_blocks import split_markdown
+from analyzers import ANALYZER_VERSION
 from analyzers.code_inventory import CodeText, scan_python_file
 from analyzers.data_inventory import iter_data_texts
 from analyzers.heuristics import WORD
@@ -265,6 +266,7 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
         schema_version="babelflow.ir/1",
         benchmark=bench.id,
         source_version=bench.source_version,
+        analyzer_version=ANALYZER_VERSION,
         profile_sha256=profile.sha256,
         artifacts=bench.fingerprints(),
         elements=builder.elements,

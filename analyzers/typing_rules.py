@@ -8,6 +8,7 @@ field, the evidence index and the profile: the same inputs always give the same 
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -17,6 +18,7 @@ from analyzers.profile import LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
 
 # Shape reasons are more specific than what a broad rule declares; evidence beats both.
+_SLOT = re.compile(r"\{[^{}]*\}")
 _REFINABLE = {PreserveReason.LINKED_ENTITY, PreserveReason.EVALUATOR_TOKEN, PreserveReason.MARKUP}
 _EXECUTABLE_KINDS = {LinkKind.COMPARED_IN_CODE, LinkKind.SCHEMA_LITERAL}
 
@@ -151,6 +153,10 @@ class FieldTyper:
     def _fallback_code(self, value: str) -> TypeDecision:
         if self.evidence.kinds_of(value) & _EXECUTABLE_KINDS:
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "evidence: compared in code")
+        literal = _SLOT.sub("", value)  # f"task_{n + 1}" is an id template: judge the literal text only
+        if literal.strip() and _shape(literal.strip()) is PreserveReason.IDENTIFIER:
+            return TypeDecision(TranslationType.PRESERVE, PreserveReason.IDENTIFIER, None, "heuristic: identifier template")
+        value = literal if literal.strip() else value
         shape = _shape(value)
         if shape is not None:
             return TypeDecision(TranslationType.PRESERVE, shape, None, "heuristic: shape")

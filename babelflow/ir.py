@@ -175,6 +175,7 @@ class IRDocument(Record):
     schema_version: Literal["babelflow.ir/1"] = IR_SCHEMA_VERSION
     benchmark: str
     source_version: str
+    analyzer_version: str = Field(default="", description="version of the analysis logic; a saved IR from another is re-derived")
     profile_sha256: str
     artifacts: list[ArtifactFingerprint]
     elements: list[IRElement]

@@ -13,6 +13,7 @@ import orjson
 from pathlib import Path
 from typing import Callable
 
+from analyzers import ANALYZER_VERSION
 from analyzers.analyze import analyze_benchmark
 from analyzers.profile import load_profile
 from babelflow.errors import BabelflowError
@@ -73,7 +74,8 @@ def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path:
             ir = load_ir(ir_path, benchmark=bench.id)
         except BabelflowError:
             ir = None
-        if ir is not None and ir.profile_sha256 == profile.sha256 and [a.model_dump() for a in ir.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
+        fresh = ir is not None and ir.analyzer_version == ANALYZER_VERSION and ir.profile_sha256 == profile.sha256
+        if fresh and [a.model_dump() for a in ir.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
             progress("IR unchanged: reused")
             return ir
     ir = analyze_benchmark(bench, profile, progress=progress)

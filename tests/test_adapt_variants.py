@@ -99,12 +99,36 @@ def test_preserve_fields_identical_translate_fields_changed_no_placeholders(benc
     assert changed > 50 and kept > 50
 
 
+@pytest.fixture(scope="session")
+def target_pairs(adapted):
+    cache: dict = {}
+
+    def get(benchmark_id: str, language: str):
+        if (benchmark_id, language) not in cache:
+            _, variant = adapted(benchmark_id, language)
+            cache[(benchmark_id, language)] = variant.replay_pairs(variant.task_ids(None))
+        return cache[(benchmark_id, language)]
+
+    return get
+
+
 @pytest.mark.parametrize("benchmark_id,language", CASES)
-def test_behaviour_equals_the_source_for_every_task(benchmark_id, language, adapted, source_pairs):
+def test_clean_variant_validates_to_an_empty_failure_set(benchmark_id, language, adapted, source_pairs, target_pairs):
+    from validators.run import validate_variant
+
+    result, _ = adapted(benchmark_id, language)
+    pairs = {g.task_id: (g, n) for g, n in target_pairs(benchmark_id, language)}
+    failures = validate_variant(get_benchmark(benchmark_id), result.paths.variant, result.ir, language, source_pairs=source_pairs(benchmark_id), target_pairs=pairs)
+    assert failures.findings == [], [(f.layer.value, f.kind, f.artifact, f.location, f.message) for f in failures.findings[:10]]
+    assert failures.notes and "not configured" in failures.notes[0]
+
+
+@pytest.mark.parametrize("benchmark_id,language", CASES)
+def test_behaviour_equals_the_source_for_every_task(benchmark_id, language, adapted, source_pairs, target_pairs):
     result, variant = adapted(benchmark_id, language)
     expected = source_pairs(benchmark_id)
     catalog = MessageCatalog(load_overlay(result.paths.variant / OVERLAY_NAME).message_pairs())
-    target_pairs = variant.replay_pairs(variant.task_ids(None))
+    target_pairs = target_pairs(benchmark_id, language)
     assert len(target_pairs) == len(expected)
     for golden, nothing in target_pairs:
         source_golden, source_nothing = expected[golden.task_id]

@@ -20,7 +20,7 @@ PROBES = "probes"
 DEFAULT_VALIDATORS = ("validator-1", "validator-2", "validator-3")
 
 
-def run_probes(ctx: ValidationContext, progress: Callable[[str], None] = lambda m: None, source_pairs: dict | None = None) -> tuple[list[Finding], list]:
+def run_probes(ctx: ValidationContext, progress: Callable[[str], None] = lambda m: None, source_pairs: dict | None = None, target_pairs: dict | None = None) -> tuple[list[Finding], list]:
     """All four layers; integrity first because its failures suppress dependent checks."""
     progress("integrity & structure")
     findings, suppressed = check_integrity(ctx, PROBES)
@@ -29,7 +29,7 @@ def run_probes(ctx: ValidationContext, progress: Callable[[str], None] = lambda 
     progress("semantic fidelity")
     findings += check_fidelity(ctx, PROBES, suppressed)
     progress("behavioural equivalence")
-    findings += check_behavior(ctx, PROBES, suppressed, source_pairs=source_pairs)
+    findings += check_behavior(ctx, PROBES, suppressed, source_pairs=source_pairs, target_pairs=target_pairs)
     return findings, suppressed
 
 
@@ -43,10 +43,11 @@ def validate_variant(
     agents: list[ValidatorAgent] | None = None,
     progress: Callable[[str], None] = lambda m: None,
     source_pairs: dict | None = None,
+    target_pairs: dict | None = None,
 ) -> FailureSet:
     agents = agents if agents is not None else [ValidatorAgent(v) for v in DEFAULT_VALIDATORS]
     ctx = ValidationContext(source, variant_dir, ir, language, canonical_map)
-    probe_findings, suppressed = run_probes(ctx, progress, source_pairs)
+    probe_findings, suppressed = run_probes(ctx, progress, source_pairs, target_pairs)
     reports = [probe_findings]
     notes: list[str] = []
     for agent in agents:

@@ -80,7 +80,11 @@ class ToolkitLocalizer:
                 if exc.args and isinstance(exc.args[0], str):
                     exc.args = (catalog.translate(exc.args[0]),) + exc.args[1:]
                 raise
-            return catalog.translate(result) if isinstance(result, str) else result
+            if isinstance(result, str):
+                return catalog.translate(result)
+            if isinstance(result, dict):  # e.g. {"message": "Line resumed successfully", "line": Line(...)}
+                return {key: catalog.translate(value) if isinstance(value, str) else value for key, value in result.items()}
+            return result
 
         def get_tools(self):
             tools = super(localized, self).get_tools()

@@ -8,6 +8,7 @@ do-nothing agent starts passing, which only the do-nothing comparison shows.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from babelflow.ir import ArtifactRole, TranslationType
@@ -24,7 +25,22 @@ def _pairs(bench: Any, task_ids: list[str]) -> dict[str, tuple]:
     return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
 
 
-def check_behavior(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck], task_ids: list[str] | None = None, source_pairs: dict | None = None) -> list[Finding]:
+def _same_result(source: str, target: str, catalog: MessageCatalog) -> bool:
+    """Equal up to the catalog: a text result translated whole, a dict result's top-level texts translated."""
+    try:
+        parsed_source, parsed_target = json.loads(source), json.loads(target)
+    except ValueError:
+        return target == catalog.translate(source)
+    if isinstance(parsed_source, dict) and isinstance(parsed_target, dict):
+        expected = {k: catalog.translate(v) if isinstance(v, str) else v for k, v in parsed_source.items()}
+        return expected == parsed_target
+    return parsed_source == parsed_target or target == catalog.translate(source)
+
+
+def check_behavior(
+    ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck], task_ids: list[str] | None = None, source_pairs: dict | None = None, target_pairs: dict | None = None
+) -> list[Finding]:
+    """`source_pairs`/`target_pairs` (task id -> (golden, do-nothing)) reuse replays already run."""
     if any(s.layer is Layer.BEHAVIOR for s in suppressed) or getattr(ctx, "variant_bench", None) is None:
         return []
     variant = ctx.variant_bench
@@ -32,7 +48,7 @@ def check_behavior(ctx: ValidationContext, validator_id: str, suppressed: list[S
     tasks_artifact = next(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
     expected = source_pairs if source_pairs is not None else _pairs(ctx.source, ids)
     try:
-        observed = _pairs(variant, ids)
+        observed = target_pairs if target_pairs is not None else _pairs(variant, ids)
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
@@ -57,8 +73,11 @@ def check_behavior(ctx: ValidationContext, validator_id: str, suppressed: list[S
             add("tool_error_sequence_changed", task_id, "tool calls fail differently", " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s), " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t))
         else:
             for index, (a, b) in enumerate(zip(sg.tool_calls, tg.tool_calls)):
-                wanted = ("Error: " + catalog.translate(a.output.removeprefix("Error: "))) if a.error else (catalog.translate(a.output) if not db_translated else None)
-                if wanted is not None and b.output != wanted:
+                if a.error:
+                    same = b.output == "Error: " + catalog.translate(a.output.removeprefix("Error: "))
+                else:
+                    same = db_translated or _same_result(a.output, b.output, catalog)
+                if not same:
                     add("tool_result_changed", task_id, f"call {index} ({a.name}) returns something else", a.output, b.output, Severity.MAJOR)
                     break
         if not db_translated and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):

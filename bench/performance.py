@@ -1,0 +1,145 @@
+"""Performance of every stage on all four τ² domains, one run: wall time, CPU time, peak RSS.
+
+For each domain (and telecom's 114-task base split next to its full 2,285-task file, to show how
+costs grow) a fresh subprocess runs, in order: parse the inputs (physical floor), τ²-bench's own
+golden replay + evaluate_simulation (reference point), analysis, translation (offline
+pseudo-locale), rebuild, each validation layer, then a rerun after one confirmed finding (one
+unit retranslated, affected tasks revalidated). The same work through Prefect is measured by
+bench/orchestration_overhead.py. Peak RSS is the process high-water mark after each stage.
+
+Usage: python bench/performance.py [--domains tau2-mock,tau2-retail,...]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORKER = r"""
+import json, resource, sys, time
+from pathlib import Path
+from loguru import logger
+logger.disable("tau2")
+benchmark, project, source_dir = sys.argv[1], Path(sys.argv[2]), (Path(sys.argv[3]) if sys.argv[3] != "-" else None)
+rows = []
+def measure(name, fn):
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+    return out
+
+from babelflow.settings import BabelflowSettings
+from flows import stages
+from source_benchmarks import get_benchmark
+from validators.findings import Layer
+settings = BabelflowSettings(project_root=project)
+bench = get_benchmark(benchmark, source_dir=source_dir)
+
+def parse():
+    for spec in bench.artifacts():
+        if spec.format.value != "python":
+            bench.load_artifact(spec)
+    return len(bench.task_ids(None))
+tasks = measure("parse inputs", parse)
+
+def stock():
+    from tau2.data_model.simulation import SimulationRun, TerminationReason
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+    from tau2.registry import registry
+    from source_benchmarks.tau2.replay import golden_trajectory
+    domain = benchmark.removeprefix("tau2-")
+    registry._domains.pop(domain + "_bench", None)
+    registry.register_domain(bench.environment_factory, domain + "_bench")
+    for task_id in bench.task_ids(None):
+        task = bench.task(task_id)
+        messages, _, _ = golden_trajectory(task, bench.environment_factory, task_id, None)
+        run = SimulationRun(id="x", task_id=task_id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+        evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain + "_bench")
+measure("tau2 golden replay + evaluate_simulation (reference)", stock)
+
+paths = stages.run_paths(settings, benchmark, "en-XA")
+analysis = measure("analysis", lambda: stages.stage_analyze(settings, benchmark, source_dir, None, paths.overrides))
+translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(settings, benchmark, "en-XA", "pseudo", analysis.ir_path, {}, []))
+rebuilt = measure("rebuild", lambda: stages.stage_rebuild(settings, benchmark, "en-XA", source_dir, analysis.ir_path, translated))
+integrity = measure("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir))
+layers = [integrity]
+for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
+    layers.append(measure(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(settings, layer, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
+failures = measure("merge", lambda: stages.stage_merge(settings, benchmark, "en-XA", layers))
+
+from babelflow.ir import load_ir
+ir = load_ir(analysis.ir_path, benchmark=benchmark)
+element = next(e.id for e in ir.elements if e.translation_type.value == "translate_free" and e.artifact.endswith("tasks.json"))
+def rerun():
+    t = stages.stage_translate(settings, benchmark, "en-XA", "pseudo", analysis.ir_path, {}, [element])
+    r = stages.stage_rebuild(settings, benchmark, "en-XA", source_dir, analysis.ir_path, t)
+    i = stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir)
+    rest = [stages.stage_layer(settings, l, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir, i.suppressed) for l in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
+    return t.retranslated_units, rest[-1].tasks_replayed
+units, replayed = measure("rerun after one confirmed finding", rerun)
+print(json.dumps({"benchmark": benchmark, "tasks": tasks, "findings": len(failures.findings), "rerun_units": units, "rerun_tasks": replayed, "rows": rows}))
+"""
+
+
+def _telecom_base(folder: Path) -> Path:
+    """A source dir whose tasks.json holds only telecom's 114-task base split."""
+    import orjson
+
+    import tau2
+
+    data = Path(tau2.__file__).parent / "data" / "tau2" / "domains" / "telecom"
+    split = orjson.loads((data / "split_tasks.json").read_bytes())
+    base = set(split["base"])
+    dest = folder / "tau2" / "domains" / "telecom"
+    dest.mkdir(parents=True)
+    tasks = [t for t in orjson.loads((data / "tasks.json").read_bytes()) if t["id"] in base]
+    (dest / "tasks.json").write_bytes(orjson.dumps(tasks))
+    (dest / "split_tasks.json").write_bytes(orjson.dumps({"base": sorted(base)}))
+    return folder
+
+
+def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    wanted = sys.argv[sys.argv.index("--domains") + 1].split(",") if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in wanted:
+            benchmark, source = ("tau2-telecom", str(_telecom_base(Path(tmp) / "telecom-base-src"))) if name == "telecom-base" else (name, "-")
+            env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1"}
+            out = subprocess.run([sys.executable, "-c", WORKER, benchmark, str(Path(tmp) / name), source], cwd=ROOT, env=env, capture_output=True, text=True)
+            if out.returncode != 0:
+                raise SystemExit(out.stderr[-3000:])
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            result["label"] = name
+            results.append(result)
+    console = Console(width=180)
+    for result in results:
+        table = Table(title=f"{result['label']}: {result['tasks']} tasks, {result['findings']} findings; rerun retranslated {result['rerun_units']} unit(s), replayed {result['rerun_tasks']} task(s)")
+        for column in ("stage", "wall s", "cpu s", "peak RSS MB"):
+            table.add_column(column, justify="right" if column != "stage" else "left")
+        for row in result["rows"]:
+            table.add_row(row["stage"], f"{row['wall']:.2f}", f"{row['cpu']:.2f}", f"{row['rss_mb']:.0f}")
+        console.print(table)
+    by = {r["label"]: {row["stage"]: row["wall"] for row in r["rows"]} for r in results}
+    if "telecom-base" in by and "tau2-telecom" in by:
+        growth = Table(title="telecom: base split (114 tasks) → full task file (2,285 tasks), wall-time ratio")
+        growth.add_column("stage")
+        growth.add_column("base s", justify="right")
+        growth.add_column("full s", justify="right")
+        growth.add_column("× growth", justify="right")
+        for stage, base in by["telecom-base"].items():
+            full = by["tau2-telecom"][stage]
+            growth.add_row(stage, f"{base:.2f}", f"{full:.2f}", f"{full / base:.1f}" if base > 0.005 else "-")
+        console.print(growth)
+
+
+if __name__ == "__main__":
+    main()
