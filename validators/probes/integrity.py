@@ -78,9 +78,10 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
             target_kinds = [b.kind for b in target.blocks]
             if source_kinds != target_kinds:
                 index = next((i for i, (a, b) in enumerate(zip(source_kinds, target_kinds)) if a != b), min(len(source_kinds), len(target_kinds)))
+                block = next((e for e in ctx.elements_of(spec.path) if e.locator.kind == "markdown_block" and e.locator.block_index == index), None)
                 findings.append(
                     make_finding(validator_id, Layer.INTEGRITY, "markdown_structure_changed", Severity.MAJOR, spec.path, f"block {index}", f"Markdown blocks differ from block {index}",
-                                 source=" ".join(source_kinds[index : index + 3]), target=" ".join(target_kinds[index : index + 3]))
+                                 element_id=block.id if block else None, source=" ".join(source_kinds[index : index + 3]), target=" ".join(target_kinds[index : index + 3]))
                 )
             continue
         renamed = {tuple(e.locator.path) for e in ctx.elements_of(spec.path) if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE}
