@@ -16,7 +16,7 @@ from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.message_catalog import MessageCatalog
 
-from conftest import TAU2_DOMAINS
+TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
 
 LANGUAGES = ("en-XA", "ar-XB")
 

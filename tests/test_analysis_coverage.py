@@ -18,7 +18,7 @@ import pytest
 from source_benchmarks import get_benchmark
 from source_benchmarks.tau2.adapter import tau2_package_root
 
-from conftest import TAU2_DOMAINS
+TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
 
 
 def _leaves(node, path=()):

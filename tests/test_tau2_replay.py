@@ -9,7 +9,7 @@ import pytest
 from source_benchmarks import get_benchmark
 from source_benchmarks.tau2.replay import golden_trajectory
 
-from conftest import TAU2_DOMAINS
+TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
 
 TASKS = {"tau2-mock": 9, "tau2-retail": 114, "tau2-airline": 50, "tau2-telecom": 2285}
 # measured in tau2-facts.md §3 on the stock package: do-nothing trajectories that score 1.0

@@ -125,7 +125,7 @@ def test_injected_defect_is_caught_by_a_finding_naming_the_field(kind, benchmark
     naming = [
         f for f in failures.findings
         if f.layer is layer and f.kind == finding_kind
-        and (f.element_id == defect.element_id if defect.element_id else f.artifact == defect.artifact and (f.location == defect.location or f.task_id == defect.task_id))
+        and (f.element_id == defect.element_id if defect.element_id else f.artifact == defect.artifact and (f.location == defect.location or (defect.task_id is not None and f.task_id == defect.task_id)))
     ]
     assert naming, f"{kind}: no {layer.value}/{finding_kind} finding names {defect.element_id or defect.location}; got {[(f.layer.value, f.kind, f.artifact, f.location, f.element_id) for f in failures.findings]}"
     assert caught_by(failures, defect)

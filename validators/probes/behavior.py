@@ -47,13 +47,15 @@ def check_behavior(
     ids = task_ids if task_ids is not None else ctx.source.task_ids(None)
     tasks_artifact = next(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
     expected = source_pairs if source_pairs is not None else _pairs(ctx.source, ids)
+    present = set(variant.task_ids(None))
     try:
-        observed = target_pairs if target_pairs is not None else _pairs(variant, ids)
+        observed = target_pairs if target_pairs is not None else _pairs(variant, [t for t in ids if t in present])
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
     db_translated = any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact.endswith(("db.json", "db.toml")))
     findings: list[Finding] = []
+    initial_changed: list[str] = []
 
     def add(kind: str, task_id: str, message: str, source: str, target: str, severity: Severity = Severity.CRITICAL) -> None:
         findings.append(make_finding(validator_id, Layer.BEHAVIOR, kind, severity, tasks_artifact, f"task {task_id}", message, task_id=task_id, source=source, target=target))
@@ -80,6 +82,13 @@ def check_behavior(
                 if not same:
                     add("tool_result_changed", task_id, f"call {index} ({a.name}) returns something else", a.output, b.output, Severity.MAJOR)
                     break
-        if not db_translated and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):
+        same_start = (sn.final_db_sha256, sn.final_user_db_sha256) == (tn.final_db_sha256, tn.final_user_db_sha256)
+        if not same_start:
+            initial_changed.append(task_id)
+        elif not db_translated and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):
             add("final_state_changed", task_id, "final DB state after the golden actions differs", str(sg.final_db_sha256), str(tg.final_db_sha256))
+    if initial_changed and not db_translated:  # one changed DB value shows in every task: report it once
+        db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
+        findings.append(make_finding(validator_id, Layer.BEHAVIOR, "initial_state_changed", Severity.CRITICAL, db_artifact, "<initial DB state>",
+                                     f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)", source=", ".join(initial_changed[:5])))
     return findings

@@ -87,12 +87,26 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
         renamed = {tuple(e.locator.path) for e in ctx.elements_of(spec.path) if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE}
         diffs: list[tuple[str, tuple, str]] = []
         _skeleton_diffs(source, target, (), renamed, diffs)
+        if diffs:  # positions no longer line up: field-by-field checks of this file would only flood
+            for layer in (Layer.CONSISTENCY, Layer.FIDELITY):
+                suppressed.append(SuppressedCheck(layer=layer, artifact=spec.path, reason=f"structure differs ({diffs[0][0]}): fields cannot be paired by position"))
         for index, (kind, path, what) in enumerate(diffs):
             detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
             findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "$" + "".join(f"[{p!r}]" for p in path), f"structure differs: {kind} ({what})", detail=detail))
     if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
         findings += _models_and_schemas(ctx, validator_id, suppressed)
     return findings, suppressed
+
+
+def _relative(file: str, ctx: ValidationContext) -> str:
+    """Name files as the IR does (relative to the benchmark root), so finding ids are stable."""
+    from pathlib import Path
+
+    path = Path(file)
+    for spec in ctx.specs:
+        if ctx.target_path(spec) == path:
+            return spec.path
+    return str(path)
 
 
 def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
@@ -103,7 +117,8 @@ def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: l
         variant = open_variant(ctx.source.id, ctx.variant_root) if not ctx.bare_data_dir else type(ctx.source)(ctx.source.id, source_dir=ctx.variant_root)
         variant.validate_artifacts()
     except BabelflowError as exc:
-        findings.append(make_finding(validator_id, Layer.INTEGRITY, "model_rejects_variant", Severity.CRITICAL, exc.file or "<variant>", exc.field or "<file>", f"the benchmark's own models reject the variant: {exc.message}", target=exc.message))
+        artifact = _relative(exc.file, ctx) if exc.file else "<variant>"
+        findings.append(make_finding(validator_id, Layer.INTEGRITY, "model_rejects_variant", Severity.CRITICAL, artifact, exc.field or "<file>", f"the benchmark's own models reject the variant: {exc.message}", target=exc.message))
         suppressed.append(SuppressedCheck(layer=Layer.BEHAVIOR, artifact="*", reason="the variant does not load into the benchmark's models"))
         return findings
     ctx.variant_bench = variant
