@@ -115,10 +115,11 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         if not LENGTH_RATIO[0] <= ratio <= LENGTH_RATIO[1]:
             out.append(finding("length_ratio_outlier", Severity.MAJOR, f"length ratio {ratio:.2f} outside {LENGTH_RATIO}", ratio=f"{ratio:.2f}"))
     mirrored = language == "ar-XB" or (pack is not None and pack.offline_rendering == "mirrored")
-    if mirrored and RLO in target:  # every source word becomes one right-to-left run: fewer runs = cut text
-        words = len(WORD.findall(_without_tokens(source, tokens)))
-        if words >= 4 and target.count(RLO) < 0.9 * words:
-            out.append(finding("truncated", Severity.MAJOR, f"{target.count(RLO)} right-to-left runs for {words} source words: the segment was cut"))
+    if mirrored and RLO in target:  # each source letter run is one right-to-left run or a kept token
+        words = len(WORD.findall(source))
+        kept = len(WORD.findall(re.sub("\u202e[^\u202c]*\u202c", " ", target)))
+        if words >= 4 and target.count(RLO) + kept < 0.9 * words:
+            out.append(finding("truncated", Severity.MAJOR, f"{target.count(RLO) + kept} words for {words} source words: the segment was cut"))
     accented = language == "en-XA" or (pack is not None and pack.offline_rendering == "accented")
     if accented and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
         out.append(finding("truncated", Severity.MAJOR, "en-XA brackets are unbalanced: the segment was cut"))
