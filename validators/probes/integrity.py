@@ -90,9 +90,13 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
         if diffs:  # positions no longer line up: field-by-field checks of this file would only flood
             for layer in (Layer.CONSISTENCY, Layer.FIDELITY):
                 suppressed.append(SuppressedCheck(layer=layer, artifact=spec.path, reason=f"structure differs ({diffs[0][0]}): fields cannot be paired by position"))
+        by_path = {(e.locator.kind, tuple(e.locator.path)): e.id for e in ctx.elements_of(spec.path) if e.locator.kind in ("data_key", "data_value")}
         for index, (kind, path, what) in enumerate(diffs):
             detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
-            findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "$" + "".join(f"[{p!r}]" for p in path), f"structure differs: {kind} ({what})", detail=detail))
+            element_id = by_path.get(("data_key", path)) or by_path.get(("data_value", path))  # name the field when it is one
+            findings.append(
+                make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "$" + "".join(f"[{p!r}]" for p in path), f"structure differs: {kind} ({what})", element_id=element_id, detail=detail)
+            )
     if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
         findings += _models_and_schemas(ctx, validator_id, suppressed)
     return findings, suppressed
