@@ -83,6 +83,9 @@ def rerun():
     rest = [stages.stage_layer(settings, l, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir, i.suppressed) for l in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
     return t.retranslated_units, rest[-1].tasks_replayed
 units, replayed = measure("rerun after one confirmed finding", rerun)
+# the same work (fresh project, cold) through the Prefect flow against the local server
+from flows.prefect_flows import adapt_language
+measure("same work through Prefect (adapt-language flow)", lambda: adapt_language(benchmark, "en-XA", source_dir=source_dir, project_root=project / "prefect"))
 print(json.dumps({"benchmark": benchmark, "tasks": tasks, "findings": len(failures.findings), "rerun_units": units, "rerun_tasks": replayed, "rows": rows}))
 """
 
@@ -105,21 +108,57 @@ def _telecom_base(folder: Path) -> Path:
 
 
 def main() -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     wanted = sys.argv[sys.argv.index("--domains") + 1].split(",") if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in wanted:
-            benchmark, source = ("tau2-telecom", str(_telecom_base(Path(tmp) / "telecom-base-src"))) if name == "telecom-base" else (name, "-")
-            env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1"}
-            out = subprocess.run([sys.executable, "-c", WORKER, benchmark, str(Path(tmp) / name), source], cwd=ROOT, env=env, capture_output=True, text=True)
-            if out.returncode != 0:
-                raise SystemExit(out.stderr[-3000:])
-            result = json.loads(out.stdout.strip().splitlines()[-1])
-            result["label"] = name
-            results.append(result)
+        server, api = _start_server(Path(tmp))
+        try:
+            _run_all(wanted, Path(tmp), api, results)
+        finally:
+            server.terminate()
+            server.wait(30)
+    _print(results)
+
+
+def _start_server(tmp: Path):
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect-home"), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_UI_V2_ENABLED": "false"}
+    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    api = f"http://127.0.0.1:{port}/api"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"{api}/health", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.25)
+    return server, api
+
+
+def _run_all(wanted: list[str], tmp: Path, api: str, results: list) -> None:
+    for name in wanted:
+        benchmark, source = ("tau2-telecom", str(_telecom_base(Path(tmp) / "telecom-base-src"))) if name == "telecom-base" else (name, "-")
+        env = {
+            **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "WARNING",
+            "PREFECT_HOME": str(Path(tmp) / "prefect-home"), "PREFECT_LOCAL_STORAGE_PATH": str(Path(tmp) / name / "prefect-storage"),
+        }
+        out = subprocess.run([sys.executable, "-c", WORKER, benchmark, str(Path(tmp) / name), source], cwd=ROOT, env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(out.stderr[-3000:])
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        result["label"] = name
+        results.append(result)
+
+
+def _print(results: list) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(width=180)
     for result in results:
         table = Table(title=f"{result['label']}: {result['tasks']} tasks, {result['findings']} findings; rerun retranslated {result['rerun_units']} unit(s), replayed {result['rerun_tasks']} task(s)")
