@@ -1,0 +1,140 @@
+"""A catalogue of realistic translation defects, injected into a copy of a clean variant.
+
+Each kind is a small function `inject(variant_dir, ir, rng) -> InjectedDefect` that mutates the
+variant folder in place (callers pass a COPY) and records exactly which field it broke: the IR
+element id when the defect sits in one IR field of a data or Markdown artifact, otherwise the
+artifact and a location (a JSON path, "<file>", or "<qualname>" / "<qualname> (<role>)" for the
+code overlay, which validators address by module and qualified name rather than by IR part).
+
+The target is chosen deterministically by the seeded `rng` among the IR elements the kind suits
+(a Preserve enum code, a translated prose field with inline tokens, ...). Files are written back
+in their own format (JSON: orjson OPT_INDENT_2, TOML: tomlkit round-trip, Markdown: the block
+split joined back), so nothing but the defect changes unless the defect is about the file.
+
+`CATALOGUE` maps kind -> `DefectKind` (the benchmarks it applies to, its usual home first);
+`inject_defect(kind, ...)` runs one. A kind raises `DefectNotApplicable` on a variant without a
+suitable field.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+from babelflow.ir import IRDocument
+from validators.defects._common import BEHAVIOR, CONSISTENCY, FIDELITY, INTEGRITY, DefectKind, DefectNotApplicable, InjectedDefect
+from validators.defects.preserved import (
+    db_enum_code_translated,
+    gold_arg_id_translated,
+    gold_tool_name_translated,
+    argument_name_translated,
+    db_value_changed_not_task,
+    db_option_value_translated,
+    db_date_localized,
+    task_domain_translated,
+    reward_basis_translated,
+    env_assertion_arg_translated,
+    cancel_reason_translated,
+    communicate_info_number_format,
+    canonical_entity_two_renderings,
+    inline_token_dropped,
+    inline_token_duplicated,
+    guideline_control_token_translated,
+)
+from validators.defects.text import (
+    segment_truncated,
+    paragraph_untranslated,
+    wrong_target_language,
+    placeholder_left,
+    answered_not_translated,
+    commentary_added,
+    prose_number_changed,
+)
+from validators.defects.structure import (
+    heading_marker_lost,
+    file_missing,
+    json_malformed,
+    json_type_changed,
+    key_added,
+    key_removed,
+    list_element_dropped,
+    gold_actions_reordered,
+    docstring_header_translated,
+    preserved_code_literal_translated,
+)
+
+
+# ---- the catalogue -------------------------------------------------------------------------
+
+MOCK, RETAIL, TELECOM, FIXTURE, AIRLINE = "tau2-mock", "tau2-retail", "tau2-telecom", "fixture-library", "tau2-airline"
+_ALL = (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)
+
+_KINDS: list[tuple[Callable, tuple[str, ...]]] = [
+    # consistency / behaviour: Preserve values translated or changed
+    (db_enum_code_translated, (RETAIL, MOCK, FIXTURE, TELECOM, AIRLINE)),
+    (gold_arg_id_translated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (gold_tool_name_translated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (argument_name_translated, (FIXTURE, MOCK, RETAIL, TELECOM, AIRLINE)),
+    (canonical_entity_two_renderings, (FIXTURE,)),
+    (db_value_changed_not_task, (RETAIL, FIXTURE)),
+    (db_option_value_translated, (RETAIL,)),
+    (db_date_localized, (FIXTURE, TELECOM, AIRLINE)),
+    (task_domain_translated, (FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (reward_basis_translated, (FIXTURE, MOCK, TELECOM)),
+    (env_assertion_arg_translated, (TELECOM, MOCK)),
+    (cancel_reason_translated, (RETAIL,)),
+    (communicate_info_number_format, (FIXTURE, RETAIL, AIRLINE)),
+    (inline_token_dropped, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (guideline_control_token_translated, (MOCK, RETAIL, TELECOM, AIRLINE)),
+    (preserved_code_literal_translated, (TELECOM, MOCK, FIXTURE, RETAIL, AIRLINE)),
+    # fidelity
+    (inline_token_duplicated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (segment_truncated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (paragraph_untranslated, (FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (wrong_target_language, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (placeholder_left, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (answered_not_translated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (commentary_added, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (prose_number_changed, (FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    # integrity
+    (docstring_header_translated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (heading_marker_lost, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (file_missing, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (json_malformed, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (json_type_changed, (FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (key_added, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (key_removed, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (list_element_dropped, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    (gold_actions_reordered, (FIXTURE, RETAIL, TELECOM, AIRLINE)),
+]
+
+CATALOGUE: dict[str, DefectKind] = {
+    function.__name__: DefectKind(name=function.__name__, inject=function, benchmarks=benchmarks, summary=(function.__doc__ or "").strip().splitlines()[0])
+    for function, benchmarks in _KINDS
+}
+
+
+def inject_defect(kind: str, variant_dir: Path, ir: IRDocument, rng: random.Random | int = 0) -> InjectedDefect:
+    """Inject one defect of `kind` into `variant_dir` (a copy: it is modified in place)."""
+    if kind not in CATALOGUE:
+        raise KeyError(f"unknown defect kind {kind!r}; known: {', '.join(CATALOGUE)}")
+    generator = rng if isinstance(rng, random.Random) else random.Random(rng)
+    return CATALOGUE[kind].inject(Path(variant_dir), ir, generator)
+
+
+def finding_names(finding: Any, defect: InjectedDefect) -> bool:
+    """Does a finding name the injected field? Same element id when the defect has one, otherwise
+    the same artifact and a layer the defect is expected to show on."""
+    if defect.element_id is not None:
+        return finding.element_id == defect.element_id
+    layer = getattr(finding.layer, "value", finding.layer)
+    return finding.artifact == defect.artifact and layer in defect.expected_layers
+
+
+def caught_by(failures: Any, defect: InjectedDefect) -> list:
+    """The findings of a failure set that name the injected field."""
+    return [f for f in failures.findings if finding_names(f, defect)]
+
+
+__all__ = ["BEHAVIOR", "CATALOGUE", "CONSISTENCY", "FIDELITY", "INTEGRITY", "DefectKind", "DefectNotApplicable", "InjectedDefect", "caught_by", "finding_names", "inject_defect"]
