@@ -14,6 +14,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
+from source_benchmarks.task_selection import TaskSelection
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
@@ -34,7 +35,7 @@ def tau2_package_root() -> Path:
     return Path(tau2.__file__).resolve().parent
 
 
-class Tau2Benchmark:
+class Tau2Benchmark(TaskSelection):
     """One tau2-bench domain. `source_dir` mirrors tau2's `data/` folder and overrides its files."""
 
     data_prefix = "data"  # a variant's files live under <variant>/data/, like tau2's own data folder
@@ -128,21 +129,10 @@ class Tau2Benchmark:
             tasks[task.id] = task
         return tasks
 
-    def task(self, task_id: str) -> Any:
-        return self._tasks[task_id]
-
     def splits(self) -> dict[str, list[str]]:
         path = self._resolve_domain_file("split_tasks.json")
         return load_document(path, ArtifactFormat.JSON) if path.exists() else {}
 
-    def task_ids(self, split: str | None = None) -> list[str]:
-        if split is None or split == "all":
-            return list(self._tasks)
-        splits = self.splits()
-        if split not in splits:
-            raise BabelflowError(f"Unknown split {split!r} for {self.id}", fix=f"use one of: all, {', '.join(splits)}")
-        wanted = set(splits[split])
-        return [task_id for task_id in self._tasks if task_id in wanted]
 
     # ---- execution ---------------------------------------------------------------------------
 
