@@ -9,19 +9,10 @@ Usage: python bench/orchestration_overhead.py [benchmark] [language]   (default 
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def direct(benchmark: str, language: str, root: Path) -> float:
@@ -49,19 +40,11 @@ def main() -> None:
     language = sys.argv[2] if len(sys.argv) > 2 else "en-XA"
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        port = _free_port()
-        env = {**os.environ, "PREFECT_HOME": str(tmp_path / "home"), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_UI_V2_ENABLED": "false"}
-        boot = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        from local_prefect import start_server
+
+        server, api, server_boot = start_server(tmp_path / "home")
         try:
-            for _ in range(240):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.25)
-            server_boot = time.perf_counter() - boot
-            os.environ.update(PREFECT_API_URL=f"http://127.0.0.1:{port}/api", PREFECT_HOME=str(tmp_path / "home"), PREFECT_LOCAL_STORAGE_PATH=str(tmp_path / "storage"))
+            os.environ.update(PREFECT_API_URL=api, PREFECT_HOME=str(tmp_path / "home"), PREFECT_LOCAL_STORAGE_PATH=str(tmp_path / "storage"))
             os.environ.update(DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING")
             direct_seconds = direct(benchmark, language, tmp_path / "direct")
             from flows.prefect_flows import adapt_language

@@ -111,33 +111,15 @@ def main() -> None:
     wanted = sys.argv[sys.argv.index("--domains") + 1].split(",") if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        server, api = _start_server(Path(tmp))
+        from local_prefect import start_server
+
+        server, api, _ = start_server(Path(tmp) / "prefect-home")
         try:
             _run_all(wanted, Path(tmp), api, results)
         finally:
             server.terminate()
             server.wait(30)
     _print(results)
-
-
-def _start_server(tmp: Path):
-    import socket
-    import time
-    import urllib.request
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect-home"), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_UI_V2_ENABLED": "false"}
-    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    api = f"http://127.0.0.1:{port}/api"
-    for _ in range(240):
-        try:
-            urllib.request.urlopen(f"{api}/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.25)
-    return server, api
 
 
 def _run_all(wanted: list[str], tmp: Path, api: str, results: list) -> None:
