@@ -7,6 +7,7 @@ The same functions run without Prefect (`flows/adapt.py`, tests, benchmarks).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import orjson
@@ -50,6 +51,23 @@ def run_paths(settings: BabelflowSettings, benchmark: str, language: str) -> Run
         targets=run_dir / "targets.json",
         behavior_cache=run_dir / "behavior_cache.json",
     )
+
+
+_IR_CACHE: dict[tuple[str, int, int], IRDocument] = {}
+_IR_LOCK = threading.Lock()  # validation layers run in parallel threads
+
+
+def read_ir(path: Path, benchmark: str) -> IRDocument:
+    """Stages run one after another in one process (flow or bench): parse each IR file once.
+
+    Keyed on the file's identity (path, size, mtime): a rewritten IR is read again. Callers only read it."""
+    stat = Path(path).stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    with _IR_LOCK:
+        if key not in _IR_CACHE:
+            _IR_CACHE.clear()  # keep at most one IR (telecom's holds 170k elements)
+            _IR_CACHE[key] = load_ir(path, benchmark=benchmark)
+        return _IR_CACHE[key]
 
 
 def load_overrides(path: Path) -> list[ElementOverride]:
@@ -120,7 +138,7 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
     ledger = CostLedger()
     translator = translator_for(translator_spec, language, pack, costs=ledger)
     paths = adapt_paths(settings, benchmark, language, translator.translator_id)
-    ir = load_ir(ir_path, benchmark=benchmark)
+    ir = read_ir(ir_path, benchmark)
     cmap = load_canonical_map(paths.canonical_map, benchmark, language)
     engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
     if forget:  # confirmed translation findings: exactly these units are translated again
@@ -153,7 +171,7 @@ class RebuildResult(Record):
 
 def stage_rebuild(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, translated: TranslateResult, out: Path | None = None) -> RebuildResult:
     bench = get_benchmark(benchmark, source_dir=source_dir)
-    ir = load_ir(ir_path, benchmark=benchmark)
+    ir = read_ir(ir_path, benchmark)
     targets = orjson.loads(translated.targets_path.read_bytes())
     variant = adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
     rebuild_variant(
@@ -190,7 +208,7 @@ def _context(settings: BabelflowSettings, benchmark: str, language: str, source_
     bench = get_benchmark(benchmark, source_dir=source_dir)
     cmap_path = adapt_paths(settings, benchmark, language, "any").canonical_map
     cmap = load_canonical_map(cmap_path, benchmark, language) if cmap_path.exists() else None
-    return ValidationContext(bench, variant, load_ir(ir_path, benchmark=benchmark), language, cmap)
+    return ValidationContext(bench, variant, read_ir(ir_path, benchmark), language, cmap)
 
 
 def stage_integrity(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
@@ -276,5 +294,3 @@ def stage_merge(
     return ReviewStore(run_paths(settings, benchmark, language).review_dir).open_findings(merged)
 
 
-def ir_of(path: Path, benchmark: str) -> IRDocument:
-    return load_ir(path, benchmark=benchmark)
