@@ -163,7 +163,7 @@ def _one_round(settings, benchmark, language, translator, validators, source_dir
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     }
     wait(list(futures.values()))
-    layers = [integrity]
+    layers = [integrity, stages.translation_failures(translated, analysis.ir_path, benchmark)]
     for layer, future in futures.items():
         layers.append(future.result())  # raises on failure
         record.stages.append(StageRun(stage=f"validate:{layer.value}", cached=future.state.name == "Cached"))

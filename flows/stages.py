@@ -263,6 +263,26 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
     return LayerResult(layer=Layer.BEHAVIOR, findings=findings, tasks_replayed=len(stale))
 
 
+def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: str) -> LayerResult:
+    """Units the translator could not deliver intact (e.g. a dropped placeholder) become findings,
+    so the review loop can route them back (confirm → that unit is translated again)."""
+    from validators.findings import Severity, make_finding
+
+    by_id = read_ir(ir_path, benchmark).by_id() if translated.failures else {}
+    findings = []
+    for failure in translated.failures:
+        element = by_id.get(failure.element_ids[0]) if failure.element_ids else None
+        findings.append(
+            make_finding(
+                "translator", Layer.FIDELITY, "translation_failed", Severity.CRITICAL,
+                element.artifact if element else "<translation>", element.role if element else failure.unit_key,
+                f"the translation of this unit was rejected: {'; '.join(failure.problems)[:200]}",
+                element_id=element.id if element else None, source=failure.source_text, detail={"fields": str(len(failure.element_ids))},
+            )
+        )
+    return LayerResult(layer=Layer.FIDELITY, findings=findings)
+
+
 # ---- merge -----------------------------------------------------------------------------------
 def stage_merge(
     settings: BabelflowSettings, benchmark: str, language: str, layers: list[LayerResult], validators: str = "", source_dir: Path | None = None, ir_path: Path | None = None, variant: Path | None = None

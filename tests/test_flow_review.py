@@ -145,3 +145,19 @@ def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(
     store.append(ReviewDecision(finding_id=finding.id, decision="confirm", reviewer="cli", note="strip the note"))
     second = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
     assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1
+
+
+def test_a_unit_the_translator_broke_becomes_a_finding_and_is_retranslated_on_confirm(prefect_env, tmp_path):
+    from flows.prefect_flows import adapt_language
+    from flows.review_store import ReviewDecision
+
+    benchmark = "fixture-library"
+    _plant(tmp_path, benchmark, lambda text: text.replace("⟦0⟧", "", 1))  # a dropped placeholder
+    first = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    store = _store(tmp_path, benchmark)
+    failed = [f for f in store.queue().findings if f.kind == "translation_failed"]
+    assert first.status == "awaiting_review" and failed and failed[0].element_id
+    assert "missing" in failed[0].message
+    store.append(ReviewDecision(finding_id=failed[0].id, decision="confirm", reviewer="cli", note="retranslate"))
+    second = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1
