@@ -66,7 +66,7 @@ def test_scores_equal_the_stock_evaluate_simulation(benchmark_id, source_pairs):
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         try:
             stock_nothing = evaluate_simulation(run.model_copy(update={"messages": history}), task, EvaluationType.ALL, solo_mode=False, domain=domain).reward
-        except Exception:
+        except ValueError:  # mock's assert_task_status raises on a state without the task
             stock_nothing = "crash"
         assert stock_nothing == (fast_nothing.reward if fast_nothing.evaluator_error is None else "crash"), task_id
         outcomes[(stock, stock_nothing)] += 1
