@@ -29,3 +29,77 @@ class TaskSelection:
             raise BabelflowError(f"Unknown split {split!r} for {self.id}", fix=f"use one of: all, {', '.join(splits)}")
         wanted = set(splits[split])
         return [task_id for task_id in self._tasks if task_id in wanted]
+
+
+class FileBenchmark(TaskSelection):
+    """What every file-backed adapter shares: artifact access, fingerprints, task parsing, replays.
+
+    Subclasses set `packaged_origin`, `environment_factory`, `source_dir`, implement `_resolve`
+    and `artifacts`, and point `_golden_task` / `_do_nothing_task` at their replay functions.
+    """
+
+    packaged_origin = "package"
+    source_dir = None
+    environment_factory: Any
+    _golden_task: Any
+    _do_nothing_task: Any
+
+    def _resolve(self, relative: str):  # pragma: no cover - provided by the adapter
+        raise NotImplementedError
+
+    def artifacts(self) -> list:  # pragma: no cover - provided by the adapter
+        raise NotImplementedError
+
+    def artifact_path(self, spec):
+        return self._resolve(spec.path)
+
+    def origin_of(self, spec) -> str:
+        return "source_dir" if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents else self.packaged_origin
+
+    def load_artifact(self, spec) -> Any:
+        from source_benchmarks.formats import load_document
+
+        return load_document(self.artifact_path(spec), spec.format)
+
+    def fingerprints(self) -> list:
+        from babelflow.atomic_io import sha256_file
+        from babelflow.ir import ArtifactFingerprint
+
+        return [
+            ArtifactFingerprint(path=a.path, format=a.format, role=a.role, sha256=sha256_file(self.artifact_path(a)), origin=self.origin_of(a))
+            for a in self.artifacts()
+        ]
+
+    @staticmethod
+    def parse_tasks(path, raw: Any, model: Any, label: str, fix: str) -> dict[str, Any]:
+        """Validate a task list with the benchmark's own Task model; the first error names its field."""
+        from pydantic import ValidationError
+
+        if isinstance(raw, dict) and "tasks" in raw:
+            raw = raw["tasks"]
+        if not isinstance(raw, list):
+            raise BabelflowError("tasks.json must hold a list of tasks", file=path, fix=fix)
+        tasks: dict[str, Any] = {}
+        for index, item in enumerate(raw):
+            try:
+                task = model.model_validate(item)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise BabelflowError(
+                    f"task #{index} does not fit {label}'s Task model: {first['msg']}", file=path, field=f"[{index}]." + ".".join(str(p) for p in first["loc"]), fix=fix
+                ) from exc
+            if task.id in tasks:
+                raise BabelflowError(f"duplicate task id {task.id!r}", file=path, field=f"[{index}].id", fix="task ids must stay unique")
+            tasks[task.id] = task
+        return tasks
+
+    def build_environment(self, solo_mode: bool = False) -> Any:
+        return self.environment_factory(solo_mode=solo_mode)
+
+    def replay_golden(self, task_ids=None, observer=None, scored: bool = True) -> list:
+        ids = list(task_ids) if task_ids is not None else self.task_ids()
+        return [type(self)._golden_task(self.task(task_id), self.environment_factory, observer, scored) for task_id in ids]
+
+    def run_do_nothing(self, task_ids=None) -> list:
+        ids = list(task_ids) if task_ids is not None else self.task_ids()
+        return [type(self)._do_nothing_task(self.task(task_id), self.environment_factory) for task_id in ids]

@@ -7,14 +7,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from pydantic import ValidationError
 
-from babelflow.atomic_io import sha256_file
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole
+from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
-from source_benchmarks.task_selection import TaskSelection
+from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
@@ -35,10 +33,13 @@ def tau2_package_root() -> Path:
     return Path(tau2.__file__).resolve().parent
 
 
-class Tau2Benchmark(TaskSelection):
+class Tau2Benchmark(FileBenchmark):
     """One tau2-bench domain. `source_dir` mirrors tau2's `data/` folder and overrides its files."""
 
     data_prefix = "data"  # a variant's files live under <variant>/data/, like tau2's own data folder
+    packaged_origin = "package"
+    _golden_task = staticmethod(replay_golden_task)
+    _do_nothing_task = staticmethod(replay_do_nothing_task)
 
     def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None):
         if benchmark_id not in DOMAINS:
@@ -73,8 +74,6 @@ class Tau2Benchmark(TaskSelection):
             items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
         return items
 
-    def artifact_path(self, spec: ArtifactSpec) -> Path:
-        return self._resolve(spec.path)
 
     def _resolve(self, relative: str) -> Path:
         if self.source_dir is not None and relative.startswith("data/"):
@@ -86,17 +85,8 @@ class Tau2Benchmark(TaskSelection):
     def _resolve_domain_file(self, filename: str) -> Path:
         return self._resolve(f"{self.spec.data_dir}/{filename}")
 
-    def origin_of(self, spec: ArtifactSpec) -> str:
-        return "source_dir" if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents else "package"
 
-    def load_artifact(self, spec: ArtifactSpec) -> Any:
-        return load_document(self.artifact_path(spec), spec.format)
 
-    def fingerprints(self) -> list[ArtifactFingerprint]:
-        return [
-            ArtifactFingerprint(path=a.path, format=a.format, role=a.role, sha256=sha256_file(self.artifact_path(a)), origin=self.origin_of(a))
-            for a in self.artifacts()
-        ]
 
     @property
     def source_version(self) -> str:
@@ -109,25 +99,7 @@ class Tau2Benchmark(TaskSelection):
         from tau2.data_model.tasks import Task
 
         path = self._resolve_domain_file("tasks.json")
-        raw = load_document(path, ArtifactFormat.JSON)
-        if isinstance(raw, dict) and "tasks" in raw:
-            raw = raw["tasks"]
-        if not isinstance(raw, list):
-            raise BabelflowError("tasks.json must hold a list of tasks", file=path, fix="use tau2's task file layout")
-        tasks: dict[str, Any] = {}
-        for index, item in enumerate(raw):
-            try:
-                task = Task.model_validate(item)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                raise BabelflowError(
-                    f"task #{index} does not fit tau2's Task model: {first['msg']}",
-                    file=path,
-                    field=f"[{index}]." + ".".join(str(p) for p in first["loc"]),
-                    fix="keep tau2's task schema (this tau2 version may differ from the data's)",
-                ) from exc
-            tasks[task.id] = task
-        return tasks
+        return self.parse_tasks(path, load_document(path, ArtifactFormat.JSON), Task, "tau2", "keep tau2's task schema (this tau2 version may differ from the data's)")
 
     def splits(self) -> dict[str, list[str]]:
         path = self._resolve_domain_file("split_tasks.json")
@@ -136,8 +108,6 @@ class Tau2Benchmark(TaskSelection):
 
     # ---- execution ---------------------------------------------------------------------------
 
-    def build_environment(self, solo_mode: bool = False) -> Any:
-        return self.environment_factory(solo_mode=solo_mode)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The OpenAI-style tool schemas tau2 gives the agent (and, in telecom, the user)."""
@@ -147,13 +117,7 @@ class Tau2Benchmark(TaskSelection):
             tools += list(env.get_user_tools())
         return [tool.openai_schema for tool in tools]
 
-    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True) -> list[ReplayOutcome]:
-        ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [replay_golden_task(self.task(task_id), self.environment_factory, observer, scored) for task_id in ids]
 
-    def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]:
-        ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [replay_do_nothing_task(self.task(task_id), self.environment_factory) for task_id in ids]
 
     def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
         """(golden, do-nothing) per task from one execution each (see fast_replay.py)."""
