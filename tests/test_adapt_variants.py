@@ -189,3 +189,20 @@ def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
         assert evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=name).reward == 1.0
     policy = registry.get_env_constructor(name)().get_policy()
     assert "'pending'" in policy and "Ŕéţåîļ" in policy
+
+
+def test_registered_agent_and_user_read_the_translated_prompts(adapted):
+    from tau2.registry import registry
+
+    from source_benchmarks.tau2.registration import register_variant
+
+    result, _ = adapted("tau2-retail", "en-XA")
+    name = register_variant(result.paths.variant)
+    env = registry.get_env_constructor(name)()
+    agent = registry.get_agent_constructor("llm_agent_en-XA")(tools=env.get_tools(), domain_policy=env.get_policy(), llm="offline-never-called")
+    prompt = agent.system_prompt
+    assert "Ýöû åŕé å çûšţöɱéŕ šéŕṽîçé åĝéñţ" in prompt and "Åļŵåýš ŕéþļý" in prompt and "Ŕéţåîļ" in prompt
+    assert "You are a customer service agent" not in prompt
+    user = registry.get_user_constructor("user_simulator_en-XA")(tools=None, instructions="[task]", llm="offline-never-called")
+    assert "###STOP###" in user.system_prompt and "[task]" in user.system_prompt
+    assert user.global_simulation_guidelines != registry.get_user_constructor("user_simulator")(tools=None, instructions="x", llm="x").global_simulation_guidelines

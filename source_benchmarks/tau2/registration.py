@@ -8,7 +8,8 @@ from babelflow.variant import load_manifest
 
 
 def register_variant(variant_root: Path) -> str:
-    """Register `<domain>_<lang>` (environment, tasks, splits) in tau2's registry; returns the name.
+    """Register `<domain>_<lang>` (environment, tasks, splits) and the localized agent and user
+    simulator (`llm_agent_<lang>`, `user_simulator_<lang>`) in tau2's registry; returns the domain.
 
     Importing tau2.registry pulls litellm; babelflow sets LITELLM_LOCAL_MODEL_COST_MAP so it stays
     offline. Registering the same variant twice is a no-op.
@@ -28,4 +29,21 @@ def register_variant(variant_root: Path) -> str:
 
     registry.register_domain(bench.environment_factory, name)
     registry.register_tasks(get_tasks, name, get_task_splits=bench.splits)
+    register_roles(variant_root, manifest.language, bench.overlay)
     return name
+
+
+def register_roles(variant_root: Path, language: str, overlay) -> tuple[str, str]:
+    """`llm_agent_<lang>` and `user_simulator_<lang>`: tau2's agent and user with translated prompts."""
+    from tau2.registry import registry
+
+    from source_benchmarks.tau2.localized_roles import localized_agent_class, localized_user_class
+    from translators.language_pack import load_pack
+
+    agent_name, user_name = f"llm_agent_{language}", f"user_simulator_{language}"
+    clause = load_pack(language).agent_language_clause
+    if agent_name not in registry.get_agents():
+        registry.register_agent(localized_agent_class(overlay, clause), agent_name)
+    if user_name not in registry.get_users():
+        registry.register_user(localized_user_class(Path(variant_root) / "data" / "tau2" / "user_simulator"), user_name)
+    return agent_name, user_name
