@@ -1,0 +1,31 @@
+"""One run per (benchmark, language): a second is refused while the first holds the lock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from babelflow.errors import BabelflowError
+from babelflow.run_lock import run_lock
+
+
+def test_same_language_is_refused_other_languages_are_not(tmp_path):
+    with run_lock(tmp_path, "tau2-mock", "en-XA"):
+        holder = "import sys; from babelflow.run_lock import run_lock\nwith run_lock(sys.argv[1], 'tau2-mock', sys.argv[2]): print('locked')"
+        same = subprocess.run([sys.executable, "-c", holder, str(tmp_path), "en-XA"], capture_output=True, text=True)
+        other = subprocess.run([sys.executable, "-c", holder, str(tmp_path), "ar-XB"], capture_output=True, text=True)
+        assert same.returncode != 0 and "Another babelflow run is adapting tau2-mock into en-XA" in same.stderr
+        assert other.returncode == 0 and "locked" in other.stdout
+    with run_lock(tmp_path, "tau2-mock", "en-XA"):  # released on exit, also after a crash (OS releases flock)
+        pass
+
+
+def test_lock_error_names_the_lock_file_and_fix(tmp_path):
+    with run_lock(tmp_path, "tau2-retail", "zh-Hans"):
+        # flock is per open file description: a second open in this process conflicts too
+        with pytest.raises(BabelflowError) as caught:
+            with run_lock(tmp_path, "tau2-retail", "zh-Hans"):
+                pass
+    assert "tau2-retail--zh-Hans.lock" in caught.value.render() and "fix:" in caught.value.render()
