@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from babelflow.errors import BabelflowError
+from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import PreserveReason, Record, TranslationType
 from analyzers.selectors import Selector, compile_selector
 
@@ -126,8 +126,8 @@ def _read_profile(path: Path) -> tuple[Profile, bytes]:
     try:
         return Profile.model_validate(data), raw
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BabelflowError(f"Profile does not match the schema: {first['msg']}", file=path, field=".".join(str(p) for p in first["loc"]), fix="see source_benchmarks/profiles/*.toml for the format") from exc
+        message, field = first_validation_error(exc)
+        raise BabelflowError(f"Profile does not match the schema: {message}", file=path, field=field, fix="see source_benchmarks/profiles/*.toml for the format") from exc
 
 
 def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list[ElementOverride] | None = None) -> LoadedProfile:

@@ -30,3 +30,9 @@ class BabelflowError(Exception):
 
 class StaleArtifactError(BabelflowError):
     """A saved IR, map or variant was produced from other inputs or by another schema version."""
+
+
+def first_validation_error(exc) -> tuple[str, str]:
+    """(message, dotted field path) of a pydantic ValidationError's first error, for user messages."""
+    first = exc.errors()[0]
+    return first["msg"], ".".join(str(p) for p in first["loc"])

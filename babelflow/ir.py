@@ -17,7 +17,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.errors import BabelflowError, StaleArtifactError
+from babelflow.errors import BabelflowError, StaleArtifactError, first_validation_error
 
 IR_SCHEMA_VERSION = "babelflow.ir/1"
 
@@ -242,10 +242,10 @@ def load_ir(path: Path, *, benchmark: str | None = None) -> IRDocument:
     try:
         return IRDocument.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        message, field = first_validation_error(exc)
         raise StaleArtifactError(
-            f"IR does not match the schema: {first['msg']}",
+            f"IR does not match the schema: {message}",
             file=path,
-            field=".".join(str(p) for p in first["loc"]),
+            field=field,
             fix="re-run `babelflow analyze`",
         ) from exc

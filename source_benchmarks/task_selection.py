@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from babelflow.errors import BabelflowError
+from babelflow.errors import BabelflowError, first_validation_error
+from babelflow.ir import ArtifactFormat
 
 
 class TaskSelection:
@@ -50,6 +51,16 @@ class FileBenchmark(TaskSelection):
     def artifacts(self) -> list:  # pragma: no cover - provided by the adapter
         raise NotImplementedError
 
+    def _split_path(self):  # pragma: no cover - provided by the adapter
+        raise NotImplementedError
+
+    def splits(self) -> dict[str, list[str]]:
+        """The benchmark's named task splits (none when it has no split file)."""
+        from source_benchmarks.formats import load_document
+
+        path = self._split_path()
+        return load_document(path, ArtifactFormat.JSON) if path.exists() else {}
+
     def artifact_path(self, spec):
         return self._resolve(spec.path)
 
@@ -84,9 +95,9 @@ class FileBenchmark(TaskSelection):
             try:
                 task = model.model_validate(item)
             except ValidationError as exc:
-                first = exc.errors()[0]
+                message, field = first_validation_error(exc)
                 raise BabelflowError(
-                    f"task #{index} does not fit {label}'s Task model: {first['msg']}", file=path, field=f"[{index}]." + ".".join(str(p) for p in first["loc"]), fix=fix
+                    f"task #{index} does not fit {label}'s Task model: {message}", file=path, field=f"[{index}].{field}", fix=fix
                 ) from exc
             if task.id in tasks:
                 raise BabelflowError(f"duplicate task id {task.id!r}", file=path, field=f"[{index}].id", fix="task ids must stay unique")

@@ -17,7 +17,7 @@ from typing import Literal
 import langcodes
 from pydantic import Field, ValidationError, field_validator
 
-from babelflow.errors import BabelflowError
+from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import Record
 
 REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
@@ -120,8 +120,8 @@ def read_pack(path: Path) -> LanguagePack:
     try:
         pack = LanguagePack.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BabelflowError(f"Language pack does not match the schema: {first['msg']}", file=path, field=".".join(str(p) for p in first["loc"]), fix="see language_packs/zh-Hans.toml for the format") from exc
+        message, field = first_validation_error(exc)
+        raise BabelflowError(f"Language pack does not match the schema: {message}", file=path, field=field, fix="see language_packs/zh-Hans.toml for the format") from exc
     if pack.tag != Path(path).stem:
         raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")
     return pack

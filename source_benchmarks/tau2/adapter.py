@@ -74,7 +74,6 @@ class Tau2Benchmark(FileBenchmark):
             items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
         return items
 
-
     def _resolve(self, relative: str) -> Path:
         if self.source_dir is not None and relative.startswith("data/"):
             candidate = self.source_dir / relative[len("data/") :]
@@ -84,9 +83,6 @@ class Tau2Benchmark(FileBenchmark):
 
     def _resolve_domain_file(self, filename: str) -> Path:
         return self._resolve(f"{self.spec.data_dir}/{filename}")
-
-
-
 
     @property
     def source_version(self) -> str:
@@ -101,13 +97,10 @@ class Tau2Benchmark(FileBenchmark):
         path = self._resolve_domain_file("tasks.json")
         return self.parse_tasks(path, load_document(path, ArtifactFormat.JSON), Task, "tau2", "keep tau2's task schema (this tau2 version may differ from the data's)")
 
-    def splits(self) -> dict[str, list[str]]:
-        path = self._resolve_domain_file("split_tasks.json")
-        return load_document(path, ArtifactFormat.JSON) if path.exists() else {}
-
+    def _split_path(self) -> Path:
+        return self._resolve_domain_file("split_tasks.json")
 
     # ---- execution ---------------------------------------------------------------------------
-
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The OpenAI-style tool schemas tau2 gives the agent (and, in telecom, the user)."""
@@ -116,8 +109,6 @@ class Tau2Benchmark(FileBenchmark):
         if env.user_tools is not None:
             tools += list(env.get_user_tools())
         return [tool.openai_schema for tool in tools]
-
-
 
     def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
         """(golden, do-nothing) per task from one execution each (see fast_replay.py)."""

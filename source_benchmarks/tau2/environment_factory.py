@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 from pydantic import ValidationError
 
-from babelflow.errors import BabelflowError
+from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
@@ -80,11 +80,11 @@ class Tau2EnvironmentFactory:
         try:
             return model.model_validate(raw)
         except ValidationError as exc:
-            first = exc.errors()[0]
+            message, field = first_validation_error(exc)
             raise BabelflowError(
-                f"{filename} does not fit tau2's {model.__name__} model ({exc.error_count()} errors): {first['msg']}",
+                f"{filename} does not fit tau2's {model.__name__} model ({exc.error_count()} errors): {message}",
                 file=self.resolve(filename),
-                field=".".join(str(p) for p in first["loc"]),
+                field=field,
                 fix="the data must keep tau2's schema: keys, enum/literal codes and types unchanged",
             ) from exc
 
