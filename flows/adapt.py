@@ -35,7 +35,11 @@ from translators.registry import make_translator, validate_language_tag
 
 
 def translator_for(spec: str, language: str, pack: LanguagePack, costs=None) -> Translator:
-    """The pack may declare a pseudo style, so a new pseudo-locale is data, not code."""
+    """The pack may declare a pseudo style, so a new pseudo-locale is data, not code.
+    `auto` picks the language's default (translators/choice.py): pseudo, Apertium, or an error."""
+    from translators.choice import resolve_spec
+
+    spec = resolve_spec(spec, language, pack)
     if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
         return PseudoLocaleTranslator(language, style=pack.offline_rendering)
     return make_translator(spec, language, costs=costs)
@@ -95,7 +99,7 @@ def adapt(
     benchmark_id: str,
     language: str,
     *,
-    translator_spec: str = "pseudo",
+    translator_spec: str = "auto",
     source_dir: Path | None = None,
     profile: Path | None = None,
     out: Path | None = None,

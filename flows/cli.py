@@ -81,7 +81,7 @@ def analyze(
 def adapt(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47). Offline: en-XA or ar-XB pseudo-locales."),
-    translator: str = typer.Option("pseudo", "--translator", help="`pseudo` (offline, deterministic), or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL."),
+    translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for en-XA/ar-XB, Apertium for a language with an installed pair), `pseudo`, `apertium[:MODE]`, or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL."),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
@@ -249,7 +249,7 @@ def flow(
     max_concurrency: int = typer.Option(2, "--max-concurrency", help="Languages adapted at once."),
     profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML)."),
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
-    translator: str = typer.Option("pseudo", "--translator", help="`pseudo` (offline) or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
+    translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for pseudo-locales, Apertium where a pair is installed), `pseudo`, `apertium[:MODE]` or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
     validators: str = typer.Option("", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
@@ -265,10 +265,12 @@ def flow(
         from validators.model_backends import make_validator_agents
 
         make_validator_agents(validators)  # a missing key is an error before any work starts
-    if translator != "pseudo":
-        from translators.registry import make_translator
+    from babelflow.settings import BabelflowSettings as _Settings
+    from flows.adapt import translator_for
+    from translators.language_pack import load_pack
 
-        make_translator(translator, lang[0])
+    for tag in lang:  # each language's translator exists (Apertium pair, provider key) before any work
+        translator_for(translator, tag, load_pack(tag, _Settings().project_root))
     if len(lang) == 1:
         results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout, translator=translator, validators=validators)]
     else:
@@ -366,6 +368,7 @@ def ir_schema(out: Optional[Path] = typer.Option(None, "--out", "-o", help="Writ
 
 
 import flows.cli_interchange  # noqa: E402,F401  (registers export/import on `app`)
+import flows.cli_evaluate  # noqa: E402,F401  (registers evaluate on `app`)
 
 if __name__ == "__main__":
     app()

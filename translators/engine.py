@@ -75,8 +75,8 @@ class TranslationEngine:
         self.language = language
         self.memory = memory
         self.source_language = source_language
-        self.max_items = max_items
-        self.max_chars = max_chars
+        # a backend may ask for bigger batches (Apertium pays one process start per call)
+        self.max_items, self.max_chars = getattr(translator, "batch_limits", None) or (max_items, max_chars)
 
     def _run(self, pending: list[_Pending], stats: TranslationStats, progress: Progress | None, done_offset: int, total: int) -> dict[str, str | list[str]]:
         """Translate what the memory does not have; returns unit key -> target text or problems."""

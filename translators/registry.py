@@ -1,4 +1,5 @@
-"""Choose a translator from a CLI spec: `pseudo` (offline default) or a model provider,
+"""Choose a translator from a CLI spec: `pseudo` (pseudo-locales), `apertium[:MODE]` (offline, any
+installed Apertium pair; translators/apertium.py) or a model provider,
 `openai:MODEL`, `anthropic:MODEL`, `dashscope:MODEL`, `openai-compatible:MODEL@URL` (options and
 environment: translators/providers/config.py). A provider's key is checked here, before any work."""
 
@@ -29,6 +30,14 @@ def make_translator(spec: str, language: str, *, costs=None) -> Translator:
                 fix="use --lang en-XA or ar-XB offline, or pass --translator provider:model for a real language",
             )
         return PseudoLocaleTranslator(language)
+    if spec == "none":
+        from translators.choice import NoTranslator
+
+        return NoTranslator()
+    if spec == "apertium" or spec.startswith("apertium:"):
+        from translators.apertium import ApertiumTranslator
+
+        return ApertiumTranslator(language, mode=spec.partition(":")[2] or None)
     from translators.providers.config import is_provider_spec
 
     if is_provider_spec(spec):
@@ -38,5 +47,5 @@ def make_translator(spec: str, language: str, *, costs=None) -> Translator:
     raise BabelflowError(
         f"Unknown translator {spec!r}",
         field="--translator",
-        fix="use `pseudo` (offline default) or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL",
+        fix="use `auto` (default), `pseudo`, `apertium[:MODE]` (offline) or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL",
     )
