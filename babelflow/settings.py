@@ -48,3 +48,23 @@ def apply_offline_environment(settings: BabelflowSettings | None = None) -> None
     # task results (the cache of every stage) stay in the project's state folder
     os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(settings.resolved_state_dir() / "prefect" / "storage"))
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
+    ensure_state_dirs(settings)
+
+
+def ensure_state_dirs(settings: BabelflowSettings) -> None:
+    """Create every folder Prefect and the stages read before they read it.
+
+    Prefect does not create PREFECT_HOME's parent, and SQLite cannot open a database in a folder
+    that does not exist: a fresh clone has no `.babelflow/` until this runs."""
+    from babelflow.errors import BabelflowError
+
+    folders = [settings.resolved_state_dir(), Path(os.environ["PREFECT_HOME"]), Path(os.environ["PREFECT_LOCAL_STORAGE_PATH"])]
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BabelflowError(
+                f"Cannot create the state folder {folder}: {exc.strerror}",
+                file=folder,
+                fix="make the project folder writable, or set BABELFLOW_STATE_DIR to a writable folder",
+            ) from exc

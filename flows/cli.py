@@ -32,8 +32,8 @@ def cli_errors(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        apply_offline_environment()
         try:
+            apply_offline_environment()  # creates the state folder: its errors are the user's too
             return func(*args, **kwargs)
         except BabelflowError as exc:
             console.print(f"[bold red]error:[/] {exc.render()}", highlight=False)
@@ -254,8 +254,12 @@ def flow(
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
 
+    Runs against this project's local Prefect server (started in the background on first use and
+    kept running, so runs, artifacts and paused review forms stay reachable in the UI after this
+    command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
     Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
-    from flows.prefect_flows import adapt_language, adapt_languages
+    from babelflow.settings import BabelflowSettings
+    from flows.local_server import ensure_server, ui_base
 
     for tag in lang:
         from translators.registry import validate_language_tag
@@ -271,16 +275,23 @@ def flow(
 
     for tag in lang:  # each language's translator exists (Apertium pair, provider key) before any work
         translator_for(translator, tag, load_pack(tag, _Settings().project_root))
+    api_url, record = ensure_server(BabelflowSettings())
+    from flows.prefect_flows import adapt_language, adapt_languages  # after PREFECT_API_URL is set
+
+    ui = ui_base(api_url)
+    console.print(f"Prefect UI: {ui}" + (" (this project's background server; stop it with `babelflow server --stop`)" if record else " (PREFECT_API_URL)"))
     if len(lang) == 1:
         results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout, translator=translator, validators=validators)]
     else:
         results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout, translator=translator, validators=validators)
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "variant"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for result in results:
         table.add_row(result.language, result.status, str(len(result.rounds)), str(len(result.open_findings)), str(result.variant_dir))
     console.print(table)
+    for result in results:
+        console.print(f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  failure report {ui}/artifacts/key/{result.report_artifact_key}", highlight=False, soft_wrap=True)
     if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
         console.print("findings await review: run [bold]babelflow review[/] then rerun this command")
         raise typer.Exit(code=1)
@@ -343,14 +354,41 @@ def review(
 
 
 @app.command()
-def server(port: int = typer.Option(4200, help="Port on 127.0.0.1.")) -> None:
-    """Start a local Prefect server (UI + API) on 127.0.0.1 with telemetry off; point flows at it with PREFECT_API_URL."""
+@cli_errors
+def server(
+    port: int = typer.Option(4200, help="Port on 127.0.0.1 (UI and API; the UI is pointed at this port's API)."),
+    stop: bool = typer.Option(False, "--stop", help="Stop the background server that `babelflow flow` started for this project."),
+    status: bool = typer.Option(False, "--status", help="Print the background server's address, if one runs."),
+) -> None:
+    """The project's Prefect server (UI + API) on 127.0.0.1, telemetry off, state in .babelflow/prefect.
+
+    `babelflow flow` starts one in the background on first use and reuses it; without options this
+    command runs one in the foreground instead (Ctrl-C ends it). Runs, artifacts and review forms
+    live in the project's database either way."""
     import os
     import subprocess
 
-    apply_offline_environment()
-    console.print(f"Prefect UI: http://127.0.0.1:{port}  ·  export PREFECT_API_URL=http://127.0.0.1:{port}/api")
-    raise typer.Exit(subprocess.call([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=os.environ.copy()))
+    from babelflow.settings import BabelflowSettings
+    from flows.local_server import running_server, server_command, server_environment, stop_background
+
+    settings = BabelflowSettings()
+    if stop:
+        stopped = stop_background(settings)
+        console.print(f"stopped the server at {stopped.ui_url} (pid {stopped.pid})" if stopped else "no background server was running for this project")
+        return
+    running = running_server(settings)
+    if status:
+        console.print(f"background server: {running.ui_url} (pid {running.pid}, log {running.log})" if running else "no background server runs for this project")
+        return
+    if running:
+        raise BabelflowError(
+            f"This project's background server already serves the UI at {running.ui_url}",
+            file=running.log,
+            fix="open that address, or stop it first with `babelflow server --stop`",
+        )
+    home = Path(os.environ["PREFECT_HOME"])
+    console.print(f"Prefect UI: http://127.0.0.1:{port}  ·  API: http://127.0.0.1:{port}/api  ·  state: {home}")
+    raise typer.Exit(subprocess.call(server_command(port), env=server_environment(port, home)))
 
 
 @app.command("ir-schema")

@@ -119,6 +119,8 @@ class AdaptFlowResult(Record):
     rounds: list[RoundRecord]
     open_findings: list[str]
     variant_dir: Path
+    flow_run_id: str = Field(default="", description="the adapt-language flow run (UI: runs/flow-run/<id>)")
+    report_artifact_key: str = Field(default="", description="key of the failure-report artifact (UI: artifacts/key/<key>)")
 
 
 def _call(task_fn, **kwargs):
@@ -188,8 +190,21 @@ def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -
         publish_costs(CostReport(rows=rows), key=f"{benchmark}-{language}-costs".lower().replace("_", "-"))
 
 
+def artifact_key(benchmark: str, language: str) -> str:
+    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
+    return f"{benchmark}-{language}".lower().replace("_", "-")
+
+
+def _ui_url(path: str) -> str | None:
+    """A UI address for the run's API (None on Prefect's ephemeral API, which has no lasting UI)."""
+    from prefect.settings import get_current_settings
+
+    ui = get_current_settings().ui_url
+    return f"{ui.rstrip('/')}/{path}" if ui else None
+
+
 def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path) -> None:
-    key = f"{benchmark}-{language}".lower().replace("_", "-")
+    key = artifact_key(benchmark, language)
     create_markdown_artifact(key=f"{key}-failure-report", markdown=failure_report_markdown(failures, round_no, variant), description=f"round {round_no}")
     create_table_artifact(key=f"{key}-findings", table=failure_table_rows(failures) or [{"finding": "none"}], description=f"round {round_no}")
 
@@ -250,6 +265,8 @@ def _rounds(settings, benchmark, language, profile, translator, validators, sour
     store = ReviewStore(stages.run_paths(settings, benchmark, language).review_dir)
     rounds: list[RoundRecord] = []
     variant = Path(".")
+    run_url = _ui_url(f"runs/flow-run/{current_flow_run.id}")  # Prefect logs it once already ("View at")
+    ids = {"flow_run_id": str(current_flow_run.id), "report_artifact_key": f"{artifact_key(benchmark, language)}-failure-report"}
     for round_no in range(1, max_rounds + 1):
         reviewed, forget = apply_decisions(settings, benchmark, language, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
@@ -259,33 +276,37 @@ def _rounds(settings, benchmark, language, profile, translator, validators, sour
         _publish(benchmark, language, round_no, failures, variant)
         logger.info(f"round {round_no}: {len(failures.findings)} open findings")
         if not failures.findings:
-            return _sign(settings, benchmark, language, variant, store, rounds, review_timeout)
+            return _sign(settings, benchmark, language, variant, store, rounds, review_timeout, ids, run_url)
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
-            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant)
+            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant, **ids)
         form = ReviewForm.with_initial_data(
             description=f"Confirm or dismiss the {len(failures.findings)} findings of round {round_no} (see the failure-report artifact).",
             reviewer="",
             decisions=[FindingDecision(finding_id=f.id, summary=f"[{f.layer.value}/{f.kind}] {f.artifact} {f.location}: {f.message}") for f in failures.findings],
         )
+        if run_url:
+            logger.info(f"review form (open the paused run, then Resume): {run_url}")
         try:
             answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}")
         except FlowPauseTimeout:
-            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant)
+            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant, **ids)
         for item in answer.decisions:
             if item.decision != "skip":
                 store.append(ReviewDecision(finding_id=item.finding_id, decision=item.decision, reviewer=answer.reviewer or "anonymous", note=item.note, route=item.route, preserve_reason=item.preserve_reason, replacement=item.replacement), failures)
-    return AdaptFlowResult(benchmark=benchmark, language=language, status="rounds_exhausted", rounds=rounds, open_findings=[], variant_dir=variant)
+    return AdaptFlowResult(benchmark=benchmark, language=language, status="rounds_exhausted", rounds=rounds, open_findings=[], variant_dir=variant, **ids)
 
 
-def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, rounds, review_timeout: int) -> AdaptFlowResult:
+def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, rounds, review_timeout: int, ids: dict[str, str], run_url: str | None) -> AdaptFlowResult:
     from source_benchmarks import get_benchmark
 
-    ids = get_benchmark(benchmark).task_ids(None)
-    sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(ids, min(5, len(ids))))
-    result = AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_signoff", rounds=rounds, open_findings=[], variant_dir=variant)
+    task_ids = get_benchmark(benchmark).task_ids(None)
+    sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(task_ids, min(5, len(task_ids))))
+    result = AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_signoff", rounds=rounds, open_findings=[], variant_dir=variant, **ids)
     if review_timeout <= 0:
         return result
+    if run_url:
+        get_run_logger().info(f"sign-off form (open the paused run, then Resume): {run_url}")
     form = SignOffForm.with_initial_data(description="No open findings. Spot-check these tasks end to end, then approve.", reviewer="", spot_checked_tasks=sample)
     try:
         answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}")

@@ -1,0 +1,103 @@
+"""A newcomer's first run: the README's main-job command path in a fresh project root.
+
+No `.babelflow/` exists beforehand and no Prefect variable is set (nothing of `.ci/run` may
+prepare the folder); the command must create its state, start the project's background Prefect
+server, leave the run visible there after it ends, and stop it on `babelflow server --stop`."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+BABELFLOW = [sys.executable, "-m", "flows.cli"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "BABELFLOW_"))}
+    env["PYTHONPATH"] = str(ROOT)  # the checkout's packages, as the editable install provides
+    return env
+
+
+def _get(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return json.loads(reply.read())
+
+
+@pytest.mark.slow
+def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
+    project = tmp_path / "fresh"
+    project.mkdir()
+    assert not (project / ".babelflow").exists()
+    env = _clean_env()
+    try:
+        run = subprocess.run([*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+        record = json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())
+        ui, api = record["ui_url"], record["api_url"]
+        assert (project / "adapted" / "tau2-mock" / "en-XA" / "babelflow_manifest.json").exists()
+        # the CLI printed where to look, and those addresses answer after the command ended
+        printed = run.stdout + run.stderr
+        run_id = printed.split(f"{ui}/runs/flow-run/")[1].split()[0]
+        flow_run = _get(f"{api}/flow_runs/{run_id}")
+        assert flow_run["state"]["type"] == "COMPLETED"
+        artifact_key = printed.split(f"{ui}/artifacts/key/")[1].split()[0]
+        req = urllib.request.Request(f"{api}/artifacts/filter", data=json.dumps({"artifacts": {"key": {"any_": [artifact_key]}}}).encode(), headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=5) as reply:
+            artifacts = json.loads(reply.read())
+        assert artifacts and artifacts[0]["flow_run_id"] == run_id and "open findings" in artifacts[0]["data"]
+        # a second run reuses the same server (no second start-up)
+        again = subprocess.run([*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())["pid"] == record["pid"]
+    finally:
+        stop = subprocess.run([*BABELFLOW, "server", "--stop"], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert stop.returncode == 0, stop.stderr
+    assert not (project / ".babelflow" / "prefect" / "server.json").exists()
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"{api}/health", timeout=2)
+
+
+def test_unwritable_state_folder_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "state-is-a-file"
+    blocker.write_text("not a folder")
+    env = {**_clean_env(), "BABELFLOW_STATE_DIR": str(blocker / "state")}
+    run = subprocess.run([*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "state folder" in run.stderr and "BABELFLOW_STATE_DIR" in run.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_foreground_server_points_its_ui_at_its_own_port(tmp_path: Path) -> None:
+    port = _free_port()
+    server = subprocess.Popen([*BABELFLOW, "server", "--port", str(port)], cwd=tmp_path, env=_clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                settings = _get(f"http://127.0.0.1:{port}/ui-settings")
+                break
+            except OSError:
+                assert server.poll() is None, "server exited"
+                time.sleep(0.5)
+        else:
+            raise AssertionError("server never answered")
+        assert settings["api_url"] == f"http://127.0.0.1:{port}/api"
+        assert (tmp_path / ".babelflow" / "prefect" / "prefect.db").exists()
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(30)
