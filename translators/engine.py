@@ -183,15 +183,21 @@ class TranslationEngine:
 
         # 2. free text, with canonical terms injected and preserved tokens protected
         groups = canonical_groups_of_values(ir)
-        pending = [self._pending(unit, self._protect(unit, cmap, groups)) for unit in free_units]
-        results = self._run(pending, stats, progress, len(canonical_units), total)
+        reviewed = reviewed or {}
+        # a unit whose every field has a reviewer's (or imported) text is not sent at all
+        settled = {u.key for u in free_units if u.element_ids and all(e in reviewed for e in u.element_ids)}
+        pending = [self._pending(unit, self._protect(unit, cmap, groups)) for unit in free_units if unit.key not in settled]
+        results = self._run(pending, stats, progress, len(canonical_units) + len(settled), total)
         for unit in free_units:
+            if unit.key in settled:
+                targets.update({e: reviewed[e] for e in unit.element_ids})
+                continue
             result = results[unit.key]
             if isinstance(result, list):
                 failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
                 continue
             targets.update(dict.fromkeys(unit.element_ids, result))
-        for element_id, text in (reviewed or {}).items():
+        for element_id, text in reviewed.items():
             if element_id in targets:
                 targets[element_id] = text
         return TranslationOutcome(targets=targets, failures=failures, stats=stats)
