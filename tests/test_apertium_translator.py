@@ -1,0 +1,139 @@
+"""The Apertium translator with the real binary: placeholders as inline tags, batching, fallback,
+recorded failures; the default translator per language; Apertium absent; CLDR default packs."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from translators.interface import ProtectedSegment, TranslationRequest
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)"
+)
+
+
+def _request(*texts: str) -> TranslationRequest:
+    return TranslationRequest(
+        source_language="en",
+        target_language="es",
+        segments=[ProtectedSegment(segment_id=f"u{i}", text=text, context="test", kind="free") for i, text in enumerate(texts)],
+    )
+
+
+def _cli(*args):
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_placeholders_travel_as_tags_and_come_back_restorable():
+    from translators.apertium import ApertiumTranslator
+    from translators.placeholders import protect, restore
+
+    translator = ApertiumTranslator("es")
+    protected = protect("Cancel the reservation EHGLP3 only if the user confirms (yes) by 2024-05-15.", preserve_tokens=["EHGLP3"])
+    markup = protect("Check the order status & the <b>refund</b> amount, then tell the user.")
+    response = translator.translate(_request(protected.text, markup.text, "# Retail agent policy\n\n- You can help users cancel orders.\n- You must not lie."))
+    assert response.failed == {} and translator.stats.calls == 1  # three segments, one process call
+    by_id = {s.segment_id: s.text for s in response.segments}
+    spanish = restore(by_id["u0"], protected)
+    assert "EHGLP3" in spanish and "2024-05-15" in spanish and "reserva" in spanish
+    assert "EHGLP3 sólo" in spanish  # no capitalised word after an inline tag (Transfuse is bypassed)
+    assert "&" in restore(by_id["u1"], markup) and "<b>" in restore(by_id["u1"], markup)
+    lines = by_id["u2"].split("\n")
+    assert lines[0].startswith("# ") and lines[1] == "" and lines[2].startswith("- ") and lines[3].startswith("- ")
+    assert translator.translator_id.startswith("apertium:eng-spa@")
+
+
+def test_a_segment_broken_in_the_batch_is_retried_alone_and_recorded_when_still_broken():
+    from translators.apertium import ApertiumTranslator
+
+    class Breaking(ApertiumTranslator):
+        """Real Apertium output; the tag is dropped from 'batch' segments in a batch and from
+        'always' segments every time."""
+
+        def _batch(self, texts):
+            out = super()._batch(texts)
+            alone = len(texts) == 1
+            broken = {k for k, text in enumerate(texts) if "always" in text or ("batch" in text and not alone)}
+            return {k: (v.replace("⟦0⟧", "") if k in broken else v) for k, v in out.items()}
+
+    translator = Breaking("es")
+    response = translator.translate(_request("The batch breaks ⟦0⟧ here.", "It always breaks ⟦0⟧ here.", "Fine ⟦0⟧ text."))
+    assert {s.segment_id for s in response.segments} == {"u0", "u2"}  # u0 recovered alone
+    assert list(response.failed) == ["u1"] and "⟦0⟧" in response.failed["u1"][0] and "missing" in response.failed["u1"][0]
+    assert translator.stats.fallbacks == 2 and translator.stats.failed == 1
+
+
+def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(analyzed, tmp_path):
+    from translators.apertium import ApertiumTranslator
+    from translators.canonical_map import CanonicalMap
+    from translators.engine import TranslationEngine
+    from translators.memory import TranslationMemory
+
+    class DropsFirstTag(ApertiumTranslator):
+        def _batch(self, texts):
+            return {k: v.replace("⟦0⟧", "", 1) for k, v in super()._batch(texts).items()}
+
+    ir = analyzed("tau2-mock")
+    outcome = TranslationEngine(DropsFirstTag("es"), "es", TranslationMemory(tmp_path / "tm.jsonl")).translate(ir, CanonicalMap(benchmark="tau2-mock", language="es"))
+    assert outcome.failures and all(any("apertium eng-spa" in p for p in f.problems) for f in outcome.failures)
+    failed = {e for f in outcome.failures for e in f.element_ids}
+    assert not failed & set(outcome.targets)  # no target for a broken unit: the source text stays
+    assert any("sólo" in t or "tarea" in t for t in outcome.targets.values())
+
+
+def test_default_translator_per_language(tmp_path, monkeypatch):
+    from babelflow.errors import BabelflowError
+    from translators.choice import default_spec, resolve_spec
+    from translators.language_pack import load_pack
+
+    assert default_spec("en-XA", load_pack("en-XA")) == "pseudo" and default_spec("es", load_pack("es")) == "apertium"
+    assert default_spec("fr", load_pack("fr")) is None  # no eng-fra pair in Debian's apertium
+    with pytest.raises(BabelflowError) as error:
+        resolve_spec("auto", "fr", load_pack("fr"))
+    message = error.value.render()
+    assert "--translator PROVIDER:MODEL" in message and "babelflow import" in message and "apertium-eng-fra" in message
+
+
+def test_without_apertium_a_real_language_exits_2_naming_the_install_and_pseudo_still_works(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
+    monkeypatch.setenv("BABELFLOW_APERTIUM_BIN", "off")  # the same as no `apertium` on PATH
+    result = _cli("adapt", "tau2-mock", "--lang", "es")
+    assert result.exit_code == 2 and "apt-get install -y apertium-eng-spa" in result.output and "Apertium is not installed" in result.output
+    assert not (tmp_path / "adapted" / "tau2-mock" / "es").exists()
+    flow = _cli("flow", "tau2-mock", "--lang", "es", "--lang", "en-XA")  # refused before any work starts
+    assert flow.exit_code == 2 and "apertium-eng-spa" in flow.output
+    assert _cli("adapt", "tau2-mock", "--lang", "en-XA").exit_code == 0
+
+
+def test_absent_binary_on_path_is_detected(monkeypatch, tmp_path):
+    from translators.apertium import apertium_binary
+
+    monkeypatch.delenv("BABELFLOW_APERTIUM_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert apertium_binary() is None
+
+
+def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_translator(tmp_path, monkeypatch):
+    from translators.language_pack import load_pack
+    from translators.pack_checks import check_pack
+
+    fr = load_pack("fr")
+    assert fr.derived_from_cldr and fr.name == "French" and fr.script == "Latn" and check_pack(fr) == []
+    assert load_pack("ar-EG").direction == "rtl"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
+    out = tmp_path / "mock-fr.po"
+    result = _cli("export", "tau2-mock", "--lang", "fr", "--format", "po", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert 'msgstr ""' in text and "Language: fr" in text and "(0 with a none draft)" in result.output.replace("\n", " ")
+    drafts = tmp_path / "mock-es.po"
+    result = _cli("export", "tau2-mock", "--lang", "es", "--format", "po", "--out", str(drafts))
+    assert result.exit_code == 0 and "apertium" in result.output and "tarea" in drafts.read_text(encoding="utf-8")
