@@ -1,0 +1,94 @@
+"""Spanish variants made offline by Apertium (the default translator for `es`): every task keeps
+its golden reward, do-nothing reward, tool-error sequence and final DB hash; the prose is Spanish
+by a language identifier; ids, emails and status codes are untouched; the probes find nothing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import orjson
+import pytest
+
+from babelflow.ir import TranslationType
+from babelflow.settings import BabelflowSettings
+from babelflow.variant import OVERLAY_NAME, load_overlay
+from source_benchmarks import get_benchmark, open_variant
+from source_benchmarks.message_catalog import MessageCatalog
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)"
+)
+
+_TOKENS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|#W\d+|\b[a-z]+_[a-z]+_\d+\b|'(?:pending|delivered|processed|cancelled)'")
+
+
+@pytest.fixture(scope="module")
+def spanish(tmp_path_factory, analyzed):
+    """spanish(benchmark) -> (AdaptResult, variant bench), adapted once per module with `auto`."""
+    from flows.adapt import adapt
+
+    settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("es"))
+    cache: dict = {}
+
+    def get(benchmark_id: str):
+        if benchmark_id not in cache:
+            result = adapt(benchmark_id, "es", settings=settings, ir=analyzed(benchmark_id))
+            cache[benchmark_id] = (result, open_variant(benchmark_id, result.paths.variant))
+        return cache[benchmark_id]
+
+    return get
+
+
+def _check_behaviour(result, variant, expected) -> None:
+    catalog = MessageCatalog(load_overlay(result.paths.variant / OVERLAY_NAME).message_pairs())
+    pairs = variant.replay_pairs(variant.task_ids(None))
+    assert len(pairs) == len(expected)
+    for golden, nothing in pairs:
+        source_golden, source_nothing = expected[golden.task_id]
+        assert golden.reward == source_golden.reward, golden.task_id
+        assert nothing.reward == source_nothing.reward, golden.task_id
+        assert [(c.name, c.error) for c in golden.tool_calls] == [(c.name, c.error) for c in source_golden.tool_calls], golden.task_id
+        for ours, theirs in zip(golden.tool_calls, source_golden.tool_calls):
+            if theirs.error:
+                assert ours.output == "Error: " + catalog.translate(theirs.output.removeprefix("Error: ")), golden.task_id
+        assert golden.final_db_sha256 == source_golden.final_db_sha256, golden.task_id
+        assert golden.final_user_db_sha256 == source_golden.final_user_db_sha256, golden.task_id
+
+
+def _check_language_and_tokens(result, variant) -> None:
+    from babelflow.language_id import identify
+
+    ir = result.ir
+    policy = next(p for p in variant.artifacts() if p.path.endswith("policy.md"))
+    paragraphs = [p for p in variant.artifact_path(policy).read_text(encoding="utf-8").split("\n\n") if len(re.findall(r"[^\W\d_]", p)) >= 40]
+    assert paragraphs and sum(identify(p, ("es", "en")) == "es" for p in paragraphs) >= 0.9 * len(paragraphs)
+    prose = [e for e in ir.elements if e.translation_type is not TranslationType.PRESERVE and "user_scenario" in e.role and len(e.source_text) >= 60]
+    targets = result.outcome.targets
+    spanish = [identify(targets[e.id], ("es", "en")) for e in prose if e.id in targets]
+    assert prose and sum(tag == "es" for tag in spanish) >= 0.9 * len(prose)
+    for element in prose:
+        for token in _TOKENS.findall(element.source_text):
+            assert token in targets[element.id], (element.id, token)
+
+
+def test_mock_in_spanish_behaves_like_the_source(spanish, source_pairs):
+    from validators.run import validate_variant
+
+    result, variant = spanish("tau2-mock")
+    assert result.outcome.failures == [] and result.manifest.translator_id.startswith("apertium:eng-spa@")
+    _check_behaviour(result, variant, source_pairs("tau2-mock"))
+    failures = validate_variant(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "es")
+    assert failures.findings == [], [(f.layer.value, f.kind, f.location) for f in failures.findings[:5]]
+    tasks = orjson.loads(next(result.paths.variant.rglob("tasks.json")).read_bytes())
+    assert "Important Meeting" in orjson.dumps(tasks).decode() and "tarea" in orjson.dumps(tasks).decode()
+
+
+@pytest.mark.slow
+def test_retail_in_spanish_behaves_like_the_source_and_reads_spanish(spanish, source_pairs):
+    result, variant = spanish("tau2-retail")
+    assert result.outcome.failures == []
+    _check_behaviour(result, variant, source_pairs("tau2-retail"))
+    _check_language_and_tokens(result, variant)
+    policy = variant.build_environment().get_policy()
+    assert "'pending'" in policy and "'delivered'" in policy and "reembolso" in policy
