@@ -126,6 +126,7 @@ def adapt(
             ("unique-text characters", f"{stats.unique_characters:,}"),
             ("translation-memory hits", str(stats.memory_hits)),
             ("failed units", str(len(result.outcome.failures))),
+            *((f"units made by {origin}", str(count)) for origin, count in sorted(stats.units_by_origin.items())),
         ):
             table.add_row(name, value)
         console.print(table)

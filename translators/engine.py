@@ -40,12 +40,14 @@ class TranslationStats(Record):
     requests: int = 0
     segments_sent: int = 0
     memory_hits: int = 0
+    units_by_origin: dict[str, int] = Field(default_factory=dict, description="who made the units: translator id, '… (memory)', 'canonical map (…)', 'reviewed', 'failed'")
 
 
 class TranslationOutcome(Record):
     targets: dict[str, str] = Field(description="element id -> translated text (source text for failed units)")
     failures: list[UnitFailure]
     stats: TranslationStats
+    unit_origins: dict[str, str] = Field(default_factory=dict, description="unit key -> who made its text (see TranslationStats.units_by_origin)")
 
 
 @dataclass
@@ -75,6 +77,7 @@ class TranslationEngine:
         self.language = language
         self.memory = memory
         self.source_language = source_language
+        self._origins: dict[str, str] = {}  # unit key -> who made its text, per translate() call
         # a backend may ask for bigger batches (Apertium pays one process start per call)
         self.max_items, self.max_chars = getattr(translator, "batch_limits", None) or (max_items, max_chars)
 
@@ -86,6 +89,7 @@ class TranslationEngine:
             cached = self.memory.get(item.tm_key)
             if cached is not None:
                 results[item.unit.key] = self._restore(item, cached)
+                self._origins[item.unit.key] = f"{self.translator.translator_id} (memory)"
                 stats.memory_hits += 1
             else:
                 misses.append(item)
@@ -116,6 +120,7 @@ class TranslationEngine:
                         continue
                     restored = self._restore(item, text)
                     results[item.unit.key] = restored
+                    self._origins[item.unit.key] = self.translator.translator_id
                     if isinstance(restored, str):
                         fresh[item.tm_key] = text  # only good translations are remembered
             self.memory.put_many(fresh)
@@ -164,6 +169,7 @@ class TranslationEngine:
             unique_characters=unique_characters(ir),
         )
         total = len(canonical_units) + len(free_units)
+        self._origins = {}
         targets: dict[str, str] = {}
         failures: list[UnitFailure] = []
 
@@ -174,6 +180,8 @@ class TranslationEngine:
         for unit in canonical_units:
             entry = known.get((unit.canonical_group, unit.text))
             result = entry.target if entry else results[unit.key]
+            if entry:
+                self._origins[unit.key] = f"canonical map ({entry.origin})"
             if isinstance(result, list):
                 failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
                 continue
@@ -191,6 +199,7 @@ class TranslationEngine:
         for unit in free_units:
             if unit.key in settled:
                 targets.update({e: reviewed[e] for e in unit.element_ids})
+                self._origins[unit.key] = "reviewed"
                 continue
             result = results[unit.key]
             if isinstance(result, list):
@@ -200,4 +209,9 @@ class TranslationEngine:
         for element_id, text in reviewed.items():
             if element_id in targets:
                 targets[element_id] = text
-        return TranslationOutcome(targets=targets, failures=failures, stats=stats)
+        for failure in failures:
+            self._origins[failure.unit_key] = "failed"
+        origins = dict(self._origins)
+        for origin in origins.values():
+            stats.units_by_origin[origin] = stats.units_by_origin.get(origin, 0) + 1
+        return TranslationOutcome(targets=targets, failures=failures, stats=stats, unit_origins=origins)
