@@ -5,8 +5,9 @@
 they have in common with other calls to the same provider). Each turn sends the ReviewRequest as
 JSON with the versioned review prompt (``translators/prompts/review.v1.md``); the reply must be
 JSON that validates into ``ReviewReply`` (OpenAI: json_schema; Anthropic: a forced tool;
-DashScope: JSON mode), else the turn is asked again, and a model that never complies stops the
-run with a ProviderError rather than being read as "no findings".
+DashScope: JSON mode), else the turn is asked again (also after an empty reply, a content
+refusal or a request too large), and a model that never complies stops the run with a
+ProviderError rather than being read as "no findings".
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from translators.providers.checks import parse_json_reply
 from translators.providers.clients import ChatClient, ModelCaller
 from translators.providers.config import ProviderConfig, parse_spec
 from translators.providers.costs import CostLedger
-from translators.providers.resilience import ProviderError
+from translators.providers.resilience import BatchRejected, ProviderError
 from translators.providers.translator import language_name
 from validators.agents import ReviewReply, ReviewRequest, ValidatorAgent
 from validators.findings import Layer, Severity
@@ -77,7 +78,14 @@ class ModelReviewer:
         user = json.dumps({"task": "review", **request.model_dump(mode="json")}, ensure_ascii=False)
         problem = ""
         for _ in range(REPLY_ATTEMPTS):
-            completion = self.caller.call(system, user, SCHEMA_NAME, REVIEW_SCHEMA, stage="validate", language=request.language)
+            try:
+                completion = self.caller.call(system, user, SCHEMA_NAME, REVIEW_SCHEMA, stage="validate", language=request.language)
+            except BatchRejected as rejected:  # a review request cannot be split: ask again, then stop
+                problem = rejected.reason
+                continue
+            if completion.problem:
+                problem = completion.problem
+                continue
             if completion.truncated:
                 problem = "reply truncated at the token limit"
                 continue

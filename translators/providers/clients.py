@@ -1,13 +1,17 @@
 """One JSON exchange with a model, through each provider's official SDK.
 
 * OpenAI (and OpenAI-compatible servers): Chat Completions with ``response_format`` ``json_schema``.
-* Anthropic: Messages with one tool whose ``input_schema`` is the schema, forced by ``tool_choice``
-  (the current Messages API takes no ``temperature``; that option is ignored for Anthropic).
+* Anthropic: Messages with one tool whose ``input_schema`` is the schema, forced by ``tool_choice``.
 * DashScope: ``Generation.call`` with ``result_format="message"`` and ``response_format`` json_object.
 
-The SDKs' own retries are off (``max_retries=0``): ``call_with_retries`` retries uniformly, with
-the shared per-provider limiter. Each client turns SDK errors into ``TransientError`` (retry) or
-``ProviderError`` (stop); the caller records usage into the ``CostLedger`` (estimated when absent).
+Which parameters go with each model: ``families`` (decided once per client, dropped options
+warned about when it is built). The SDKs' own retries are off (``max_retries=0``):
+``call_with_retries`` retries uniformly, with the shared per-provider limiter. Each client reads
+its provider's error replies into a ``failures.Failure`` and raises what its cause calls for:
+``TransientError`` (retry), ``BatchRejected`` (smaller batches, then the segment's failure) or
+``ProviderError`` (stop). A 200 reply without a usable answer (no choices, no content, no tool
+call, a refusal) comes back as a ``Completion`` with ``problem`` set: it was billed, and the
+translator retries its segments smaller.
 """
 
 from __future__ import annotations
@@ -20,16 +24,22 @@ from typing import Any, Protocol
 
 from translators.providers.config import ProviderConfig
 from translators.providers.costs import CostLedger, estimate_tokens
-from translators.providers.resilience import ProviderError, TransientError, call_with_retries, status_error
+from translators.providers.failures import read_failure, to_exception
+from translators.providers.families import plan_request, warn_dropped
+from translators.providers.resilience import BatchRejected, ProviderError, TransientError, call_with_retries
+
+# Anthropic's stop reasons that mean "cut off": the output limit, or the context window filled
+ANTHROPIC_TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 @dataclass
 class Completion:
     text: str  # the model's text ("" when the JSON came back as a structured tool call)
     data: Any | None  # JSON already parsed by the protocol (Anthropic tool input), else None
-    truncated: bool  # stopped by the output token limit
+    truncated: bool  # stopped by the output token limit or the context window
     input_tokens: int | None
     output_tokens: int | None
+    problem: str | None = None  # a reply with no usable answer (empty, refused): retried smaller
 
 
 class ChatClient(Protocol):
@@ -41,13 +51,21 @@ def _tokens(value: Any) -> int | None:
 
 
 def _sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
-    """openai and anthropic share the Stainless error hierarchy."""
+    """openai and anthropic share the Stainless error hierarchy; their bodies differ."""
     if isinstance(exc, sdk.APIStatusError):
-        return status_error(config.provider, exc.status_code, str(getattr(exc, "message", exc))[:300], exc.response.headers)
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+        message = str(error.get("message") or getattr(exc, "message", exc))
+        # openai: error.code ("insufficient_quota"); anthropic: error.details.error_code, else error.type
+        details = error.get("details") if isinstance(error.get("details"), dict) else {}
+        code = getattr(exc, "error_code", None) or details.get("error_code") or error.get("code")
+        failure = read_failure(config.provider, exc.status_code, code=str(code) if code else None, message=message,
+                               error_type=error.get("type"), headers=exc.response.headers)
+        return to_exception(config, failure)
     if isinstance(exc, (sdk.APITimeoutError, sdk.APIConnectionError)):
         return TransientError(f"{type(exc).__name__}: {exc}")
     if isinstance(exc, (ValueError, TypeError, KeyError, sdk.APIResponseValidationError)):
-        return TransientError(f"malformed response body ({type(exc).__name__})")
+        return TransientError(f"garbled response body ({type(exc).__name__})")
     return exc
 
 
@@ -56,25 +74,50 @@ class OpenAIChat:
         import openai
 
         self.sdk, self.config = openai, config
-        key = config.key.reveal() if config.key else "not-needed"
-        self.client = openai.OpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout, max_retries=0)
+        self.plan = plan_request(config)
+        warn_dropped(config, self.plan)
+        self.extra_headers: dict[str, Any] = {}
+        if config.provider == "openai":
+            self.client = openai.OpenAI(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
+            return
+        # someone else's server: nothing of the OpenAI account goes there. The SDK would fill a
+        # missing key from OPENAI_API_KEY and add OPENAI_ORG_ID / OPENAI_PROJECT_ID as headers,
+        # so the key is explicit (a placeholder it never sends when there is none) and the rest omitted.
+        self.client = openai.OpenAI(
+            api_key=config.key.reveal() if config.key else "unused",
+            organization=None,
+            project=None,
+            base_url=config.base_url,
+            timeout=config.timeout,
+            max_retries=0,
+            default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},
+        )
+        if config.key is None:
+            self.extra_headers = {"Authorization": openai.Omit()}
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
-        # OpenAI itself takes max_completion_tokens; compatible servers mostly still read max_tokens
-        limit = {"max_completion_tokens" if self.config.provider == "openai" else "max_tokens": self.config.max_tokens}
         try:
             response = self.client.chat.completions.create(
                 model=self.config.model,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                temperature=self.config.temperature,
-                **limit,
                 response_format={"type": "json_schema", "json_schema": {"name": schema_name, "schema": schema, "strict": strict}},
+                extra_headers=self.extra_headers or None,
+                **self.plan.params,
             )
-            choice = response.choices[0]
-            usage = response.usage
-            return Completion(choice.message.content or "", None, choice.finish_reason == "length", _tokens(usage and usage.prompt_tokens), _tokens(usage and usage.completion_tokens))
         except Exception as exc:  # noqa: BLE001 - classified below, re-raised otherwise
             raise _sdk_error(self.config, exc, self.sdk) from None
+        usage = getattr(response, "usage", None)
+        tokens = (_tokens(usage and usage.prompt_tokens), _tokens(usage and usage.completion_tokens))
+        if not getattr(response, "choices", None):
+            return Completion("", None, False, *tokens, problem="empty reply (no choices)")
+        choice = response.choices[0]
+        refusal = getattr(choice.message, "refusal", None)
+        if refusal or choice.finish_reason == "content_filter":
+            return Completion("", None, False, *tokens, problem=f"refused by the model ({(refusal or 'content_filter')[:120]})")
+        text = choice.message.content or ""
+        if not text.strip() and choice.finish_reason != "length":
+            return Completion("", None, False, *tokens, problem="empty reply (no content)")
+        return Completion(text, None, choice.finish_reason == "length", *tokens)
 
 
 class AnthropicChat:
@@ -82,24 +125,33 @@ class AnthropicChat:
         import anthropic
 
         self.sdk, self.config = anthropic, config
+        self.plan = plan_request(config)
+        warn_dropped(config, self.plan)
         self.client = anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
         try:
             response = self.client.messages.create(
                 model=self.config.model,
-                max_tokens=self.config.max_tokens,
                 system=system,
                 messages=[{"role": "user", "content": user}],
                 tools=[{"name": schema_name, "description": "Submit the result. Call exactly once.", "input_schema": schema}],
                 tool_choice={"type": "tool", "name": schema_name},
+                **self.plan.params,
             )
-            tool = next((b for b in response.content if getattr(b, "type", None) == "tool_use" and b.name == schema_name), None)
-            text = "".join(getattr(b, "text", "") for b in response.content if getattr(b, "type", None) == "text")
-            usage = response.usage
-            return Completion(text, tool.input if tool is not None else None, response.stop_reason == "max_tokens", _tokens(usage and usage.input_tokens), _tokens(usage and usage.output_tokens))
         except Exception as exc:  # noqa: BLE001
             raise _sdk_error(self.config, exc, self.sdk) from None
+        usage = getattr(response, "usage", None)
+        tokens = (_tokens(usage and usage.input_tokens), _tokens(usage and usage.output_tokens))
+        if response.stop_reason == "refusal":
+            return Completion("", None, False, *tokens, problem="refused by the model (stop_reason refusal)")
+        blocks = getattr(response, "content", None) or []
+        tool = next((b for b in blocks if getattr(b, "type", None) == "tool_use" and b.name == schema_name), None)
+        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
+        truncated = response.stop_reason in ANTHROPIC_TRUNCATED
+        if tool is None and not text.strip() and not truncated:
+            return Completion("", None, False, *tokens, problem=f"empty reply (no tool call, stop_reason {response.stop_reason})")
+        return Completion(text, tool.input if tool is not None else None, truncated, *tokens)
 
 
 class _HandledByUs(logging.Filter):
@@ -118,6 +170,8 @@ class DashScopeChat:
         import dashscope
 
         self.sdk, self.config = dashscope, config
+        self.plan = plan_request(config)
+        warn_dropped(config, self.plan)
         sdk_logger = logging.getLogger("dashscope")
         if not any(isinstance(f, _HandledByUs) for f in sdk_logger.filters):
             sdk_logger.addFilter(_HandledByUs())
@@ -133,26 +187,33 @@ class DashScopeChat:
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                 result_format="message",
                 response_format={"type": "json_object"},
-                temperature=self.config.temperature,
-                max_tokens=self.config.max_tokens,
                 request_timeout=self.config.timeout,
+                **self.plan.params,
                 **extra,
             )
         except (requests.Timeout, requests.ConnectionError) as exc:
             raise TransientError(f"{type(exc).__name__}") from None
         except (ValueError, TypeError, KeyError) as exc:  # requests' JSONDecodeError is a ValueError
-            raise TransientError(f"malformed response body ({type(exc).__name__})") from None
+            raise TransientError(f"garbled response body ({type(exc).__name__})") from None
         if response.status_code != 200:
-            raise status_error("dashscope", int(response.status_code), f"{response.code}: {response.message}"[:300], response.headers) from None
+            failure = read_failure("dashscope", int(response.status_code), code=response.code or None, message=str(response.message or ""), headers=response.headers)
+            raise to_exception(self.config, failure) from None
+        usage = response.usage or {}
+        tokens = (_tokens(usage.get("input_tokens")), _tokens(usage.get("output_tokens")))
         try:
-            choice = response.output.choices[0]
-            content = choice["message"]["content"]
-            if isinstance(content, list):  # multimodal-style content blocks
-                content = "".join(part.get("text", "") for part in content)
-            usage = response.usage or {}
-            return Completion(content or "", None, choice.get("finish_reason") == "length", _tokens(usage.get("input_tokens")), _tokens(usage.get("output_tokens")))
-        except (AttributeError, TypeError, KeyError, IndexError):
-            raise TransientError("malformed response body (no choices)") from None
+            choices = response.output.choices or []
+        except (AttributeError, TypeError, KeyError):
+            choices = []
+        if not choices:
+            return Completion("", None, False, *tokens, problem="empty reply (no choices)")
+        choice = choices[0]
+        content = (choice.get("message") or {}).get("content") or ""
+        if isinstance(content, list):  # multimodal-style content blocks
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        finish = choice.get("finish_reason")
+        if not content.strip() and finish != "length":
+            return Completion("", None, False, *tokens, problem="empty reply (no content)")
+        return Completion(content, None, finish == "length", *tokens)
 
 
 CLIENTS = {"openai": OpenAIChat, "openai-compatible": OpenAIChat, "anthropic": AnthropicChat, "dashscope": DashScopeChat}
@@ -169,6 +230,9 @@ class ModelCaller:
         self._lock = threading.Lock()
 
     def call(self, system: str, user: str, schema_name: str, schema: dict, *, stage: str, language: str, strict: bool = True) -> Completion:
+        """The completion (``problem`` set when it holds no usable answer); raises ``BatchRejected``
+        for a request the provider will not take as it is, ``ProviderError`` to stop."""
+
         def attempt() -> Completion:
             with self._lock:
                 self.requests += 1
@@ -185,4 +249,4 @@ class ModelCaller:
         return completion
 
 
-__all__ = ["Completion", "ModelCaller", "ProviderError", "TransientError"]
+__all__ = ["BatchRejected", "Completion", "ModelCaller", "ProviderError", "TransientError"]

@@ -6,48 +6,90 @@ Spec grammar (``--translator`` and each ``--validators`` item)::
 
 PROVIDER is ``openai``, ``anthropic``, ``dashscope`` or ``openai-compatible`` (any server speaking
 OpenAI's chat-completions API: vLLM, Ollama, LiteLLM proxy, DashScope compatible mode...; it needs
-``@BASE_URL`` or ``OPENAI_BASE_URL``). Options, each also settable as ``BABELFLOW_<PROVIDER>_<OPTION>``
-(provider-specific, e.g. ``BABELFLOW_OPENAI_TIMEOUT``) or ``BABELFLOW_LLM_<OPTION>`` (all providers);
-the spec wins over the provider variable, which wins over the general one:
+``@BASE_URL`` or ``OPENAI_COMPATIBLE_BASE_URL``). Options, each also settable as
+``BABELFLOW_<PROVIDER>_<OPTION>`` (provider-specific, e.g. ``BABELFLOW_OPENAI_TIMEOUT``) or
+``BABELFLOW_LLM_<OPTION>`` (all providers); the spec wins over the provider variable, which wins
+over the general one:
 
-=============  =======  ==============================================================
-option         default  meaning
-=============  =======  ==============================================================
-temperature    0.0      sampling temperature
-max_tokens     4096     output token limit per request
-concurrency    4        requests in flight per provider in this process (shared limit)
-timeout        120      seconds per HTTP request
-max_retries    5        retries of a request on 429 / 5xx / timeout / malformed body
-backoff        1.0      first backoff in seconds (doubles per retry, with jitter)
-batch          20       segments per request (a larger engine batch is split)
-rpm            0        requests per minute per provider (0 = no limit)
-=============  =======  ==============================================================
+================  ========  =========================================================================
+option            default   meaning
+================  ========  =========================================================================
+temperature       (family)  sampling temperature; 0 where the model family accepts one, never sent to
+                            families that reject it (a requested value is dropped with a warning)
+max_tokens        (family)  output token limit per request (4096; 16000 for OpenAI reasoning models,
+                            whose limit also covers their hidden reasoning tokens)
+reasoning_effort  (model)   OpenAI reasoning models: none|minimal|low|medium|high|xhigh|max
+concurrency       4         requests in flight per provider in this process (shared limit)
+timeout           120       seconds per HTTP request
+max_retries       5         retries of a request on 429 / 529 / 5xx / timeout / garbled body
+backoff           1.0       first backoff in seconds (doubles per retry, with jitter)
+throttle_floor    15        least wait after a 429/503/529 without Retry-After (5 retries then cover
+                            a per-minute quota window)
+batch             20        segments per request (a larger engine batch is split)
+rpm               0         requests per minute per provider (0 = no limit)
+================  ========  =========================================================================
 
-Base URL: ``@BASE_URL`` in the spec, else ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` /
-``DASHSCOPE_HTTP_BASE_URL``, else the SDK's default. Keys come only from the environment
-(``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``DASHSCOPE_API_KEY``) and are held in ``Secret``,
-which never prints, pickles or logs its value.
+What each model family accepts: ``translators.providers.families``.
+
+Base URL: ``@BASE_URL`` in the spec, else the provider's own variable (``OPENAI_BASE_URL``,
+``ANTHROPIC_BASE_URL``, ``DASHSCOPE_HTTP_BASE_URL``, ``OPENAI_COMPATIBLE_BASE_URL``), else the SDK's
+default. Keys come only from the environment, each provider from its own variable
+(``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``DASHSCOPE_API_KEY``, ``OPENAI_COMPATIBLE_API_KEY``):
+an ``openai-compatible`` server is someone else's, so it never sees the OpenAI key. Keys are held in
+``Secret``, which never prints, pickles or logs its value.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import threading
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
+from typing import Literal, get_args
+from urllib.parse import parse_qsl, urlsplit
 
 from babelflow.errors import BabelflowError
 
-PROVIDERS = ("openai", "anthropic", "dashscope", "openai-compatible")
-KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "dashscope": "DASHSCOPE_API_KEY", "openai-compatible": "OPENAI_API_KEY"}
-BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "dashscope": "DASHSCOPE_HTTP_BASE_URL", "openai-compatible": "OPENAI_BASE_URL"}
-DEFAULTS: dict[str, float | int] = {"temperature": 0.0, "max_tokens": 4096, "concurrency": 4, "timeout": 120.0, "max_retries": 5, "backoff": 1.0, "batch": 20, "rpm": 0}
+Provider = Literal["openai", "anthropic", "dashscope", "openai-compatible"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
+KEY_ENV: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "dashscope": "DASHSCOPE_API_KEY",
+    # its own variable: the OpenAI key must never reach a third-party or local server
+    "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
+}
+BASE_URL_ENV: dict[str, str] = {
+    "openai": "OPENAI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "dashscope": "DASHSCOPE_HTTP_BASE_URL",
+    "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
+}
+# None: decided per model family (translators.providers.families), so "not asked for" stays
+# distinguishable from "asked for", and only the latter is warned about when a family drops it
+DEFAULTS: dict[str, float | int | str | None] = {
+    "temperature": None,
+    "max_tokens": None,
+    "reasoning_effort": None,
+    "concurrency": 4,
+    "timeout": 120.0,
+    "max_retries": 5,
+    "backoff": 1.0,
+    "throttle_floor": 15.0,
+    "batch": 20,
+    "rpm": 0,
+}
+_TYPES: dict[str, type] = {"temperature": float, "max_tokens": int, "reasoning_effort": str, "concurrency": int, "timeout": float,
+                           "max_retries": int, "backoff": float, "throttle_floor": float, "batch": int, "rpm": int}
+_EXAMPLES = {"temperature": "0", "max_tokens": "4096", "reasoning_effort": "low"}
 REDACTED = "***"
 
 _known: set[str] = set()
 _known_lock = threading.Lock()
 _factory_installed = False
+log = logging.getLogger("babelflow.providers")
 
 
 def redact(text: str) -> str:
@@ -110,12 +152,14 @@ class ProviderConfig:
     model: str
     key: Secret | None
     base_url: str | None = None
-    temperature: float = 0.0
-    max_tokens: int = 4096
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
     concurrency: int = 4
     timeout: float = 120.0
     max_retries: int = 5
     backoff: float = 1.0
+    throttle_floor: float = 15.0
     batch: int = 20
     rpm: int = 0
 
@@ -128,24 +172,65 @@ class ProviderConfig:
     def label(self) -> str:
         return f"{self.provider}:{self.model}"
 
+    @property
+    def key_env(self) -> str:
+        return KEY_ENV[self.provider]
+
 
 def is_provider_spec(spec: str) -> bool:
     return spec.split(":", 1)[0] in PROVIDERS and ":" in spec
 
 
-def _option(name: str, provider: str, given: dict[str, str]) -> float | int:
+def _option(name: str, provider: str, given: dict[str, str]) -> float | int | str | None:
     env_provider = f"BABELFLOW_{provider.upper().replace('-', '_')}_{name.upper()}"
     raw = given.get(name, os.environ.get(env_provider, os.environ.get(f"BABELFLOW_LLM_{name.upper()}")))
     default = DEFAULTS[name]
-    if raw is None:
+    example = _EXAMPLES.get(name, default)
+    if raw is None or (raw == "" and default is None):
         return default
+    if name == "reasoning_effort":
+        if raw not in get_args(ReasoningEffort):
+            raise BabelflowError(f"Option reasoning_effort={raw!r} is not one of {', '.join(get_args(ReasoningEffort))}", field=name, fix="e.g. reasoning_effort=low")
+        return raw
+    kind = _TYPES[name]
     try:
-        value = type(default)(raw)
+        value = kind(raw)
     except ValueError:
-        raise BabelflowError(f"Option {name}={raw!r} is not a {type(default).__name__}", field=name, fix=f"e.g. {name}={default}") from None
+        raise BabelflowError(f"Option {name}={raw!r} is not a {kind.__name__}", field=name, fix=f"e.g. {name}={example}") from None
     if value < 0 or (name in ("concurrency", "batch", "max_tokens") and value < 1) or (name == "timeout" and value <= 0):
-        raise BabelflowError(f"Option {name}={raw!r} is out of range", field=name, fix=f"e.g. {name}={default}")
+        raise BabelflowError(f"Option {name}={raw!r} is out of range", field=name, fix=f"e.g. {name}={example}")
     return value
+
+
+def _is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_transport(provider: str, base_url: str | None, has_key: bool, field: str) -> None:
+    """A key in clear text is readable by every hop on the way: official providers' keys travel
+    only over https (or to this machine); a self-hosted server's key gets a warning."""
+    if not base_url:
+        return
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BabelflowError(f"Base URL {base_url!r} is not an http(s) URL", field=field, fix=f"write {provider}:MODEL@https://HOST/PATH")
+    if not has_key or parts.scheme == "https" or _is_loopback(parts.hostname):
+        return
+    if provider == "openai-compatible":
+        log.warning("%s is sent over plain http to %s: anyone on the network path can read it", KEY_ENV[provider], parts.hostname)
+        return
+    raise BabelflowError(
+        f"{provider} would send {KEY_ENV[provider]} over plain http to {parts.hostname}",
+        field=field,
+        fix=f"use an https:// base URL for {provider} (plain http is allowed only to this machine)",
+    )
 
 
 def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = True) -> ProviderConfig:
@@ -163,8 +248,9 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
         raise BabelflowError(f"Unknown option(s) {', '.join(unknown)} in {spec!r}", field=field, fix=f"use {', '.join(DEFAULTS)}")
     base_url = base_url or os.environ.get(BASE_URL_ENV[provider]) or None
     if provider == "openai-compatible" and not base_url:
-        raise BabelflowError(f"{spec!r} needs an endpoint", field=field, fix="write openai-compatible:MODEL@http://HOST:PORT/v1 or set OPENAI_BASE_URL")
+        raise BabelflowError(f"{spec!r} needs an endpoint", field=field, fix="write openai-compatible:MODEL@http://HOST:PORT/v1 or set OPENAI_COMPATIBLE_BASE_URL")
     raw_key = os.environ.get(KEY_ENV[provider], "").strip()
+    # a self-hosted server usually needs no key: none is sent unless OPENAI_COMPATIBLE_API_KEY is set
     if not raw_key and require_key and provider != "openai-compatible":
         raise BabelflowError(
             f"{provider} is configured ({spec.split('?')[0]}) but {KEY_ENV[provider]} is not set",
@@ -172,5 +258,10 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
             fix=f"export {KEY_ENV[provider]}=... (keys are read only from the environment)"
             + (", or use --translator pseudo offline" if field == "--translator" else f", or drop {provider} from {field}"),
         )
+    _check_transport(provider, base_url, bool(raw_key), field)
     options = {name: _option(name, provider, given) for name in DEFAULTS}
-    return ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=base_url, **options)
+    config = ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=base_url, **options)
+    from translators.providers.families import check_model
+
+    check_model(config, field=field)
+    return config

@@ -1,4 +1,5 @@
-"""Retries with exponential backoff and jitter (honouring Retry-After), and a shared per-provider limit.
+"""Retries with exponential backoff and jitter (honouring Retry-After, with a floor when a throttled
+reply has none), and a shared per-provider limit. What each provider's errors mean: ``failures``.
 
 The limit is process-wide and keyed by provider (and endpoint): every translator and reviewer of
 that provider in this process, in any thread, shares ``concurrency`` request slots, an optional
@@ -23,16 +24,29 @@ from translators.providers.config import ProviderConfig, redact
 
 log = logging.getLogger("babelflow.providers")
 T = TypeVar("T")
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_WAIT = 300.0
 
 
 class TransientError(Exception):
-    """A failure worth retrying the same request for (429, 5xx, timeout, malformed body)."""
+    """A failure worth retrying the same request for (429, 529, 5xx, timeout, garbled body).
 
-    def __init__(self, reason: str, retry_after: float | None = None):
+    ``throttled``: the provider asked us to slow down (429, 503, 529); without a Retry-After the
+    wait is at least ``throttle_floor`` and the whole provider cools down, not just this call."""
+
+    def __init__(self, reason: str, retry_after: float | None = None, *, throttled: bool = False):
         self.reason = redact(reason)
         self.retry_after = retry_after
+        self.throttled = throttled
+        super().__init__(self.reason)
+
+
+class BatchRejected(Exception):
+    """The provider will not answer this request as it is (a content refusal, a request too
+    large): the caller retries its segments in smaller batches, then alone, and a segment still
+    rejected is that segment's recorded failure; the run goes on."""
+
+    def __init__(self, reason: str):
+        self.reason = redact(reason)
         super().__init__(self.reason)
 
 
@@ -62,19 +76,6 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return None
-
-
-def status_error(provider: str, status: int, message: str, headers: Mapping[str, str] | None) -> Exception:
-    """Map an HTTP status to a TransientError (retry) or a ProviderError (stop, with the fix)."""
-    if status in RETRYABLE_STATUS:
-        return TransientError(f"HTTP {status}: {message}", retry_after_seconds(headers))
-    from translators.providers.config import KEY_ENV
-
-    if status in (401, 403):
-        return ProviderError(f"{provider} rejected the API key (HTTP {status})", field=KEY_ENV[provider], fix=f"check {KEY_ENV[provider]}")
-    if status == 404:
-        return ProviderError(f"{provider}: model or endpoint not found (HTTP 404): {message}", fix="check the model name and base URL in the spec")
-    return ProviderError(f"{provider} refused the request (HTTP {status}): {message}", fix="check the model's limits (max_tokens, batch) and the request")
 
 
 class ProviderLimiter:
@@ -128,12 +129,15 @@ def limiter_for(config: ProviderConfig) -> ProviderLimiter:
         return _limiters[config.limiter_key]
 
 
-def backoff_delay(attempt: int, base: float, retry_after: float | None) -> float:
-    """Retry-After wins (plus up to 10% jitter, never less); otherwise full-jitter exponential."""
+def backoff_delay(attempt: int, base: float, retry_after: float | None, floor: float = 0.0) -> float:
+    """Retry-After wins (plus up to 10% jitter, never less); otherwise exponential with jitter,
+    never under ``floor`` (a throttled call without Retry-After: DashScope's 429s carry none, and
+    its quotas are per minute, so seconds of backoff would only burn the retries)."""
     if retry_after is not None:
         return min(MAX_WAIT, retry_after * (1 + random.random() * 0.1))
     ceiling = min(MAX_WAIT, base * (2**attempt))
-    return ceiling / 2 + random.random() * ceiling / 2
+    delay = ceiling / 2 + random.random() * ceiling / 2
+    return min(MAX_WAIT, max(delay, floor * (1 + random.random() * 0.1)))
 
 
 def call_with_retries(fn: Callable[[], T], config: ProviderConfig, *, what: str, sleep: Callable[[float], None] = time.sleep) -> T:
@@ -150,9 +154,9 @@ def call_with_retries(fn: Callable[[], T], config: ProviderConfig, *, what: str,
                     f"{config.label} still failing after {attempt + 1} attempts ({what}): {exc.reason}",
                     fix="rerun later: finished batches are kept in the translation memory and are not paid again",
                 ) from None
-            delay = backoff_delay(attempt, config.backoff, exc.retry_after)
-            if exc.retry_after is not None:
-                limiter.cool_down(delay)
+            delay = backoff_delay(attempt, config.backoff, exc.retry_after, config.throttle_floor if exc.throttled else 0.0)
+            if exc.retry_after is not None or exc.throttled:
+                limiter.cool_down(delay)  # everyone calling this provider waits, not only this call
             log.warning("%s: %s; retry %d/%d in %.2fs", config.label, exc.reason, attempt + 1, config.max_retries, delay)
             sleep(delay)
             attempt += 1

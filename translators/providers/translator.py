@@ -3,9 +3,12 @@
 A reply is checked (``checks``) before anything is accepted. Segments that come back bad are
 retried, first in smaller batches (halves), then one by one; a segment still bad is returned in
 ``TranslationResponse.failed`` with its problems, and the engine records it as a unit failure.
-Transport problems (429, 5xx, timeouts, malformed bodies) are retried on the same request with
-backoff (``resilience``); when they persist a ``ProviderError`` stops the run, and the translation
-memory keeps the batches already finished.
+Empty replies, content refusals and requests too large for the model take the same path: the
+smaller batch isolates the segment that causes them, and the rest is translated.
+Transport problems (429, 529, 5xx, timeouts, garbled bodies) are retried on the same request with
+backoff (``resilience``); when they persist, or the provider says retrying cannot help (key,
+quota, region, a parameter it does not take: ``failures``), a ``ProviderError`` stops the run,
+and the translation memory keeps the batches already finished.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from translators.providers.checks import TRANSLATION_SCHEMA, check_reply, parse_
 from translators.providers.clients import ChatClient, ModelCaller
 from translators.providers.config import ProviderConfig
 from translators.providers.costs import CostLedger
+from translators.providers.resilience import BatchRejected
 
 SCHEMA_NAME = "submit_translations"
 ORIGINAL, SMALLER, SINGLE = 0, 1, 2
@@ -102,12 +106,17 @@ class ModelTranslator:
             "segments": [{"id": s.segment_id, "text": s.text, "context": s.context, "kind": s.kind} for s in segments],
             "glossary": [{"source": g.source, "target": g.target} for g in request.glossary],
         }
-        completion = self.caller.call(system, json.dumps(payload, ensure_ascii=False), SCHEMA_NAME, TRANSLATION_SCHEMA, stage="translate", language=request.target_language)
+        try:
+            completion = self.caller.call(system, json.dumps(payload, ensure_ascii=False), SCHEMA_NAME, TRANSLATION_SCHEMA, stage="translate", language=request.target_language)
+        except BatchRejected as rejected:  # not billed: the provider answered with an error
+            return {}, {s.segment_id: [rejected.reason] for s in segments}
         with run.lock:
             run.requests += 1
             run.input_characters += sum(len(s.text) for s in segments)
             run.input_tokens += completion.input_tokens or 0
             run.output_tokens += completion.output_tokens or 0
+        if completion.problem:
+            return {}, {s.segment_id: [completion.problem] for s in segments}
         by_id, problem = parse_batch(completion.text, completion.data, completion.truncated)
         if by_id is None:
             return {}, {s.segment_id: [problem or "unusable reply"] for s in segments}
