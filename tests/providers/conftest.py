@@ -7,10 +7,18 @@ from typing import Callable
 import pytest
 from fakes import FAST, KEYS, FakeLLMServer, spec
 
+# everything an SDK could read on its own: the tests decide which of these exist
+SDK_ENV = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+           "ANTHROPIC_BASE_URL", "DASHSCOPE_API_KEY", "DASHSCOPE_HTTP_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL")
+
 
 @pytest.fixture
 def fake(monkeypatch) -> FakeLLMServer:
-    """A fake speaking all three protocols on 127.0.0.1, with the SDKs' keys and base URLs set."""
+    """A fake speaking all three protocols on 127.0.0.1, with the SDKs' keys and base URLs set.
+
+    A request the real API would have refused fails the test (unless it sets ``expect_rejections``)."""
+    for name in SDK_ENV + ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
     with FakeLLMServer(KEYS) as server:
         urls = server.base_urls()
         for name, value in {
@@ -24,9 +32,9 @@ def fake(monkeypatch) -> FakeLLMServer:
             "no_proxy": "127.0.0.1,localhost",
         }.items():
             monkeypatch.setenv(name, value)
-        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-            monkeypatch.delenv(name, raising=False)
         yield server
+        if not server.expect_rejections:
+            assert server.state.rejected == [], "sent what the real API would reject"
 
 
 @pytest.fixture

@@ -4,11 +4,17 @@
 * Anthropic ``POST /v1/messages``                                 (``content[]`` with a ``tool_use`` block)
 * DashScope ``POST /api/v1/services/aigc/text-generation/generation`` (``output.choices[].message``)
 
-It translates deterministically into Han script (every ASCII letter becomes one CJK ideograph;
-digits, punctuation, whitespace and ``⟦N⟧`` placeholders are kept), answers review requests by
-upholding every probe finding, checks the API key, counts the token usage it reports, and can be
-scripted with faults (``Fault``) to exercise the clients' retry and validation paths. Nothing here
-ever leaves 127.0.0.1.
+It is strict the way the real APIs are: every request is checked first (``wire_rules.py``: headers,
+required and forbidden fields per model family, ``response_format`` and tool shapes), and what a
+real API would reject gets that provider's own 400 body and is recorded in ``state.rejected``
+(the ``fake`` fixture fails a test that caused one unless the test expects it).
+
+Then it translates deterministically into Han script (every ASCII letter becomes one CJK
+ideograph; digits, punctuation, whitespace and ``⟦N⟧`` placeholders are kept), answers review
+requests by upholding every probe finding, checks the API key, counts the token usage it
+reports, records which credential reached it, and can be scripted with faults (``Fault``) that
+answer as each provider really does (its error bodies, its headers, its stop reasons). Nothing
+here ever leaves 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from wire_rules import ERROR_BODIES, check_request
 
 from translators.interface import ProtectedSegment, TranslationRequest
 
@@ -49,21 +57,25 @@ def tokens(text: str) -> int:
 
 @dataclass
 class Fault:
-    """``kind``: 429 | 500 | timeout | malformed (HTTP body) | bad_json (model text) | truncated |
-    drop_placeholder | wrong_language | answered | commentary | drop_id | no_usage. ``times=None``
-    repeats forever; ``match`` limits the fault to requests holding a segment whose text contains
-    it (and aims segment faults at it); ``task`` is translate or review."""
+    """``kind``: transport faults 429 | 500 | overloaded (Anthropic 529, else 503) | timeout |
+    malformed (garbled HTTP body); provider answers 400 | 404 | quota | refusal | empty (no choices,
+    no content, no tool call) | context_window; model output faults bad_json | truncated |
+    drop_placeholder | wrong_language | answered | commentary | drop_id | no_usage.
+    ``times=None`` repeats forever; ``match`` limits the fault to requests holding a segment whose
+    text contains it (and aims segment faults at it); ``task`` is translate or review.
+    ``retry_after`` goes out with 429/overloaded from OpenAI and Anthropic; DashScope's 429s
+    carry no Retry-After, as the real ones do not."""
 
     kind: str
     times: int | None = 1
     match: str | tuple[str, ...] | None = None
     task: str = "translate"
+    retry_after: str | None = "0.2"
+    delay: float = 1.5
 
     def hits(self, text: str) -> bool:
         needles = (self.match,) if isinstance(self.match, str) else self.match or ()
         return any(needle in text for needle in needles)
-    retry_after: str = "0.2"
-    delay: float = 1.5
 
 
 @dataclass
@@ -75,13 +87,18 @@ class Seen:
     status: int
     fault: str | None
     usage: tuple[int, int] | None
+    host: str = ""  # the Host header: which server name the client addressed
+    credential: str | None = None  # the key that arrived (Authorization / x-api-key), None if none
+    headers: dict[str, str] = field(default_factory=dict)
+    body: dict = field(default_factory=dict)
 
 
 @dataclass
 class FakeState:
-    keys: dict[str, str]
+    keys: dict[str, str | None]  # provider -> expected key; None: a local server that needs none
     faults: dict[str, list[Fault]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # requests a real API would have refused
     lock: threading.Lock = field(default_factory=threading.Lock)
     inflight: int = 0
     max_inflight: int = 0
@@ -92,6 +109,13 @@ class FakeState:
 
     def requests(self, provider: str, task: str = "translate") -> list[Seen]:
         return [s for s in self.seen if s.provider == provider and s.task == task]
+
+    def credentials(self) -> dict[str, set[str | None]]:
+        """provider path -> every credential that reached it."""
+        out: dict[str, set[str | None]] = {}
+        for s in self.seen:
+            out.setdefault(s.provider, set()).add(s.credential)
+        return out
 
     def take_fault(self, provider: str, task: str, texts: list[str]) -> Fault | None:
         with self.lock:
@@ -137,41 +161,77 @@ def _review(payload: dict) -> dict:
     return {"actions": actions + [{"kind": "done", "reasoning": "reviewed"}]}
 
 
-def _wire(provider: str, model: str, payload: dict, tool: str | None, finish: str, text: str, usage: tuple[int, int] | None) -> dict:
-    if provider == "openai":
-        body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}]}
-        if usage:
-            body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
-        return body
-    if provider == "anthropic":
-        stop = {"stop": "tool_use" if tool else "end_turn", "length": "max_tokens"}[finish]
-        if tool and finish == "stop":
-            content = [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": payload}]
-        else:
-            content = [{"type": "text", "text": text}]
-        body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": content, "stop_reason": stop, "stop_sequence": None}
-        body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]} if usage else {"input_tokens": 0, "output_tokens": 0}
-        return body
-    body = {"request_id": "req-fake", "output": {"choices": [{"finish_reason": finish, "message": {"role": "assistant", "content": text}}]}}
+def _openai_message(model: str, message: dict, finish: str, usage: tuple[int, int] | None, choices: bool = True) -> dict:
+    body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}] if choices else []}
+    if usage:
+        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+    return body
+
+
+def _anthropic_message(model: str, content: list[dict], stop: str, usage: tuple[int, int] | None) -> dict:
+    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": usage[0], "output_tokens": usage[1]} if usage else {"input_tokens": 0, "output_tokens": 0}}
+
+
+def _dashscope_message(content: str, finish: str, usage: tuple[int, int] | None, choices: bool = True) -> dict:
+    body = {"request_id": "req-fake", "output": {"choices": [{"finish_reason": finish, "message": {"role": "assistant", "content": content}}] if choices else []}}
     if usage:
         body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1], "total_tokens": sum(usage)}
     return body
 
 
-def _key_of(provider: str, headers) -> str:
-    # Anthropic's SDK sends x-api-key (older) or Authorization: Bearer (newer); both are accepted
-    return headers.get("x-api-key") or headers.get("Authorization", "").removeprefix("Bearer ")
+def _reply(provider: str, body: dict, reply: dict, kind: str | None, usage: tuple[int, int] | None) -> dict:
+    """A 200 answer: the reply JSON as each protocol carries it, bent by the output fault ``kind``."""
+    model = body.get("model", "?")
+    text = json.dumps(reply, ensure_ascii=False)
+    if provider == "anthropic":
+        tool = body["tools"][0]["name"]
+        # under a forced tool Anthropic always answers with that tool: bad output is a bad input
+        # object, a cut-off answer an incomplete one; never a text-only reply
+        if kind == "bad_json":
+            return _anthropic_message(model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": {"answer": "Here are your translations"}}], "tool_use", usage)
+        if kind in ("truncated", "context_window"):
+            stop = "max_tokens" if kind == "truncated" else "model_context_window_exceeded"
+            return _anthropic_message(model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": {}}], stop, usage)
+        if kind == "empty":
+            return _anthropic_message(model, [], "end_turn", usage)
+        if kind == "refusal":
+            return _anthropic_message(model, [], "refusal", usage)
+        return _anthropic_message(model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": reply}], "tool_use", usage)
+    finish = "stop"
+    if kind == "bad_json":
+        text = "Here are your translations: " + text[:40]
+    if kind in ("truncated", "context_window"):
+        text, finish = text[: len(text) // 2], "length"
+    if provider == "openai":
+        if kind == "refusal":
+            return _openai_message(model, {"content": None, "refusal": "I'm sorry, I can't help with that."}, "stop", usage)
+        return _openai_message(model, {"content": text}, finish, usage, choices=kind != "empty")
+    if body.get("parameters", {}).get("result_format") != "message":
+        return {"request_id": "req-fake", "output": {"text": text, "finish_reason": finish}, "usage": {"input_tokens": usage[0], "output_tokens": usage[1]} if usage else {}}
+    return _dashscope_message(text, finish, usage, choices=kind != "empty")
+
+
+def _credential(headers) -> str | None:
+    # the installed Anthropic SDK sends its key as Authorization: Bearer (older ones as x-api-key)
+    if headers.get("x-api-key"):
+        return headers["x-api-key"]
+    auth = headers.get("Authorization")
+    return auth.removeprefix("Bearer ") if auth is not None else None
 
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "FakeLLM/1"
     state: FakeState
+    official: bool = True
 
     def log_message(self, *args) -> None:  # keep test output clean
         pass
 
-    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, body: bytes | dict, headers: dict[str, str] | None = None) -> None:
+        if isinstance(body, dict):
+            body = json.dumps(body, ensure_ascii=False).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -189,57 +249,91 @@ class _Handler(BaseHTTPRequestHandler):
         if provider is None:
             return self._send(404, b'{"error": "no such path"}')
         state = self.state
-        if _key_of(provider, self.headers) != state.keys.get(provider):
-            with state.lock:
-                state.seen.append(Seen(provider, "unauthorized", time.monotonic(), [], 401, None, None))
-            return self._send(401, json.dumps({"error": {"message": "invalid api key", "type": "authentication_error"}, "code": "InvalidApiKey", "message": "invalid api key"}).encode())
-        payload = _user_payload(provider, body)
-        task = payload.get("task", "translate")
-        segments = payload.get("segments", [])
-        fault = state.take_fault(provider, task, [s["text"] for s in segments])
-        seen = Seen(provider, task, time.monotonic(), [s["id"] for s in segments], 200, fault.kind if fault else None, None)
+        credential = _credential(self.headers)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        seen = Seen(provider, "?", time.monotonic(), [], 200, None, None, host=self.headers.get("Host", ""), credential=credential, headers=headers, body=body)
         with state.lock:
             state.seen.append(seen)
+        expected = state.keys.get(provider)
+        if expected is not None and credential != expected:
+            seen.task, seen.status = "unauthorized", 401
+            code = {"openai": "invalid_api_key", "anthropic": "authentication_error", "dashscope": "InvalidApiKey"}[provider]
+            return self._send(401, ERROR_BODIES[provider](401, code, "Incorrect API key provided."))
+        problem = check_request(provider, headers, body, official=self.official)
+        if problem is not None:
+            status, code, message = problem
+            seen.task, seen.status, seen.fault = "rejected", status, f"rejected: {message}"
+            with state.lock:
+                state.rejected.append(f"{provider} {body.get('model')}: {message}")
+            return self._send(status, ERROR_BODIES[provider](status, code, message))
+        payload = _user_payload(provider, body)
+        seen.task = payload.get("task", "translate")
+        segments = payload.get("segments", [])
+        seen.segment_ids = [s["id"] for s in segments]
+        fault = state.take_fault(provider, seen.task, [s["text"] for s in segments])
+        seen.fault = fault.kind if fault else None
+        with state.lock:
             state.inflight += 1
             state.max_inflight = max(state.max_inflight, state.inflight)
         try:
-            self._answer(provider, body, payload, task, segments, fault, seen)
+            self._answer(provider, body, payload, seen.task, segments, fault, seen)
         finally:
             with state.lock:
                 state.inflight -= 1
 
+    def _error(self, provider: str, kind: str, fault: Fault, seen: Seen) -> bool:
+        """Answer a fault that is an HTTP error, as this provider words it; False if ``kind`` is not one."""
+        retry = {"Retry-After": fault.retry_after} if fault.retry_after is not None and provider != "dashscope" else {}
+        errors = {
+            "429": (429, {"openai": "rate_limit_exceeded", "anthropic": "rate_limit_error", "dashscope": "Throttling.RateQuota"}[provider], "Requests rate limit exceeded, please try again later.", retry),
+            "500": (500, {"openai": "server_error", "anthropic": "api_error", "dashscope": "InternalError"}[provider], "The server had an error while processing your request.", {}),
+            "overloaded": ((529 if provider == "anthropic" else 503), {"openai": "server_error", "anthropic": "overloaded_error", "dashscope": "ServiceUnavailable"}[provider], "Overloaded", retry),
+            "400": (400, {"openai": "invalid_value", "anthropic": "invalid_request_error", "dashscope": "InvalidParameter"}[provider], "messages: the request is invalid", {}),
+            "404": (404, {"openai": "model_not_found", "anthropic": "not_found_error", "dashscope": "ModelNotFound"}[provider], "The model does not exist or you do not have access to it.", {}),
+            "quota": ({"openai": 429, "anthropic": 429, "dashscope": 429}[provider],
+                      {"openai": "insufficient_quota", "anthropic": "enforced_spend_limit_reached", "dashscope": "Throttling.AllocationQuota"}[provider],
+                      {"openai": "You exceeded your current quota, please check your plan and billing details.",
+                       "anthropic": "You have reached your specified workspace API usage limits.",
+                       "dashscope": "Free allocated quota exceeded."}[provider], {}),
+        }
+        if provider == "dashscope":
+            errors["refusal"] = (400, "DataInspectionFailed", "Input data may contain inappropriate content.", {})
+        if kind not in errors:
+            return False
+        status, code, message, headers = errors[kind]
+        seen.status = status
+        self._send(status, ERROR_BODIES[provider](status, code, message), headers)
+        return True
+
     def _answer(self, provider: str, body: dict, payload: dict, task: str, segments: list[dict], fault: Fault | None, seen: Seen) -> None:
         time.sleep(0.02)  # a little latency, so concurrent requests overlap
         kind = fault.kind if fault else None
-        if kind in ("429", "500"):
-            seen.status = int(kind)
-            headers = {"Retry-After": fault.retry_after} if kind == "429" else {}
-            error = {"error": {"message": f"fake {kind}", "type": "rate_limit_error" if kind == "429" else "api_error"}, "code": "Throttling", "message": f"fake {kind}"}
-            return self._send(int(kind), json.dumps(error).encode(), headers)
+        if kind and self._error(provider, kind, fault, seen):
+            return
         if kind == "timeout":
             time.sleep(fault.delay)
             seen.status = 0
             return self._send(200, b"{}")
         if kind == "malformed":
             return self._send(200, b'{"choices": [ this is not json')
-        tool = body["tools"][0]["name"] if provider == "anthropic" and body.get("tools") else None
         reply = _review(payload) if task == "review" else {"translations": _translate(segments, fault)}
         text = json.dumps(reply, ensure_ascii=False)
-        finish = "stop"
-        if kind == "bad_json":
-            text, tool = "Here are your translations: " + text[:40], None
-        if kind == "truncated":
-            text, finish, tool = text[: len(text) // 2], "length", None
         usage = None if kind == "no_usage" else (tokens(json.dumps(body, ensure_ascii=False)), tokens(text))
         seen.usage = usage  # None: this reply reports no usage (Anthropic's then carries zeros)
-        wire = _wire(provider, body.get("model", "?"), reply, tool, finish, text, usage)
-        self._send(200, json.dumps(wire, ensure_ascii=False).encode())
+        self._send(200, _reply(provider, body, reply, kind, usage))
 
 
 class FakeLLMServer:
-    def __init__(self, keys: dict[str, str]):
-        self.state = FakeState(keys=keys)
-        handler = type("Handler", (_Handler,), {"state": self.state})
+    """Bound to 127.0.0.1; ``host`` is the name its URLs use (``localhost`` for a second,
+    "someone else's" server), so the Host header tells which one a client addressed.
+    ``keys``: provider -> the key it expects, None for a server that needs none."""
+
+    def __init__(self, keys: dict[str, str | None], host: str = "127.0.0.1", *, official: bool = True):
+        self.state = FakeState(keys=dict(keys))
+        self.host = host
+        self.expect_rejections = False  # a test that sends a rejected request on purpose sets it
+        # official=False: a self-hosted OpenAI-compatible server, without OpenAI's per-model rules
+        handler = type("Handler", (_Handler,), {"state": self.state, "official": official})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
@@ -247,7 +341,7 @@ class FakeLLMServer:
 
     @property
     def root(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def base_urls(self) -> dict[str, str]:
         return {"openai": f"{self.root}/v1", "anthropic": self.root, "dashscope": f"{self.root}/api/v1"}
@@ -260,6 +354,7 @@ class FakeLLMServer:
         with self.state.lock:
             self.state.faults.clear()
             self.state.seen.clear()
+            self.state.rejected.clear()
 
     def __enter__(self) -> "FakeLLMServer":
         self.thread.start()
@@ -274,9 +369,9 @@ class FakeLLMServer:
 
 SDKS = ("openai", "anthropic", "dashscope")
 KEYS = {"openai": "sk-test-openai-7f3c9b2e1d4a", "anthropic": "sk-ant-test-5e8d1c0b9a7f", "dashscope": "sk-ds-test-2b4d6f8a0c1e"}
-MODELS = {"openai": "gpt-fake", "anthropic": "claude-fake", "dashscope": "qwen-fake"}
+MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-4-6", "dashscope": "qwen3-32b"}  # real names: their families decide what is sent
 # fast but real: tiny backoff, a short timeout for the timeout cases
-FAST = "timeout=0.5&backoff=0.01&max_retries=3"
+FAST = "timeout=0.5&backoff=0.01&max_retries=3&throttle_floor=0.05"
 
 
 def spec(provider: str, options: str = FAST) -> str:

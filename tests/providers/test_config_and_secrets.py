@@ -43,17 +43,6 @@ def test_missing_key_is_a_clear_error(monkeypatch):
     assert raised.value.exit_code == 2 and raised.value.field == "OPENAI_API_KEY" and "export OPENAI_API_KEY" in raised.value.fix
 
 
-def test_openai_compatible_endpoint_through_the_openai_sdk(fake, monkeypatch):
-    monkeypatch.delenv("OPENAI_BASE_URL")
-    with pytest.raises(BabelflowError, match="needs an endpoint"):
-        make_translator("openai-compatible:local-llm", "zh-Hans")
-    translator = make_translator(f"openai-compatible:local-llm@{fake.base_urls()['openai']}?backoff=0.01", "zh-Hans")
-    assert translator.translator_id == "openai-compatible:local-llm/prompt-translate.v1"
-    response = translator.translate(request())
-    assert response.failed == {} and [s.text for s in response.segments] == [han(t) for t in SOURCES]
-    assert translator.costs.report().rows[0].provider == "openai-compatible"
-
-
 def test_secret_never_shows(monkeypatch):
     key = "sk-very-secret-value-123456"
     secret = Secret(key)

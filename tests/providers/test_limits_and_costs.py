@@ -55,8 +55,8 @@ def test_rpm_token_bucket_spaces_requests():
 
 
 def test_a_429_cools_down_the_whole_provider(fake, make_translator):
-    fake.script("dashscope", Fault("429", retry_after="0.4"))
-    first, second = (make_translator("dashscope", "backoff=0.01") for _ in range(2))
+    fake.script("dashscope", Fault("429"))  # DashScope's carry no Retry-After: the floor is the cool-down
+    first, second = (make_translator("dashscope", "backoff=0.01&throttle_floor=0.4") for _ in range(2))
     thread = threading.Thread(target=lambda: first.translate(request()))
     thread.start()
     time.sleep(0.15)  # the first translator has been told to wait; a second one starts meanwhile
@@ -69,6 +69,10 @@ def test_a_429_cools_down_the_whole_provider(fake, make_translator):
 
 def test_backoff_honours_retry_after_and_grows_with_jitter():
     assert all(0.2 <= backoff_delay(0, 1.0, 0.2) <= 0.22 for _ in range(50))
+    assert all(0.2 <= backoff_delay(0, 1.0, 0.2, floor=15) <= 0.22 for _ in range(50))  # the provider said when: no floor
+    floored = [backoff_delay(attempt, 1.0, None, floor=15) for attempt in range(5)]
+    assert all(d >= 15 for d in floored) and sum(floored) >= 60  # five retries outlast a per-minute quota window
+    assert all(d <= 30 for d in floored[:4])  # jitter on the floor stays small
     for attempt in range(4):
         delays = [backoff_delay(attempt, 0.5, None) for _ in range(50)]
         assert all(0.25 * 2**attempt <= d <= 0.5 * 2**attempt for d in delays)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from fakes import SDKS, SOURCES, Fault, han, request
+from fakes import MODELS, SDKS, SOURCES, Fault, han, request
 
 from translators.interface import check_response
 
@@ -25,7 +25,7 @@ def _all_good(response) -> None:
 @pytest.mark.parametrize("provider", SDKS)
 def test_success_one_request_with_usage_accounted(provider, fake, make_translator):
     translator = make_translator(provider)
-    assert translator.translator_id == f"{provider}:{ {'openai': 'gpt-fake', 'anthropic': 'claude-fake', 'dashscope': 'qwen-fake'}[provider]}/prompt-translate.v1"
+    assert translator.translator_id == f"{provider}:{MODELS[provider]}/prompt-translate.v1"
     response = translator.translate(request())
     _all_good(response)
     assert [len(s.segment_ids) for s in fake.state.requests(provider)] == [6]
@@ -35,7 +35,7 @@ def test_success_one_request_with_usage_accounted(provider, fake, make_translato
     assert (row.stage, row.language, row.provider, row.requests, row.input_tokens, row.output_tokens, row.estimated) == ("translate", "zh-Hans", provider, 1, sent_in, sent_out, False)
 
 
-@pytest.mark.parametrize("provider", SDKS)
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_429_waits_at_least_retry_after_then_succeeds(provider, fake, make_translator):
     fake.script(provider, Fault("429", retry_after="0.2"))
     response = make_translator(provider).translate(request())
@@ -43,6 +43,16 @@ def test_429_waits_at_least_retry_after_then_succeeds(provider, fake, make_trans
     first, second = fake.state.requests(provider)
     assert (first.status, second.status) == (429, 200)
     assert second.at - first.at >= 0.2
+
+
+@pytest.mark.parametrize(("provider", "kind", "status"), [("dashscope", "429", 429), ("openai", "429", 429), ("anthropic", "overloaded", 529), ("openai", "overloaded", 503)])
+def test_throttled_without_retry_after_waits_at_least_the_floor(provider, kind, status, fake, make_translator, caplog):
+    # DashScope's 429s never carry Retry-After; the others' may not either
+    fake.script(provider, Fault(kind, times=2, retry_after=None))
+    _all_good(make_translator(provider, "backoff=0.01&throttle_floor=0.3&max_retries=3").translate(request()))
+    first, second, third = fake.state.requests(provider)
+    assert (first.status, second.status, third.status) == (status, status, 200)
+    assert second.at - first.at >= 0.3 and third.at - second.at >= 0.3  # the floor, not 0.01 s of exponential backoff
 
 
 @pytest.mark.parametrize("provider", SDKS)
