@@ -18,6 +18,7 @@ import threading
 from source_benchmarks.tau2.evaluation import ChatReply
 from translators.providers.config import ProviderConfig, parse_spec
 from translators.providers.costs import CostLedger, estimate_tokens
+from translators.providers.families import openai_sdk_params, plan_request
 from translators.providers.resilience import ProviderError, TransientError, call_with_retries
 
 DASHSCOPE_COMPATIBLE = "https://dashscope.aliyuncs.com/compatible-mode/v1"
@@ -47,10 +48,10 @@ class _OpenAITools:
         self.client = openai.OpenAI(api_key=config.key.reveal() if config.key else "not-needed", base_url=base_url, timeout=config.timeout, max_retries=0)
 
     def turn(self, messages: list[dict], tools: list[dict] | None) -> tuple[ChatReply, int | None, int | None]:
-        limit = {"max_completion_tokens" if self.config.provider == "openai" else "max_tokens": self.config.max_tokens}
         extra = {"tools": tools, "tool_choice": "auto"} if tools else {}
         try:
-            response = self.client.chat.completions.create(model=self.config.model, messages=messages, temperature=self.config.temperature, **limit, **extra)
+            # only what this model family accepts (translators/providers/families.py)
+            response = self.client.chat.completions.create(model=self.config.model, messages=messages, **openai_sdk_params(self.config), **extra)
             message = response.choices[0].message
             calls = [(c.id, c.function.name, json.loads(c.function.arguments or "{}")) for c in message.tool_calls or []]
             usage = response.usage
@@ -90,7 +91,7 @@ class _AnthropicTools:
         system, history = _anthropic_messages(messages)
         extra = {"tools": [{"name": t["function"]["name"], "description": t["function"].get("description", ""), "input_schema": t["function"]["parameters"]} for t in tools]} if tools else {}
         try:
-            response = self.client.messages.create(model=self.config.model, max_tokens=self.config.max_tokens, system=system, messages=history, **extra)
+            response = self.client.messages.create(model=self.config.model, system=system, messages=history, **plan_request(self.config).params, **extra)
         except Exception as exc:  # noqa: BLE001
             raise _classify(self.config, exc, self.sdk) from None
         text = "".join(getattr(b, "text", "") for b in response.content if getattr(b, "type", None) == "text") or None

@@ -128,3 +128,14 @@ def test_a_parameter_the_api_rejects_stops_the_run_at_the_first_request(fake, mo
     assert raised.value.exit_code == 2 and "HTTP 400 unsupported_value" in str(raised.value) and "'temperature'" in str(raised.value)
     assert [s.status for s in fake.state.seen] == [400] and len(fake.state.rejected) == 1
     assert KEYS["openai"] not in raised.value.render()
+
+
+def test_params_for_the_openai_sdk_carry_dashscope_fields_in_extra_body(monkeypatch):
+    # flows/agent_models reaches DashScope through its OpenAI-compatible mode
+    from translators.providers.config import parse_spec
+    from translators.providers.families import openai_sdk_params
+
+    monkeypatch.setenv("DASHSCOPE_API_KEY", KEYS["dashscope"])
+    monkeypatch.setenv("OPENAI_API_KEY", KEYS["openai"])
+    assert openai_sdk_params(parse_spec("dashscope:qwen3-32b")) == {"max_tokens": 4096, "temperature": 0.0, "extra_body": {"enable_thinking": False}}
+    assert openai_sdk_params(parse_spec("openai:o4-mini")) == {"max_completion_tokens": 16000}

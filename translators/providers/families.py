@@ -109,3 +109,14 @@ def warn_dropped(config: ProviderConfig, plan: RequestPlan) -> None:
     """Warn once per client (translator or reviewer), when it is built, not once per request."""
     for item in plan.dropped:
         log.warning("%s (%s): option %s is not sent", config.label, plan.family, item)
+
+
+def openai_sdk_params(config: ProviderConfig) -> dict[str, Any]:
+    """``plan_request``'s parameters as the openai SDK's ``chat.completions.create`` takes them,
+    for any provider reached through it (DashScope's compatible mode reads ``enable_thinking``
+    from the body, which the SDK sends only through ``extra_body``)."""
+    params = dict(plan_request(config).params)
+    extra = {name: params.pop(name) for name in ("enable_thinking",) if name in params}
+    if extra:
+        params["extra_body"] = extra
+    return params
