@@ -79,7 +79,7 @@ def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress) -> Runt
     record_tool_schemas(index, bench.tool_schemas())
     task_ids = bench.task_ids(None)
     progress(f"golden replay of {len(task_ids)} tasks")
-    bench.replay_golden(task_ids, observer=lambda task_id, record: record_tool_call(index, task_id, record), scored=False)
+    bench.replay_golden(task_ids, observer=lambda task_id, record: record_tool_call(index, task_id, record), scored=False, label="analysis: golden replays")
     index.replayed_tasks = len(task_ids)
     for task_id in task_ids:
         record_evaluation_criteria(index, bench.task(task_id))

@@ -49,6 +49,7 @@ class CodeOverlay(Record):
 class ArtifactHash(Record):
     path: str
     sha256: str
+    inputs_sha256: str | None = Field(default=None, description="hash of what this output was built from (source file + its translations); equal inputs are not rewritten")
 
 
 class VariantManifest(Record):

@@ -17,7 +17,8 @@ from analyzers import ANALYZER_VERSION
 from analyzers.analyze import analyze_benchmark
 from analyzers.profile import load_profile
 from babelflow.errors import BabelflowError
-from babelflow.ir import IRDocument, load_ir, save_ir
+from babelflow.ir import IRDocument, save_ir
+from babelflow.ir_cache import load_ir_cached
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
@@ -75,7 +76,7 @@ def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path:
     profile = load_profile(bench.id, profile_path)
     if ir_path.exists():
         try:
-            ir = load_ir(ir_path, benchmark=bench.id)
+            ir = load_ir_cached(ir_path, bench.id)
         except BabelflowError:
             ir = None
         fresh = ir is not None and ir.analyzer_version == ANALYZER_VERSION and ir.profile_sha256 == profile.sha256

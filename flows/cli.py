@@ -46,6 +46,11 @@ def _progress(status) -> Callable[[str], None]:
     return lambda message: status.update(f"[cyan]{message}")
 
 
+def _stage_line(bars) -> Callable[[str], None]:
+    """Stage messages printed above a running progress display (one live display at a time)."""
+    return lambda message: bars.console.print(f"[cyan]{message}", highlight=False)
+
+
 @app.command()
 @cli_errors
 def analyze(
@@ -62,9 +67,10 @@ def analyze(
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
     loaded = load_profile(benchmark, profile)
-    with console.status("analyzing", spinner="dots") as status:
-        document = analyze_benchmark(bench, loaded, progress=_progress(status))
-        status.update("[cyan]writing IR")
+    from flows.progress_views import terminal_progress
+
+    with terminal_progress(console):
+        document = analyze_benchmark(bench, loaded, progress=lambda message: console.print(f"[cyan]{message}", highlight=False))
         save_ir(document, out)
     counts = Counter(e.translation_type.value for e in document.elements)
     table = Table(title=f"{benchmark}: {len(document.elements)} text fields, {len(document.link_groups)} link groups")
@@ -103,7 +109,9 @@ def adapt(
     agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
     costs_path = BabelflowSettings().resolved_state_dir() / "costs" / benchmark / lang / "adapt.json"
     try:
-        with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar:
+        from flows.progress_views import bars_for_reports
+
+        with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar, bars_for_reports(bar):
             stage = bar.add_task("starting", total=None)
             units = bar.add_task("translation units", total=None, visible=False)
 
@@ -184,10 +192,12 @@ def validate(
     bench = get_benchmark(benchmark, source_dir=source_dir)
     paths = adapt_paths(settings, benchmark, lang, "any", variant)
     try:
-        with console.status("validating", spinner="dots") as status:
-            ir = analyze_or_reuse(bench, None, paths.ir, _progress(status))
+        from flows.progress_views import terminal_progress
+
+        with terminal_progress(console) as bars:
+            ir = analyze_or_reuse(bench, None, paths.ir, _stage_line(bars))
             cmap = load_canonical_map(paths.canonical_map, benchmark, lang) if paths.canonical_map.exists() else None
-            failures = validate_variant(bench, paths.variant, ir, lang, canonical_map=cmap, agents=agents, progress=_progress(status))
+            failures = validate_variant(bench, paths.variant, ir, lang, canonical_map=cmap, agents=agents, progress=_stage_line(bars))
     finally:
         report_costs(costs.report(), console, settings.resolved_state_dir() / "costs" / benchmark / lang / "validate.json", f"{benchmark} {lang}: model usage")
     if json_out:
@@ -281,10 +291,13 @@ def flow(
 
     ui = ui_base(api_url)
     console.print(f"Prefect UI: {ui}" + (" (this project's background server; stop it with `babelflow server --stop`)" if record else " (PREFECT_API_URL)"))
-    if len(lang) == 1:
-        results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout, translator=translator, validators=validators)]
-    else:
-        results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout, translator=translator, validators=validators)
+    from flows.progress_views import terminal_progress
+
+    with terminal_progress(console):
+        if len(lang) == 1:
+            results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout, translator=translator, validators=validators)]
+        else:
+            results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout, translator=translator, validators=validators)
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "variant"):
         table.add_column(column, overflow="fold")

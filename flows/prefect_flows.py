@@ -10,6 +10,8 @@ fix reruns only what it touches. Failed work fails the flow: every future is res
 from __future__ import annotations
 
 import random
+
+import orjson
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +29,7 @@ from babelflow.ir import Record
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
+from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows
 from flows.review_store import ReviewDecision, ReviewStore
 from flows.signoff import sign_off
@@ -256,7 +259,7 @@ def adapt_language(
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
-    with run_lock(settings.resolved_state_dir(), benchmark, language):  # the same language twice is refused
+    with run_lock(settings.resolved_state_dir(), benchmark, language), prefect_progress():  # the same language twice is refused
         return _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds)
 
 
@@ -300,7 +303,9 @@ def _rounds(settings, benchmark, language, profile, translator, validators, sour
 def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, rounds, review_timeout: int, ids: dict[str, str], run_url: str | None) -> AdaptFlowResult:
     from source_benchmarks import get_benchmark
 
-    task_ids = get_benchmark(benchmark).task_ids(None)
+    # the behaviour layer's cache names every task; parsing a 2,285-task file just to sample 5 costs seconds
+    replayed = stages.run_paths(settings, benchmark, language).behavior_cache
+    task_ids = sorted(orjson.loads(replayed.read_bytes())) if replayed.exists() else get_benchmark(benchmark).task_ids(None)
     sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(task_ids, min(5, len(task_ids))))
     result = AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_signoff", rounds=rounds, open_findings=[], variant_dir=variant, **ids)
     if review_timeout <= 0:

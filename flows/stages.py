@@ -15,7 +15,9 @@ from pydantic import Field
 
 from analyzers.profile import ElementOverride, load_profile
 from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
-from babelflow.ir import IRDocument, Record, load_ir
+from babelflow.ir import IRDocument, Record
+from babelflow.ir_cache import load_ir_cached, remember
+from babelflow.progress import report
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME
 from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for, translator_for
@@ -66,8 +68,17 @@ def read_ir(path: Path, benchmark: str) -> IRDocument:
     with _IR_LOCK:
         if key not in _IR_CACHE:
             _IR_CACHE.clear()  # keep at most one IR (telecom's holds 170k elements)
-            _IR_CACHE[key] = load_ir(path, benchmark=benchmark)
+            _IR_CACHE[key] = load_ir_cached(path, benchmark)
         return _IR_CACHE[key]
+
+
+def keep_ir(path: Path, document: IRDocument) -> None:
+    """An IR the analysis just saved: later stages of this process and of reruns reuse it unparsed."""
+    stat = Path(path).stat()
+    with _IR_LOCK:
+        _IR_CACHE.clear()
+        _IR_CACHE[(str(path), stat.st_size, stat.st_mtime_ns)] = document
+    remember(path, document)
 
 
 def load_overrides(path: Path) -> list[ElementOverride]:
@@ -102,6 +113,7 @@ def stage_analyze(settings: BabelflowSettings, benchmark: str, source_dir: Path 
         save_ir(ir, path)
     else:
         ir = analyze_or_reuse(bench, profile, path, lambda m: None)
+    keep_ir(path, ir)
     return AnalyzeResult(ir_path=path, ir_sha256=sha256_file(path))
 
 
@@ -143,7 +155,7 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
     engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
     if forget:  # confirmed translation findings: exactly these units are translated again
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
-    outcome = engine.translate(ir, cmap, reviewed=reviewed)
+    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=lambda done, total: report("translation units", done, total))
     save_canonical_map(cmap, paths.canonical_map)
     enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
     if ledger.report().rows:
@@ -177,7 +189,7 @@ def stage_rebuild(settings: BabelflowSettings, benchmark: str, language: str, so
     rebuild_variant(
         bench, ir, targets, variant, language=language, domain_name=domain_name_for(benchmark, language),
         canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id, failed_units=len(translated.failures),
-        language_pack_version=translated.language_pack_version,
+        language_pack_version=translated.language_pack_version, ir_sha256=sha256_file(ir_path),
     )
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
 
@@ -252,7 +264,7 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
     target_tasks = {t.get("id"): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict)}
     keys = {task_id: key_of(shared, raw, target_tasks.get(task_id, "missing")) for task_id, raw in source_tasks.items()}
     stale = [t for t, k in keys.items() if cache.get(t, {}).get("key") != k]
-    fresh = check_behavior(ctx, "probes", list(suppressed), task_ids=stale) if stale else []
+    fresh = check_behavior(ctx, "probes", list(suppressed), task_ids=stale, source_pairs=source_replays(settings, ctx.source, stale)) if stale else []
     by_task: dict[str, list] = {t: [] for t in stale}
     for finding in fresh:
         by_task.setdefault(finding.task_id or "", []).append(finding.model_dump(mode="json"))
@@ -261,6 +273,33 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
     write_bytes_atomic(cache_path, orjson.dumps(cache))
     findings = [Finding.model_validate(f) for t in keys for f in cache[t]["findings"]]
     return LayerResult(layer=Layer.BEHAVIOR, findings=findings, tasks_replayed=len(stale))
+
+
+_SOURCE_REPLAYS: dict[str, dict[str, tuple]] = {}
+_SOURCE_REPLAYS_LOCK = threading.Lock()
+
+
+def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> dict[str, tuple]:
+    """The source's (golden, do-nothing) outcomes, replayed once per source content for every
+    language and rerun: kept in memory and in <state>/replays/<benchmark>/<source hash>.json."""
+    from source_benchmarks.protocol import ReplayOutcome
+    from validators.probes.behavior import replay_pairs_of
+
+    source_key = key_of([f.sha256 for f in bench.fingerprints()], STAGE_VERSIONS["validate"], type(bench).__module__)
+    path = settings.resolved_state_dir() / "replays" / bench.id / f"{source_key}.json"
+    with _SOURCE_REPLAYS_LOCK:  # languages adapted at once in one process replay the source once
+        known = _SOURCE_REPLAYS.setdefault(str(path), {})
+        if not known and path.exists():
+            try:
+                for task_id, pair in orjson.loads(path.read_bytes()).items():
+                    known[task_id] = tuple(ReplayOutcome.model_validate(o) for o in pair)
+            except (orjson.JSONDecodeError, ValueError):
+                known.clear()  # a damaged cache is replayed again, never trusted
+        missing = [t for t in task_ids if t not in known]
+        if missing:
+            known.update(replay_pairs_of(bench, missing, "behaviour replays: source"))
+            write_bytes_atomic(path, orjson.dumps({t: [o.model_dump(mode="json") for o in pair] for t, pair in known.items()}))
+        return {t: known[t] for t in task_ids}
 
 
 def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: str) -> LayerResult:

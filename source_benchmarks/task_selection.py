@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from babelflow.progress import tracked
 from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import ArtifactFormat
 
@@ -107,9 +108,9 @@ class FileBenchmark(TaskSelection):
     def build_environment(self, solo_mode: bool = False) -> Any:
         return self.environment_factory(solo_mode=solo_mode)
 
-    def replay_golden(self, task_ids=None, observer=None, scored: bool = True) -> list:
+    def replay_golden(self, task_ids=None, observer=None, scored: bool = True, label: str = "golden replays") -> list:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [type(self)._golden_task(self.task(task_id), self.environment_factory, observer, scored) for task_id in ids]
+        return [type(self)._golden_task(self.task(task_id), self.environment_factory, observer, scored) for task_id in tracked(ids, label, len(ids))]
 
     def run_do_nothing(self, task_ids=None) -> list:
         ids = list(task_ids) if task_ids is not None else self.task_ids()

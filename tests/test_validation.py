@@ -23,7 +23,7 @@ from validators.context import ValidationContext
 from validators.agents import ReviewAction, ReviewReply, ReviewRequest, ValidatorAgent
 from validators.defects import CATALOGUE, InjectedDefect, caught_by, inject_defect
 from validators.findings import Layer, Severity, excerpt, make_finding, merge
-from validators.probes.behavior import _pairs
+from validators.probes.behavior import replay_pairs_of
 from validators.run import PROBES, validate_variant
 
 FAST = ("tau2-mock", "fixture-library")
@@ -37,7 +37,7 @@ class Built:
         self.benchmark_id, self.language, self.ir, self.variant = benchmark_id, language, result.ir, result.paths.variant
         self.canonical_map = load_canonical_map(result.paths.canonical_map, benchmark_id, language)
         self.source = get_benchmark(benchmark_id)
-        self.source_pairs = _pairs(self.source, self.source.task_ids(None))
+        self.source_pairs = replay_pairs_of(self.source, self.source.task_ids(None), "source replays")
 
     def target_text(self, element) -> str | None:
         return ValidationContext(self.source, self.variant, self.ir, self.language).target_text(element)
@@ -263,7 +263,7 @@ def test_scripted_agent_asks_upholds_and_raises(built, tmp_path):
     assert field_answer.content["source"] == element.source_text and field_answer.content["target"] == target != element.source_text
     assert field_answer.content["artifact"] == element.artifact and field_answer.content["type"] == "preserve"
     (source_golden, source_nothing) = variant.source_pairs[defect.task_id]
-    (target_golden, target_nothing) = _pairs(open_variant(variant.benchmark_id, work), [defect.task_id])[defect.task_id]
+    (target_golden, target_nothing) = replay_pairs_of(open_variant(variant.benchmark_id, work), [defect.task_id], "replay")[defect.task_id]
     assert replay_answer.question.kind == "ask_task_replay"
     assert replay_answer.content["source_golden_reward"] == str(source_golden.reward)
     assert replay_answer.content["target_golden_reward"] == str(target_golden.reward)

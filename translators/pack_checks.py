@@ -73,32 +73,52 @@ def check_pack(pack: LanguagePack) -> list[str]:
     return problems
 
 
+_CHECKED: dict[tuple, tuple[str, ...]] = {}  # (pack, benchmark, artifact, role, source, target) -> problems
+
+
 def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, str]) -> list[str]:
-    """Variant-level release checks on the translations about to be written."""
+    """Variant-level release checks on the translations about to be written.
+
+    The checks of one field depend only on its artifact, role, source and target, which repeat
+    (telecom: 170k fields, ~3,400 distinct texts): each distinct combination is checked once per
+    process, so a rerun after one fixed unit checks that unit, not the benchmark."""
     problems: list[str] = []
     glossary = pack.glossary_for(ir.benchmark)
     forbidden = [f for f in pack.forbidden if f.benchmark in ("*", ir.benchmark)]
+    pack_key = (pack.tag, pack.version, pack.model_dump_json())
+    if len(_CHECKED) > 500_000:
+        _CHECKED.clear()
     for element in ir.elements:
         if element.translation_type is TranslationType.PRESERVE or element.id not in targets:
             continue
-        source, target = element.source_text, targets[element.id]
-        where = f"{element.artifact} {element.role}"
-        for term in glossary:
-            if re.search(rf"(?<!\w){re.escape(term.source)}(?!\w)", source, re.I) and _fold(term.target, pack) not in _fold(target, pack):
-                problems.append(f"{where}: glossary term {term.source!r} is not rendered as {term.target!r}")
-        for rendering in forbidden:
-            if rendering.target in target:
-                problems.append(f"{where}: forbidden rendering {rendering.target!r}")
-        if "user_scenario" in element.role:
-            tokens = [_ORDINAL.sub(r"\1", t) for t in _PARITY.findall(source)]  # "19th" may become "19." but 19 stays
-            missing = [token for token in tokens if token not in target]
-            if missing:
-                problems.append(f"{where}: task parity broken, missing {missing[:5]}")
-        if element.role.endswith(".persona") and not in_pack_language(target, pack):
-            problems.append(f"{where}: persona is not in {pack.name}")
-        lost = [token for token in _CONTROL.findall(source) if target.count(token) < source.count(token)]
-        if lost:
-            problems.append(f"{where}: control tokens lost {lost}")
+        key = (pack_key, ir.benchmark, element.artifact, element.role, element.source_text, targets[element.id])
+        found = _CHECKED.get(key)
+        if found is None:
+            found = _CHECKED[key] = tuple(_field_problems(pack, glossary, forbidden, element, targets[element.id]))
+        problems += found
+    return problems
+
+
+def _field_problems(pack: LanguagePack, glossary, forbidden, element, target: str) -> list[str]:
+    problems: list[str] = []
+    source = element.source_text
+    where = f"{element.artifact} {element.role}"
+    for term in glossary:
+        if re.search(rf"(?<!\w){re.escape(term.source)}(?!\w)", source, re.I) and _fold(term.target, pack) not in _fold(target, pack):
+            problems.append(f"{where}: glossary term {term.source!r} is not rendered as {term.target!r}")
+    for rendering in forbidden:
+        if rendering.target in target:
+            problems.append(f"{where}: forbidden rendering {rendering.target!r}")
+    if "user_scenario" in element.role:
+        tokens = [_ORDINAL.sub(r"\1", t) for t in _PARITY.findall(source)]  # "19th" may become "19." but 19 stays
+        missing = [token for token in tokens if token not in target]
+        if missing:
+            problems.append(f"{where}: task parity broken, missing {missing[:5]}")
+    if element.role.endswith(".persona") and not in_pack_language(target, pack):
+        problems.append(f"{where}: persona is not in {pack.name}")
+    lost = [token for token in _CONTROL.findall(source) if target.count(token) < source.count(token)]
+    if lost:
+        problems.append(f"{where}: control tokens lost {lost}")
     return problems
 
 

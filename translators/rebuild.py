@@ -14,7 +14,9 @@ from typing import Any
 
 import tomlkit
 
-from babelflow.atomic_io import sha256_file, write_bytes_atomic
+import orjson
+
+from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, IRDocument, IRElement
@@ -96,6 +98,15 @@ def _overlay(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], la
     return overlay
 
 
+def _previous_outputs(out_root: Path) -> dict[str, ArtifactHash]:
+    from babelflow.variant import load_manifest
+
+    try:
+        return {o.path: o for o in load_manifest(out_root).outputs if o.inputs_sha256}
+    except BabelflowError:  # no variant yet, or one we cannot read: rebuild every file
+        return {}
+
+
 def rebuild_variant(
     bench: SourceBenchmark,
     ir: IRDocument,
@@ -108,7 +119,11 @@ def rebuild_variant(
     translator_id: str,
     failed_units: int,
     language_pack_version: str | None = None,
+    ir_sha256: str | None = None,
 ) -> VariantManifest:
+    """Write the variant; an output whose inputs (source file, its translations) are those of the
+    manifest already there, and whose file is intact, is kept as it is (a rerun after one fixed
+    unit rewrites one file, not the benchmark)."""
     out_root = Path(out_root)
     if out_root.exists() and not out_root.is_dir():
         raise BabelflowError("Output path is a file", file=out_root, fix="remove it or choose another --out")
@@ -121,18 +136,25 @@ def rebuild_variant(
         if target is not None and target != element.source_text:
             by_artifact[element.artifact].append((element, target))
     outputs: list[ArtifactHash] = []
+    previous = _previous_outputs(out_root)
+    source_hashes = {a.path: a.sha256 for a in ir.artifacts}
     for spec in bench.artifacts():
         source, dest = bench.artifact_path(spec), out_root / spec.path
         if spec.format is ArtifactFormat.PYTHON:
             continue
         changes = by_artifact.get(spec.path, [])
+        inputs = sha256_bytes(orjson.dumps([source_hashes.get(spec.path) or sha256_file(source), sorted((e.id, t) for e, t in changes)]))
+        kept = previous.get(spec.path)
+        if kept is not None and kept.inputs_sha256 == inputs and dest.exists() and sha256_file(dest) == kept.sha256:
+            outputs.append(kept)
+            continue
         if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and changes:
             _write_data(spec, source, dest, changes)
         elif spec.format is ArtifactFormat.MARKDOWN and changes:
             _write_markdown(source, dest, changes)
         else:
             write_bytes_atomic(dest, source.read_bytes())  # nothing to translate: an exact copy
-        outputs.append(ArtifactHash(path=spec.path, sha256=sha256_file(dest)))
+        outputs.append(ArtifactHash(path=spec.path, sha256=sha256_file(dest), inputs_sha256=inputs))
     overlay_path = out_root / OVERLAY_NAME
     save_record(_overlay(bench, ir, targets, language), overlay_path)
     outputs.append(ArtifactHash(path=OVERLAY_NAME, sha256=sha256_file(overlay_path)))
@@ -142,7 +164,7 @@ def rebuild_variant(
         domain_name=domain_name,
         source_version=ir.source_version,
         source_artifacts=[ArtifactHash(path=a.path, sha256=a.sha256) for a in ir.artifacts],
-        ir_sha256=ir.content_sha256(),
+        ir_sha256=ir_sha256 or ir.content_sha256(),  # the saved IR file's hash when the caller has it
         profile_sha256=ir.profile_sha256,
         canonical_map_version=canonical_map_version,
         translator_id=translator_id,

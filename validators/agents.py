@@ -124,12 +124,12 @@ class ValidatorAgent:
 
     @staticmethod
     def _task_replay(ctx: ValidationContext, task_id: str | None) -> dict[str, str]:
-        from validators.probes.behavior import _pairs
+        from validators.probes.behavior import replay_pairs_of
 
         variant = getattr(ctx, "variant_bench", None)
         if variant is None or task_id not in ctx.source.task_ids(None):
             return {"error": f"cannot replay task {task_id}"}
-        (sg, sn), (tg, tn) = _pairs(ctx.source, [task_id])[task_id], _pairs(variant, [task_id])[task_id]
+        (sg, sn), (tg, tn) = replay_pairs_of(ctx.source, [task_id], "replay: source")[task_id], replay_pairs_of(variant, [task_id], "replay: variant")[task_id]
         return {
             "source_golden_reward": str(sg.reward),
             "target_golden_reward": str(tg.reward),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 
+from babelflow.progress import tracked
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.variant import CodeOverlay
@@ -110,10 +111,10 @@ class Tau2Benchmark(FileBenchmark):
             tools += list(env.get_user_tools())
         return [tool.openai_schema for tool in tools]
 
-    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
-        """(golden, do-nothing) per task from one execution each (see fast_replay.py)."""
+    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, label: str = "replays") -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+        """(golden, do-nothing) per task from one execution each (see fast_replay.py); progress as `label`."""
         ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [replay_pair(self.task(task_id), self.environment_factory, observer) for task_id in ids]
+        return [replay_pair(self.task(task_id), self.environment_factory, observer) for task_id in tracked(ids, label, len(ids))]
 
     def validate_artifacts(self) -> list[str]:
         """Load every artifact with tau2's own models; return nothing or raise a clear error."""

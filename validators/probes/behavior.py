@@ -17,10 +17,11 @@ from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 
 
-def _pairs(bench: Any, task_ids: list[str]) -> dict[str, tuple]:
+def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tuple]:
+    """task id -> (golden, do-nothing) outcome, from the benchmark's fastest way to get both."""
     if hasattr(bench, "replay_pairs"):
-        return {g.task_id: (g, n) for g, n in bench.replay_pairs(task_ids)}
-    golden = bench.replay_golden(task_ids)
+        return {g.task_id: (g, n) for g, n in bench.replay_pairs(task_ids, label=label)}
+    golden = bench.replay_golden(task_ids, label=label)
     nothing = bench.run_do_nothing(task_ids)
     return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
 
@@ -46,10 +47,10 @@ def check_behavior(
     variant = ctx.variant_bench
     ids = task_ids if task_ids is not None else ctx.source.task_ids(None)
     tasks_artifact = next(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
-    expected = source_pairs if source_pairs is not None else _pairs(ctx.source, ids)
+    expected = source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
     present = set(variant.task_ids(None))
     try:
-        observed = target_pairs if target_pairs is not None else _pairs(variant, [t for t in ids if t in present])
+        observed = target_pairs if target_pairs is not None else replay_pairs_of(variant, [t for t in ids if t in present], "behaviour replays: variant")
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])

@@ -1,0 +1,85 @@
+"""A binary sidecar of a saved IR, so a rerun does not re-validate 170k elements from JSON.
+
+Telecom's IR is 89 MB of JSON; parsing and validating it costs seconds and ~600 MB, yet only
+~3,400 of its source texts and ~110 of its roles are distinct. Loaded elements therefore share
+their repeated strings, and the shared form is pickled next to the JSON. The pickle is a cache in
+the project's own state folder, never an input: it is used only when it was made from a JSON file
+of the same size and mtime by the same IR model code, and any problem falls back to the JSON.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import pickle
+from contextlib import contextmanager
+from pathlib import Path
+
+import pydantic
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.ir import IRDocument, load_ir
+
+_MODEL_CODE = hashlib.sha256(Path(__file__).with_name("ir.py").read_bytes() + pydantic.VERSION.encode()).hexdigest()[:16]
+
+
+@contextmanager
+def _gc_paused():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def share_strings(document: IRDocument) -> IRDocument:
+    """Make equal strings of the elements one object (role, artifact, rule, source text)."""
+    pool: dict[str, str] = {}
+    for element in document.elements:
+        fields = element.__dict__  # plain attribute storage: no per-assignment validation
+        for name in ("artifact", "role", "typing_rule", "source_text", "canonical_group"):
+            value = fields[name]
+            if value is not None:
+                fields[name] = pool.setdefault(value, value)
+        fields["links"] = [pool.setdefault(link, link) for link in fields["links"]]
+        locator = element.locator.__dict__
+        if "path" in locator:  # JSON paths repeat the same keys in every task
+            locator["path"] = type(locator["path"])(pool.setdefault(part, part) if isinstance(part, str) else part for part in locator["path"])
+    return document
+
+
+def _stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{_MODEL_CODE}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def sidecar_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.pickle")
+
+
+def load_ir_cached(path: Path, benchmark: str) -> IRDocument:
+    """The IR at `path` (a JSON file babelflow wrote), through its binary sidecar when it is fresh."""
+    path = Path(path)
+    sidecar = sidecar_path(path)
+    stamp = _stamp(path)
+    if sidecar.exists():
+        try:
+            with _gc_paused():  # unpickling 170k models triggers many full collections otherwise
+                saved_stamp, document = pickle.loads(sidecar.read_bytes())
+            if saved_stamp == stamp and isinstance(document, IRDocument) and document.benchmark == benchmark:
+                return document
+        except Exception:  # noqa: BLE001 - a damaged or foreign cache is only a cache: read the JSON
+            pass
+    document = share_strings(load_ir(path, benchmark=benchmark))
+    remember(path, document)
+    return document
+
+
+def remember(path: Path, document: IRDocument) -> None:
+    """Write the sidecar for an IR that is already in memory (e.g. right after analysis saved it)."""
+    try:
+        write_bytes_atomic(sidecar_path(path), pickle.dumps((_stamp(Path(path)), share_strings(document)), protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - a read-only state folder still works, only slower
+        pass
