@@ -316,7 +316,7 @@ def flow(
 def review(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant under review."),
-    decide: list[str] = typer.Option([], "--decide", help="FINDING_ID=confirm|dismiss (repeatable). Without it, asks in the terminal."),
+    decide: list[str] = typer.Option([], "--decide", help="ID=confirm|dismiss, ID a finding (F-…) or a whole group (G-…); repeatable. Without it, asks group by group in the terminal."),
     reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
     note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
     route: str = typer.Option("translation", "--route", help="Where a confirmed finding goes: translation or analysis (mistyped field)."),
@@ -346,24 +346,42 @@ def review(
         record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
         console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
         return
+    from validators.findings import group_findings
+
+    groups = group_findings(queue.findings)
+    by_group = {g.id: g for g in groups}
+    by_finding = {f.id: f for f in queue.findings}
     decided: list[ReviewDecision] = []
     if decide:
         for item in decide:
-            finding_id, _, choice = item.partition("=")
+            target_id, _, choice = item.partition("=")
             if choice not in ("confirm", "dismiss"):
-                raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write FINDING_ID=confirm or FINDING_ID=dismiss")
-            decided.append(store.append(ReviewDecision(finding_id=finding_id, decision=choice, reviewer=reviewer, note=note, route=route), queue))
+                raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write ID=confirm or ID=dismiss (ID: a finding F-… or a group G-…)")
+            members = by_group[target_id].finding_ids if target_id in by_group else [target_id]
+            decided += [ReviewDecision(finding_id=f, decision=choice, reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""), route=route) for f in members]
+        decided = store.append_many(decided, queue)  # checked against the queue first: a typo writes nothing
     else:
-        for finding in queue.findings:
-            console.rule(f"{finding.id} · {finding.layer.value} · {finding.kind} · {finding.severity.value}")
-            console.print(f"{finding.artifact} {finding.location}\n{finding.message}")
-            for evidence in finding.evidence[:2]:
-                console.print(f"  source: {evidence.source}\n  target: {evidence.target}")
-            choice = Prompt.ask("decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console)
-            if choice != "skip":
+        console.print(f"{len(queue.findings)} open findings in {len(groups)} groups, most severe first")
+        for group in groups:
+            console.rule(f"{group.id} · {len(group.finding_ids)} finding(s)")
+            console.print(group.summary, highlight=False)
+            first = by_finding[group.finding_ids[0]]
+            for evidence in first.evidence[:1]:
+                console.print(f"  source: {evidence.source}\n  target: {evidence.target}", highlight=False)
+            choice = Prompt.ask("decision for the group", choices=["confirm", "dismiss", "open", "skip"], default="skip", console=console)
+            members = [group.finding_ids] if choice != "open" else [[f] for f in group.finding_ids]
+            for ids in members:
+                if choice == "open":
+                    finding = by_finding[ids[0]]
+                    console.print(f"[bold]{finding.id}[/] {finding.artifact} {finding.location}: {finding.message}", highlight=False)
+                    one = Prompt.ask("decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console)
+                else:
+                    one = choice
+                if one in ("skip",):
+                    continue
                 reason = Prompt.ask("note", default="", console=console)
-                where = Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) if choice == "confirm" else "translation"
-                decided.append(store.append(ReviewDecision(finding_id=finding.id, decision=choice, reviewer=reviewer, note=reason, route=where), queue))
+                where = Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) if one == "confirm" else "translation"
+                decided += store.append_many([ReviewDecision(finding_id=f, decision=one, reviewer=reviewer, note=reason, route=where) for f in ids], queue)
     console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
 
 

@@ -149,6 +149,10 @@ def start_background(settings: BabelflowSettings, port: int | None = None) -> Se
                 fix="read the log's last lines; or run `babelflow server --port N` in another terminal and set PREFECT_API_URL",
             )
         if healthy(api):
+            time.sleep(1.0)  # a server that lost the port to another one exits at once: never adopt the other
+            if process.poll() is not None:
+                port = _any_free_port()
+                return start_background(settings, port)
             record = ServerRecord(
                 pid=process.pid, port=port, api_url=api, ui_url=f"http://127.0.0.1:{port}", prefect_home=home, log=log,
                 started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),

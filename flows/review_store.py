@@ -61,19 +61,29 @@ class ReviewStore:
         return out
 
     def append(self, decision: ReviewDecision, queue: FailureSet | None = None) -> ReviewDecision:
+        return self.append_many([decision], queue)[0]
+
+    def append_many(self, decisions: list[ReviewDecision], queue: FailureSet | None = None) -> list[ReviewDecision]:
+        """Append decisions to the log in one write and one fsync (a group decision covers hundreds).
+
+        Every decision is checked against the open queue first: a bad one writes none of them."""
         queue = queue if queue is not None else self.queue()
-        finding = next((f for f in (queue.findings if queue else []) if f.id == decision.finding_id), None)
-        if finding is None:
-            raise BabelflowError(f"No open finding {decision.finding_id!r}", file=self.queue_path, field="finding_id", fix="run `babelflow review` to list the open findings")
-        decision = decision.model_copy(
-            update={"element_id": finding.element_id, "field_fingerprint": fingerprint(finding), "at": decision.at or datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        )
+        findings = {f.id: f for f in (queue.findings if queue else [])}
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        stamped = []
+        for decision in decisions:
+            finding = findings.get(decision.finding_id)
+            if finding is None:
+                raise BabelflowError(f"No open finding {decision.finding_id!r}", file=self.queue_path, field="finding_id", fix="run `babelflow review` to list the open findings")
+            stamped.append(decision.model_copy(update={"element_id": finding.element_id, "field_fingerprint": fingerprint(finding), "at": decision.at or now}))
+        if not stamped:
+            return []
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as handle:
-            handle.write(orjson.dumps(decision.model_dump(mode="json")) + b"\n")
+            handle.write(b"".join(orjson.dumps(d.model_dump(mode="json")) + b"\n" for d in stamped))
             handle.flush()
             os.fsync(handle.fileno())
-        return decision
+        return stamped
 
     def dismissed(self) -> dict[str, str]:
         """finding id -> field fingerprint, for the latest decision of each finding if it is a dismissal."""

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from babelflow.settings import BabelflowSettings
+from validators.findings import group_findings
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +84,9 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     round_one_tasks = {t["id"]: t for t in orjson.loads(tasks_file.read_bytes())}
     answered = [f for f in queue.findings if f.kind == "answered_not_translated"]
     assert answered and answered[0].element_id, [f.kind for f in queue.findings]
-    decisions = [{"finding_id": f.id, "decision": "confirm" if f in answered else "skip", "note": "the model answered instead of translating"} for f in queue.findings]
-    resume_flow_run(run_id, run_input={"reviewer": "ana", "decisions": decisions})
+    groups = group_findings(queue.findings)  # the form asks one decision per group of findings
+    rows = [{"group_id": g.id, "decision": "confirm" if g.kind == "answered_not_translated" else "skip", "note": "the model answered instead of translating"} for g in groups]
+    resume_flow_run(run_id, run_input={"reviewer": "ana", "groups": rows})
     _wait_paused(store, time.time() + 120)  # the sign-off form, after a clean fix round
     resume_flow_run(store.flow_run_id(), run_input={"reviewer": "ana", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"})
     thread.join(180)
@@ -121,7 +123,8 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     run_id = _wait_paused(store, time.time() + 120)
     queue = store.queue()
     assert [f.kind for f in queue.findings] == ["length_ratio_outlier"]
-    resume_flow_run(run_id, run_input={"reviewer": "bo", "decisions": [{"finding_id": queue.findings[0].id, "decision": "dismiss", "note": "verbose but faithful"}]})
+    (group,) = group_findings(queue.findings)
+    resume_flow_run(run_id, run_input={"reviewer": "bo", "groups": [{"group_id": group.id, "decision": "dismiss", "note": "verbose but faithful"}]})
     _wait_paused(store, time.time() + 120)
     resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "spot_checked_tasks": [], "approve": False})
     thread.join(180)

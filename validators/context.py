@@ -8,6 +8,7 @@ depending on it are suppressed instead of flooding the report.
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,31 @@ from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
 from translators.canonical_map import CanonicalMap
+
+
+_PARSED: dict[tuple, Any] = {}  # (path, size, mtime, format) -> parsed document, shared read-only
+_PARSED_LOCK = threading.Lock()
+_PARSED_LIMIT = 24
+
+
+def parsed_file(path: Path, fmt: ArtifactFormat) -> Any:
+    """A parsed artifact, shared by every context of this process while the file is unchanged.
+
+    The four validation layers (and every language of a multi-language run) read the same 14 MB
+    task files; parsing them once saves seconds per round. Callers must not mutate the result."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns, fmt.value)
+    with _PARSED_LOCK:
+        if key in _PARSED:
+            return _PARSED[key]
+    value = load_document(path, fmt)
+    if fmt is ArtifactFormat.MARKDOWN:
+        value = split_markdown(value)
+    with _PARSED_LOCK:
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = value
+    return value
 
 
 class ValidationContext:
@@ -67,8 +93,7 @@ class ValidationContext:
     def source_document(self, spec: ArtifactSpec) -> Any:
         key = "source:" + spec.path
         if key not in self._documents:
-            value = self.source.load_artifact(spec)
-            self._documents[key] = split_markdown(value) if spec.format is ArtifactFormat.MARKDOWN else value
+            self._documents[key] = parsed_file(self.source.artifact_path(spec), spec.format)
         return self._documents[key]
 
     def target_document(self, spec: ArtifactSpec) -> Any | None:
@@ -82,9 +107,7 @@ class ValidationContext:
             self.parse_errors[spec.path] = "missing"
         else:
             try:
-                value = load_document(path, spec.format)
-                if spec.format is ArtifactFormat.MARKDOWN:
-                    value = split_markdown(value)
+                value = parsed_file(path, spec.format)
             except BabelflowError as exc:
                 self.parse_errors[spec.path] = exc.message
         self._documents[key] = value

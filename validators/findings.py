@@ -9,6 +9,7 @@ evidence and reasoning; ids are stable so review decisions attach to them across
 from __future__ import annotations
 
 import hashlib
+import re
 from enum import Enum
 
 from pydantic import Field
@@ -136,3 +137,52 @@ def merge(benchmark: str, language: str, reports: list[list[Finding]], validator
     findings = sorted(merged.values(), key=lambda f: (order[f.layer], f.artifact, f.location, f.kind))
     unique_suppressed = list({(s.layer, s.artifact): s for s in suppressed}.values())
     return FailureSet(benchmark=benchmark, language=language, findings=findings, suppressed=unique_suppressed, validators=validators, notes=notes)
+
+
+_INDEX = re.compile(r"\[\d+\]")
+
+
+class FindingGroup(Record):
+    """Findings that repeat one pattern (same layer, kind, file and field role): one review decision."""
+
+    id: str
+    layer: Layer
+    kind: str
+    severity: Severity = Field(description="the most severe of its findings")
+    artifact: str
+    pattern: str = Field(description="the field role (indexes generalized) or what the findings share")
+    finding_ids: list[str]
+    example: str = Field(description="the first finding's message")
+
+    @property
+    def summary(self) -> str:
+        count = f"{len(self.finding_ids)}× " if len(self.finding_ids) > 1 else ""
+        return f"[{self.severity.value}] {self.layer.value}/{self.kind}: {count}{self.artifact} {self.pattern}: {self.example}"
+
+
+def _pattern(finding: Finding) -> str:
+    location = finding.location.split(" @ ")[0]  # consistency findings append the exact JSON path
+    if finding.task_id and location == finding.task_id:
+        return "<task>"
+    return _INDEX.sub("[*]", location)
+
+
+_SEVERITY_RANK = {"critical": 0, "major": 1, "minor": 2, "note": 3}
+
+
+def group_findings(findings: list[Finding]) -> list[FindingGroup]:
+    """Groups in order of impact: severity first, then how many findings share the pattern."""
+    grouped: dict[tuple[str, str, str, str], list[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault((finding.layer.value, finding.kind, finding.artifact, _pattern(finding)), []).append(finding)
+    groups = []
+    for (layer, kind, artifact, pattern), members in grouped.items():
+        severity = min((m.severity for m in members), key=lambda s: _SEVERITY_RANK.get(s.value, 9))
+        groups.append(
+            FindingGroup(
+                id="G-" + hashlib.blake2b("\0".join((layer, kind, artifact, pattern)).encode(), digest_size=5).hexdigest(),
+                layer=Layer(layer), kind=kind, severity=severity, artifact=artifact, pattern=pattern,
+                finding_ids=[m.id for m in members], example=members[0].message,
+            )
+        )
+    return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity.value, 9), -len(g.finding_ids), g.id))

@@ -1,0 +1,112 @@
+"""Review by groups: a round with 1,000 findings is a handful of form rows, one decision covers a
+group, and an `open`ed group comes back one finding a row. Runs the real pause/resume protocol."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from validators.findings import FailureSet, Layer, Severity, group_findings, make_finding
+
+
+def _thousand_findings() -> FailureSet:
+    findings = []
+    for task in range(600):  # one repeated pattern: the same field of 600 tasks
+        findings.append(make_finding("probes", Layer.FIDELITY, "added_commentary", Severity.MAJOR, "data/tasks.json", f"tasks.json[{task}].description.purpose", "translator commentary added", element_id=f"e{task}"))
+    for task in range(390):
+        findings.append(make_finding("probes", Layer.CONSISTENCY, "preserved_value_changed", Severity.CRITICAL, "data/tasks.json", f"tasks.json[*].user_scenario.instructions.known_info @ $[{task}]['x']", "Preserve field (identifier) changed", element_id=f"p{task}"))
+    for index in range(10):  # ten one-offs
+        findings.append(make_finding("probes", Layer.BEHAVIOR, f"reward_changed_{index}", Severity.CRITICAL, "data/tasks.json", f"task_{index}", "golden reward differs", task_id=f"task_{index}"))
+    return FailureSet(benchmark="b", language="en-XA", findings=findings, validators=["probes"])
+
+
+def test_groups_collapse_repeats_and_rank_by_impact() -> None:
+    failures = _thousand_findings()
+    groups = group_findings(failures.findings)
+    assert len(groups) == 12
+    assert sum(len(g.finding_ids) for g in groups) == 1000
+    assert groups[0].severity is Severity.CRITICAL and len(groups[0].finding_ids) == 390  # critical before major, large before small
+    assert groups[-1].severity is Severity.MAJOR and len(groups[-1].finding_ids) == 600
+    assert groups[0].pattern == "tasks.json[*].user_scenario.instructions.known_info"
+    assert "600×" in groups[-1].summary
+    assert len({g.id for g in groups}) == len(groups)
+    assert [g.id for g in group_findings(list(reversed(failures.findings)))] == [g.id for g in groups]  # stable ids
+
+
+@pytest.fixture(scope="module")
+def prefect_env(tmp_path_factory):
+    import os
+
+    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path_factory.mktemp("storage")))
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=60):
+        yield
+
+
+def _paused(client, run_id, key: str, deadline: float):
+    while time.time() < deadline:
+        run = client.read_flow_run(run_id)
+        if run.state.is_paused() and key in (run.state.state_details.pause_key or ""):
+            return run
+        time.sleep(0.3)
+    raise AssertionError(f"flow never paused at {key}")
+
+
+def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) -> None:
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+    from prefect.flow_runs import resume_flow_run
+    from prefect.runtime import flow_run
+
+    from flows.prefect_flows import _review
+
+    failures = _thousand_findings()
+    groups = group_findings(failures.findings)
+    box: dict = {}
+
+    @flow(name="review-groups-test")
+    def review_round():
+        box["run_id"] = flow_run.id
+        return _review(failures, 1, review_timeout=120)
+
+    thread = threading.Thread(target=lambda: box.setdefault("decisions", review_round()), daemon=True)
+    thread.start()
+    deadline = time.time() + 120
+    while "run_id" not in box and time.time() < deadline:
+        time.sleep(0.2)
+    with get_client(sync_client=True) as client:
+        _paused(client, box["run_id"], "review-1", deadline)
+        critical, *_, commentary = groups
+        rows = [{"group_id": g.id, "decision": "skip"} for g in groups]
+        rows[0] = {"group_id": critical.id, "decision": "confirm", "note": "ids must stay", "route": "analysis", "preserve_reason": "identifier"}
+        rows[-1] = {"group_id": commentary.id, "decision": "open"}
+        resume_flow_run(box["run_id"], run_input={"reviewer": "ana", "groups": rows})
+        _paused(client, box["run_id"], "review-1-opened", deadline)
+        opened = [{"finding_id": f, "decision": "dismiss" if i % 2 else "confirm", "note": "checked"} for i, f in enumerate(commentary.finding_ids)]
+        resume_flow_run(box["run_id"], run_input={"reviewer": "ana", "decisions": opened})
+    thread.join(120)
+    decisions = box["decisions"]
+    assert len(decisions) == 390 + 600
+    by_finding = {d.finding_id: d for d in decisions}
+    assert all(by_finding[f].decision == "confirm" and by_finding[f].route == "analysis" and by_finding[f].reviewer == "ana" for f in critical.finding_ids)
+    assert sum(by_finding[f].decision == "dismiss" for f in commentary.finding_ids) == 300
+    assert not any(g.finding_ids[0] in by_finding for g in groups[1:-1])  # skipped groups stay open
+
+
+def test_one_write_for_a_group_decision(tmp_path) -> None:
+    from flows.review_store import ReviewDecision, ReviewStore
+
+    failures = _thousand_findings()
+    store = ReviewStore(tmp_path)
+    store.save_queue(failures)
+    written = store.append_many([ReviewDecision(finding_id=f.id, decision="dismiss", reviewer="bo") for f in failures.findings[:600]])
+    assert len(written) == 600 and len(store.decisions()) == 600
+    from babelflow.errors import BabelflowError
+
+    with pytest.raises(BabelflowError) as bad:
+        store.append_many([ReviewDecision(finding_id=failures.findings[0].id, decision="confirm", reviewer="bo"), ReviewDecision(finding_id="F-missing", decision="confirm", reviewer="bo")])
+    assert "F-missing" in str(bad.value)
+    assert len(store.decisions()) == 600  # a bad batch writes nothing
