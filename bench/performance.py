@@ -4,10 +4,12 @@ For each domain (and telecom's 114-task base split next to its full 2,285-task f
 costs grow) a fresh subprocess runs, in order: parse the inputs (physical floor), τ²-bench's own
 golden replay + evaluate_simulation (reference point), analysis, translation (offline
 pseudo-locale), rebuild, each validation layer, then a rerun after one confirmed finding (one
-unit retranslated, affected tasks revalidated). The same work through Prefect is measured by
-bench/orchestration_overhead.py. Peak RSS is the process high-water mark after each stage.
+unit retranslated, affected tasks revalidated). Peak RSS is the process high-water mark after each
+stage. Then, for retail and telecom, bench/flow_rerun_worker.py runs the Prefect flow in a fresh
+process: cold first run, a planted finding, the reviewer's confirmation, and the rerun; their
+ratio and the flow's peak RSS are printed side by side.
 
-Usage: python bench/performance.py [--domains tau2-mock,tau2-retail,...]
+Usage: python bench/performance.py [--domains tau2-mock,tau2-retail,...] [--flow-domains tau2-retail,tau2-telecom]
 """
 
 from __future__ import annotations
@@ -83,9 +85,6 @@ def rerun():
     rest = [stages.stage_layer(settings, l, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir, i.suppressed) for l in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
     return t.retranslated_units, rest[-1].tasks_replayed
 units, replayed = measure("rerun after one confirmed finding", rerun)
-# the same work (fresh project, cold) through the Prefect flow against the local server
-from flows.prefect_flows import adapt_language
-measure("same work through Prefect (adapt-language flow)", lambda: adapt_language(benchmark, "en-XA", source_dir=source_dir, project_root=project / "prefect"))
 print(json.dumps({"benchmark": benchmark, "tasks": tasks, "findings": len(failures.findings), "rerun_units": units, "rerun_tasks": replayed, "rows": rows}))
 """
 
@@ -109,17 +108,49 @@ def _telecom_base(folder: Path) -> Path:
 
 def main() -> None:
     wanted = sys.argv[sys.argv.index("--domains") + 1].split(",") if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
-    results = []
+    flow_domains = sys.argv[sys.argv.index("--flow-domains") + 1].split(",") if "--flow-domains" in sys.argv else ["tau2-retail", "tau2-telecom"]
+    results, flows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         from local_prefect import start_server
 
         server, api, _ = start_server(Path(tmp) / "prefect-home")
         try:
             _run_all(wanted, Path(tmp), api, results)
+            flows = [_flow_rerun(name, Path(tmp), api) for name in flow_domains]
         finally:
             server.terminate()
             server.wait(30)
     _print(results)
+    _print_flows(flows)
+
+
+def _flow_rerun(benchmark: str, tmp: Path, api: str) -> dict:
+    """The Prefect flow cold, then the rerun after one confirmed finding (bench/flow_rerun_worker.py)."""
+    env = {
+        **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_LOCAL_STORAGE_PATH": str(tmp / f"flow-{benchmark}" / "prefect-storage"),
+    }
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "flow_rerun_worker.py"), benchmark, str(tmp / f"flow-{benchmark}")], cwd=ROOT, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _print_flows(flows: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    if not flows:
+        return
+    table = Table(title="through the Prefect flow: first run (cold) vs rerun after one confirmed finding")
+    for column in ("benchmark", "first run s", "peak RSS MB", "finding (occurrences)", "rerun s", "rerun / first", "stages rerun", "units", "tasks replayed"):
+        table.add_column(column)
+    for f in flows:
+        table.add_row(
+            f["benchmark"], f"{f['first_wall']:.1f}", f"{f['peak_rss_mb']:.0f}", f"{f['defect_findings']} ({f['planted_occurrences']})", f"{f['rerun_wall']:.1f}",
+            f"{f['rerun_wall'] / f['first_wall']:.1%}", ", ".join(f["rerun_stages_run"]), str(f["rerun_units"]), str(f["rerun_tasks_replayed"]),
+        )
+    Console(width=200).print(table)
 
 
 def _run_all(wanted: list[str], tmp: Path, api: str, results: list) -> None:

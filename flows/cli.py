@@ -95,8 +95,8 @@ def adapt(
 ) -> None:
     """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
 
-    Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY and are checked
-    before any work. Token usage is printed per stage, language and provider, and saved under
+    Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY (and
+    OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is printed per stage, language and provider, and saved under
     .babelflow/costs/<benchmark>/<lang>/adapt.json."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -299,11 +299,14 @@ def flow(
         else:
             results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout, translator=translator, validators=validators)
     table = Table(title=f"{benchmark}: flow results")
-    for column in ("language", "status", "rounds", "open findings", "variant"):
+    for column in ("language", "status", "rounds", "open findings", "units made by"):
         table.add_column(column, overflow="fold")
     for result in results:
-        table.add_row(result.language, result.status, str(len(result.rounds)), str(len(result.open_findings)), str(result.variant_dir))
+        made_by = result.rounds[-1].units_by_origin if result.rounds else {}
+        table.add_row(result.language, result.status, str(len(result.rounds)), str(len(result.open_findings)), ", ".join(f"{who} {n}" for who, n in sorted(made_by.items(), key=lambda item: -item[1])))
     console.print(table)
+    for result in results:
+        console.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
     for result in results:
         console.print(f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  failure report {ui}/artifacts/key/{result.report_artifact_key}", highlight=False, soft_wrap=True)
     if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):

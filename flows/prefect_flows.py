@@ -131,6 +131,7 @@ class RoundRecord(Record):
     findings: int
     retranslated_units: int
     tasks_replayed: int
+    units_by_origin: dict[str, int] = Field(default_factory=dict, description="who made the variant's translation units (translator id, memory, canonical map, reviewed)")
 
 
 class AdaptFlowResult(Record):
@@ -168,6 +169,7 @@ def _one_round(settings, benchmark, language, translator, validators, source_dir
     )
     record.stages.append(StageRun(stage="translate", cached=cached))
     record.retranslated_units = 0 if cached else translated.retranslated_units
+    record.units_by_origin = dict(translated.stats.units_by_origin)
     variant = stages.adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
     rebuild_key = stages.key_of(analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(variant))
     rebuilt, cached = _call(
@@ -224,9 +226,10 @@ def _ui_url(path: str) -> str | None:
     return f"{ui.rstrip('/')}/{path}" if ui else None
 
 
-def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path) -> None:
+def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]) -> None:
     key = artifact_key(benchmark, language)
-    create_markdown_artifact(key=f"{key}-failure-report", markdown=failure_report_markdown(failures, round_no, variant), description=f"round {round_no}")
+    made_by = "Translation units made by: " + (", ".join(f"{who} {count}" for who, count in sorted(units_by_origin.items(), key=lambda item: -item[1])) or "—")
+    create_markdown_artifact(key=f"{key}-failure-report", markdown=failure_report_markdown(failures, round_no, variant, made_by), description=f"round {round_no}")
     create_table_artifact(key=f"{key}-findings", table=failure_table_rows(failures) or [{"finding": "none"}], description=f"round {round_no}")
 
 
@@ -267,7 +270,7 @@ def adapt_language(
     benchmark: str,
     language: str,
     profile: Path | None = None,
-    translator: str = "pseudo",
+    translator: str = "auto",
     source_dir: Path | None = None,
     out: Path | None = None,
     review_timeout: int = 0,
@@ -294,7 +297,7 @@ def _rounds(settings, benchmark, language, profile, translator, validators, sour
         failures, variant = _one_round(settings, benchmark, language, translator, validators, source_dir, profile, out, reviewed, forget, record)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
-        _publish(benchmark, language, round_no, failures, variant)
+        _publish(benchmark, language, round_no, failures, variant, record.units_by_origin)
         logger.info(f"round {round_no}: {len(failures.findings)} open findings")
         if not failures.findings:
             return _sign(settings, benchmark, language, variant, store, rounds, review_timeout, ids, run_url)
@@ -382,7 +385,7 @@ def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, roun
 
 @flow(name="adapt-languages")
 def adapt_languages(
-    benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None, translator: str = "pseudo", validators: str = ""
+    benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None, translator: str = "auto", validators: str = ""
 ) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
     from concurrent.futures import ThreadPoolExecutor

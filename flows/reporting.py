@@ -17,7 +17,7 @@ def _cell(text: str | None, limit: int = 160) -> str:
 SHOWN_PER_GROUP = 5
 
 
-def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path) -> str:
+def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, made_by: str = "") -> str:
     groups = group_findings(failures.findings)
     by_id = {f.id: f for f in failures.findings}
     lines = [
@@ -26,6 +26,8 @@ def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path) 
         f"**{len(failures.findings)} open findings in {len(groups)} groups.** Variant: [`{variant}`]({variant.resolve().as_uri()}) · validators: {', '.join(failures.validators)}",
         "",
     ]
+    if made_by:
+        lines += [made_by, ""]
     if groups:
         lines += ["| group | severity | layer / kind | findings | where | example |", "|---|---|---|---|---|---|"]
         lines += [f"| `{g.id}` | {g.severity.value} | {g.layer.value} / {g.kind} | {len(g.finding_ids)} | `{g.artifact}` {_cell(g.pattern, 80)} | {_cell(g.example, 100)} |" for g in groups]

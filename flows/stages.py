@@ -135,8 +135,12 @@ def reviewed_map_key(cmap: CanonicalMap) -> str:
 
 
 def translate_inputs_key(settings: BabelflowSettings, benchmark: str, language: str, translator: str, ir_sha: str, reviewed: dict[str, str]) -> str:
+    """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
+    changes the translator, so the cached translation must not be reused) and the pack version."""
     cmap = load_canonical_map(adapt_paths(settings, benchmark, language, "any").canonical_map, benchmark, language)
-    return key_of("translate", STAGE_VERSIONS["translate"], benchmark, language, translator, ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
+    pack = load_pack(language, settings.project_root)
+    translator_id = translator_for(translator, language, pack).translator_id
+    return key_of("translate", STAGE_VERSIONS["translate"], benchmark, language, translator_id, f"{pack.tag}@{pack.version}", ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
 
 
 def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage: str) -> Path:
@@ -155,7 +159,7 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
     engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
     if forget:  # confirmed translation findings: exactly these units are translated again
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
-    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=lambda done, total: report("translation units", done, total))
+    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=lambda done, total: report(f"translation units: {language}", done, total))
     save_canonical_map(cmap, paths.canonical_map)
     enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
     if ledger.report().rows:

@@ -1,24 +1,26 @@
-"""Screenshots of the Prefect UI: a failure-report artifact and the paused review form.
+"""Screenshots of the Prefect UI after runs that the `babelflow` CLI started, as a user sees them.
 
-Starts a local Prefect server (127.0.0.1, telemetry off), runs the fixture benchmark's flow with
-a planted defect (an "answered instead of translated" entry in the translation memory) so it
-pauses for review, then drives Debian's headless Chromium with Playwright (no browser download:
-`executable_path=/usr/bin/chromium`) to capture docs/ui/*.png. Finally it resumes the run with a
-confirm decision so the fix round completes.
+In a fresh temporary project: plant one bad translation (an "answered instead of translated"
+entry in the translation memory, as a careless model run would leave), then run
+`babelflow flow fixture-library --lang en-XA` exactly as a user does. The CLI starts the project's
+background Prefect server and ends awaiting review; the script then opens the UI that server
+keeps serving (runs list, the run, its failure-report artifact). A second CLI run with
+`--review-timeout` pauses at the grouped review form, which is captured open; the script answers
+it and the sign-off form through the API, the CLI run ends signed, and the server is stopped.
 
-Needs: `apt-get install chromium` and `pip install playwright` (not part of the test suite).
+Drives Debian's headless Chromium with Playwright (no browser download: executable_path=/usr/bin/chromium).
+Needs: `apt-get install chromium` and `pip install -e ".[ui]"`. Not part of the test suite.
 Usage: python scripts/ui_screenshot.py [--out docs/ui]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -26,23 +28,49 @@ from pathlib import Path
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
+BABELFLOW = [sys.executable, "-m", "flows.cli"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def _port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _user_env() -> dict[str, str]:
+    """A user's shell: no Prefect or babelflow variables, the checkout's packages importable."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "BABELFLOW_"))}
+    return {**env, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
 
 
-def _wait(url: str, seconds: float = 90) -> None:
+def _plant(project: Path) -> None:
+    os.environ["BABELFLOW_PROJECT_ROOT"] = str(project)
+    from babelflow.settings import BabelflowSettings
+    from flows.adapt import adapt
+
+    planted = adapt("fixture-library", "en-XA", settings=BabelflowSettings(project_root=project))
+    records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]
+    index = next(i for i, r in enumerate(records) if "⟦" in r["target"] and len(r["target"]) > 40)
+    records[index]["target"] = "Sure! Here is the translation you asked for: " + records[index]["target"]
+    planted.paths.memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+def _api(api: str, path: str, body: dict | None = None) -> object:
+    request = urllib.request.Request(f"{api}/{path}", data=json.dumps(body).encode() if body is not None else None, headers={"Content-Type": "application/json"}, method="POST" if body is not None else "GET")
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+def _wait_paused(api: str, run_id: str, key: str, seconds: float = 300) -> None:
     deadline = time.time() + seconds
     while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url, timeout=1)
+        state = _api(api, f"flow_runs/{run_id}")["state"]
+        if state["type"] == "PAUSED" and key in (state.get("state_details") or {}).get("pause_key", ""):
             return
-        except OSError:
-            time.sleep(0.3)
-    raise SystemExit(f"server did not answer at {url}")
+        time.sleep(0.5)
+    raise SystemExit(f"flow run {run_id} did not pause at {key}")
+
+
+def _latest_run_id(api: str) -> str:
+    runs = _api(api, "flow_runs/filter", {"sort": "START_TIME_DESC", "limit": 1, "flow_runs": {"state": {"type": {"any_": ["PAUSED", "RUNNING"]}}}})
+    if not runs:
+        raise SystemExit("no running or paused flow run found")
+    return runs[0]["id"]
 
 
 def main() -> None:
@@ -50,69 +78,69 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "ui")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="babelflow-ui-"))
-    port = _port()
-    api = f"http://127.0.0.1:{port}/api"  # the UI must be told where the API is (default :4200)
-    env = {
-        **os.environ, "PREFECT_HOME": str(tmp / "home"), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_SERVER_UI_V2_ENABLED": "false", "PREFECT_UI_API_URL": api, "PREFECT_API_URL": api,
-    }
-    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    project = Path(tempfile.mkdtemp(prefix="babelflow-ui-")) / "project"
+    project.mkdir()
+    _plant(project)
+    env = _user_env()
     try:
-        _wait(f"{api}/health")
-        os.environ.update(env, PREFECT_API_URL=api, PREFECT_LOCAL_STORAGE_PATH=str(tmp / "storage"))
-        from babelflow.settings import BabelflowSettings
-        from flows.adapt import adapt
-        from flows.prefect_flows import adapt_language
-        from flows.review_store import ReviewStore
-        from flows.stages import run_paths
-
-        project = tmp / "project"
-        planted = adapt("fixture-library", "en-XA", settings=BabelflowSettings(project_root=project))
-        records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]
-        index = next(i for i, r in enumerate(records) if "⟦" in r["target"] and len(r["target"]) > 40)
-        records[index]["target"] = "Sure! Here is the translation you asked for: " + records[index]["target"]
-        planted.paths.memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-
-        store = ReviewStore(run_paths(BabelflowSettings(project_root=project), "fixture-library", "en-XA").review_dir)
-        thread = threading.Thread(target=lambda: adapt_language("fixture-library", "en-XA", project_root=project, review_timeout=600), daemon=True)
-        thread.start()
-        from prefect.client.orchestration import get_client
-
-        with get_client(sync_client=True) as client:
-            for _ in range(300):
-                run_id = store.flow_run_id()
-                if run_id and client.read_flow_run(run_id).state.is_paused():
-                    break
-                time.sleep(0.5)
-            artifacts = client.read_artifacts()
-            report = next(a for a in artifacts if a.key and a.key.endswith("failure-report"))
+        first = subprocess.run([*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        print(first.stderr[-1500:])
+        if first.returncode != 1:
+            raise SystemExit(f"expected the first run to await review (exit 1), got {first.returncode}")
+        server = json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())
+        ui, api = server["ui_url"], server["api_url"]
+        printed = first.stdout + first.stderr
+        run_url = printed[printed.index(f"{ui}/runs/flow-run/"):].split()[0]
+        report_url = printed[printed.index(f"{ui}/artifacts/key/"):].split()[0]
 
         from playwright.sync_api import sync_playwright
 
-        ui = f"http://127.0.0.1:{port}"
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.goto(f"{ui}/artifacts/artifact/{report.id}", wait_until="networkidle")
-            page.wait_for_timeout(2500)
-            page.screenshot(path=str(args.out / "failure-report-artifact.png"), full_page=True)
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            for url, name in ((f"{ui}/runs", "runs-after-cli.png"), (run_url, "flow-run-after-cli.png"), (report_url, "failure-report-artifact.png")):
+                page.goto(url, wait_until="networkidle")
+                page.wait_for_timeout(3000)
+                page.screenshot(path=str(args.out / name), full_page=True)
+
+            # a second run that waits in the review form, as `--review-timeout` makes it do
+            waiting = subprocess.Popen([*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA", "--review-timeout", "600"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            time.sleep(3)
+            deadline = time.time() + 300
+            run_id = None
+            while run_id is None and time.time() < deadline:
+                try:
+                    run_id = _latest_run_id(api)
+                except SystemExit:
+                    time.sleep(1)
+            _wait_paused(api, run_id, "review-1")
             page.goto(f"{ui}/runs/flow-run/{run_id}", wait_until="networkidle")
-            page.wait_for_timeout(2500)
+            page.wait_for_timeout(3000)
             page.get_by_role("button", name="Resume").first.click()
-            page.wait_for_timeout(2500)
+            page.wait_for_timeout(3000)
             page.screenshot(path=str(args.out / "paused-review-form.png"), full_page=True)
+
+            os.environ["PREFECT_API_URL"] = api
+            from prefect.flow_runs import resume_flow_run
+
+            from flows.review_store import ReviewStore
+            from validators.findings import group_findings
+
+            queue = ReviewStore(project / ".babelflow" / "review" / "fixture-library" / "en-XA").queue()
+            rows = [{"group_id": g.id, "decision": "confirm", "note": "answered instead of translating"} for g in group_findings(queue.findings)]
+            resume_flow_run(run_id, run_input={"reviewer": "screenshot", "groups": rows})
+            _wait_paused(api, run_id, "signoff")
+            resume_flow_run(run_id, run_input={"reviewer": "screenshot", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"})
+            out, _ = waiting.communicate(timeout=300)
+            if waiting.returncode != 0:
+                raise SystemExit(f"the reviewed run did not end signed:\n{out[-2000:]}")
+            page.goto(f"{ui}/runs/flow-run/{run_id}", wait_until="networkidle")
+            page.wait_for_timeout(3000)
+            page.screenshot(path=str(args.out / "signed-run-after-review.png"), full_page=True)
             browser.close()
-
-        from prefect.flow_runs import resume_flow_run
-
-        queue = store.queue()
-        resume_flow_run(run_id, run_input={"reviewer": "screenshot", "decisions": [{"finding_id": f.id, "decision": "confirm", "note": "answered instead of translating"} for f in queue.findings]})
-        time.sleep(8)
-        print(f"wrote {args.out / 'failure-report-artifact.png'} and {args.out / 'paused-review-form.png'}")
+        print(f"wrote {', '.join(sorted(p.name for p in args.out.glob('*.png')))} to {args.out}")
     finally:
-        server.terminate()
-        server.wait(30)
+        subprocess.run([*BABELFLOW, "server", "--stop"], cwd=project, env=env, timeout=60)
 
 
 if __name__ == "__main__":

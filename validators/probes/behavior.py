@@ -50,7 +50,7 @@ def check_behavior(
     expected = source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
     present = set(variant.task_ids(None))
     try:
-        observed = target_pairs if target_pairs is not None else replay_pairs_of(variant, [t for t in ids if t in present], "behaviour replays: variant")
+        observed = target_pairs if target_pairs is not None else replay_pairs_of(variant, [t for t in ids if t in present], f"behaviour replays: {ctx.language} variant")
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])

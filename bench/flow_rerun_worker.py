@@ -1,0 +1,91 @@
+"""One benchmark through the Prefect flow, as a user runs it: a cold first run, then the review
+loop's rerun after one confirmed finding. Run in its own process by bench/performance.py so the
+peak RSS is the flow's alone. Prints one JSON line.
+
+The finding is real: a translation-memory entry of one task-instruction unit is made to carry
+translator commentary (as a careless model run would), the flow finds it, the reviewer confirms
+it with their own wording, and the rerun applies that one change: retranslate nothing else,
+rewrite the changed file, revalidate, replay only the tasks whose text changed.
+
+Usage: python bench/flow_rerun_worker.py BENCHMARK PROJECT_DIR   (PREFECT_API_URL must be set)
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    benchmark, project = sys.argv[1], Path(sys.argv[2])
+    from loguru import logger
+
+    logger.disable("tau2")
+    import orjson
+
+    from babelflow.settings import BabelflowSettings
+    from flows import stages
+    from flows.prefect_flows import adapt_language
+    from flows.review_store import ReviewDecision, ReviewStore
+    from translators.canonical_map import load_canonical_map
+    from translators.engine import TranslationEngine
+    from translators.memory import TranslationMemory
+    from translators.registry import make_translator
+
+    settings = BabelflowSettings(project_root=project)
+    started = time.perf_counter()
+    first = adapt_language(benchmark, "en-XA", project_root=project)
+    first_wall = time.perf_counter() - started
+    first_rss = _rss_mb()
+
+    # plant: one unit of one task's text comes back from "the model" with commentary
+    paths = stages.run_paths(settings, benchmark, "en-XA")
+    ir = stages.read_ir(stages.adapt_paths(settings, benchmark, "any", "any").ir, benchmark)
+    counts = Counter(e.source_text for e in ir.elements)
+    element = min(
+        (e for e in ir.elements if e.artifact.endswith("tasks.json") and e.translation_type.value == "translate_free" and len(e.source_text) > 40),
+        key=lambda e: (counts[e.source_text], e.id),
+    )
+    translator = make_translator("pseudo", "en-XA")
+    memory = stages.adapt_paths(settings, benchmark, "en-XA", translator.translator_id).memory
+    cmap = load_canonical_map(stages.adapt_paths(settings, benchmark, "en-XA", "any").canonical_map, benchmark, "en-XA")
+    keys = TranslationEngine(translator, "en-XA", TranslationMemory(memory)).memory_keys(ir, cmap, {element.id})
+    records = [orjson.loads(line) for line in memory.read_bytes().splitlines()]
+    for record in records:
+        if record["key"] in keys:
+            record["target"] += " (Note: translated automatically)"
+    memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    paths.targets.unlink()  # the translate stage runs again and reads the planted entry
+    started = time.perf_counter()
+    found = adapt_language(benchmark, "en-XA", project_root=project)
+    defect_wall = time.perf_counter() - started
+
+    # review: confirm with the reviewer's own wording, then the rerun the issue measures
+    store = ReviewStore(paths.review_dir)
+    queue = store.queue()
+    store.append_many(
+        [ReviewDecision(finding_id=f.id, decision="confirm", reviewer="bench", note="strip the note", replacement=(f.evidence[0].target or "").replace(" (Note: translated automatically)", "") + " ŕéṽîéŵéð") for f in queue.findings],
+        queue,
+    )
+    started = time.perf_counter()
+    rerun = adapt_language(benchmark, "en-XA", project_root=project)
+    rerun_wall = time.perf_counter() - started
+    last = rerun.rounds[-1]
+    print(json.dumps({
+        "benchmark": benchmark, "first_wall": first_wall, "first_status": first.status, "first_rss_mb": first_rss,
+        "planted_occurrences": counts[element.source_text], "defect_round_wall": defect_wall, "defect_findings": len(found.open_findings),
+        "rerun_wall": rerun_wall, "rerun_status": rerun.status, "rerun_stages_run": [s.stage for s in last.stages if not s.cached],
+        "rerun_units": last.retranslated_units, "rerun_tasks_replayed": last.tasks_replayed, "peak_rss_mb": _rss_mb(),
+    }))
+
+
+if __name__ == "__main__":
+    main()
