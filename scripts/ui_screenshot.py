@@ -120,17 +120,15 @@ def main() -> None:
             page.wait_for_timeout(3000)
             page.screenshot(path=str(args.out / "paused-review-form.png"), full_page=True)
 
-            os.environ["PREFECT_API_URL"] = api
-            from prefect.flow_runs import resume_flow_run
-
             from flows.review_store import ReviewStore
             from validators.findings import group_findings
 
             queue = ReviewStore(project / ".babelflow" / "review" / "fixture-library" / "en-XA").queue()
             rows = [{"group_id": g.id, "decision": "confirm", "note": "answered instead of translating"} for g in group_findings(queue.findings)]
-            resume_flow_run(run_id, run_input={"reviewer": "screenshot", "groups": rows})
+            # answered through the REST API, as the UI's Resume button does
+            _api(api, f"flow_runs/{run_id}/resume", {"run_input": {"reviewer": "screenshot", "groups": rows}})
             _wait_paused(api, run_id, "signoff")
-            resume_flow_run(run_id, run_input={"reviewer": "screenshot", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"})
+            _api(api, f"flow_runs/{run_id}/resume", {"run_input": {"reviewer": "screenshot", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"}})
             out, _ = waiting.communicate(timeout=300)
             if waiting.returncode != 0:
                 raise SystemExit(f"the reviewed run did not end signed:\n{out[-2000:]}")
