@@ -28,6 +28,7 @@ class Severity(str, Enum):
     CRITICAL = "critical"  # the variant cannot run or scores differently
     MAJOR = "major"  # a model would read something wrong or be unable to act
     MINOR = "minor"  # quality; does not change behaviour
+    NOTE = "note"  # a policy the variant follows, or an optional file the harness supplies: nothing to fix
 
 
 class Evidence(Record):
@@ -50,10 +51,13 @@ class Finding(Record):
     message: str
     validators: list[str]
     evidence: list[Evidence]
+    pattern: str | None = Field(default=None, description="what repeats across findings of one defect (e.g. the English word left), when the field role alone does not say it")
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.element_id or f"{self.artifact}|{self.location}|{self.task_id or ''}", self.layer.value, self.kind)
+        # one field can hold several defects of a kind (two English words left): the pattern tells them apart
+        kind = f"{self.kind}|{self.pattern}" if self.pattern else self.kind
+        return (self.element_id or f"{self.artifact}|{self.location}|{self.task_id or ''}", self.layer.value, kind)
 
 
 def finding_id(key: tuple[str, str, str]) -> str:
@@ -81,6 +85,7 @@ def make_finding(
     target: str | None = None,
     reasoning: str | None = None,
     detail: dict[str, str] | None = None,
+    pattern: str | None = None,
 ) -> Finding:
     finding = Finding(
         id="",
@@ -94,6 +99,7 @@ def make_finding(
         message=message,
         validators=[validator_id],
         evidence=[Evidence(validator_id=validator_id, reasoning=reasoning or message, source=excerpt(source), target=excerpt(target), detail=detail or {})],
+        pattern=pattern,
     )
     finding.id = finding_id(finding.key)
     return finding
@@ -105,9 +111,29 @@ class SuppressedCheck(Record):
     reason: str
 
 
+class FailureSummary(Record):
+    """The report's first lines: what a reviewer has to decide, by severity, counted by group."""
+
+    findings: int
+    groups: int
+    groups_by_severity: dict[str, int] = Field(default_factory=dict)
+    findings_by_severity: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def blocking(self) -> bool:
+        """Notes record a policy or a harness fallback; anything else needs a decision."""
+        return any(count for severity, count in self.groups_by_severity.items() if severity != Severity.NOTE.value)
+
+    def line(self) -> str:
+        order = [s.value for s in Severity]
+        parts = ", ".join(f"{self.groups_by_severity[s]} {s}" for s in order if self.groups_by_severity.get(s))
+        return f"{self.groups} finding group(s) ({parts or 'none'}) from {self.findings} finding(s)"
+
+
 class FailureSet(Record):
     benchmark: str
     language: str
+    summary: FailureSummary | None = None
     findings: list[Finding]
     suppressed: list[SuppressedCheck] = Field(default_factory=list)
     validators: list[str]
@@ -133,10 +159,27 @@ def merge(benchmark: str, language: str, reports: list[list[Finding]], validator
             existing.evidence.extend(e for e in finding.evidence if e not in existing.evidence)
             if list(Severity).index(finding.severity) < list(Severity).index(existing.severity):
                 existing.severity = finding.severity
+    if any(f.layer is Layer.BEHAVIOR and f.severity is Severity.CRITICAL for f in merged.values()):
+        # a rendering policy is only a policy if the variant behaves like its source
+        for finding in merged.values():
+            if finding.kind == "canonical_rendering_inferred" and finding.severity is Severity.NOTE:
+                finding.severity = Severity.CRITICAL
+                finding.message += "; but the variant does not behave like its source (see the behaviour findings)"
     order = {layer: i for i, layer in enumerate(Layer)}
     findings = sorted(merged.values(), key=lambda f: (order[f.layer], f.artifact, f.location, f.kind))
     unique_suppressed = list({(s.layer, s.artifact): s for s in suppressed}.values())
-    return FailureSet(benchmark=benchmark, language=language, findings=findings, suppressed=unique_suppressed, validators=validators, notes=notes)
+    return FailureSet(benchmark=benchmark, language=language, summary=summarize(findings), findings=findings, suppressed=unique_suppressed, validators=validators, notes=notes)
+
+
+def summarize(findings: list[Finding]) -> FailureSummary:
+    groups = group_findings(findings)
+    by_group: dict[str, int] = {}
+    by_finding: dict[str, int] = {}
+    for group in groups:
+        by_group[group.severity.value] = by_group.get(group.severity.value, 0) + 1
+    for finding in findings:
+        by_finding[finding.severity.value] = by_finding.get(finding.severity.value, 0) + 1
+    return FailureSummary(findings=len(findings), groups=len(groups), groups_by_severity=by_group, findings_by_severity=by_finding)
 
 
 _INDEX = re.compile(r"\[\d+\]")
@@ -161,8 +204,10 @@ class FindingGroup(Record):
 
 
 def _pattern(finding: Finding) -> str:
+    if finding.pattern:  # the defect names what repeats (a word left, a value rendered two ways)
+        return finding.pattern
     location = finding.location.split(" @ ")[0]  # consistency findings append the exact JSON path
-    if finding.task_id and location == finding.task_id:
+    if finding.task_id and location in (finding.task_id, f"task {finding.task_id}"):
         return "<task>"
     return _INDEX.sub("[*]", location)
 

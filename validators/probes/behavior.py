@@ -15,6 +15,7 @@ from babelflow.ir import ArtifactRole, TranslationType
 from source_benchmarks.message_catalog import MessageCatalog
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.probes.policy import infer_policy
 
 
 def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tuple]:
@@ -26,12 +27,32 @@ def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tu
     return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
 
 
-def _same_result(source: str, target: str, catalog: MessageCatalog) -> bool:
-    """Equal up to the catalog: a text result translated whole, a dict result's top-level texts translated."""
+def _equal_modulo(source: Any, target: Any, renderings: dict[str, set[str]]) -> bool:
+    """Equal, where a kept value may appear as any of the variant's renderings of it."""
+    if isinstance(source, str) and isinstance(target, str):
+        return source == target or target in renderings.get(source, ())
+    if isinstance(source, list) and isinstance(target, list):
+        return len(source) == len(target) and all(_equal_modulo(a, b, renderings) for a, b in zip(source, target))
+    if isinstance(source, dict) and isinstance(target, dict):
+        if len(source) != len(target):
+            return False
+        for key, value in source.items():
+            match = key if key in target else next((k for k in renderings.get(key, ()) if k in target), None)
+            if match is None or not _equal_modulo(value, target[match], renderings):
+                return False
+        return True
+    return source == target
+
+
+def _same_result(source: str, target: str, catalog: MessageCatalog, renderings: dict[str, set[str]] | None = None) -> bool:
+    """Equal up to the catalog: a text result translated whole, a dict result's top-level texts
+    translated; and up to the values the variant renders by its own policy (`renderings`)."""
     try:
         parsed_source, parsed_target = json.loads(source), json.loads(target)
     except ValueError:
         return target == catalog.translate(source)
+    if renderings:
+        return _equal_modulo(parsed_source, parsed_target, renderings)
     if isinstance(parsed_source, dict) and isinstance(parsed_target, dict):
         expected = {k: catalog.translate(v) if isinstance(v, str) else v for k, v in parsed_source.items()}
         return expected == parsed_target
@@ -55,6 +76,10 @@ def check_behavior(
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
     db_translated = any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact.endswith(("db.json", "db.toml")))
+    renderings = infer_policy(ctx).renderings_of()
+    # a DB whose kept values the variant renders its own way hashes differently by design: the
+    # consistency layer judges those values, replays judge rewards, errors and results modulo them
+    db_rendered = bool(renderings)
     findings: list[Finding] = []
     initial_changed: list[str] = []
 
@@ -79,16 +104,16 @@ def check_behavior(
                 if a.error:
                     same = b.output == "Error: " + catalog.translate(a.output.removeprefix("Error: "))
                 else:
-                    same = db_translated or _same_result(a.output, b.output, catalog)
+                    same = db_translated or _same_result(a.output, b.output, catalog, renderings)
                 if not same:
                     add("tool_result_changed", task_id, f"call {index} ({a.name}) returns something else", a.output, b.output, Severity.MAJOR)
                     break
         same_start = (sn.final_db_sha256, sn.final_user_db_sha256) == (tn.final_db_sha256, tn.final_user_db_sha256)
         if not same_start:
             initial_changed.append(task_id)
-        elif not db_translated and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):
+        elif not (db_translated or db_rendered) and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):
             add("final_state_changed", task_id, "final DB state after the golden actions differs", str(sg.final_db_sha256), str(tg.final_db_sha256))
-    if initial_changed and not db_translated:  # one changed DB value shows in every task: report it once
+    if initial_changed and not (db_translated or db_rendered):  # one changed DB value shows in every task: report it once
         db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
         findings.append(make_finding(validator_id, Layer.BEHAVIOR, "initial_state_changed", Severity.CRITICAL, db_artifact, "<initial DB state>",
                                      f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)", source=", ".join(initial_changed[:5])))

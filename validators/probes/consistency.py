@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from babelflow.ir import TranslationType
+import json
+import re
+
+from babelflow.ir import LinkKind, TranslationType
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.probes.policy import POLICY_KIND, infer_policy
 
 
 def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
     skip = {s.artifact for s in suppressed if s.layer is Layer.CONSISTENCY}
     findings: list[Finding] = []
+    policy = infer_policy(ctx)
+    findings += _policy_notes(policy, validator_id)
+    findings += _collisions(policy, validator_id)
     canonical_targets: dict[tuple[str, str], list[tuple]] = defaultdict(list)
     map_targets = ctx.canonical_map.lookup() if ctx.canonical_map else {}
     canonical_by_value: dict[str, str] = {}
@@ -21,11 +28,19 @@ def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: lis
             continue
         target = ctx.target_text(element)
         if element.translation_type is TranslationType.PRESERVE:
+            if target != element.source_text and element.source_text in policy.renderings and element.locator.kind != "markdown_block":
+                continue  # rendered one way everywhere: reported once per entity class below
             if target != element.source_text:
                 severity = Severity.CRITICAL if element.locator.kind != "markdown_block" else Severity.MAJOR
+                others = policy.inconsistent.get(element.source_text)
+                detail = {"typing_rule": element.typing_rule}
+                if others:
+                    detail["renderings"] = "; ".join(f"{t!r}×{n}" for t, n in others.most_common(5))
+                message = f"Preserve field ({element.preserve_reason.value}) changed" + (f": the value is rendered {len(others)} ways across the variant" if others else "")
                 findings.append(
-                    make_finding(validator_id, Layer.CONSISTENCY, "preserved_value_changed", severity, element.artifact, element.role + _path(element), f"Preserve field ({element.preserve_reason.value}) changed",
-                                 element_id=element.id, source=element.source_text, target=target, detail={"typing_rule": element.typing_rule})
+                    make_finding(validator_id, Layer.CONSISTENCY, "preserved_value_changed", severity, element.artifact, element.role + _path(element), message,
+                                 element_id=element.id, source=element.source_text, target=target, detail=detail,
+                                 pattern=f"{element.source_text!r} rendered {len(others)} ways" if others else None)
                 )
         elif element.translation_type is TranslationType.TRANSLATE_CANONICAL:
             canonical_targets[(element.canonical_group or "default", element.source_text)].append((element, target))
@@ -39,7 +54,7 @@ def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: lis
                     make_finding(validator_id, Layer.CONSISTENCY, "canonical_inconsistent", Severity.CRITICAL, element.artifact, element.role + _path(element),
                                  f"canonical {group} term rendered differently from its reviewed rendering", element_id=element.id, source=source, target=target, detail={"expected": expected})
                 )
-    findings += _references(ctx, validator_id, skip, canonical_targets, map_targets)
+    findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     findings += _overlay(ctx, validator_id)
     return findings
 
@@ -49,9 +64,53 @@ def _path(element) -> str:
     return " @ " + ("$" + "".join(f"[{p!r}]" for p in locator.path) if hasattr(locator, "path") else f"block {getattr(locator, 'block_index', '?')}")
 
 
-def _references(ctx, validator_id, skip, canonical_targets, map_targets) -> list[Finding]:
-    """Inline tokens of translated prose must still be there (canonical ones in their rendering)."""
+def _policy_notes(policy, validator_id: str) -> list[Finding]:
+    """One note per entity class whose values the variant renders one consistent way."""
+    notes = []
+    for name, mapping in sorted(policy.classes.items()):
+        first = policy.elements[name][0]
+        example = next(iter(mapping.items()))
+        notes.append(
+            make_finding(validator_id, Layer.CONSISTENCY, POLICY_KIND, Severity.NOTE, first.artifact, f"entity class {name}",
+                         f"{len(mapping)} {name} value(s) rendered one consistent way in {policy.occurrences[name]} field(s) (e.g. {example[0]!r} -> {example[1]!r}): "
+                         "a canonical policy of this variant, not a defect",
+                         source=example[0], target=example[1], pattern=name,
+                         detail={"entity_class": name, "values": str(len(mapping)), "fields": str(policy.occurrences[name]), "map": json.dumps(mapping, ensure_ascii=False, sort_keys=True)})
+        )
+    return notes
+
+
+def _collisions(policy, validator_id: str) -> list[Finding]:
+    """Two kept values given one rendering cannot be told apart any more (two products, one name)."""
+    out = []
+    for rendering, values in sorted(policy.collisions().items()):
+        element = policy.first.get(values[0])
+        artifact = element.artifact if element else "<variant>"
+        out.append(make_finding(validator_id, Layer.CONSISTENCY, "renderings_collide", Severity.CRITICAL, artifact, f"rendering {rendering!r}",
+                                f"{len(values)} different kept values are all rendered {rendering!r} ({', '.join(map(repr, values))}): they can no longer be told apart",
+                                source=" | ".join(values), target=rendering, pattern=f"{rendering!r}"))
+    return out
+
+
+def _same_parts(token: str, folded_target: str) -> bool:
+    parts = re.findall(r"\w+", token.casefold())
+    words = set(re.findall(r"\w+", folded_target))
+    return bool(parts) and all(p in words for p in parts)
+
+
+def _link_kinds(ctx) -> dict[str, set]:
+    kinds: dict[str, set] = {}
+    for group in ctx.ir.link_groups:
+        kinds.setdefault(group.value, set()).update(group.kinds)
+    return kinds
+
+
+def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy) -> list[Finding]:
+    """Inline tokens of translated prose must still be there (canonical ones in their rendering,
+    values the variant renders by an inferred policy in that rendering)."""
     rendering = {source: (map_targets[(g, source)].target if (g, source) in map_targets else Counter(t for _, t in items).most_common(1)[0][0]) for (g, source), items in canonical_targets.items()}
+    kinds = _link_kinds(ctx)
+    all_renderings = policy.renderings_of()
     findings = []
     for element in ctx.translatable():
         if element.artifact in skip or not element.inline_tokens or element.locator.kind == "python_literal":
@@ -59,15 +118,34 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets) -> list
         target = ctx.target_text(element)
         if target is None:
             continue
+        folded = target.casefold()
         for token in element.inline_tokens:
             wanted = rendering.get(token, token)
-            if target.count(wanted) < element.source_text.count(token):
-                kind = "canonical_term_not_used" if token in rendering else "reference_lost"
-                findings.append(
-                    make_finding(validator_id, Layer.CONSISTENCY, kind, Severity.CRITICAL, element.artifact, element.role + _path(element),
-                                 f"{token!r} no longer appears as {wanted!r} in the translation", element_id=element.id, source=element.source_text, target=target, detail={"token": token})
-                )
-                break
+            inferred = policy.renderings.get(token)
+            if target.count(wanted) >= element.source_text.count(token):
+                continue
+            renderings = [inferred] if inferred is not None else [t for t in policy.inconsistent.get(token, ()) if t != token]
+            if any(r.casefold() in folded for r in renderings):
+                continue  # one of the variant's own renderings of the value
+            if any(re.search(rf"\b{re.escape(token)}\b", value) and any(t.casefold() in folded for t in all_renderings.get(value, ())) for value in policy.first):
+                continue  # part of a longer kept value ('Wireless' in 'Wireless Earbuds') the variant renders
+            digits = re.findall(r"\d+", token)
+            if token not in rendering and digits and all(d in re.findall(r"\d+", target) for d in digits):
+                continue  # a measure whose unit the translation writes in its language ('15-inch' -> '15 นิ้ว')
+            if token not in rendering and _same_parts(token, folded):
+                continue  # same value in another case, spacing or word order ('13-inch' -> '13 inch')
+            kind = "canonical_term_not_used" if token in rendering else "reference_lost"
+            # prose is read by a model (user simulator, agent): wrong there is major; a policy
+            # value the agent must pass to a tool verbatim (a cancel reason) changes behaviour
+            acts_on = ctx._spec_by_path.get(element.artifact) is not None and ctx._spec_by_path[element.artifact].role.value == "policy" and LinkKind.TOOL_ARGUMENT in kinds.get(token, set())
+            severity = Severity.CRITICAL if kind == "canonical_term_not_used" or acts_on else Severity.MAJOR
+            also = f" nor as the variant's rendering {inferred!r}" if inferred else ""
+            findings.append(
+                make_finding(validator_id, Layer.CONSISTENCY, kind, severity, element.artifact, element.role + _path(element),
+                             f"{token!r} no longer appears as {wanted!r}{also} in the translation", element_id=element.id, source=element.source_text, target=target,
+                             detail={"token": token}, pattern=f"{token!r}")
+            )
+            break
     return findings
 
 

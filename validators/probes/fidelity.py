@@ -10,8 +10,10 @@ import unicodedata
 from collections import Counter
 
 from analyzers.heuristics import WORD
+from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _ANSWER = re.compile(r"^\W*(sure|certainly|of course|here is|here's|as an ai|i cannot|i can't|i'm sorry|translation)\b", re.I)
@@ -19,7 +21,7 @@ _COMMENTARY = re.compile(r"\((note|translator'?s? note|nb)\b|\btranslator'?s not
 _SCRIPTS = {"Han": ("zh", "ja"), "Devanagari": ("hi", "mr", "ne"), "Arabic": ("ar", "fa", "ur"), "Cyrillic": ("ru", "uk", "bg"), "Thai": ("th",), "Hangul": ("ko",)}
 EN_XA_MARKS = set("åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
 RLO = "\u202e"
-LENGTH_RATIO = (0.5, 3.5)
+_PATH_LIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)+")  # a file path is a value, never prose
 
 
 def _plain(text: str) -> str:
@@ -70,6 +72,27 @@ def language_problem(text: str, source: str, language: str, tokens: list[str], p
     return None if share >= 0.3 else f"only {share:.0%} of letters are {expected}"
 
 
+def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str] | None:
+    """Numbers compared by value in each side's CLDR forms ('$8,276.23' = '8.276,23 đô la');
+    a month the source names may appear as its number ('April 2023' -> 'tháng 4 năm 2023')."""
+    source_data, target_data = language_data("en"), language_data(language)
+    if re.search(r"\d:\d\d", source):  # CLDR times: "2:30 AM" may become "pukul 02.30" (id)
+        target = re.sub(r"\b(\d{1,2})\.(\d{2})\b", r"\1:\2", target)
+    expected = Counter(numbers_in(source, source_data))
+    found = Counter(numbers_in(target, target_data))
+    if expected == found:
+        return None
+    extra = found - expected
+    for month in month_numbers(source, source_data) + spelled_numbers(source, source_data):
+        for form in (str(month), f"{month:02d}"):
+            if extra.get(form):
+                extra[form] -= 1
+                break
+    if +extra or +(expected - found):
+        return " ".join(sorted(expected.elements())), " ".join(sorted(found.elements()))
+    return None
+
+
 def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
     skip = {s.artifact for s in suppressed if s.layer is Layer.FIDELITY}
     findings: list[Finding] = []
@@ -83,6 +106,7 @@ def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[S
         if target is None:
             continue
         findings += _checked_pair(validator_id, element, target, ctx, pack_key)
+    findings += check_language(ctx, validator_id, skip)
     if ctx.overlay is not None:
         for text in ctx.overlay.texts:
             findings += _check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language, ctx.pack)
@@ -122,15 +146,18 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
     out: list[Finding] = []
     if "⟦" in target:
         out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
-    if target == source and WORD.search(_without_tokens(source, tokens)):
-        return out + [finding("untranslated", Severity.MAJOR, "text was copied through untranslated")]
-    if Counter(_DIGITS.findall(source)) != Counter(_DIGITS.findall(target)):
-        out.append(finding("number_changed", Severity.CRITICAL, "numbers differ between source and translation", source_numbers=" ".join(_DIGITS.findall(source)), target_numbers=" ".join(_DIGITS.findall(target))))
+    if target == source and WORD.search(_without_tokens(source, tokens)) and not _PATH_LIKE.fullmatch(source.strip()):
+        # metadata no model reads (task issues, descriptions) left in English is cosmetic
+        severity = Severity.MINOR if any(part in location for part in READ_BY_NO_MODEL) else Severity.MAJOR
+        return out + [finding("untranslated", severity, "text was copied through untranslated")]
+    changed = _numbers_changed(source, target, language)
+    if changed:
+        out.append(finding("number_changed", Severity.CRITICAL, "numbers differ between source and translation", source_numbers=changed[0], target_numbers=changed[1]))
     for token in tokens:
         if target.count(token) > source.count(token):
             out.append(finding("token_duplicated", Severity.MAJOR, f"protected token {token!r} appears more often than in the source", token=token))
             break
-    problem = language_problem(target, source, language, tokens, pack)
+    problem = None if _PATH_LIKE.fullmatch(source.strip()) else language_problem(target, source, language, tokens, pack)
     if problem:
         out.append(finding("wrong_language", Severity.MAJOR, problem))
     if _ANSWER.search(_plain(target)) and not _ANSWER.search(source):
@@ -139,8 +166,10 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         out.append(finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source"))
     if len(source.strip()) >= 20:
         ratio = len(target) / max(1, len(source))
-        if not LENGTH_RATIO[0] <= ratio <= LENGTH_RATIO[1]:
-            out.append(finding("length_ratio_outlier", Severity.MAJOR, f"length ratio {ratio:.2f} outside {LENGTH_RATIO}", ratio=f"{ratio:.2f}"))
+        data = language_data(language)
+        low, high = data.length_band
+        if not low <= ratio <= high:
+            out.append(finding("length_ratio_outlier", Severity.MAJOR, f"length ratio {ratio:.2f} outside {language}'s expected ({low}, {high})", ratio=f"{ratio:.2f}", band_from=data.length_source))
     mirrored = language == "ar-XB" or (pack is not None and pack.offline_rendering == "mirrored")
     if mirrored and RLO in target:  # each source letter run is one right-to-left run or a kept token
         words = len(WORD.findall(source))

@@ -1,0 +1,149 @@
+"""Per-language facts the validators need, from data files and CLDR, for any BCP 47 tag.
+
+`data/language_data.toml` holds what was measured on real translations (length ratios) and what
+a reviewer knows (loanwords); a tag without an entry falls back to its script's entry, the script
+coming from CLDR likely-subtags (langcodes). Number symbols and month names come from CLDR
+(babel). Pseudo-locales (en-XA, ar-XB) are not CLDR locales: they get English CLDR data.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+_DATA = Path(__file__).with_name("data") / "language_data.toml"
+_FALLBACK_BAND = (0.3, 3.5)  # unknown script: only gross cuts and duplications are flagged
+_BAND_MARGIN = (0.6, 1.5)  # observed [p1, p99] widened: free translation varies, cuts do not
+
+
+@dataclass(frozen=True)
+class LanguageData:
+    tag: str
+    script: str
+    length_observed: tuple[float, float, float]  # [p1, median, p99] of target/source characters
+    length_source: str  # "language", "script" or "fallback": where the band came from
+    loanwords: frozenset[str] = field(default_factory=frozenset)
+    unspaced: bool = False
+    decimal: str = "."
+    group: str = ","
+    months: dict[str, int] = field(default_factory=dict)  # lowercase month name/abbreviation -> 1..12
+    number_words: tuple[str, ...] = ()  # number words 0.. of the language, index = value
+
+    @property
+    def length_band(self) -> tuple[float, float]:
+        low, _, high = self.length_observed
+        return (round(low * _BAND_MARGIN[0], 2), round(high * _BAND_MARGIN[1], 2))
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict:
+    return tomllib.loads(_DATA.read_text(encoding="utf-8"))
+
+
+def script_of_tag(tag: str) -> str:
+    """ISO 15924 script of a tag (CLDR likely subtags); pseudo-locales by what they render."""
+    import langcodes
+
+    if tag == "ar-XB":
+        return "Arab"
+    try:
+        return langcodes.Language.get(tag).maximize().script or "Latn"
+    except (ValueError, LookupError):
+        return "Latn"
+
+
+@lru_cache(maxsize=64)
+def language_data(tag: str) -> LanguageData:
+    table = _table()
+    languages = table.get("languages", {})
+    script = script_of_tag(tag)
+    entry = languages.get(tag) or languages.get(tag.split("-")[0]) or {}
+    if "length" in entry:
+        observed, origin = tuple(entry["length"]), "language"
+    elif script in table.get("scripts", {}):
+        observed, origin = tuple(table["scripts"][script]), "script"
+    else:
+        observed, origin = (_FALLBACK_BAND[0] / _BAND_MARGIN[0], 1.0, _FALLBACK_BAND[1] / _BAND_MARGIN[1]), "fallback"
+    decimal, group, months = _cldr_numbers_and_months(tag)
+    return LanguageData(
+        tag=tag, script=script, length_observed=observed, length_source=origin,
+        loanwords=frozenset(w.lower() for w in entry.get("loanwords", []) + table.get("names_everywhere", [])),
+        unspaced=script in table.get("unspaced_scripts", []),
+        decimal=decimal, group=group, months=months, number_words=tuple(entry.get("number_words", ())),
+    )
+
+
+def _cldr_numbers_and_months(tag: str) -> tuple[str, str, dict[str, int]]:
+    from babel import Locale, UnknownLocaleError
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    try:
+        locale = Locale.parse(tag, sep="-")
+    except (UnknownLocaleError, ValueError):
+        locale = Locale.parse("en")
+    months: dict[str, int] = {}
+    for width in ("wide", "abbreviated"):
+        for context in ("format", "stand-alone"):
+            for number, name in locale.months[context][width].items():
+                months[name.lower().rstrip(".")] = number
+    return get_decimal_symbol(locale), get_group_symbol(locale), months
+
+
+# ---- numbers ---------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d+)*")
+
+
+def numbers_in(text: str, data: LanguageData) -> list[str]:
+    """Numeric values written in `text`, read with the language's CLDR symbols or the English
+    ones (a translation may keep either): vi '8.276,23' and '8,276.23' both give '8276.23'."""
+    return [_normalize(m.group(0), data) for m in _NUMBER.finditer(text)]
+
+
+def _normalize(raw: str, data: LanguageData) -> str:
+    compact = raw.replace("\u00a0", " ").replace("\u202f", " ")
+    # the language's own symbols first: vi '1.628' is one thousand six hundred and twenty-eight
+    for decimal, group in ((data.decimal, data.group.replace("\u00a0", " ").replace("\u202f", " ")), (".", ",")):
+        candidate = compact
+        if group and group != decimal and group in candidate:
+            head, _, tail = candidate.partition(decimal) if decimal in candidate else (candidate, "", "")
+            parts = head.split(group)
+            if all(len(p) == 3 for p in parts[1:]) and 1 <= len(parts[0]) <= 3:
+                candidate = "".join(parts) + (decimal + tail if tail else "")
+        if re.fullmatch(r"\d+", candidate):
+            return str(int(candidate))  # "02" and "2" are one value (times, days)
+        if candidate.count(decimal) == 1 and re.fullmatch(r"\d+" + re.escape(decimal) + r"\d+", candidate):
+            return candidate.replace(decimal, ".")
+    return compact
+
+
+def month_numbers(text: str, data: LanguageData) -> list[int]:
+    """Months named in `text` (CLDR names of the language): 'April 2023' allows a '4' in
+    'tháng 4 năm 2023'."""
+    words = [w.rstrip(".") for w in re.findall(r"[^\W\d_]+\.?", text.lower())]
+    return [data.months[w] for w in words if len(w) >= 3 and w in data.months]
+
+
+def spelled_numbers(text: str, data: LanguageData) -> list[int]:
+    """Numbers written as words in `text` ("two problems"), from the language's number words."""
+    index = {word: value for value, word in enumerate(data.number_words)}
+    return [index[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in index]
+
+
+# ---- scripts ---------------------------------------------------------------------------------
+
+_SCRIPT_PREFIX = {"Thai": ("THAI",), "Laoo": ("LAO",), "Khmr": ("KHMER",), "Mymr": ("MYANMAR",), "Hans": ("CJK",), "Hant": ("CJK",),
+                  "Jpan": ("CJK", "HIRAGANA", "KATAKANA"), "Kore": ("HANGUL",), "Arab": ("ARABIC",), "Hebr": ("HEBREW",), "Deva": ("DEVANAGARI",),
+                  "Beng": ("BENGALI",), "Taml": ("TAMIL",), "Cyrl": ("CYRILLIC",), "Grek": ("GREEK",), "Geor": ("GEORGIAN",), "Armn": ("ARMENIAN",), "Ethi": ("ETHIOPIC",)}
+
+
+def in_script(char: str, script: str) -> bool:
+    """Is `char` a letter of `script` (ISO 15924)?"""
+    name = unicodedata.name(char, "")
+    if script == "Latn":
+        return name.startswith("LATIN")
+    return name.startswith(_SCRIPT_PREFIX.get(script, ("\0",)))

@@ -1,0 +1,221 @@
+"""Fidelity checks that need the whole variant and the target language, not one field pair.
+
+- source words left: English words inside target text. In a script other than Latin any
+  lowercase English word of the source is a leak; in a Latin-script target only the benchmark's
+  own literals (status and option values, DB field words such as "available") are, minus the
+  language's loanwords, plus whole English clauses a language identifier (lingua) confirms.
+  Protected tokens, names, kept values written as values ({'color': 'blue'}), units after a
+  number and glossary keeps are never leaks.
+- status rendering in ordinary prose: the variant's rendering of a status value (learned from
+  where the source quotes it, e.g. policy 'delivered') forced into a sentence where the source
+  uses the word as an ordinary verb ("to be delivered to Suite 641").
+- spacing around inserted terms, in scripts written without spaces between words.
+
+Findings carry a `pattern` (the word, the status, the term), so a reviewer sees one group per
+defect with all its occurrences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from babelflow.ir import PreserveReason, TranslationType
+from babelflow.language_data import LanguageData, language_data
+from validators.context import ValidationContext
+from validators.findings import Finding, Layer, Severity, make_finding
+from validators.probes.policy import infer_policy
+
+_LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
+_WORD = re.compile(rf"(?<![{_LATIN}0-9_@#./\\-])[A-Za-z]+(?:['-][A-Za-z]+)*(?![{_LATIN}0-9_@/\\])")
+_MASKS = re.compile(r"\{[^{}]*\}|\[[^\[\]]*\]|\S+@\S+|https?://\S+|\S*[_#/]\S*")
+_QUOTED = re.compile(r"'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|‘([^’\n]{1,60})’|“([^”\n]{1,60})”")
+# In a Latin-script target, kept catalogue values (colours, materials) are indistinguishable from
+# loanwords (Taglish "waterproof", Vietnamese "cotton"): only code literals count there.
+_VALUE_REASONS = {PreserveReason.ENUM_CODE}
+READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions")  # metadata and judge-only text: cosmetic
+
+
+def _is_pseudo(ctx: ValidationContext) -> bool:
+    return ctx.language in ("en-XA", "ar-XB") or (ctx.pack is not None and ctx.pack.offline_rendering is not None)
+
+
+def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+    if _is_pseudo(ctx) or ctx.language.split("-")[0] == "en":
+        return []  # pseudo-locales are judged by their rendering; English targets cannot leak English
+    data = language_data(ctx.language)
+    elements = [e for e in ctx.translatable() if e.artifact not in skip and e.locator.kind in ("data_value", "markdown_block")]
+    targets = {e.id: ctx.target_text(e) for e in elements}
+    vocabulary = _literal_vocabulary(ctx)
+    keeps_names = _names(elements)
+    keeps = {t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target} | keeps_names
+    statuses = _status_renderings(ctx, elements, targets)
+    policy = infer_policy(ctx)
+    findings: list[Finding] = []
+    seen: dict[tuple, list[tuple[str, str]]] = {}
+    for element in elements:
+        target = targets[element.id]
+        if not target or target == element.source_text:
+            continue  # missing, or copied whole (the `untranslated` check reports that)
+        key = (element.source_text, target, tuple(element.inline_tokens))
+        if key not in seen:
+            seen[key] = _leaks(element.source_text, target, element.inline_tokens, data, vocabulary, keeps, ctx.language)
+        severity = Severity.MINOR if any(part in element.role for part in READ_BY_NO_MODEL) else Severity.MAJOR
+        for word, kind_of in seen[key]:
+            findings.append(_finding(validator_id, "source_words_left", severity, element, target, f"English {kind_of} {word!r} left in the translation", f"English {word!r}", word=word))
+        findings += _status_in_prose(validator_id, element, target, statuses)
+        if data.unspaced:
+            terms = set(statuses.values()) | set(policy.renderings.values())
+            findings += _spacing(validator_id, element, target, terms, data)
+    return findings
+
+
+def _finding(validator_id: str, kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str) -> Finding:
+    return make_finding(validator_id, Layer.FIDELITY, kind, severity, element.artifact, element.role, message, element_id=element.id,
+                        source=element.source_text, target=target, detail=detail, pattern=pattern)
+
+
+# ---- source words left -----------------------------------------------------------------------
+
+
+def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
+    """Words the benchmark uses as code literals: enum values (statuses, reasons) and the DB's
+    field names. A tool that protects literals without context leaves exactly these in prose."""
+    cached = getattr(ctx, "_literal_vocabulary", None)
+    if cached is not None:
+        return cached
+    words: set[str] = set()
+    for element in ctx.ir.elements:
+        if element.translation_type is TranslationType.PRESERVE and element.preserve_reason in _VALUE_REASONS and len(element.source_text) <= 40:
+            words.update(w for w in re.findall(r"[a-z]+", element.source_text) if element.source_text.islower())
+    keys: set[str] = set()
+    for spec in ctx.specs:
+        if spec.role.value == "database":
+            _keys(ctx.source_document(spec), keys, 0)
+    # keys that carry data (option names like "battery life") are catalogue values, not field names
+    data_keys = {w for e in ctx.ir.elements if e.locator.kind == "data_key" and e.preserve_reason is PreserveReason.LINKED_ENTITY for w in re.split(r"[_ ]", e.source_text.lower())}
+    words |= keys - data_keys
+    ctx._literal_vocabulary = frozenset(w for w in words if len(w) >= 2)
+    return ctx._literal_vocabulary
+
+
+def _names(elements) -> set[str]:
+    """Words the source itself writes capitalized mid-sentence somewhere (PayPal, Visa): names,
+    kept in any language even where the source also writes them in lower case."""
+    names = set()
+    for element in elements:
+        for match in re.finditer(r"(?<=[a-z,] )([A-Z][A-Za-z]+)", element.source_text):
+            names.add(match.group(1).lower())
+    return names
+
+
+def _keys(node, words: set[str], depth: int) -> None:
+    if depth > 6:
+        return
+    if isinstance(node, dict):
+        for key, value in list(node.items())[:50]:  # record ids repeat one schema: a sample suffices
+            if isinstance(key, str) and re.fullmatch(r"[a-z][a-z_ ]*", key):
+                words.update(re.split(r"[_ ]", key))
+            _keys(value, words, depth + 1)
+    elif isinstance(node, list):
+        for value in node[:5]:
+            _keys(value, words, depth + 1)
+
+
+def _leaks(source: str, target: str, tokens: list[str], data: LanguageData, vocabulary: frozenset[str], keeps: set[str], language: str) -> list[tuple[str, str]]:
+    masked = target
+    for token in sorted(tokens, key=len, reverse=True):
+        masked = masked.replace(token, " ")
+    masked = _MASKS.sub(" ", masked)
+    source_words = set(_WORD.findall(_MASKS.sub(" ", source)))
+    latin_target = data.script == "Latn"
+    out: list[tuple[str, str]] = []
+    for match in _WORD.finditer(masked):
+        word = match.group(0)
+        lower = word.lower()
+        if word not in source_words or not word.islower() or len(word) < 2 or lower in data.loanwords or lower in keeps:
+            continue  # not the source's, a name or acronym, or ordinary vocabulary of the language
+        if re.search(rf"\d[\s-]*{re.escape(word)}\b", target):
+            continue  # a unit after a number ("17 inch")
+        if re.search(rf"\(\s*{re.escape(word)}\s*\)", target):
+            continue  # the English word given as a gloss after its translation: "cỡ vừa (medium)"
+        if latin_target and lower not in vocabulary:
+            continue
+        if (word, "word") not in out:
+            out.append((word, "word"))
+    if latin_target:
+        out += _english_clauses(masked, source_words, language)
+    return out
+
+
+_CLAUSE = re.compile(r"(?:[A-Za-z]+(?:['-][A-Za-z]+)*[ ,]+){4,}[A-Za-z]+")
+
+
+def _english_clauses(masked: str, source_words: set[str], language: str) -> list[tuple[str, str]]:
+    """Runs of five or more source words in a Latin-script target that lingua reads as English."""
+    from babelflow.language_id import identify, supported
+
+    if not supported(language):
+        return []
+    found = []
+    for match in _CLAUSE.finditer(masked):
+        words = re.findall(r"[A-Za-z]+(?:['-][A-Za-z]+)*", match.group(0))
+        if sum(w in source_words for w in words) / len(words) < 0.8:
+            continue
+        if identify(match.group(0), (language, "en"), min_letters=20) == "en":
+            found.append((match.group(0).strip(" ,"), "phrase"))
+    return found
+
+
+# ---- status renderings in ordinary prose -----------------------------------------------------
+
+
+def _status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, str]:
+    """status value -> the variant's rendering, learned where the source quotes the value and
+    the translation quotes the same number of things (policy: "status is 'delivered'")."""
+    statuses = {e.source_text for e in ctx.ir.elements if e.preserve_reason is PreserveReason.ENUM_CODE and e.source_text.islower() and re.fullmatch(r"[a-z]+(?: [a-z]+)?", e.source_text)}
+    seen: dict[str, Counter] = defaultdict(Counter)
+    for element in elements:
+        target = targets[element.id]
+        if not target or not any(t in statuses for t in element.inline_tokens):
+            continue
+        quoted_source = ["".join(g) for g in _QUOTED.findall(element.source_text)]
+        quoted_target = ["".join(g) for g in _QUOTED.findall(target)]
+        if len(quoted_source) != len(quoted_target):
+            continue
+        for value, rendering in zip(quoted_source, quoted_target):
+            if value in statuses and rendering != value:
+                seen[value][rendering] += 1
+    return {value: counts.most_common(1)[0][0] for value, counts in seen.items()}
+
+
+def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str, str]) -> list[Finding]:
+    out = []
+    for value, rendering in statuses.items():
+        if value in element.inline_tokens:
+            continue  # the source quotes the status itself: its rendering is right there
+        # "to be delivered to Suite 641": the verb, not the order status 'delivered'
+        if re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text) and rendering in target:
+            out.append(_finding(validator_id, "status_rendering_in_prose", Severity.MAJOR, element, target,
+                                f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: the sentence now says something else",
+                                f"status {value!r} as {rendering!r}", status=value, rendering=rendering))
+    return out
+
+
+# ---- spacing around inserted terms -----------------------------------------------------------
+
+
+def _spacing(validator_id: str, element, target: str, terms: set[str], data: LanguageData) -> list[Finding]:
+    from babelflow.language_data import in_script
+
+    out = []
+    for term in sorted(terms, key=len, reverse=True):
+        if not term or not in_script(term[0], data.script):
+            continue
+        for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):
+            before, after = target[match.start() - 2 : match.start() - 1], target[match.end() + 1 : match.end() + 2]
+            if before and after and in_script(before, data.script) and in_script(after, data.script):
+                out.append(_finding(validator_id, "spacing_artifact", Severity.MINOR, element, target,
+                                    f"spaces inserted around {term!r} in a script written without spaces between words", f"spaces around {term!r}", term=term))
+                break
+    return out

@@ -1,0 +1,115 @@
+"""What a variant made elsewhere decided about values babelflow would have kept.
+
+Another tool may translate catalogue values (product names) on purpose, the same way in the DB,
+the tasks and the golden actions. Such a value is a *canonical rendering*: reported once per
+entity class as a policy note carrying the inferred map (which `babelflow validate
+--save-inferred-map` writes as a canonical map), never once per occurrence. A value rendered two
+ways, or changed in one artifact and kept in a linked one, is a real inconsistency and stays
+critical. Behaviour decides the rest: merge() turns the notes critical when replays differ.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from babelflow.ir import TranslationType
+from validators.context import ValidationContext
+
+POLICY_KIND = "canonical_rendering_inferred"
+_SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_ ]*")
+
+
+@dataclass
+class InferredPolicy:
+    renderings: dict[str, str] = field(default_factory=dict)  # source value -> its one rendering
+    classes: dict[str, dict[str, str]] = field(default_factory=dict)  # entity class -> {source: target}
+    occurrences: Counter = field(default_factory=Counter)  # entity class -> fields following the policy
+    elements: dict[str, list] = field(default_factory=dict)  # entity class -> the elements (for the note's location)
+    inconsistent: dict[str, Counter] = field(default_factory=dict)  # value -> renderings seen (incl. kept)
+    first: dict[str, object] = field(default_factory=dict)  # changed value -> one element holding it
+
+    def renderings_of(self) -> dict[str, set[str]]:
+        """source value -> every rendering seen (to compare tool results modulo the policy)."""
+        seen = {source: {target} for source, target in self.renderings.items()}
+        for source, renderings in self.inconsistent.items():
+            seen[source] = set(renderings)
+        return seen
+
+    def collisions(self) -> dict[str, list[str]]:
+        """A rendering shared by several source values: two products now carry one name."""
+        sources: dict[str, set[str]] = defaultdict(set)
+        for source, targets in self.renderings_of().items():
+            for target in targets:
+                if target != source:
+                    sources[target].add(source)
+        return {target: sorted(values) for target, values in sources.items() if len(values) > 1}
+
+
+def entity_class(element) -> str:
+    """'linked_entity:name' for db.json.products.*.name and db.json.orders.*.items[*].name alike."""
+    names = _SEGMENT.findall(element.role.replace("{key}", ""))
+    return f"{element.preserve_reason.value if element.preserve_reason else 'preserve'}:{names[-1] if names else element.role}"
+
+
+def infer_policy(ctx: ValidationContext) -> InferredPolicy:
+    """Computed once per context (consistency and fidelity both read it)."""
+    cached = getattr(ctx, "_inferred_policy", None)
+    if cached is not None:
+        return cached
+    seen: dict[str, Counter] = defaultdict(Counter)
+    members: dict[str, list] = defaultdict(list)
+    for element in ctx.ir.elements:
+        if element.translation_type is not TranslationType.PRESERVE or element.locator.kind not in ("data_value", "data_key"):
+            continue
+        target = ctx.target_text(element)
+        if target is None:
+            continue
+        seen[element.source_text][target] += 1
+        members[element.source_text].append(element)
+    policy = InferredPolicy()
+    for value, renderings in seen.items():
+        changed = [t for t in renderings if t != value]
+        if not changed:
+            continue
+        policy.first[value] = members[value][0]
+        if len(renderings) == 1 and value.strip():
+            (target,) = renderings
+            policy.renderings[value] = target
+            classes = Counter(entity_class(e) for e in members[value])
+            name = classes.most_common(1)[0][0]
+            policy.classes.setdefault(name, {})[value] = target
+            policy.occurrences[name] += sum(renderings.values())
+            policy.elements.setdefault(name, []).extend(members[value][:1])
+        else:
+            policy.inconsistent[value] = renderings
+    ctx._inferred_policy = policy
+    return policy
+
+
+def inferred_canonical_map(failures, benchmark: str, language: str):
+    """The policy notes of a failure set as a canonical map (unreviewed: a reviewer confirms it)."""
+    import json
+
+    from translators.canonical_map import CanonicalEntry, CanonicalMap
+
+    cmap = CanonicalMap(benchmark=benchmark, language=language)
+    for finding in failures.findings:
+        if finding.kind != POLICY_KIND:
+            continue
+        detail = finding.evidence[0].detail
+        for source, target in json.loads(detail.get("map", "{}")).items():
+            cmap.upsert(CanonicalEntry(group=detail.get("entity_class", "inferred"), source=source, target=target, origin="translator",
+                                       origin_detail="inferred from the variant's own consistent rendering", note="babelflow validate --save-inferred-map"))
+    return cmap
+
+
+def save_inferred_map(failures, path) -> int:
+    from pathlib import Path
+
+    from translators.canonical_map import save_canonical_map
+
+    cmap = inferred_canonical_map(failures, failures.benchmark, failures.language)
+    save_canonical_map(cmap, Path(path))
+    return len(cmap.entries)
