@@ -170,6 +170,7 @@ def validate(
     source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the failure set as JSON here."),
     validators: str = typer.Option("", "--validators", help="Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M (default: probes only)."),
+    save_inferred_map_to: Optional[Path] = typer.Option(None, "--save-inferred-map", help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here."),
 ) -> None:
     """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
 
@@ -202,17 +203,25 @@ def validate(
         report_costs(costs.report(), console, settings.resolved_state_dir() / "costs" / benchmark / lang / "validate.json", f"{benchmark} {lang}: model usage")
     if json_out:
         save_record(failures, json_out)
-    table = Table(title=f"{benchmark} {lang}: {len(failures.findings)} findings")
-    for column in ("id", "layer", "kind", "severity", "where", "message"):
+    from validators.findings import group_findings, summarize
+    from validators.probes.policy import save_inferred_map
+
+    summary = failures.summary or summarize(failures.findings)
+    console.print(f"{benchmark} {lang}: {summary.line()}")  # the first line a reviewer reads
+    if save_inferred_map_to is not None:
+        saved = save_inferred_map(failures, save_inferred_map_to)
+        console.print(f"inferred canonical map: {saved} entries -> {save_inferred_map_to}")
+    table = Table(title=f"{benchmark} {lang}: {summary.groups} finding groups ({summary.findings} findings)")
+    for column in ("group", "severity", "layer/kind", "n", "where", "example"):
         table.add_column(column, overflow="fold")
-    for finding in failures.findings[:200]:
-        table.add_row(finding.id, finding.layer.value, finding.kind, finding.severity.value, f"{finding.artifact} {finding.location}", finding.message)
+    for group in group_findings(failures.findings)[:200]:
+        table.add_row(group.id, group.severity.value, f"{group.layer.value}/{group.kind}", str(len(group.finding_ids)), f"{group.artifact} {group.pattern}", group.example)
     console.print(table)
     for note in failures.notes[:3]:
         console.print(f"[dim]{note}[/]")
     for item in failures.suppressed[:10]:
         console.print(f"[yellow]suppressed[/] {item.layer.value} checks of {item.artifact}: {item.reason}")
-    if failures.findings:
+    if summary.blocking:  # notes (a policy of the variant, a file the harness supplies) need no fix
         raise typer.Exit(code=1)
 
 
