@@ -9,6 +9,7 @@ import json
 import re
 
 from babelflow.ir import LinkKind, TranslationType
+from babelflow.language_data import language_data, numbers_in
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.policy import POLICY_KIND, infer_policy
@@ -33,6 +34,8 @@ def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: lis
             if target != element.source_text:
                 severity = Severity.CRITICAL if element.locator.kind != "markdown_block" else Severity.MAJOR
                 others = policy.inconsistent.get(element.source_text)
+                if others and len({t.casefold() for t in others}) == 1 and element.source_text.casefold() not in {t.casefold() for t in others}:
+                    severity = Severity.MINOR  # one rendering in two letter cases: cosmetic
                 detail = {"typing_rule": element.typing_rule}
                 if others:
                     detail["renderings"] = "; ".join(f"{t!r}×{n}" for t, n in others.most_common(5))
@@ -129,8 +132,8 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
                 continue  # one of the variant's own renderings of the value
             if any(re.search(rf"\b{re.escape(token)}\b", value) and any(t.casefold() in folded for t in all_renderings.get(value, ())) for value in policy.first):
                 continue  # part of a longer kept value ('Wireless' in 'Wireless Earbuds') the variant renders
-            digits = re.findall(r"\d+", token)
-            if token not in rendering and digits and all(d in re.findall(r"\d+", target) for d in digits):
+            digits = numbers_in(token, language_data("en"))
+            if token not in rendering and digits and not Counter(digits) - Counter(numbers_in(target, language_data(ctx.language))):
                 continue  # a measure whose unit the translation writes in its language ('15-inch' -> '15 นิ้ว')
             if token not in rendering and _same_parts(token, folded):
                 continue  # same value in another case, spacing or word order ('13-inch' -> '13 inch')

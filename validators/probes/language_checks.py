@@ -24,7 +24,6 @@ from babelflow.ir import PreserveReason, TranslationType
 from babelflow.language_data import LanguageData, language_data
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
-from validators.probes.policy import infer_policy
 
 _LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
 _WORD = re.compile(rf"(?<![{_LATIN}0-9_@#./\\-])[A-Za-z]+(?:['-][A-Za-z]+)*(?![{_LATIN}0-9_@/\\])")
@@ -50,7 +49,10 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     keeps_names = _names(elements)
     keeps = {t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target} | keeps_names
     statuses = _status_renderings(ctx, elements, targets)
-    policy = infer_policy(ctx)
+    # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
+    # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
+    glossary_terms = set(statuses.values()) | {t.target for t in (ctx.pack.glossary if ctx.pack is not None else [])}
+    glossary_terms |= {e.target for e in (ctx.canonical_map.entries if ctx.canonical_map is not None else [])}
     findings: list[Finding] = []
     seen: dict[tuple, list[tuple[str, str]]] = {}
     for element in elements:
@@ -65,8 +67,7 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
             findings.append(_finding(validator_id, "source_words_left", severity, element, target, f"English {kind_of} {word!r} left in the translation", f"English {word!r}", word=word))
         findings += _status_in_prose(validator_id, element, target, statuses)
         if data.unspaced:
-            terms = set(statuses.values()) | set(policy.renderings.values())
-            findings += _spacing(validator_id, element, target, terms, data)
+            findings += _spacing(validator_id, element, target, glossary_terms, data)
     return findings
 
 
