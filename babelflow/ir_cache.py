@@ -4,7 +4,7 @@ Telecom's IR is 89 MB of JSON; parsing and validating it costs seconds and ~600 
 ~3,400 of its source texts and ~110 of its roles are distinct. Loaded elements therefore share
 their repeated strings, and the shared form is pickled next to the JSON. The pickle is a cache in
 the project's own state folder, never an input: it is used only when it was made from a JSON file
-of the same size and mtime by the same IR model code, and any problem falls back to the JSON.
+with the same content digest by the same IR model code, and any problem falls back to the JSON.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ def share_strings(document: IRDocument) -> IRDocument:
 
 
 def _stamp(path: Path) -> str:
-    stat = path.stat()
-    return f"{_MODEL_CODE}:{stat.st_size}:{stat.st_mtime_ns}"
+    """The JSON's content digest (an mtime can repeat for two writes within one clock tick)."""
+    return f"{_MODEL_CODE}:{hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()}"
 
 
 def sidecar_path(path: Path) -> Path:
@@ -60,7 +60,9 @@ def sidecar_path(path: Path) -> Path:
 
 
 def load_ir_cached(path: Path, benchmark: str) -> IRDocument:
-    """The IR at `path` (a JSON file babelflow wrote), through its binary sidecar when it is fresh."""
+    """The IR at `path` (a JSON file babelflow wrote), through its binary sidecar when it is fresh.
+
+    `load_document`-style callers must treat the result as read-only (it may be shared)."""
     path = Path(path)
     sidecar = sidecar_path(path)
     stamp = _stamp(path)

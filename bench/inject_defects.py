@@ -50,7 +50,7 @@ class Prepared:
         from flows.adapt import adapt
         from source_benchmarks import get_benchmark
         from translators.canonical_map import load_canonical_map
-        from validators.probes.behavior import _pairs
+        from validators.probes.behavior import replay_pairs_of
         from validators.run import validate_variant
 
         started = time.perf_counter()
@@ -61,7 +61,7 @@ class Prepared:
         self.canonical_map = load_canonical_map(result.paths.canonical_map, benchmark_id, language)
         self.source = get_benchmark(benchmark_id)
         console.log(f"{benchmark_id}: replaying the source once")
-        self.source_pairs = _pairs(self.source, self.source.task_ids(None))
+        self.source_pairs = replay_pairs_of(self.source, self.source.task_ids(None), "source replays")
         console.log(f"{benchmark_id}: validating the clean variant")
         self.clean = validate_variant(self.source, self.variant, self.ir, language, canonical_map=self.canonical_map, source_pairs=self.source_pairs)
         self.seconds = time.perf_counter() - started

@@ -64,7 +64,7 @@ def read_ir(path: Path, benchmark: str) -> IRDocument:
 
     Keyed on the file's identity (path, size, mtime): a rewritten IR is read again. Callers only read it."""
     stat = Path(path).stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)  # atomic writes give a new inode
     with _IR_LOCK:
         if key not in _IR_CACHE:
             _IR_CACHE.clear()  # keep at most one IR (telecom's holds 170k elements)
@@ -77,7 +77,7 @@ def keep_ir(path: Path, document: IRDocument) -> None:
     stat = Path(path).stat()
     with _IR_LOCK:
         _IR_CACHE.clear()
-        _IR_CACHE[(str(path), stat.st_size, stat.st_mtime_ns)] = document
+        _IR_CACHE[(str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)] = document
     remember(path, document)
 
 
