@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 
-def start_server(home: Path, timeout: float = 60) -> tuple[subprocess.Popen, str, float]:
+def start_server(home: Path, timeout: float = 240) -> tuple[subprocess.Popen, str, float]:
     """Start `prefect server start` with PREFECT_HOME=home; returns (process, API URL, boot seconds)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
