@@ -14,10 +14,13 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from babelflow.ir import TranslationType
+from babelflow.ir import PreserveReason, TranslationType
 from validators.context import ValidationContext
 
 POLICY_KIND = "canonical_rendering_inferred"
+# values another tool may render by policy: catalogue entities and enum values, never identifiers
+RENDERABLE = {PreserveReason.LINKED_ENTITY, PreserveReason.ENUM_CODE}
+MIN_POLICY_VALUES = 3  # a policy is a pattern over an entity class, seen on several values
 _SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_ ]*")
 
 
@@ -69,21 +72,29 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         seen[element.source_text][target] += 1
         members[element.source_text].append(element)
     policy = InferredPolicy()
+    candidates: dict[str, dict[str, str]] = defaultdict(dict)  # entity class -> {value: its one rendering}
     for value, renderings in seen.items():
         changed = [t for t in renderings if t != value]
         if not changed:
             continue
-        policy.first[value] = members[value][0]
-        if len(renderings) == 1 and value.strip():
+        holders = members[value]
+        if not all(e.preserve_reason in RENDERABLE for e in holders) or not value.strip():
+            continue  # ids, numbers, emails, dates: never a rendering policy, always a defect
+        policy.first[value] = holders[0]
+        if len(renderings) == 1 and len(holders) >= 2:
             (target,) = renderings
-            policy.renderings[value] = target
-            classes = Counter(entity_class(e) for e in members[value])
-            name = classes.most_common(1)[0][0]
-            policy.classes.setdefault(name, {})[value] = target
-            policy.occurrences[name] += sum(renderings.values())
-            policy.elements.setdefault(name, []).extend(members[value][:1])
-        else:
+            candidates[Counter(entity_class(e) for e in holders).most_common(1)[0][0]][value] = target
+        elif len(renderings) > 1:
             policy.inconsistent[value] = renderings
+    for name, mapping in candidates.items():
+        if len(mapping) < MIN_POLICY_VALUES:
+            for value in mapping:  # one or two renamed values are an edit, not a policy
+                policy.first.pop(value, None)
+            continue
+        policy.classes[name] = mapping
+        policy.renderings.update(mapping)
+        policy.occurrences[name] = sum(sum(seen[v].values()) for v in mapping)
+        policy.elements[name] = [members[v][0] for v in mapping]
     ctx._inferred_policy = policy
     return policy
 
