@@ -115,12 +115,9 @@ def test_real_variant_blocks_with_at_most_150_groups_and_behaves_like_its_source
     failures, groups, _ = validated(language)
     assert failures.summary is not None and failures.summary.blocking  # `babelflow validate` exits 1
     assert failures.summary.groups == len(groups) <= 150
-    # τ²'s own replays agree on every task (rewards, tool errors, do-nothing): the translated
-    # catalogue is a policy, not a behaviour change; a tool result may differ only where two
-    # products were given one name (the catalogue listing then loses one)
-    behaviour = [f for f in failures.findings if f.layer is Layer.BEHAVIOR]
-    assert all(f.kind == "tool_result_changed" for f in behaviour)
-    assert not behaviour or _groups_of(groups, "renderings_collide")
+    # τ²'s own replays agree on every task, tool results compared modulo the variant's renderings
+    # (a rendering two values share, 'Ấm đun nước siêu tốc' for two kettles in vi, included)
+    assert not [f for f in failures.findings if f.layer is Layer.BEHAVIOR]
 
 
 @pytest.mark.slow

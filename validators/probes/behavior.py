@@ -37,8 +37,10 @@ def _equal_modulo(source: Any, target: Any, renderings: dict[str, set[str]]) -> 
         if len(source) != len(target):
             return False
         for key, value in source.items():
-            match = key if key in target else next((k for k in renderings.get(key, ()) if k in target), None)
-            if match is None or not _equal_modulo(value, target[match], renderings):
+            # a rendering may name another value too ('Ấm đun nước siêu tốc' for two kettles):
+            # the key matches if any of its renderings holds an equal value
+            candidates = [key] if key in target else [k for k in renderings.get(key, ()) if k in target]
+            if not any(_equal_modulo(value, target[k], renderings) for k in candidates):
                 return False
         return True
     return source == target
