@@ -44,11 +44,23 @@ GLOSSARY = {"task": "任务", "order": "订单", "refund": "退款", "reservatio
 _TERMS = re.compile(r"(?<![\w⟦])(" + "|".join(GLOSSARY) + r")(?!\w)", re.I)
 
 
+_WORD = re.compile(r"[A-Za-z]+")
+_BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
+
+
+def _ideographs(word: str) -> str:
+    """One ideograph per two letters of a word (a real translation is ~0.3–0.5 of English's length)."""
+    seed = sum(map(ord, word.lower()))
+    return "".join(chr(0x4E00 + (seed * 7 + 13 * i) % 0x5000) for i in range(max(1, len(word) // 2)))
+
+
 def han(text: str) -> str:
-    """Deterministic 'Chinese': glossary words, then one ideograph per ASCII letter; digits,
-    punctuation, whitespace and placeholders are unchanged."""
+    """Deterministic 'Chinese' shaped like the real thing, so language-aware validators accept it:
+    glossary words, then one ideograph per two letters of each English word and no spaces between
+    ideographs (about half the source's characters); digits, punctuation and placeholders are unchanged."""
     text = _TERMS.sub(lambda m: GLOSSARY[m.group().lower()], text)
-    return _LETTER.sub(lambda m: chr(0x4E00 + (ord(m.group()) - 65) * 11), text)
+    text = _WORD.sub(lambda m: _ideographs(m.group()), text)
+    return _BETWEEN_HAN.sub("", text)
 
 
 def tokens(text: str) -> int:
