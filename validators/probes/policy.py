@@ -20,7 +20,7 @@ from validators.context import ValidationContext
 POLICY_KIND = "canonical_rendering_inferred"
 # values another tool may render by policy: catalogue entities and enum values, never identifiers
 RENDERABLE = {PreserveReason.LINKED_ENTITY, PreserveReason.ENUM_CODE}
-MIN_POLICY_VALUES = 3  # a policy is a pattern over an entity class, seen on several values
+MIN_POLICY_VALUES = 1  # one value rendered one way in every field that holds it (>= 2) is already a policy
 _SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_ ]*")
 
 
@@ -88,7 +88,7 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
             policy.inconsistent[value] = renderings
     for name, mapping in candidates.items():
         if len(mapping) < MIN_POLICY_VALUES:
-            for value in mapping:  # one or two renamed values are an edit, not a policy
+            for value in mapping:  # too few values to call it a policy
                 policy.first.pop(value, None)
             continue
         policy.classes[name] = mapping
