@@ -16,27 +16,13 @@ import json
 import threading
 
 from source_benchmarks.tau2.evaluation import ChatReply
+from translators.providers.clients import openai_client, sdk_error
 from translators.providers.config import ProviderConfig, parse_spec
 from translators.providers.costs import CostLedger, estimate_tokens
 from translators.providers.families import openai_sdk_params, plan_request
-from translators.providers.resilience import ProviderError, TransientError, call_with_retries
+from translators.providers.resilience import TransientError, call_with_retries
 
 DASHSCOPE_COMPATIBLE = "https://dashscope.aliyuncs.com/compatible-mode/v1"
-
-
-def _classify(config: ProviderConfig, exc: Exception, sdk) -> Exception:
-    """Retry what can pass on its own (429, 5xx, timeouts, garbled bodies); stop on the rest."""
-    if isinstance(exc, sdk.APIStatusError):
-        status, message = exc.status_code, str(getattr(exc, "message", exc))[:300]
-        if status in (408, 409, 425, 429) or status >= 500:
-            retry_after = exc.response.headers.get("retry-after")
-            return TransientError(f"HTTP {status}: {message}", float(retry_after) if retry_after and retry_after.replace(".", "", 1).isdigit() else None)
-        return ProviderError(f"{config.label} refused the request (HTTP {status}): {message}", fix="check the key, the model name and the base URL in the spec")
-    if isinstance(exc, (sdk.APITimeoutError, sdk.APIConnectionError)):
-        return TransientError(f"{type(exc).__name__}")
-    if isinstance(exc, (ValueError, TypeError, KeyError, sdk.APIResponseValidationError)):
-        return TransientError(f"malformed response body ({type(exc).__name__})")
-    return exc
 
 
 class _OpenAITools:
@@ -45,18 +31,22 @@ class _OpenAITools:
 
         self.sdk, self.config = openai, config
         base_url = config.base_url or (DASHSCOPE_COMPATIBLE if config.provider == "dashscope" else None)
-        self.client = openai.OpenAI(api_key=config.key.reveal() if config.key else "not-needed", base_url=base_url, timeout=config.timeout, max_retries=0)
+        self.client, self.extra_headers = openai_client(config, base_url)  # no OpenAI-account key or header to anyone else
 
     def turn(self, messages: list[dict], tools: list[dict] | None) -> tuple[ChatReply, int | None, int | None]:
         extra = {"tools": tools, "tool_choice": "auto"} if tools else {}
         try:
             # only what this model family accepts (translators/providers/families.py)
-            response = self.client.chat.completions.create(model=self.config.model, messages=messages, **openai_sdk_params(self.config), **extra)
+            response = self.client.chat.completions.create(model=self.config.model, messages=messages, extra_headers=self.extra_headers or None, **openai_sdk_params(self.config), **extra)
+            if not response.choices:
+                raise TransientError("empty reply: no choices")
             message = response.choices[0].message
             calls = [(c.id, c.function.name, json.loads(c.function.arguments or "{}")) for c in message.tool_calls or []]
             usage = response.usage
+        except TransientError:
+            raise
         except Exception as exc:  # noqa: BLE001 - classified, re-raised otherwise
-            raise _classify(self.config, exc, self.sdk) from None
+            raise sdk_error(self.config, exc, self.sdk) from None
         return ChatReply(message.content, calls), usage and usage.prompt_tokens, usage and usage.completion_tokens
 
 
@@ -92,8 +82,8 @@ class _AnthropicTools:
         extra = {"tools": [{"name": t["function"]["name"], "description": t["function"].get("description", ""), "input_schema": t["function"]["parameters"]} for t in tools]} if tools else {}
         try:
             response = self.client.messages.create(model=self.config.model, system=system, messages=history, **plan_request(self.config).params, **extra)
-        except Exception as exc:  # noqa: BLE001
-            raise _classify(self.config, exc, self.sdk) from None
+        except Exception as exc:  # noqa: BLE001 - classified, re-raised otherwise
+            raise sdk_error(self.config, exc, self.sdk) from None
         text = "".join(getattr(b, "text", "") for b in response.content if getattr(b, "type", None) == "text") or None
         calls = [(b.id, b.name, dict(b.input)) for b in response.content if getattr(b, "type", None) == "tool_use"]
         return ChatReply(text, calls), response.usage and response.usage.input_tokens, response.usage and response.usage.output_tokens

@@ -38,6 +38,7 @@ class ServerRecord(Record):
     prefect_home: Path
     log: Path
     started_at: str
+    ready: bool = True  # False while booting: a starter killed then leaves a record the next run adopts
 
 
 def record_path(settings: BabelflowSettings) -> Path:
@@ -104,18 +105,56 @@ def _start_lock(settings: BabelflowSettings) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def running_server(settings: BabelflowSettings) -> ServerRecord | None:
-    """The background server of this state folder, if its process lives and its API answers."""
+def _read_record(settings: BabelflowSettings) -> ServerRecord | None:
     path = record_path(settings)
     if not path.exists():
         return None
     try:
-        record = ServerRecord.model_validate_json(path.read_bytes())
+        return ServerRecord.model_validate_json(path.read_bytes())
     except ValueError:
         return None  # a damaged record is treated as no server; a new one overwrites it
-    if _alive(record.pid) and healthy(record.api_url):
+
+
+def running_server(settings: BabelflowSettings) -> ServerRecord | None:
+    """The background server of this state folder, if its process lives and its API answers."""
+    record = _read_record(settings)
+    if record is not None and _alive(record.pid) and healthy(record.api_url):
         return record
     return None
+
+
+def _adopt_or_end(settings: BabelflowSettings) -> ServerRecord | None:
+    """Under the start lock: a recorded server that lives but does not answer yet was started by a
+    run that was killed while it booted. Wait for it and adopt it, or end it: never a second
+    server on the same database."""
+    record = _read_record(settings)
+    if record is None or not _alive(record.pid):
+        return None
+    deadline = time.monotonic() + BOOT_TIMEOUT_S
+    while time.monotonic() < deadline and _alive(record.pid):
+        if healthy(record.api_url):
+            record = record.model_copy(update={"ready": True})
+            write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
+            return record
+        time.sleep(0.3)
+    _end(record.pid)
+    return None
+
+
+def _end(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        try:
+            os.waitpid(pid, os.WNOHANG)  # reap it if this process happens to be its parent
+        except ChildProcessError:
+            pass
+        time.sleep(0.2)
+    if _alive(pid):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def ensure_server(settings: BabelflowSettings) -> tuple[str, ServerRecord | None]:
@@ -126,7 +165,7 @@ def ensure_server(settings: BabelflowSettings) -> tuple[str, ServerRecord | None
     if user_api:
         return user_api, None
     with _start_lock(settings):
-        record = running_server(settings) or start_background(settings)
+        record = running_server(settings) or _adopt_or_end(settings) or start_background(settings)
     os.environ["PREFECT_API_URL"] = record.api_url
     return record.api_url, record
 
@@ -140,6 +179,11 @@ def start_background(settings: BabelflowSettings, port: int | None = None) -> Se
         # its own session: the server outlives this command (and a Ctrl-C in it)
         process = subprocess.Popen(server_command(port), env=server_environment(port, home), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     api = f"http://127.0.0.1:{port}/api"
+    booting = ServerRecord(
+        pid=process.pid, port=port, api_url=api, ui_url=f"http://127.0.0.1:{port}", prefect_home=home, log=log,
+        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), ready=False,
+    )
+    write_bytes_atomic(record_path(settings), booting.model_dump_json(indent=2).encode())  # before it answers: see _adopt_or_end
     deadline = time.monotonic() + BOOT_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -153,10 +197,7 @@ def start_background(settings: BabelflowSettings, port: int | None = None) -> Se
             if process.poll() is not None:
                 port = _any_free_port()
                 return start_background(settings, port)
-            record = ServerRecord(
-                pid=process.pid, port=port, api_url=api, ui_url=f"http://127.0.0.1:{port}", prefect_home=home, log=log,
-                started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            )
+            record = booting.model_copy(update={"ready": True})
             write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
             return record
         time.sleep(0.3)
@@ -165,25 +206,14 @@ def start_background(settings: BabelflowSettings, port: int | None = None) -> Se
 
 
 def stop_background(settings: BabelflowSettings) -> ServerRecord | None:
-    """End this state folder's background server (its whole process group); None if none ran."""
+    """End this state folder's background server (its whole process group), answering or still
+    booting; None if none ran."""
     path = record_path(settings)
-    record = running_server(settings)
-    if record is None:
+    record = _read_record(settings)
+    if record is None or not _alive(record.pid):
         path.unlink(missing_ok=True)
         return None
-    try:
-        os.killpg(record.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    deadline = time.monotonic() + 20
-    while _alive(record.pid) and time.monotonic() < deadline:
-        try:
-            os.waitpid(record.pid, os.WNOHANG)  # reap it if this process happens to be its parent
-        except ChildProcessError:
-            pass
-        time.sleep(0.2)
-    if _alive(record.pid):
-        os.killpg(record.pid, signal.SIGKILL)
+    _end(record.pid)
     path.unlink(missing_ok=True)
     return record
 

@@ -50,7 +50,7 @@ def _tokens(value: Any) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
-def _sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
+def sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
     """openai and anthropic share the Stainless error hierarchy; their bodies differ."""
     if isinstance(exc, sdk.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
@@ -69,6 +69,28 @@ def _sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
     return exc
 
 
+def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """(OpenAI SDK client, extra request headers) for `config`: the OpenAI account's key and
+    headers go to OpenAI only. For anyone else's server the SDK would fill a missing key from
+    OPENAI_API_KEY and add OPENAI_ORG_ID / OPENAI_PROJECT_ID as headers, so the key is explicit
+    (a placeholder it never sends when there is none) and the rest omitted."""
+    import openai
+
+    base_url = base_url or config.base_url
+    if config.provider == "openai":
+        return openai.OpenAI(api_key=config.key.reveal() if config.key else None, base_url=base_url, timeout=config.timeout, max_retries=0), {}
+    client = openai.OpenAI(
+        api_key=config.key.reveal() if config.key else "unused",
+        organization=None,
+        project=None,
+        base_url=base_url,
+        timeout=config.timeout,
+        max_retries=0,
+        default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},
+    )
+    return client, ({"Authorization": openai.Omit()} if config.key is None else {})
+
+
 class OpenAIChat:
     def __init__(self, config: ProviderConfig):
         import openai
@@ -76,24 +98,7 @@ class OpenAIChat:
         self.sdk, self.config = openai, config
         self.plan = plan_request(config)
         warn_dropped(config, self.plan)
-        self.extra_headers: dict[str, Any] = {}
-        if config.provider == "openai":
-            self.client = openai.OpenAI(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
-            return
-        # someone else's server: nothing of the OpenAI account goes there. The SDK would fill a
-        # missing key from OPENAI_API_KEY and add OPENAI_ORG_ID / OPENAI_PROJECT_ID as headers,
-        # so the key is explicit (a placeholder it never sends when there is none) and the rest omitted.
-        self.client = openai.OpenAI(
-            api_key=config.key.reveal() if config.key else "unused",
-            organization=None,
-            project=None,
-            base_url=config.base_url,
-            timeout=config.timeout,
-            max_retries=0,
-            default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},
-        )
-        if config.key is None:
-            self.extra_headers = {"Authorization": openai.Omit()}
+        self.client, self.extra_headers = openai_client(config)
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
         try:
@@ -105,7 +110,7 @@ class OpenAIChat:
                 **self.plan.params,
             )
         except Exception as exc:  # noqa: BLE001 - classified below, re-raised otherwise
-            raise _sdk_error(self.config, exc, self.sdk) from None
+            raise sdk_error(self.config, exc, self.sdk) from None
         usage = getattr(response, "usage", None)
         tokens = (_tokens(usage and usage.prompt_tokens), _tokens(usage and usage.completion_tokens))
         if not getattr(response, "choices", None):
@@ -140,7 +145,7 @@ class AnthropicChat:
                 **self.plan.params,
             )
         except Exception as exc:  # noqa: BLE001
-            raise _sdk_error(self.config, exc, self.sdk) from None
+            raise sdk_error(self.config, exc, self.sdk) from None
         usage = getattr(response, "usage", None)
         tokens = (_tokens(usage and usage.input_tokens), _tokens(usage and usage.output_tokens))
         if response.stop_reason == "refusal":
