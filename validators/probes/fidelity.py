@@ -139,6 +139,15 @@ def _for_element(finding: Finding, element_id: str) -> Finding:
     return copy
 
 
+_FORMAT_SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
+
+
+def _prose_length(text: str, tokens: list[str]) -> int:
+    """Characters of the text a translator translates: without format slots, protected tokens
+    and whitespace (a prompt template of two words and two slots is not a long sentence)."""
+    return len("".join(_FORMAT_SLOT.sub("", _without_tokens(text, tokens)).split()))
+
+
 def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
     def finding(kind: str, severity: Severity, message: str, **detail: str) -> Finding:
         return make_finding(validator_id, Layer.FIDELITY, kind, severity, artifact, location, message, element_id=element_id, source=source, target=target, detail=detail)
@@ -164,8 +173,9 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         out.append(finding("answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"))
     if _COMMENTARY.search(_plain(target)) and not _COMMENTARY.search(source):
         out.append(finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source"))
-    if len(source.strip()) >= 20:
-        ratio = len(target) / max(1, len(source))
+    source_length, target_length = _prose_length(source, tokens), _prose_length(target, tokens)
+    if source_length >= 20:  # the ratio of what was translated: slots, kept tokens and indentation excluded
+        ratio = target_length / source_length
         data = language_data(language)
         low, high = data.length_band
         if not low <= ratio <= high:
