@@ -142,10 +142,11 @@ def _for_element(finding: Finding, element_id: str) -> Finding:
 _FORMAT_SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
 
 
-def _prose_length(text: str, tokens: list[str]) -> int:
-    """Characters of the text a translator translates: without format slots, protected tokens
-    and whitespace (a prompt template of two words and two slots is not a long sentence)."""
-    return len("".join(_FORMAT_SLOT.sub("", _without_tokens(text, tokens)).split()))
+def _prose_length(text: str) -> int:
+    """Characters without format slots and whitespace (a prompt template of two words, two slots
+    and deep indentation is not a long sentence). Kept tokens stay: when a variant translates one,
+    it is translated text on both sides."""
+    return len("".join(_FORMAT_SLOT.sub("", text).split()))
 
 
 def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
@@ -173,8 +174,8 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         out.append(finding("answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"))
     if _COMMENTARY.search(_plain(target)) and not _COMMENTARY.search(source):
         out.append(finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source"))
-    source_length, target_length = _prose_length(source, tokens), _prose_length(target, tokens)
-    if source_length >= 20:  # the ratio of what was translated: slots, kept tokens and indentation excluded
+    source_length, target_length = _prose_length(source), _prose_length(target)
+    if source_length >= 20:  # format slots and indentation are not translated text
         ratio = target_length / source_length
         data = language_data(language)
         low, high = data.length_band
