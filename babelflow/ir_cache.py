@@ -75,13 +75,14 @@ def load_ir_cached(path: Path, benchmark: str) -> IRDocument:
         except Exception:  # noqa: BLE001 - a damaged or foreign cache is only a cache: read the JSON
             pass
     document = share_strings(load_ir(path, benchmark=benchmark))
-    remember(path, document)
+    remember(path, document, stamp)
     return document
 
 
-def remember(path: Path, document: IRDocument) -> None:
-    """Write the sidecar for an IR that is already in memory (e.g. right after analysis saved it)."""
+def remember(path: Path, document: IRDocument, stamp: str | None = None) -> None:
+    """Write the sidecar for an IR that is already in memory (right after analysis saved it, or
+    after the JSON was read because the sidecar was stale)."""
     try:
-        write_bytes_atomic(sidecar_path(path), pickle.dumps((_stamp(Path(path)), share_strings(document)), protocol=pickle.HIGHEST_PROTOCOL))
+        write_bytes_atomic(sidecar_path(path), pickle.dumps((stamp or _stamp(Path(path)), share_strings(document)), protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001 - a read-only state folder still works, only slower
         pass

@@ -18,7 +18,7 @@ from analyzers.analyze import analyze_benchmark
 from analyzers.profile import load_profile
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, save_ir
-from babelflow.ir_cache import load_ir_cached
+from babelflow.ir_cache import load_ir_cached, remember
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
@@ -85,6 +85,7 @@ def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path:
             return ir
     ir = analyze_benchmark(bench, profile, progress=progress)
     save_ir(ir, ir_path)
+    remember(ir_path, ir)  # a rerun in a new process loads the binary sidecar, not 170k JSON elements
     return ir
 
 

@@ -30,7 +30,7 @@ from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
 from flows.progress_views import prefect_progress
-from flows.reporting import failure_report_markdown, failure_table_rows
+from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_store import ReviewDecision, ReviewStore
 from flows.signoff import sign_off
 from validators.findings import FailureSet, Layer, group_findings
@@ -228,7 +228,7 @@ def _ui_url(path: str) -> str | None:
 
 def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]) -> None:
     key = artifact_key(benchmark, language)
-    made_by = "Translation units made by: " + (", ".join(f"{who} {count}" for who, count in sorted(units_by_origin.items(), key=lambda item: -item[1])) or "—")
+    made_by = "Translation units made by: " + (units_made_by(units_by_origin) or "—")
     create_markdown_artifact(key=f"{key}-failure-report", markdown=failure_report_markdown(failures, round_no, variant, made_by), description=f"round {round_no}")
     create_table_artifact(key=f"{key}-findings", table=failure_table_rows(failures) or [{"finding": "none"}], description=f"round {round_no}")
 

@@ -17,6 +17,11 @@ def _cell(text: str | None, limit: int = 160) -> str:
 SHOWN_PER_GROUP = 5
 
 
+def units_made_by(units_by_origin: dict[str, int]) -> str:
+    """'apertium:eng-spa@… 518, reviewed 2': who made the units, most first."""
+    return ", ".join(f"{who} {count}" for who, count in sorted(units_by_origin.items(), key=lambda item: -item[1]))
+
+
 def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, made_by: str = "") -> str:
     groups = group_findings(failures.findings)
     by_id = {f.id: f for f in failures.findings}

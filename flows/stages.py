@@ -73,12 +73,11 @@ def read_ir(path: Path, benchmark: str) -> IRDocument:
 
 
 def keep_ir(path: Path, document: IRDocument) -> None:
-    """An IR the analysis just saved: later stages of this process and of reruns reuse it unparsed."""
+    """An IR the analysis just saved or reused: later stages of this process use it unparsed."""
     stat = Path(path).stat()
     with _IR_LOCK:
         _IR_CACHE.clear()
         _IR_CACHE[(str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)] = document
-    remember(path, document)
 
 
 def load_overrides(path: Path) -> list[ElementOverride]:
@@ -111,6 +110,7 @@ def stage_analyze(settings: BabelflowSettings, benchmark: str, source_dir: Path 
     if loaded_overrides:
         ir = analyze_benchmark(bench, load_profile(benchmark, profile, loaded_overrides))
         save_ir(ir, path)
+        remember(path, ir)
     else:
         ir = analyze_or_reuse(bench, profile, path, lambda m: None)
     keep_ir(path, ir)

@@ -1,0 +1,123 @@
+"""`babelflow review` (decide findings from the terminal, group by group) and `babelflow server`
+(the project's Prefect UI and API)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from babelflow.errors import BabelflowError
+from flows.cli import BENCHMARK_HELP, app, cli_errors, console
+
+
+@app.command()
+@cli_errors
+def review(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant under review."),
+    decide: list[str] = typer.Option([], "--decide", help="ID=confirm|dismiss, ID a finding (F-…) or a whole group (G-…); repeatable. Without it, asks group by group in the terminal."),
+    reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
+    note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
+    route: str = typer.Option("translation", "--route", help="Where a confirmed finding goes: translation or analysis (mistyped field)."),
+    sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
+) -> None:
+    """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
+    import getpass
+
+    from rich.prompt import Prompt
+
+    from babelflow.settings import BabelflowSettings
+    from flows.review_store import ReviewDecision, ReviewStore
+    from flows.stages import adapt_paths, run_paths
+
+    settings = BabelflowSettings()
+    store = ReviewStore(run_paths(settings, benchmark, lang).review_dir)
+    queue = store.queue()
+    if queue is None:
+        raise BabelflowError("No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first")
+    reviewer = reviewer or getpass.getuser()
+    if sign:
+        from flows.signoff import sign_off
+
+        if queue.findings:
+            raise BabelflowError(f"{len(queue.findings)} findings are still open", file=store.queue_path, fix="review them and rerun the flow first")
+        variant = adapt_paths(settings, benchmark, lang, "any").variant
+        record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
+        console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
+        return
+    from validators.findings import group_findings
+
+    groups = group_findings(queue.findings)
+    by_group = {g.id: g for g in groups}
+    by_finding = {f.id: f for f in queue.findings}
+    decided: list[ReviewDecision] = []
+    if decide:
+        for item in decide:
+            target_id, _, choice = item.partition("=")
+            if choice not in ("confirm", "dismiss"):
+                raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write ID=confirm or ID=dismiss (ID: a finding F-… or a group G-…)")
+            members = by_group[target_id].finding_ids if target_id in by_group else [target_id]
+            decided += [ReviewDecision(finding_id=f, decision=choice, reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""), route=route) for f in members]
+        decided = store.append_many(decided, queue)  # checked against the queue first: a typo writes nothing
+    else:
+        console.print(f"{len(queue.findings)} open findings in {len(groups)} groups, most severe first")
+        for group in groups:
+            console.rule(f"{group.id} · {len(group.finding_ids)} finding(s)")
+            console.print(group.summary, highlight=False)
+            first = by_finding[group.finding_ids[0]]
+            for evidence in first.evidence[:1]:
+                console.print(f"  source: {evidence.source}\n  target: {evidence.target}", highlight=False)
+            choice = Prompt.ask("decision for the group", choices=["confirm", "dismiss", "open", "skip"], default="skip", console=console)
+            members = [group.finding_ids] if choice != "open" else [[f] for f in group.finding_ids]
+            for ids in members:
+                if choice == "open":
+                    finding = by_finding[ids[0]]
+                    console.print(f"[bold]{finding.id}[/] {finding.artifact} {finding.location}: {finding.message}", highlight=False)
+                    one = Prompt.ask("decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console)
+                else:
+                    one = choice
+                if one in ("skip",):
+                    continue
+                reason = Prompt.ask("note", default="", console=console)
+                where = Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) if one == "confirm" else "translation"
+                decided += store.append_many([ReviewDecision(finding_id=f, decision=one, reviewer=reviewer, note=reason, route=where) for f in ids], queue)
+    console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
+
+
+@app.command()
+@cli_errors
+def server(
+    port: int = typer.Option(4200, help="Port on 127.0.0.1 (UI and API; the UI is pointed at this port's API)."),
+    stop: bool = typer.Option(False, "--stop", help="Stop the background server that `babelflow flow` started for this project."),
+    status: bool = typer.Option(False, "--status", help="Print the background server's address, if one runs."),
+) -> None:
+    """The project's Prefect server (UI + API) on 127.0.0.1, telemetry off, state in .babelflow/prefect.
+
+    `babelflow flow` starts one in the background on first use and reuses it; without options this
+    command runs one in the foreground instead (Ctrl-C ends it). Runs, artifacts and review forms
+    live in the project's database either way."""
+    import os
+    import subprocess
+
+    from babelflow.settings import BabelflowSettings
+    from flows.local_server import running_server, server_command, server_environment, stop_background
+
+    settings = BabelflowSettings()
+    if stop:
+        stopped = stop_background(settings)
+        console.print(f"stopped the server at {stopped.ui_url} (pid {stopped.pid})" if stopped else "no background server was running for this project")
+        return
+    running = running_server(settings)
+    if status:
+        console.print(f"background server: {running.ui_url} (pid {running.pid}, log {running.log})" if running else "no background server runs for this project")
+        return
+    if running:
+        raise BabelflowError(
+            f"This project's background server already serves the UI at {running.ui_url}",
+            file=running.log,
+            fix="open that address, or stop it first with `babelflow server --stop`",
+        )
+    home = Path(os.environ["PREFECT_HOME"])
+    console.print(f"Prefect UI: http://127.0.0.1:{port}  ·  API: http://127.0.0.1:{port}/api  ·  state: {home}")
+    raise typer.Exit(subprocess.call(server_command(port), env=server_environment(port, home)))
