@@ -4,7 +4,7 @@ The stock evaluator builds three environments per trajectory (ours, predicted, g
 a full source+target comparison slower than tau2's own replay. Both trajectories are fixed, so
 their scores follow from one execution: the state before the gold actions (what a do-nothing
 agent leaves) and after them. Each sub-reward below is the one `evaluate_simulation(ALL)`
-computes for that trajectory; tests/test_fast_replay.py checks equality against the stock path.
+computes for that trajectory; tests/source_benchmarks/test_tau2_replay.py checks equality against the stock path.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Scoring mirrors `tau2.evaluator.evaluator.evaluate_simulation(..., EvaluationType.ALL)` using the
 same three evaluator classes, without importing `tau2.registry` (which pulls litellm and a network
-fetch). tests/test_tau2_replay.py checks the combination against the stock function.
+fetch). tests/source_benchmarks/test_tau2_replay.py checks the combination against the stock function.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 BABELFLOW = [sys.executable, "-m", "flows.cli"]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _clean_env() -> dict[str, str]:

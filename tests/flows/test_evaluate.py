@@ -1,4 +1,4 @@
-"""`babelflow evaluate` against a loopback OpenAI-compatible fake (tests/evaluation_fake.py) that
+"""`babelflow evaluate` against a loopback OpenAI-compatible fake (tests/flows/evaluation_fake.py) that
 plays the agent from the golden actions and the user from the task's scenario: tau2's own
 orchestrator and scorer, the localized agent, user and greeting, pass^k, language consistency."""
 

@@ -12,7 +12,7 @@ from babelflow.settings import BabelflowSettings
 from translators.language_pack import available_packs, load_pack, read_pack
 from translators.pack_checks import check_pack, check_translations
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("tag", ["en-XA", "ar-XB", "zh-Hans", "hi"])

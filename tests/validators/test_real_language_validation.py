@@ -21,7 +21,7 @@ from babelflow.language_data import language_data, numbers_in
 from validators.findings import Layer, Severity, group_findings
 from validators.probes.fidelity import _check_pair
 
-DATA = Path(__file__).resolve().parent / "data" / "seatau"
+DATA = Path(__file__).resolve().parents[1] / "data" / "seatau"
 sys.path.insert(0, str(DATA))
 import corpus  # noqa: E402
 

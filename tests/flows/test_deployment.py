@@ -13,7 +13,7 @@ import yaml
 
 
 def test_prefect_yaml_declares_the_flows_for_a_process_pool():
-    spec = yaml.safe_load((Path(__file__).parent.parent / "prefect.yaml").read_text())
+    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "prefect.yaml").read_text())
     entries = {d["name"]: d for d in spec["deployments"]}
     assert entries["babelflow"]["entrypoint"] == "flows/prefect_flows.py:adapt_language"
     assert all(d["work_pool"]["name"] == "babelflow-process" for d in entries.values())
@@ -30,7 +30,7 @@ def test_served_deployment_runs_two_languages(tmp_path):
 
     with prefect_test_harness(server_startup_timeout=60):
         env = {**os.environ, "PREFECT_API_URL": str(get_current_settings().api.url), "PREFECT_HOME": str(tmp_path / "home"), "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "storage")}
-        root = Path(__file__).parent.parent
+        root = Path(__file__).resolve().parents[2]
         server = subprocess.Popen([sys.executable, "-m", "flows.deployment", "--limit", "2"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
             runs = []

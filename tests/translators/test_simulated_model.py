@@ -28,7 +28,7 @@ from translators.simulated_model import (
     reformat_number,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _PLACEHOLDER = re.compile(r"⟦[0-9]+⟧")
 
 

@@ -11,7 +11,7 @@ from lxml import etree
 
 from babelflow.settings import BabelflowSettings
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / ".babelflow" / "schemas" / "xliff-core-1.2-strict.xsd"
 
 

@@ -168,4 +168,4 @@ def test_fixture_does_not_import_tau2():
         "assert all(o.reward == 1.0 for o in b.replay_golden()); "
         "assert not [m for m in sys.modules if m == 'tau2' or m.startswith('tau2.')], 'tau2 imported'"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])
