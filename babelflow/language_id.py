@@ -4,7 +4,7 @@ Restricting the detector to the target and the source language (e.g. es, en) is 
 both fast (a two-language detector loads in well under a second, the full 75-language one takes
 ~29 s and 1.3 GB) and reliable on short agent turns. Whole strings only: lingua's multi-span mode
 mislabels identifiers. Pseudo-locales are not languages lingua knows; callers check those by
-their rendering (translators.pack_checks.in_pack_language).
+their rendering (babelflow.target_language.in_pack_language).
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
     from flows.adapt import domain_name_for
     from translators.canonical_map import CanonicalMap
     from translators.engine import TranslationEngine
-    from translators.language_pack import load_pack
+    from babelflow.language_pack import load_pack
     from translators.memory import TranslationMemory
     from translators.pack_checks import check_pack, check_translations
     from translators.rebuild import rebuild_variant

@@ -29,7 +29,7 @@ from translators.engine import TranslationEngine, TranslationOutcome
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant
 from translators.interface import Translator
-from translators.language_pack import LanguagePack, load_pack
+from babelflow.language_pack import LanguagePack, load_pack
 from translators.pack_checks import enforce
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 from translators.registry import make_translator, validate_language_tag

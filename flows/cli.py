@@ -292,7 +292,7 @@ def flow(
         make_validator_agents(validators)  # a missing key is an error before any work starts
     from babelflow.settings import BabelflowSettings as _Settings
     from flows.adapt import translator_for
-    from translators.language_pack import load_pack
+    from babelflow.language_pack import load_pack
 
     for tag in lang:  # each language's translator exists (Apertium pair, provider key) before any work
         translator_for(translator, tag, load_pack(tag, _Settings().project_root))

@@ -21,7 +21,7 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     from translators.canonical_map import load_canonical_map
     from translators.engine import TranslationEngine
     from translators.interchange import exchange_units
-    from translators.language_pack import load_pack
+    from babelflow.language_pack import load_pack
     from translators.memory import TranslationMemory
     from translators.registry import validate_language_tag
 

@@ -78,8 +78,8 @@ def pass_hat_k(successes: list[int], trials: int) -> dict[int, float]:
 
 def language_checker(language: str) -> Callable[[str], str | None]:
     """text -> the language it is in (`language`, `en`, ...) or None when too short to tell."""
-    from translators.language_pack import load_pack
-    from translators.pack_checks import in_pack_language
+    from babelflow.language_pack import load_pack
+    from babelflow.target_language import in_pack_language
 
     pack = load_pack(language)
     if pack.is_pseudo:  # lingua does not know pseudo-locales: their rendering is the signal

@@ -27,7 +27,7 @@ from translators.canonical_map import CanonicalMap, load_canonical_map, save_can
 from translators.engine import TranslationEngine, TranslationStats, UnitFailure
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant
-from translators.language_pack import load_pack
+from babelflow.language_pack import load_pack
 from translators.pack_checks import enforce
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 

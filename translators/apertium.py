@@ -30,13 +30,13 @@ from pydantic import Field
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from babelflow.text import PLACEHOLDER
 from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
 
 APERTIUM_VERSION = "v1"  # bump when the markup protocol below changes (part of translator_id)
 BINARY_ENV = "BABELFLOW_APERTIUM_BIN"  # another apertium executable; "off" hides Apertium
 INSTALL_HINT = "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` (scripts/install.sh does this as root)"
 
-_PLACEHOLDER = re.compile(r"⟦([0-9]+)⟧")
 _TAG = re.compile(r'<x id="([0-9]+)"\s*/>|<x id="([0-9]+)"\s*>\s*</x>')
 _BLOCK = re.compile(r'<div id="s([0-9]+)">(.*?)</div>', re.S)
 _MODE = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")  # plain pairs only: no variants (spa-eng_US) or debug modes
@@ -128,7 +128,7 @@ class ApertiumStats(Record):
 def encode(text: str) -> str:
     """Protected text → Apertium HTML: markup characters escaped, ⟦N⟧ as inline tags."""
     escaped = html.escape(text, quote=False)
-    return _PLACEHOLDER.sub(lambda m: f'<x id="{m.group(1)}"/>', escaped)
+    return PLACEHOLDER.sub(lambda m: f'<x id="{m.group(1)}"/>', escaped)
 
 
 def decode(markup: str) -> str:
@@ -138,8 +138,8 @@ def decode(markup: str) -> str:
 
 def tag_problems(source: str, translated: str) -> list[str]:
     """Placeholders lost, duplicated or invented (ordering is checked later by `restore`)."""
-    asked = Counter(_PLACEHOLDER.findall(source))
-    got = Counter(_PLACEHOLDER.findall(translated))
+    asked = Counter(PLACEHOLDER.findall(source))
+    got = Counter(PLACEHOLDER.findall(translated))
     problems = [f"placeholder ⟦{i}⟧ {'is missing' if got[i] == 0 else f'appears {got[i]} times'}" for i in sorted(asked, key=int) if got[i] != asked[i]]
     problems += [f"placeholder ⟦{i}⟧ was never issued" for i in sorted(set(got) - set(asked), key=int)]
     return problems

@@ -9,7 +9,7 @@ chosen silently: the chosen translator's id is in the manifest, the stats and th
 from __future__ import annotations
 
 from babelflow.errors import BabelflowError
-from translators.language_pack import LanguagePack
+from babelflow.language_pack import LanguagePack
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES
 
 AUTO = "auto"

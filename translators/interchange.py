@@ -8,7 +8,6 @@ as a model translation: a dropped, duplicated or invented inline code is a findi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -20,12 +19,12 @@ from translate.storage.placeables.xliff import Ph
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument
+from babelflow.text import PLACEHOLDER
 from translators.canonical_map import CanonicalMap
 from translators.engine import TranslationEngine
 from translators.placeholders import PlaceholderError, ProtectedText, restore
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 
-_PH = re.compile(r"⟦([0-9]+)⟧")
 XLIFF_12 = "urn:oasis:names:tc:xliff:document:1.2"
 
 
@@ -79,7 +78,7 @@ def _rich(text: str, protected: ProtectedText) -> list[StringElem]:
     originals = {p.index: p.original for p in protected.placeholders}
     parts: list = []
     cursor = 0
-    for match in _PH.finditer(text):
+    for match in PLACEHOLDER.finditer(text):
         if match.start() > cursor:
             parts.append(text[cursor : match.start()])
         index = int(match.group(1))

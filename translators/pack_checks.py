@@ -5,47 +5,27 @@ tokens). A failing check stops the write with the list of problems."""
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import langcodes
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, TranslationType
-from translators.language_pack import LanguagePack
+from babelflow.language_pack import LanguagePack
+from babelflow.target_language import in_pack_language
+from babelflow.text import CONTROL_TOKEN, UNACCENT_TABLE, unmirror
 
 _PARITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|###[A-Z_-]+###|#?\w*\d\w*(?:[-/]\w+)*")  # emails, control tokens, ids, digit runs
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
-_CONTROL = re.compile(r"###[A-Z][A-Z_-]*###")
-_SCRIPT_NAMES = {"Hans": "CJK", "Hant": "CJK", "Jpan": "CJK", "Deva": "DEVANAGARI", "Arab": "ARABIC", "Cyrl": "CYRILLIC", "Thai": "THAI", "Kore": "HANGUL", "Hebr": "HEBREW"}
-_ACCENTED = set("åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
-_RLO = "\u202e"
 
 
 def _fold(text: str, pack: LanguagePack) -> str:
     """Case-insensitive form; for accented pseudo-locales the accents are mapped back first
     (their upper and lower cases are unrelated code points, e.g. Ɓ and ƀ)."""
     if pack.offline_rendering == "accented":
-        from translators.pseudo_locale import _ACCENTED
-
-        text = text.translate(str.maketrans({v: k for k, v in _ACCENTED.items()}))
-    elif pack.offline_rendering == "mirrored":  # undo the right-to-left runs: "\u202esnaol\u202c" -> "loans"
-        text = re.sub("\u202e([^\u202c]*)\u202c", lambda m: m.group(1)[::-1], text)
+        text = text.translate(UNACCENT_TABLE)
+    elif pack.offline_rendering == "mirrored":
+        text = unmirror(text)
     return text.casefold()
-
-
-def in_pack_language(text: str, pack: LanguagePack) -> bool:
-    """Does the text look like the pack's language (its pseudo style or at least 30% its script)?"""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return True
-    if pack.offline_rendering == "accented":
-        return any(c in _ACCENTED for c in text)
-    if pack.offline_rendering == "mirrored":
-        return _RLO in text
-    marker = _SCRIPT_NAMES.get(pack.script)
-    if marker is None:  # Latin-script languages: no script signal to check
-        return True
-    return sum(1 for c in letters if unicodedata.name(c, "").startswith(marker)) / len(letters) >= 0.3
 
 
 def check_pack(pack: LanguagePack) -> list[str]:
@@ -116,7 +96,7 @@ def _field_problems(pack: LanguagePack, glossary, forbidden, element, target: st
             problems.append(f"{where}: task parity broken, missing {missing[:5]}")
     if element.role.endswith(".persona") and not in_pack_language(target, pack):
         problems.append(f"{where}: persona is not in {pack.name}")
-    lost = [token for token in _CONTROL.findall(source) if target.count(token) < source.count(token)]
+    lost = [token for token in CONTROL_TOKEN.findall(source) if target.count(token) < source.count(token)]
     if lost:
         problems.append(f"{where}: control tokens lost {lost}")
     return problems

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from babelflow.ir import Record
+from babelflow.text import CONTROL_TOKEN, PLACEHOLDER
 
 PlaceholderKind = Literal[
     "marker",  # a literal ⟦N⟧ already in the source: protected so it cannot be confused with ours
@@ -32,16 +33,14 @@ PlaceholderKind = Literal[
     "canonical",
 ]
 
-_TOKEN = re.compile(r"⟦([0-9]+)⟧")
-
 # Generic patterns, in tie-break order (same start and same length: the earlier entry wins).
 _GENERIC: tuple[tuple[PlaceholderKind, re.Pattern[str]], ...] = (
-    ("marker", _TOKEN),
+    ("marker", PLACEHOLDER),
     # a whole inline code span, any backtick-run length, never across a blank line
     ("code", re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.S)),
     ("template", re.compile(r"\{\{[^{}\n]*\}\}|\{(?:[A-Za-z_]\w*(?:\.\w+|\[\w+\])*|\d+)?(?:![rsa])?(?::[^{}\n]*)?\}")),
     ("printf", re.compile(r"%%|%(?:\([A-Za-z_]\w*\))?[-+#0]*(?:\d+|\*)?(?:\.\d+)?[sdiouxXeEfFgGcr](?![A-Za-z])")),
-    ("control", re.compile(r"#{3}[A-Z_-]+#{3}")),
+    ("control", CONTROL_TOKEN),
     ("tag", re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>")),
     # only the target of a Markdown link/image: the link text stays translatable
     ("link_target", re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")),
@@ -169,14 +168,14 @@ def _tag_pairs(placeholders: list[Placeholder]) -> list[tuple[Placeholder, Place
 
 
 def _stray_brackets(text: str) -> int:
-    return sum(text.count(ch) for ch in "⟦⟧") - 2 * len(_TOKEN.findall(text))
+    return sum(text.count(ch) for ch in "⟦⟧") - 2 * len(PLACEHOLDER.findall(text))
 
 
 def placeholder_problems(translated: str, protected: ProtectedText) -> list[str]:
     """Everything wrong with the placeholders of ``translated`` (empty list = safe to restore)."""
     problems: list[str] = []
     issued = {placeholder.index: placeholder for placeholder in protected.placeholders}
-    counts = Counter(int(match.group(1)) for match in _TOKEN.finditer(translated))
+    counts = Counter(int(match.group(1)) for match in PLACEHOLDER.finditer(translated))
     for index, placeholder in issued.items():
         if counts[index] == 0:
             problems.append(f"placeholder ⟦{index}⟧ ({placeholder.original!r}) is missing")
@@ -186,7 +185,7 @@ def placeholder_problems(translated: str, protected: ProtectedText) -> list[str]
         problems.append(f"placeholder ⟦{index}⟧ was never issued")
     if _stray_brackets(translated) != _stray_brackets(protected.text):
         problems.append("stray ⟦ or ⟧ characters: a placeholder was mangled")
-    positions = {int(match.group(1)): match.start() for match in _TOKEN.finditer(translated)}
+    positions = {int(match.group(1)): match.start() for match in PLACEHOLDER.finditer(translated)}
     for opening, closing in _tag_pairs(protected.placeholders):
         if counts[opening.index] == 1 and counts[closing.index] == 1:
             if positions[opening.index] > positions[closing.index]:
@@ -203,4 +202,4 @@ def restore(translated: str, protected: ProtectedText) -> str:
     if problems:
         raise PlaceholderError(problems)
     by_index = {placeholder.index: placeholder.restore_as for placeholder in protected.placeholders}
-    return _TOKEN.sub(lambda match: by_index[int(match.group(1))], translated)
+    return PLACEHOLDER.sub(lambda match: by_index[int(match.group(1))], translated)

@@ -12,29 +12,17 @@ from __future__ import annotations
 import math
 import re
 
+from babelflow.text import ACCENT_TABLE, PDF, PLACEHOLDER, RLO, WORD
 from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
 
 SUPPORTED_PSEUDO_LOCALES = ("en-XA", "ar-XB")
 PSEUDO_VERSION = "v1"
 
-# One precomposed, non-ASCII look-alike per ASCII letter (after Android's pseudolocalizer), so
-# every letter changes and string lengths are unchanged before padding.
-_ACCENTED = dict(
-    zip(
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
-        "åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ",
-        strict=True,
-    )
-)
-_ACCENT_TABLE = str.maketrans(_ACCENTED)
 # Padding words: no commas (tau2's communicate check strips them) and nothing that looks like
 # an id or a number, so padding can never satisfy or break an evaluator by accident.
 _FILLER = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _EXPANSION = 0.35
-_RLO, _PDF = "\u202e", "\u202c"
 
-_PLACEHOLDER = re.compile(r"⟦[0-9]+⟧")
-_LETTERS = re.compile(r"[^\W\d_]+")
 # Markdown line prefixes kept outside the brackets so headings/lists/quotes stay Markdown;
 # list numbers may already be placeholders.
 _MD_PREFIX = re.compile(r"(?:#{1,6}[ \t]+|[-*+][ \t]+|(?:\d+|⟦[0-9]+⟧)[.)][ \t]+|>[ \t]?)+")
@@ -46,7 +34,7 @@ def _check_locale(locale: str) -> None:
 
 
 def _has_letters_outside_placeholders(text: str) -> bool:
-    return _LETTERS.search(_PLACEHOLDER.sub(" ", text)) is not None
+    return WORD.search(PLACEHOLDER.sub(" ", text)) is not None
 
 
 def _filler(length: int) -> str:
@@ -63,7 +51,7 @@ def _filler(length: int) -> str:
 
 def _accent(text: str) -> str:
     # Placeholders hold only digits and brackets, so translating the whole string is safe.
-    return text.translate(_ACCENT_TABLE)
+    return text.translate(ACCENT_TABLE)
 
 
 def _en_xa_cell(text: str) -> str:
@@ -88,7 +76,7 @@ def _en_xa_line(line: str) -> str:
 def _ar_xb_line(line: str) -> str:
     # Each letter run becomes its own right-to-left override run; digits, placeholders,
     # punctuation and whitespace are outside the runs and stay untouched.
-    return _LETTERS.sub(lambda match: f"{_RLO}{match.group()[::-1]}{_PDF}", line)
+    return WORD.sub(lambda match: f"{RLO}{match.group()[::-1]}{PDF}", line)
 
 
 STYLES = {"accented": "en-XA", "mirrored": "ar-XB"}

@@ -48,8 +48,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from babelflow.text import ACCENT_TABLE, PLACEHOLDER, WORD
 from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
-from translators.pseudo_locale import _ACCENTED, pseudo_translate_text
+from translators.pseudo_locale import pseudo_translate_text
 
 SIMULATED_MODEL_VERSION = "v1"
 
@@ -61,7 +62,6 @@ CHARS_PER_TOKEN = 4  # token estimate: characters / 4 (the simulated model has n
 
 SUPPORTED_LANGUAGES = ("en-XA",)
 
-_ACCENT_TABLE = str.maketrans(_ACCENTED)
 # Rendering B of a capitalised word: other precomposed look-alikes, none of them in en-XA's table,
 # so the pseudo-locale leaves them alone and B differs from A in every letter.
 _ALTERNATIVE = dict(
@@ -73,7 +73,6 @@ _ALTERNATIVE = dict(
 )
 _ALTERNATIVE_TABLE = str.maketrans(_ALTERNATIVE)
 
-_PLACEHOLDER = re.compile(r"⟦[0-9]+⟧")
 _TOKEN = re.compile(
     r"(?P<placeholder>⟦[0-9]+⟧)"
     r"|(?P<email>(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)"
@@ -82,7 +81,6 @@ _TOKEN = re.compile(
 _NUMBER = re.compile(r"(\d+)(?:\.(\d+))?")
 _CODE = re.compile(r"[A-Z]{2,}[A-Z0-9]*")
 _MASK = re.compile("\ue000([0-9]+)\ue001")
-_HAS_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass(frozen=True)
@@ -187,7 +185,7 @@ class SimulatedModelTranslator:
     def render(self, text: str, context: str, *, kind: str = "free", attempt: int = 0) -> str:
         """One segment's translation (pure: same arguments, same output; counts its errors)."""
         rates = self.rates
-        placeholders = _PLACEHOLDER.findall(text)
+        placeholders = [m.group() for m in PLACEHOLDER.finditer(text)]
         dropped = -1
         if placeholders:
             self.opportunities["placeholder_dropped"] += 1
@@ -221,11 +219,11 @@ class SimulatedModelTranslator:
             rendered, verbatim = seen[(category, token)]
             # only letters are ever changed by the pseudo-locale: digit-only tokens need no mask (and
             # must stay visible, e.g. as Markdown list numbers)
-            pieces.append(mask(rendered) if verbatim and _HAS_LETTER.search(rendered) else rendered)
+            pieces.append(mask(rendered) if verbatim and WORD.search(rendered) else rendered)
         pieces.append(text[cursor:])
         masked = "".join(pieces)
         if kind == "canonical":
-            out = masked.translate(_ACCENT_TABLE)  # a term: accented, no brackets or padding
+            out = masked.translate(ACCENT_TABLE)  # a term: accented, no brackets or padding
         else:
             out = pseudo_translate_text(masked, self.target_language)
         return _MASK.sub(lambda m: masks[int(m.group(1))], out) if masks else out

@@ -67,7 +67,7 @@ class ValidationContext:
     @staticmethod
     def _find_pack(language: str):
         from babelflow.settings import BabelflowSettings
-        from translators.language_pack import load_pack
+        from babelflow.language_pack import load_pack
 
         try:
             return load_pack(language, BabelflowSettings().project_root)

@@ -38,7 +38,7 @@ def register_roles(variant_root: Path, language: str, overlay) -> tuple[str, str
     from tau2.registry import registry
 
     from source_benchmarks.tau2.localized_roles import localized_agent_class, localized_user_class
-    from translators.language_pack import load_pack
+    from babelflow.language_pack import load_pack
 
     agent_name, user_name = f"llm_agent_{language}", f"user_simulator_{language}"
     clause = load_pack(language).agent_language_clause

@@ -90,7 +90,7 @@ def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(anal
 def test_default_translator_per_language(tmp_path, monkeypatch):
     from babelflow.errors import BabelflowError
     from translators.choice import default_spec, resolve_spec
-    from translators.language_pack import load_pack
+    from babelflow.language_pack import load_pack
 
     assert default_spec("en-XA", load_pack("en-XA")) == "pseudo" and default_spec("es", load_pack("es")) == "apertium"
     assert default_spec("fr", load_pack("fr")) is None  # no eng-fra pair in Debian's apertium
@@ -121,7 +121,7 @@ def test_absent_binary_on_path_is_detected(monkeypatch, tmp_path):
 
 
 def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_translator(tmp_path, monkeypatch):
-    from translators.language_pack import load_pack
+    from babelflow.language_pack import load_pack
     from translators.pack_checks import check_pack
 
     fr = load_pack("fr")

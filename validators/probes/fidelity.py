@@ -6,70 +6,16 @@ Deterministic offline; a configured model adds judgement through the validator a
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 
-from analyzers.heuristics import WORD
 from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
+from babelflow.target_language import language_problem
+from babelflow.text import FORMAT_SLOT, MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_ANSWER = re.compile(r"^\W*(sure|certainly|of course|here is|here's|as an ai|i cannot|i can't|i'm sorry|translation)\b", re.I)
-_COMMENTARY = re.compile(r"\((note|translator'?s? note|nb)\b|\btranslator'?s note\b|\btranslated (by|with)\b", re.I)
-_SCRIPTS = {"Han": ("zh", "ja"), "Devanagari": ("hi", "mr", "ne"), "Arabic": ("ar", "fa", "ur"), "Cyrillic": ("ru", "uk", "bg"), "Thai": ("th",), "Hangul": ("ko",)}
-EN_XA_MARKS = set("åƀçðéƒĝĥîĵķļɱñöþǫŕšţûṽŵẋýžÅƁÇÐÉƑĜĤÎĴĶĻṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
-RLO = "\u202e"
-_PATH_LIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)+")  # a file path is a value, never prose
-
-
-def _plain(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-
-
-def _script_of(char: str) -> str | None:
-    name = unicodedata.name(char, "")
-    for script in _SCRIPTS:
-        if name.startswith(script.upper()) or (script == "Han" and name.startswith("CJK")):
-            return script
-    return None
-
-
-def _without_tokens(text: str, tokens: list[str]) -> str:
-    for token in sorted(tokens, key=len, reverse=True):
-        text = text.replace(token, " ")
-    return text
-
-
-def language_problem(text: str, source: str, language: str, tokens: list[str], pack=None) -> str | None:
-    """None if the translation is in the expected language/script, else what is wrong.
-
-    With a language pack, its pseudo style or script decides; otherwise the tag does."""
-    body = _without_tokens(text, tokens)
-    if not WORD.search(_without_tokens(source, tokens)):
-        return None
-    if pack is not None:
-        from translators.pack_checks import in_pack_language
-
-        if RLO in body and pack.offline_rendering != "mirrored" and pack.direction == "ltr":
-            return f"right-to-left pseudo text in a {pack.tag} variant"
-        return None if in_pack_language(body, pack) else f"not written in {pack.name}"
-    if language == "en-XA":
-        if RLO in body:
-            return "right-to-left pseudo text in an en-XA variant"
-        return None if any(c in EN_XA_MARKS for c in body) else "no en-XA pseudo-locale text"
-    if language == "ar-XB":
-        return None if RLO in body or not WORD.search(body) else "no right-to-left (ar-XB) runs"
-    base = language.split("-")[0]
-    expected = next((script for script, langs in _SCRIPTS.items() if base in langs), None)
-    if expected is None:
-        return None
-    letters = [c for c in body if c.isalpha()]
-    if not letters:
-        return None
-    share = sum(1 for c in letters if _script_of(c) == expected) / len(letters)
-    return None if share >= 0.3 else f"only {share:.0%} of letters are {expected}"
 
 
 def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str] | None:
@@ -139,14 +85,11 @@ def _for_element(finding: Finding, element_id: str) -> Finding:
     return copy
 
 
-_FORMAT_SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
-
-
 def _prose_length(text: str) -> int:
     """Characters without format slots and whitespace (a prompt template of two words, two slots
     and deep indentation is not a long sentence). Kept tokens stay: when a variant translates one,
     it is translated text on both sides."""
-    return len("".join(_FORMAT_SLOT.sub("", text).split()))
+    return len("".join(FORMAT_SLOT.sub("", text).split()))
 
 
 def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
@@ -156,7 +99,7 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
     out: list[Finding] = []
     if "⟦" in target:
         out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
-    if target == source and WORD.search(_without_tokens(source, tokens)) and not _PATH_LIKE.fullmatch(source.strip()):
+    if target == source and WORD.search(without_tokens(source, tokens)) and not PATH_LIKE.fullmatch(source.strip()):
         # metadata no model reads (task issues, descriptions) left in English is cosmetic
         severity = Severity.MINOR if any(part in location for part in READ_BY_NO_MODEL) else Severity.MAJOR
         return out + [finding("untranslated", severity, "text was copied through untranslated")]
@@ -167,12 +110,12 @@ def _check_pair(validator_id: str, artifact: str, location: str, element_id: str
         if target.count(token) > source.count(token):
             out.append(finding("token_duplicated", Severity.MAJOR, f"protected token {token!r} appears more often than in the source", token=token))
             break
-    problem = None if _PATH_LIKE.fullmatch(source.strip()) else language_problem(target, source, language, tokens, pack)
+    problem = None if PATH_LIKE.fullmatch(source.strip()) else language_problem(target, source, language, tokens, pack)
     if problem:
         out.append(finding("wrong_language", Severity.MAJOR, problem))
-    if _ANSWER.search(_plain(target)) and not _ANSWER.search(source):
+    if MODEL_ANSWER.search(ascii_fold(target)) and not MODEL_ANSWER.search(source):
         out.append(finding("answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"))
-    if _COMMENTARY.search(_plain(target)) and not _COMMENTARY.search(source):
+    if TRANSLATOR_COMMENTARY.search(ascii_fold(target)) and not TRANSLATOR_COMMENTARY.search(source):
         out.append(finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source"))
     source_length, target_length = _prose_length(source), _prose_length(target)
     if source_length >= 20:  # format slots and indentation are not translated text

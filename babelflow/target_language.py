@@ -1,0 +1,54 @@
+"""Is a translated text in the language it should be in? One rule for the translators' segment
+checks, the fidelity probes and `babelflow evaluate`: a language pack's pseudo style or script
+decides when there is a pack, otherwise the tag does."""
+
+from __future__ import annotations
+
+import langcodes
+
+from babelflow.language_pack import LanguagePack
+from babelflow.text import PSEUDO_ACCENTED_LETTERS, RLO, SCRIPT_NAME_PREFIXES, WORD, script_share, without_tokens
+
+
+def in_pack_language(text: str, pack: LanguagePack) -> bool:
+    """Does the text look like the pack's language (its pseudo style or at least 30% its script)?"""
+    if not any(c.isalpha() for c in text):
+        return True
+    if pack.offline_rendering == "accented":
+        return any(c in PSEUDO_ACCENTED_LETTERS for c in text)
+    if pack.offline_rendering == "mirrored":
+        return RLO in text
+    if pack.script not in SCRIPT_NAME_PREFIXES:  # Latin-script languages: no script signal to check
+        return True
+    return (script_share(text, pack.script) or 0.0) >= 0.3
+
+
+def language_problem(text: str, source: str, language: str, tokens: list[str], pack: LanguagePack | None = None) -> str | None:
+    """None if the translation is in the expected language/script, else what is wrong."""
+    body = without_tokens(text, tokens)
+    if not WORD.search(without_tokens(source, tokens)):
+        return None
+    if pack is not None:
+        if RLO in body and pack.offline_rendering != "mirrored" and pack.direction == "ltr":
+            return f"right-to-left pseudo text in a {pack.tag} variant"
+        return None if in_pack_language(body, pack) else f"not written in {pack.name}"
+    if language == "en-XA":
+        if RLO in body:
+            return "right-to-left pseudo text in an en-XA variant"
+        return None if any(c in PSEUDO_ACCENTED_LETTERS for c in body) else "no en-XA pseudo-locale text"
+    if language == "ar-XB":
+        return None if RLO in body or not WORD.search(body) else "no right-to-left (ar-XB) runs"
+    expected = _likely_script(language)
+    if expected not in SCRIPT_NAME_PREFIXES:  # Latin and unknown scripts: no signal to check
+        return None
+    share = script_share(body, expected)
+    if share is None:
+        return None
+    return None if share >= 0.3 else f"only {share:.0%} of letters are {expected}"
+
+
+def _likely_script(language: str) -> str | None:
+    try:
+        return langcodes.Language.get(language).maximize().script
+    except (ValueError, LookupError):  # a malformed tag: no expectation
+        return None
