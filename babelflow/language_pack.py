@@ -57,7 +57,7 @@ class LanguagePack(Record):
     glossary: list[GlossaryTerm] = Field(default_factory=list)
     forbidden: list[ForbiddenRendering] = Field(default_factory=list)
     reviewer_notes: str = ""
-    derived_from_cldr: bool = Field(default=False, description="a default made from CLDR (translators/cldr_pack.py), not a hand-written file")
+    derived_from_cldr: bool = Field(default=False, description="a default made from CLDR (babelflow/cldr_pack.py), not a hand-written file")
 
     @field_validator("tag")
     @classmethod
@@ -110,7 +110,7 @@ def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
         path = folder / f"{tag}.toml"
         if path.exists():
             return read_pack(path)
-    from translators.cldr_pack import cldr_default_pack
+    from babelflow.cldr_pack import cldr_default_pack
 
     default = cldr_default_pack(tag)  # a pack refines a language; it is not a precondition
     if default is not None:

@@ -154,7 +154,7 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
     from babelflow.settings import BabelflowSettings
     from flows.adapt import domain_name_for
-    from translators.canonical_map import CanonicalMap
+    from babelflow.canonical_map import CanonicalMap
     from translators.engine import TranslationEngine
     from babelflow.language_pack import load_pack
     from translators.memory import TranslationMemory

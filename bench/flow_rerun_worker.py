@@ -35,7 +35,7 @@ def main() -> None:
     from flows import stages
     from flows.prefect_flows import adapt_language
     from flows.review_store import ReviewDecision, ReviewStore
-    from translators.canonical_map import load_canonical_map
+    from babelflow.canonical_map import load_canonical_map
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
     from translators.registry import make_translator

@@ -1,7 +1,7 @@
 """Defect-injection benchmark for the validators: is every catalogued defect kind caught, by a
 finding that names the broken field?
 
-For each defect kind (validators/defects.py) a clean variant of the kind's home benchmark is
+For each defect kind (bench/defects/) a clean variant of the kind's home benchmark is
 copied, the defect injected, and the copy validated with `validators.run.validate_variant`. A
 defect is caught iff at least one finding names the injected field: the same IR element id when
 the defect has one, otherwise the same artifact and a layer the defect is expected to show on.
@@ -49,7 +49,7 @@ class Prepared:
         from babelflow.settings import BabelflowSettings
         from flows.adapt import adapt
         from source_benchmarks import get_benchmark
-        from translators.canonical_map import load_canonical_map
+        from babelflow.canonical_map import load_canonical_map
         from validators.probes.behavior import replay_pairs_of
         from validators.run import validate_variant
 
@@ -74,7 +74,7 @@ class Prepared:
 
 def main(argv: list[str] | None = None) -> int:
     from babelflow.settings import apply_offline_environment
-    from validators.defects import CATALOGUE, DefectNotApplicable, caught_by, inject_defect
+    from bench.defects import CATALOGUE, DefectNotApplicable, caught_by, inject_defect
 
     args = _arguments(sys.argv[1:] if argv is None else argv)
     apply_offline_environment()

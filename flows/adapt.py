@@ -24,7 +24,7 @@ from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
-from translators.canonical_map import canonical_map_path, load_canonical_map, save_canonical_map
+from babelflow.canonical_map import canonical_map_path, load_canonical_map, save_canonical_map
 from translators.engine import TranslationEngine, TranslationOutcome
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant

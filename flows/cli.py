@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from babelflow.errors import BabelflowError
-from babelflow.settings import apply_offline_environment
+from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, _progress, _stage_line, cli_errors, console
 
 app = typer.Typer(
     name="babelflow",
@@ -21,36 +18,6 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-console = Console(stderr=True)
-
-BENCHMARK_HELP = "Benchmark id: tau2-airline, tau2-retail, tau2-telecom, tau2-mock or fixture-library."
-SOURCE_DIR_HELP = "Folder laid out like tau2's data/ (tau2/domains/<domain>/...) whose files replace the packaged ones."
-
-
-def cli_errors(func: Callable) -> Callable:
-    """Turn BabelflowError into a clear message and exit code 2, never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            apply_offline_environment()  # creates the state folder: its errors are the user's too
-            return func(*args, **kwargs)
-        except BabelflowError as exc:
-            console.print(f"[bold red]error:[/] {exc.render()}", highlight=False)
-            raise typer.Exit(code=exc.exit_code) from None
-
-    return wrapper
-
-
-def _progress(status) -> Callable[[str], None]:
-    return lambda message: status.update(f"[cyan]{message}")
-
-
-def _stage_line(bars) -> Callable[[str], None]:
-    """Stage messages printed above a running progress display (one live display at a time)."""
-    return lambda message: bars.console.print(f"[cyan]{message}", highlight=False)
-
-
 @app.command()
 @cli_errors
 def analyze(
@@ -141,8 +108,8 @@ def adapt(
         console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
         findings = []
         if agents:
+            from babelflow.canonical_map import load_canonical_map
             from source_benchmarks import get_benchmark
-            from translators.canonical_map import load_canonical_map
             from validators.run import validate_variant
 
             with console.status("validating", spinner="dots") as status:
@@ -176,11 +143,11 @@ def validate(
 
     With --validators, each agent reviews the probes' evidence with its own model; their token
     usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
+    from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
     from babelflow.variant import save_record
     from flows.adapt import adapt_paths, analyze_or_reuse
     from source_benchmarks import get_benchmark
-    from translators.canonical_map import load_canonical_map
     from translators.providers.costs import CostLedger, report_costs
     from translators.registry import validate_language_tag
     from validators.model_backends import make_validator_agents
@@ -290,9 +257,9 @@ def flow(
         from validators.model_backends import make_validator_agents
 
         make_validator_agents(validators)  # a missing key is an error before any work starts
+    from babelflow.language_pack import load_pack
     from babelflow.settings import BabelflowSettings as _Settings
     from flows.adapt import translator_for
-    from babelflow.language_pack import load_pack
 
     for tag in lang:  # each language's translator exists (Apertium pair, provider key) before any work
         translator_for(translator, tag, load_pack(tag, _Settings().project_root))
@@ -337,13 +304,13 @@ def ir_schema(out: Optional[Path] = typer.Option(None, "--out", "-o", help="Writ
         sys.stdout.write(data.decode() + "\n")
 
 
-import flows.cli_review  # noqa: E402,F401  (registers review/server on `app`)
-import flows.cli_interchange  # noqa: E402,F401  (registers export/import on `app`)
-import flows.cli_evaluate  # noqa: E402,F401  (registers evaluate on `app`)
+from flows import cli_evaluate, cli_interchange, cli_review  # noqa: E402  (command modules; they never import this one)
+
+app.command("review")(cli_review.review)
+app.command("server")(cli_review.server)
+app.command("export")(cli_interchange.export_command)
+app.command("import")(cli_interchange.import_command)
+app.command("evaluate")(cli_evaluate.evaluate_command)
 
 if __name__ == "__main__":
-    # `python -m flows.cli` runs this file as __main__; the command modules registered themselves on
-    # the importable `flows.cli` module's app, so that is the one to run
-    from flows.cli import app as registered_app
-
-    registered_app()
+    app()

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from flows.cli import BENCHMARK_HELP, _progress, app, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, _progress, cli_errors, console
 
 
 def _summary_rows(table: Table, label: str, run) -> None:
@@ -17,7 +17,6 @@ def _summary_rows(table: Table, label: str, run) -> None:
     table.add_row(label, run.domain, f"{run.average_reward:.3f}", passes, consistency)
 
 
-@app.command("evaluate")
 @cli_errors
 def evaluate_command(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),

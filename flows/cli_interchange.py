@@ -9,19 +9,19 @@ import orjson
 import typer
 from rich.table import Table
 
-from flows.cli import BENCHMARK_HELP, SOURCE_DIR_HELP, app, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console
 
 
 def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str, *, drafts: bool = False):
     """`auto` without an offline translator for `lang` means none: the export goes out with empty
     targets (the offline path to any language); with a translator, `drafts` fills the targets."""
+    from babelflow.canonical_map import load_canonical_map
+    from babelflow.language_pack import load_pack
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt_paths, analyze_or_reuse, translator_for
     from source_benchmarks import get_benchmark
-    from translators.canonical_map import load_canonical_map
     from translators.engine import TranslationEngine
     from translators.interchange import exchange_units
-    from babelflow.language_pack import load_pack
     from translators.memory import TranslationMemory
     from translators.registry import validate_language_tag
 
@@ -43,7 +43,6 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     return settings, paths, ir, exchange_units(ir, cmap, engine), translator
 
 
-@app.command("export")
 @cli_errors
 def export_command(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
@@ -64,7 +63,6 @@ def export_command(
     console.print(f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft) written to [bold]{out}[/]")
 
 
-@app.command("import")
 @cli_errors
 def import_command(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),

@@ -8,10 +8,9 @@ from pathlib import Path
 import typer
 
 from babelflow.errors import BabelflowError
-from flows.cli import BENCHMARK_HELP, app, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, cli_errors, console
 
 
-@app.command()
 @cli_errors
 def review(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
@@ -85,7 +84,6 @@ def review(
     console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
 
 
-@app.command()
 @cli_errors
 def server(
     port: int = typer.Option(4200, help="Port on 127.0.0.1 (UI and API; the UI is pointed at this port's API)."),

@@ -23,7 +23,7 @@ from babelflow.variant import MANIFEST_NAME
 from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for, translator_for
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark
-from translators.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
+from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
 from translators.engine import TranslationEngine, TranslationStats, UnitFailure
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant

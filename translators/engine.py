@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from pydantic import Field
 
 from babelflow.ir import IRDocument, Record
-from translators.canonical_map import CanonicalEntry, CanonicalMap
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap
 from translators.interface import ProtectedSegment, TranslationRequest, Translator, check_response
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore

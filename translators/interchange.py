@@ -20,7 +20,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument
 from babelflow.text import PLACEHOLDER
-from translators.canonical_map import CanonicalMap
+from babelflow.canonical_map import CanonicalMap
 from translators.engine import TranslationEngine
 from translators.placeholders import PlaceholderError, ProtectedText, restore
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units

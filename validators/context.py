@@ -20,7 +20,7 @@ from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
-from translators.canonical_map import CanonicalMap
+from babelflow.canonical_map import CanonicalMap
 
 
 _PARSED: dict[tuple, Any] = {}  # (path, size, mtime, format) -> parsed document, shared read-only

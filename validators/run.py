@@ -7,7 +7,7 @@ from typing import Callable
 
 from babelflow.ir import IRDocument
 from source_benchmarks.protocol import SourceBenchmark
-from translators.canonical_map import CanonicalMap
+from babelflow.canonical_map import CanonicalMap
 from validators.agents import ValidatorAgent
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, merge

@@ -11,7 +11,7 @@ import orjson
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.fixture.replay import golden_trajectory
-from translators.canonical_map import load_canonical_map
+from babelflow.canonical_map import load_canonical_map
 
 
 def _map_back(value, inverse):
@@ -55,7 +55,7 @@ def test_canonical_titles_are_consistent_and_behaviour_is_equal(tmp_path):
 
 def test_rerun_reuses_memory_and_reviewed_canonical_entries(tmp_path):
     from flows.adapt import adapt
-    from translators.canonical_map import CanonicalEntry, save_canonical_map
+    from babelflow.canonical_map import CanonicalEntry, save_canonical_map
 
     settings = BabelflowSettings(project_root=tmp_path)
     first = adapt("fixture-library", "en-XA", settings=settings)

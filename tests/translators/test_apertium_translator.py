@@ -71,7 +71,7 @@ def test_a_segment_broken_in_the_batch_is_retried_alone_and_recorded_when_still_
 
 def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(analyzed, tmp_path):
     from translators.apertium import ApertiumTranslator
-    from translators.canonical_map import CanonicalMap
+    from babelflow.canonical_map import CanonicalMap
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
 

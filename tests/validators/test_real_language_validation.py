@@ -160,7 +160,7 @@ def test_labelled_sample_shows_at_least_90_percent_precision(language, validated
 
 @pytest.mark.slow
 def test_inferred_policy_saves_as_a_canonical_map(validated, tmp_path):
-    from translators.canonical_map import load_canonical_map
+    from babelflow.canonical_map import load_canonical_map
     from validators.probes.policy import save_inferred_map
 
     failures, _, _ = validated("vi")

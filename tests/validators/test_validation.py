@@ -18,10 +18,10 @@ import pytest
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
-from translators.canonical_map import load_canonical_map
+from babelflow.canonical_map import load_canonical_map
 from validators.context import ValidationContext
 from validators.agents import ReviewAction, ReviewReply, ReviewRequest, ValidatorAgent
-from validators.defects import CATALOGUE, InjectedDefect, caught_by, inject_defect
+from bench.defects import CATALOGUE, InjectedDefect, caught_by, inject_defect
 from validators.findings import Layer, Severity, excerpt, make_finding, merge
 from validators.probes.behavior import replay_pairs_of
 from validators.run import PROBES, validate_variant

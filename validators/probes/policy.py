@@ -103,7 +103,7 @@ def inferred_canonical_map(failures, benchmark: str, language: str):
     """The policy notes of a failure set as a canonical map (unreviewed: a reviewer confirms it)."""
     import json
 
-    from translators.canonical_map import CanonicalEntry, CanonicalMap
+    from babelflow.canonical_map import CanonicalEntry, CanonicalMap
 
     cmap = CanonicalMap(benchmark=benchmark, language=language)
     for finding in failures.findings:
@@ -119,7 +119,7 @@ def inferred_canonical_map(failures, benchmark: str, language: str):
 def save_inferred_map(failures, path) -> int:
     from pathlib import Path
 
-    from translators.canonical_map import save_canonical_map
+    from babelflow.canonical_map import save_canonical_map
 
     cmap = inferred_canonical_map(failures, failures.benchmark, failures.language)
     save_canonical_map(cmap, Path(path))

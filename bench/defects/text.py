@@ -8,7 +8,7 @@ from pathlib import Path
 from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, TranslationType
 from translators.pseudo_locale import pseudo_translate_text
 
-from validators.defects._common import (
+from bench.defects._common import (
     FIDELITY,
     INTEGRITY,
     InjectedDefect,

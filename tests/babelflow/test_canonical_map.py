@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from babelflow.errors import BabelflowError, StaleArtifactError
-from translators.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, save_canonical_map, seed_from_cldr
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, save_canonical_map, seed_from_cldr
 
 
 def test_weekdays_months_territories_and_currencies_come_from_cldr(tmp_path):

@@ -10,7 +10,7 @@ import orjson
 from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, PreserveReason, TranslationType
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, CodeText, save_record
 
-from validators.defects._common import (
+from bench.defects._common import (
     BEHAVIOR,
     CONSISTENCY,
     DefectNotApplicable,

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from babelflow.ir import ArtifactRole, IRElement, IRDocument, PreserveReason, TranslationType
 
-from validators.defects._common import (
+from bench.defects._common import (
     BEHAVIOR,
     CONSISTENCY,
     FIDELITY,

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from babelflow.ir import IRDocument
-from validators.defects._common import BEHAVIOR, CONSISTENCY, FIDELITY, INTEGRITY, DefectKind, DefectNotApplicable, InjectedDefect
-from validators.defects.preserved import (
+from bench.defects._common import BEHAVIOR, CONSISTENCY, FIDELITY, INTEGRITY, DefectKind, DefectNotApplicable, InjectedDefect
+from bench.defects.preserved import (
     db_enum_code_translated,
     gold_arg_id_translated,
     gold_tool_name_translated,
@@ -42,7 +42,7 @@ from validators.defects.preserved import (
     inline_token_duplicated,
     guideline_control_token_translated,
 )
-from validators.defects.text import (
+from bench.defects.text import (
     segment_truncated,
     paragraph_untranslated,
     wrong_target_language,
@@ -51,7 +51,7 @@ from validators.defects.text import (
     commentary_added,
     prose_number_changed,
 )
-from validators.defects.structure import (
+from bench.defects.structure import (
     heading_marker_lost,
     file_missing,
     json_malformed,

@@ -1,0 +1,41 @@
+"""What every command module shares: the console, the error wrapper (exit 2, no traceback), help texts."""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import typer
+from rich.console import Console
+
+from babelflow.errors import BabelflowError
+from babelflow.settings import apply_offline_environment
+
+console = Console(stderr=True)
+
+BENCHMARK_HELP = "Benchmark id: tau2-airline, tau2-retail, tau2-telecom, tau2-mock or fixture-library."
+SOURCE_DIR_HELP = "Folder laid out like tau2's data/ (tau2/domains/<domain>/...) whose files replace the packaged ones."
+
+
+def cli_errors(func: Callable) -> Callable:
+    """Turn BabelflowError into a clear message and exit code 2, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            apply_offline_environment()  # creates the state folder: its errors are the user's too
+            return func(*args, **kwargs)
+        except BabelflowError as exc:
+            console.print(f"[bold red]error:[/] {exc.render()}", highlight=False)
+            raise typer.Exit(code=exc.exit_code) from None
+
+    return wrapper
+
+
+def _progress(status) -> Callable[[str], None]:
+    return lambda message: status.update(f"[cyan]{message}")
+
+
+def _stage_line(bars) -> Callable[[str], None]:
+    """Stage messages printed above a running progress display (one live display at a time)."""
+    return lambda message: bars.console.print(f"[cyan]{message}", highlight=False)
