@@ -20,7 +20,7 @@ def validate_language_tag(tag: str) -> str:
 
 
 def make_translator(spec: str, language: str, *, costs=None) -> Translator:
-    """`costs`: a translators.providers.costs.CostLedger collecting model usage (providers only)."""
+    """`costs`: a babelflow.llm.costs.CostLedger collecting model usage (providers only)."""
     validate_language_tag(language)
     if spec == "pseudo":
         if language not in SUPPORTED_PSEUDO_LOCALES:
@@ -38,7 +38,7 @@ def make_translator(spec: str, language: str, *, costs=None) -> Translator:
         from translators.apertium import ApertiumTranslator
 
         return ApertiumTranslator(language, mode=spec.partition(":")[2] or None)
-    from translators.providers.config import is_provider_spec
+    from translators.providers import is_provider_spec
 
     if is_provider_spec(spec):
         from translators.providers import make_model_translator

@@ -3,7 +3,7 @@
 ``--validators openai:M1,dashscope:M2,anthropic:M3`` gives three agents, each with its own client
 (no shared conversation, cache or state; the shared per-provider rate limit is the only thing
 they have in common with other calls to the same provider). Each turn sends the ReviewRequest as
-JSON with the versioned review prompt (``translators/prompts/review.v1.md``); the reply must be
+JSON with the versioned review prompt (``validators/prompts/review.v1.md``); the reply must be
 JSON that validates into ``ReviewReply`` (OpenAI: json_schema; Anthropic: a forced tool;
 DashScope: JSON mode), else the turn is asked again (also after an empty reply, a content
 refusal or a request too large), and a model that never complies stops the run with a
@@ -16,32 +16,28 @@ import json
 
 from pydantic import ValidationError
 
-from translators.prompts import Prompt, load_prompt
-from translators.providers.checks import parse_json_reply
-from translators.providers.clients import ChatClient, ModelCaller
-from translators.providers.config import ProviderConfig, parse_spec
-from translators.providers.costs import CostLedger
-from translators.providers.resilience import BatchRejected, ProviderError
-from translators.providers.translator import language_name
+from babelflow.llm.clients import ChatClient, ModelCaller
+from babelflow.llm.config import ProviderConfig, parse_spec
+from babelflow.llm.costs import CostLedger
+from babelflow.llm.prompts import Prompt, language_name
+from babelflow.llm.replies import nullable, parse_json_reply
+from babelflow.llm.resilience import BatchRejected, ProviderError
 from validators.agents import ReviewReply, ReviewRequest, ValidatorAgent
 from validators.findings import Layer, Severity
+from validators.prompts import load_prompt
 
 SCHEMA_NAME = "submit_review"
 REPLY_ATTEMPTS = 3
 MAX_TURNS = 4
 
 
-def _nullable(schema: dict) -> dict:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
 _ACTION_PROPERTIES = {
     "kind": {"type": "string", "enum": ["ask_field_pair", "ask_task_replay", "raise_finding", "uphold", "dispute", "done"]},
-    "element_id": _nullable({"type": "string"}),
-    "task_id": _nullable({"type": "string"}),
-    "finding_id": _nullable({"type": "string"}),
-    "layer": _nullable({"type": "string", "enum": [layer.value for layer in Layer]}),
-    "finding_kind": _nullable({"type": "string"}),
+    "element_id": nullable({"type": "string"}),
+    "task_id": nullable({"type": "string"}),
+    "finding_id": nullable({"type": "string"}),
+    "layer": nullable({"type": "string", "enum": [layer.value for layer in Layer]}),
+    "finding_kind": nullable({"type": "string"}),
     "severity": {"type": "string", "enum": [severity.value for severity in Severity]},
     "reasoning": {"type": "string"},
 }

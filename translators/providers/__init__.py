@@ -1,14 +1,16 @@
-"""Model providers behind the `Translator` protocol (and the validators' `ReviewModel`):
-OpenAI, Anthropic and DashScope through their official SDKs, plus any OpenAI-compatible endpoint.
+"""The model translator: batches of protected segments to a provider and checked JSON back.
 
-Configuration (spec grammar, options, environment, keys): ``translators.providers.config``.
-Retries, backoff and the shared per-provider limit: ``resilience``. Token accounting: ``costs``.
+Everything provider-generic (spec grammar, keys, clients per SDK, retries and shared limits,
+failure causes, model families, token costs, prompts, structured replies) is the one model layer
+``babelflow.llm``, which the validator agents and ``babelflow evaluate`` use too. What is
+translation-specific stays here: ``translator`` (batching, smaller retries) and ``checks`` (what a
+translation reply must satisfy).
 """
 
 from __future__ import annotations
 
-from translators.providers.config import PROVIDERS, ProviderConfig, Secret, is_provider_spec, parse_spec
-from translators.providers.costs import CostLedger, CostReport, publish_costs
+from babelflow.llm.config import is_provider_spec, parse_spec
+from babelflow.llm.costs import CostLedger
 
 
 def make_model_translator(spec: str, language: str, *, costs: CostLedger | None = None):
@@ -18,4 +20,4 @@ def make_model_translator(spec: str, language: str, *, costs: CostLedger | None 
     return ModelTranslator(parse_spec(spec, field="--translator"), language, costs=costs)
 
 
-__all__ = ["PROVIDERS", "CostLedger", "CostReport", "ProviderConfig", "Secret", "is_provider_spec", "make_model_translator", "parse_spec", "publish_costs"]
+__all__ = ["is_provider_spec", "make_model_translator"]

@@ -17,26 +17,17 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from babelflow.llm.clients import ChatClient, ModelCaller
+from babelflow.llm.config import ProviderConfig
+from babelflow.llm.costs import CostLedger
+from babelflow.llm.prompts import language_name
+from babelflow.llm.resilience import BatchRejected
 from translators.interface import ProtectedSegment, TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
 from translators.prompts import Prompt, load_prompt
 from translators.providers.checks import TRANSLATION_SCHEMA, check_reply, parse_batch
-from translators.providers.clients import ChatClient, ModelCaller
-from translators.providers.config import ProviderConfig
-from translators.providers.costs import CostLedger
-from translators.providers.resilience import BatchRejected
 
 SCHEMA_NAME = "submit_translations"
 ORIGINAL, SMALLER, SINGLE = 0, 1, 2
-
-
-def language_name(tag: str) -> str:
-    """'Chinese (Simplified) (zh-Hans)' where CLDR knows the tag, else the tag itself."""
-    try:
-        import babel
-
-        return f"{babel.Locale.parse(tag, sep='-').english_name} ({tag})"
-    except Exception:  # noqa: BLE001 - unknown to CLDR (pseudo-locales, private use)
-        return tag
 
 
 class _Run:

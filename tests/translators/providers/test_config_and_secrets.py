@@ -10,8 +10,8 @@ import pytest
 from fakes import KEYS, SOURCES, han, request
 
 from babelflow.errors import BabelflowError
-from translators.providers.config import Secret, parse_spec, redact
-from translators.providers.resilience import ProviderError, TransientError
+from babelflow.llm.config import Secret, parse_spec, redact
+from babelflow.llm.resilience import ProviderError, TransientError
 from translators.registry import make_translator
 
 

@@ -10,7 +10,7 @@ from fakes import Fault
 from translators.canonical_map import CanonicalMap
 from translators.engine import TranslationEngine
 from translators.memory import TranslationMemory
-from translators.providers.resilience import ProviderError
+from babelflow.llm.resilience import ProviderError
 from translators.units import extract_units
 
 

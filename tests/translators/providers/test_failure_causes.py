@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from fakes import KEYS, SDKS, SOURCES, Fault, han, request, spec
 
-from translators.providers.config import parse_spec
-from translators.providers.costs import CostLedger
-from translators.providers.failures import read_failure
-from translators.providers.resilience import ProviderError
+from babelflow.llm.config import parse_spec
+from babelflow.llm.costs import CostLedger
+from babelflow.llm.failures import read_failure
+from babelflow.llm.resilience import ProviderError
 from validators.model_backends import ModelReviewer
 from test_review_backends import _request as review_request
 

@@ -12,7 +12,7 @@ import pytest
 from fakes import KEYS, FakeLLMServer, request, spec
 
 from babelflow.errors import BabelflowError
-from translators.providers.config import parse_spec
+from babelflow.llm.config import parse_spec
 from translators.registry import make_translator
 
 ACCOUNT = {"OPENAI_ADMIN_KEY": "sk-admin-private-000111", "OPENAI_ORG_ID": "org-private-123", "OPENAI_PROJECT_ID": "proj-private-456"}

@@ -11,8 +11,8 @@ from email.utils import formatdate
 import pytest
 from fakes import Fault, request
 
-from translators.providers.costs import CostLedger, cost_rows, cost_table, publish_costs
-from translators.providers.resilience import ProviderLimiter, backoff_delay, limiter_for, retry_after_seconds
+from babelflow.llm.costs import CostLedger, cost_rows, cost_table, publish_costs
+from babelflow.llm.resilience import ProviderLimiter, backoff_delay, limiter_for, retry_after_seconds
 
 
 def _run_in_threads(translators) -> None:

@@ -12,9 +12,9 @@ from fakes import KEYS, FakeLLMServer, request
 from wire_rules import check_request
 
 from babelflow.errors import BabelflowError
-from translators.providers import clients
-from translators.providers.families import RequestPlan, family_of
-from translators.providers.resilience import ProviderError
+from babelflow.llm import clients
+from babelflow.llm.families import RequestPlan, family_of
+from babelflow.llm.resilience import ProviderError
 from translators.registry import make_translator
 
 FAST = "backoff=0.01&max_retries=2&throttle_floor=0.05"
@@ -132,8 +132,8 @@ def test_a_parameter_the_api_rejects_stops_the_run_at_the_first_request(fake, mo
 
 def test_params_for_the_openai_sdk_carry_dashscope_fields_in_extra_body(monkeypatch):
     # flows/agent_models reaches DashScope through its OpenAI-compatible mode
-    from translators.providers.config import parse_spec
-    from translators.providers.families import openai_sdk_params
+    from babelflow.llm.config import parse_spec
+    from babelflow.llm.families import openai_sdk_params
 
     monkeypatch.setenv("DASHSCOPE_API_KEY", KEYS["dashscope"])
     monkeypatch.setenv("OPENAI_API_KEY", KEYS["openai"])

@@ -7,9 +7,9 @@ import pytest
 from fakes import FAST, SDKS, Fault, spec
 
 from babelflow.errors import BabelflowError
-from translators.providers.config import parse_spec
-from translators.providers.costs import CostLedger
-from translators.providers.resilience import ProviderError
+from babelflow.llm.config import parse_spec
+from babelflow.llm.costs import CostLedger
+from babelflow.llm.resilience import ProviderError
 from validators.agents import ReviewRequest
 from validators.findings import Layer, Severity, make_finding
 from validators.model_backends import ModelReviewer, make_validator_agents

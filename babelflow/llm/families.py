@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from babelflow.errors import BabelflowError
-from translators.providers.config import ProviderConfig
+from babelflow.llm.config import ProviderConfig
 
 log = logging.getLogger("babelflow.providers")
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Mapping, TypeVar
 
 from babelflow.errors import BabelflowError
-from translators.providers.config import ProviderConfig, redact
+from babelflow.llm.config import ProviderConfig, redact
 
 log = logging.getLogger("babelflow.providers")
 T = TypeVar("T")

@@ -22,11 +22,11 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from translators.providers.config import ProviderConfig
-from translators.providers.costs import CostLedger, estimate_tokens
-from translators.providers.failures import read_failure, to_exception
-from translators.providers.families import plan_request, warn_dropped
-from translators.providers.resilience import BatchRejected, ProviderError, TransientError, call_with_retries
+from babelflow.llm.config import ProviderConfig
+from babelflow.llm.costs import CostLedger, estimate_tokens
+from babelflow.llm.failures import read_failure, to_exception
+from babelflow.llm.families import plan_request, warn_dropped
+from babelflow.llm.resilience import BatchRejected, ProviderError, TransientError, call_with_retries
 
 # Anthropic's stop reasons that mean "cut off": the output limit, or the context window filled
 ANTHROPIC_TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})

@@ -32,8 +32,8 @@ from typing import Literal, Mapping
 
 from pydantic import BaseModel
 
-from translators.providers.config import ProviderConfig
-from translators.providers.resilience import BatchRejected, ProviderError, TransientError, retry_after_seconds
+from babelflow.llm.config import ProviderConfig
+from babelflow.llm.resilience import BatchRejected, ProviderError, TransientError, retry_after_seconds
 
 Cause = Literal["auth", "permission", "region", "quota", "not_found", "bad_request", "refusal", "too_large", "rate_limited", "overloaded", "server"]
 

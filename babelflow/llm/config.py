@@ -29,7 +29,7 @@ batch             20        segments per request (a larger engine batch is split
 rpm               0         requests per minute per provider (0 = no limit)
 ================  ========  =========================================================================
 
-What each model family accepts: ``translators.providers.families``.
+What each model family accepts: ``babelflow.llm.families``.
 
 Base URL: ``@BASE_URL`` in the spec, else the provider's own variable (``OPENAI_BASE_URL``,
 ``ANTHROPIC_BASE_URL``, ``DASHSCOPE_HTTP_BASE_URL``, ``OPENAI_COMPATIBLE_BASE_URL``), else the SDK's
@@ -67,7 +67,7 @@ BASE_URL_ENV: dict[str, str] = {
     "dashscope": "DASHSCOPE_HTTP_BASE_URL",
     "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
 }
-# None: decided per model family (translators.providers.families), so "not asked for" stays
+# None: decided per model family (babelflow.llm.families), so "not asked for" stays
 # distinguishable from "asked for", and only the latter is warned about when a family drops it
 DEFAULTS: dict[str, float | int | str | None] = {
     "temperature": None,
@@ -261,7 +261,7 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
     _check_transport(provider, base_url, bool(raw_key), field)
     options = {name: _option(name, provider, given) for name in DEFAULTS}
     config = ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=base_url, **options)
-    from translators.providers.families import check_model
+    from babelflow.llm.families import check_model
 
     check_model(config, field=field)
     return config

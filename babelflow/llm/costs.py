@@ -1,0 +1,126 @@
+"""Token accounting per stage (translate / validate), language and provider.
+
+Every model response's usage is recorded; when a provider omits it (or reports zeros), the
+tokens are estimated offline as characters / 4 and the row is marked ``estimated``. The report
+prints as a rich table (the CLI does so after adapt/validate), saves as JSON, and publishes as a
+Prefect table artifact with ``publish_costs`` (call it inside a flow or task run).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from pydantic import Field
+
+from babelflow.ir import Record
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, -(-len(text) // CHARS_PER_TOKEN))
+
+
+class CostRow(Record):
+    stage: str = Field(description="translate | validate")
+    language: str
+    provider: str
+    model: str
+    requests: int = Field(default=0, description="responses received; failed attempts (429, 5xx, timeouts) are not billed")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    estimated_requests: int = Field(default=0, description="requests whose tokens were estimated (chars/4)")
+
+    @property
+    def estimated(self) -> bool:
+        return self.estimated_requests > 0
+
+
+class CostReport(Record):
+    rows: list[CostRow] = Field(default_factory=list)
+
+    def total(self, *, stage: str | None = None, provider: str | None = None, language: str | None = None) -> tuple[int, int]:
+        """(input tokens, output tokens) over the matching rows."""
+        rows = [r for r in self.rows if stage in (None, r.stage) and provider in (None, r.provider) and language in (None, r.language)]
+        return sum(r.input_tokens for r in rows), sum(r.output_tokens for r in rows)
+
+
+class CostLedger:
+    """Thread-safe accumulator shared by every translator and reviewer of one run."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, str, str, str], CostRow] = {}
+        self._lock = threading.Lock()
+
+    def record(self, *, stage: str, language: str, provider: str, model: str, input_tokens: int, output_tokens: int, estimated: bool) -> None:
+        with self._lock:
+            key = (stage, language, provider, model)
+            row = self._rows.setdefault(key, CostRow(stage=stage, language=language, provider=provider, model=model))
+            row.requests += 1
+            row.input_tokens += input_tokens
+            row.output_tokens += output_tokens
+            row.estimated_requests += int(estimated)
+
+    def report(self) -> CostReport:
+        with self._lock:
+            return CostReport(rows=[row.model_copy() for _, row in sorted(self._rows.items())])
+
+
+def cost_rows(report: CostReport) -> list[dict[str, str]]:
+    """Table rows (strings) with a total line: the shape of both the terminal and the artifact table."""
+    rows = [
+        {
+            "stage": r.stage,
+            "language": r.language,
+            "provider": r.provider,
+            "model": r.model,
+            "requests": str(r.requests),
+            "input tokens": f"{r.input_tokens:,}" + (" (est.)" if r.estimated else ""),
+            "output tokens": f"{r.output_tokens:,}" + (" (est.)" if r.estimated else ""),
+        }
+        for r in report.rows
+    ]
+    if report.rows:
+        total_in, total_out = report.total()
+        estimated = " (incl. est.)" if any(r.estimated for r in report.rows) else ""
+        rows.append({"stage": "total", "language": "", "provider": "", "model": "", "requests": str(sum(r.requests for r in report.rows)), "input tokens": f"{total_in:,}{estimated}", "output tokens": f"{total_out:,}{estimated}"})
+    return rows
+
+
+def cost_table(report: CostReport, title: str = "model usage"):
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in ("stage", "language", "provider", "model", "requests", "input tokens", "output tokens"):
+        table.add_column(column, justify="right" if column in ("requests", "input tokens", "output tokens") else "left")
+    for row in cost_rows(report):
+        table.add_row(*row.values(), style="bold" if row["stage"] == "total" else None)
+    return table
+
+
+def save_costs(report: CostReport, path: Path) -> Path:
+    from babelflow.atomic_io import write_bytes_atomic
+
+    write_bytes_atomic(Path(path), report.model_dump_json(indent=2).encode() + b"\n")
+    return Path(path)
+
+
+def publish_costs(report: CostReport, key: str = "model-costs", description: str = "token usage per stage, language and provider"):
+    """Publish the report as a Prefect table artifact (inside a flow/task run); returns its id."""
+    import re
+
+    from prefect.artifacts import create_table_artifact
+
+    safe_key = re.sub(r"[^a-z0-9-]+", "-", key.lower()).strip("-") or "model-costs"
+    return create_table_artifact(key=safe_key, table=cost_rows(report) or [{"stage": "none", "requests": "0"}], description=description)
+
+
+def report_costs(report: CostReport, console, path: Path | None, title: str) -> None:
+    """Print the usage table (when a model was used) and save it as JSON next to the run's state."""
+    if not report.rows:
+        return
+    console.print(cost_table(report, title))
+    if path is not None:
+        save_costs(report, path)
+        console.print(f"[dim]token usage saved to {path}[/]")
