@@ -3,24 +3,21 @@
 Batch level: valid JSON matching the schema, not truncated, no duplicate or unexpected ids.
 Segment level: present, every ``⟦N⟧`` placeholder exactly once (``translators.placeholders``),
 not an answer instead of a translation, no added commentary, in the target language/script (the
-same rules as the fidelity probes: ``validators.probes.fidelity``).
+same rules as the fidelity probes: ``babelflow.target_language``, ``babelflow.text``).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from babelflow.llm.replies import parse_json_reply
+from babelflow.target_language import language_problem
+from babelflow.text import MODEL_ANSWER, PLACEHOLDER, TRANSLATOR_COMMENTARY, ascii_fold, placeholder
 from translators.interface import ProtectedSegment
 from translators.placeholders import Placeholder, ProtectedText, placeholder_problems
-from validators.probes.fidelity import _ANSWER, _COMMENTARY, _plain, language_problem
-
-_TOKEN = re.compile(r"⟦([0-9]+)⟧")
-_WORDS = re.compile(r"[^\W\d_]")
 
 
 class _Translation(BaseModel):
@@ -53,16 +50,6 @@ TRANSLATION_SCHEMA: dict = {
 }
 
 
-def parse_json_reply(text: str, data: Any | None) -> Any:
-    """The reply's JSON: structured data if the protocol gave it, else the text (``` fences allowed)."""
-    if data is not None:
-        return data
-    body = text.strip()
-    if body.startswith("```"):
-        body = re.sub(r"^```[a-zA-Z]*\s*|\s*```$", "", body)
-    return json.loads(body)
-
-
 def parse_batch(text: str, data: Any | None, truncated: bool) -> tuple[dict[str, str] | None, str | None]:
     """(id -> text, None) or (None, the batch-level problem)."""
     if truncated:
@@ -79,8 +66,8 @@ def parse_batch(text: str, data: Any | None, truncated: bool) -> tuple[dict[str,
 
 
 def _protected(segment: ProtectedSegment) -> ProtectedText:
-    indexes = sorted({int(m.group(1)) for m in _TOKEN.finditer(segment.text)})
-    return ProtectedText(text=segment.text, placeholders=[Placeholder(index=i, original=f"⟦{i}⟧", restore_as=f"⟦{i}⟧", kind="marker") for i in indexes])
+    indexes = sorted({int(m.group(1)) for m in PLACEHOLDER.finditer(segment.text)})
+    return ProtectedText(text=segment.text, placeholders=[Placeholder(index=i, original=placeholder(i), restore_as=placeholder(i), kind="marker") for i in indexes])
 
 
 def segment_problems(segment: ProtectedSegment, text: str, language: str) -> list[str]:
@@ -88,14 +75,14 @@ def segment_problems(segment: ProtectedSegment, text: str, language: str) -> lis
     if not text.strip() and segment.text.strip():
         return ["empty translation"]
     problems = placeholder_problems(text, _protected(segment))
-    tokens = sorted(set(_TOKEN.findall(segment.text)), key=len)
-    token_strings = [f"⟦{t}⟧" for t in tokens]
+    tokens = sorted(set(PLACEHOLDER.findall(segment.text)), key=len)
+    token_strings = [placeholder(t) for t in tokens]
     wrong = language_problem(text, segment.text, language, token_strings)
     if wrong:
         problems.append(f"wrong language: {wrong}")
-    if _ANSWER.search(_plain(text)) and not _ANSWER.search(_plain(segment.text)):
+    if MODEL_ANSWER.search(ascii_fold(text)) and not MODEL_ANSWER.search(ascii_fold(segment.text)):
         problems.append("answered instead of translated")
-    if _COMMENTARY.search(_plain(text)) and not _COMMENTARY.search(_plain(segment.text)):
+    if TRANSLATOR_COMMENTARY.search(ascii_fold(text)) and not TRANSLATOR_COMMENTARY.search(ascii_fold(segment.text)):
         problems.append("added commentary")
     return problems
 

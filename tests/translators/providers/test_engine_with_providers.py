@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from fakes import Fault
 
-from translators.canonical_map import CanonicalMap
+from babelflow.canonical_map import CanonicalMap
 from translators.engine import TranslationEngine
 from translators.memory import TranslationMemory
 from babelflow.llm.resilience import ProviderError
