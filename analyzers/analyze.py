@@ -233,6 +233,10 @@ class _Builder:
 def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None) -> IRDocument:
     """Build the IR of one benchmark. Runs its golden replays; no translation happens here."""
     progress = progress or (lambda message: None)
+    if bench.id.startswith("agentdojo-"):  # code and data typed together by a perturbation trial
+        from analyzers.agentdojo import analyze_agentdojo
+
+        return analyze_agentdojo(bench, profile, progress)
     profile = profile or load_profile(bench.id)
     progress("checking every artifact loads")
     bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file

@@ -61,6 +61,7 @@ class ArtifactFormat(str, Enum):
     TOML = "toml"
     MARKDOWN = "markdown"
     PYTHON = "python"
+    YAML = "yaml"  # AgentDojo environments (read and written with ruamel.yaml round trip)
 
 
 class ArtifactRole(str, Enum):

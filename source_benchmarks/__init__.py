@@ -9,7 +9,12 @@ from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchm
 
 TAU2_BENCHMARKS = ("tau2-airline", "tau2-retail", "tau2-telecom", "tau2-mock")
 FIXTURE_BENCHMARK = "fixture-library"
-BENCHMARK_IDS = TAU2_BENCHMARKS + (FIXTURE_BENCHMARK,)
+AGENTDOJO_BENCHMARKS = ("agentdojo-workspace", "agentdojo-travel", "agentdojo-banking", "agentdojo-slack")  # also "<id>@<version>"
+BENCHMARK_IDS = TAU2_BENCHMARKS + (FIXTURE_BENCHMARK,) + AGENTDOJO_BENCHMARKS
+
+
+def is_agentdojo(benchmark_id: str) -> bool:
+    return benchmark_id.partition("@")[0] in AGENTDOJO_BENCHMARKS
 
 
 def get_benchmark(benchmark_id: str, source_dir: Path | None = None) -> SourceBenchmark:
@@ -22,6 +27,10 @@ def get_benchmark(benchmark_id: str, source_dir: Path | None = None) -> SourceBe
         from source_benchmarks.fixture.adapter import FixtureBenchmark
 
         return FixtureBenchmark(source_dir=source_dir)
+    if is_agentdojo(benchmark_id):
+        from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
+
+        return AgentDojoBenchmark(benchmark_id, variant_root=source_dir)
     raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(BENCHMARK_IDS)}")
 
 
@@ -41,6 +50,10 @@ def open_variant(benchmark_id: str, variant_root: Path) -> SourceBenchmark:
         from source_benchmarks.fixture.adapter import FixtureBenchmark
 
         return FixtureBenchmark(source_dir=variant_root, overlay=overlay)
+    if is_agentdojo(benchmark_id):
+        from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
+
+        return AgentDojoBenchmark(benchmark_id, variant_root=variant_root, overlay=overlay)
     raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(BENCHMARK_IDS)}")
 
 

@@ -58,6 +58,16 @@ def _write_data(spec: ArtifactSpec, source: Path, dest: Path, changes: list[tupl
         dump_document(dest, spec.format, document)
 
 
+def _write_yaml(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
+    """Round trip (ruamel.yaml): layout, comments and scalar styles of the source are kept."""
+    from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at
+
+    document = load_yaml(source)
+    for element, target in changes:
+        set_at(document, tuple(element.locator.path), target)
+    dump_yaml(dest, document)
+
+
 def _write_markdown(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
     document = split_markdown(read_text(source))
     replacements = {element.locator.block_index: target for element, target in changes}
@@ -152,6 +162,8 @@ def rebuild_variant(
             _write_data(spec, source, dest, changes)
         elif spec.format is ArtifactFormat.MARKDOWN and changes:
             _write_markdown(source, dest, changes)
+        elif spec.format is ArtifactFormat.YAML and changes:
+            _write_yaml(source, dest, changes)
         else:
             write_bytes_atomic(dest, source.read_bytes())  # nothing to translate: an exact copy
         outputs.append(ArtifactHash(path=spec.path, sha256=sha256_file(dest), inputs_sha256=inputs))

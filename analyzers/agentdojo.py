@@ -1,0 +1,390 @@
+"""Analysis of an AgentDojo suite: YAML environment, task code, tool docstrings, system message.
+
+Typing starts from shapes and types (pydantic field types of the environment, ids, dates, emails)
+and is then decided by running: a *perturbation trial* renders every translatable field the way a
+translator would (a canonical value one way everywhere; free prose word by word, its canonical
+mentions as their canonical rendering), rebuilds the suite from it, and reruns every task's
+ground truth. A user task whose utility, an injection task whose security or a task whose
+injectability changes names the literals that link code and data: its check literals and the
+environment values that contain them are kept (Preserve, with the replay as evidence), and the
+trial runs again until the perturbed suite scores exactly like the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from babelflow.docstring_parts import split_docstring
+from babelflow.ir import (
+    ArtifactFormat,
+    ArtifactRole,
+    DataValueLocator,
+    IRDocument,
+    IRElement,
+    LinkGroup,
+    LinkKind,
+    PreserveReason,
+    PythonLiteralLocator,
+    RuntimeEvidence,
+    TranslationType,
+    element_id,
+)
+from babelflow.python_docstrings import docstrings_of
+from babelflow.text import ACCENT_TABLE, FORMAT_SLOT, WORD
+from babelflow.variant import CodeOverlay, CodeText
+from analyzers import ANALYZER_VERSION
+from analyzers.agentdojo_code import CodeLiteral, scan_module
+from analyzers.heuristics import specific_reason
+from analyzers.mentions import always_token
+from analyzers.profile import LoadedProfile, load_profile
+
+Progress = Callable[[str], None]
+CANONICAL_GROUP = "agentdojo"
+MAX_TRIAL_ROUNDS = 4
+_KEEP = re.compile(r"\{[^{}\s]*\}|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|\S*[\d_/\\]\S*")
+
+
+@dataclass
+class Draft:
+    artifact: str
+    locator: Any
+    role: str
+    text: str
+    ttype: TranslationType
+    reason: PreserveReason | None
+    rule: str
+    task_scope: str = ""  # the class (or "" for module level) a Python literal belongs to
+    evidence: list[RuntimeEvidence] = field(default_factory=list)
+    inline_tokens: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return element_id(self.artifact, self.locator)
+
+    def keep(self, reason: PreserveReason, rule: str, evidence: RuntimeEvidence | None = None) -> None:
+        self.ttype, self.reason, self.rule = TranslationType.PRESERVE, reason, rule
+        if evidence is not None:
+            self.evidence.append(evidence)
+
+
+# ---- typing by shape and type ----------------------------------------------------------------
+def _word_count(text: str) -> int:
+    return len(WORD.findall(text))
+
+
+def _shape_type(text: str) -> tuple[TranslationType, PreserveReason | None, str]:
+    reason = specific_reason(text)
+    if reason is not None:
+        return TranslationType.PRESERVE, reason, f"shape: {reason.value}"
+    if not WORD.search(text):
+        return TranslationType.PRESERVE, PreserveReason.EMPTY, "shape: no words"
+    if re.fullmatch(r"[\w.-]+\.[A-Za-z0-9]{2,5}", text.strip()):
+        return TranslationType.PRESERVE, PreserveReason.IDENTIFIER, "shape: file name"
+    words = _word_count(text)
+    if words <= 5 and "\n" not in text.strip() and not text.rstrip().endswith((".", "!", "?")):
+        return TranslationType.TRANSLATE_CANONICAL, None, "short value: one rendering everywhere"
+    return TranslationType.TRANSLATE_FREE, None, "prose"
+
+
+def _unwrap(annotation: Any) -> Any:
+    while True:
+        origin = get_origin(annotation)
+        if origin is Union or str(origin) in ("types.UnionType", "<class 'types.UnionType'>"):
+            args = [a for a in get_args(annotation) if a is not type(None)]
+            annotation = args[0] if len(args) == 1 else annotation
+            if len(args) != 1:
+                return annotation
+        elif origin is not None and getattr(origin, "__name__", "") == "Annotated":
+            annotation = get_args(annotation)[0]
+        elif hasattr(annotation, "__metadata__"):
+            annotation = get_args(annotation)[0]
+        else:
+            return annotation
+
+
+def _leaf_type(model: Any, path: tuple) -> Any:
+    """The annotation a YAML leaf is validated against (None when the walk leaves the models)."""
+    node = model
+    for segment in path:
+        node = _unwrap(node)
+        if isinstance(node, type) and issubclass(node, BaseModel):
+            info = node.model_fields.get(str(segment))
+            if info is None:
+                return None
+            node = info.annotation
+        elif get_origin(node) in (dict,):
+            node = get_args(node)[1]
+        elif get_origin(node) in (list, tuple, set):
+            node = get_args(node)[0]
+        else:
+            return None
+    return _unwrap(node)
+
+
+# ---- inventory -------------------------------------------------------------------------------
+def _yaml_drafts(bench: Any, spec: Any) -> list[Draft]:
+    from source_benchmarks.agentdojo.yaml_io import string_leaves
+
+    env_model = bench.source_suite.environment_type
+    prefix = []
+    if "/include/" in spec.path:
+        prefix = [spec.path.rsplit("/", 1)[1].removesuffix(".yaml")]
+    drafts = []
+    for path, text in string_leaves(bench.load_artifact(spec)):
+        locator = DataValueLocator(path=path)
+        general = ".".join("[*]" if isinstance(p, int) else str(p) for p in path)
+        role = f"{spec.path.rsplit('/', 1)[-1]}:{general}"
+        ttype, reason, rule = _shape_type(text)
+        if spec.path.endswith("environment.yaml") or "/include/" in spec.path:
+            leaf = _leaf_type(env_model, tuple(prefix) + path)
+            if leaf is not str and ttype is not TranslationType.PRESERVE:
+                ttype, reason, rule = TranslationType.PRESERVE, PreserveReason.ENUM_CODE, f"model type {getattr(leaf, '__name__', leaf)} is not free text"
+        elif spec.path.endswith("injection_vectors.yaml") or spec.path.endswith("system_messages.yaml"):
+            if ttype is TranslationType.TRANSLATE_CANONICAL:
+                ttype, rule = TranslationType.TRANSLATE_FREE, "injection vector / system message text"
+        drafts.append(Draft(spec.path, locator, role, text, ttype, reason, rule))
+    return drafts
+
+
+def _module_of(path: str) -> Any:
+    return sys.modules["agentdojo." + path.removesuffix(".py").replace("/", ".")]
+
+
+def _literal_type(literal: CodeLiteral) -> tuple[TranslationType, PreserveReason | None, str]:
+    if literal.where == "attribute":
+        return TranslationType.TRANSLATE_FREE, None, "task text attribute (PROMPT/GOAL/...)"
+    if literal.is_dict_key:
+        return TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, "code: dict key"
+    ttype, reason, rule = _shape_type(literal.value)
+    if ttype is TranslationType.PRESERVE:
+        return ttype, reason, "code: " + rule
+    stripped = literal.value.strip()
+    if re.fullmatch(r"[a-z_][a-z0-9_]*", stripped) or re.fullmatch(r"[a-z]+(?: [a-z]+)?", stripped):
+        # lowercase words in checks are usually matched against data ("pizza" in subject.lower()):
+        # kept unless the trial shows they can move with the data
+        return TranslationType.PRESERVE, PreserveReason.EVALUATOR_TOKEN, "code: lowercase check token"
+    if ttype is TranslationType.TRANSLATE_FREE and literal.where == "function_literal":
+        return TranslationType.TRANSLATE_CANONICAL, None, "code: text literal (one rendering in code and data)"
+    return TranslationType.TRANSLATE_CANONICAL, None, "code: " + rule
+
+
+def _python_drafts(bench: Any, spec: Any) -> list[Draft]:
+    drafts = []
+    module = _module_of(spec.path)
+    if spec.role is ArtifactRole.TOOL_CODE:
+        tools = {t.run.__name__ for t in bench.source_suite.tools if t.run.__module__ == module.__name__}
+        docs = docstrings_of(bench.artifact_path(spec))
+        for name in sorted(tools):
+            doc = docs.get(name)
+            if not doc:
+                continue
+            for index, part in enumerate(split_docstring(doc)):
+                if not part.text.strip():
+                    continue
+                locator = PythonLiteralLocator(module=spec.path, qualname=name, role="docstring", occurrence=0, line=0, part=index)
+                if part.translatable:
+                    drafts.append(Draft(spec.path, locator, "tool_code:docstring", part.text, TranslationType.TRANSLATE_FREE, None, "tool docstring"))
+                else:
+                    reason = PreserveReason.DOCSTRING_HEADER if part.kind == "header" else PreserveReason.ARGUMENT_NAME
+                    drafts.append(Draft(spec.path, locator, "tool_code:docstring", part.text, TranslationType.PRESERVE, reason, f"docstring: {part.kind}"))
+        return drafts
+    for literal in scan_module(bench.artifact_path(spec), module):
+        role = "prompt" if literal.where == "attribute" else "constant"
+        locator = PythonLiteralLocator(module=spec.path, qualname=literal.qualname, role=role, occurrence=literal.occurrence, line=literal.line)
+        ttype, reason, rule = _literal_type(literal)
+        scope = literal.qualname.split(".")[0] if "." in literal.qualname else ""
+        drafts.append(Draft(spec.path, locator, f"task_code:{literal.where}", literal.value, ttype, reason, rule, task_scope=scope))
+    return drafts
+
+
+# ---- inline tokens ---------------------------------------------------------------------------
+def _assign_inline_tokens(drafts: list[Draft]) -> None:
+    canonical = {d.text for d in drafts if d.ttype is TranslationType.TRANSLATE_CANONICAL and len(d.text.strip()) >= 3 and d.text == d.text.strip()}
+    kept = {d.text for d in drafts if d.ttype is TranslationType.PRESERVE and d.text == d.text.strip() and len(d.text) >= 3 and (always_token(d.text) or d.rule.startswith("trial"))}
+    vocabulary = sorted(canonical | kept, key=lambda v: (-len(v), v))
+    if not vocabulary:
+        return
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(v) for v in vocabulary) + r")(?![\w])")
+    for draft in drafts:
+        if draft.ttype is TranslationType.TRANSLATE_FREE:
+            found = {m.group(0) for m in pattern.finditer(draft.text) if m.group(0) != draft.text}
+            draft.inline_tokens = sorted(found, key=lambda v: (-len(v), v))
+
+
+# ---- the perturbation trial ------------------------------------------------------------------
+def _canonical(text: str) -> str:
+    out, last = [], 0
+    for match in _KEEP.finditer(text):
+        out.append(text[last : match.start()].translate(ACCENT_TABLE))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(text[last:].translate(ACCENT_TABLE))
+    return "".join(out) + "ᵃ"
+
+
+def _free(text: str, tokens: list[str], canonical: set[str]) -> str:
+    """Word by word (so a substring of the source survives only as a protected token)."""
+    spans: list[tuple[int, int, str]] = []
+    taken = [False] * len(text)
+    for token in tokens:
+        for match in re.finditer(r"(?<![\w])" + re.escape(token) + r"(?![\w])", text):
+            if not any(taken[match.start() : match.end()]):
+                spans.append((match.start(), match.end(), _canonical(token) if token in canonical else token))
+                for i in range(match.start(), match.end()):
+                    taken[i] = True
+    for match in list(FORMAT_SLOT.finditer(text)) + list(_KEEP.finditer(text)):
+        if not any(taken[match.start() : match.end()]):
+            spans.append((match.start(), match.end(), match.group(0)))
+            for i in range(match.start(), match.end()):
+                taken[i] = True
+    out, last = [], 0
+    for start, end, rendered in sorted(spans):
+        out.append(re.sub(r"[^\W\d_]+", lambda m: m.group(0).translate(ACCENT_TABLE) + "ᵇ", text[last:start]))
+        out.append(rendered)
+        last = end
+    out.append(re.sub(r"[^\W\d_]+", lambda m: m.group(0).translate(ACCENT_TABLE) + "ᵇ", text[last:]))
+    return "".join(out)
+
+
+def perturbed_targets(drafts: list[Draft]) -> dict[str, str]:
+    canonical = {d.text for d in drafts if d.ttype is TranslationType.TRANSLATE_CANONICAL}
+    targets = {}
+    for draft in drafts:
+        if draft.ttype is TranslationType.TRANSLATE_CANONICAL:
+            targets[draft.id] = _canonical(draft.text)
+        elif draft.ttype is TranslationType.TRANSLATE_FREE:
+            targets[draft.id] = _free(draft.text, draft.inline_tokens, canonical)
+    return targets
+
+
+def outcome_signature(outcome: Any) -> tuple:
+    return (outcome.reward, outcome.reward_breakdown.get("injectable"))
+
+
+def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int) -> dict[str, Any]:
+    from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
+    from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at
+
+    targets = perturbed_targets(drafts)
+    root = workdir / f"trial{round_no}"
+    by_artifact: dict[str, list[Draft]] = {}
+    for draft in drafts:
+        by_artifact.setdefault(draft.artifact, []).append(draft)
+    overlay = CodeOverlay(language="trial")
+    for spec in bench.artifacts():
+        items = [d for d in by_artifact.get(spec.path, []) if d.id in targets]
+        if spec.format is ArtifactFormat.YAML:
+            document = load_yaml(bench.artifact_path(spec))
+            for draft in items:
+                set_at(document, tuple(draft.locator.path), targets[draft.id])
+            (root / spec.path).parent.mkdir(parents=True, exist_ok=True)
+            dump_yaml(root / spec.path, document)
+        elif spec.role is ArtifactRole.PROMPT_CODE:
+            for draft in items:
+                overlay.texts.append(CodeText(module=spec.path, qualname=draft.locator.qualname, role=draft.locator.role, occurrence=draft.locator.occurrence, source=draft.text, target=targets[draft.id]))
+    variant = AgentDojoBenchmark(bench.id, variant_root=root, overlay=overlay)
+    try:
+        variant.validate_artifacts()
+    except Exception as exc:  # noqa: BLE001 - a trial that does not load is a finding of the analysis itself
+        raise RuntimeError(f"perturbation trial {round_no} does not load: {exc}") from exc
+    return {o.task_id: o for o in variant.replay_golden(label=f"analysis: perturbation trial {round_no}")}
+
+
+def _demote_for(task_id: str, bench: Any, drafts: list[Draft], round_no: int, detail: str) -> int:
+    tasks = {**bench.source_suite.user_tasks, **bench.source_suite.injection_tasks}
+    cls = type(tasks[task_id])
+    from source_benchmarks.agentdojo.files import module_path
+
+    module = module_path(cls.__module__)
+    evidence = RuntimeEvidence(source="golden_replay", detail=detail, task_id=task_id)
+    scope = [d for d in drafts if d.artifact == module and d.task_scope in (cls.__name__, "") and d.locator.role == "constant"]
+    if round_no >= 2:  # still failing: the task's texts and the module's constants too
+        scope += [d for d in drafts if d.artifact == module and d.task_scope == cls.__name__]
+    words = {d.text.strip().lower() for d in scope if len(d.text.strip()) >= 3 and WORD.search(d.text) and d.role != "task_code:attribute" and not d.reason == PreserveReason.ARGUMENT_NAME}
+    changed = 0
+    for draft in scope:
+        if draft.ttype is not TranslationType.PRESERVE and draft.role != "task_code:attribute":
+            draft.keep(PreserveReason.EVALUATOR_TOKEN, f"trial: perturbing it changed {task_id}", evidence)
+            changed += 1
+    for draft in drafts:
+        if draft.locator.kind == "data_value" and draft.ttype is not TranslationType.PRESERVE:
+            lowered = draft.text.lower()
+            if any(word in lowered for word in words):
+                draft.keep(PreserveReason.LINKED_ENTITY, f"trial: holds a literal {task_id} checks", evidence)
+                changed += 1
+    return changed
+
+
+def _apply_overrides(drafts: list[Draft], profile: LoadedProfile) -> None:
+    by_id = {o.element: o for o in profile.overrides}
+    for draft in drafts:
+        override = by_id.get(draft.id)
+        if override is not None:
+            draft.ttype, draft.reason, draft.rule = override.type, override.reason, f"profile override: {override.note or 'reviewed'}"
+
+
+def analyze_agentdojo(bench: Any, profile: LoadedProfile | None = None, progress: Progress | None = None) -> IRDocument:
+    progress = progress or (lambda message: None)
+    profile = profile or load_profile(bench.id)
+    progress("checking every artifact loads")
+    bench.validate_artifacts()
+    progress("ground truth of every task (source)")
+    source = {o.task_id: o for o in bench.replay_golden(label="analysis: ground truth")}
+    drafts: list[Draft] = []
+    for spec in bench.artifacts():
+        progress(f"inventory {spec.path}")
+        drafts += _yaml_drafts(bench, spec) if spec.format is ArtifactFormat.YAML else _python_drafts(bench, spec)
+    _apply_overrides(drafts, profile)
+    with tempfile.TemporaryDirectory(prefix="babelflow-agentdojo-trial-") as tmp:
+        for round_no in range(MAX_TRIAL_ROUNDS):
+            _assign_inline_tokens(drafts)
+            progress(f"perturbation trial {round_no}")
+            trial = _trial(bench, drafts, Path(tmp), round_no)
+            differing = [t for t in source if outcome_signature(trial[t]) != outcome_signature(source[t])]
+            if not differing:
+                break
+            for task_id in differing:
+                detail = f"perturbed suite: {outcome_signature(source[task_id])} -> {outcome_signature(trial[task_id])} (reward, injectable)"
+                _demote_for(task_id, bench, drafts, round_no, detail)
+        else:
+            _assign_inline_tokens(drafts)
+    _apply_overrides(drafts, profile)  # a reviewer's decision wins over the trial
+    return _document(bench, profile, drafts)
+
+
+def _document(bench: Any, profile: LoadedProfile, drafts: list[Draft]) -> IRDocument:
+    elements, groups = [], {}
+    members: dict[str, list[Draft]] = {}
+    for draft in drafts:
+        if draft.ttype is not TranslationType.TRANSLATE_FREE:
+            members.setdefault(draft.text, []).append(draft)
+    for value, holders in members.items():
+        artifacts = sorted({h.artifact for h in holders})
+        evidence = [e for h in holders for e in h.evidence][:5]
+        if len(artifacts) < 2 and not evidence:
+            continue
+        kinds = [LinkKind.COMPARED_IN_CODE] if any(h.locator.kind == "python_literal" for h in holders) else [LinkKind.DB_LOOKUP]
+        group_id = "lg_" + hashlib.blake2b(value.encode(), digest_size=8).hexdigest()
+        groups[value] = LinkGroup(id=group_id, value=value, kinds=kinds, member_count=len(holders), artifacts=artifacts, evidence=evidence)
+    for draft in drafts:
+        links = [groups[draft.text].id] if draft.text in groups and draft.ttype is not TranslationType.TRANSLATE_FREE else []
+        elements.append(
+            IRElement.model_construct(
+                id=draft.id, artifact=draft.artifact, locator=draft.locator, role=draft.role, source_text=draft.text,
+                translation_type=draft.ttype, preserve_reason=draft.reason,
+                canonical_group=CANONICAL_GROUP if draft.ttype is TranslationType.TRANSLATE_CANONICAL else None,
+                typing_rule=draft.rule, links=links, inline_tokens=draft.inline_tokens,
+            )
+        )
+    return IRDocument.model_construct(
+        schema_version="babelflow.ir/1", benchmark=bench.id, source_version=bench.source_version, analyzer_version=ANALYZER_VERSION,
+        profile_sha256=profile.sha256, artifacts=bench.fingerprints(), elements=elements, link_groups=list(groups.values()),
+    )

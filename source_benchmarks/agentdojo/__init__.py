@@ -1,0 +1,1 @@
+"""AgentDojo (PyPI `agentdojo`, MIT): the second benchmark family, driven through its own suites."""

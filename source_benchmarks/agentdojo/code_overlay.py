@@ -1,0 +1,139 @@
+"""Apply a variant's code overlay to AgentDojo's task classes and tools at run time.
+
+Task prompts, goals and the literals inside `utility()` / `security()` / `ground_truth()` live in
+Python. The variant never forks that code: each task class gets a per-variant subclass whose text
+attributes are the translations and whose methods are the originals rebuilt with translated string
+constants (`CodeType.replace(co_consts=...)`) and module globals where translated module
+constants replace the English ones. Tools are rebuilt by AgentDojo's own `make_function` from the
+original function carrying its translated docstring, so schemas come from the same parser.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+from collections import defaultdict
+from typing import Any
+
+from babelflow.variant import CodeOverlay
+from source_benchmarks.agentdojo.files import module_path
+from source_benchmarks.agentdojo.loader import load_module
+
+TEXT_ROLES = ("prompt",)  # class attributes holding text (PROMPT, GOAL, GROUND_TRUTH_OUTPUT, COMMENT)
+
+
+def _swap(value: Any, table: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return table.get(value, value)
+    if isinstance(value, types.CodeType):
+        return swap_constants(value, table)
+    if isinstance(value, tuple):
+        swapped = tuple(_swap(v, table) for v in value)
+        return value if swapped == value else swapped
+    if isinstance(value, frozenset):
+        swapped_set = frozenset(_swap(v, table) for v in value)
+        return value if swapped_set == value else swapped_set
+    return value
+
+
+def swap_constants(code: types.CodeType, table: dict[str, str]) -> types.CodeType:
+    """`code` with its string constants (and those of nested lambdas/comprehensions) translated."""
+    if not table:
+        return code
+    consts = tuple(_swap(c, table) for c in code.co_consts)
+    return code if consts == code.co_consts and all(a is b for a, b in zip(consts, code.co_consts)) else code.replace(co_consts=consts)
+
+
+def _rebuild(fn: types.FunctionType, table: dict[str, str], namespace: dict[str, Any]) -> types.FunctionType:
+    new = types.FunctionType(swap_constants(fn.__code__, table), namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    new.__doc__ = fn.__doc__
+    new.__annotations__ = dict(fn.__annotations__)
+    new.__dict__.update(fn.__dict__)
+    return new
+
+
+class ModuleTexts:
+    """The overlay's texts of one module: per qualname, source text -> translation."""
+
+    def __init__(self) -> None:
+        self.constants: dict[str, dict[str, str]] = defaultdict(dict)  # qualname (function or NAME) -> table
+        self.attributes: dict[str, str] = {}  # "Class.ATTR" -> translated value
+        self.docstrings: dict[str, str] = {}  # function name -> translated docstring
+
+
+def texts_by_module(overlay: CodeOverlay | None) -> dict[str, ModuleTexts]:
+    modules: dict[str, ModuleTexts] = defaultdict(ModuleTexts)
+    for text in overlay.texts if overlay else []:
+        entry = modules[text.module]
+        if text.role in TEXT_ROLES:
+            entry.attributes[text.qualname] = text.target
+        elif text.role == "docstring":
+            entry.docstrings[text.qualname] = text.target
+        else:
+            entry.constants[text.qualname][text.source] = text.target
+    return modules
+
+
+class TranslatedModule:
+    """A translated view of one task module: its globals and rebuilt functions, built once."""
+
+    def __init__(self, module: Any, texts: ModuleTexts):
+        self.module, self.texts = module, texts
+        self.namespace: dict[str, Any] = dict(vars(module))
+        for name, value in list(self.namespace.items()):
+            if isinstance(value, str) and name in texts.constants and value in texts.constants[name]:
+                self.namespace[name] = texts.constants[name][value]
+        for name, value in list(self.namespace.items()):
+            if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+                self.namespace[name] = _rebuild(value, texts.constants.get(name, {}), self.namespace)
+
+    def task_class(self, cls: type) -> type:
+        body: dict[str, Any] = {"__module__": cls.__module__, "__doc__": cls.__doc__}
+        for klass in reversed([k for k in cls.__mro__ if k.__module__ == self.module.__name__]):
+            for name, value in vars(klass).items():
+                qual = f"{cls.__name__}.{name}"
+                if isinstance(value, staticmethod):
+                    body[name] = staticmethod(_rebuild(value.__func__, self.texts.constants.get(qual, {}), self.namespace))
+                elif isinstance(value, types.FunctionType):
+                    body[name] = _rebuild(value, self.texts.constants.get(qual, {}), self.namespace)
+        for qual, target in self.texts.attributes.items():
+            owner, _, attr = qual.partition(".")
+            if owner == cls.__name__:
+                body[attr] = target
+        return type(cls.__name__, (cls,), body)
+
+
+def translate_tasks(tasks: dict[str, Any], overlay: CodeOverlay | None) -> dict[str, Any]:
+    """task id -> an instance of the task's per-variant subclass (the instance's state copied)."""
+    by_module = texts_by_module(overlay)
+    views: dict[str, TranslatedModule] = {}
+    out = {}
+    for task_id, task in tasks.items():
+        cls = type(task)
+        path = module_path(cls.__module__)
+        if path not in views:
+            views[path] = TranslatedModule(sys.modules[cls.__module__], by_module.get(path, ModuleTexts()))
+        new = views[path].task_class(cls)()
+        new.__dict__.update(task.__dict__)
+        out[task_id] = new
+    return out
+
+
+def translate_tools(tools: list[Any], overlay: CodeOverlay | None) -> list[Any]:
+    """Tools whose docstrings the overlay translates, rebuilt by AgentDojo's `make_function`."""
+    make_function = load_module("agentdojo.functions_runtime").make_function
+    by_module = texts_by_module(overlay)
+    out = []
+    for tool in tools:
+        module = inspect.getmodule(tool.run)
+        doc = by_module.get(module_path(module.__name__), ModuleTexts()).docstrings.get(tool.run.__name__) if module else None
+        if doc is None:
+            out.append(tool)
+            continue
+        run = _rebuild(tool.run, {}, tool.run.__globals__)
+        run.__doc__ = doc
+        out.append(make_function(run))
+    return out
