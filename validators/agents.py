@@ -1,9 +1,14 @@
-"""Validator agents: each reviews the probes' evidence on all four layers, in isolation.
+"""Validator agents: each reads the translation itself and reviews the probes' evidence, in isolation.
 
-An agent sees the probe findings and can ask for more (a source/target field pair, a side-by-side
-task replay) before raising its own findings or upholding the probes'. Agents never see one
-another's reports; the merge happens afterwards. Backends implement `ReviewModel`; tests use a
-scripted fake. With no model configured the agent only records that fact.
+An agent is sent, batch by batch, every task as a whole (its translated fields side by side with
+the source) and every other translation unit, each with its IR context (``review_material``),
+plus the probe findings touching them. It can ask for more (a source/target field pair, a
+side-by-side task replay) before raising its own findings, with reasons and quotes, or upholding
+the probes'. A per-run token budget decides how much it reads: all tasks first, then units by
+risk; what the budget leaves out is stated in the report. Agents never see one another's
+reports; the merge happens afterwards. Backends implement `ReviewModel` (``model_backends``; the
+back-translation agent in ``backtranslation`` needs no model); tests use scripted fakes. With no
+model configured the agent only records that fact.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ from typing import Literal, Protocol
 from pydantic import Field
 
 from babelflow.ir import Record
+from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
+from validators.finding_kinds import REVIEWER_JUDGEMENT, is_declared
 from validators.findings import Finding, Layer, Severity, make_finding
+from validators.review_material import ReviewMaterial, ReviewPlan, TaskView, UnitView, plan_review
 
 
 class ReviewAction(Record):
@@ -26,6 +34,7 @@ class ReviewAction(Record):
     finding_kind: str | None = None
     severity: Severity = Severity.MAJOR
     reasoning: str = ""
+    quote: str | None = Field(default=None, description="the words of the target the finding is about")
 
 
 class Answer(Record):
@@ -40,6 +49,10 @@ class ReviewRequest(Record):
     turn: int
     probe_findings: list[Finding]
     answers: list[Answer] = Field(default_factory=list)
+    batch: int = 1
+    batches: int = 1
+    tasks: list[TaskView] = Field(default_factory=list, description="whole tasks to read: every translated field with its source")
+    units: list[UnitView] = Field(default_factory=list, description="other translation units to read, with their IR context")
 
 
 class ReviewReply(Record):
@@ -58,25 +71,61 @@ class AgentReport(Record):
     findings: list[Finding]
     turns: int
     note: str = ""
+    tokens: int = Field(default=0, description="requests and replies as estimated by the agent (chars/4): what the budget counts")
+    tasks_read: int = 0
+    units_read: int = 0
 
 
 class ValidatorAgent:
-    def __init__(self, validator_id: str, model: ReviewModel | None = None, max_turns: int = 4):
+    """``budget``: tokens (estimated) this agent may spend on one run, 0 = no limit; ``batch_size``:
+    fields per request (a task counts its fields); ``read_content`` False restores the probe-only
+    review (what the agent saw before it could read the translation)."""
+
+    def __init__(self, validator_id: str, model: ReviewModel | None = None, max_turns: int = 4, *, batch_size: int = 20, budget: int = 0, read_content: bool = True):
         self.validator_id = validator_id
         self.model = model
         self.max_turns = max_turns
+        self.batch_size = batch_size
+        self.budget = budget
+        self.read_content = read_content
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         if self.model is None:
             return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0, note="model-backed review not configured: only the deterministic probes ran")
-        by_id = {f.id: f for f in probe_findings}
+        material = ReviewMaterial(ctx, probe_findings)
+        plan = plan_review(material, batch_size=self.batch_size, budget=self.budget) if self.read_content else ReviewPlan(batches=[], tasks_total=0, units_total=0)
+        batches = plan.batches or [([], [])]  # the probe findings are reviewed even when there is nothing else to read
         findings: dict[str, Finding] = {}
+        turns = spent = read_tasks = read_units = 0
+        for number, (tasks, units) in enumerate(batches, start=1):
+            if self.budget and spent >= self.budget:
+                break  # the rest is reported as not read
+            ids = {i for u in units for i in (u.unit_id, *u.also)} | {f.unit_id for t in tasks for f in t.fields}
+            task_ids = {t.task_id for t in tasks}
+            # the first batch carries every probe finding; later ones those about what they hold
+            relevant = probe_findings if number == 1 else [f for f in probe_findings if f.element_id in ids or f.task_id in task_ids]
+            used, cost = self._conversation(ctx, material, relevant, tasks, units, number, len(batches), findings)
+            turns, spent = turns + used, spent + cost
+            read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
+        note = ""
+        if plan.tasks_total or plan.units_total:
+            note = f"read {read_tasks}/{plan.tasks_total} tasks and {read_units}/{plan.units_total} units"
+            if read_tasks < plan.tasks_total or read_units < plan.units_total:
+                note += f" (budget {self.budget:,} tokens: all tasks first, then units by risk)"
+        return AgentReport(validator_id=self.validator_id, model_id=self.model.model_id, findings=list(findings.values()), turns=turns, note=note,
+                           tokens=spent, tasks_read=read_tasks, units_read=read_units)
+
+    def _conversation(self, ctx: ValidationContext, material: ReviewMaterial, probe_findings: list[Finding], tasks: list[TaskView], units: list[UnitView],
+                      batch: int, batches: int, findings: dict[str, Finding]) -> tuple[int, int]:
+        """One batch: up to ``max_turns`` turns of questions and answers; (turns, tokens) used."""
+        by_id = {f.id: f for f in probe_findings}
         answers: list[Answer] = []
-        turn = 0
+        spent = turn = 0
         for turn in range(1, self.max_turns + 1):
-            reply = self.model.review(
-                ReviewRequest(validator_id=self.validator_id, benchmark=ctx.ir.benchmark, language=ctx.language, turn=turn, probe_findings=probe_findings, answers=answers)
-            )
+            request = ReviewRequest(validator_id=self.validator_id, benchmark=ctx.ir.benchmark, language=ctx.language, turn=turn, probe_findings=probe_findings,
+                                    answers=answers, batch=batch, batches=batches, tasks=tasks, units=units)
+            reply = self.model.review(request)
+            spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(reply.model_dump_json(exclude_defaults=True))
             answers = []
             finished = False
             for action in reply.actions:
@@ -91,28 +140,35 @@ class ValidatorAgent:
                         evidence.validator_id, evidence.reasoning = self.validator_id, action.reasoning or evidence.reasoning
                     findings[upheld.id] = upheld
                 elif action.kind == "raise_finding":
-                    findings.update({f.id: f for f in [self._raised(ctx, action)]})
+                    raised = self._raised(ctx, action, material)
+                    findings[raised.id] = raised
                 elif action.kind == "done":
                     finished = True
-            if finished:
+            if finished or not answers:  # nothing asked: another turn would only repeat the request
                 break
-        return AgentReport(validator_id=self.validator_id, model_id=self.model.model_id, findings=list(findings.values()), turns=turn)
+        return turn, spent
 
-    def _raised(self, ctx: ValidationContext, action: ReviewAction) -> Finding:
+    def _raised(self, ctx: ValidationContext, action: ReviewAction, material: ReviewMaterial | None = None) -> Finding:
         element = ctx.ir.by_id().get(action.element_id or "") if action.element_id else None
+        task_id = action.task_id or (material.task_of(element) if material is not None and element is not None else None)
+        layer = action.layer or Layer.FIDELITY
+        # a model may name a kind nobody declared: it is kept as the pattern, not as a new category
+        declared = action.finding_kind if action.finding_kind and is_declared(layer, action.finding_kind) else None
         return make_finding(
             self.validator_id,
-            action.layer or Layer.FIDELITY,
-            action.finding_kind or "reviewer_judgement",
+            layer,
+            declared or REVIEWER_JUDGEMENT,
             action.severity,
             element.artifact if element else "<task>",
-            element.role if element else f"task {action.task_id}",
+            element.role if element else f"task {task_id}",
             action.reasoning,
             element_id=element.id if element else None,
-            task_id=action.task_id,
+            task_id=task_id,
             source=element.source_text if element else None,
             target=ctx.target_text(element) if element else None,
             reasoning=action.reasoning,
+            detail={"quote": action.quote} if action.quote else None,
+            pattern=None if declared else action.finding_kind,
         )
 
     @staticmethod

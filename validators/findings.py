@@ -10,25 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from enum import Enum
 
 from pydantic import Field
 
 from babelflow.ir import Record
-
-
-class Layer(str, Enum):
-    INTEGRITY = "integrity"
-    CONSISTENCY = "consistency"
-    FIDELITY = "fidelity"
-    BEHAVIOR = "behavior"
-
-
-class Severity(str, Enum):
-    CRITICAL = "critical"  # the variant cannot run or scores differently
-    MAJOR = "major"  # a model would read something wrong or be unable to act
-    MINOR = "minor"  # quality; does not change behaviour
-    NOTE = "note"  # a policy the variant follows, or an optional file the harness supplies: nothing to fix
+from validators.finding_kinds import Layer, Severity, finding_kind
 
 
 class Evidence(Record):
@@ -87,6 +73,7 @@ def make_finding(
     detail: dict[str, str] | None = None,
     pattern: str | None = None,
 ) -> Finding:
+    finding_kind(layer, kind)  # undeclared kinds are refused
     finding = Finding(
         id="",
         layer=layer,

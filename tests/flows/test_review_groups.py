@@ -18,7 +18,7 @@ def _thousand_findings() -> FailureSet:
     for task in range(390):
         findings.append(make_finding("probes", Layer.CONSISTENCY, "preserved_value_changed", Severity.CRITICAL, "data/tasks.json", f"tasks.json[*].user_scenario.instructions.known_info @ $[{task}]['x']", "Preserve field (identifier) changed", element_id=f"p{task}"))
     for index in range(10):  # ten one-offs
-        findings.append(make_finding("probes", Layer.BEHAVIOR, f"reward_changed_{index}", Severity.CRITICAL, "data/tasks.json", f"task_{index}", "golden reward differs", task_id=f"task_{index}"))
+        findings.append(make_finding("probes", Layer.BEHAVIOR, "golden_reward_changed", Severity.CRITICAL, "data/tasks.json", f"task_{index}", "golden reward differs", task_id=f"task_{index}", pattern=f"reward 1.0 -> 0.{index}"))
     return FailureSet(benchmark="b", language="en-XA", findings=findings, validators=["probes"])
 
 

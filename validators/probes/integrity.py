@@ -12,6 +12,7 @@ from babelflow.errors import BabelflowError
 
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
 from validators.context import ValidationContext
+from validators.finding_kinds import Precondition, layers_needing
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 
 MAX_PER_ARTIFACT = 20
@@ -95,6 +96,11 @@ def _explain(source: Any, target: Any, path: tuple) -> str:
     return text[:400]
 
 
+def _skipped(missing: Precondition, artifact: str, reason: str) -> list[SuppressedCheck]:
+    """The checks to skip on `artifact`: every layer with a kind that needs what it lacks."""
+    return [SuppressedCheck(layer=layer, artifact=artifact, reason=reason) for layer in sorted(layers_needing(missing), key=list(Layer).index)]
+
+
 def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Finding], list[SuppressedCheck]]:
     findings: list[Finding] = []
     suppressed: list[SuppressedCheck] = []
@@ -109,12 +115,10 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
                 # tau2 falls back to its packaged copy, equal to the source's: nothing behaves differently
                 findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.NOTE, spec.path, "<file>",
                                              f"{spec.path} is not in the variant: the harness uses the source's copy", target=problem))
-                for layer in (Layer.CONSISTENCY, Layer.FIDELITY):
-                    suppressed.append(SuppressedCheck(layer=layer, artifact=spec.path, reason="not in the variant (the harness uses the source's copy)"))
+                suppressed += _skipped(Precondition.PAIRED, spec.path, "not in the variant (the harness uses the source's copy)")
                 continue
             findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "<file>", f"{spec.path}: {problem}", target=problem))
-            for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-                suppressed.append(SuppressedCheck(layer=layer, artifact=spec.path, reason=f"{kind}: checks of this file need it parsed"))
+            suppressed += _skipped(Precondition.PARSED, spec.path, f"{kind}: checks of this file need it parsed")
             continue
         raw_text = ctx.target_path(spec).read_text(encoding="utf-8")
         if "⟦" in raw_text:
@@ -135,8 +139,7 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
         renamed = {tuple(e.locator.path) for e in ctx.elements_of(spec.path) if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE}
         diffs = _document_skeleton_diffs(source, target, renamed)
         if diffs:  # positions no longer line up: field-by-field checks of this file would only flood
-            for layer in (Layer.CONSISTENCY, Layer.FIDELITY):
-                suppressed.append(SuppressedCheck(layer=layer, artifact=spec.path, reason=f"structure differs ({diffs[0][0]}): fields cannot be paired by position"))
+            suppressed += _skipped(Precondition.PAIRED, spec.path, f"structure differs ({diffs[0][0]}): fields cannot be paired by position")
         by_path = {(e.locator.kind, tuple(e.locator.path)): e.id for e in ctx.elements_of(spec.path) if e.locator.kind in ("data_key", "data_value")}
         for index, (kind, path, what) in enumerate(diffs):
             detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
@@ -183,7 +186,7 @@ def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: l
     except BabelflowError as exc:
         artifact = _relative(exc.file, ctx) if exc.file else "<variant>"
         findings.append(make_finding(validator_id, Layer.INTEGRITY, "model_rejects_variant", Severity.CRITICAL, artifact, exc.field or "<file>", f"the benchmark's own models reject the variant: {exc.message}", target=exc.message))
-        suppressed.append(SuppressedCheck(layer=Layer.BEHAVIOR, artifact="*", reason="the variant does not load into the benchmark's models"))
+        suppressed += _skipped(Precondition.LOADS, "*", "the variant does not load into the benchmark's models")
         return findings
     ctx.variant_bench = variant
     docstrings = {t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname) for t in (ctx.overlay.texts if ctx.overlay else []) if t.role == "docstring"}
