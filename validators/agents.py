@@ -144,7 +144,7 @@ class ValidatorAgent:
                     findings[raised.id] = raised
                 elif action.kind == "done":
                     finished = True
-            if finished or not answers:  # nothing asked: another turn would only repeat the request
+            if finished:
                 break
         return turn, spent
 

@@ -3,7 +3,8 @@
 ``--validators openai:M1,dashscope:M2,anthropic:M3`` gives three agents, each with its own client
 (no shared conversation, cache or state; the shared per-provider rate limit is the only thing
 they have in common with other calls to the same provider). Each turn sends the ReviewRequest as
-JSON with the versioned review prompt (``validators/prompts/review.v1.md``); the reply must be
+JSON with the versioned review prompt (``validators/prompts/review.v2.md``: the agent reads tasks
+and units, not only the probes' findings); the reply must be
 JSON that validates into ``ReviewReply`` (OpenAI: json_schema; Anthropic: a forced tool;
 DashScope: JSON mode), else the turn is asked again (also after an empty reply, a content
 refusal or a request too large), and a model that never complies stops the run with a
@@ -40,6 +41,7 @@ _ACTION_PROPERTIES = {
     "finding_kind": nullable({"type": "string"}),
     "severity": {"type": "string", "enum": [severity.value for severity in Severity]},
     "reasoning": {"type": "string"},
+    "quote": nullable({"type": "string"}),
 }
 # strict-mode compatible: every property required (nullable where optional), no extras
 REVIEW_SCHEMA: dict = {
@@ -75,7 +77,7 @@ class ModelReviewer:
         problem = ""
         for _ in range(REPLY_ATTEMPTS):
             try:
-                completion = self.caller.call(system, user, SCHEMA_NAME, REVIEW_SCHEMA, stage="validate", language=request.language)
+                completion = self.caller.call(system, user, SCHEMA_NAME, REVIEW_SCHEMA, stage="validate", language=request.language, agent=request.validator_id)
             except BatchRejected as rejected:  # a review request cannot be split: ask again, then stop
                 problem = rejected.reason
                 continue
@@ -106,6 +108,7 @@ def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | 
     configs = [parse_spec(spec, field="--validators") for spec in split_specs(specs)]
     ledger = costs if costs is not None else CostLedger()
     return [
-        ValidatorAgent(f"validator-{n}-{config.provider}", model=ModelReviewer(config, costs=ledger, max_turns=max_turns), max_turns=max_turns)
+        ValidatorAgent(f"validator-{n}-{config.provider}", model=ModelReviewer(config, costs=ledger, max_turns=max_turns), max_turns=max_turns,
+                       batch_size=config.batch, budget=config.budget)
         for n, config in enumerate(configs, start=1)
     ]

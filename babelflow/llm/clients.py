@@ -234,7 +234,7 @@ class ModelCaller:
         self.requests = 0
         self._lock = threading.Lock()
 
-    def call(self, system: str, user: str, schema_name: str, schema: dict, *, stage: str, language: str, strict: bool = True) -> Completion:
+    def call(self, system: str, user: str, schema_name: str, schema: dict, *, stage: str, language: str, strict: bool = True, agent: str = "") -> Completion:
         """The completion (``problem`` set when it holds no usable answer); raises ``BatchRejected``
         for a request the provider will not take as it is, ``ProviderError`` to stop."""
 
@@ -250,7 +250,7 @@ class ModelCaller:
         if completion.output_tokens is None:
             completion.output_tokens = estimate_tokens(completion.text or json.dumps(completion.data, ensure_ascii=False))
         self.costs.record(stage=stage, language=language, provider=self.config.provider, model=self.config.model,
-                          input_tokens=completion.input_tokens, output_tokens=completion.output_tokens, estimated=estimated)
+                          input_tokens=completion.input_tokens, output_tokens=completion.output_tokens, estimated=estimated, agent=agent)
         return completion
 
 

@@ -27,6 +27,8 @@ throttle_floor    15        least wait after a 429/503/529 without Retry-After (
                             a per-minute quota window)
 batch             20        segments per request (a larger engine batch is split)
 rpm               0         requests per minute per provider (0 = no limit)
+budget            0         tokens (in + out, estimated before sending) one validator agent may spend
+                            on one run; content beyond it is sampled (0 = no limit)
 ================  ========  =========================================================================
 
 What each model family accepts: ``babelflow.llm.families``.
@@ -80,9 +82,10 @@ DEFAULTS: dict[str, float | int | str | None] = {
     "throttle_floor": 15.0,
     "batch": 20,
     "rpm": 0,
+    "budget": 0,
 }
 _TYPES: dict[str, type] = {"temperature": float, "max_tokens": int, "reasoning_effort": str, "concurrency": int, "timeout": float,
-                           "max_retries": int, "backoff": float, "throttle_floor": float, "batch": int, "rpm": int}
+                           "max_retries": int, "backoff": float, "throttle_floor": float, "batch": int, "rpm": int, "budget": int}
 _EXAMPLES = {"temperature": "0", "max_tokens": "4096", "reasoning_effort": "low"}
 REDACTED = "***"
 
@@ -162,6 +165,7 @@ class ProviderConfig:
     throttle_floor: float = 15.0
     batch: int = 20
     rpm: int = 0
+    budget: int = 0
 
     @property
     def limiter_key(self) -> str:

@@ -1,4 +1,4 @@
-"""Token accounting per stage (translate / validate), language and provider.
+"""Token accounting per stage (translate / validate / evaluate-*), language, provider and agent.
 
 Every model response's usage is recorded; when a provider omits it (or reports zeros), the
 tokens are estimated offline as characters / 4 and the row is marked ``estimated``. The report
@@ -27,6 +27,7 @@ class CostRow(Record):
     language: str
     provider: str
     model: str
+    agent: str = Field(default="", description="the validator agent that spent them (one row per agent, even on one model)")
     requests: int = Field(default=0, description="responses received; failed attempts (429, 5xx, timeouts) are not billed")
     input_tokens: int = 0
     output_tokens: int = 0
@@ -40,9 +41,9 @@ class CostRow(Record):
 class CostReport(Record):
     rows: list[CostRow] = Field(default_factory=list)
 
-    def total(self, *, stage: str | None = None, provider: str | None = None, language: str | None = None) -> tuple[int, int]:
+    def total(self, *, stage: str | None = None, provider: str | None = None, language: str | None = None, agent: str | None = None) -> tuple[int, int]:
         """(input tokens, output tokens) over the matching rows."""
-        rows = [r for r in self.rows if stage in (None, r.stage) and provider in (None, r.provider) and language in (None, r.language)]
+        rows = [r for r in self.rows if stage in (None, r.stage) and provider in (None, r.provider) and language in (None, r.language) and agent in (None, r.agent)]
         return sum(r.input_tokens for r in rows), sum(r.output_tokens for r in rows)
 
 
@@ -50,13 +51,13 @@ class CostLedger:
     """Thread-safe accumulator shared by every translator and reviewer of one run."""
 
     def __init__(self) -> None:
-        self._rows: dict[tuple[str, str, str, str], CostRow] = {}
+        self._rows: dict[tuple[str, str, str, str, str], CostRow] = {}
         self._lock = threading.Lock()
 
-    def record(self, *, stage: str, language: str, provider: str, model: str, input_tokens: int, output_tokens: int, estimated: bool) -> None:
+    def record(self, *, stage: str, language: str, provider: str, model: str, input_tokens: int, output_tokens: int, estimated: bool, agent: str = "") -> None:
         with self._lock:
-            key = (stage, language, provider, model)
-            row = self._rows.setdefault(key, CostRow(stage=stage, language=language, provider=provider, model=model))
+            key = (stage, language, provider, model, agent)
+            row = self._rows.setdefault(key, CostRow(stage=stage, language=language, provider=provider, model=model, agent=agent))
             row.requests += 1
             row.input_tokens += input_tokens
             row.output_tokens += output_tokens
@@ -75,6 +76,7 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
             "language": r.language,
             "provider": r.provider,
             "model": r.model,
+            "agent": r.agent,
             "requests": str(r.requests),
             "input tokens": f"{r.input_tokens:,}" + (" (est.)" if r.estimated else ""),
             "output tokens": f"{r.output_tokens:,}" + (" (est.)" if r.estimated else ""),
@@ -84,7 +86,7 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
     if report.rows:
         total_in, total_out = report.total()
         estimated = " (incl. est.)" if any(r.estimated for r in report.rows) else ""
-        rows.append({"stage": "total", "language": "", "provider": "", "model": "", "requests": str(sum(r.requests for r in report.rows)), "input tokens": f"{total_in:,}{estimated}", "output tokens": f"{total_out:,}{estimated}"})
+        rows.append({"stage": "total", "language": "", "provider": "", "model": "", "agent": "", "requests": str(sum(r.requests for r in report.rows)), "input tokens": f"{total_in:,}{estimated}", "output tokens": f"{total_out:,}{estimated}"})
     return rows
 
 
@@ -92,7 +94,7 @@ def cost_table(report: CostReport, title: str = "model usage"):
     from rich.table import Table
 
     table = Table(title=title)
-    for column in ("stage", "language", "provider", "model", "requests", "input tokens", "output tokens"):
+    for column in ("stage", "language", "provider", "model", "agent", "requests", "input tokens", "output tokens"):
         table.add_column(column, justify="right" if column in ("requests", "input tokens", "output tokens") else "left")
     for row in cost_rows(report):
         table.add_row(*row.values(), style="bold" if row["stage"] == "total" else None)

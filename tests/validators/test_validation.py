@@ -251,7 +251,8 @@ def test_scripted_agent_asks_upholds_and_raises(built, tmp_path):
         ReviewReply(actions=[ReviewAction(kind="ask_field_pair", element_id=defect.element_id), ReviewAction(kind="ask_task_replay", task_id=defect.task_id)]),
         turn_two,
     ])
-    failures = variant.validate(work, agents=[ValidatorAgent("validator-llm", model=model)])
+    # the probe-review protocol alone (reading the translation itself: tests/validators/test_agent_review.py)
+    failures = variant.validate(work, agents=[ValidatorAgent("validator-llm", model=model, read_content=False)])
 
     assert [r.turn for r in model.requests] == [1, 2]
     assert model.requests[0].answers == []
@@ -303,7 +304,7 @@ def test_two_agents_see_only_probe_findings_never_each_other(built, tmp_path):
         ReviewReply(actions=[ReviewAction(kind="ask_field_pair", element_id=first_prose.id)]),
         ReviewReply(actions=[ReviewAction(kind="raise_finding", element_id=second_prose.id, layer=Layer.FIDELITY, finding_kind="omission", reasoning="B: a clause is missing"), ReviewAction(kind="done")]),
     ])
-    agents = [ValidatorAgent("validator-a", model=model_a), ValidatorAgent("validator-b", model=model_b)]
+    agents = [ValidatorAgent("validator-a", model=model_a, read_content=False), ValidatorAgent("validator-b", model=model_b, read_content=False)]
     failures = variant.validate(work, agents=agents)
 
     probe_ids = {f.id for f in failures.findings if PROBES in f.validators}

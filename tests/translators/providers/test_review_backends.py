@@ -24,7 +24,7 @@ def _request() -> ReviewRequest:
 def test_reviewer_reply_is_validated_into_actions(provider, fake):
     costs = CostLedger()
     reviewer = ModelReviewer(parse_spec(spec(provider)), costs=costs)
-    assert reviewer.model_id.endswith("/prompt-review.v1")
+    assert reviewer.model_id.endswith("/prompt-review.v2")
     request = _request()
     reply = reviewer.review(request)
     assert [(a.kind, a.finding_id) for a in reply.actions] == [("uphold", request.probe_findings[0].id), ("done", None)]
