@@ -24,7 +24,7 @@ from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for, translat
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark
 from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
-from translators.engine import TranslationEngine, TranslationStats, UnitFailure
+from translators.engine import TranslationEngine, TranslationStats, UnitFailure, pack_glossary
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant
 from babelflow.language_pack import load_pack
@@ -156,7 +156,7 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
     paths = adapt_paths(settings, benchmark, language, translator.translator_id)
     ir = read_ir(ir_path, benchmark)
     cmap = load_canonical_map(paths.canonical_map, benchmark, language)
-    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
+    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
     if forget:  # confirmed translation findings: exactly these units are translated again
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=lambda done, total: report(f"translation units: {language}", done, total))
@@ -227,14 +227,29 @@ def _context(settings: BabelflowSettings, benchmark: str, language: str, source_
     return ValidationContext(bench, variant, read_ir(ir_path, benchmark), language, cmap)
 
 
+def _agentdojo_layer(layer: Layer, benchmark: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
+    """AgentDojo variants: YAML + code overlay, behaviour = ground-truth utility/security/injectability."""
+    from validators import agentdojo as checks
+
+    v = checks.AgentDojoValidation(get_benchmark(benchmark, source_dir=source_dir), variant, read_ir(ir_path, benchmark))
+    run = {Layer.INTEGRITY: checks.check_integrity, Layer.CONSISTENCY: checks.check_consistency, Layer.FIDELITY: checks.check_fidelity, Layer.BEHAVIOR: checks.check_behavior}[layer]
+    findings = run(v)
+    return LayerResult(layer=layer, findings=findings, tasks_replayed=len(v.source.task_ids()) if layer is Layer.BEHAVIOR else 0)
+
+
 def stage_integrity(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
     from validators.probes.integrity import check_integrity
+
+    if benchmark.startswith("agentdojo-"):
+        return _agentdojo_layer(Layer.INTEGRITY, benchmark, source_dir, ir_path, variant)
 
     findings, suppressed = check_integrity(_context(settings, benchmark, language, source_dir, ir_path, variant), "probes")
     return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
 
 
 def stage_layer(settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
+    if benchmark.startswith("agentdojo-"):
+        return _agentdojo_layer(layer, benchmark, source_dir, ir_path, variant)
     from validators.probes.consistency import check_consistency
     from validators.probes.fidelity import check_fidelity
 
@@ -248,6 +263,7 @@ def stage_layer(settings: BabelflowSettings, layer: Layer, benchmark: str, langu
 
 def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, suppressed: list[SuppressedCheck]) -> LayerResult:
     """Replay only tasks whose inputs changed since the last run (per-task cache on content hashes)."""
+    from flows.replay_memo import variant_replays
     from source_benchmarks import open_variant
     from validators.probes.behavior import check_behavior
 
@@ -268,7 +284,16 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
     target_tasks = {t.get("id"): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict)}
     keys = {task_id: key_of(shared, raw, target_tasks.get(task_id, "missing")) for task_id, raw in source_tasks.items()}
     stale = [t for t, k in keys.items() if cache.get(t, {}).get("key") != k]
-    fresh = check_behavior(ctx, "probes", list(suppressed), task_ids=stale, source_pairs=source_replays(settings, ctx.source, stale)) if stale else []
+    replayed = len(stale)
+    fresh = []
+    if stale:
+        present = [t for t in stale if isinstance(target_tasks.get(t), dict)]
+        try:  # variant replays reused where what they read is unchanged (flows/replay_memo.py)
+            target_pairs, replayed = variant_replays(settings, ctx.variant_bench, target_tasks, present, f"behaviour replays: {language} variant")
+        except Exception:  # check_behavior replays again and reports the crash as its finding
+            target_pairs, replayed = {}, -1
+        fresh = check_behavior(ctx, "probes", list(suppressed), task_ids=stale, source_pairs=source_replays(settings, ctx.source, stale), target_pairs=target_pairs if replayed >= 0 else None)
+        replayed = replayed if replayed >= 0 else len(stale)
     by_task: dict[str, list] = {t: [] for t in stale}
     for finding in fresh:
         by_task.setdefault(finding.task_id or "", []).append(finding.model_dump(mode="json"))
@@ -276,7 +301,7 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
         cache[task_id] = {"key": keys[task_id], "findings": by_task.get(task_id, [])}
     write_bytes_atomic(cache_path, orjson.dumps(cache))
     findings = [Finding.model_validate(f) for t in keys for f in cache[t]["findings"]]
-    return LayerResult(layer=Layer.BEHAVIOR, findings=findings, tasks_replayed=len(stale))
+    return LayerResult(layer=Layer.BEHAVIOR, findings=findings, tasks_replayed=replayed)
 
 
 _SOURCE_REPLAYS: dict[str, dict[str, tuple]] = {}

@@ -3,7 +3,17 @@
 tau2 (the NVIDIA build) has no data-dir setting: each domain's `environment` module binds its
 file paths as module globals at import. Those globals are read at call time, so we rebind them for
 the duration of one `get_environment` call. DBs are parsed once per folder and validated per
-environment, which is what makes a replay of thousands of tasks cheap.
+environment, which is what makes a replay of thousands of tasks cheap. (Validating from the parsed
+dict is also the cheapest fresh copy: `copy.deepcopy` and `model_copy(deep=True)` of a validated DB
+measured 1.5-4x slower on airline/retail.)
+
+Two things replays ask of the factory beyond tau2's constructor signature:
+- `untouched_hashes()`: tau2's own `get_db_hash` of the state a fresh environment is in after
+  `set_state` with nothing to set, computed once; a task that sets nothing starts exactly there.
+- `traced()`: a variant's environments differ from the source's only through the overlay's
+  message catalog (tool results and error texts); while tracing, every catalog lookup is recorded,
+  so a replay outcome can be reused for another variant whose catalog answers the same
+  (`lookups_hold`).
 """
 
 from __future__ import annotations
@@ -58,9 +68,15 @@ class Tau2EnvironmentFactory:
         self.resolve = resolve
         self.module = importlib.import_module(f"tau2.domains.{spec.domain}.environment")
         self.localizers: tuple[ToolkitLocalizer, ToolkitLocalizer] | None = None
+        self._trace = threading.local()  # languages validated at once run in threads, one factory each
+        self._untouched: tuple[str, str | None] | None = None
+        self._untouched_lookups: list[tuple[int, str, str]] = []
         if overlay is not None:
             domain = f"domains/{spec.domain}"
             self.localizers = (ToolkitLocalizer(overlay, f"{domain}/tools.py"), ToolkitLocalizer(overlay, f"{domain}/user_tools.py"))
+            # before any toolkit class is localized: the localized classes capture the catalog
+            for index, localizer in enumerate(self.localizers):
+                localizer.catalog = _RecordingCatalog(localizer.catalog, self._trace, index)
 
     @cached_property
     def _raw_db(self) -> Any:
@@ -120,8 +136,60 @@ class Tau2EnvironmentFactory:
             self.localizers[1].apply(env.user_tools)
         return env
 
+    def untouched_hashes(self) -> tuple[str, str | None]:
+        """(DB hash, user DB hash or None) as tau2's `get_db_hash` gives them for a fresh
+        environment after `set_state(None, None, [])`, once per factory. Environment construction
+        and `set_state` (incl. telecom's `sync_tools`) are deterministic functions of the DB files,
+        so every task that sets no data, runs no initialization actions and replays no tool calls
+        starts from this very state."""
+        outer = getattr(self._trace, "lookups", None)
+        if self._untouched is None:
+            with self.traced() as own:
+                env = self()
+                env.set_state(initialization_data=None, initialization_actions=None, message_history=[])
+                user = env.get_user_db_hash()
+                self._untouched = (str(env.get_db_hash()), None if user is None else str(user))
+            self._untouched_lookups = own
+            self._trace.lookups = outer
+        if outer is not None:  # a traced replay that uses this state depends on what built it
+            outer.extend(self._untouched_lookups)
+        return self._untouched
+
+    @contextmanager
+    def traced(self) -> Iterator[list[tuple[int, str, str]]]:
+        """Record every message-catalog lookup (toolkit index, text, answer) made inside the block."""
+        lookups: list[tuple[int, str, str]] = []
+        self._trace.lookups = lookups
+        try:
+            yield lookups
+        finally:
+            self._trace.lookups = None
+
+    def lookups_hold(self, lookups: list[tuple[int, str, str]]) -> bool:
+        """This factory's catalogs answer every recorded lookup the same way."""
+        if self.localizers is None:
+            return not lookups
+        return all(self.localizers[index].catalog.inner.translate(text) == answer for index, text, answer in lookups)
+
     @contextmanager
     def tau2_paths(self) -> Iterator[None]:
         """Expose the folder to tau2's own `get_tasks`/`get_environment` for the duration."""
         with self._patched_paths():
             yield
+
+
+class _RecordingCatalog:
+    """A message catalog that notes each lookup while its factory traces (see `traced`)."""
+
+    def __init__(self, inner: Any, trace: threading.local, index: int):
+        self.inner, self._trace, self._index = inner, trace, index
+
+    def translate(self, text: str) -> str:
+        answer = self.inner.translate(text)
+        lookups = getattr(self._trace, "lookups", None)
+        if lookups is not None:
+            lookups.append((self._index, text, answer))
+        return answer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

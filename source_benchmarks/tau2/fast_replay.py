@@ -45,6 +45,21 @@ def _combine(task: Any, parts: dict[str, float]) -> tuple[float, dict[str, float
     return reward, breakdown
 
 
+def _hashes(env: Any) -> tuple[str, str | None]:
+    user = env.get_user_db_hash()
+    return str(env.get_db_hash()), None if user is None else str(user)
+
+
+def sets_nothing(task: Any) -> bool:
+    """`set_state` leaves a fresh environment as `set_state(None, None, [])` does: no data, no
+    initialization actions, no tool call or tool message in the message history."""
+    state = task.initial_state
+    if state is None:
+        return True
+    history = state.message_history or []
+    return state.initialization_data is None and not state.initialization_actions and not any(m.role == "tool" or getattr(m, "tool_calls", None) for m in history)
+
+
 def replay_pair(task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None) -> tuple[ReplayOutcome, ReplayOutcome]:
     """(golden, do-nothing) outcomes with tool calls, DB hashes and rewards, from one execution."""
     replayable, note = is_replayable(task)
@@ -54,16 +69,18 @@ def replay_pair(task: Any, env_factory: Callable[..., Any], observer: ToolCallOb
     nothing = ReplayOutcome(task_id=task.id, trajectory="do_nothing", replayable=True)
 
     def before_actions(env: Any) -> None:
-        nothing.final_db_sha256 = str(env.get_db_hash())
-        nothing.final_user_db_sha256 = None if env.get_user_db_hash() is None else str(env.get_user_db_hash())
+        # a task that sets nothing starts from the factory's untouched state: its hash, once per factory
+        known = env_factory.untouched_hashes() if sets_nothing(task) and hasattr(env_factory, "untouched_hashes") else None
+        nothing.final_db_sha256, nothing.final_user_db_sha256 = known or _hashes(env)
         if criteria is not None:
             nothing_assert, nothing.evaluator_error = _assertions(env, task)
             before_actions.assert_reward = nothing_assert  # type: ignore[attr-defined]
 
     messages, records, env = golden_trajectory(task, env_factory, task.id, observer, before_actions=before_actions)
     golden.tool_calls = records
-    golden.final_db_sha256 = str(env.get_db_hash())
-    golden.final_user_db_sha256 = None if env.get_user_db_hash() is None else str(env.get_user_db_hash())
+    # no action and no assertion ran since the do-nothing hash: the same state, not hashed again
+    untouched = criteria is None or not (criteria.actions or criteria.env_assertions)
+    golden.final_db_sha256, golden.final_user_db_sha256 = (nothing.final_db_sha256, nothing.final_user_db_sha256) if untouched else _hashes(env)
     if criteria is None:
         golden.reward = nothing.reward = 1.0
         return golden, nothing
