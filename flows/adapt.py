@@ -25,7 +25,7 @@ from babelflow.variant import VariantManifest
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
 from babelflow.canonical_map import canonical_map_path, load_canonical_map, save_canonical_map
-from translators.engine import TranslationEngine, TranslationOutcome
+from translators.engine import TranslationEngine, TranslationOutcome, pack_glossary
 from translators.memory import TranslationMemory
 from translators.rebuild import rebuild_variant
 from translators.interface import Translator
@@ -136,7 +136,7 @@ def _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profil
         raise BabelflowError(f"IR is for {ir.benchmark}, not {benchmark_id}", field="ir", fix="analyze this benchmark")
     cmap = load_canonical_map(paths.canonical_map, benchmark_id, language)
     progress("translating")
-    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory))
+    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark_id))
     reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
     outcome = engine.translate(ir, cmap, progress=translation_progress, reviewed=reviewed)
     save_canonical_map(cmap, paths.canonical_map)

@@ -20,7 +20,7 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt_paths, analyze_or_reuse, translator_for
     from source_benchmarks import get_benchmark
-    from translators.engine import TranslationEngine
+    from translators.engine import TranslationEngine, pack_glossary
     from translators.interchange import exchange_units
     from translators.memory import TranslationMemory
     from translators.registry import validate_language_tag
@@ -37,7 +37,7 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     bench = get_benchmark(benchmark, source_dir=source_dir)
     ir = analyze_or_reuse(bench, None, paths.ir, lambda m: None)
     cmap = load_canonical_map(paths.canonical_map, benchmark, lang)
-    engine = TranslationEngine(engine_translator, lang, TranslationMemory(paths.memory))
+    engine = TranslationEngine(engine_translator, lang, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
     if drafts and translator != NONE:
         engine.translate(ir, cmap)  # fills the translation memory: its drafts become the targets
     return settings, paths, ir, exchange_units(ir, cmap, engine), translator

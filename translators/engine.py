@@ -8,14 +8,16 @@ duplicated or illegally reordered is recorded as a failure against its fields, n
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from pydantic import Field
 
-from babelflow.ir import IRDocument, Record
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap
-from translators.interface import ProtectedSegment, TranslationRequest, Translator, check_response
+from babelflow.ir import IRDocument, Record
+from babelflow.language_pack import LanguagePack
+from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units, naive_characters, unique_characters
@@ -50,15 +52,39 @@ class TranslationOutcome(Record):
     unit_origins: dict[str, str] = Field(default_factory=dict, description="unit key -> who made its text (see TranslationStats.units_by_origin)")
 
 
+@dataclass(frozen=True)
+class Translated:
+    text: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    problems: list[str]
+
+
+UnitResult = Translated | Failed
+
+
 @dataclass
-class _Pending:
+class PendingUnit:
+    """A unit ready to send: its protected text and the translation-memory key that text has."""
+
     unit: TranslationUnit
     protected: ProtectedText
     tm_key: str
 
 
-def _batches(items: list[_Pending], max_items: int, max_chars: int) -> Iterable[list[_Pending]]:
-    batch: list[_Pending] = []
+def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
+    """The unit's text as a translator sees it: kept tokens and canonical terms as placeholders."""
+    if unit.kind == "canonical":
+        return protect(unit.text)
+    canonical_terms = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups and cmap.target_of(groups[t], t)}
+    preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
+    return protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)
+
+
+def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterable[list[PendingUnit]]:
+    batch: list[PendingUnit] = []
     size = 0
     for item in items:
         length = len(item.protected.text)
@@ -71,9 +97,19 @@ def _batches(items: list[_Pending], max_items: int, max_chars: int) -> Iterable[
         yield batch
 
 
+def pack_glossary(pack: LanguagePack, benchmark: str) -> list[GlossaryEntry]:
+    """The pack's required renderings for this benchmark, as translators receive them."""
+    return [GlossaryEntry(source=term.source, target=term.target) for term in pack.glossary_for(benchmark)]
+
+
 class TranslationEngine:
-    def __init__(self, translator: Translator, language: str, memory: TranslationMemory, *, source_language: str = "en", max_items: int = 40, max_chars: int = 12_000):
+    """`glossary`: the language pack's required renderings; each request carries the entries its
+    segments mention, and a unit's memory key includes them (a changed term is translated again)."""
+
+    def __init__(self, translator: Translator, language: str, memory: TranslationMemory, *, source_language: str = "en", max_items: int = 40, max_chars: int = 12_000, glossary: list[GlossaryEntry] | None = None):
         self.translator = translator
+        self.glossary = list(glossary or [])
+        self._term_patterns = [(entry, re.compile(rf"(?<!\w){re.escape(entry.source)}(?!\w)", re.I)) for entry in self.glossary]
         self.language = language
         self.memory = memory
         self.source_language = source_language
@@ -81,9 +117,12 @@ class TranslationEngine:
         # a backend may ask for bigger batches (Apertium pays one process start per call)
         self.max_items, self.max_chars = getattr(translator, "batch_limits", None) or (max_items, max_chars)
 
-    def _run(self, pending: list[_Pending], stats: TranslationStats, progress: Progress | None, done_offset: int, total: int) -> dict[str, str | list[str]]:
-        """Translate what the memory does not have; returns unit key -> target text or problems."""
-        results: dict[str, str | list[str]] = {}
+    def _terms_in(self, text: str) -> list[GlossaryEntry]:
+        return [entry for entry, pattern in self._term_patterns if pattern.search(text)]
+
+    def _run(self, pending: list[PendingUnit], stats: TranslationStats, progress: Progress | None, done_offset: int, total: int) -> dict[str, UnitResult]:
+        """Translate what the memory does not have; returns unit key -> its result."""
+        results: dict[str, UnitResult] = {}
         misses = []
         for item in pending:
             cached = self.memory.get(item.tm_key)
@@ -95,7 +134,7 @@ class TranslationEngine:
                 misses.append(item)
         done = done_offset + len(pending) - len(misses)
         # units whose protected text is identical (e.g. "Test the ⟦0⟧ functionality") share one request
-        sharing: dict[str, list[_Pending]] = {}
+        sharing: dict[str, list[PendingUnit]] = {}
         for item in misses:
             sharing.setdefault(item.tm_key, []).append(item)
         for batch in _batches([group[0] for group in sharing.values()], self.max_items, self.max_chars):
@@ -103,6 +142,7 @@ class TranslationEngine:
                 source_language=self.source_language,
                 target_language=self.language,
                 segments=[ProtectedSegment(segment_id=i.unit.key, text=i.protected.text, context=i.unit.context, kind=i.unit.kind) for i in batch],
+                glossary=self._terms_in("\n".join(i.protected.text for i in batch)),
             )
             response = self.translator.translate(request)
             stats.requests += response.usage.requests
@@ -116,12 +156,12 @@ class TranslationEngine:
                 for item in sharing[first.tm_key]:
                     if text is None:
                         failed = response.failed.get(first.unit.key)
-                        results[item.unit.key] = (list(failed) if failed else None) or problems or ["translator returned no text for this segment"]
+                        results[item.unit.key] = Failed((list(failed) if failed else None) or problems or ["translator returned no text for this segment"])
                         continue
                     restored = self._restore(item, text)
                     results[item.unit.key] = restored
                     self._origins[item.unit.key] = self.translator.translator_id
-                    if isinstance(restored, str):
+                    if isinstance(restored, Translated):
                         fresh[item.tm_key] = text  # only good translations are remembered
             self.memory.put_many(fresh)
             done += sum(len(sharing[first.tm_key]) for first in batch)
@@ -130,15 +170,19 @@ class TranslationEngine:
         return results
 
     @staticmethod
-    def _restore(item: _Pending, translated: str) -> str | list[str]:
+    def _restore(item: PendingUnit, translated: str) -> UnitResult:
         try:
-            return restore(translated, item.protected)
+            return Translated(restore(translated, item.protected))
         except PlaceholderError as exc:
-            return list(exc.problems)
+            return Failed(list(exc.problems))
 
-    def _pending(self, unit: TranslationUnit, protected: ProtectedText) -> _Pending:
-        key = memory_key(self.translator.translator_id, self.language, unit.kind, unit.context, protected.text)
-        return _Pending(unit, protected, key)
+    def pending_unit(self, unit: TranslationUnit, protected: ProtectedText) -> PendingUnit:
+        context = unit.context
+        terms = self._terms_in(protected.text)
+        if terms:  # only units that mention a glossary term depend on it
+            context += "\0glossary:" + "\0".join(f"{t.source}={t.target}" for t in terms)
+        key = memory_key(self.translator.translator_id, self.language, unit.kind, context, protected.text)
+        return PendingUnit(unit, protected, key)
 
     def memory_keys(self, ir: IRDocument, cmap: CanonicalMap, element_ids: set[str]) -> set[str]:
         """Translation-memory keys of the units holding these elements (to retranslate exactly them)."""
@@ -147,16 +191,8 @@ class TranslationEngine:
         keys = set()
         for unit in canonical_units + free_units:
             if element_ids & set(unit.element_ids):
-                keys.add(self._pending(unit, self._protect(unit, cmap, groups)).tm_key)
+                keys.add(self.pending_unit(unit, protect_unit(unit, cmap, groups)).tm_key)
         return keys
-
-    @staticmethod
-    def _protect(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
-        if unit.kind == "canonical":
-            return protect(unit.text)
-        canonical_terms = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups and cmap.target_of(groups[t], t)}
-        preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
-        return protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)
 
     def translate(self, ir: IRDocument, cmap: CanonicalMap, progress: Progress | None = None, reviewed: dict[str, str] | None = None) -> TranslationOutcome:
         """`reviewed`: element id -> a reviewer's translation, used instead of the translator's."""
@@ -175,26 +211,26 @@ class TranslationEngine:
 
         # 1. canonical terms: reviewed map entries win; new terms go to the translator once
         known = cmap.lookup()
-        todo = [self._pending(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known]
+        todo = [self.pending_unit(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
         for unit in canonical_units:
             entry = known.get((unit.canonical_group, unit.text))
-            result = entry.target if entry else results[unit.key]
+            result = Translated(entry.target) if entry else results[unit.key]
             if entry:
                 self._origins[unit.key] = f"canonical map ({entry.origin})"
-            if isinstance(result, list):
-                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
+            if isinstance(result, Failed):
+                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result.problems))
                 continue
             if entry is None:
-                cmap.upsert(CanonicalEntry(group=unit.canonical_group or "default", source=unit.text, target=result, origin="translator", origin_detail=self.translator.translator_id))
-            targets.update(dict.fromkeys(unit.element_ids, result))
+                cmap.upsert(CanonicalEntry(group=unit.canonical_group or "default", source=unit.text, target=result.text, origin="translator", origin_detail=self.translator.translator_id))
+            targets.update(dict.fromkeys(unit.element_ids, result.text))
 
         # 2. free text, with canonical terms injected and preserved tokens protected
         groups = canonical_groups_of_values(ir)
         reviewed = reviewed or {}
         # a unit whose every field has a reviewer's (or imported) text is not sent at all
         settled = {u.key for u in free_units if u.element_ids and all(e in reviewed for e in u.element_ids)}
-        pending = [self._pending(unit, self._protect(unit, cmap, groups)) for unit in free_units if unit.key not in settled]
+        pending = [self.pending_unit(unit, protect_unit(unit, cmap, groups)) for unit in free_units if unit.key not in settled]
         results = self._run(pending, stats, progress, len(canonical_units) + len(settled), total)
         for unit in free_units:
             if unit.key in settled:
@@ -202,10 +238,10 @@ class TranslationEngine:
                 self._origins[unit.key] = "reviewed"
                 continue
             result = results[unit.key]
-            if isinstance(result, list):
-                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result))
+            if isinstance(result, Failed):
+                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result.problems))
                 continue
-            targets.update(dict.fromkeys(unit.element_ids, result))
+            targets.update(dict.fromkeys(unit.element_ids, result.text))
         for element_id, text in reviewed.items():
             if element_id in targets:
                 targets[element_id] = text

@@ -21,7 +21,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument
 from babelflow.text import PLACEHOLDER
 from babelflow.canonical_map import CanonicalMap
-from translators.engine import TranslationEngine
+from translators.engine import TranslationEngine, protect_unit
 from translators.placeholders import PlaceholderError, ProtectedText, restore
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 
@@ -60,8 +60,8 @@ def exchange_units(ir: IRDocument, cmap: CanonicalMap, engine: TranslationEngine
     roles = {e.id: e.role for e in ir.elements}
     out = []
     for unit in canonical + free:
-        protected = engine._protect(unit, cmap, groups)
-        pending = engine._pending(unit, protected)
+        protected = protect_unit(unit, cmap, groups)
+        pending = engine.pending_unit(unit, protected)
         target = engine.memory.entries.get(pending.tm_key)
         if unit.kind == "canonical" and cmap.target_of(unit.canonical_group or "default", unit.text) and target is None:
             target = cmap.target_of(unit.canonical_group or "default", unit.text)

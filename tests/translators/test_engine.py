@@ -1,0 +1,50 @@
+"""The translation engine: closed unit results, and the language pack's glossary reaching the translator."""
+
+from __future__ import annotations
+
+import re
+
+from babelflow.canonical_map import CanonicalMap
+from translators.engine import TranslationEngine
+from translators.interface import GlossaryEntry, TranslationRequest, TranslationResponse
+from translators.memory import TranslationMemory
+from translators.pseudo_locale import PseudoLocaleTranslator
+
+
+class Recording(PseudoLocaleTranslator):
+    def __init__(self) -> None:
+        super().__init__("en-XA")
+        self.requests: list[TranslationRequest] = []
+
+    def translate(self, request: TranslationRequest) -> TranslationResponse:
+        self.requests.append(request)
+        return super().translate(request)
+
+
+def _sent(translator: Recording) -> dict[str, tuple[str, list[GlossaryEntry]]]:
+    return {segment.segment_id: (segment.text, request.glossary) for request in translator.requests for segment in request.segments}
+
+
+def test_glossary_terms_reach_the_requests_that_mention_them(analyzed, tmp_path):
+    ir = analyzed("tau2-mock")
+    term = GlossaryEntry(source="task", target="ţåšķ")
+    translator = Recording()
+    engine = TranslationEngine(translator, "en-XA", TranslationMemory(tmp_path / "tm.jsonl"), glossary=[term], max_items=1)
+    outcome = engine.translate(ir, CanonicalMap(benchmark="tau2-mock", language="en-XA"))
+    assert not outcome.failures
+    sent = _sent(translator)
+    mentioning = [key for key, (text, _) in sent.items() if "task" in text.lower().replace("tasks", "")]
+    assert mentioning, "the mock domain's prose mentions tasks"
+    for text, glossary in sent.values():
+        assert (glossary == [term]) == bool(re.search(r"(?<!\w)task(?!\w)", text, re.I)), text
+
+
+def test_a_changed_term_retranslates_exactly_the_units_that_mention_it(analyzed, tmp_path):
+    ir = analyzed("tau2-mock")
+    memory = tmp_path / "tm.jsonl"
+    cmap = CanonicalMap(benchmark="tau2-mock", language="en-XA")
+    TranslationEngine(Recording(), "en-XA", TranslationMemory(memory), glossary=[GlossaryEntry(source="meeting", target="ɱééţîñĝ")]).translate(ir, cmap)
+    again = Recording()
+    TranslationEngine(again, "en-XA", TranslationMemory(memory), glossary=[GlossaryEntry(source="meeting", target="ɱéţ")]).translate(ir, cmap)
+    resent = [text for text, _ in _sent(again).values()]
+    assert resent and all("meeting" in text.lower() for text in resent)
