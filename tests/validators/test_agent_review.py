@@ -1,0 +1,160 @@
+"""Validator agents that read the translation itself (issue #18), against scripted reviewers.
+
+The variant is a slice of SEATauBench's Vietnamese retail (tests/data/seatau, MIT): task 17 and the
+DB entities it touches, with the policy left in English (so no translated sentence quotes an
+order status, and the deterministic probes cannot learn how this variant labels one). Task 17's
+defect is planted into a clean translation: "You want to change #W8665881 to be delivered to
+Suite 641 instead" rendered with the order-status label 'đã giao' where the verb stood, every
+token intact, exactly as the corpus has it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_fakes import SilentReviewer, StatusWordReviewer
+from validators.agents import ValidatorAgent
+from validators.findings import Layer
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "seatau"
+sys.path.insert(0, str(DATA))
+import corpus  # noqa: E402
+
+TASK = "17"
+USER = "fatima_johnson_7581"
+REASON = "tasks.json[*].user_scenario.instructions.reason_for_call"
+CLEAN = "Bạn muốn đơn hàng #W8665881 được giao đến Suite 641 thay vì địa chỉ cũ."
+PLANTED = "Bạn muốn thay đổi #W8665881 thành đã giao đến Suite 641 thay vào đó."  # the corpus's own rendering
+
+
+def _slice_db(db: dict) -> dict:
+    orders = db["users"][USER]["orders"]
+    products = {item["product_id"] for o in orders for item in db["orders"][o]["items"]}
+    return {"products": {k: v for k, v in db["products"].items() if k in products}, "users": {USER: db["users"][USER]},
+            "orders": {k: v for k, v in db["orders"].items() if k in orders}}
+
+
+def build_slice(dest: Path) -> Path:
+    """<dest>/en (source), <dest>/clean and <dest>/planted (vi variants), laid out like tau2's data/."""
+    packaged = corpus._packaged()
+    db = _slice_db(json.loads((packaged / "db.json").read_text(encoding="utf-8")))
+    tasks = {lang: [t for t in json.loads(gzip.decompress((DATA / f"{lang}.tasks.json.gz").read_bytes())) if t["id"] == TASK] for lang in ("en", "vi")}
+    source = dest / "en" / corpus.RETAIL
+    source.mkdir(parents=True)
+    (source / "db.json").write_text(json.dumps(db, indent=1), encoding="utf-8")
+    (source / "tasks.json").write_text(json.dumps(tasks["en"], indent=1), encoding="utf-8")
+    (source / "split_tasks.json").write_text(json.dumps({"base": [TASK]}), encoding="utf-8")
+    shutil.copyfile(packaged / "policy.md", source / "policy.md")
+    vi_db = json.loads(json.dumps(db))
+    for path, value in json.loads(gzip.decompress((DATA / "vi.db_changes.json.gz").read_bytes())):
+        node = vi_db
+        try:
+            for segment in path[:-1]:
+                node = node[segment]
+            node[path[-1]]  # noqa: B018 - only entities of the slice
+        except (KeyError, IndexError, TypeError):
+            continue
+        node[path[-1]] = value
+    for name, reason in (("clean", CLEAN), ("planted", PLANTED)):
+        folder = dest / name / corpus.RETAIL
+        folder.mkdir(parents=True)
+        (folder / "db.json").write_text(json.dumps(vi_db, ensure_ascii=False, indent=1), encoding="utf-8")
+        shutil.copyfile(packaged / "policy.md", folder / "policy.md")
+        variant_tasks = json.loads(json.dumps(tasks["vi"]))
+        variant_tasks[0]["user_scenario"]["instructions"]["reason_for_call"] = reason
+        (folder / "tasks.json").write_text(json.dumps(variant_tasks, ensure_ascii=False, indent=1), encoding="utf-8")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def seatau_slice(tmp_path_factory):
+    from analyzers.analyze import analyze_benchmark
+    from babelflow.settings import apply_offline_environment
+    from source_benchmarks import get_benchmark
+
+    apply_offline_environment()
+    root = build_slice(tmp_path_factory.mktemp("seatau-slice"))
+    bench = get_benchmark("tau2-retail", source_dir=root / "en")
+    ir = analyze_benchmark(bench)
+    reason = next(e for e in ir.elements if e.role == REASON)
+    return root, bench, ir, reason
+
+
+def _validate(seatau_slice, variant: str, agents):
+    from validators.run import validate_variant
+
+    root, bench, ir, _ = seatau_slice
+    return validate_variant(bench, root / variant, ir, "vi", agents=agents)
+
+
+def _about_reason(failures, reason) -> list:
+    return [f for f in failures.findings if f.element_id == reason.id or f.task_id == TASK]
+
+
+def test_probes_alone_pass_the_planted_task_17(seatau_slice):
+    _, _, _, reason = seatau_slice
+    failures = _validate(seatau_slice, "planted", agents=[])
+    assert failures.findings, "the slice has other defects the probes do see (the policy left in English)"
+    assert _about_reason(failures, reason) == []
+
+
+def test_three_isolated_reviewers_name_task_17_and_its_field(seatau_slice):
+    _, _, ir, reason = seatau_slice
+    models = [StatusWordReviewer(f"scripted:reviewer-{n}") for n in (1, 2, 3)]
+    agents = [ValidatorAgent(f"validator-{n}", model=m, batch_size=12) for n, m in enumerate(models, start=1)]
+    failures = _validate(seatau_slice, "planted", agents)
+
+    (finding,) = [f for f in failures.findings if f.kind == "meaning_changed"]
+    assert (finding.task_id, finding.element_id, finding.layer, finding.location) == (TASK, reason.id, Layer.FIDELITY, REASON)
+    assert finding.validators == ["validator-1", "validator-2", "validator-3"]  # three agents, one merged finding
+    assert {e.validator_id for e in finding.evidence} == {"validator-1", "validator-2", "validator-3"}
+    assert all("ordinary verb" in e.reasoning and e.detail["quote"] == "đã giao" for e in finding.evidence)
+
+    for model in models:
+        first = model.requests[0]
+        # the task comes whole, in the first batch, side by side with its source
+        (task,) = first.tasks
+        field = next(f for f in task.fields if f.unit_id == reason.id)
+        assert (task.task_id, field.source, field.target) == (TASK, reason.source_text, PLANTED)
+        assert set(field.protected_tokens) >= {"#W8665881"} and field.role == REASON
+        # asked, was answered, raised: one conversation per batch, every batch read
+        assert [r.turn for r in model.requests[:2]] == [1, 2] and model.requests[1].answers[0].content["target"] == PLANTED
+        batches = [r for r in model.requests if r.turn == 1]
+        assert len(batches) == first.batches > 1 and [r.batch for r in batches] == list(range(1, first.batches + 1))
+        assert sum(len(r.units) for r in batches) == len({u.unit_id for r in batches for u in r.units}) > 50  # each unit once
+        assert all(len(r.units) + sum(len(t.fields) for t in r.tasks) <= 12 for r in batches)
+        # isolation: nothing of another agent reaches this one
+        assert all(set(f.validators) == {"probes"} for r in model.requests for f in r.probe_findings)
+        assert all(r.validator_id == model.requests[0].validator_id for r in model.requests)
+
+
+def test_a_clean_translation_of_task_17_raises_nothing(seatau_slice):
+    _, _, _, reason = seatau_slice
+    failures = _validate(seatau_slice, "clean", [ValidatorAgent("validator-1", model=StatusWordReviewer())])
+    assert _about_reason(failures, reason) == []
+
+
+def test_budget_reads_every_task_first_then_units_by_risk(seatau_slice):
+    from validators.context import ValidationContext
+    from validators.review_material import ReviewMaterial, plan_review
+
+    root, bench, ir, reason = seatau_slice
+    full = plan_review(ReviewMaterial(ValidationContext(bench, root / "planted", ir, "vi"), []), batch_size=12, budget=0)
+    assert not full.sampled and full.tasks_total == 1 and full.units_total > 50
+
+    model = SilentReviewer()
+    agent = ValidatorAgent("validator-1", model=model, batch_size=12, budget=6000)
+    failures = _validate(seatau_slice, "planted", [agent])
+    read = [r for r in model.requests if r.turn == 1]
+    assert read[0].tasks and read[0].tasks[0].task_id == TASK  # the task first
+    units = [u for r in read for u in r.units]
+    assert 0 < len(units) < full.units_total  # sampled ...
+    assert [u.risk for u in units] == sorted((u.risk for u in units), reverse=True)  # ... riskiest first
+    note = next(n for n in failures.notes if n.startswith("validator-1"))
+    assert f"read 1/1 tasks and {len(units)}/{full.units_total} units (budget 6,000 tokens" in note
