@@ -1,81 +1,32 @@
 """Apertium, the rule-based translator from Debian (`apt-get install apertium-eng-spa`), offline.
 
 Apertium moves ``⟦N⟧`` brackets around as punctuation, so placeholders travel as inline XML tags
-(``<x id="N"/>``) in its HTML markup mode, which keeps tags where the words around them go. Many
-segments share one process call: each is a ``<div id="sK">`` block of one document (block tags
-are sentence boundaries for Apertium, so segments never bleed into each other). A segment whose
-tags come back dropped or duplicated in the batch is translated again alone (a *fallback*); if
-it is still broken it is reported in ``failed`` and the engine records a unit failure. Nothing
-is patched.
-
-Transfuse (Debian's html pre/post-processor, pulled in by apertium) is bypassed with
-``APERTIUM_TRANSFUSE=no``: with it, the word after an inline tag comes back capitalised
-("la reserva <x/> Sólo si"); the plain deformatter keeps case and tags (`<x id="1"/>`).
+in its HTML markup mode, many segments per process call (``babelflow.apertium``: the process, the
+markup, which directions are installed; the back-translation validator runs it too). A segment
+whose tags come back dropped or duplicated in the batch is translated again alone (a
+*fallback*); if it is still broken it is reported in ``failed`` and the engine records a unit
+failure. Nothing is patched.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
-import os
 import re
-import shutil
 import subprocess
 import time
 from collections import Counter
 from pathlib import Path
 
-import langcodes
 from pydantic import Field
 
+from babelflow.apertium import apertium_binary, blocks_document, installed_modes, iso639_3, mode_for, read_blocks, run_apertium
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.text import PLACEHOLDER
 from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
 
 APERTIUM_VERSION = "v1"  # bump when the markup protocol below changes (part of translator_id)
-BINARY_ENV = "BABELFLOW_APERTIUM_BIN"  # another apertium executable; "off" hides Apertium
 INSTALL_HINT = "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` (scripts/install.sh does this as root)"
-
-_TAG = re.compile(r'<x id="([0-9]+)"\s*/>|<x id="([0-9]+)"\s*>\s*</x>')
-_BLOCK = re.compile(r'<div id="s([0-9]+)">(.*?)</div>', re.S)
-_MODE = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")  # plain pairs only: no variants (spa-eng_US) or debug modes
-
-
-def apertium_binary() -> str | None:
-    """The apertium executable, or None when it is not installed (or hidden by BABELFLOW_APERTIUM_BIN=off)."""
-    configured = os.environ.get(BINARY_ENV, "").strip()
-    if configured.lower() == "off":
-        return None
-    if configured:
-        return configured if Path(configured).is_file() else None
-    return shutil.which("apertium")
-
-
-def installed_modes(binary: str | None = None) -> list[str]:
-    """Translation directions Apertium reports (`apertium -l`), e.g. ['eng-spa', 'spa-eng']."""
-    binary = binary or apertium_binary()
-    if binary is None:
-        return []
-    try:
-        listed = subprocess.run([binary, "-l"], capture_output=True, text=True, timeout=30, check=False)
-    except OSError:
-        return []
-    return [line.strip() for line in listed.stdout.splitlines() if line.strip()]
-
-
-def _iso639_3(tag: str) -> str:
-    return langcodes.Language.get(tag).to_alpha3()
-
-
-def mode_for(source: str, target: str, modes: list[str]) -> str | None:
-    """The installed direction translating `source` into `target` (2- or 3-letter mode names)."""
-    want = (_iso639_3(source), _iso639_3(target))
-    for mode in modes:
-        match = _MODE.match(mode)
-        if match and (_iso639_3(match.group(1)), _iso639_3(match.group(2))) == want:
-            return mode
-    return None
 
 
 def require_mode(target: str, source: str = "en", mode: str | None = None) -> tuple[str, str]:
@@ -90,7 +41,7 @@ def require_mode(target: str, source: str = "en", mode: str | None = None) -> tu
     modes = installed_modes(binary)
     chosen = mode if mode in modes else None if mode else mode_for(source, target, modes)
     if chosen is None:
-        wanted = mode or f"{_iso639_3(source)}-{_iso639_3(target)}"
+        wanted = mode or f"{iso639_3(source)}-{iso639_3(target)}"
         raise BabelflowError(
             f"No Apertium pair {wanted} installed (installed: {', '.join(modes) or 'none'})",
             field="--translator",
@@ -125,17 +76,6 @@ class ApertiumStats(Record):
     seconds: float = 0.0
 
 
-def encode(text: str) -> str:
-    """Protected text → Apertium HTML: markup characters escaped, ⟦N⟧ as inline tags."""
-    escaped = html.escape(text, quote=False)
-    return PLACEHOLDER.sub(lambda m: f'<x id="{m.group(1)}"/>', escaped)
-
-
-def decode(markup: str) -> str:
-    """Apertium HTML → protected text (tags back to ⟦N⟧, entities unescaped)."""
-    return html.unescape(_TAG.sub(lambda m: f"⟦{m.group(1) or m.group(2)}⟧", markup))
-
-
 def tag_problems(source: str, translated: str) -> list[str]:
     """Placeholders lost, duplicated or invented (ordering is checked later by `restore`)."""
     asked = Counter(PLACEHOLDER.findall(source))
@@ -167,10 +107,9 @@ class ApertiumTranslator:
         self.stats = ApertiumStats()
 
     def _run(self, document: str) -> str:
-        env = dict(os.environ, APERTIUM_TRANSFUSE="no")
         started = time.perf_counter()
         try:
-            done = subprocess.run([self.binary, "-u", "-f", "html-noent", self.mode], input=document, capture_output=True, text=True, timeout=self.timeout, env=env, check=False)
+            done = run_apertium(self.binary, self.mode, document, self.timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise BabelflowError(f"Apertium ({self.mode}) did not run: {exc}", field="--translator", fix=INSTALL_HINT) from exc
         finally:
@@ -181,8 +120,7 @@ class ApertiumTranslator:
         return done.stdout
 
     def _batch(self, texts: list[str]) -> dict[int, str]:
-        document = "\n".join(f'<div id="s{k}">{encode(text)}</div>' for k, text in enumerate(texts))
-        return {int(m.group(1)): decode(m.group(2)) for m in _BLOCK.finditer(self._run(document + "\n"))}
+        return read_blocks(self._run(blocks_document(texts)))
 
     def translate(self, request: TranslationRequest) -> TranslationResponse:
         # The glossary is not passed on: Apertium has no per-call terminology; canonical terms
