@@ -12,9 +12,9 @@ from babelflow.errors import BabelflowError
 
 
 @contextmanager
-def run_lock(state_dir: Path, benchmark: str, language: str) -> Iterator[None]:
+def run_lock(locks_dir: Path, benchmark: str, language: str) -> Iterator[None]:
     """An advisory lock file; the OS releases it when the process dies, so a killed run never blocks."""
-    path = Path(state_dir) / "locks" / f"{benchmark}--{language}.lock"
+    path = Path(locks_dir) / f"{benchmark}--{language}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+")
     try:

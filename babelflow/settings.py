@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from babelflow.state_layout import StateLayout
+
 
 class BabelflowSettings(BaseSettings):
     """Read from BABELFLOW_* environment variables; defaults keep everything inside the project."""
@@ -28,6 +30,10 @@ class BabelflowSettings(BaseSettings):
     def resolved_canonical_maps_dir(self) -> Path:
         return (self.canonical_maps_dir or self.project_root / "canonical_maps").resolve()
 
+    @property
+    def layout(self) -> StateLayout:
+        return StateLayout(state=self.resolved_state_dir(), adapted=self.resolved_adapted_dir(), canonical_maps=self.resolved_canonical_maps_dir())
+
 
 PREFECT_OFFLINE_ENV = {
     # Telemetry off: the machine is offline and analytics errors lock a fresh SQLite DB.
@@ -44,9 +50,9 @@ def apply_offline_environment(settings: BabelflowSettings | None = None) -> None
     settings = settings or BabelflowSettings()
     for key, value in PREFECT_OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
-    os.environ.setdefault("PREFECT_HOME", str(settings.resolved_state_dir() / "prefect"))
+    os.environ.setdefault("PREFECT_HOME", str(settings.layout.prefect_home()))
     # task results (the cache of every stage) stay in the project's state folder
-    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(settings.resolved_state_dir() / "prefect" / "storage"))
+    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(settings.layout.prefect_home() / "storage"))
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
     ensure_state_dirs(settings)
 

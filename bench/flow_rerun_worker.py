@@ -7,7 +7,7 @@ translator commentary (as a careless model run would), the flow finds it, the re
 it with their own wording, and the rerun applies that one change: retranslate nothing else,
 rewrite the changed file, revalidate, replay only the tasks whose text changed.
 
-Usage: python bench/flow_rerun_worker.py BENCHMARK PROJECT_DIR   (PREFECT_API_URL must be set)
+Usage: python -m bench.flow_rerun_worker BENCHMARK PROJECT_DIR   (from the repo root; PREFECT_API_URL must be set)
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ def main() -> None:
     logger.disable("tau2")
     import orjson
 
+    from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
     from flows import stages
     from flows.prefect_flows import adapt_language
     from flows.review_store import ReviewDecision, ReviewStore
-    from babelflow.canonical_map import load_canonical_map
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
     from translators.registry import make_translator
@@ -48,7 +48,7 @@ def main() -> None:
 
     # plant: one unit of one task's text comes back from "the model" with commentary
     paths = stages.run_paths(settings, benchmark, "en-XA")
-    ir = stages.read_ir(stages.adapt_paths(settings, benchmark, "any", "any").ir, benchmark)
+    ir = stages.read_ir(settings.layout.ir(benchmark), benchmark)
     counts = Counter(e.source_text for e in ir.elements)
     element = min(
         (e for e in ir.elements if e.artifact.endswith("tasks.json") and e.translation_type.value == "translate_free" and len(e.source_text) > 40),
@@ -56,7 +56,7 @@ def main() -> None:
     )
     translator = make_translator("pseudo", "en-XA")
     memory = stages.adapt_paths(settings, benchmark, "en-XA", translator.translator_id).memory
-    cmap = load_canonical_map(stages.adapt_paths(settings, benchmark, "en-XA", "any").canonical_map, benchmark, "en-XA")
+    cmap = load_canonical_map(settings.layout.canonical_map(benchmark, "en-XA"), benchmark, "en-XA")
     keys = TranslationEngine(translator, "en-XA", TranslationMemory(memory)).memory_keys(ir, cmap, {element.id})
     records = [orjson.loads(line) for line in memory.read_bytes().splitlines()]
     for record in records:

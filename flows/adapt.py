@@ -8,30 +8,30 @@ translation memory means no segment is translated twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import orjson
 from pathlib import Path
 from typing import Callable
+
+import orjson
 
 from analyzers import ANALYZER_VERSION
 from analyzers.analyze import analyze_benchmark
 from analyzers.profile import load_profile
+from babelflow.canonical_map import load_canonical_map, save_canonical_map
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
+from babelflow.language_pack import LanguagePack, load_pack
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
-from babelflow.canonical_map import canonical_map_path, load_canonical_map, save_canonical_map
 from translators.engine import TranslationEngine, TranslationOutcome, pack_glossary
-from translators.memory import TranslationMemory
-from translators.rebuild import rebuild_variant
 from translators.interface import Translator
-from babelflow.language_pack import LanguagePack, load_pack
+from translators.memory import TranslationMemory
 from translators.pack_checks import enforce
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
+from translators.rebuild import rebuild_variant
 from translators.registry import make_translator, validate_language_tag
 
 
@@ -56,14 +56,14 @@ class AdaptPaths:
 
 
 def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, translator_id: str, out: Path | None = None) -> AdaptPaths:
-    state = settings.resolved_state_dir()
-    safe = translator_id.replace("/", "_").replace(":", "_")
+    """The paths one adaptation with one translator uses (from the settings' layout)."""
+    layout = settings.layout
     return AdaptPaths(
-        ir=state / "ir" / f"{benchmark_id}.json",
-        memory=state / "tm" / benchmark_id / language / f"{safe}.jsonl",
-        canonical_map=canonical_map_path(settings.resolved_canonical_maps_dir(), benchmark_id, language),
-        variant=Path(out) if out else settings.resolved_adapted_dir() / benchmark_id / language,
-        reviewed=state / "runs" / benchmark_id / language / "reviewed_translations.json",
+        ir=layout.ir(benchmark_id),
+        memory=layout.memory(benchmark_id, language, translator_id),
+        canonical_map=layout.canonical_map(benchmark_id, language),
+        variant=layout.variant(benchmark_id, language, out),
+        reviewed=layout.reviewed_translations(benchmark_id, language),
     )
 
 
@@ -125,7 +125,7 @@ def adapt(
     paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
     if paths.variant.exists() and not paths.variant.is_dir():
         raise BabelflowError("Output path is a file", file=paths.variant, fix="remove it or choose another --out")
-    with run_lock(settings.resolved_state_dir(), benchmark_id, language):
+    with run_lock(settings.layout.locks(), benchmark_id, language):
         return _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profile, ir, progress, translation_progress)
 
 

@@ -74,7 +74,7 @@ def adapt(
 
     costs = CostLedger()
     agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
-    costs_path = BabelflowSettings().resolved_state_dir() / "costs" / benchmark / lang / "adapt.json"
+    costs_path = BabelflowSettings().layout.costs(benchmark, lang, "adapt")
     try:
         from flows.progress_views import bars_for_reports
 
@@ -146,7 +146,7 @@ def validate(
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
     from babelflow.variant import save_record
-    from flows.adapt import adapt_paths, analyze_or_reuse
+    from flows.adapt import analyze_or_reuse
     from source_benchmarks import get_benchmark
     from translators.providers.costs import CostLedger, report_costs
     from translators.registry import validate_language_tag
@@ -158,16 +158,17 @@ def validate(
     agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
     settings = BabelflowSettings()
     bench = get_benchmark(benchmark, source_dir=source_dir)
-    paths = adapt_paths(settings, benchmark, lang, "any", variant)
+    layout = settings.layout
     try:
         from flows.progress_views import terminal_progress
 
         with terminal_progress(console) as bars:
-            ir = analyze_or_reuse(bench, None, paths.ir, _stage_line(bars))
-            cmap = load_canonical_map(paths.canonical_map, benchmark, lang) if paths.canonical_map.exists() else None
-            failures = validate_variant(bench, paths.variant, ir, lang, canonical_map=cmap, agents=agents, progress=_stage_line(bars))
+            ir = analyze_or_reuse(bench, None, layout.ir(benchmark), _stage_line(bars))
+            cmap_path = layout.canonical_map(benchmark, lang)
+            cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() else None
+            failures = validate_variant(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap, agents=agents, progress=_stage_line(bars))
     finally:
-        report_costs(costs.report(), console, settings.resolved_state_dir() / "costs" / benchmark / lang / "validate.json", f"{benchmark} {lang}: model usage")
+        report_costs(costs.report(), console, settings.layout.costs(benchmark, lang, "validate"), f"{benchmark} {lang}: model usage")
     if json_out:
         save_record(failures, json_out)
     from validators.findings import group_findings, summarize

@@ -28,7 +28,7 @@ def review(
 
     from babelflow.settings import BabelflowSettings
     from flows.review_store import ReviewDecision, ReviewStore
-    from flows.stages import adapt_paths, run_paths
+    from flows.stages import run_paths
 
     settings = BabelflowSettings()
     store = ReviewStore(run_paths(settings, benchmark, lang).review_dir)
@@ -41,7 +41,7 @@ def review(
 
         if queue.findings:
             raise BabelflowError(f"{len(queue.findings)} findings are still open", file=store.queue_path, fix="review them and rerun the flow first")
-        variant = adapt_paths(settings, benchmark, lang, "any").variant
+        variant = settings.layout.variant(benchmark, lang)
         record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
         console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
         return

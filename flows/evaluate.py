@@ -21,7 +21,6 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.settings import BabelflowSettings
-from flows.adapt import adapt_paths
 from translators.providers.costs import CostLedger, CostReport
 
 SOURCE_LANGUAGE = "en"
@@ -146,14 +145,14 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     costs: CostLedger | None = None,
 ) -> EvaluationReport:
+    import os
+
     from babelflow.variant import load_manifest
     from flows.agent_models import ProviderChatModel
     from source_benchmarks.tau2.evaluation import default_greeting
     from source_benchmarks.tau2.localized_roles import _translated
     from source_benchmarks.tau2.registration import register_variant
     from translators.registry import validate_language_tag
-
-    import os
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # tau2.registry imports litellm: stay offline
     settings = settings or BabelflowSettings()
@@ -166,7 +165,7 @@ def evaluate(
         raise BabelflowError("--trials must be at least 1", field="--trials", fix="e.g. --trials 4 for pass^1..pass^4")
     agent_model = ProviderChatModel(agent_llm, field="--agent-llm", stage="evaluate-agent", language=language, costs=costs)
     user_model = ProviderChatModel(user_llm, field="--user-llm", stage="evaluate-user", language=language, costs=costs)
-    variant = variant or adapt_paths(settings, benchmark, language, "any").variant
+    variant = variant or settings.layout.variant(benchmark, language)
     if not (variant / "babelflow_manifest.json").exists():
         raise BabelflowError(f"No {language} variant of {benchmark}", file=variant, fix=f"run `babelflow flow {benchmark} --lang {language}` (or `babelflow adapt`) first")
     manifest = load_manifest(variant)

@@ -42,7 +42,7 @@ class ServerRecord(Record):
 
 
 def record_path(settings: BabelflowSettings) -> Path:
-    return settings.resolved_state_dir() / "prefect" / "server.json"
+    return settings.layout.prefect_home() / "server.json"
 
 
 def server_environment(port: int, prefect_home: Path) -> dict[str, str]:
@@ -95,7 +95,7 @@ def _any_free_port() -> int:
 @contextmanager
 def _start_lock(settings: BabelflowSettings) -> Iterator[None]:
     """Two `babelflow flow` commands starting at once share one server instead of racing for a port."""
-    path = settings.resolved_state_dir() / "prefect" / "server.lock"
+    path = settings.layout.prefect_home() / "server.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
@@ -171,7 +171,7 @@ def ensure_server(settings: BabelflowSettings) -> tuple[str, ServerRecord | None
 
 
 def start_background(settings: BabelflowSettings, port: int | None = None) -> ServerRecord:
-    home = Path(os.environ.get("PREFECT_HOME") or settings.resolved_state_dir() / "prefect")
+    home = Path(os.environ.get("PREFECT_HOME") or settings.layout.prefect_home())
     home.mkdir(parents=True, exist_ok=True)
     port = port or (DEFAULT_PORT if _port_free(DEFAULT_PORT) else _any_free_port())
     log = home / "server.log"

@@ -10,11 +10,10 @@ fix reruns only what it touches. Failed work fails the flow: every future is res
 from __future__ import annotations
 
 import random
-
-import orjson
 from pathlib import Path
 from typing import Literal
 
+import orjson
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
@@ -156,7 +155,7 @@ def _one_round(settings, benchmark, language, translator, validators, source_dir
     paths = stages.run_paths(settings, benchmark, language)
     analyze_key = stages.analyze_inputs_key(benchmark, source_dir, profile, paths.overrides)
     analysis, cached = _call(
-        analyze_task.with_options(refresh_cache=not stages.adapt_paths(settings, benchmark, "any", "any").ir.exists()),
+        analyze_task.with_options(refresh_cache=not settings.layout.ir(benchmark).exists()),
         cache_key=analyze_key, settings=settings, benchmark=benchmark, source_dir=source_dir, profile=profile, overrides=paths.overrides,
     )
     record.stages.append(StageRun(stage="analyze", cached=cached))
@@ -242,7 +241,7 @@ def apply_decisions(settings: BabelflowSettings, benchmark: str, language: str, 
     from babelflow.ir import TranslationType
 
     paths = stages.run_paths(settings, benchmark, language)
-    reviewed_path = stages.adapt_paths(settings, benchmark, language, "any").reviewed
+    reviewed_path = settings.layout.reviewed_translations(benchmark, language)
     reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
     overrides = stages.load_overrides(paths.overrides)
     forget: list[str] = []
@@ -280,7 +279,7 @@ def adapt_language(
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
-    with run_lock(settings.resolved_state_dir(), benchmark, language), prefect_progress():  # the same language twice is refused
+    with run_lock(settings.layout.locks(), benchmark, language), prefect_progress():  # the same language twice is refused
         return _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds)
 
 

@@ -47,7 +47,7 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
     from source_benchmarks.tau2.replay_memo import lookups_hold, reads_key, replay_traced
     from validators.probes.behavior import gc_paused
 
-    path = settings.resolved_state_dir() / "replays" / bench.id / "variant_memo.json"
+    path = settings.layout.replays(bench.id) / "variant_memo.json"
     with _LOCK:
         memo = _MEMOS.setdefault(str(path), _load(path))
     pairs: dict[str, tuple] = {}

@@ -15,20 +15,20 @@ from pydantic import Field
 
 from analyzers.profile import ElementOverride, load_profile
 from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
+from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
 from babelflow.ir import IRDocument, Record
 from babelflow.ir_cache import load_ir_cached, remember
+from babelflow.language_pack import load_pack
 from babelflow.progress import report
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME
 from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for, translator_for
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark
-from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
 from translators.engine import TranslationEngine, TranslationStats, UnitFailure, pack_glossary
 from translators.memory import TranslationMemory
-from translators.rebuild import rebuild_variant
-from babelflow.language_pack import load_pack
 from translators.pack_checks import enforce
+from translators.rebuild import rebuild_variant
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
@@ -44,12 +44,12 @@ class RunPaths(Record):
 
 
 def run_paths(settings: BabelflowSettings, benchmark: str, language: str) -> RunPaths:
-    state = settings.resolved_state_dir()
-    run_dir = state / "runs" / benchmark / language
+    layout = settings.layout
+    run_dir = layout.run_dir(benchmark, language)
     return RunPaths(
         run_dir=run_dir,
-        review_dir=state / "review" / benchmark / language,
-        overrides=state / "review" / benchmark / "profile_overrides.json",
+        review_dir=layout.review_dir(benchmark, language),
+        overrides=layout.profile_overrides(benchmark),
         targets=run_dir / "targets.json",
         behavior_cache=run_dir / "behavior_cache.json",
     )
@@ -102,7 +102,7 @@ def analyze_inputs_key(benchmark: str, source_dir: Path | None, profile: Path | 
 
 def stage_analyze(settings: BabelflowSettings, benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> AnalyzeResult:
     bench = get_benchmark(benchmark, source_dir=source_dir)
-    path = adapt_paths(settings, benchmark, "any", "any").ir
+    path = settings.layout.ir(benchmark)
     loaded_overrides = load_overrides(overrides)
     from analyzers.analyze import analyze_benchmark
     from babelflow.ir import save_ir
@@ -137,14 +137,14 @@ def reviewed_map_key(cmap: CanonicalMap) -> str:
 def translate_inputs_key(settings: BabelflowSettings, benchmark: str, language: str, translator: str, ir_sha: str, reviewed: dict[str, str]) -> str:
     """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
     changes the translator, so the cached translation must not be reused) and the pack version."""
-    cmap = load_canonical_map(adapt_paths(settings, benchmark, language, "any").canonical_map, benchmark, language)
+    cmap = load_canonical_map(settings.layout.canonical_map(benchmark, language), benchmark, language)
     pack = load_pack(language, settings.project_root)
     translator_id = translator_for(translator, language, pack).translator_id
     return key_of("translate", STAGE_VERSIONS["translate"], benchmark, language, translator_id, f"{pack.tag}@{pack.version}", ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
 
 
 def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage: str) -> Path:
-    return settings.resolved_state_dir() / "costs" / benchmark / language / f"{stage}.json"
+    return settings.layout.costs(benchmark, language, stage)
 
 
 def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
@@ -222,7 +222,7 @@ def _context(settings: BabelflowSettings, benchmark: str, language: str, source_
     from validators.context import ValidationContext
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
-    cmap_path = adapt_paths(settings, benchmark, language, "any").canonical_map
+    cmap_path = settings.layout.canonical_map(benchmark, language)
     cmap = load_canonical_map(cmap_path, benchmark, language) if cmap_path.exists() else None
     return ValidationContext(bench, variant, read_ir(ir_path, benchmark), language, cmap)
 
@@ -315,7 +315,7 @@ def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> d
     from validators.probes.behavior import replay_pairs_of
 
     source_key = key_of([f.sha256 for f in bench.fingerprints()], STAGE_VERSIONS["validate"], type(bench).__module__)
-    path = settings.resolved_state_dir() / "replays" / bench.id / f"{source_key}.json"
+    path = settings.layout.replays(bench.id) / f"{source_key}.json"
     with _SOURCE_REPLAYS_LOCK:  # languages adapted at once in one process replay the source once
         known = _SOURCE_REPLAYS.setdefault(str(path), {})
         if not known and path.exists():

@@ -1,0 +1,58 @@
+"""Where everything lives: one object owns the layout of the state folder and the outputs.
+
+Stages and commands ask it for a path by what the path is (the IR of a benchmark, the canonical
+map of a language, the cost ledger of a stage) instead of joining folder names themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class StateLayout:
+    state: Path  # .babelflow/: IRs, translation memories, runs, reviews, costs, Prefect home
+    adapted: Path  # adapted/<benchmark>/<language>/: the variants
+    canonical_maps: Path  # canonical_maps/<benchmark>/<language>.json
+
+    # ---- analysis and translation ----
+    def ir(self, benchmark: str) -> Path:
+        return self.state / "ir" / f"{benchmark}.json"
+
+    def memory(self, benchmark: str, language: str, translator_id: str) -> Path:
+        safe = translator_id.replace("/", "_").replace(":", "_")
+        return self.state / "tm" / benchmark / language / f"{safe}.jsonl"
+
+    def canonical_map(self, benchmark: str, language: str) -> Path:
+        return self.canonical_maps / benchmark / f"{language}.json"
+
+    def variant(self, benchmark: str, language: str, out: Path | None = None) -> Path:
+        return Path(out) if out else self.adapted / benchmark / language
+
+    # ---- runs and review ----
+    def run_dir(self, benchmark: str, language: str) -> Path:
+        return self.state / "runs" / benchmark / language
+
+    def reviewed_translations(self, benchmark: str, language: str) -> Path:
+        """element id -> a reviewer's or human translator's text (review loop, imports)."""
+        return self.run_dir(benchmark, language) / "reviewed_translations.json"
+
+    def review_dir(self, benchmark: str, language: str) -> Path:
+        return self.state / "review" / benchmark / language
+
+    def profile_overrides(self, benchmark: str) -> Path:
+        return self.state / "review" / benchmark / "profile_overrides.json"
+
+    def costs(self, benchmark: str, language: str, stage: str) -> Path:
+        return self.state / "costs" / benchmark / language / f"{stage}.json"
+
+    def replays(self, benchmark: str) -> Path:
+        return self.state / "replays" / benchmark
+
+    # ---- Prefect and locks ----
+    def prefect_home(self) -> Path:
+        return self.state / "prefect"
+
+    def locks(self) -> Path:
+        return self.state / "locks"
