@@ -12,7 +12,10 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q -e ".[test]"
 # Apertium (offline rule-based MT, the default translator for real languages such as es) comes
 # from Debian; without root or apt the install still succeeds and says how to add it later.
-if command -v apertium >/dev/null && apertium -l 2>/dev/null | grep -qw eng-spa; then
+# apertium-eng-spa holds both directions: eng-spa translates, spa-eng back-translates for the
+# offline back-translation validator (--validators backtranslation). Catalan would be
+# apt-get install apertium-eng-cat (cat-eng too); Debian ships no English-Galician pair.
+if command -v apertium >/dev/null && apertium -l 2>/dev/null | grep -qw eng-spa && apertium -l 2>/dev/null | grep -qw spa-eng; then
   echo "apertium: eng-spa already installed"
 elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   { DEBIAN_FRONTEND=noninteractive apt-get install -y -q apertium-eng-spa >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q apertium-eng-spa >/dev/null 2>&1; }; } \

@@ -103,12 +103,23 @@ def split_specs(specs: str | list[str] | None) -> list[str]:
     return [item.strip() for item in items if item and item.strip()]
 
 
-def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS) -> list[ValidatorAgent]:
-    """One isolated agent per spec (``validator-<n>-<provider>``); every key is checked first."""
-    configs = [parse_spec(spec, field="--validators") for spec in split_specs(specs)]
+OFFLINE_AGENTS = ("backtranslation",)  # specs that name an offline agent instead of a provider
+
+
+def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS) -> list:
+    """One isolated agent per spec (``validator-<n>-<provider>``, or ``backtranslation`` for the
+    offline Apertium back-translation agent); every key is checked first."""
+    items = split_specs(specs)
+    configs = {i: parse_spec(spec, field="--validators") for i, spec in enumerate(items) if spec not in OFFLINE_AGENTS}
     ledger = costs if costs is not None else CostLedger()
-    return [
-        ValidatorAgent(f"validator-{n}-{config.provider}", model=ModelReviewer(config, costs=ledger, max_turns=max_turns), max_turns=max_turns,
-                       batch_size=config.batch, budget=config.budget)
-        for n, config in enumerate(configs, start=1)
-    ]
+    agents: list = []
+    for i, spec in enumerate(items):
+        if spec == "backtranslation":
+            from validators.backtranslation import BacktranslationAgent
+
+            agents.append(BacktranslationAgent())
+            continue
+        config = configs[i]
+        agents.append(ValidatorAgent(f"validator-{i + 1}-{config.provider}", model=ModelReviewer(config, costs=ledger, max_turns=max_turns), max_turns=max_turns,
+                                     batch_size=config.batch, budget=config.budget))
+    return agents
