@@ -14,7 +14,7 @@ PYTHON="${PYTHON:-python3}"
 # from Debian; without root or apt the install still succeeds and says how to add it later.
 # apertium-eng-spa holds both directions: eng-spa translates, spa-eng back-translates for the
 # offline back-translation validator (--validators backtranslation). Catalan would be
-# apt-get install apertium-eng-cat (cat-eng too); Debian ships no English-Galician pair.
+# apt-get install apertium-eng-cat (check `apertium -l` for cat-eng); Debian ships no English-Galician pair.
 if command -v apertium >/dev/null && apertium -l 2>/dev/null | grep -qw eng-spa && apertium -l 2>/dev/null | grep -qw spa-eng; then
   echo "apertium: eng-spa already installed"
 elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
