@@ -14,7 +14,8 @@ they send and how they check it:
   everywhere (a canonical map); prose is still sent per field and unprotected.
 - full: babelflow: TranslationEngine (dedupe, placeholders, preserved entities) with the
   simulated model, the language pack's release checks, rebuild_variant, validate_variant (four
-  layers), and a scripted reviewer that confirms exactly the findings whose field differs from
+  probe layers and three model validator agents that read every task and unit, answered by a
+  simulated client on the model layer: babelflow/llm/simulated.py), and a scripted reviewer that confirms exactly the findings whose field differs from
   the simulated model's error-free rendering, purges those units from the translation memory
   (engine.memory_keys + forget) so they are translated again, and loops until nothing is open.
 
@@ -33,9 +34,12 @@ the same fixed actions (tau2's golden actions and a do-nothing agent, one execut
   wrote into the DB or the tasks -> its source string), then hashed like tau2 does.
 
 Characters are what the arm sent to the translator (translation memory hits are free); tokens
-are estimated as (characters sent + characters received) / 4.
+are estimated as (characters sent + characters received) / 4. The full arm's *workflow* tokens
+add what its validator agents sent and received on every validation pass (same estimate), the
+quantity behind the paper's 3.35× (BabelArena §3.2: the full workflow costs 3.35× the tokens of
+independent translation, largely because of its heterogeneous validators).
 
-Usage: python bench/ablation.py [--domains tau2-mock,tau2-airline,tau2-retail,tau2-telecom]
+Usage: python -m bench.ablation [--domains tau2-mock,tau2-airline,tau2-retail,tau2-telecom]
        [--arms independent,canonical,full] [--lang en-XA] [--seed 0] [--max-rounds 8]
        [--keep DIR] [--json FILE] [--error-free]
 """
@@ -49,26 +53,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # `python bench/ablation.py` from the repository root
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from rich.console import Console
 from rich.table import Table
-BENCH = str(Path(__file__).resolve().parent)
-if BENCH not in sys.path:  # the ablation's modules import each other as siblings
-    sys.path.insert(0, BENCH)
 
-from ablation_oracle import (
-    ARMS,
-    ArmResult,
-    DOMAINS,
-    Domain,
-    MAX_ROUNDS,
-)
-from ablation_arms import (
-    run_full,
-    run_naive,
-)
+from bench.ablation_arms import VALIDATOR_AGENTS, run_full, run_naive
+from bench.ablation_oracle import ARMS, DOMAINS, MAX_ROUNDS, PAPER, ArmResult, Domain
 
 
 # ---- driver ----------------------------------------------------------------------------------
@@ -101,20 +90,21 @@ def _pct(part: int, whole: int) -> str:
 
 def render(results: list[ArmResult], console: Console, *, seed: int, language: str, rates_tag: str = "") -> str:
     table = Table(title=f"Ablation (BabelArena Table 3, offline): simulated model {rates_tag} → {language}, seed {seed}; tokens ≈ (chars sent + received) / 4")
-    for column in ("domain", "arm", "tasks", "broken refs", "behaviour mismatch", "chars sent", "tokens≈", "× indep. tokens", "review rounds", "defective fields left"):
+    for column in ("domain", "arm", "tasks", "broken refs", "behaviour mismatch", "chars sent", "tokens≈", "× indep. tokens", "+ validators≈", "workflow × indep.", "review rounds", "defective fields left"):
         table.add_column(column, justify="left" if column in ("domain", "arm") else "right")
     baseline = {r.benchmark: r.tokens for r in results if r.arm == "independent"}
     domains = list(dict.fromkeys(r.benchmark for r in results))
     arms = list(dict.fromkeys(r.arm for r in results))
 
-    def row(label: str, arm: str, tasks: int, broken: int, mismatch: int, sent: int, tokens: int, base: int | None, rounds: str, defective: int) -> None:
+    def row(label: str, arm: str, tasks: int, broken: int, mismatch: int, sent: int, tokens: int, base: int | None, rounds: str, defective: int, validators: int = 0) -> None:
         table.add_row(label, arm, f"{tasks:,}", f"{_pct(broken, tasks)} ({broken})", f"{_pct(mismatch, tasks)} ({mismatch})", f"{sent:,}", f"{tokens:,}",
-                      f"{tokens / base:.3f}×" if base else "-", rounds, f"{defective:,}")
+                      f"{tokens / base:.3f}×" if base else "-", f"{validators:,}" if validators else "-",
+                      f"{(tokens + validators) / base:.3f}×" if base else "-", rounds, f"{defective:,}")
 
     for benchmark in domains:
         for r in (r for r in results if r.benchmark == benchmark):
             rounds = "-" if r.review_rounds is None else f"{r.review_rounds}" + ("" if r.converged else " (not converged)")
-            row(benchmark, r.arm, r.tasks, len(r.broken), len(r.mismatch), r.characters_sent, r.tokens, baseline.get(benchmark), rounds, r.defective_fields)
+            row(benchmark, r.arm, r.tasks, len(r.broken), len(r.mismatch), r.characters_sent, r.tokens, baseline.get(benchmark), rounds, r.defective_fields, r.validator_tokens)
         table.add_section()
     totals: dict[str, tuple] = {}
     if len(domains) > 1:
@@ -124,7 +114,7 @@ def render(results: list[ArmResult], console: Console, *, seed: int, language: s
             tasks, broken, mismatch = sum(r.tasks for r in rs), sum(len(r.broken) for r in rs), sum(len(r.mismatch) for r in rs)
             tokens = sum(r.tokens for r in rs)
             rounds = "-" if rs[0].review_rounds is None else "max " + str(max(r.review_rounds or 0 for r in rs))
-            row("all (pooled)", arm, tasks, broken, mismatch, sum(r.characters_sent for r in rs), tokens, base_total, rounds, sum(r.defective_fields for r in rs))
+            row("all (pooled)", arm, tasks, broken, mismatch, sum(r.characters_sent for r in rs), tokens, base_total, rounds, sum(r.defective_fields for r in rs), sum(r.validator_tokens for r in rs))
             totals[arm] = (tasks, broken, mismatch, tokens)
         table.add_section()
         for arm in arms:
@@ -132,7 +122,9 @@ def render(results: list[ArmResult], console: Console, *, seed: int, language: s
             mean_b = sum(r.broken_pct for r in rs) / len(rs)
             mean_m = sum(r.mismatch_pct for r in rs) / len(rs)
             ratios = [r.tokens / baseline[r.benchmark] for r in rs if baseline.get(r.benchmark)]
-            table.add_row("mean of domains", arm, "", f"{mean_b:.1f}%", f"{mean_m:.1f}%", "", "", f"{sum(ratios) / len(ratios):.3f}×" if ratios else "-", "", "")
+            workflow = [r.workflow_tokens / baseline[r.benchmark] for r in rs if baseline.get(r.benchmark)]
+            table.add_row("mean of domains", arm, "", f"{mean_b:.1f}%", f"{mean_m:.1f}%", "", "", f"{sum(ratios) / len(ratios):.3f}×" if ratios else "-", "",
+                          f"{sum(workflow) / len(workflow):.3f}×" if workflow else "-", "", "")
     console.print(table)
 
     events = Table(title="errors the simulated model made (per arm; rates in translators/simulated_model.py)")
@@ -149,9 +141,20 @@ def render(results: list[ArmResult], console: Console, *, seed: int, language: s
         base = sum(r.tokens for r in results if r.arm == "independent")
         ratio = f"{sum(r.tokens for r in full) / base:.3f}×" if base else "n/a"
         goal = "" if not base else ("; goal (0% / 0% below the independent arm's tokens) met" if broken == mismatch == 0 and sum(r.tokens for r in full) < base else "; goal NOT met")
+        workflow = f"{sum(r.workflow_tokens for r in full) / base:.3f}×" if base else "n/a"
         line = (f"full babelflow: {_pct(broken, tasks)} broken references, {_pct(mismatch, tasks)} behaviour mismatch over {tasks:,} tasks "
-                f"({len(full)} domain(s)) at {ratio} the independent arm's tokens; review rounds {', '.join(str(r.review_rounds) for r in full)} "
-                f"(paper: 2.5% / 0% at 3.35×){goal}")
+                f"({len(full)} domain(s)) at {ratio} the independent arm's tokens for translation, {workflow} for the full workflow with "
+                f"{VALIDATOR_AGENTS} model validator agents (simulated reviewers, {sum(r.validator_tokens for r in full):,} tokens); "
+                f"review rounds {', '.join(str(r.review_rounds) for r in full)} (paper: 2.5% / 0% at {PAPER['full'][2]}× for the full workflow){goal}")
+        validators = Table(title="the full arm's model validator agents (token ledger, all validation passes; tokens = chars / 4)")
+        columns = ("domain", "agent", "requests", "input tokens", "output tokens")
+        for column in columns:
+            validators.add_column(column, justify="left" if column in ("domain", "agent") else "right")
+        for r in full:
+            for cost in r.validator_costs:
+                if cost["stage"] != "total":
+                    validators.add_row(r.benchmark, cost["agent"], cost["requests"], cost["input tokens"], cost["output tokens"])
+        console.print(validators)
     else:
         line = "no full arm run"
     console.print(line)

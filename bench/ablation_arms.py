@@ -4,21 +4,12 @@ babelflow workflow with a scripted reviewer (see bench/ablation.py)."""
 from __future__ import annotations
 
 import re
-import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # `python bench/ablation.py` from the repository root
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-BENCH = str(Path(__file__).resolve().parent)
-if BENCH not in sys.path:  # the ablation's modules import each other as siblings
-    sys.path.insert(0, BENCH)
-
-from ablation_oracle import (
+from bench.ablation_oracle import (
     ArmResult,
     BATCH,
     Domain,
@@ -149,6 +140,27 @@ def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResu
 
 # ---- the full babelflow arm ------------------------------------------------------------------
 
+VALIDATOR_AGENTS = 3  # BabelArena's heterogeneous validators; here three simulated reviewers
+
+
+def simulated_validators(ledger: Any) -> list:
+    """Three isolated model validator agents on the model layer, each answered by a simulated
+    client: they read every task and unit the agents of a real run read (batched, with context),
+    uphold the probes' findings and raise nothing else, and their tokens go to ``ledger``."""
+    from babelflow.llm.simulated import SimulatedChatClient, simulated_config
+    from validators.agents import ValidatorAgent
+    from validators.model_backends import ModelReviewer
+
+    def uphold(request: dict) -> dict:
+        actions = [{"kind": "uphold", "finding_id": f["id"], "reasoning": "the probe's evidence holds"} for f in request.get("probe_findings", [])]
+        return {"actions": actions + [{"kind": "done", "reasoning": "batch read"}]}
+
+    return [
+        ValidatorAgent(f"validator-{n}-simulated", model=ModelReviewer(simulated_config(f"simulated-reviewer-{n}"), costs=ledger, client=SimulatedChatClient(uphold)))
+        for n in range(1, VALIDATOR_AGENTS + 1)
+    ]
+
+
 
 def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None) -> ArmResult:
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
@@ -161,9 +173,12 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
     from translators.pack_checks import check_pack, check_translations
     from translators.rebuild import rebuild_variant
     from translators.simulated_model import ERROR_FREE, SimulatedModelTranslator
+    from babelflow.llm.costs import CostLedger, cost_rows
     from validators.run import validate_variant
 
     started = time.perf_counter()
+    ledger = CostLedger()
+    agents = simulated_validators(ledger)
     console, ir, language = domain.console, domain.ir, domain.language
     result = ArmResult(benchmark=domain.id, arm="full", tasks=len(domain.task_ids), review_rounds=0, validation_passes=0)
     pack = load_pack(language, BabelflowSettings().project_root)
@@ -208,7 +223,7 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
             )
         if not problems:
             result.validation_passes += 1
-            failures = validate_variant(domain.bench, variant_dir, ir, language, canonical_map=cmap, source_pairs=domain.source_pairs)
+            failures = validate_variant(domain.bench, variant_dir, ir, language, canonical_map=cmap, source_pairs=domain.source_pairs, agents=agents)
             items += [(f.id, f"[{f.layer.value}/{f.kind}] {f.artifact} {f.location}", candidates(f)) for f in failures.findings]
         # the scripted reviewer: confirm iff a named field really differs from the error-free rendering
         retranslate: set[str] = set()
@@ -250,5 +265,7 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
     result.fields_translated = len(outcome.targets)
     result.defective_fields = sum(1 for e, text in clean.items() if outcome.targets.get(e) != text)
     result.model_events = dict(model.events)
+    result.validator_tokens = sum(ledger.report().total(stage="validate"))
+    result.validator_costs = cost_rows(ledger.report())
     result.seconds = time.perf_counter() - started
     return result

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-
-if __package__ in (None, ""):  # `python bench/ablation.py` from the repository root
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rich.console import Console
 
@@ -58,7 +54,14 @@ class ArmResult:
     hand_fixed: int = 0
     converged: bool = True
     model_events: dict[str, int] = field(default_factory=dict)
+    validator_tokens: int = 0  # the full arm's model validator agents (simulated reviewers), all passes
+    validator_costs: list[dict[str, str]] = field(default_factory=list)  # their ledger rows (one per agent)
     seconds: float = 0.0
+
+    @property
+    def workflow_tokens(self) -> int:
+        """Translation plus model validation: what the whole workflow spends."""
+        return self.tokens + self.validator_tokens
 
     @property
     def broken_pct(self) -> float:

@@ -57,6 +57,9 @@ REVIEW_SCHEMA: dict = {
 }
 
 
+_NOT_SENT = {"tasks": {"__all__": {"fields": {"__all__": {"risk"}}}}, "units": {"__all__": {"risk"}}}
+
+
 class ModelReviewer:
     """A ReviewModel over one provider; ``model_id`` = ``<provider>:<model>/<prompt id>``."""
 
@@ -73,7 +76,9 @@ class ModelReviewer:
 
     def review(self, request: ReviewRequest) -> ReviewReply:
         system = self.prompt.render(source_language="English (en)", language=language_name(request.language), max_turns=str(self.max_turns))
-        user = json.dumps({"task": "review", **request.model_dump(mode="json")}, ensure_ascii=False)
+        # empty fields and the agent's own risk ordering are not sent: tokens the model would only pay to read
+        payload = request.model_dump(mode="json", exclude_defaults=True, exclude=_NOT_SENT)
+        user = json.dumps({"task": "review", **payload, "batch": request.batch, "batches": request.batches}, ensure_ascii=False)
         problem = ""
         for _ in range(REPLY_ATTEMPTS):
             try:
