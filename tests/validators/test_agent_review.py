@@ -158,3 +158,23 @@ def test_budget_reads_every_task_first_then_units_by_risk(seatau_slice):
     assert [u.risk for u in units] == sorted((u.risk for u in units), reverse=True)  # ... riskiest first
     note = next(n for n in failures.notes if n.startswith("validator-1"))
     assert f"read 1/1 tasks and {len(units)}/{full.units_total} units (budget 6,000 tokens" in note
+
+
+def test_validators_tokens_are_ledger_rows_per_agent(seatau_slice, monkeypatch):
+    """Three model reviewers on the model layer (answered in-process by a simulated client: no
+    network), one ledger: the cost table has one row per agent, and the budget option reaches it."""
+    from babelflow.llm.config import parse_spec
+    from babelflow.llm.costs import CostLedger, cost_rows
+    from babelflow.llm.simulated import SimulatedChatClient, simulated_config
+    from validators.model_backends import ModelReviewer
+
+    def done(request: dict) -> dict:
+        return {"actions": [{"kind": "done", "reasoning": "read"}]}
+
+    ledger = CostLedger()
+    agents = [ValidatorAgent(f"validator-{n}", model=ModelReviewer(simulated_config(), costs=ledger, client=SimulatedChatClient(done)), batch_size=12) for n in (1, 2, 3)]
+    _validate(seatau_slice, "planted", agents)
+    rows = [r for r in cost_rows(ledger.report()) if r["stage"] == "validate"]
+    assert [r["agent"] for r in rows] == ["validator-1", "validator-2", "validator-3"]
+    assert len({(r["requests"], r["input tokens"]) for r in rows}) == 1 and int(rows[0]["requests"]) > 1  # same reading, billed per agent
+    assert parse_spec("openai-compatible:m@http://127.0.0.1:9/v1?budget=5000&batch=8", field="--validators").budget == 5000
