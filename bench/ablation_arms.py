@@ -110,7 +110,7 @@ def run_jobs(jobs: list[Job], model: Any, language: str) -> dict[str, str]:
 
 
 def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResult:
-    from flows.adapt import domain_name_for
+    from flows.components import domain_name_for
     from translators.rebuild import rebuild_variant
     from translators.simulated_model import ERROR_FREE, SimulatedModelTranslator
 
@@ -165,7 +165,7 @@ def simulated_validators(ledger: Any) -> list:
 def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None) -> ArmResult:
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import domain_name_for
+    from flows.components import domain_name_for
     from babelflow.canonical_map import CanonicalMap
     from translators.engine import TranslationEngine
     from babelflow.language_pack import load_pack

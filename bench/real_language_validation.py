@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--lang", action="append", dest="languages")
     parser.add_argument("--label", action="store_true")
     args = parser.parse_args()
-    from flows.adapt import analyze_or_reuse
+    from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
     from validators.findings import group_findings
     from validators.run import validate_variant

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -23,8 +22,8 @@ app = typer.Typer(
 def analyze(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the IR (JSON)."),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
-    profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
     from analyzers.analyze import analyze_benchmark
@@ -55,9 +54,9 @@ def adapt(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47). Offline: en-XA or ar-XB pseudo-locales."),
     translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for en-XA/ar-XB, Apertium for a language with an installed pair), `pseudo`, `apertium[:MODE]`, or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL."),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
-    profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
     validators: str = typer.Option("", "--validators", help="Then validate the variant with model-backed agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M."),
 ) -> None:
     """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
@@ -133,11 +132,11 @@ def adapt(
 def validate(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant (BCP 47)."),
-    variant: Optional[Path] = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder."),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the failure set as JSON here."),
+    variant: Path | None = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder."),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the failure set as JSON here."),
     validators: str = typer.Option("", "--validators", help="Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M (default: probes only)."),
-    save_inferred_map_to: Optional[Path] = typer.Option(None, "--save-inferred-map", help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here."),
+    save_inferred_map_to: Path | None = typer.Option(None, "--save-inferred-map", help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here."),
 ) -> None:
     """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
 
@@ -146,7 +145,7 @@ def validate(
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
     from babelflow.variant import save_record
-    from flows.adapt import analyze_or_reuse
+    from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
     from translators.providers.costs import CostLedger, report_costs
     from translators.registry import validate_language_tag
@@ -197,7 +196,7 @@ def validate(
 @cli_errors
 def replay(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     split: str = typer.Option("all", help="Task split (all, base, test, ...)."),
 ) -> None:
     """Replay every task's golden actions and a do-nothing trajectory, scored by the benchmark's own evaluator."""
@@ -235,8 +234,8 @@ def flow(
     lang: list[str] = typer.Option(..., "--lang", "-l", help="Target language(s); repeat for several (run with a concurrency limit)."),
     review_timeout: int = typer.Option(0, "--review-timeout", help="Seconds to wait in the paused review form (Prefect UI or `babelflow review`). 0 = unattended: stop awaiting review."),
     max_concurrency: int = typer.Option(2, "--max-concurrency", help="Languages adapted at once."),
-    profile: Optional[Path] = typer.Option(None, "--profile", help="Analysis profile (TOML)."),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML)."),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for pseudo-locales, Apertium where a pair is installed), `pseudo`, `apertium[:MODE]` or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
     validators: str = typer.Option("", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."),
 ) -> None:
@@ -260,7 +259,7 @@ def flow(
         make_validator_agents(validators)  # a missing key is an error before any work starts
     from babelflow.language_pack import load_pack
     from babelflow.settings import BabelflowSettings as _Settings
-    from flows.adapt import translator_for
+    from flows.components import translator_for
 
     for tag in lang:  # each language's translator exists (Apertium pair, provider key) before any work
         translator_for(translator, tag, load_pack(tag, _Settings().project_root))
@@ -293,7 +292,7 @@ def flow(
 
 @app.command("ir-schema")
 @cli_errors
-def ir_schema(out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout.")) -> None:
+def ir_schema(out: Path | None = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout.")) -> None:
     """Print the JSON Schema of the IR."""
     from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic
     from babelflow.ir import ir_json_schema

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -26,7 +25,7 @@ def evaluate_command(
     trials: int = typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k)."),
     tasks: list[str] = typer.Option([], "--tasks", help="Task ids (repeat or comma-separate); default: every task."),
     with_source: bool = typer.Option(False, "--with-source", help="Also run the same agent on the English source, for comparison."),
-    variant: Optional[Path] = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+    variant: Path | None = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/."),
 ) -> None:
     """Run an agent and a user simulator on the variant with tau2's orchestrator (localized prompts and greeting).
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import orjson
 import typer
@@ -18,7 +17,7 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     from babelflow.canonical_map import load_canonical_map
     from babelflow.language_pack import load_pack
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt_paths, analyze_or_reuse, translator_for
+    from flows.components import adapt_paths, analyze_or_reuse, translator_for
     from source_benchmarks import get_benchmark
     from translators.engine import TranslationEngine, pack_glossary
     from translators.interchange import exchange_units
@@ -50,7 +49,7 @@ def export_command(
     fmt: str = typer.Option("xliff", "--format", help="xliff (XLIFF 1.2) or po."),
     out: Path = typer.Option(..., "--out", "-o", help="File to write (.xlf or .po)."),
     translator: str = typer.Option("auto", "--translator", help="Who drafts the targets: `auto` (pseudo-locales: pseudo; a language with an Apertium pair: apertium; else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL."),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
 ) -> None:
     """Export the language's translation units (context, notes, inline codes, canonical terms)."""
     from babelflow.errors import BabelflowError
@@ -69,7 +68,7 @@ def import_command(
     file: Path = typer.Argument(..., help="The edited .xlf/.po file."),
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
     translator: str = typer.Option("auto", "--translator", help="Translator for units the file does not cover (`auto` as for export; `none` keeps their source text and reports them)."),
-    source_dir: Optional[Path] = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
 ) -> None:
     """Bring a translator's file back: same checks as a model translation; then rebuild the variant."""
     from babelflow.atomic_io import write_bytes_atomic

@@ -11,9 +11,9 @@ variant's file hashes stay valid).
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from pydantic import Field
 
@@ -190,7 +190,7 @@ def evaluate(
         source_domain = benchmark.removeprefix("tau2-")
         source_run = run_domain(source_domain, "llm_agent", "user_simulator", SOURCE_LANGUAGE, [source.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=None, progress=progress)
     report = EvaluationReport(
-        benchmark=benchmark, language=language, variant=variant, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        benchmark=benchmark, language=language, variant=variant, created=datetime.now(UTC).isoformat(timespec="seconds"),
         agent_llm=agent_model.label, user_llm=user_model.label, trials_per_task=trials, variant_run=run, source_run=source_run, costs=costs.report(),
     )
     write_bytes_atomic(evaluation_path(variant), report.model_dump_json(indent=2).encode())

@@ -16,10 +16,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
@@ -181,7 +181,7 @@ def start_background(settings: BabelflowSettings, port: int | None = None) -> Se
     api = f"http://127.0.0.1:{port}/api"
     booting = ServerRecord(
         pid=process.pid, port=port, api_url=api, ui_url=f"http://127.0.0.1:{port}", prefect_home=home, log=log,
-        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), ready=False,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"), ready=False,
     )
     write_bytes_atomic(record_path(settings), booting.model_dump_json(indent=2).encode())  # before it answers: see _adopt_or_end
     deadline = time.monotonic() + BOOT_TIMEOUT_S

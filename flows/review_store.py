@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -69,7 +69,7 @@ class ReviewStore:
         Every decision is checked against the open queue first: a bad one writes none of them."""
         queue = queue if queue is not None else self.queue()
         findings = {f.id: f for f in (queue.findings if queue else [])}
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         stamped = []
         for decision in decisions:
             finding = findings.get(decision.finding_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babelflow.atomic_io import sha256_file
@@ -37,7 +37,7 @@ def sign_off(settings: BabelflowSettings, benchmark: str, language: str, variant
         benchmark=benchmark,
         language=language,
         reviewer=reviewer,
-        signed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        signed_at=datetime.now(UTC).isoformat(timespec="seconds"),
         note=note,
         spot_checked_tasks=spot_checked,
         variant_files=[ArtifactHash(path=str(p.relative_to(variant)), sha256=sha256_file(p)) for p in files],

@@ -8,6 +8,7 @@ The same functions run without Prefect (`flows/adapt.py`, tests, benchmarks).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -18,14 +19,16 @@ from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
 from babelflow.ir import IRDocument, Record
 from babelflow.ir_cache import load_ir_cached, remember
-from babelflow.language_pack import load_pack
+from babelflow.language_pack import LanguagePack, load_pack
 from babelflow.progress import report
 from babelflow.settings import BabelflowSettings
-from babelflow.variant import MANIFEST_NAME
-from flows.adapt import adapt_paths, analyze_or_reuse, domain_name_for, translator_for
+from babelflow.variant import MANIFEST_NAME, VariantManifest
+from flows.components import AdaptPaths, adapt_paths, analyze_or_reuse, domain_name_for, translator_for
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark
-from translators.engine import TranslationEngine, TranslationStats, UnitFailure, pack_glossary
+from source_benchmarks.protocol import SourceBenchmark
+from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
+from translators.interface import Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import enforce
 from translators.rebuild import rebuild_variant
@@ -147,6 +150,21 @@ def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage
     return settings.layout.costs(benchmark, language, stage)
 
 
+def translate_ir(paths: AdaptPaths, benchmark: str, language: str, pack: LanguagePack, translator: Translator, ir: IRDocument,
+                 reviewed: dict[str, str], forget: list[str], progress: Callable[[int, int], None] | None) -> tuple[TranslationOutcome, CanonicalMap]:
+    """Translate the IR's units (canonical terms first), save the canonical map, run the pack's
+    release checks before anything is written. `forget`: element ids whose units are translated
+    again (confirmed translation findings)."""
+    cmap = load_canonical_map(paths.canonical_map, benchmark, language)
+    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
+    if forget:
+        engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
+    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress)
+    save_canonical_map(cmap, paths.canonical_map)
+    enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
+    return outcome, cmap
+
+
 def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
     from translators.providers.costs import CostLedger, save_costs
 
@@ -155,13 +173,8 @@ def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, 
     translator = translator_for(translator_spec, language, pack, costs=ledger)
     paths = adapt_paths(settings, benchmark, language, translator.translator_id)
     ir = read_ir(ir_path, benchmark)
-    cmap = load_canonical_map(paths.canonical_map, benchmark, language)
-    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
-    if forget:  # confirmed translation findings: exactly these units are translated again
-        engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
-    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=lambda done, total: report(f"translation units: {language}", done, total))
-    save_canonical_map(cmap, paths.canonical_map)
-    enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
+    progress = lambda done, total: report(f"translation units: {language}", done, total)  # noqa: E731
+    outcome, cmap = translate_ir(paths, benchmark, language, pack, translator, ir, reviewed, forget, progress)
     if ledger.report().rows:
         save_costs(ledger.report(), costs_path(settings, benchmark, language, "translate"))
     target = run_paths(settings, benchmark, language).targets
@@ -185,15 +198,23 @@ class RebuildResult(Record):
     manifest_sha256: str
 
 
+def rebuild_into(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], variant: Path, *, language: str, canonical_map_version: str,
+                 translator_id: str, failed_units: int, language_pack_version: str, ir_sha256: str | None = None) -> VariantManifest:
+    """Write the variant (only outputs whose inputs changed) under the benchmark's domain name for the language."""
+    return rebuild_variant(
+        bench, ir, targets, variant, language=language, domain_name=domain_name_for(bench.id, language), canonical_map_version=canonical_map_version,
+        translator_id=translator_id, failed_units=failed_units, language_pack_version=language_pack_version, ir_sha256=ir_sha256,
+    )
+
+
 def stage_rebuild(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, translated: TranslateResult, out: Path | None = None) -> RebuildResult:
     bench = get_benchmark(benchmark, source_dir=source_dir)
     ir = read_ir(ir_path, benchmark)
     targets = orjson.loads(translated.targets_path.read_bytes())
     variant = adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
-    rebuild_variant(
-        bench, ir, targets, variant, language=language, domain_name=domain_name_for(benchmark, language),
-        canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id, failed_units=len(translated.failures),
-        language_pack_version=translated.language_pack_version, ir_sha256=sha256_file(ir_path),
+    rebuild_into(
+        bench, ir, targets, variant, language=language, canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id,
+        failed_units=len(translated.failures), language_pack_version=translated.language_pack_version, ir_sha256=sha256_file(ir_path),
     )
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
 

@@ -87,7 +87,7 @@ def test_a_changed_amount_is_still_a_changed_number():
 @pytest.fixture(scope="module")
 def validated(tmp_path_factory):
     """language -> (failure set, groups): each SEATau variant validated once against its source."""
-    from flows.adapt import analyze_or_reuse
+    from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
     from validators.run import validate_variant
 

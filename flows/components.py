@@ -1,0 +1,75 @@
+"""What the plain pipeline (`flows/adapt.py`) and the flow's stages (`flows/stages.py`) share:
+which translator a spec means, the paths one adaptation uses, and analysis that reuses a fresh IR."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzers import ANALYZER_VERSION
+from analyzers.analyze import analyze_benchmark
+from analyzers.profile import load_profile
+from babelflow.errors import BabelflowError
+from babelflow.ir import IRDocument, save_ir
+from babelflow.ir_cache import load_ir_cached, remember
+from babelflow.language_pack import LanguagePack
+from babelflow.settings import BabelflowSettings
+from source_benchmarks.protocol import SourceBenchmark
+from translators.interface import Translator
+from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
+from translators.registry import make_translator
+
+
+def translator_for(spec: str, language: str, pack: LanguagePack, costs=None) -> Translator:
+    """The pack may declare a pseudo style, so a new pseudo-locale is data, not code.
+    `auto` picks the language's default (translators/choice.py): pseudo, Apertium, or an error."""
+    from translators.choice import resolve_spec
+
+    spec = resolve_spec(spec, language, pack)
+    if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
+        return PseudoLocaleTranslator(language, style=pack.offline_rendering)
+    return make_translator(spec, language, costs=costs)
+
+
+@dataclass
+class AdaptPaths:
+    ir: Path
+    memory: Path
+    canonical_map: Path
+    variant: Path
+    reviewed: Path  # element id -> a reviewer's or human translator's text (review loop, imports)
+
+
+def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, translator_id: str, out: Path | None = None) -> AdaptPaths:
+    """The paths one adaptation with one translator uses (from the settings' layout)."""
+    layout = settings.layout
+    return AdaptPaths(
+        ir=layout.ir(benchmark_id),
+        memory=layout.memory(benchmark_id, language, translator_id),
+        canonical_map=layout.canonical_map(benchmark_id, language),
+        variant=layout.variant(benchmark_id, language, out),
+        reviewed=layout.reviewed_translations(benchmark_id, language),
+    )
+
+
+def domain_name_for(benchmark_id: str, language: str) -> str:
+    return f"{benchmark_id.removeprefix('tau2-')}_{language}"
+
+
+def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]) -> IRDocument:
+    """Reuse the saved IR iff it was made from the same source files and profile."""
+    profile = load_profile(bench.id, profile_path)
+    if ir_path.exists():
+        try:
+            ir = load_ir_cached(ir_path, bench.id)
+        except BabelflowError:
+            ir = None
+        fresh = ir is not None and ir.analyzer_version == ANALYZER_VERSION and ir.profile_sha256 == profile.sha256
+        if fresh and [a.model_dump() for a in ir.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
+            progress("IR unchanged: reused")
+            return ir
+    ir = analyze_benchmark(bench, profile, progress=progress)
+    save_ir(ir, ir_path)
+    remember(ir_path, ir)  # a rerun in a new process loads the binary sidecar, not 170k JSON elements
+    return ir
