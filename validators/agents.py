@@ -182,7 +182,7 @@ class ValidatorAgent:
     def _task_replay(ctx: ValidationContext, task_id: str | None) -> dict[str, str]:
         from validators.probes.behavior import replay_pairs_of
 
-        variant = getattr(ctx, "variant_bench", None)
+        variant = ctx.variant_bench
         if variant is None or task_id not in ctx.source.task_ids(None):
             return {"error": f"cannot replay task {task_id}"}
         (sg, sn), (tg, tn) = replay_pairs_of(ctx.source, [task_id], "replay: source")[task_id], replay_pairs_of(variant, [task_id], "replay: variant")[task_id]

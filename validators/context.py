@@ -12,16 +12,18 @@ import hashlib
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, IRDocument, TranslationType
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
-from babelflow.canonical_map import CanonicalMap
 
+if TYPE_CHECKING:
+    from validators.probes.policy import InferredPolicy
 
 _PARSED: dict[tuple, Any] = {}  # (path, size, mtime, format) -> parsed document, shared read-only
 _PARSED_LOCK = threading.Lock()
@@ -63,11 +65,17 @@ class ValidationContext:
         self.parse_errors: dict[str, str] = {}
         self.pack = pack if pack is not None else self._find_pack(language)
         self._documents: dict[str, Any] = {}
+        # the variant opened in the benchmark's own harness: set by integrity once it loads, None
+        # while it has not (or cannot) be loaded; behaviour and agents' replays need it
+        self.variant_bench: SourceBenchmark | None = None
+        # per-context derived data the probes share (computed on first use)
+        self.inferred_policy: InferredPolicy | None = None
+        self.literal_vocabulary: frozenset[str] | None = None
 
     @staticmethod
     def _find_pack(language: str):
-        from babelflow.settings import BabelflowSettings
         from babelflow.language_pack import load_pack
+        from babelflow.settings import BabelflowSettings
 
         try:
             return load_pack(language, BabelflowSettings().project_root)

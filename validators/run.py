@@ -54,7 +54,7 @@ def validate_variant(
         progress(f"review by {agent.validator_id}")
         # each agent gets its own context: no shared caches, no view of the others' reports
         own = ValidationContext(source, variant_dir, ir, language, canonical_map)
-        own.variant_bench = getattr(ctx, "variant_bench", None)
+        own.variant_bench = ctx.variant_bench
         report = agent.review(own, probe_findings)
         reports.append(report.findings)
         if report.note:

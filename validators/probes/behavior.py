@@ -83,7 +83,7 @@ def check_behavior(
     ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck], task_ids: list[str] | None = None, source_pairs: dict | None = None, target_pairs: dict | None = None
 ) -> list[Finding]:
     """`source_pairs`/`target_pairs` (task id -> (golden, do-nothing)) reuse replays already run."""
-    if any(s.layer is Layer.BEHAVIOR for s in suppressed) or getattr(ctx, "variant_bench", None) is None:
+    if any(s.layer is Layer.BEHAVIOR for s in suppressed) or ctx.variant_bench is None:
         return []
     variant = ctx.variant_bench
     ids = task_ids if task_ids is not None else ctx.source.task_ids(None)

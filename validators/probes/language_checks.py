@@ -82,7 +82,7 @@ def _finding(validator_id: str, kind: str, severity: Severity, element, target: 
 def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
     """Words the benchmark uses as code literals: enum values (statuses, reasons) and the DB's
     field names. A tool that protects literals without context leaves exactly these in prose."""
-    cached = getattr(ctx, "_literal_vocabulary", None)
+    cached = ctx.literal_vocabulary
     if cached is not None:
         return cached
     words: set[str] = set()
@@ -96,8 +96,8 @@ def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
     # keys that carry data (option names like "battery life") are catalogue values, not field names
     data_keys = {w for e in ctx.ir.elements if e.locator.kind == "data_key" and e.preserve_reason is PreserveReason.LINKED_ENTITY for w in re.split(r"[_ ]", e.source_text.lower())}
     words |= keys - data_keys
-    ctx._literal_vocabulary = frozenset(w for w in words if len(w) >= 2)
-    return ctx._literal_vocabulary
+    ctx.literal_vocabulary = frozenset(w for w in words if len(w) >= 2)
+    return ctx.literal_vocabulary
 
 
 def _names(elements) -> set[str]:

@@ -58,7 +58,7 @@ def entity_class(element) -> str:
 
 def infer_policy(ctx: ValidationContext) -> InferredPolicy:
     """Computed once per context (consistency and fidelity both read it)."""
-    cached = getattr(ctx, "_inferred_policy", None)
+    cached = ctx.inferred_policy
     if cached is not None:
         return cached
     seen: dict[str, Counter] = defaultdict(Counter)
@@ -95,7 +95,7 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         policy.renderings.update(mapping)
         policy.occurrences[name] = sum(sum(seen[v].values()) for v in mapping)
         policy.elements[name] = [members[v][0] for v in mapping]
-    ctx._inferred_policy = policy
+    ctx.inferred_policy = policy
     return policy
 
 
