@@ -59,7 +59,6 @@ from rich.table import Table
 from bench.ablation_arms import VALIDATOR_AGENTS, run_full, run_naive
 from bench.ablation_oracle import ARMS, DOMAINS, MAX_ROUNDS, PAPER, ArmResult, Domain
 
-
 # ---- driver ----------------------------------------------------------------------------------
 
 

@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.ablation_oracle import (
-    ArmResult,
+    _SLOT,
     BATCH,
-    Domain,
     MAX_RETRANSLATIONS,
     MAX_ROUNDS,
-    _SLOT,
+    ArmResult,
+    Domain,
 )
-
 
 # ---- naive arms ------------------------------------------------------------------------------
 
@@ -164,16 +163,16 @@ def simulated_validators(ledger: Any) -> list:
 
 def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None) -> ArmResult:
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
+    from babelflow.canonical_map import CanonicalMap
+    from babelflow.language_pack import load_pack
+    from babelflow.llm.costs import CostLedger, cost_rows
     from babelflow.settings import BabelflowSettings
     from flows.components import domain_name_for
-    from babelflow.canonical_map import CanonicalMap
     from translators.engine import TranslationEngine
-    from babelflow.language_pack import load_pack
     from translators.memory import TranslationMemory
     from translators.pack_checks import check_pack, check_translations
     from translators.rebuild import rebuild_variant
     from translators.simulated_model import ERROR_FREE, SimulatedModelTranslator
-    from babelflow.llm.costs import CostLedger, cost_rows
     from validators.run import validate_variant
 
     started = time.perf_counter()

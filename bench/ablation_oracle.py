@@ -7,9 +7,10 @@ import itertools
 import re
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 
@@ -148,8 +149,9 @@ def _map_back(value: Any, back: dict[str, str]) -> Any:
 def replay_tasks(bench: Any, task_ids: list[str], back: dict[str, str] | None = None) -> dict[str, TaskReplay]:
     """Golden + do-nothing outcome of every task (tau2's own code, one execution per task); with
     `back`, the final DBs are mapped back through it before hashing (tau2's get_dict_hash)."""
-    from source_benchmarks.tau2.fast_replay import replay_pair
     from tau2.utils.utils import get_dict_hash
+
+    from source_benchmarks.tau2.fast_replay import replay_pair
 
     factory = bench.environment_factory
     made: list[Any] = []
@@ -240,8 +242,7 @@ class Domain:
         target_actions = (target_task.evaluation_criteria.actions or []) if target_task.evaluation_criteria else []
         for index, action in enumerate(source_actions):
             other = target_actions[index].arguments if index < len(target_actions) else None
-            for path, value, target in _arg_pairs(action.arguments, other, (index, action.name)):
-                yield path, value, target
+            yield from _arg_pairs(action.arguments, other, (index, action.name))
 
     # ---- the oracle ------------------------------------------------------------------------------
 

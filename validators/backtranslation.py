@@ -118,7 +118,7 @@ class BacktranslationAgent:
         units = self.units(ctx, probe_findings)
         backs = self._back_translate(*found, [u.target for u in units])
         chrf = CHRF(lowercase=True)
-        return [UnitScore(unit=u, back_translation=b.strip(), chrf=round(chrf.sentence_score(b.strip(), [u.source]).score, 1), missing=_missing(u, b)) for u, b in zip(units, backs)]
+        return [UnitScore(unit=u, back_translation=b.strip(), chrf=round(chrf.sentence_score(b.strip(), [u.source]).score, 1), missing=_missing(u, b)) for u, b in zip(units, backs, strict=True)]
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         scores = self.score(ctx, probe_findings)

@@ -28,7 +28,8 @@ help and would only spend the rest of the quota. "smaller" and "the segment fail
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel
 

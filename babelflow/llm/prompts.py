@@ -6,7 +6,7 @@ wording by adding a new version file and selecting it, never by editing a releas
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from babelflow.errors import BabelflowError
@@ -30,7 +30,7 @@ class Prompt:
         return text
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt_from(package: str, name: str, version: str) -> Prompt:
     path = resources.files(package) / f"{name}.{version}.md"
     if not path.is_file():

@@ -16,8 +16,9 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Callable, Iterator, Mapping, TypeVar
+from typing import TypeVar
 
 from babelflow.errors import BabelflowError
 from babelflow.llm.config import ProviderConfig, redact

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from babelflow.llm.clients import Completion
 from babelflow.llm.config import ProviderConfig

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from agent_fakes import SilentReviewer, StatusWordReviewer
+
 from validators.agents import ValidatorAgent
 from validators.findings import Layer
 

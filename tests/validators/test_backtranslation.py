@@ -43,7 +43,7 @@ def test_clean_spanish_variant_raises_under_5_percent(spanish_mock):
 def test_an_unrelated_sentence_is_raised_as_its_own_validator(spanish_mock, tmp_path):
     import shutil
 
-    from bench.backtranslation_rate import UNRELATED, plant
+    from bench.backtranslation_rate import plant
     from validators.context import ValidationContext
     from validators.model_backends import make_validator_agents
     from validators.run import validate_variant

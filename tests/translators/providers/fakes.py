@@ -368,7 +368,7 @@ class FakeLLMServer:
             self.state.seen.clear()
             self.state.rejected.clear()
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         self.thread.start()
         return self
 

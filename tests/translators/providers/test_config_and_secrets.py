@@ -7,7 +7,7 @@ import logging
 import pickle
 
 import pytest
-from fakes import KEYS, SOURCES, han, request
+from fakes import KEYS, request
 
 from babelflow.errors import BabelflowError
 from babelflow.llm.config import Secret, parse_spec, redact

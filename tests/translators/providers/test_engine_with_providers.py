@@ -8,9 +8,9 @@ import pytest
 from fakes import Fault
 
 from babelflow.canonical_map import CanonicalMap
+from babelflow.llm.resilience import ProviderError
 from translators.engine import TranslationEngine
 from translators.memory import TranslationMemory
-from babelflow.llm.resilience import ProviderError
 from translators.units import extract_units
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 from fakes import KEYS, SDKS, SOURCES, Fault, han, request, spec
+from test_review_backends import _request as review_request
 
 from babelflow.llm.config import parse_spec
 from babelflow.llm.costs import CostLedger
 from babelflow.llm.failures import read_failure
 from babelflow.llm.resilience import ProviderError
 from validators.model_backends import ModelReviewer
-from test_review_backends import _request as review_request
 
 ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "dashscope": "DASHSCOPE_API_KEY"}
 

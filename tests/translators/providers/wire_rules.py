@@ -9,7 +9,7 @@ provider's 400 too, and the test fails. ``check_request`` returns (status, code,
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 Problem = tuple[int, str, str]
 
