@@ -51,24 +51,6 @@ def dump_json_bytes(value: Any, *, indent: bool = True) -> bytes:
     return orjson.dumps(value, option=option | orjson.OPT_NON_STR_KEYS)
 
 
-def write_json_atomic(path: Path, value: Any, *, indent: bool = True) -> None:
-    write_bytes_atomic(path, dump_json_bytes(value, indent=indent) + (b"\n" if indent else b""))
-
-
-def read_json(path: Path) -> Any:
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise BabelflowError("File not found", file=path, fix="check the path") from exc
-    except IsADirectoryError as exc:
-        raise BabelflowError("Expected a JSON file, found a directory", file=path) from exc
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise BabelflowError(f"Malformed JSON: {exc}", file=path, fix="repair the JSON syntax at the position shown") from exc
-
-
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -53,10 +53,6 @@ class CanonicalMap(Record):
         self.entries = [e for e in self.entries if (e.group, e.source) != (entry.group, entry.source)] + [entry]
 
 
-def canonical_map_path(root: Path, benchmark: str, language: str) -> Path:
-    return Path(root) / benchmark / f"{language}.json"
-
-
 def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMap:
     """Load the map, or an empty one if the file does not exist yet; refuse foreign/corrupt maps."""
     path = Path(path)

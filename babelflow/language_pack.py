@@ -78,10 +78,11 @@ class LanguagePack(Record):
 
     def conventions(self) -> dict[str, str]:
         """Number, date and currency conventions from CLDR (babel)."""
+        import datetime
+
         from babel import Locale
         from babel.dates import format_date
         from babel.numbers import format_currency, format_decimal
-        import datetime
 
         locale = Locale.parse(self.cldr_locale, sep="_" if "_" in self.cldr_locale else "-")
         return {

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 

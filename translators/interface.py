@@ -1,4 +1,4 @@
-"""The contract every translation backend implements (offline pseudo-locale now, LLM APIs later).
+"""The contract every translation backend implements (pseudo-locales, Apertium, the simulated model, model providers).
 
 A backend only ever sees protected text: identifiers, numbers, tokens and markup have already been
 replaced by ``⟦N⟧`` placeholders (see ``translators.placeholders``), so the contract is purely

@@ -15,10 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from source_benchmarks import get_benchmark
+from source_benchmarks import TAU2_BENCHMARKS, get_benchmark
 from source_benchmarks.tau2.adapter import tau2_package_root
-
-TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
 
 
 def _leaves(node, path=()):
@@ -40,7 +38,7 @@ def _normalize(text: str) -> str:
     return " ".join(text.split())
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_every_string_leaf_of_db_and_task_files_is_an_element(benchmark_id, analyzed):
     ir = analyzed(benchmark_id)
     bench = get_benchmark(benchmark_id)
@@ -55,7 +53,7 @@ def test_every_string_leaf_of_db_and_task_files_is_an_element(benchmark_id, anal
     assert checked == len(covered)
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_every_markdown_line_is_inside_an_element(benchmark_id, analyzed):
     ir = analyzed(benchmark_id)
     bench = get_benchmark(benchmark_id)
@@ -71,7 +69,7 @@ def test_every_markdown_line_is_inside_an_element(benchmark_id, analyzed):
                 assert len(owners) == 1 and line in owners[0].source_text, f"{spec.path}:{number}"
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_every_description_in_the_agent_visible_tool_schemas_is_covered(benchmark_id, analyzed):
     ir = analyzed(benchmark_id)
     env = get_benchmark(benchmark_id).build_environment()
@@ -117,7 +115,7 @@ PROMPTS = {
 }
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_every_hard_coded_prompt_sent_to_a_model_is_an_element(benchmark_id, analyzed):
     ir = analyzed(benchmark_id)
     texts = {(e.artifact, e.source_text.strip()) for e in ir.elements}

@@ -1,10 +1,11 @@
-"""Typing pinned on the cases measured in tau2-facts.md §5-6 (and the peer bug with 'delivered')."""
+"""Typing pinned on cases measured on the stock tau2 package (and the peer bug with 'delivered')."""
 
 from __future__ import annotations
 
 import pytest
 
 from babelflow.ir import LinkKind, PreserveReason, TranslationType
+from source_benchmarks import TAU2_BENCHMARKS
 
 P, FREE = TranslationType.PRESERVE, TranslationType.TRANSLATE_FREE
 
@@ -100,7 +101,7 @@ def test_telecom_excellent_enums_and_ids(analyzed):
     assert manual and all("Excellent" in e.inline_tokens for e in manual if e.translation_type is FREE)
 
 
-@pytest.mark.parametrize("benchmark_id", ["tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom"])
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_control_tokens_tool_names_and_docstring_headers(benchmark_id, analyzed):
     ir = analyzed(benchmark_id)
     for token in ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"):

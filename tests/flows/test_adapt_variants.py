@@ -13,10 +13,8 @@ from babelflow.ir import TranslationType
 from babelflow.markdown_blocks import split_markdown
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
-from source_benchmarks import get_benchmark, open_variant
+from source_benchmarks import TAU2_BENCHMARKS, get_benchmark, open_variant
 from source_benchmarks.message_catalog import MessageCatalog
-
-TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
 
 LANGUAGES = ("en-XA", "ar-XB")
 
@@ -49,7 +47,7 @@ def _parse(path: Path):
     return tomllib.loads(path.read_text(encoding="utf-8")) if path.suffix == ".toml" else orjson.loads(path.read_bytes())
 
 
-CASES = [(b, lang) for b in TAU2_DOMAINS for lang in LANGUAGES]
+CASES = [(b, lang) for b in TAU2_BENCHMARKS for lang in LANGUAGES]
 
 
 @pytest.mark.parametrize("benchmark_id,language", CASES)
@@ -145,7 +143,7 @@ def test_behaviour_equals_the_source_for_every_task(benchmark_id, language, adap
         assert golden.final_user_db_sha256 == source_golden.final_user_db_sha256, golden.task_id
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_translated_tool_schemas_keep_every_parameter(benchmark_id, adapted):
     _, variant = adapted(benchmark_id, "en-XA")
     source_env, target_env = get_benchmark(benchmark_id).build_environment(), variant.build_environment()

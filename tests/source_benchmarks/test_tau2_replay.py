@@ -6,18 +6,16 @@ from collections import Counter
 
 import pytest
 
-from source_benchmarks import get_benchmark
+from source_benchmarks import TAU2_BENCHMARKS, get_benchmark
 from source_benchmarks.tau2.replay import golden_trajectory
 
-TAU2_DOMAINS = ("tau2-mock", "tau2-retail", "tau2-airline", "tau2-telecom")
-
 TASKS = {"tau2-mock": 9, "tau2-retail": 114, "tau2-airline": 50, "tau2-telecom": 2285}
-# measured in tau2-facts.md §3 on the stock package: do-nothing trajectories that score 1.0
+# measured on the stock package before this project (do-nothing trajectories that score 1.0)
 DO_NOTHING_PASSES = {"tau2-mock": 1, "tau2-airline": 19, "tau2-retail": 7, "tau2-telecom": 0}
 GOLD_TOOL_ERRORS = {"tau2-mock": 0, "tau2-airline": 0, "tau2-retail": 23, "tau2-telecom": 0}
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_every_task_golden_and_do_nothing(benchmark_id, source_pairs):
     pairs = source_pairs(benchmark_id)
     assert len(pairs) == TASKS[benchmark_id]
@@ -44,7 +42,7 @@ def test_telecom_base_split():
 SAMPLES = {"tau2-mock": 1, "tau2-retail": 12, "tau2-airline": 12, "tau2-telecom": 60}
 
 
-@pytest.mark.parametrize("benchmark_id", TAU2_DOMAINS)
+@pytest.mark.parametrize("benchmark_id", TAU2_BENCHMARKS)
 def test_scores_equal_the_stock_evaluate_simulation(benchmark_id, source_pairs):
     """Both our paths (3-env evaluator classes, 1-env paired replay) vs tau2's evaluate_simulation via its registry."""
     from tau2.data_model.simulation import SimulationRun, TerminationReason
