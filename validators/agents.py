@@ -76,6 +76,14 @@ class AgentReport(Record):
     units_read: int = 0
 
 
+class Reviewer(Protocol):
+    """What validation runs: a model-backed `ValidatorAgent` or an offline agent (back-translation)."""
+
+    validator_id: str
+
+    def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport: ...
+
+
 class ValidatorAgent:
     """``budget``: tokens (estimated) this agent may spend on one run, 0 = no limit; ``batch_size``:
     fields per request (a task counts its fields); ``read_content`` False restores the probe-only

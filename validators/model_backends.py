@@ -23,7 +23,7 @@ from babelflow.llm.costs import CostLedger
 from babelflow.llm.prompts import Prompt, language_name
 from babelflow.llm.replies import nullable, parse_json_reply
 from babelflow.llm.resilience import BatchRejected, ProviderError
-from validators.agents import ReviewReply, ReviewRequest, ValidatorAgent
+from validators.agents import Reviewer, ReviewReply, ReviewRequest, ValidatorAgent
 from validators.findings import Layer, Severity
 from validators.prompts import load_prompt
 
@@ -111,13 +111,13 @@ def split_specs(specs: str | list[str] | None) -> list[str]:
 OFFLINE_AGENTS = ("backtranslation",)  # specs that name an offline agent instead of a provider
 
 
-def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS) -> list:
+def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS) -> list[Reviewer]:
     """One isolated agent per spec (``validator-<n>-<provider>``, or ``backtranslation`` for the
     offline Apertium back-translation agent); every key is checked first."""
     items = split_specs(specs)
     configs = {i: parse_spec(spec, field="--validators") for i, spec in enumerate(items) if spec not in OFFLINE_AGENTS}
     ledger = costs if costs is not None else CostLedger()
-    agents: list = []
+    agents: list[Reviewer] = []
     for i, spec in enumerate(items):
         if spec == "backtranslation":
             from validators.backtranslation import BacktranslationAgent

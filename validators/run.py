@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
+from babelflow.canonical_map import CanonicalMap
 from babelflow.ir import IRDocument
 from source_benchmarks.protocol import SourceBenchmark
-from babelflow.canonical_map import CanonicalMap
-from validators.agents import ValidatorAgent
+from validators.agents import Reviewer, ValidatorAgent
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, merge
 from validators.probes.behavior import check_behavior
@@ -40,7 +40,7 @@ def validate_variant(
     language: str,
     *,
     canonical_map: CanonicalMap | None = None,
-    agents: list[ValidatorAgent] | None = None,
+    agents: list[Reviewer] | None = None,
     progress: Callable[[str], None] = lambda m: None,
     source_pairs: dict | None = None,
     target_pairs: dict | None = None,
