@@ -6,7 +6,7 @@ import jsonschema
 import orjson
 import pytest
 
-from babelflow.errors import StaleArtifactError
+from babelflow.errors import BabelflowError, StaleArtifactError
 from babelflow.ir import IR_SCHEMA_VERSION, IRDocument, ir_json_schema, load_ir, save_ir
 
 
@@ -52,7 +52,7 @@ def test_non_ir_json_is_refused(tmp_path):
     with pytest.raises(StaleArtifactError, match="Not a babelflow IR"):
         load_ir(path)
     path.write_bytes(b"{broken")
-    with pytest.raises(Exception, match="not valid JSON"):
+    with pytest.raises(BabelflowError, match="not valid JSON"):
         load_ir(path)
 
 

@@ -17,14 +17,14 @@ from validators.findings import group_findings
 
 @pytest.fixture(scope="module")
 def prefect_env(tmp_path_factory):
-    import os
-
     home = tmp_path_factory.mktemp("prefect")
-    os.environ["PREFECT_LOCAL_STORAGE_PATH"] = str(home / "storage")
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=60):
-        yield home
+    # task results stay in this module's temp folder, and the variable is restored afterwards
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PREFECT_LOCAL_STORAGE_PATH", str(home / "storage"))
+        with prefect_test_harness(server_startup_timeout=60):
+            yield home
 
 
 def _plant(project: Path, benchmark: str, mutate) -> str:

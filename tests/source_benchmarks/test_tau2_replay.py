@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from babelflow.errors import BabelflowError
 from source_benchmarks import TAU2_BENCHMARKS, get_benchmark
 from source_benchmarks.tau2.replay import golden_trajectory
 
@@ -35,7 +36,7 @@ def test_telecom_base_split():
     bench = get_benchmark("tau2-telecom")
     base = bench.task_ids("base")
     assert len(base) == 114 and set(base) <= set(bench.task_ids(None))
-    with pytest.raises(Exception, match="Unknown split"):
+    with pytest.raises(BabelflowError, match="Unknown split"):
         bench.task_ids("nope")
 
 
