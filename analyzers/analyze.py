@@ -14,6 +14,9 @@ from babelflow.ir import (
     ArtifactRole,
     DataKeyLocator,
     DataValueLocator,
+    AnalysisFinding,
+    EvidenceScope,
+    IR_SCHEMA_VERSION,
     IRDocument,
     IRElement,
     LinkGroup,
@@ -29,9 +32,10 @@ from analyzers import ANALYZER_VERSION
 from analyzers.code_inventory import CodeText, scan_python_file
 from analyzers.data_inventory import iter_data_texts
 from analyzers.heuristics import WORD
+from analyzers.located_evidence import EXECUTED, LocatedEvidence, Observed
 from analyzers.mentions import MentionFinder
 from analyzers.model_schema import ModelSchemaFacts, render_role, schema_facts
-from analyzers.profile import LoadedProfile, load_profile
+from analyzers.profile import LoadedProfile, empty_profile, load_profile
 from analyzers.runtime_evidence import (
     RuntimeEvidenceIndex,
     record_compared_literals,
@@ -40,6 +44,7 @@ from analyzers.runtime_evidence import (
     record_tool_call,
     record_tool_schemas,
 )
+from analyzers.trace_cache import cached
 from analyzers.typing_rules import FieldTyper, TypeDecision
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
 
@@ -73,16 +78,23 @@ def _facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
     return schema_facts(model, top_level_list=spec.role is ArtifactRole.TASKS)
 
 
-def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress) -> RuntimeEvidenceIndex:
+def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located: LocatedEvidence | None = None) -> RuntimeEvidenceIndex:
     index = RuntimeEvidenceIndex()
     progress("tool schemas")
     record_tool_schemas(index, bench.tool_schemas())
     task_ids = bench.task_ids(None)
-    progress(f"golden replay of {len(task_ids)} tasks")
-    bench.replay_golden(task_ids, observer=lambda task_id, record: record_tool_call(index, task_id, record), scored=False, label="analysis: golden replays")
+    trace = getattr(bench, "trace", None)
+    if trace is not None and located is not None:
+        # instrumented replay: set_state, tools, DB diffs, env assertions and evaluators observed per location
+        progress(f"instrumented replay of {len(task_ids)} tasks")
+        located.by_location = cached(bench, "trace", lambda: trace(task_ids), extra="\0".join(task_ids))
+        located.available = True
+    else:
+        progress(f"golden replay of {len(task_ids)} tasks")
+        bench.replay_golden(task_ids, observer=lambda task_id, record: record_tool_call(index, task_id, record), scored=False, label="analysis: golden replays")
+        for task_id in task_ids:  # without a trace, what the evaluator reads is taken from the criteria
+            record_evaluation_criteria(index, bench.task(task_id))
     index.replayed_tasks = len(task_ids)
-    for task_id in task_ids:
-        record_evaluation_criteria(index, bench.task(task_id))
     for spec in bench.artifacts():
         if spec.role is ArtifactRole.TOOL_CODE:
             record_compared_literals(index, spec.path, scan_python_file(bench.artifact_path(spec)).compared_literals)
@@ -90,11 +102,39 @@ def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress) -> Runt
 
 
 class _Builder:
-    def __init__(self, bench: SourceBenchmark, profile: LoadedProfile, evidence: RuntimeEvidenceIndex):
+    def __init__(self, bench: SourceBenchmark, profile: LoadedProfile, evidence: RuntimeEvidenceIndex, located: LocatedEvidence, use_profile: bool = True):
         self.bench = bench
-        self.typer = FieldTyper(profile, evidence)
+        self.located = located
+        empty = empty_profile(bench.id)
+        self.typer = FieldTyper(profile if use_profile else empty, evidence, traced=located.available)
+        # the same evidence without the profile: what the run alone decides (a disagreement is reviewed)
+        self.plain_typer = self.typer if not use_profile else FieldTyper(empty, evidence, traced=located.available)
         self.evidence = evidence
         self.elements: list[IRElement] = []
+        self.observed: dict[str, Observed] = {}
+        self.findings: list[AnalysisFinding] = []
+
+    def _record(self, element: IRElement, artifact: str, general: tuple, observed: Observed | None, plain: TypeDecision | None) -> None:
+        if observed is not None:
+            element.evidence = self.located.entry(artifact, general, observed)
+            if observed.scope is EvidenceScope.LOCATION:
+                self.observed[element.id] = observed
+        element.evidence_type = plain.translation_type if plain is not None else None
+        if (
+            observed is not None
+            and observed.scope is EvidenceScope.LOCATION
+            and observed.executed
+            and element.translation_type is TranslationType.TRANSLATE_FREE
+        ):
+            self.findings.append(
+                AnalysisFinding(
+                    element=element.id,
+                    profile_type=element.translation_type,
+                    evidence_type=plain.translation_type if plain is not None else TranslationType.PRESERVE,
+                    profile_rule=element.typing_rule,
+                    evidence=observed.detail,
+                )
+            )
 
     def add(self, artifact: str, locator: Any, role: str, text: str, decision: TypeDecision) -> IRElement:
         element = IRElement.model_construct(
@@ -120,14 +160,20 @@ class _Builder:
         prefix = spec.path.rsplit("/", 1)[-1]
         role_names: dict[tuple, str] = {}
         empty: frozenset[str] = frozenset()
-        for item in iter_data_texts(document, facts):
+        items = list(iter_data_texts(document, facts))
+        by_path = self.located.for_paths(spec.path, facts.map_paths, facts.open_map_paths) if self.located.available else {}
+        for item in items:
             locator = DataKeyLocator(path=item.path) if item.is_key else DataValueLocator(path=item.path)
             eid = element_id(spec.path, locator)
             literals = facts.literal_values.get(item.general, empty)
-            decision = self.typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=lambda p=item.path: _parent_of(document, p))
+            seen = self.located.at(spec.path, item.path, item.is_key) if by_path else None
+            observed = self.located.located(seen) if seen else by_path.get((item.general, item.is_key))
+            parent = lambda p=item.path: _parent_of(document, p)  # noqa: E731
+            decision = self.typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed)
+            plain = decision if self.plain_typer is self.typer else self.plain_typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed)
             role_key = (item.general, item.is_key)
             role = role_names.get(role_key) or role_names.setdefault(role_key, render_role(prefix, item.general) + ("{key}" if item.is_key else ""))
-            self.add(spec.path, locator, role, item.value, decision)
+            self._record(self.add(spec.path, locator, role, item.value, decision), spec.path, item.general, observed, plain)
 
     def link_canonical_values(self) -> None:
         if not self.typer.canonical_values:
@@ -149,23 +195,31 @@ class _Builder:
                 decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.MARKUP, None, f"markdown: {block.kind} block")
             else:
                 decision = TypeDecision(TranslationType.TRANSLATE_FREE, None, None, f"markdown: {block.kind} block")
-            self.add(spec.path, locator, f"{spec.role.value}:{block.kind}", block.text, decision)
+            self.add(spec.path, locator, f"{spec.role.value}:{block.kind}", block.text, decision).evidence_type = decision.translation_type
 
     def python_artifact(self, spec: ArtifactSpec) -> None:
         scan = scan_python_file(self.bench.artifact_path(spec))
         for text in scan.texts:
             include = self._included_by_default(spec, text)
             probe = PythonLiteralLocator(module=spec.path, qualname=text.qualname, role=text.role, occurrence=text.occurrence, line=text.line)
-            decision = self.typer.type_code(element_id(spec.path, probe), spec.path, text.qualname, text.name, text.role, text.text, include)
+            eid = element_id(spec.path, probe)
+            decision = self.typer.type_code(eid, spec.path, text.qualname, text.name, text.role, text.text, include)
             if decision is None:
                 continue
+            plain = decision if self.plain_typer is self.typer else self.plain_typer.type_code(eid, spec.path, text.qualname, text.name, text.role, text.text, include)
             if text.role == "docstring" and decision.translation_type is TranslationType.TRANSLATE_FREE:
-                self._docstring_parts(spec, text, decision)
+                for element in self._docstring_parts(spec, text, decision):
+                    # parts the structure keeps are kept without a profile too; prose parts follow the plain decision
+                    element.evidence_type = element.translation_type if element.translation_type is TranslationType.PRESERVE or plain is None else plain.translation_type
+                    if plain is None:
+                        element.evidence_type = None if element.translation_type is not TranslationType.PRESERVE else element.evidence_type
             else:
-                self.add(spec.path, probe, f"{spec.role.value}:{text.role}", text.text, decision)
+                element = self.add(spec.path, probe, f"{spec.role.value}:{text.role}", text.text, decision)
+                element.evidence_type = plain.translation_type if plain is not None else None
 
-    def _docstring_parts(self, spec: ArtifactSpec, text: CodeText, decision: TypeDecision) -> None:
+    def _docstring_parts(self, spec: ArtifactSpec, text: CodeText, decision: TypeDecision) -> list[IRElement]:
         # tau2 builds tool schemas with docstring_parser: headers and argument names must survive.
+        added: list[IRElement] = []
         for index, part in enumerate(split_docstring(text.text)):
             if not part.text.strip():
                 continue
@@ -176,7 +230,8 @@ class _Builder:
                 part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.DOCSTRING_HEADER, None, "docstring: Google-style section header")
             else:
                 part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "docstring: parameter name and type")
-            self.add(spec.path, locator, f"{spec.role.value}:docstring", part.text, part_decision)
+            added.append(self.add(spec.path, locator, f"{spec.role.value}:docstring", part.text, part_decision))
+        return added
 
     @staticmethod
     def _included_by_default(spec: ArtifactSpec, text: CodeText) -> bool:
@@ -192,7 +247,14 @@ class _Builder:
     def link(self) -> list[LinkGroup]:
         vocabulary = {e.source_text for e in self.elements if e.translation_type is not TranslationType.TRANSLATE_FREE}
         vocabulary |= {v for v in self.evidence.values if self.evidence.values[v].kinds}
-        finder = MentionFinder(vocabulary)
+        located_kinds: dict[str, set[LinkKind]] = defaultdict(set)
+        by_id = {e.id: e for e in self.elements} if self.observed else {}
+        for eid, observed in self.observed.items():
+            located_kinds[by_id[eid].source_text] |= observed.kinds
+        # a value the run executed (tool argument, DB write, compared) stays verbatim wherever prose
+        # mentions it, whatever its length or casing: the user simulator repeats it to the agent
+        executed = {value for value, kinds in located_kinds.items() if kinds & EXECUTED}
+        finder = MentionFinder(vocabulary, executed=executed)
         mention_cache: dict[str, tuple[list[str], list[str]]] = {}
         members: dict[str, list[IRElement]] = defaultdict(list)
         for element in self.elements:
@@ -209,10 +271,11 @@ class _Builder:
         for value, holders in members.items():
             trace = self.evidence.values.get(value)
             kinds = set(trace.kinds) if trace else set()
+            kinds |= located_kinds.get(value, set()) - {LinkKind.ARGUMENT_NAME, LinkKind.READ_BY_HARNESS, LinkKind.PERTURBATION_CHANGES_OUTCOME}
             if any(h.translation_type is TranslationType.TRANSLATE_FREE for h in holders):
                 kinds.add(LinkKind.MENTIONED_IN_PROSE)
             artifacts = sorted({h.artifact for h in holders})
-            if not (trace and trace.kinds) and len(artifacts) < 2:
+            if not (trace and trace.kinds) and value not in located_kinds and len(artifacts) < 2:
                 continue  # a value seen in one file and never executed links nothing
             group_id = "lg_" + hashlib.blake2b(value.encode(), digest_size=8).hexdigest()
             groups.append(
@@ -230,21 +293,24 @@ class _Builder:
         return groups
 
 
-def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None) -> IRDocument:
-    """Build the IR of one benchmark. Runs its golden replays; no translation happens here."""
+def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None, use_profile: bool = True) -> IRDocument:
+    """Build the IR of one benchmark. Runs its golden replays instrumented; no translation happens here.
+
+    `use_profile=False` types from evidence, structure and shape alone (`babelflow analyze --no-profile`)."""
     progress = progress or (lambda message: None)
     if bench.id.startswith("agentdojo-"):  # code and data typed together by a perturbation trial
         from analyzers.agentdojo import analyze_agentdojo
 
         return analyze_agentdojo(bench, profile, progress)
-    profile = profile or load_profile(bench.id)
+    profile = (profile or load_profile(bench.id)) if use_profile else empty_profile(bench.id)
     progress("checking every artifact loads")
     bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file
-    evidence = collect_runtime_evidence(bench, progress)
+    located = LocatedEvidence()
+    evidence = collect_runtime_evidence(bench, progress, located)
     for spec in bench.artifacts():
         if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and spec.translatable:
             record_schema_literals(evidence, spec.path, _facts_for(spec).literal_values)
-    builder = _Builder(bench, profile, evidence)
+    builder = _Builder(bench, profile, evidence, located, use_profile=use_profile)
     for spec in bench.artifacts():
         if not spec.translatable:
             continue
@@ -267,7 +333,7 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
     progress("linking")
     groups = builder.link()
     return IRDocument.model_construct(
-        schema_version="babelflow.ir/1",
+        schema_version=IR_SCHEMA_VERSION,
         benchmark=bench.id,
         source_version=bench.source_version,
         analyzer_version=ANALYZER_VERSION,
@@ -275,4 +341,6 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
         artifacts=bench.fingerprints(),
         elements=builder.elements,
         link_groups=groups,
+        evidence=located.table(),
+        analysis_findings=builder.findings,
     )

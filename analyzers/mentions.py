@@ -14,7 +14,7 @@ from analyzers.heuristics import specific_reason
 
 _TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;!?“”‘’«»]+")
 _QUOTES = {"'": "'", '"': '"', "`": "`", "‘": "’", "“": "”", "«": "»"}
-MAX_WORDS = 6
+MAX_WORDS = 12  # a spoken DB value (a product name, an address, a reason) can be long
 
 
 def always_token(value: str) -> bool:
@@ -27,9 +27,12 @@ def always_token(value: str) -> bool:
 
 
 class MentionFinder:
-    def __init__(self, vocabulary: set[str]):
-        self.vocabulary = {v for v in vocabulary if len(v.strip()) >= 2 and v == v.strip()}
-        self._always = {v: always_token(v) for v in self.vocabulary}
+    def __init__(self, vocabulary: set[str], executed: set[str] = frozenset()):
+        """`executed`: values the instrumented run saw passed to tools, written to the DB or compared.
+        Those of two or more words are tokens whatever their length or casing ("123 Elm Street",
+        "no longer needed"); a lone lowercase word keeps the quoting rule (it is also ordinary prose)."""
+        self.vocabulary = {v for v in vocabulary | set(executed) if len(v.strip()) >= 2 and v == v.strip()}
+        self._always = {v: always_token(v) or (v in executed and len(v.split()) >= 2) for v in self.vocabulary}
 
     def find(self, text: str) -> tuple[list[str], list[str]]:
         """(token mentions to protect, all mentions incl. plain-word ones, for soft links)."""

@@ -161,3 +161,9 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
         blobs.append(parent_raw)
         parent_name = parent.extends
     return LoadedProfile(profile, sources, b"\0".join(blobs))
+
+
+def empty_profile(benchmark: str) -> LoadedProfile:
+    """No reviewed rules at all: types come from evidence, structure and shape (`--no-profile`)."""
+    raw = f"no-profile:{benchmark}".encode()
+    return LoadedProfile(Profile(benchmark=benchmark, version=0, description="no profile"), [Path(f"<no profile for {benchmark}>")], raw)

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from babelflow.ir import LinkKind, PreserveReason, TranslationType
 from analyzers.heuristics import WORD, is_prose, specific_reason
+from analyzers.located_evidence import Observed
 from analyzers.profile import LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
 
@@ -37,9 +38,12 @@ def _shape(value: str) -> PreserveReason | None:
 
 
 class FieldTyper:
-    def __init__(self, profile: LoadedProfile, evidence: RuntimeEvidenceIndex):
+    def __init__(self, profile: LoadedProfile, evidence: RuntimeEvidenceIndex, traced: bool = False):
         self.profile = profile
         self.evidence = evidence
+        # with an instrumented replay, "flows into a tool call / the evaluator" is known per
+        # location; the value-keyed index would mark every equal string everywhere
+        self.traced = traced
         self._rule_cache: dict[tuple, object] = {}
         self.canonical_values: dict[str, str] = {}
 
@@ -74,15 +78,25 @@ class FieldTyper:
 
     # ---- data fields (JSON/TOML leaves and map keys) ---------------------------------------
     def type_data(
-        self, element_id: str, artifact: str, general: tuple, value: str, is_key: bool, literals: frozenset[str], parent: Callable[[], Any] = lambda: None
+        self,
+        element_id: str,
+        artifact: str,
+        general: tuple,
+        value: str,
+        is_key: bool,
+        literals: frozenset[str],
+        parent: Callable[[], Any] = lambda: None,
+        observed: Observed | None = None,
     ) -> TypeDecision:
         override = self.profile.overrides.get(element_id)
         if override is not None:
             return TypeDecision(override.type, override.reason, override.canonical_group, f"profile override: {override.note or element_id}")
         if not value.strip():
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: empty")
+        if is_key and observed is not None and LinkKind.ARGUMENT_NAME in observed.kinds:
+            return TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, f"evidence ({observed.scope.value}): {observed.detail}")
         if is_key and len(general) >= 2 and general[-2] == "arguments":
-            return TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "evidence: key of tool-call arguments")
+            return TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "path rule: key of tool-call arguments")
         candidates = self._data_rules(artifact, general, is_key)
         rule = None
         for candidate in candidates:
@@ -93,7 +107,7 @@ class FieldTyper:
             return self._entity_decision(rule, value, literals)
         if rule is not None:
             return self._rule_decision(rule.rule, rule.rule.select or "", value, literals)
-        return self._fallback(value, literals)
+        return self._fallback(value, literals, observed)
 
     def _entity_decision(self, compiled, value: str, literals: frozenset[str]) -> TypeDecision:
         name, policy = compiled.name, compiled.entity.policy
@@ -116,11 +130,16 @@ class FieldTyper:
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: no words to translate")
         return TypeDecision(rule.type, None, None, where)
 
-    def _fallback(self, value: str, literals: frozenset[str]) -> TypeDecision:
+    def _fallback(self, value: str, literals: frozenset[str], observed: Observed | None = None) -> TypeDecision:
+        if observed is not None and observed.executed:
+            return TypeDecision(TranslationType.PRESERVE, _shape(value) or PreserveReason.EVALUATOR_TOKEN, None, f"evidence ({observed.scope.value}): {observed.detail}")
         evidence = self._evidence_reason(value, literals)
         if evidence is not None:
             return TypeDecision(TranslationType.PRESERVE, _shape(value) or evidence, None, "evidence: compared in code / schema literal")
-        if self.evidence.kinds_of(value) & {LinkKind.TOOL_ARGUMENT, LinkKind.COMPARED_BY_EVALUATOR}:
+        if observed is not None and LinkKind.TOOL_OUTPUT in observed.kinds:
+            # shown to the agent and possibly repeated back: kept unless a reviewed entity class translates it
+            return TypeDecision(TranslationType.PRESERVE, _shape(value) or PreserveReason.LINKED_ENTITY, None, f"evidence ({observed.scope.value}): {observed.detail}")
+        if not self.traced and self.evidence.kinds_of(value) & {LinkKind.TOOL_ARGUMENT, LinkKind.COMPARED_BY_EVALUATOR}:
             return TypeDecision(TranslationType.PRESERVE, _shape(value) or PreserveReason.EVALUATOR_TOKEN, None, "evidence: flows into tool calls / evaluator")
         shape = _shape(value)
         if shape is not None:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError, StaleArtifactError, first_validation_error
 
-IR_SCHEMA_VERSION = "babelflow.ir/1"
+IR_SCHEMA_VERSION = "babelflow.ir/2"  # 2: per-element evidence, evidence-only type, analysis findings
 
 PathSegment = Union[str, int]
 
@@ -112,7 +112,7 @@ class PythonLiteralLocator(Record):
 
 
 Locator = Annotated[
-    Union[DataValueLocator, DataKeyLocator, MarkdownBlockLocator, PythonLiteralLocator],
+    DataValueLocator | DataKeyLocator | MarkdownBlockLocator | PythonLiteralLocator,
     Field(discriminator="kind"),
 ]
 
@@ -126,12 +126,44 @@ class LinkKind(str, Enum):
     DB_LOOKUP = "db_lookup"
     MENTIONED_IN_PROSE = "mentioned_in_prose"
     SCHEMA_LITERAL = "schema_literal"
+    ARGUMENT_NAME = "argument_name"  # a key the harness passes as a keyword argument name
+    READ_BY_HARNESS = "read_by_harness"  # parsed and compared by the harness itself (set_state's recorded tool results)
+    PERTURBATION_CHANGES_OUTCOME = "perturbation_changes_outcome"  # differential replay: changing it alone changes an outcome
+
+
+class EvidenceScope(str, Enum):
+    """How an element's evidence was obtained."""
+
+    LOCATION = "location"  # observed on this very field during an instrumented replay
+    FIELD_PATH = "field_path"  # observed on other instances of the same generalized field path
+    DIFFERENTIAL = "differential"  # perturbing this field path changed (or did not change) an outcome
+    STATIC = "static"  # model schema literals, code scans, document structure: no run needed
+
+
+class FieldEvidence(Record):
+    """Evidence shared by elements (a table entry of the IR, referenced by id)."""
+
+    id: str
+    scope: EvidenceScope
+    kinds: list[LinkKind]
+    detail: str = Field(description="one observation, e.g. 'tool cancel_reservation(reservation_id) (task 3)'")
+    observed: int = Field(default=0, description="locations of this field path with an observation")
+
+
+class AnalysisFinding(Record):
+    """Where the reviewed profile and the evidence disagree; goes to review on the analysis route."""
+
+    element: str
+    profile_type: TranslationType
+    evidence_type: TranslationType
+    profile_rule: str
+    evidence: str
 
 
 class RuntimeEvidence(Record):
     """One observation that justifies a link: what ran, on which task, and what it saw."""
 
-    source: Literal["golden_replay", "tool_schema", "evaluator", "code_scan", "static_scan", "profile"]
+    source: Literal["golden_replay", "tool_schema", "evaluator", "code_scan", "static_scan", "profile", "traced_replay", "differential"]
     detail: str
     task_id: str | None = None
 
@@ -162,6 +194,8 @@ class IRElement(Record):
         default_factory=list,
         description="Preserve values that occur as tokens inside this text (ids, names, quoted codes); translators protect them",
     )
+    evidence: str | None = Field(default=None, description="id of the FieldEvidence entry for this element's type")
+    evidence_type: TranslationType | None = Field(default=None, description="the type the evidence alone gives (no profile); differs => the profile decided")
 
 
 class ArtifactFingerprint(Record):
@@ -173,7 +207,7 @@ class ArtifactFingerprint(Record):
 
 
 class IRDocument(Record):
-    schema_version: Literal["babelflow.ir/1"] = IR_SCHEMA_VERSION
+    schema_version: Literal["babelflow.ir/2"] = IR_SCHEMA_VERSION
     benchmark: str
     source_version: str
     analyzer_version: str = Field(default="", description="version of the analysis logic; a saved IR from another is re-derived")
@@ -181,6 +215,8 @@ class IRDocument(Record):
     artifacts: list[ArtifactFingerprint]
     elements: list[IRElement]
     link_groups: list[LinkGroup]
+    evidence: list[FieldEvidence] = Field(default_factory=list, description="evidence table referenced by elements")
+    analysis_findings: list[AnalysisFinding] = Field(default_factory=list, description="profile/evidence disagreements for review")
 
     def by_id(self) -> dict[str, IRElement]:
         return {element.id: element for element in self.elements}

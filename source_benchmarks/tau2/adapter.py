@@ -124,3 +124,31 @@ class Tau2Benchmark(FileBenchmark):
             if spec.format is not ArtifactFormat.PYTHON:
                 self.load_artifact(spec)
         return []
+
+    # ---- instrumented replay (analysis) --------------------------------------------------------
+
+    def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
+        """Replay tasks with every task/DB string location-tagged; {(artifact, path, is_key): {kind: detail}}.
+
+        Each task is validated afresh from the file (the shared parsed tasks stay untouched)."""
+        from tau2.data_model.tasks import Task
+
+        from source_benchmarks.tau2.tracing import RECORDER
+        from source_benchmarks.tau2.traced_replay import db_watch_sample, trace_task
+
+        data = self.spec.data_dir
+        tasks_artifact = f"{data}/tasks.json"
+        db_artifacts = (f"{data}/{self.spec.db_file}", f"{data}/{self.spec.user_db_file}" if self.spec.user_db_file else None)
+        raw = load_document(self._resolve_domain_file("tasks.json"), ArtifactFormat.JSON)
+        raw = raw["tasks"] if isinstance(raw, dict) and "tasks" in raw else raw
+        index_of = {item.get("id"): index for index, item in enumerate(raw)}
+        ids = list(task_ids) if task_ids is not None else self.task_ids(None)
+        watched = db_watch_sample([self.task(task_id) for task_id in ids], db_sample)
+        RECORDER.observations = {}
+        try:
+            for task_id in tracked(ids, label, len(ids)):
+                index = index_of[task_id]
+                trace_task(Task.model_validate(raw[index]), (index,), tasks_artifact, self.environment_factory, db_artifacts, task_id in watched)
+            return RECORDER.observations
+        finally:
+            RECORDER.observations, RECORDER.phase, RECORDER.task_id = {}, None, None

@@ -1,0 +1,105 @@
+"""Evidence keyed by location (from an instrumented replay), generalized per field path.
+
+The trace says, per concrete field (artifact, path, is_key), what the running benchmark did with
+it: passed it to a tool (and under which argument name), wrote it to the DB, showed it in a tool
+result, compared it in tool code, the evaluator or set_state. An element carries the observations
+made on its own location; an element never reached by a replay (most DB records) carries those of
+its generalized field path, with how many of the path's locations were observed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from babelflow.ir import EvidenceScope, FieldEvidence, LinkKind
+
+Location = tuple[str, tuple, bool]
+
+# Kinds that show the running code depends on the exact text (vs. merely displaying it).
+EXECUTED = frozenset(
+    {LinkKind.TOOL_ARGUMENT, LinkKind.ARGUMENT_NAME, LinkKind.COMPARED_IN_CODE, LinkKind.COMPARED_BY_EVALUATOR, LinkKind.DB_WRITE, LinkKind.READ_BY_HARNESS}
+)
+
+
+@dataclass(frozen=True)
+class Observed:
+    scope: EvidenceScope
+    kinds: frozenset[LinkKind]
+    detail: str
+    observed: int = 0
+
+    @property
+    def executed(self) -> bool:
+        return bool(self.kinds & EXECUTED)
+
+
+@dataclass
+class LocatedEvidence:
+    """Observations of one benchmark's instrumented replay; `available` is False when it has none."""
+
+    by_location: dict[Location, dict[str, str]] = field(default_factory=dict)
+    available: bool = False
+    _table: dict[tuple, FieldEvidence] = field(default_factory=dict)
+
+    def at(self, artifact: str, path: tuple, is_key: bool) -> dict[str, str] | None:
+        return self.by_location.get((artifact, path, is_key))
+
+    def for_paths(self, artifact: str, map_paths: frozenset | set, open_map_paths: frozenset | set = frozenset()) -> dict[tuple, Observed]:
+        """Per (generalized path, is_key): the union of what was observed on its locations, including
+        records the run created (a reservation a tool booked has the same field paths as the file's)."""
+        kinds: dict[tuple, set[LinkKind]] = {}
+        detail: dict[tuple, str] = {}
+        count: dict[tuple, int] = {}
+        for (where, path, is_key), seen in self.by_location.items():
+            if where != artifact:
+                continue
+            key = (generalize(path, map_paths, is_key, open_map_paths), is_key)
+            bucket = kinds.setdefault(key, set())
+            bucket.update(LinkKind(k) for k in seen)
+            detail.setdefault(key, _first(seen))
+            count[key] = count.get(key, 0) + 1
+        return {key: Observed(EvidenceScope.FIELD_PATH, frozenset(value), detail[key], count[key]) for key, value in kinds.items()}
+
+    def located(self, seen: dict[str, str]) -> Observed:
+        return Observed(EvidenceScope.LOCATION, frozenset(LinkKind(k) for k in seen), _first(seen))
+
+    def entry(self, artifact: str, general: tuple, observed: Observed) -> str:
+        """Id of the shared table entry for this (field path, scope, kinds)."""
+        key = (artifact, general, observed.scope, observed.kinds)
+        found = self._table.get(key)
+        if found is None:
+            digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
+            found = self._table[key] = FieldEvidence(
+                id=f"ev_{digest}", scope=observed.scope, kinds=sorted(observed.kinds, key=lambda k: k.value), detail=observed.detail, observed=observed.observed
+            )
+        return found.id
+
+    def table(self) -> list[FieldEvidence]:
+        return list(self._table.values())
+
+
+def generalize(path: tuple, map_paths: frozenset | set, is_key: bool, open_map_paths: frozenset | set = frozenset()) -> tuple:
+    """The generalized path of a concrete one, as the data inventory writes it (MAP_KEY / LIST_ITEM)."""
+    from analyzers.model_schema import LIST_ITEM, MAP_KEY
+
+    general: tuple = ()
+    last = len(path) - 1
+    for index, segment in enumerate(path):
+        if general in map_paths or (is_key and index == last and general in open_map_paths):
+            general += (MAP_KEY,)
+        elif isinstance(segment, int):
+            general += (LIST_ITEM,)
+        else:
+            general += (str(segment),)
+    return general
+
+
+def _first(seen: dict[str, str]) -> str:
+    # the most telling observation first: what the evaluator or code compares beats display
+    for kind in (LinkKind.COMPARED_BY_EVALUATOR, LinkKind.READ_BY_HARNESS, LinkKind.DB_WRITE, LinkKind.TOOL_ARGUMENT, LinkKind.ARGUMENT_NAME, LinkKind.COMPARED_IN_CODE):
+        if kind.value in seen:
+            return f"{kind.value}: {seen[kind.value]}"
+    kind, text = next(iter(seen.items()))
+    return f"{kind}: {text}"

@@ -1,0 +1,58 @@
+"""Cache of instrumented-replay and differential observations, keyed by everything they depend on.
+
+An unchanged source costs nothing the second time: the key is the content of every artifact
+(tasks, DBs, code), the installed benchmark version, the tracer's own code and the task list. The
+cache lives in the project's state folder and is never an input: a missing or unreadable entry is
+recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from pathlib import Path
+from typing import Any, Callable
+
+from babelflow.atomic_io import write_bytes_atomic
+
+_CODE_FILES = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py", "analyzers/differential.py")
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _code_digest() -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for name in _CODE_FILES:
+        path = _ROOT / name
+        if path.exists():
+            digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def cache_dir() -> Path:
+    from babelflow.settings import BabelflowSettings
+
+    return BabelflowSettings().resolved_state_dir() / "analysis_cache"
+
+
+def cache_key(bench: Any, what: str, extra: str = "") -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(_code_digest())
+    digest.update(f"{what}\0{bench.id}\0{bench.source_version}\0{extra}".encode())
+    for fingerprint in bench.fingerprints():
+        digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())
+    return f"{bench.id}-{what}-{digest.hexdigest()}"
+
+
+def cached(bench: Any, what: str, compute: Callable[[], Any], extra: str = "", folder: Path | None = None) -> Any:
+    path = (folder or cache_dir()) / f"{cache_key(bench, what, extra)}.pickle"
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception:  # missing, truncated or from another Python: recompute
+        pass
+    value = compute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:  # a read-only state folder only costs the cache
+        pass
+    return value

@@ -1,0 +1,245 @@
+"""Golden + do-nothing replay of one tau2 task with every text field location-tagged.
+
+What runs is what tau2 runs (set_state with initialization data/actions and message history, the
+golden actions through `Environment.get_response`, env assertions, the action and communicate
+evaluators); what is added is observation:
+- every tool call, including the functions set_state's initialization actions and the env
+  assertions call, notes which tagged values it received (and under which argument names);
+- write tools, initialization actions and `update_db` are bracketed by a DB diff: a changed DB
+  leaf marks the DB location *and* the call's argument locations holding the written value;
+- tool results are walked for tagged DB values (what the agent is shown);
+- set_state parses the recorded tool messages it checks against re-executed calls: observed by
+  wrapping the `json` module the environment module uses;
+- comparisons are observed by `Traced.__eq__` (see tracing.py) with the phase they ran in.
+"""
+
+from __future__ import annotations
+
+import json as _json
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from babelflow.errors import BabelflowError
+from source_benchmarks.tau2.tracing import RECORDER, Kind, Traced, copy_traced, leaf_values, tag_tree, traced_leaves
+
+
+class _TracingJson:
+    """Stands in for `json` inside tau2's environment module while set_state runs."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_json, name)
+
+    @staticmethod
+    def loads(text: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(text, Traced) and RECORDER.phase is not None:
+            RECORDER.note(text.loc, Kind.READ_BY_SET_STATE, f"{RECORDER.phase}: parsed and compared with the re-executed tool result")
+        return _json.loads(text, *args, **kwargs)
+
+
+@contextmanager
+def _phase(name: str | None, evaluator: bool = False) -> Iterator[None]:
+    saved = RECORDER.phase, RECORDER.evaluator
+    RECORDER.phase, RECORDER.evaluator = name, evaluator
+    try:
+        yield
+    finally:
+        RECORDER.phase, RECORDER.evaluator = saved
+
+
+def _note_arguments(kwargs: dict, what: str) -> None:
+    for name, value in kwargs.items():
+        if isinstance(name, Traced):
+            RECORDER.note(name.loc, Kind.ARGUMENT_NAME, f"argument name of {what}")
+        for leaf in traced_leaves(value):
+            RECORDER.note(leaf.loc, Kind.TOOL_ARGUMENT, f"{what}({name})")
+
+
+def _note_writes(before: dict, after: dict, db_artifact: str, inputs: list[Traced], what: str) -> None:
+    written: set[str] = set()
+    for path, value in after.items():
+        if before.get(path, _MISSING) != value:
+            if path in before:
+                RECORDER.note((db_artifact, path, False), Kind.DB_WRITE, f"changed by {what}")
+            if isinstance(value, str):
+                written.add(str(value))
+    for leaf in inputs:
+        if str(leaf) in written:
+            RECORDER.note(leaf.loc, Kind.DB_WRITE, f"written to the DB by {what}")
+
+
+_MISSING = object()
+
+
+class _Instrumented:
+    """Installs the observers on one environment (instance attributes only: tau2's classes are untouched)."""
+
+    def __init__(self, env: Any, db_artifacts: tuple[str | None, str | None], watch_db: bool):
+        self.env = env
+        kits = [(kit, artifact) for kit, artifact in ((env.tools, db_artifacts[0]), (env.user_tools, db_artifacts[1])) if kit is not None and artifact]
+        # Tagging and diffing a 7 MB DB costs seconds per task: done on a sample of tasks that
+        # together run every tool (DB roles are per field path); task fields are traced on every task.
+        self.kits = kits if watch_db else []
+        self.tagged: dict[int, int] = {}
+        for kit, artifact in kits:
+            if watch_db:
+                self._ensure_tagged(kit, artifact)
+            self._wrap_kit(kit, artifact)
+        original_call = env.run_env_function_call
+
+        def run_env_function_call(call: Any) -> Any:
+            what = f"{RECORDER.phase or 'env function'} {call.func_name}"
+            _note_arguments(call.arguments, what)
+            snapshots = self._snapshots()
+            result = original_call(call)
+            self._diff(snapshots, list(traced_leaves(call.arguments)), what)
+            return result
+
+        env.run_env_function_call = run_env_function_call
+
+    def _ensure_tagged(self, kit: Any, artifact: str) -> None:
+        if self.tagged.get(id(kit)) != id(kit.db):
+            tag_tree(kit.db, artifact)
+            self.tagged[id(kit)] = id(kit.db)
+
+    def _snapshots(self) -> list[dict]:
+        return [leaf_values(kit.db) for kit, _ in self.kits]
+
+    def _diff(self, snapshots: list[dict], inputs: list[Traced], what: str) -> None:
+        with _phase(None):  # our own comparisons are no observation
+            self._diff_quiet(snapshots, inputs, what)
+
+    def _diff_quiet(self, snapshots: list[dict], inputs: list[Traced], what: str) -> None:
+        for (kit, artifact), before in zip(self.kits, snapshots):
+            _note_writes(before, leaf_values(kit.db), artifact, inputs, what)
+            self._ensure_tagged(kit, artifact)
+
+    def _wrap_kit(self, kit: Any, artifact: str) -> None:
+        from tau2.environment.toolkit import ToolType
+
+        original_use, original_update = kit.use_tool, kit.update_db
+
+        def use_tool(tool_name: str, **kwargs: Any) -> Any:
+            what = f"tool {tool_name}"
+            _note_arguments(kwargs, what)
+            try:
+                write = kit.has_tool(tool_name) and kit.tool_type(tool_name) == ToolType.WRITE
+            except Exception:  # an unknown tool: tau2 raises below, as it would
+                write = False
+            snapshots = self._snapshots() if write else None
+            with _phase(what, RECORDER.evaluator):
+                result = original_use(tool_name=tool_name, **kwargs)
+            for leaf in traced_leaves(result):
+                RECORDER.note(leaf.loc, Kind.TOOL_OUTPUT, what)
+            if snapshots is not None:
+                self._diff(snapshots, [leaf for value in kwargs.values() for leaf in traced_leaves(value)], what)
+            return result
+
+        def update_db(update_data: Any = None) -> None:
+            for leaf in traced_leaves(update_data):
+                RECORDER.note(leaf.loc, Kind.DB_WRITE, "merged into the DB by set_state (initialization_data)")
+            snapshots = self._snapshots()
+            original_update(update_data)
+            self._diff(snapshots, list(traced_leaves(update_data)), "set_state initialization_data")
+
+        kit.use_tool, kit.update_db = use_tool, update_db
+
+
+def _copy_calls_for_evaluator(messages: list[Any]) -> None:
+    """The trajectory an agent produced holds its own (equal) strings, not the task's objects:
+    without fresh identities, `==` short-circuits on identity and the evaluator's reads go unseen."""
+    for message in messages:
+        for call in getattr(message, "tool_calls", None) or []:
+            call.__dict__["name"] = copy_traced(call.__dict__["name"])
+            call.__dict__["arguments"] = copy_traced(call.__dict__["arguments"])
+
+
+def trace_task(
+    task: Any, task_path: tuple, tasks_artifact: str, env_factory: Callable[[], Any], db_artifacts: tuple[str | None, str | None], watch_db: bool = True
+) -> None:
+    """Replay one (already validated, private) task instrumented; observations go to RECORDER."""
+    from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
+    import tau2.environment.environment as environment_module
+    from tau2.evaluator.evaluator_action import ActionEvaluator
+    from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
+
+    RECORDER.task_id = task.id
+    tag_tree(task, tasks_artifact, task_path)
+    env = env_factory()
+    _Instrumented(env, db_artifacts, watch_db)
+    state = task.initial_state
+    criteria = task.evaluation_criteria
+    history = list(state.message_history or []) if state else []
+    environment_module.json = _TracingJson()
+    try:
+        with _phase("set_state"):
+            env.set_state(
+                initialization_data=state.initialization_data if state else None,
+                initialization_actions=state.initialization_actions if state else None,
+                message_history=history,
+            )
+    except Exception as exc:
+        raise BabelflowError(
+            f"task {task.id!r}: tau2's set_state raised {type(exc).__name__}: {exc}",
+            file=tasks_artifact,
+            field=f"[{task_path[0]}].initial_state",
+            fix="the task's initialization data/actions or message history must run in the unchanged benchmark",
+        ) from exc
+    finally:
+        environment_module.json = _json
+    assertions = (criteria.env_assertions or []) if criteria else []
+
+    def run_assertions(label: str) -> None:
+        for assertion in assertions:
+            with _phase(f"env assertion {assertion.func_name} ({label})", evaluator=True):
+                try:
+                    env.run_env_assertion(assertion, raise_assertion_error=False)
+                except Exception:  # mock's assert_task_status raises on the do-nothing state: a result, not a crash
+                    pass
+
+    run_assertions("do-nothing state")
+    messages = list(history)
+    for index, action in enumerate((criteria.actions or []) if criteria else []):
+        call = ToolCall(id=f"golden_{index}", name=str(action.name), arguments=action.arguments, requestor=action.requestor)
+        call.__dict__["name"], call.__dict__["requestor"] = action.name, action.requestor
+        with _phase("golden action dispatch"):
+            response = env.get_response(call)
+        message = UserMessage(role="user", tool_calls=[call]) if action.requestor == "user" else AssistantMessage(role="assistant", tool_calls=[call])
+        messages += [message, response]
+    run_assertions("after the golden actions")
+    info = (criteria.communicate_info or []) if criteria else []
+    if info:
+        messages.append(AssistantMessage(role="assistant", content=" ".join(info)))
+        messages[-1].__dict__["content"] = Traced(messages[-1].content, None)
+    if criteria is not None:
+        _copy_calls_for_evaluator(messages)
+        with _phase("action evaluator", evaluator=True):
+            ActionEvaluator.calculate_reward(task=task, full_trajectory=messages)
+        with _phase("communicate evaluator", evaluator=True):
+            CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages)
+    RECORDER.task_id = None
+
+
+def db_watch_sample(tasks: list[Any], limit: int) -> set[str]:
+    """Tasks whose DB is tagged and diffed: greedily, those that run functions not yet covered
+    (gold actions, initialization actions, env assertions), at most `limit`, file order on ties."""
+    def functions(task: Any) -> set[str]:
+        names: set[str] = set()
+        criteria, state = task.evaluation_criteria, task.initial_state
+        for action in (criteria.actions or []) if criteria else []:
+            names.add(f"{action.requestor}:{action.name}")
+        for call in [*((state.initialization_actions or []) if state else []), *((criteria.env_assertions or []) if criteria else [])]:
+            names.add(f"{call.env_type}:{call.func_name}")
+        if state and state.initialization_data is not None:
+            names.add("initialization_data")
+        return names
+
+    remaining = {task.id: functions(task) for task in tasks}
+    covered: set[str] = set()
+    chosen: list[str] = []
+    while remaining and len(chosen) < limit:
+        best = max(remaining, key=lambda task_id: len(remaining[task_id] - covered))
+        if not remaining[best] - covered:
+            break
+        chosen.append(best)
+        covered |= remaining.pop(best)
+    return set(chosen)
