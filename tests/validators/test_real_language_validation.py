@@ -19,7 +19,7 @@ import pytest
 
 from babelflow.language_data import language_data, numbers_in
 from validators.findings import Layer, Severity, group_findings
-from validators.probes.fidelity import _check_pair
+from validators.probes.fidelity import check_pair
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "seatau"
 sys.path.insert(0, str(DATA))
@@ -33,7 +33,7 @@ def _tasks(language: str) -> dict[str, dict]:
 
 
 def _kinds(source: str, target: str, language: str, tokens=()) -> set[str]:
-    return {f.kind for f in _check_pair("probes", "data/tasks.json", "tasks.json[*].x", None, source, target, list(tokens), language)}
+    return {f.kind for f in check_pair("probes", "data/tasks.json", "tasks.json[*].x", None, source, target, list(tokens), language)}
 
 
 # ---- language data for any tag ---------------------------------------------------------------

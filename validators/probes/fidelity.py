@@ -55,7 +55,7 @@ def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[S
     findings += check_language(ctx, validator_id, skip)
     if ctx.overlay is not None:
         for text in ctx.overlay.texts:
-            findings += _check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language, ctx.pack)
+            findings += check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language, ctx.pack)
     return findings
 
 
@@ -71,7 +71,7 @@ def _checked_pair(validator_id: str, element, target: str, ctx: ValidationContex
         _PAIRS.clear()
     found = _PAIRS.get(key)
     if found is None:
-        found = _PAIRS[key] = _check_pair(validator_id, element.artifact, element.role, element.id, element.source_text, target, list(element.inline_tokens), ctx.language, pack)
+        found = _PAIRS[key] = check_pair(validator_id, element.artifact, element.role, element.id, element.source_text, target, list(element.inline_tokens), ctx.language, pack)
     if all(f.element_id == element.id for f in found):
         return list(found)
     return [_for_element(f, element.id) for f in found]
@@ -92,7 +92,7 @@ def _prose_length(text: str) -> int:
     return len("".join(FORMAT_SLOT.sub("", text).split()))
 
 
-def _check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
+def check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
     def finding(kind: str, severity: Severity, message: str, **detail: str) -> Finding:
         return make_finding(validator_id, Layer.FIDELITY, kind, severity, artifact, location, message, element_id=element_id, source=source, target=target, detail=detail)
 
