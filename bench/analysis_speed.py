@@ -1,7 +1,7 @@
 """Wall time and peak RSS of analyzing all four tau2 domains in one run, beside tau2's own golden replay.
 
 Each measurement runs in a fresh subprocess so peak RSS belongs to that work alone.
-Usage: python bench/analysis_speed.py [--skip-stock]
+Usage: python -m bench.analysis_speed [--skip-stock]
 """
 
 from __future__ import annotations

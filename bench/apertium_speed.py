@@ -5,7 +5,7 @@ validation (behaviour of every task side by side with the source) and a sample o
 One run, fresh translation memory. chars/s counts the protected characters sent to Apertium over
 the seconds spent in Apertium processes (process start included).
 
-Usage: python bench/apertium_speed.py [--validate] [--sample FILE] [--domains tau2-mock,tau2-retail]
+Usage: python -m bench.apertium_speed [--validate] [--sample FILE] [--domains tau2-mock,tau2-retail]
 """
 
 from __future__ import annotations

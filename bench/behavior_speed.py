@@ -2,7 +2,7 @@
 do-nothing each) vs τ²-bench's own golden replay + evaluate_simulation of the source alone.
 One run, this machine; both printed together.
 
-Usage: python bench/behavior_speed.py [--lang en-XA]
+Usage: python -m bench.behavior_speed [--lang en-XA]   (from the repo root)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Reliability drill: bad input. Each case must exit 2 with a message naming the file or field and
 the fix, and leave earlier good outputs byte-identical. Prints `N passed, N failed`.
 
-Usage: python bench/drill_bad_input.py
+Usage: python -m bench.drill_bad_input
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ one; after the last kill one more run must complete. Checked:
 Concurrency: two languages at once finish with the same bytes as run alone; the same language
 started twice is refused (exit 2) while the first is running, never interleaved.
 
-Usage: python bench/drill_crash_resume.py [--adapt-kills 3] [--flow-kills 7] [--benchmark tau2-retail] [--seed 7]
+Usage: python -m bench.drill_crash_resume [--adapt-kills 3] [--flow-kills 7] [--benchmark tau2-retail] [--seed 7]
 """
 
 from __future__ import annotations

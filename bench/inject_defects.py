@@ -11,7 +11,7 @@ Clean variants are built once per benchmark (flows.adapt.adapt into a temporary 
 the source's golden/do-nothing replays are computed once per benchmark and passed to every
 validation as `source_pairs` (retail's replay is the slow part).
 
-Usage: python bench/inject_defects.py [--lang en-XA] [--seed 0] [--kinds k1,k2] [--on tau2-mock,fixture-library] [--keep DIR]
+Usage: python -m bench.inject_defects [--lang en-XA] [--seed 0] [--kinds k1,k2] [--on tau2-mock,fixture-library] [--keep DIR]
   --on     run each kind on every listed benchmark it applies to (default: the kind's home benchmark)
   --keep   build in DIR and keep the defective copies for inspection (default: a temporary folder)
 Exit code 0 iff every kind is caught and every clean variant has 0 findings.

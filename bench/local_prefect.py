@@ -1,33 +1,24 @@
-"""A throwaway local Prefect server on 127.0.0.1 (telemetry off) for benchmark scripts."""
+"""A throwaway local Prefect server on 127.0.0.1 for benchmark scripts: the same command and
+environment as the project's own server (flows/local_server.py), in a temporary home."""
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
+
+from flows.local_server import any_free_port, healthy, server_command, server_environment
 
 
 def start_server(home: Path, timeout: float = 240) -> tuple[subprocess.Popen, str, float]:
     """Start `prefect server start` with PREFECT_HOME=home; returns (process, API URL, boot seconds)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = any_free_port()
     api = f"http://127.0.0.1:{port}/api"
-    env = {
-        **os.environ, "PREFECT_HOME": str(home), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_SERVER_UI_V2_ENABLED": "false", "PREFECT_UI_API_URL": api,
-    }
     started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(server_command(port), env=server_environment(port, Path(home)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while time.perf_counter() - started < timeout:
-        try:
-            urllib.request.urlopen(f"{api}/health", timeout=1)
+        if healthy(api):
             return server, api, time.perf_counter() - started
-        except OSError:
-            time.sleep(0.25)
+        time.sleep(0.25)
     server.terminate()
     raise SystemExit(f"Prefect server did not answer at {api} within {timeout} s")

@@ -3,7 +3,7 @@
 Both runs start cold in fresh project folders (no IR, memory, cache). The Prefect run talks to a
 local server started here first (as the README tells users to); the server's start-up time is
 reported separately, not counted as overhead. One run, this machine; the ratio is what matters.
-Usage: python bench/orchestration_overhead.py [benchmark] [language]   (default tau2-retail en-XA)
+Usage: python -m bench.orchestration_overhead [benchmark] [language]   (default tau2-retail en-XA)
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def main() -> None:
     language = sys.argv[2] if len(sys.argv) > 2 else "en-XA"
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        from local_prefect import start_server
+        from bench.local_prefect import start_server
 
         server, api, server_boot = start_server(tmp_path / "home")
         try:

@@ -1,7 +1,7 @@
 """Validate real model translations of τ²-bench retail (SEATauBench vi, th, id, tl) made by
 another project, and print per language: findings, groups, labelled precision, time.
 
-    python bench/real_language_validation.py [CORPUS_DIR] [--lang vi ...] [--label]
+    python -m bench.real_language_validation [CORPUS_DIR] [--lang vi ...] [--label]
 
 CORPUS_DIR is laid out like ../shared/corpora/seatau-retail (en/ and one folder per language);
 without it the slices committed under tests/data/seatau/ are rebuilt into a temporary folder.
@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "data" / "seatau"))
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from tests.data.seatau import corpus
 
-import corpus  # noqa: E402  (tests/data/seatau/corpus.py)
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Characters sent to the translator vs the naive per-field total and the unique-text floor,
 and wall time per domain, for the offline pseudo-locale translator (one run).
 
-Usage: python bench/translation_volume.py [--lang en-XA]
+Usage: python -m bench.translation_volume [--lang en-XA]
 """
 
 from __future__ import annotations

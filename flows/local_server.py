@@ -86,7 +86,7 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def _any_free_port() -> int:
+def any_free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -173,7 +173,7 @@ def ensure_server(settings: BabelflowSettings) -> tuple[str, ServerRecord | None
 def start_background(settings: BabelflowSettings, port: int | None = None) -> ServerRecord:
     home = Path(os.environ.get("PREFECT_HOME") or settings.layout.prefect_home())
     home.mkdir(parents=True, exist_ok=True)
-    port = port or (DEFAULT_PORT if _port_free(DEFAULT_PORT) else _any_free_port())
+    port = port or (DEFAULT_PORT if _port_free(DEFAULT_PORT) else any_free_port())
     log = home / "server.log"
     with open(log, "ab") as out:
         # its own session: the server outlives this command (and a Ctrl-C in it)
@@ -195,7 +195,7 @@ def start_background(settings: BabelflowSettings, port: int | None = None) -> Se
         if healthy(api):
             time.sleep(1.0)  # a server that lost the port to another one exits at once: never adopt the other
             if process.poll() is not None:
-                port = _any_free_port()
+                port = any_free_port()
                 return start_background(settings, port)
             record = booting.model_copy(update={"ready": True})
             write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())

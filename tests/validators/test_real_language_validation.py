@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from babelflow.language_data import language_data, numbers_in
+from tests.data.seatau import corpus
 from validators.findings import Layer, Severity, group_findings
 from validators.probes.fidelity import check_pair
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "seatau"
-sys.path.insert(0, str(DATA))
-import corpus  # noqa: E402
 
 LANGUAGES = corpus.LANGUAGES
 
