@@ -31,9 +31,9 @@ class Job:
 
 
 def _slot_patterns() -> list[re.Pattern[str]]:
-    from translators.placeholders import _GENERIC  # the engine's own template-slot patterns
+    from translators.placeholders import GENERIC_PATTERNS  # the engine's own template-slot patterns
 
-    return [pattern for kind, pattern in _GENERIC if kind in ("template", "printf")]
+    return [pattern for kind, pattern in GENERIC_PATTERNS if kind in ("template", "printf")]
 
 
 def protect_slots(text: str) -> tuple[str, list[str]]:

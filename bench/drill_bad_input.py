@@ -10,11 +10,10 @@ import errno
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 from unittest import mock
 
 from rich.console import Console
@@ -22,7 +21,6 @@ from rich.table import Table
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 @dataclass

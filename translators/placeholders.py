@@ -34,7 +34,7 @@ PlaceholderKind = Literal[
 ]
 
 # Generic patterns, in tie-break order (same start and same length: the earlier entry wins).
-_GENERIC: tuple[tuple[PlaceholderKind, re.Pattern[str]], ...] = (
+GENERIC_PATTERNS: tuple[tuple[PlaceholderKind, re.Pattern[str]], ...] = (
     ("marker", PLACEHOLDER),
     # a whole inline code span, any backtick-run length, never across a blank line
     ("code", re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.S)),
@@ -120,7 +120,7 @@ def protect(
     if preserve_re is not None:
         for match in preserve_re.finditer(text):
             candidates.append((match.start(), match.end(), 1, "preserve", None))
-    for priority, (kind, pattern) in enumerate(_GENERIC, start=2):
+    for priority, (kind, pattern) in enumerate(GENERIC_PATTERNS, start=2):
         for match in pattern.finditer(text):
             if kind == "identifier" and not _is_identifier(match.group()):
                 continue
