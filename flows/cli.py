@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, _progress, _stage_line, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, stage_line, status_line
 
 app = typer.Typer(
     name="babelflow",
@@ -24,6 +24,7 @@ def analyze(
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the IR (JSON)."),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
+    no_profile: bool = typer.Option(False, "--no-profile", help="Type from runtime evidence, structure and shape alone (no reviewed profile)."),
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
     from analyzers.analyze import analyze_benchmark
@@ -32,11 +33,11 @@ def analyze(
     from source_benchmarks import get_benchmark
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
-    loaded = load_profile(benchmark, profile)
+    loaded = None if no_profile else load_profile(benchmark, profile)
     from flows.progress_views import terminal_progress
 
     with terminal_progress(console):
-        document = analyze_benchmark(bench, loaded, progress=lambda message: console.print(f"[cyan]{message}", highlight=False))
+        document = analyze_benchmark(bench, loaded, progress=lambda message: console.print(f"[cyan]{message}", highlight=False), use_profile=not no_profile)
         save_ir(document, out)
     counts = Counter(e.translation_type.value for e in document.elements)
     table = Table(title=f"{benchmark}: {len(document.elements)} text fields, {len(document.link_groups)} link groups")
@@ -45,6 +46,10 @@ def analyze(
     for name, count in sorted(counts.items()):
         table.add_row(name, str(count))
     console.print(table)
+    from analyzers.evidence_report import evidence_summary
+
+    for line in evidence_summary(document):
+        console.print(line, highlight=False)
     console.print(f"IR written to [bold]{out}[/]")
 
 
@@ -113,7 +118,7 @@ def adapt(
 
             with console.status("validating", spinner="dots") as status:
                 cmap = load_canonical_map(result.paths.canonical_map, benchmark, lang)
-                failures = validate_variant(get_benchmark(benchmark, source_dir=source_dir), result.paths.variant, result.ir, lang, canonical_map=cmap, agents=agents, progress=_progress(status))
+                failures = validate_variant(get_benchmark(benchmark, source_dir=source_dir), result.paths.variant, result.ir, lang, canonical_map=cmap, agents=agents, progress=status_line(status))
             findings = failures.findings
             console.print(f"validation by probes + {', '.join(a.validator_id for a in agents)}: {len(findings)} findings")
             for finding in findings[:20]:
@@ -162,10 +167,10 @@ def validate(
         from flows.progress_views import terminal_progress
 
         with terminal_progress(console) as bars:
-            ir = analyze_or_reuse(bench, None, layout.ir(benchmark), _stage_line(bars))
+            ir = analyze_or_reuse(bench, None, layout.ir(benchmark), stage_line(bars))
             cmap_path = layout.canonical_map(benchmark, lang)
             cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() else None
-            failures = validate_variant(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap, agents=agents, progress=_stage_line(bars))
+            failures = validate_variant(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap, agents=agents, progress=stage_line(bars))
     finally:
         report_costs(costs.report(), console, settings.layout.costs(benchmark, lang, "validate"), f"{benchmark} {lang}: model usage")
     if json_out:

@@ -32,10 +32,10 @@ def cli_errors(func: Callable) -> Callable:
     return wrapper
 
 
-def _progress(status) -> Callable[[str], None]:
+def status_line(status) -> Callable[[str], None]:
     return lambda message: status.update(f"[cyan]{message}")
 
 
-def _stage_line(bars) -> Callable[[str], None]:
+def stage_line(bars) -> Callable[[str], None]:
     """Stage messages printed above a running progress display (one live display at a time)."""
     return lambda message: bars.console.print(f"[cyan]{message}", highlight=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from flows.cli_common import BENCHMARK_HELP, _progress, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, cli_errors, console, status_line
 
 
 def _summary_rows(table: Table, label: str, run) -> None:
@@ -36,7 +36,7 @@ def evaluate_command(
 
     task_ids = [t.strip() for item in tasks for t in item.split(",") if t.strip()] or None
     with console.status("evaluating", spinner="dots") as status:
-        report = evaluate(benchmark, lang, agent_llm, user_llm, trials=trials, task_ids=task_ids, with_source=with_source, variant=variant, progress=_progress(status))
+        report = evaluate(benchmark, lang, agent_llm, user_llm, trials=trials, task_ids=task_ids, with_source=with_source, variant=variant, progress=status_line(status))
     per_task = Table(title=f"{benchmark} {lang}: reward per task ({report.trials_per_task} trial(s) each)")
     for column in ("task", "rewards", "successes"):
         per_task.add_column(column, overflow="fold")
