@@ -5,11 +5,12 @@ costs grow) a fresh subprocess runs, in order: parse the inputs (physical floor)
 golden replay + evaluate_simulation (reference point), analysis, translation (offline
 pseudo-locale), rebuild, each validation layer, then a rerun after one confirmed finding (one
 unit retranslated, affected tasks revalidated). Peak RSS is the process high-water mark after each
-stage. Then, for retail and telecom, bench/flow_rerun_worker.py runs the Prefect flow in a fresh
-process: cold first run, a planted finding, the reviewer's confirmation, and the rerun; their
+stage (bench/stage_worker.py). Then, for retail and telecom, bench/flow_rerun_worker.py runs the
+Prefect flow in a fresh process: cold first run, a planted finding, the reviewer's confirmation, and the rerun; their
 ratio and the flow's peak RSS are printed side by side.
 
-Usage: python bench/performance.py [--domains tau2-mock,tau2-retail,...] [--flow-domains tau2-retail,tau2-telecom]
+Usage: python -m bench.performance [--domains tau2-mock,tau2-retail,...] [--flow-domains tau2-retail,tau2-telecom]
+       (from the repo root; an empty list skips that part, e.g. --domains "" for the flow comparison alone)
 """
 
 from __future__ import annotations
@@ -23,70 +24,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-WORKER = r"""
-import json, resource, sys, time
-from pathlib import Path
-from loguru import logger
-logger.disable("tau2")
-benchmark, project, source_dir = sys.argv[1], Path(sys.argv[2]), (Path(sys.argv[3]) if sys.argv[3] != "-" else None)
-rows = []
-def measure(name, fn):
-    wall, cpu = time.perf_counter(), time.process_time()
-    out = fn()
-    rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
-    return out
-
-from babelflow.settings import BabelflowSettings
-from flows import stages
-from source_benchmarks import get_benchmark
-from validators.findings import Layer
-settings = BabelflowSettings(project_root=project)
-bench = get_benchmark(benchmark, source_dir=source_dir)
-
-def parse():
-    for spec in bench.artifacts():
-        if spec.format.value != "python":
-            bench.load_artifact(spec)
-    return len(bench.task_ids(None))
-tasks = measure("parse inputs", parse)
-
-def stock():
-    from tau2.data_model.simulation import SimulationRun, TerminationReason
-    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
-    from tau2.registry import registry
-    from source_benchmarks.tau2.replay import golden_trajectory
-    domain = benchmark.removeprefix("tau2-")
-    registry._domains.pop(domain + "_bench", None)
-    registry.register_domain(bench.environment_factory, domain + "_bench")
-    for task_id in bench.task_ids(None):
-        task = bench.task(task_id)
-        messages, _, _ = golden_trajectory(task, bench.environment_factory, task_id, None)
-        run = SimulationRun(id="x", task_id=task_id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
-        evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain + "_bench")
-measure("tau2 golden replay + evaluate_simulation (reference)", stock)
-
-paths = stages.run_paths(settings, benchmark, "en-XA")
-analysis = measure("analysis", lambda: stages.stage_analyze(settings, benchmark, source_dir, None, paths.overrides))
-translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(settings, benchmark, "en-XA", "pseudo", analysis.ir_path, {}, []))
-rebuilt = measure("rebuild", lambda: stages.stage_rebuild(settings, benchmark, "en-XA", source_dir, analysis.ir_path, translated))
-integrity = measure("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir))
-layers = [integrity]
-for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-    layers.append(measure(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(settings, layer, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
-failures = measure("merge", lambda: stages.stage_merge(settings, benchmark, "en-XA", layers))
-
-from babelflow.ir import load_ir
-ir = load_ir(analysis.ir_path, benchmark=benchmark)
-element = next(e.id for e in ir.elements if e.translation_type.value == "translate_free" and e.artifact.endswith("tasks.json"))
-def rerun():
-    t = stages.stage_translate(settings, benchmark, "en-XA", "pseudo", analysis.ir_path, {}, [element])
-    r = stages.stage_rebuild(settings, benchmark, "en-XA", source_dir, analysis.ir_path, t)
-    i = stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir)
-    rest = [stages.stage_layer(settings, l, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir, i.suppressed) for l in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
-    return t.retranslated_units, rest[-1].tasks_replayed
-units, replayed = measure("rerun after one confirmed finding", rerun)
-print(json.dumps({"benchmark": benchmark, "tasks": tasks, "findings": len(failures.findings), "rerun_units": units, "rerun_tasks": replayed, "rows": rows}))
-"""
 
 
 def _telecom_base(folder: Path) -> Path:
@@ -107,11 +44,12 @@ def _telecom_base(folder: Path) -> Path:
 
 
 def main() -> None:
-    wanted = sys.argv[sys.argv.index("--domains") + 1].split(",") if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
-    flow_domains = sys.argv[sys.argv.index("--flow-domains") + 1].split(",") if "--flow-domains" in sys.argv else ["tau2-retail", "tau2-telecom"]
+    # an empty list skips that part: `--domains ""` runs only the flow comparison
+    wanted = [d for d in sys.argv[sys.argv.index("--domains") + 1].split(",") if d] if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
+    flow_domains = [d for d in sys.argv[sys.argv.index("--flow-domains") + 1].split(",") if d] if "--flow-domains" in sys.argv else ["tau2-retail", "tau2-telecom"]
     results, flows = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        from local_prefect import start_server
+        from bench.local_prefect import start_server
 
         server, api, _ = start_server(Path(tmp) / "prefect-home")
         try:
@@ -125,12 +63,12 @@ def main() -> None:
 
 
 def _flow_rerun(benchmark: str, tmp: Path, api: str) -> dict:
-    """The Prefect flow cold, then the rerun after one confirmed finding (bench/flow_rerun_worker.py)."""
+    """The Prefect flow cold, then the rerun after one confirmed finding (python -m bench.flow_rerun_worker)."""
     env = {
         **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "WARNING",
         "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_LOCAL_STORAGE_PATH": str(tmp / f"flow-{benchmark}" / "prefect-storage"),
     }
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "flow_rerun_worker.py"), benchmark, str(tmp / f"flow-{benchmark}")], cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "bench.flow_rerun_worker", benchmark, str(tmp / f"flow-{benchmark}")], cwd=ROOT, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -160,7 +98,7 @@ def _run_all(wanted: list[str], tmp: Path, api: str, results: list) -> None:
             **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "WARNING",
             "PREFECT_HOME": str(Path(tmp) / "prefect-home"), "PREFECT_LOCAL_STORAGE_PATH": str(Path(tmp) / name / "prefect-storage"),
         }
-        out = subprocess.run([sys.executable, "-c", WORKER, benchmark, str(Path(tmp) / name), source], cwd=ROOT, env=env, capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-m", "bench.stage_worker", benchmark, str(Path(tmp) / name), source], cwd=ROOT, env=env, capture_output=True, text=True)
         if out.returncode != 0:
             raise SystemExit(out.stderr[-3000:])
         result = json.loads(out.stdout.strip().splitlines()[-1])

@@ -17,10 +17,10 @@ flow command come from os.wait4.
 
 Then, unless --no-profile, one more language per domain runs through the stage functions
 directly, one stage after another in a fresh process, in the same warm project (IR, source
-replays on disk): wall and CPU of translate, rebuild and each validation layer, i.e. where the
-per-language time goes.
+replays on disk; bench/scale_workers.py): wall and CPU of translate, rebuild and each validation
+layer, i.e. where the per-language time goes.
 
-Usage: python bench/scale.py [--domains tau2-mock,tau2-airline,tau2-retail,tau2-telecom] [--tags 12] [--no-profile]
+Usage: python -m bench.scale [--domains tau2-mock,tau2-airline,tau2-retail,tau2-telecom] [--tags 12] [--no-profile]
 """
 
 from __future__ import annotations
@@ -50,35 +50,7 @@ LANGUAGES = [
 # number forms ("$1,628"), which the fidelity probe rightly reads as 1.628 in a comma-decimal
 # locale (fr, de, pt-BR, it, nl, pl, sv, tr ...): a real translation there must localise numbers.
 
-PROFILE_WORKER = r"""
-import json, sys, time
-from pathlib import Path
-from babelflow.settings import BabelflowSettings, apply_offline_environment
-apply_offline_environment()
-from flows import stages
-from validators.findings import Layer
-benchmark, language = sys.argv[1], sys.argv[2]
-settings = BabelflowSettings()
-rows = []
-def timed(name, fn):
-    w, c = time.perf_counter(), time.process_time()
-    out = fn()
-    rows.append({"stage": name, "wall": time.perf_counter() - w, "cpu": time.process_time() - c})
-    return out
-paths = stages.run_paths(settings, benchmark, language)
-analysis = timed("analysis (IR reused) + IR parse", lambda: stages.stage_analyze(settings, benchmark, None, None, paths.overrides))
-timed("IR parse (cached)", lambda: stages.read_ir(analysis.ir_path, benchmark))
-translated = timed("translate", lambda: stages.stage_translate(settings, benchmark, language, "auto", analysis.ir_path, {}, []))
-rebuilt = timed("rebuild", lambda: stages.stage_rebuild(settings, benchmark, language, None, analysis.ir_path, translated))
-integrity = timed("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir))
-layers = [integrity]
-for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-    layers.append(timed(f"validate: {layer.value}", lambda: stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
-failures = timed("merge", lambda: stages.stage_merge(settings, benchmark, language, layers))
-print("PROFILE " + json.dumps({"rows": rows, "findings": len(failures.findings), "replayed": layers[-1].tasks_replayed}))
-"""
 
-SERVER_BOOT = "from babelflow.settings import BabelflowSettings, apply_offline_environment; apply_offline_environment(); from flows.local_server import ensure_server; print(ensure_server(BabelflowSettings())[0])"
 
 
 def write_pack(folder: Path, tag: str, name: str, style: str) -> None:
@@ -158,7 +130,7 @@ def one_domain(benchmark: str, tags: list[str], tmp: Path, profile: bool, extra:
             write_pack(project / "language_packs", tag, name, style)
     log = tmp / f"{benchmark}.log"
     result: dict = {"benchmark": benchmark, "tags": tags}
-    boot = run([sys.executable, "-c", SERVER_BOOT], project, log)
+    boot = run([sys.executable, "-m", "bench.scale_workers", "boot"], project, log)
     result["server_boot"] = boot["wall"]
     try:
         first = run([*BABELFLOW, "flow", benchmark, "--lang", tags[0]], project, log)
@@ -169,7 +141,7 @@ def one_domain(benchmark: str, tags: list[str], tmp: Path, profile: bool, extra:
         result.update(first=first, rest=rest)
         result["findings"] = {tag: findings_of(project, benchmark, tag) for tag in tags}
         if profile:
-            out = subprocess.run([sys.executable, "-c", PROFILE_WORKER, benchmark, extra], cwd=ROOT, env=env_for(project), capture_output=True, text=True)
+            out = subprocess.run([sys.executable, "-m", "bench.scale_workers", "profile", benchmark, extra], cwd=ROOT, env=env_for(project), capture_output=True, text=True)
             line = next((l for l in out.stdout.splitlines() if l.startswith("PROFILE ")), None)
             result["profile"] = json.loads(line[8:]) if line else {"error": (out.stderr or out.stdout)[-1500:]}
         result["server_rss_mb"] = server_rss_mb(project)

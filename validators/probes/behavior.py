@@ -8,10 +8,11 @@ do-nothing agent starts passing, which only the do-nothing comparison shows.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from babelflow.ir import ArtifactRole, TranslationType
 from source_benchmarks.message_catalog import MessageCatalog
@@ -79,6 +80,14 @@ def _same_result(source: str, target: str, catalog: MessageCatalog, renderings: 
     return parsed_source == parsed_target or target == catalog.translate(source)
 
 
+def _same_output(source: str, target: str, catalog: MessageCatalog, renderings: Callable[[], dict[str, set[str]]]) -> bool:
+    """`_same_result` with the variant's renderings, inferred only when they can matter: for equal
+    texts `_same_result` is True whenever renderings exist, so a True without them settles it."""
+    if source == target and _same_result(source, target, catalog):
+        return True
+    return _same_result(source, target, catalog, renderings())
+
+
 def check_behavior(
     ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck], task_ids: list[str] | None = None, source_pairs: dict | None = None, target_pairs: dict | None = None
 ) -> list[Finding]:
@@ -96,10 +105,11 @@ def check_behavior(
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
     db_translated = any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact.endswith(("db.json", "db.toml")))
-    renderings = infer_policy(ctx).renderings_of()
     # a DB whose kept values the variant renders its own way hashes differently by design: the
-    # consistency layer judges those values, replays judge rewards, errors and results modulo them
-    db_rendered = bool(renderings)
+    # consistency layer judges those values, replays judge rewards, errors and results modulo them.
+    # Inferred on first use only (telecom: ~2.5 s): not at all when the DB is translated or every
+    # result matches without them (see _same_output).
+    renderings = functools.cache(lambda: infer_policy(ctx).renderings_of())
     findings: list[Finding] = []
     initial_changed: list[str] = []
 
@@ -124,16 +134,16 @@ def check_behavior(
                 if a.error:
                     same = b.output == "Error: " + catalog.translate(a.output.removeprefix("Error: "))
                 else:
-                    same = db_translated or _same_result(a.output, b.output, catalog, renderings)
+                    same = db_translated or _same_output(a.output, b.output, catalog, renderings)
                 if not same:
                     add("tool_result_changed", task_id, f"call {index} ({a.name}) returns something else", a.output, b.output, Severity.MAJOR)
                     break
         same_start = (sn.final_db_sha256, sn.final_user_db_sha256) == (tn.final_db_sha256, tn.final_user_db_sha256)
         if not same_start:
             initial_changed.append(task_id)
-        elif not (db_translated or db_rendered) and (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256):
+        elif (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256) and not (db_translated or renderings()):
             add("final_state_changed", task_id, "final DB state after the golden actions differs", str(sg.final_db_sha256), str(tg.final_db_sha256))
-    if initial_changed and not (db_translated or db_rendered):  # one changed DB value shows in every task: report it once
+    if initial_changed and not (db_translated or renderings()):  # one changed DB value shows in every task: report it once
         db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
         findings.append(make_finding(validator_id, Layer.BEHAVIOR, "initial_state_changed", Severity.CRITICAL, db_artifact, "<initial DB state>",
                                      f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)", source=", ".join(initial_changed[:5])))

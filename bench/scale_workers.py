@@ -1,0 +1,63 @@
+"""Child processes of bench/scale.py, each run in the temporary project (BABELFLOW_PROJECT_ROOT).
+
+  python -m bench.scale_workers boot                   start (or adopt) the project's background
+                                                       Prefect server and print its URL
+  python -m bench.scale_workers profile BENCHMARK TAG  one more language through the stage
+                                                       functions, one after another in this process
+                                                       (warm project: IR and source replays on
+                                                       disk); prints `PROFILE {json}`
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, Callable
+
+
+def boot() -> None:
+    from babelflow.settings import BabelflowSettings, apply_offline_environment
+
+    apply_offline_environment()
+    from flows.local_server import ensure_server
+
+    print(ensure_server(BabelflowSettings())[0])
+
+
+def profile(benchmark: str, language: str) -> None:
+    from babelflow.settings import BabelflowSettings, apply_offline_environment
+
+    apply_offline_environment()
+    from flows import stages
+    from validators.findings import Layer
+
+    settings = BabelflowSettings()
+    rows: list[dict] = []
+
+    def timed(name: str, fn: Callable[[], Any]) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = fn()
+        rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu})
+        return out
+
+    paths = stages.run_paths(settings, benchmark, language)
+    analysis = timed("analysis (IR reused) + IR parse", lambda: stages.stage_analyze(settings, benchmark, None, None, paths.overrides))
+    timed("IR parse (cached)", lambda: stages.read_ir(analysis.ir_path, benchmark))
+    translated = timed("translate", lambda: stages.stage_translate(settings, benchmark, language, "auto", analysis.ir_path, {}, []))
+    rebuilt = timed("rebuild", lambda: stages.stage_rebuild(settings, benchmark, language, None, analysis.ir_path, translated))
+    integrity = timed("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir))
+    layers = [integrity]
+    for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
+        layers.append(timed(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
+    failures = timed("merge", lambda: stages.stage_merge(settings, benchmark, language, layers))
+    print("PROFILE " + json.dumps({"rows": rows, "findings": len(failures.findings), "replayed": layers[-1].tasks_replayed}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["boot"]:
+        boot()
+    elif sys.argv[1:2] == ["profile"] and len(sys.argv) == 4:
+        profile(sys.argv[2], sys.argv[3])
+    else:
+        raise SystemExit(__doc__)
