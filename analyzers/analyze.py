@@ -101,6 +101,18 @@ def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located
     return index
 
 
+def watched_indices(bench: SourceBenchmark) -> list[int]:
+    """Task positions whose replays reach most tools (used for DB field paths in differential trials)."""
+    ids = bench.task_ids(None)
+    try:
+        from source_benchmarks.tau2.traced_replay import db_watch_sample
+
+        chosen = db_watch_sample([bench.task(task_id) for task_id in ids], 4)
+    except Exception:  # another benchmark's tasks: the first ones
+        chosen = set(ids[:4])
+    return [index for index, task_id in enumerate(ids) if task_id in chosen]
+
+
 class _Builder:
     def __init__(self, bench: SourceBenchmark, profile: LoadedProfile, evidence: RuntimeEvidenceIndex, located: LocatedEvidence, use_profile: bool = True):
         self.bench = bench
@@ -113,6 +125,44 @@ class _Builder:
         self.elements: list[IRElement] = []
         self.observed: dict[str, Observed] = {}
         self.findings: list[AnalysisFinding] = []
+        self.open_fields: list[tuple[IRElement, tuple, tuple]] = []  # the trace left their role open
+
+    def differential(self, progress: Progress) -> None:
+        """Perturb the open field paths (batched, bisected, cached by source hash) and record the outcome."""
+        if not self.open_fields or not self.located.available:
+            return
+        from analyzers.differential import DifferentialRunner, OpenPath
+        from source_benchmarks import get_benchmark
+
+        grouped: dict[tuple, OpenPath] = {}
+        for element, key, path in self.open_fields:
+            open_path = grouped.get(key)
+            if open_path is None:
+                open_path = grouped[key] = OpenPath(key, [], set(), [])
+            open_path.locations.append(path)
+            open_path.values.add(element.source_text)
+            if key[0].endswith("tasks.json") and isinstance(path[0], int) and path[0] not in open_path.task_indices:
+                open_path.task_indices.append(path[0])
+        paths = sorted(grouped.values(), key=lambda p: (p.key[0], repr(p.key[1]), p.key[2]))
+        progress(f"differential: {len(paths)} open field paths")
+
+        def compute() -> dict:
+            runner = DifferentialRunner(self.bench, lambda folder: get_benchmark(self.bench.id, source_dir=folder))
+            return runner.run(paths, watched_indices(self.bench))
+
+        found = cached(self.bench, "differential", compute, extra=repr([(p.key, len(p.locations)) for p in paths]))
+        for element, key, _ in self.open_fields:
+            observed = found.get(key)
+            if observed is None:
+                continue
+            element.evidence = self.located.entry(key[0], key[1], observed)
+            plain_changed = LinkKind.PERTURBATION_CHANGES_OUTCOME in observed.kinds or LinkKind.TOOL_OUTPUT in observed.kinds
+            if plain_changed:
+                element.evidence_type = TranslationType.PRESERVE
+                if self.plain_typer is self.typer and element.translation_type is not TranslationType.PRESERVE and not element.typing_rule.startswith("profile"):
+                    element.translation_type, element.canonical_group = TranslationType.PRESERVE, None
+                    element.preserve_reason = PreserveReason.EVALUATOR_TOKEN
+                    element.typing_rule = f"evidence (differential): {observed.detail}"
 
     def _record(self, element: IRElement, artifact: str, general: tuple, observed: Observed | None, plain: TypeDecision | None) -> None:
         if observed is not None:
@@ -173,7 +223,10 @@ class _Builder:
             plain = decision if self.plain_typer is self.typer else self.plain_typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed)
             role_key = (item.general, item.is_key)
             role = role_names.get(role_key) or role_names.setdefault(role_key, render_role(prefix, item.general) + ("{key}" if item.is_key else ""))
-            self._record(self.add(spec.path, locator, role, item.value, decision), spec.path, item.general, observed, plain)
+            element = self.add(spec.path, locator, role, item.value, decision)
+            self._record(element, spec.path, item.general, observed, plain)
+            if spec.role in (ArtifactRole.DATABASE, ArtifactRole.TASKS) and (observed is None or observed.scope is EvidenceScope.STATIC):
+                self.open_fields.append((element, (spec.path, item.general, item.is_key), item.path))
 
     def link_canonical_values(self) -> None:
         if not self.typer.canonical_values:
@@ -230,7 +283,13 @@ class _Builder:
                 part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.DOCSTRING_HEADER, None, "docstring: Google-style section header")
             else:
                 part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "docstring: parameter name and type")
-            added.append(self.add(spec.path, locator, f"{spec.role.value}:docstring", part.text, part_decision))
+            element = self.add(spec.path, locator, f"{spec.role.value}:docstring", part.text, part_decision)
+            tool = text.qualname.rsplit(".", 1)[-1]
+            if not part.translatable and tool in self.evidence.tool_names:
+                # tau2 parsed this docstring into the schema the running environment gives the model
+                seen = Observed(EvidenceScope.LOCATION, frozenset({LinkKind.SCHEMA_LITERAL}), f"parsed by the benchmark into the live schema of tool {tool}")
+                element.evidence = self.located.entry(spec.path, (text.qualname, part.kind), seen)
+            added.append(element)
         return added
 
     @staticmethod
@@ -329,6 +388,7 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
             field="overrides.element",
             fix="use element ids from this benchmark's IR (`babelflow analyze ... --out ir.json`); ids change when the source files change",
         )
+    builder.differential(progress)
     builder.link_canonical_values()
     progress("linking")
     groups = builder.link()

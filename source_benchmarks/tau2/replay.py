@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 from loguru import logger
 
+from babelflow.errors import BabelflowError
+
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver, ToolCallRecord
 
 
@@ -48,7 +50,14 @@ def golden_trajectory(
     AssistantMessage, ToolCall, UserMessage, _, ToolType, *_ = _tau2()
     init_data, init_actions, history = _initial(task)
     env = env_factory()
-    env.set_state(initialization_data=init_data, initialization_actions=init_actions, message_history=history)
+    try:
+        env.set_state(initialization_data=init_data, initialization_actions=init_actions, message_history=history)
+    except Exception as exc:  # the benchmark's own code refuses the task: an input error naming it, not a traceback
+        raise BabelflowError(
+            f"task {task_id!r}: tau2's set_state raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            field=f"task {task_id}.initial_state",
+            fix="the task's initialization_data / initialization_actions / message_history must run in the unchanged benchmark",
+        ) from exc
     if before_actions is not None:
         before_actions(env)  # the state a do-nothing agent leaves behind
     messages = list(history)

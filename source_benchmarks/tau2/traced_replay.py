@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tracing import RECORDER, Kind, Traced, copy_traced, leaf_values, tag_tree, traced_leaves
+from source_benchmarks.tau2.tracing import RECORDER, Kind, Traced, copy_traced, leaf_values, string_leaves, tag_tree, traced_leaves
 
 
 class _TracingJson:
@@ -125,13 +125,21 @@ class _Instrumented:
                 write = kit.has_tool(tool_name) and kit.tool_type(tool_name) == ToolType.WRITE
             except Exception:  # an unknown tool: tau2 raises below, as it would
                 write = False
-            snapshots = self._snapshots() if write else None
+            snapshots = self._snapshots() if write and self.kits else None
             with _phase(what, RECORDER.evaluator):
                 result = original_use(tool_name=tool_name, **kwargs)
             for leaf in traced_leaves(result):
                 RECORDER.note(leaf.loc, Kind.TOOL_OUTPUT, what)
             if snapshots is not None:
                 self._diff(snapshots, [leaf for value in kwargs.values() for leaf in traced_leaves(value)], what)
+            elif write:
+                # DB not diffed on this task: a write tool's returned record shows what it stored
+                with _phase(None):
+                    stored = set(string_leaves(result))
+                    for value in kwargs.values():
+                        for leaf in traced_leaves(value):
+                            if str(leaf) in stored:
+                                RECORDER.note(leaf.loc, Kind.DB_WRITE, f"stored by {what} (in the record it returned)")
             return result
 
         def update_db(update_data: Any = None) -> None:
@@ -179,7 +187,7 @@ def trace_task(
             )
     except Exception as exc:
         raise BabelflowError(
-            f"task {task.id!r}: tau2's set_state raised {type(exc).__name__}: {exc}",
+            f"task {task.id!r}: tau2's set_state raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
             file=tasks_artifact,
             field=f"[{task_path[0]}].initial_state",
             fix="the task's initialization data/actions or message history must run in the unchanged benchmark",

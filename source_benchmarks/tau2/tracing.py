@@ -222,3 +222,20 @@ def leaf_values(node: Any, path: tuple = ()) -> dict[tuple, Any]:
         else:
             out[where] = item
     return out
+
+
+def string_leaves(node: Any, depth: int = 0) -> Iterator[str]:
+    """Every string in a tool's result (models, dicts, lists), tagged or not."""
+    if depth > 40:
+        return
+    if isinstance(node, str):
+        yield str(node)
+    elif isinstance(node, BaseModel):
+        for value in node.__dict__.values():
+            yield from string_leaves(value, depth + 1)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from string_leaves(value, depth + 1)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            yield from string_leaves(value, depth + 1)

@@ -1,0 +1,204 @@
+"""Differential analysis: perturb a field path in a scratch copy and rerun what the benchmark runs.
+
+Used where the instrumented replay leaves a field's role open (no observation on the field or its
+path: task ids, enum-typed fields tau2 converts at load, DB records no golden action reaches).
+A perturbation is a pseudo-translation with a per-path ASCII marker. One trial runs, on a scratch
+copy of the data files: the benchmark's own loaders and models (a rejected value is an outcome),
+its split selection, and golden + do-nothing replays of a few tasks holding the path (rewards,
+tool errors, golden/do-nothing DB parity, evaluator errors, and whether the marker reaches a tool
+result the agent reads). Paths are batched per artifact; a batch whose outcome changes is
+bisected. A path that changes an outcome alone is tried once more together with every equal
+string in every data file (split files included): if the outcome comes back, it is a link.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
+from analyzers.located_evidence import Observed
+
+PathKey = tuple[str, tuple, bool]  # (artifact, generalized path, is_key)
+MAX_TASKS = 4
+
+
+@dataclass
+class OpenPath:
+    key: PathKey
+    locations: list[tuple]  # concrete paths (a key's path ends with the key)
+    values: set[str]
+    task_indices: list[int]
+
+
+def _marker(index: int) -> str:
+    return f"Xq{index}_"
+
+
+def _perturb(value: str, index: int) -> str:
+    return f"{_marker(index)}{value}_qX"
+
+
+def _apply(document: Any, path: OpenPath, index: int) -> None:
+    artifact, _, is_key = path.key
+    # values first; then keys, deepest first, so a renamed parent never hides a child
+    for where in sorted(path.locations, key=len, reverse=True):
+        parent = document
+        try:
+            for segment in where[:-1]:
+                parent = parent[segment]
+        except (KeyError, IndexError, TypeError):
+            continue
+        last = where[-1]
+        if is_key:
+            if isinstance(parent, dict) and last in parent:
+                items = [(_perturb(k, index) if k == last else k, v) for k, v in parent.items()]
+                parent.clear()
+                parent.update(items)
+        elif isinstance(parent, (dict, list)):
+            try:
+                if isinstance(parent[last], str):
+                    parent[last] = _perturb(parent[last], index)
+            except (KeyError, IndexError):
+                continue
+
+
+def _replace_equal(node: Any, values: dict[str, str]) -> Any:
+    """Every string leaf and key equal to a perturbed value, perturbed the same way (link trial)."""
+    if isinstance(node, str):
+        return values.get(node, node)
+    if isinstance(node, dict):
+        return {values.get(k, k) if isinstance(k, str) else k: _replace_equal(v, values) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_replace_equal(v, values) for v in node]
+    return node
+
+
+class DifferentialRunner:
+    """Runs trials against scratch copies of one benchmark's data files."""
+
+    def __init__(self, bench: Any, open_benchmark: Callable[[Path], Any]):
+        self.bench = bench
+        self.open_benchmark = open_benchmark  # source_dir -> adapter, e.g. get_benchmark(id, source_dir=...)
+        self.data_specs = [s for s in bench.artifacts() if s.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and s.path.startswith("data/")]
+        self.documents = {s.path: bench.load_artifact(s) for s in self.data_specs}
+        self.formats = {s.path: s.format for s in self.data_specs}
+        self.trials = 0
+        self._baseline: dict[int, tuple] = {}
+        self._baseline_splits: tuple | None = None
+
+    # ---- one trial -------------------------------------------------------------------------
+    def _write(self, folder: Path, documents: dict[str, Any]) -> None:
+        from source_benchmarks.formats import dump_document
+
+        for artifact, document in documents.items():
+            target = folder / artifact[len("data/") :]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            dump_document(target, self.formats[artifact], document)
+
+    def _outcome(self, bench: Any, indices: list[int]) -> tuple[tuple, dict[int, tuple], str | None]:
+        try:
+            bench.validate_artifacts()
+            ids = bench.task_ids(None)
+            splits = tuple(sorted((name, len(bench.task_ids(name))) for name in bench.splits()))
+            chosen = [ids[i] for i in indices if i < len(ids)]
+            pairs = bench.replay_pairs(chosen, label="analysis: differential trial")
+        except Exception as exc:  # the benchmark's own loaders/models refuse it: that is the outcome
+            return (), {}, f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+        result: dict[int, tuple] = {}
+        for index, (golden, nothing) in zip(indices, pairs):
+            outputs = " ".join(call.output for call in golden.tool_calls)
+            result[index] = (
+                (golden.reward, nothing.reward, tuple(call.error for call in golden.tool_calls), golden.evaluator_error is None, nothing.evaluator_error is None,
+                 golden.final_db_sha256 == nothing.final_db_sha256),
+                outputs,
+            )
+        return splits, result, None
+
+    def baseline(self, indices: list[int]) -> None:
+        missing = [i for i in indices if i not in self._baseline]
+        if missing or self._baseline_splits is None:
+            splits, result, error = self._outcome(self.bench, missing)
+            if error:
+                raise RuntimeError(f"the unperturbed benchmark fails its own replay: {error}")
+            self._baseline_splits = splits
+            self._baseline.update({i: signature for i, (signature, _) in result.items()})
+
+    def trial(self, documents: dict[str, Any], indices: list[int]) -> tuple[str | None, dict[int, str]]:
+        """(what changed or None, outputs per task) for perturbed `documents` (others unchanged)."""
+        self.trials += 1
+        self.baseline(indices)
+        folder = Path(tempfile.mkdtemp(prefix="babelflow-differential-"))
+        try:
+            self._write(folder, documents)
+            splits, result, error = self._outcome(self.open_benchmark(folder), indices)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if error:
+            return f"the benchmark's loaders refuse it ({error})", {}
+        if splits != self._baseline_splits:
+            return f"task splits change {dict(self._baseline_splits)} -> {dict(splits)}", {}
+        outputs = {i: out for i, (_, out) in result.items()}
+        for index, (signature, _) in result.items():
+            if signature != self._baseline[index]:
+                return f"task #{index}: outcome {self._baseline[index][:2]} -> {signature[:2]}, tool errors/DB parity {signature[2:]}", outputs
+        return None, outputs
+
+    # ---- batches, bisection, links ---------------------------------------------------------
+    def _perturbed(self, paths: list[tuple[int, OpenPath]]) -> dict[str, Any]:
+        documents: dict[str, Any] = {}
+        for index, path in paths:
+            artifact = path.key[0]
+            if artifact not in documents:
+                documents[artifact] = copy.deepcopy(self.documents[artifact])
+            _apply(documents[artifact], path, index)
+        return documents
+
+    def run(self, paths: list[OpenPath], watched: list[int]) -> dict[PathKey, Observed]:
+        numbered = list(enumerate(paths))
+        found: dict[PathKey, Observed] = {}
+        self._bisect(numbered, watched, found)
+        return found
+
+    def _indices(self, batch: list[tuple[int, OpenPath]], watched: list[int]) -> list[int]:
+        chosen: list[int] = []
+        for _, path in batch:
+            for index in path.task_indices[:2]:
+                if index not in chosen:
+                    chosen.append(index)
+        for index in watched:
+            if len(chosen) >= MAX_TASKS:
+                break
+            if index not in chosen:
+                chosen.append(index)
+        return chosen[: max(MAX_TASKS, len(batch))]
+
+    def _bisect(self, batch: list[tuple[int, OpenPath]], watched: list[int], found: dict[PathKey, Observed]) -> None:
+        indices = self._indices(batch, watched)
+        changed, outputs = self.trial(self._perturbed(batch), indices)
+        if changed is None:
+            shown = " ".join(outputs.values())
+            for index, path in batch:
+                if _marker(index) in shown:
+                    found[path.key] = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.TOOL_OUTPUT}), "perturbed: reaches a tool result, changes no outcome")
+                else:
+                    found[path.key] = Observed(EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed: changes no outcome")
+            return
+        if len(batch) > 1:
+            middle = len(batch) // 2
+            self._bisect(batch[:middle], watched, found)
+            self._bisect(batch[middle:], watched, found)
+            return
+        index, path = batch[0]
+        values = {value: _perturb(value, index) for value in path.values}
+        linked = {artifact: _replace_equal(document, values) for artifact, document in self.documents.items()}
+        restored, _ = self.trial(linked, indices)
+        if restored is None:
+            detail = f"perturbed alone: {changed}; with its equal fields in every data file: outcome returns (link)"
+        else:
+            detail = f"perturbed alone: {changed}"
+        found[path.key] = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), detail)
