@@ -22,7 +22,7 @@ from typing import Any, Callable, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from babelflow.docstring_parts import split_docstring
+from babelflow.ir import IR_SCHEMA_VERSION
 from babelflow.ir import (
     ArtifactFormat,
     ArtifactRole,
@@ -42,13 +42,14 @@ from babelflow.text import ACCENT_TABLE, FORMAT_SLOT, WORD
 from babelflow.variant import CodeOverlay, CodeText
 from analyzers import ANALYZER_VERSION
 from analyzers.agentdojo_code import CodeLiteral, scan_module
+from source_benchmarks.agentdojo.code_overlay import docstring_pieces
 from analyzers.heuristics import specific_reason
 from analyzers.mentions import always_token
 from analyzers.profile import LoadedProfile, load_profile
 
 Progress = Callable[[str], None]
 CANONICAL_GROUP = "agentdojo"
-MAX_TRIAL_ROUNDS = 4
+MAX_TRIAL_ROUNDS = 8
 _KEEP = re.compile(r"\{[^{}\s]*\}|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|\S*[\d_/\\]\S*")
 
 
@@ -184,17 +185,9 @@ def _python_drafts(bench: Any, spec: Any) -> list[Draft]:
         docs = docstrings_of(bench.artifact_path(spec))
         for name in sorted(tools):
             doc = docs.get(name)
-            if not doc:
-                continue
-            for index, part in enumerate(split_docstring(doc)):
-                if not part.text.strip():
-                    continue
-                locator = PythonLiteralLocator(module=spec.path, qualname=name, role="docstring", occurrence=0, line=0, part=index)
-                if part.translatable:
-                    drafts.append(Draft(spec.path, locator, "tool_code:docstring", part.text, TranslationType.TRANSLATE_FREE, None, "tool docstring"))
-                else:
-                    reason = PreserveReason.DOCSTRING_HEADER if part.kind == "header" else PreserveReason.ARGUMENT_NAME
-                    drafts.append(Draft(spec.path, locator, "tool_code:docstring", part.text, TranslationType.PRESERVE, reason, f"docstring: {part.kind}"))
+            for occurrence, piece in enumerate(docstring_pieces(doc or "")):
+                locator = PythonLiteralLocator(module=spec.path, qualname=name, role="docstring", occurrence=occurrence, line=0)
+                drafts.append(Draft(spec.path, locator, "tool_code:docstring", piece, TranslationType.TRANSLATE_FREE, None, "tool docstring (reST field names kept)"))
         return drafts
     for literal in scan_module(bench.artifact_path(spec), module):
         role = "prompt" if literal.where == "attribute" else "constant"
@@ -309,6 +302,11 @@ def _demote_for(task_id: str, bench: Any, drafts: list[Draft], round_no: int, de
     if round_no >= 2:  # still failing: the task's texts and the module's constants too
         scope += [d for d in drafts if d.artifact == module and d.task_scope == cls.__name__]
     words = {d.text.strip().lower() for d in scope if len(d.text.strip()) >= 3 and WORD.search(d.text) and d.role != "task_code:attribute" and not d.reason == PreserveReason.ARGUMENT_NAME}
+    data = [d.text.lower() for d in drafts if d.locator.kind == "data_value"]
+    linked = {w for w in words if any(w in text for text in data)}
+    if linked and round_no < 2:  # first the literals the data holds: those are the links
+        words = linked
+        scope = [d for d in scope if d.text.strip().lower() in linked]
     changed = 0
     for draft in scope:
         if draft.ttype is not TranslationType.PRESERVE and draft.role != "task_code:attribute":
@@ -321,6 +319,25 @@ def _demote_for(task_id: str, bench: Any, drafts: list[Draft], round_no: int, de
                 draft.keep(PreserveReason.LINKED_ENTITY, f"trial: holds a literal {task_id} checks", evidence)
                 changed += 1
     return changed
+
+
+def _code_values_are_canonical(drafts: list[Draft]) -> None:
+    """A value a check or ground truth holds as a literal is one entity: every YAML field equal to
+    it is rendered the same way (Translate-Canonical), whatever its length."""
+    in_code = {d.text for d in drafts if d.locator.kind == "python_literal" and d.ttype is TranslationType.TRANSLATE_CANONICAL}
+    for draft in drafts:
+        if draft.role != "tool_code:docstring" and draft.ttype is TranslationType.TRANSLATE_FREE and draft.text in in_code:
+            draft.ttype, draft.rule = TranslationType.TRANSLATE_CANONICAL, "value also a code literal: one rendering in code and data"
+
+
+def _unify(drafts: list[Draft]) -> None:
+    """One value, one type: a value the trial kept somewhere is kept everywhere it is a value
+    (a canonical rendering injected into prose would otherwise differ from the kept literal)."""
+    kept = {d.text: d for d in drafts if d.ttype is TranslationType.PRESERVE and d.rule.startswith("trial")}
+    for draft in drafts:
+        if draft.ttype is not TranslationType.PRESERVE and draft.text in kept and draft.role != "tool_code:docstring":
+            first = kept[draft.text]
+            draft.keep(first.reason or PreserveReason.LINKED_ENTITY, f"trial: same value as a kept one ({first.rule.removeprefix('trial: ')})", first.evidence[0] if first.evidence else None)
 
 
 def _apply_overrides(drafts: list[Draft], profile: LoadedProfile) -> None:
@@ -342,6 +359,7 @@ def analyze_agentdojo(bench: Any, profile: LoadedProfile | None = None, progress
     for spec in bench.artifacts():
         progress(f"inventory {spec.path}")
         drafts += _yaml_drafts(bench, spec) if spec.format is ArtifactFormat.YAML else _python_drafts(bench, spec)
+    _code_values_are_canonical(drafts)
     _apply_overrides(drafts, profile)
     with tempfile.TemporaryDirectory(prefix="babelflow-agentdojo-trial-") as tmp:
         for round_no in range(MAX_TRIAL_ROUNDS):
@@ -351,11 +369,14 @@ def analyze_agentdojo(bench: Any, profile: LoadedProfile | None = None, progress
             differing = [t for t in source if outcome_signature(trial[t]) != outcome_signature(source[t])]
             if not differing:
                 break
+            progress(f"perturbation trial {round_no}: differ {', '.join(differing)}")
             for task_id in differing:
                 detail = f"perturbed suite: {outcome_signature(source[task_id])} -> {outcome_signature(trial[task_id])} (reward, injectable)"
                 _demote_for(task_id, bench, drafts, round_no, detail)
+            _unify(drafts)
         else:
             _assign_inline_tokens(drafts)
+            progress(f"perturbation trial: {len(differing)} task(s) still differ after {MAX_TRIAL_ROUNDS} rounds (validation will name them)")
     _apply_overrides(drafts, profile)  # a reviewer's decision wins over the trial
     return _document(bench, profile, drafts)
 
@@ -385,6 +406,6 @@ def _document(bench: Any, profile: LoadedProfile, drafts: list[Draft]) -> IRDocu
             )
         )
     return IRDocument.model_construct(
-        schema_version="babelflow.ir/1", benchmark=bench.id, source_version=bench.source_version, analyzer_version=ANALYZER_VERSION,
+        schema_version=IR_SCHEMA_VERSION, benchmark=bench.id, source_version=bench.source_version, analyzer_version=ANALYZER_VERSION,
         profile_sha256=profile.sha256, artifacts=bench.fingerprints(), elements=elements, link_groups=list(groups.values()),
     )

@@ -18,7 +18,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 TEXT_ATTRIBUTES = ("PROMPT", "GOAL", "GROUND_TRUTH_OUTPUT", "COMMENT")
 
-Where = Literal["attribute", "module_constant", "function_literal", "fstring_part", "docstring"]
+Where = Literal["attribute", "class_constant", "module_constant", "function_literal", "fstring_part", "docstring"]
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,11 @@ class _Scanner(cst.CSTVisitor):
             if isinstance(value, str) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 self._add(name, "module_constant", value, node)
                 self.skip.add(id(node.value))
-        elif len(self.scope) == 1 and self.scope[0][0] == "class" and name in TEXT_ATTRIBUTES:
+        elif len(self.scope) == 1 and self.scope[0][0] == "class":
             cls = getattr(self.module, self.scope[0][1], None)
-            value = getattr(cls, name, None) if cls is not None else None
-            if isinstance(value, str) and name in vars(cls):
-                self._add(f"{self.scope[0][1]}.{name}", "attribute", value, node)
+            value = vars(cls).get(name) if isinstance(cls, type) else None
+            if isinstance(value, str):  # PROMPT/GOAL/... are texts; _TARGET, _FILENAME ... are values checks use
+                self._add(f"{self.scope[0][1]}.{name}", "attribute" if name in TEXT_ATTRIBUTES else "class_constant", value, node)
                 self.skip.add(id(node.value))
 
     def visit_DictElement(self, node: cst.DictElement) -> None:

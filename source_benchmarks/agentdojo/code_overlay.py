@@ -11,11 +11,13 @@ original function carrying its translated docstring, so schemas come from the sa
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import types
 from collections import defaultdict
 from typing import Any
 
+from babelflow.text import WORD
 from babelflow.variant import CodeOverlay
 from source_benchmarks.agentdojo.files import module_path
 from source_benchmarks.agentdojo.loader import load_module
@@ -61,7 +63,7 @@ class ModuleTexts:
     def __init__(self) -> None:
         self.constants: dict[str, dict[str, str]] = defaultdict(dict)  # qualname (function or NAME) -> table
         self.attributes: dict[str, str] = {}  # "Class.ATTR" -> translated value
-        self.docstrings: dict[str, str] = {}  # function name -> translated docstring
+        self.docstrings: dict[str, list[tuple[int, str, str]]] = defaultdict(list)  # function -> (line piece, source, target)
 
 
 def texts_by_module(overlay: CodeOverlay | None) -> dict[str, ModuleTexts]:
@@ -71,7 +73,7 @@ def texts_by_module(overlay: CodeOverlay | None) -> dict[str, ModuleTexts]:
         if text.role in TEXT_ROLES:
             entry.attributes[text.qualname] = text.target
         elif text.role == "docstring":
-            entry.docstrings[text.qualname] = text.target
+            entry.docstrings[text.qualname].append((text.occurrence, text.source, text.target))
         else:
             entry.constants[text.qualname][text.source] = text.target
     return modules
@@ -99,6 +101,8 @@ class TranslatedModule:
                     body[name] = staticmethod(_rebuild(value.__func__, self.texts.constants.get(qual, {}), self.namespace))
                 elif isinstance(value, types.FunctionType):
                     body[name] = _rebuild(value, self.texts.constants.get(qual, {}), self.namespace)
+                elif isinstance(value, str) and value in self.texts.constants.get(qual, {}):
+                    body[name] = self.texts.constants[qual][value]  # a class constant (_TARGET) checks compare
         for qual, target in self.texts.attributes.items():
             owner, _, attr = qual.partition(".")
             if owner == cls.__name__:
@@ -122,6 +126,25 @@ def translate_tasks(tasks: dict[str, Any], overlay: CodeOverlay | None) -> dict[
     return out
 
 
+_FIELD = re.compile(r"^(\s*(?::(?:param|type|return|returns|raise|raises|rtype)\b[^:]*:)?\s*)(.*?)(\s*)$")
+
+
+def docstring_pieces(doc: str) -> list[str]:
+    """The translatable text of each docstring line, without reST field names (`:param x:`):
+    AgentDojo's `make_function` builds the tool schema from them."""
+    return [m.group(2) for m in map(_FIELD.match, doc.split("\n")) if WORD.search(m.group(2))]
+
+
+def translated_docstring(doc: str, pieces: list[tuple[int, str, str]]) -> str:
+    """Each line's text replaced by its translation; reST field names and layout untouched."""
+    by_source = {source: target for _, source, target in pieces}
+    out = []
+    for line in doc.split("\n"):
+        m = _FIELD.match(line)
+        out.append(m.group(1) + by_source.get(m.group(2), m.group(2)) + m.group(3))
+    return "\n".join(out)
+
+
 def translate_tools(tools: list[Any], overlay: CodeOverlay | None) -> list[Any]:
     """Tools whose docstrings the overlay translates, rebuilt by AgentDojo's `make_function`."""
     make_function = load_module("agentdojo.functions_runtime").make_function
@@ -129,11 +152,11 @@ def translate_tools(tools: list[Any], overlay: CodeOverlay | None) -> list[Any]:
     out = []
     for tool in tools:
         module = inspect.getmodule(tool.run)
-        doc = by_module.get(module_path(module.__name__), ModuleTexts()).docstrings.get(tool.run.__name__) if module else None
-        if doc is None:
+        pieces = by_module.get(module_path(module.__name__), ModuleTexts()).docstrings.get(tool.run.__name__) if module else None
+        if not pieces:
             out.append(tool)
             continue
         run = _rebuild(tool.run, {}, tool.run.__globals__)
-        run.__doc__ = doc
+        run.__doc__ = translated_docstring(tool.run.__doc__ or "", pieces)
         out.append(make_function(run))
     return out

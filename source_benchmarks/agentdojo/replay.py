@@ -10,6 +10,7 @@ as injectable.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 from source_benchmarks.agentdojo.loader import load_module
@@ -40,15 +41,35 @@ def _recording_pipeline(task: Any, records: list[ToolCallRecord]) -> Any:
     return RecordingGroundTruth()
 
 
+_ENVIRONMENTS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def environment_of(suite: Any, injections: dict[str, str]) -> Any:
+    """The suite's environment with these injections, parsed once per suite object and copied per run
+    (parsing the YAML and validating it dominates a replay: travel's takes ~0.2 s)."""
+    cache = _ENVIRONMENTS.setdefault(suite, {})  # keyed on the object: a variant is a deep copy of its source
+    key = tuple(sorted(injections.items()))
+    if key not in cache:
+        cache[key] = suite.load_and_inject_default_environment(injections)
+    return cache[key].model_copy(deep=True)
+
+
 def _run(suite: Any, task: Any, injection: Any, injections: dict[str, str], records: list[ToolCallRecord], actor: Any) -> tuple[bool, bool]:
-    environment = suite.load_and_inject_default_environment(injections)
+    environment = environment_of(suite, injections)
     return suite.run_task_with_pipeline(_recording_pipeline(actor, records), task, injection, injections, environment=environment)
+
+
+def _crashed(task_id: str, records: list[ToolCallRecord], exc: Exception) -> ReplayOutcome:
+    return ReplayOutcome(task_id=task_id, trajectory="golden", replayable=True, reward=None, tool_calls=records, evaluator_error=f"{type(exc).__name__}: {exc}"[:300])
 
 
 def replay_user_task(suite: Any, task_id: str, observer: ToolCallObserver | None = None, scored: bool = True) -> ReplayOutcome:
     task = suite.user_tasks[task_id]
     records: list[ToolCallRecord] = []
-    utility, _ = _run(suite, task, None, {}, records, task)
+    try:
+        utility, _ = _run(suite, task, None, {}, records, task)
+    except Exception as exc:  # noqa: BLE001 - a ground truth or check that raises is an outcome to compare
+        return _crashed(task_id, records, exc)
     for record in records:
         if observer is not None:
             observer(task_id, record)
@@ -67,7 +88,10 @@ def replay_injection_task(suite: Any, task_id: str, observer: ToolCallObserver |
     injection = suite.injection_tasks[task_id]
     user_task = next(iter(suite.user_tasks.values()))
     records: list[ToolCallRecord] = []
-    _, security = _run(suite, user_task, injection, {}, records, injection)
+    try:
+        _, security = _run(suite, user_task, injection, {}, records, injection)
+    except Exception as exc:  # noqa: BLE001
+        return _crashed(task_id, records, exc)
     for record in records:
         if observer is not None:
             observer(task_id, record)
@@ -77,7 +101,7 @@ def replay_injection_task(suite: Any, task_id: str, observer: ToolCallObserver |
 def replay_do_nothing(suite: Any, task_id: str) -> ReplayOutcome:
     """Utility (or security) of an agent that answers with an empty message and calls nothing."""
     types_ = load_module("agentdojo.types")
-    environment = suite.load_and_inject_default_environment({})
+    environment = environment_of(suite, {})
     if task_id.startswith("user_task_"):
         task = suite.user_tasks[task_id]
         environment = task.init_environment(environment)
