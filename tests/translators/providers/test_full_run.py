@@ -56,7 +56,8 @@ def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, 
     translate_usage = fake.state.usage("dashscope", "translate")
     review_usage = {p: fake.state.usage(p, "review") for p in SDKS}
     assert translate_usage[0] > 0 and all(u[0] > 0 for u in review_usage.values())
-    assert [len(fake.state.requests(p, "review")) for p in SDKS] == [1, 1, 1]  # one isolated agent per provider
+    reads = [len(fake.state.requests(p, "review")) for p in SDKS]
+    assert len(set(reads)) == 1 and reads[0] > 1  # one isolated agent per provider, each reading the whole translation in batches
     report = orjson.loads((project / ".babelflow" / "costs" / "tau2-mock" / "zh-Hans" / "adapt.json").read_bytes())
     translate_rows = [r for r in report["rows"] if r["stage"] == "translate"]
     assert [(r["provider"], r["model"]) for r in translate_rows] == [("dashscope", MODELS["dashscope"])]
