@@ -9,6 +9,7 @@ same rules as the fidelity probes: ``babelflow.target_language``, ``babelflow.te
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -50,19 +51,26 @@ TRANSLATION_SCHEMA: dict = {
 }
 
 
-def parse_batch(text: str, data: Any | None, truncated: bool) -> tuple[dict[str, str] | None, str | None]:
-    """(id -> text, None) or (None, the batch-level problem)."""
+@dataclass(frozen=True)
+class BatchProblem:
+    """Why a whole reply is unusable (every segment of the batch is retried or recorded with it)."""
+
+    reason: str
+
+
+def parse_batch(text: str, data: Any | None, truncated: bool) -> dict[str, str] | BatchProblem:
+    """id -> text of a well-formed reply, or the batch-level problem."""
     if truncated:
-        return None, "output truncated at the token limit"
+        return BatchProblem("output truncated at the token limit")
     try:
         batch = TranslationBatch.model_validate(parse_json_reply(text, data))
     except (ValueError, ValidationError) as exc:
-        return None, f"reply is not the required JSON ({type(exc).__name__})"
+        return BatchProblem(f"reply is not the required JSON ({type(exc).__name__})")
     counts = Counter(t.id for t in batch.translations)
     duplicated = sorted(i for i, n in counts.items() if n > 1)
     if duplicated:
-        return None, f"duplicate ids in reply: {', '.join(duplicated[:5])}"
-    return {t.id: t.text for t in batch.translations}, None
+        return BatchProblem(f"duplicate ids in reply: {', '.join(duplicated[:5])}")
+    return {t.id: t.text for t in batch.translations}
 
 
 def _protected(segment: ProtectedSegment) -> ProtectedText:

@@ -24,7 +24,7 @@ from babelflow.llm.prompts import language_name
 from babelflow.llm.resilience import BatchRejected
 from translators.interface import ProtectedSegment, TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
 from translators.prompts import Prompt, load_prompt
-from translators.providers.checks import TRANSLATION_SCHEMA, check_reply, parse_batch
+from translators.providers.checks import TRANSLATION_SCHEMA, BatchProblem, check_reply, parse_batch
 
 SCHEMA_NAME = "submit_translations"
 ORIGINAL, SMALLER, SINGLE = 0, 1, 2
@@ -108,10 +108,10 @@ class ModelTranslator:
             run.output_tokens += completion.output_tokens or 0
         if completion.problem:
             return {}, {s.segment_id: [completion.problem] for s in segments}
-        by_id, problem = parse_batch(completion.text, completion.data, completion.truncated)
-        if by_id is None:
-            return {}, {s.segment_id: [problem or "unusable reply"] for s in segments}
-        return check_reply(segments, by_id, request.target_language)
+        parsed = parse_batch(completion.text, completion.data, completion.truncated)
+        if isinstance(parsed, BatchProblem):
+            return {}, {s.segment_id: [parsed.reason] for s in segments}
+        return check_reply(segments, parsed, request.target_language)
 
     def _solve(self, segments: list[ProtectedSegment], stage: int, request: TranslationRequest, system: str, run: _Run) -> None:
         """Translate ``segments``; retry the bad ones smaller, then alone; record what stays bad."""
