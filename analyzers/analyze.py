@@ -352,10 +352,14 @@ class _Builder:
         return groups
 
 
-def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None, use_profile: bool = True) -> IRDocument:
+def analyze_benchmark(
+    bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None, use_profile: bool = True, instrumented: bool = True
+) -> IRDocument:
     """Build the IR of one benchmark. Runs its golden replays instrumented; no translation happens here.
 
-    `use_profile=False` types from evidence, structure and shape alone (`babelflow analyze --no-profile`)."""
+    `use_profile=False` types from evidence, structure and shape alone (`babelflow analyze --no-profile`).
+    `instrumented=False` is the earlier analysis (plain golden replay, value-keyed evidence, no
+    differential trials), kept for side-by-side measurement (bench/analysis_speed.py)."""
     progress = progress or (lambda message: None)
     if bench.id.startswith("agentdojo-"):  # code and data typed together by a perturbation trial
         from analyzers.agentdojo import analyze_agentdojo
@@ -365,7 +369,7 @@ def analyze_benchmark(bench: SourceBenchmark, profile: LoadedProfile | None = No
     progress("checking every artifact loads")
     bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file
     located = LocatedEvidence()
-    evidence = collect_runtime_evidence(bench, progress, located)
+    evidence = collect_runtime_evidence(bench, progress, located if instrumented else None)
     for spec in bench.artifacts():
         if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and spec.translatable:
             record_schema_literals(evidence, spec.path, _facts_for(spec).literal_values)

@@ -137,7 +137,15 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
     precedence and are part of the profile hash, so the IR is rebuilt when they change.
     """
     path = Path(path) if path else PROFILES_DIR / f"{benchmark}.toml"
-    profile, raw = _read_profile(path)
+    if not path.exists() and benchmark.startswith("tau2-pkg:") and path.parent == PROFILES_DIR:
+        # a domain package has no reviewed profile yet: the shared tau2 rules (task schema,
+        # prompts) apply to its mounted files; everything else is typed from evidence
+        path = PROFILES_DIR / "tau2-common.toml"
+        profile, raw = _read_profile(path)
+        profile = profile.model_copy(update={"benchmark": benchmark, "extends": None, "description": f"starter: tau2-common for {benchmark}"})
+        raw = b"starter:" + benchmark.encode() + b"\0" + raw
+    else:
+        profile, raw = _read_profile(path)
     if extra_overrides:
         profile = profile.model_copy(update={"overrides": list(extra_overrides) + profile.overrides})
         raw += b"\0overrides:" + b"".join(o.model_dump_json().encode() for o in extra_overrides)

@@ -1,59 +1,28 @@
-"""Wall time and peak RSS of analyzing all four tau2 domains in one run, beside tau2's own golden replay.
+"""Analysis of all four tau2 domains, side by side in one run: the analysis before issue 13 (plain
+golden replay), the instrumented + differential analysis with a cold cache, the same again with the
+cache it left (an unchanged source), and tau2's own golden replay + scoring. Per domain: the share
+of Preserve fields with runtime evidence and of types the profile alone decides.
 
-Each measurement runs in a fresh subprocess so peak RSS belongs to that work alone.
+Each measurement runs in a fresh subprocess (python -m bench.analysis_speed_worker) so peak RSS
+belongs to that work alone.
 Usage: python -m bench.analysis_speed [--skip-stock]
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 DOMAINS = ("tau2-mock", "tau2-airline", "tau2-retail", "tau2-telecom")
 
-ANALYZE = """
-import json, resource, sys, time
-from analyzers.analyze import analyze_benchmark
-from source_benchmarks import get_benchmark
-rows = []
-t0 = time.perf_counter()
-for benchmark_id in sys.argv[1:]:
-    t = time.perf_counter()
-    ir = analyze_benchmark(get_benchmark(benchmark_id))
-    rows.append({"benchmark": benchmark_id, "seconds": time.perf_counter() - t, "elements": len(ir.elements), "tasks": len(get_benchmark(benchmark_id).task_ids(None))})
-print(json.dumps({"rows": rows, "total": time.perf_counter() - t0, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
 
-# tau2's own path: registry env constructor + evaluate_simulation(ALL) on the golden trajectory.
-STOCK = """
-import json, resource, sys, time
-from loguru import logger
-logger.disable("tau2")
-from tau2.data_model.simulation import SimulationRun, TerminationReason
-from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
-from tau2.registry import registry
-from source_benchmarks import get_benchmark
-from source_benchmarks.tau2.replay import golden_trajectory
-rows = []
-t0 = time.perf_counter()
-for benchmark_id in sys.argv[1:]:
-    domain = benchmark_id.removeprefix("tau2-")
-    constructor = registry.get_env_constructor(domain)
-    tasks = registry.get_tasks_loader(domain)() if domain != "telecom" else registry.get_tasks_loader("telecom_full")()
-    t = time.perf_counter()
-    for task in tasks:
-        messages, _, _ = golden_trajectory(task, constructor, task.id, None)
-        run = SimulationRun(id="x", task_id=task.id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
-        evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain)
-    rows.append({"benchmark": benchmark_id, "seconds": time.perf_counter() - t, "tasks": len(tasks)})
-print(json.dumps({"rows": rows, "total": time.perf_counter() - t0, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
-
-
-def run(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, *DOMAINS], check=True, capture_output=True, text=True, env={"LITELLM_LOCAL_MODEL_COST_MAP": "True", "PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+def run(mode: str, cache: str) -> dict:
+    env = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "PATH": "/usr/bin:/bin", "HOME": "/tmp", "BABELFLOW_ANALYSIS_CACHE": cache, "DO_NOT_TRACK": "1"}
+    out = subprocess.run([sys.executable, "-m", "bench.analysis_speed_worker", mode, *DOMAINS], check=True, capture_output=True, text=True, env=env, cwd=os.getcwd())
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -62,20 +31,36 @@ def main() -> None:
     from rich.table import Table
 
     started = time.perf_counter()
-    analysis = run(ANALYZE)
-    stock = None if "--skip-stock" in sys.argv else run(STOCK)
-    table = Table(title="babelflow analysis vs tau2 golden replay (one run, this machine)")
-    for column in ("benchmark", "tasks", "IR elements", "analysis s", "stock golden replay s"):
+    with tempfile.TemporaryDirectory(prefix="babelflow-analysis-cache-") as cache:
+        before = run("replay", cache)
+        cold = run("traced", cache)
+        warm = run("traced", cache)
+    stock = None if "--skip-stock" in sys.argv else run("stock", cache)
+    table = Table(title="tau2 analysis, one run on this machine: before issue 13 vs instrumented + differential (cold, then unchanged source)")
+    for column in ("benchmark", "tasks", "IR elements", "before s", "traced cold s", "traced warm s", "stock replay s", "Preserve w/ runtime evidence", "perturbed, no role", "profile alone decides"):
         table.add_column(column, justify="right")
-    stock_rows = {r["benchmark"]: r for r in (stock["rows"] if stock else [])}
-    for row in analysis["rows"]:
-        other = stock_rows.get(row["benchmark"])
-        table.add_row(row["benchmark"], str(row["tasks"]), str(row["elements"]), f"{row['seconds']:.1f}", f"{other['seconds']:.1f}" if other else "-")
-    table.add_row("all four", "", "", f"{analysis['total']:.1f}", f"{stock['total']:.1f}" if stock else "-")
+    rows = {name: {r["benchmark"]: r for r in result["rows"]} for name, result in (("before", before), ("warm", warm), ("stock", stock or {"rows": []}))}
+    preserve = runtime = elements = profile_only = 0
+    for row in cold["rows"]:
+        name = row["benchmark"]
+        other = rows["stock"].get(name)
+        preserve, runtime, elements, profile_only = preserve + row["preserve"], runtime + row["runtime"], elements + row["elements"], profile_only + row["profile_only"]
+        table.add_row(
+            name, str(row["tasks"]), f"{row['elements']:,}", f"{rows['before'][name]['seconds']:.1f}", f"{row['seconds']:.1f}", f"{rows['warm'][name]['seconds']:.1f}",
+            f"{other['seconds']:.1f}" if other else "-", f"{100 * row['runtime'] / max(1, row['preserve']):.1f}% of {row['preserve']:,}", f"{row['no_role']:,}",
+            f"{100 * row['profile_only'] / max(1, row['elements']):.2f}% ({row['profile_only']:,})",
+        )
+    table.add_row(
+        "all four", "", f"{elements:,}", f"{before['total']:.1f}", f"{cold['total']:.1f}", f"{warm['total']:.1f}", f"{stock['total']:.1f}" if stock else "-",
+        f"{100 * runtime / max(1, preserve):.1f}%", "", f"{100 * profile_only / max(1, elements):.2f}%",
+    )
     Console().print(table)
-    print(f"analysis peak RSS: {analysis['peak_rss_mb']:.0f} MB (target <= 2048 MB); analysis wall: {analysis['total']:.1f} s (target <= 60 s)")
+    print(f"share of types decided by the profile alone: {100 * profile_only / max(1, elements):.2f}% ({profile_only:,} of {elements:,} elements)")
+    print(f"Preserve fields with runtime evidence (traced or differential): {100 * runtime / max(1, preserve):.1f}% ({runtime:,} of {preserve:,}; target >= 90%)")
+    print(f"instrumented + differential / before, cold cache: {cold['total'] / before['total']:.2f}x (target <= 10x); unchanged source (warm cache): {warm['total'] / before['total']:.2f}x")
+    print(f"peak RSS: before {before['peak_rss_mb']:.0f} MB, traced cold {cold['peak_rss_mb']:.0f} MB, warm {warm['peak_rss_mb']:.0f} MB")
     if stock:
-        print(f"stock replay peak RSS: {stock['peak_rss_mb']:.0f} MB; ratio analysis/stock-replay wall: {analysis['total'] / stock['total']:.2f}")
+        print(f"stock replay: {stock['total']:.1f} s, peak RSS {stock['peak_rss_mb']:.0f} MB")
     print(f"bench wall: {time.perf_counter() - started:.1f} s")
 
 

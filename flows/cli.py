@@ -25,8 +25,12 @@ def analyze(
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
     no_profile: bool = typer.Option(False, "--no-profile", help="Type from runtime evidence, structure and shape alone (no reviewed profile)."),
+    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
+    from source_benchmarks.tau2.domain_package import benchmark_with_package
+
+    benchmark = benchmark_with_package(benchmark, domain_package)
     from analyzers.analyze import analyze_benchmark
     from analyzers.profile import load_profile
     from babelflow.ir import save_ir
@@ -63,12 +67,16 @@ def adapt(
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
     validators: str = typer.Option("", "--validators", help="Then validate the variant with model-backed agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M."),
+    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
 ) -> None:
     """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
 
     Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY (and
     OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is printed per stage, language and provider, and saved under
     .babelflow/costs/<benchmark>/<lang>/adapt.json."""
+    from source_benchmarks.tau2.domain_package import benchmark_with_package
+
+    benchmark = benchmark_with_package(benchmark, domain_package)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from babelflow.settings import BabelflowSettings
@@ -142,11 +150,15 @@ def validate(
     json_out: Path | None = typer.Option(None, "--json", help="Write the failure set as JSON here."),
     validators: str = typer.Option("", "--validators", help="Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M (default: probes only)."),
     save_inferred_map_to: Path | None = typer.Option(None, "--save-inferred-map", help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here."),
+    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
 ) -> None:
     """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
 
     With --validators, each agent reviews the probes' evidence with its own model; their token
     usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
+    from source_benchmarks.tau2.domain_package import benchmark_with_package
+
+    benchmark = benchmark_with_package(benchmark, domain_package)
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
     from babelflow.variant import save_record
@@ -243,6 +255,7 @@ def flow(
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for pseudo-locales, Apertium where a pair is installed), `pseudo`, `apertium[:MODE]` or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
     validators: str = typer.Option("", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."),
+    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
 
@@ -250,6 +263,9 @@ def flow(
     kept running, so runs, artifacts and paused review forms stay reachable in the UI after this
     command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
     Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
+    from source_benchmarks.tau2.domain_package import benchmark_with_package
+
+    benchmark = benchmark_with_package(benchmark, domain_package)
     from babelflow.settings import BabelflowSettings
     from flows.local_server import ensure_server, ui_base
     from flows.reporting import units_made_by

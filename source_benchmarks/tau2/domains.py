@@ -20,6 +20,11 @@ class Tau2DomainSpec:
     user_db_model: str | None = None
     user_tools_class: str | None = None
     code_files: tuple[tuple[str, ArtifactRole], ...] = field(default_factory=tuple)
+    # a domain package outside tau2's tree (domain_package.py): where it lives and how it binds its files
+    environment_module: str | None = None
+    path_globals: tuple[tuple[str, str], ...] | None = None
+    package_dir: str | None = None
+    data_path: str | None = None
 
     @property
     def data_dir(self) -> str:

@@ -66,7 +66,7 @@ class Tau2EnvironmentFactory:
     def __init__(self, spec: Tau2DomainSpec, resolve: Callable[[str], Path], overlay: CodeOverlay | None = None):
         self.spec = spec
         self.resolve = resolve
-        self.module = importlib.import_module(f"tau2.domains.{spec.domain}.environment")
+        self.module = importlib.import_module(spec.environment_module or f"tau2.domains.{spec.domain}.environment")  # a domain package names its own
         self.localizers: tuple[ToolkitLocalizer, ToolkitLocalizer] | None = None
         self._trace = threading.local()  # languages validated at once run in threads, one factory each
         self._untouched: tuple[str, str | None] | None = None
@@ -112,7 +112,7 @@ class Tau2EnvironmentFactory:
 
     @contextmanager
     def _patched_paths(self) -> Iterator[None]:
-        names = _PATH_GLOBALS[self.spec.domain]
+        names = dict(self.spec.path_globals) if self.spec.path_globals else _PATH_GLOBALS[self.spec.domain]
         with _PATCH_LOCK:
             saved = {name: getattr(self.module, name) for name in names if hasattr(self.module, name)}
             try:

@@ -121,3 +121,27 @@ def test_an_ir_of_the_previous_schema_is_refused_clearly(tmp_path, mock_ir):
     (tmp_path / "old.json").write_bytes(orjson.dumps(raw))
     with pytest.raises(StaleArtifactError, match="babelflow.ir/1"):
         load_ir(tmp_path / "old.json")
+
+
+def _signature(pair) -> tuple:
+    golden, nothing = pair
+    return (
+        golden.reward, nothing.reward, golden.evaluator_error is None, nothing.evaluator_error is None,
+        tuple(call.error for call in golden.tool_calls), golden.final_db_sha256 == nothing.final_db_sha256,
+    )
+
+
+def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_parity(tmp_path):
+    from babelflow.settings import BabelflowSettings
+    from flows.adapt import adapt
+    from source_benchmarks import get_benchmark, open_variant
+
+    plain = _analyze(use_profile=False)
+    result = adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=plain, out=tmp_path / "variant")
+    assert result.outcome.targets, "something was translated"
+    source, variant = get_benchmark("tau2-mock"), open_variant("tau2-mock", tmp_path / "variant")
+    ids = source.task_ids(None)
+    assert variant.task_ids(None) == ids
+    expected = {pair[0].task_id: _signature(pair) for pair in source.replay_pairs(ids)}
+    observed = {pair[0].task_id: _signature(pair) for pair in variant.replay_pairs(ids)}
+    assert observed == expected
