@@ -100,13 +100,13 @@ class DifferentialRunner:
             target.parent.mkdir(parents=True, exist_ok=True)
             dump_document(target, self.formats[artifact], document)
 
-    def _outcome(self, bench: Any, indices: list[int]) -> tuple[tuple, dict[int, tuple], str | None]:
+    def _outcome(self, bench: Any, indices: list[int], replay: bool = True) -> tuple[tuple, dict[int, tuple], str | None]:
         try:
             bench.validate_artifacts()
             ids = bench.task_ids(None)
             splits = tuple(sorted((name, len(bench.task_ids(name))) for name in bench.splits()))
-            chosen = [ids[i] for i in indices if i < len(ids)]
-            pairs = bench.replay_pairs(chosen, label="analysis: differential trial")
+            chosen = [ids[i] for i in indices if i < len(ids)] if replay else []
+            pairs = bench.replay_pairs(chosen, label="analysis: differential trial") if chosen else []
         except Exception as exc:  # the benchmark's own loaders/models refuse it: that is the outcome
             return (), {}, f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
         result: dict[int, tuple] = {}
@@ -128,14 +128,16 @@ class DifferentialRunner:
             self._baseline_splits = splits
             self._baseline.update({i: signature for i, (signature, _) in result.items()})
 
-    def trial(self, documents: dict[str, Any], indices: list[int]) -> tuple[str | None, dict[int, str]]:
-        """(what changed or None, outputs per task) for perturbed `documents` (others unchanged)."""
+    def trial(self, documents: dict[str, Any], indices: list[int], replay: bool = True) -> tuple[str | None, dict[int, str]]:
+        """(what changed or None, outputs per task) for perturbed `documents` (others unchanged).
+        Without `replay`, only the loaders, models and split selection run (cheap)."""
         self.trials += 1
+        indices = indices if replay else []
         self.baseline(indices)
         folder = Path(tempfile.mkdtemp(prefix="babelflow-differential-"))
         try:
             self._write(folder, documents)
-            splits, result, error = self._outcome(self.open_benchmark(folder), indices)
+            splits, result, error = self._outcome(self.open_benchmark(folder), indices, replay)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         if error:
@@ -161,7 +163,9 @@ class DifferentialRunner:
     def run(self, paths: list[OpenPath], watched: list[int]) -> dict[PathKey, Observed]:
         numbered = list(enumerate(paths))
         found: dict[PathKey, Observed] = {}
-        self._bisect(numbered, watched, found)
+        # loaders, models and splits first (no replay: cheap), bisected; what they accept is replayed
+        self._bisect(numbered, watched, found, replay=False)
+        self._bisect([(i, p) for i, p in numbered if p.key not in found], watched, found, replay=True)
         return found
 
     def _indices(self, batch: list[tuple[int, OpenPath]], watched: list[int]) -> list[int]:
@@ -175,11 +179,15 @@ class DifferentialRunner:
                 break
             if index not in chosen:
                 chosen.append(index)
-        return chosen[: max(MAX_TASKS, len(batch))]
+        return chosen[:MAX_TASKS]
 
-    def _bisect(self, batch: list[tuple[int, OpenPath]], watched: list[int], found: dict[PathKey, Observed]) -> None:
+    def _bisect(self, batch: list[tuple[int, OpenPath]], watched: list[int], found: dict[PathKey, Observed], replay: bool) -> None:
+        if not batch:
+            return
         indices = self._indices(batch, watched)
-        changed, outputs = self.trial(self._perturbed(batch), indices)
+        changed, outputs = self.trial(self._perturbed(batch), indices, replay)
+        if changed is None and not replay:
+            return  # the loaders accept it: decided by the replay round
         if changed is None:
             shown = " ".join(outputs.values())
             for index, path in batch:
@@ -190,13 +198,13 @@ class DifferentialRunner:
             return
         if len(batch) > 1:
             middle = len(batch) // 2
-            self._bisect(batch[:middle], watched, found)
-            self._bisect(batch[middle:], watched, found)
+            self._bisect(batch[:middle], watched, found, replay)
+            self._bisect(batch[middle:], watched, found, replay)
             return
         index, path = batch[0]
         values = {value: _perturb(value, index) for value in path.values}
         linked = {artifact: _replace_equal(document, values) for artifact, document in self.documents.items()}
-        restored, _ = self.trial(linked, indices)
+        restored, _ = self.trial(linked, indices, replay)
         if restored is None:
             detail = f"perturbed alone: {changed}; with its equal fields in every data file: outcome returns (link)"
         else:

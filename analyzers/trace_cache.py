@@ -15,13 +15,14 @@ from typing import Any, Callable
 
 from babelflow.atomic_io import write_bytes_atomic
 
-_CODE_FILES = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py", "analyzers/differential.py")
+_TRACE_CODE = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py")
+_CODE_FILES = {"trace": _TRACE_CODE, "differential": _TRACE_CODE + ("analyzers/differential.py",)}
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-def _code_digest() -> bytes:
+def _code_digest(what: str) -> bytes:
     digest = hashlib.blake2b(digest_size=16)
-    for name in _CODE_FILES:
+    for name in _CODE_FILES.get(what, _CODE_FILES["differential"]):
         path = _ROOT / name
         if path.exists():
             digest.update(path.read_bytes())
@@ -41,7 +42,7 @@ def cache_dir() -> Path:
 
 def cache_key(bench: Any, what: str, extra: str = "") -> str:
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(_code_digest())
+    digest.update(_code_digest(what))
     digest.update(f"{what}\0{bench.id}\0{bench.source_version}\0{extra}".encode())
     for fingerprint in bench.fingerprints():
         digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())

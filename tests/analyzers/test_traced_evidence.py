@@ -145,3 +145,29 @@ def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_
     expected = {pair[0].task_id: _signature(pair) for pair in source.replay_pairs(ids)}
     observed = {pair[0].task_id: _signature(pair) for pair in variant.replay_pairs(ids)}
     assert observed == expected
+
+
+def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_path):
+    from babelflow.settings import BabelflowSettings
+    from flows.adapt import adapt
+    from source_benchmarks import get_benchmark
+    from validators.run import validate_variant
+
+    root = _mock_data(tmp_path)
+    path, tasks = _tasks(root)
+    title = "buy milk and fresh eggs for the office"
+    tasks[0]["evaluation_criteria"]["actions"][0]["arguments"]["title"] = title
+    tasks[0]["user_scenario"]["instructions"] = f"You want a new task for user_1. Ask the agent to create it with the title {title} and nothing else."
+    path.write_text(json.dumps(tasks))
+    source = get_benchmark("tau2-mock", source_dir=root)
+    ir = _analyze(root)
+    adapt("tau2-mock", "en-XA", source_dir=root, settings=BabelflowSettings(project_root=tmp_path), ir=ir, out=tmp_path / "variant")
+    variant_tasks = tmp_path / "variant" / "data" / "tau2" / "domains" / "mock" / "tasks.json"
+    rebuilt = json.loads(variant_tasks.read_text())
+    assert title in rebuilt[0]["user_scenario"]["instructions"]  # protected: the user simulator dictates it verbatim
+    assert validate_variant(source, tmp_path / "variant", ir, "en-XA").findings == []
+    # a translator that renders the dictated title anyway is caught by the consistency layer
+    rebuilt[0]["user_scenario"]["instructions"] = rebuilt[0]["user_scenario"]["instructions"].replace(title, "comprar leche y huevos frescos para la oficina")
+    variant_tasks.write_text(json.dumps(rebuilt))
+    findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
+    assert any(f.kind == "reference_lost" and title in f.message for f in findings), [(f.kind, f.message) for f in findings]
