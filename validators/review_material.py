@@ -117,8 +117,21 @@ class ReviewMaterial:
         path = getattr(element.locator, "path", ())
         return self._task_ids.get((element.artifact, path[0])) if path and isinstance(path[0], int) else None
 
-    def view(self, element, target: str) -> UnitView:
-        source = element.source_text
+    def _code_texts(self):
+        """(element, source, target) of the code texts a babelflow variant carries in its overlay
+        (docstrings whole, as the overlay stores them; the element is one of their parts)."""
+        overlay = self.ctx.overlay
+        if overlay is None:
+            return
+        code = {(e.locator.qualname, e.locator.role, e.locator.occurrence): e for e in self.ctx.ir.elements
+                if e.locator.kind == "python_literal" and e.translation_type is not TranslationType.PRESERVE}
+        for text in overlay.texts:
+            element = code.get((text.qualname, text.role, text.occurrence))
+            if element is not None and text.target.strip() and text.source.strip():
+                yield element, text.source, text.target
+
+    def view(self, element, target: str, source: str | None = None) -> UnitView:
+        source = element.source_text if source is None else source
         terms = {m.group(1): self.renderings[m.group(1)] for m in self._term_pattern.finditer(source)} if self._term_pattern else {}
         glossary = {g.source: g.target for g in self.glossary if g.source.lower() in source.lower()}
         view = UnitView(unit_id=element.id, artifact=element.artifact, role=element.role, type=element.translation_type.value, task_id=self.task_of(element),
@@ -159,6 +172,12 @@ class ReviewMaterial:
                 units[key].risk += 3.0 * (element.id in self.flagged and units[key].unit_id not in self.flagged)
             else:
                 units[key] = self.view(element, target)
+        for element, source, target in self._code_texts():
+            key = (source, target)
+            if key in units:
+                units[key].also.append(element.id)
+            else:
+                units[key] = self.view(element, target, source)
         ordered_units = sorted(units.values(), key=lambda u: (-u.risk, u.artifact, u.unit_id))
         return [TaskView(task_id=t, fields=f) for t, f in tasks.items()], ordered_units
 
