@@ -85,8 +85,8 @@ def _shape_type(text: str) -> tuple[TranslationType, PreserveReason | None, str]
     reason = specific_reason(text)
     if reason is not None:
         return TranslationType.PRESERVE, reason, f"shape: {reason.value}"
-    if not WORD.search(text):
-        return TranslationType.PRESERVE, PreserveReason.EMPTY, "shape: no words"
+    if not WORD.search(_KEEP.sub(" ", text)):
+        return TranslationType.PRESERVE, PreserveReason.EMPTY, "shape: no words outside ids, slots and paths"
     if re.fullmatch(r"[\w.-]+\.[A-Za-z0-9]{2,5}", text.strip()):
         return TranslationType.PRESERVE, PreserveReason.IDENTIFIER, "shape: file name"
     words = _word_count(text)
@@ -144,7 +144,10 @@ def _yaml_drafts(bench: Any, spec: Any) -> list[Draft]:
         general = ".".join("[*]" if isinstance(p, int) else str(p) for p in path)
         role = f"{spec.path.rsplit('/', 1)[-1]}:{general}"
         ttype, reason, rule = _shape_type(text)
-        if spec.path.endswith("environment.yaml") or "/include/" in spec.path:
+        if re.search(r"\\[A-Za-z\\\"]", text):
+            # literal "\n", "\t": upstream re-parses the injected environment as YAML, where they are escapes
+            ttype, reason, rule = TranslationType.PRESERVE, PreserveReason.MARKUP, "holds YAML escape sequences (re-parsed after str.format)"
+        elif spec.path.endswith("environment.yaml") or "/include/" in spec.path:
             leaf = _leaf_type(env_model, tuple(prefix) + path)
             if leaf is not str and ttype is not TranslationType.PRESERVE:
                 ttype, reason, rule = TranslationType.PRESERVE, PreserveReason.ENUM_CODE, f"model type {getattr(leaf, '__name__', leaf)} is not free text"
@@ -177,6 +180,25 @@ def _literal_type(literal: CodeLiteral) -> tuple[TranslationType, PreserveReason
     return TranslationType.TRANSLATE_CANONICAL, None, "code: " + rule
 
 
+def _combined_drafts(bench: Any, spec: Any, module: Any) -> list[Draft]:
+    """Tasks made by AgentDojo's TaskCombinator from two tasks of this module: their PROMPT and
+    GROUND_TRUTH_OUTPUT are built at import time, so they are texts of their own (located at the
+    parts' module, where `create_combined_task("UserTaskN", ...)` names them)."""
+    from source_benchmarks.agentdojo.code_overlay import combined_parts
+
+    drafts = []
+    for task in bench.source_suite.user_tasks.values():
+        parts = combined_parts(type(task))
+        if not parts or type(parts[0]).__module__ != module.__name__:
+            continue
+        for attr in ("PROMPT", "GROUND_TRUTH_OUTPUT"):
+            value = getattr(task, attr, "")
+            if value and WORD.search(value):
+                locator = PythonLiteralLocator(module=spec.path, qualname=f"{type(task).__name__}.{attr}", role="prompt", occurrence=0, line=0)
+                drafts.append(Draft(spec.path, locator, "task_code:attribute", value, TranslationType.TRANSLATE_FREE, None, "combined task text (TaskCombinator)", task_scope=type(task).__name__))
+    return drafts
+
+
 def _python_drafts(bench: Any, spec: Any) -> list[Draft]:
     drafts = []
     module = _module_of(spec.path)
@@ -189,6 +211,7 @@ def _python_drafts(bench: Any, spec: Any) -> list[Draft]:
                 locator = PythonLiteralLocator(module=spec.path, qualname=name, role="docstring", occurrence=occurrence, line=0)
                 drafts.append(Draft(spec.path, locator, "tool_code:docstring", piece, TranslationType.TRANSLATE_FREE, None, "tool docstring (reST field names kept)"))
         return drafts
+    drafts += _combined_drafts(bench, spec, module)
     for literal in scan_module(bench.artifact_path(spec), module):
         role = "prompt" if literal.where == "attribute" else "constant"
         locator = PythonLiteralLocator(module=spec.path, qualname=literal.qualname, role=role, occurrence=literal.occurrence, line=literal.line)

@@ -47,8 +47,8 @@ def swap_constants(code: types.CodeType, table: dict[str, str]) -> types.CodeTyp
     return code if consts == code.co_consts and all(a is b for a, b in zip(consts, code.co_consts)) else code.replace(co_consts=consts)
 
 
-def _rebuild(fn: types.FunctionType, table: dict[str, str], namespace: dict[str, Any]) -> types.FunctionType:
-    new = types.FunctionType(swap_constants(fn.__code__, table), namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+def _rebuild(fn: types.FunctionType, table: dict[str, str], namespace: dict[str, Any], closure: tuple | None = None) -> types.FunctionType:
+    new = types.FunctionType(swap_constants(fn.__code__, table), namespace, fn.__name__, fn.__defaults__, closure if closure is not None else fn.__closure__)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__ = fn.__qualname__
     new.__doc__ = fn.__doc__
@@ -110,20 +110,58 @@ class TranslatedModule:
         return type(cls.__name__, (cls,), body)
 
 
+COMBINATOR_MODULE = "agentdojo.task_suite.task_combinators"
+
+
+def combined_parts(cls: type) -> list[Any]:
+    """The two tasks a `TaskCombinator` task runs (its methods close over them), else []."""
+    if cls.__module__ != COMBINATOR_MODULE:
+        return []
+    fn = vars(cls).get("ground_truth")
+    return [c.cell_contents for c in (fn.__closure__ or ()) if hasattr(c.cell_contents, "ground_truth")] if fn else []
+
+
+class _Translator:
+    def __init__(self, overlay: CodeOverlay | None):
+        self.by_module = texts_by_module(overlay)
+        self.views: dict[str, TranslatedModule] = {}
+        self.done: dict[int, Any] = {}
+
+    def view(self, module_name: str) -> TranslatedModule:
+        path = module_path(module_name)
+        if path not in self.views:
+            self.views[path] = TranslatedModule(sys.modules[module_name], self.by_module.get(path, ModuleTexts()))
+        return self.views[path]
+
+    def task(self, task: Any) -> Any:
+        if id(task) in self.done:
+            return self.done[id(task)]
+        cls = type(task)
+        parts = combined_parts(cls)
+        if parts:  # a combined task: its methods get the translated parts, its texts come from the parts' module
+            translated = {id(p): self.task(p) for p in parts}
+            body: dict[str, Any] = {"__module__": cls.__module__}
+            for name, value in vars(cls).items():
+                if isinstance(value, types.FunctionType):
+                    cells = tuple(types.CellType(translated.get(id(c.cell_contents), c.cell_contents)) for c in (value.__closure__ or ()))
+                    body[name] = _rebuild(value, {}, value.__globals__, cells if value.__closure__ else None)
+            for qual, target in self.view(type(parts[0]).__module__).texts.attributes.items():
+                owner, _, attr = qual.partition(".")
+                if owner == cls.__name__:
+                    body[attr] = target
+            new_cls = type(cls.__name__, (cls,), body)
+        else:
+            new_cls = self.view(cls.__module__).task_class(cls)
+        new = new_cls()
+        new.__dict__.update(task.__dict__)
+        self.done[id(task)] = new
+        return new
+
+
 def translate_tasks(tasks: dict[str, Any], overlay: CodeOverlay | None) -> dict[str, Any]:
     """task id -> an instance of the task's per-variant subclass (the instance's state copied)."""
-    by_module = texts_by_module(overlay)
-    views: dict[str, TranslatedModule] = {}
-    out = {}
-    for task_id, task in tasks.items():
-        cls = type(task)
-        path = module_path(cls.__module__)
-        if path not in views:
-            views[path] = TranslatedModule(sys.modules[cls.__module__], by_module.get(path, ModuleTexts()))
-        new = views[path].task_class(cls)()
-        new.__dict__.update(task.__dict__)
-        out[task_id] = new
-    return out
+    translator = _Translator(overlay)
+    return {task_id: translator.task(task) for task_id, task in tasks.items()}
 
 
 _FIELD = re.compile(r"^(\s*(?::(?:param|type|return|returns|raise|raises|rtype)\b[^:]*:)?\s*)(.*?)(\s*)$")

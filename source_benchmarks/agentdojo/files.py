@@ -37,7 +37,11 @@ def suite_artifacts(suite: Any) -> list[ArtifactSpec]:
         specs.append(ArtifactSpec(path=f"{folder}/include/{include.name}", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE))
     specs.append(ArtifactSpec(path=f"{folder}/injection_vectors.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE))
     specs.append(ArtifactSpec(path="data/system_messages.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.POLICY))
-    task_modules = sorted({type(t).__module__ for t in [*suite.user_tasks.values(), *suite.injection_tasks.values()]})
+    from source_benchmarks.agentdojo.code_overlay import combined_parts
+
+    tasks = [*suite.user_tasks.values(), *suite.injection_tasks.values()]
+    tasks += [p for t in tasks for p in combined_parts(type(t))]
+    task_modules = sorted({type(t).__module__ for t in tasks} - {"agentdojo.task_suite.task_combinators"})
     for name in task_modules:
         specs.append(ArtifactSpec(path=module_path(name), format=ArtifactFormat.PYTHON, role=ArtifactRole.PROMPT_CODE))
     tool_modules = sorted({inspect.getmodule(f.run).__name__ for f in suite.tools})
