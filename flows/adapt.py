@@ -50,7 +50,7 @@ def adapt(
 ) -> AdaptResult:
     """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it.
 
-    `costs`: a translators.providers.costs.CostLedger that receives a model translator's token usage."""
+    `costs`: a babelflow.llm.costs.CostLedger that receives a model translator's token usage."""
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
     validate_language_tag(language)

@@ -79,9 +79,9 @@ def adapt(
     benchmark = benchmark_with_package(benchmark, domain_package)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from babelflow.llm.costs import CostLedger, report_costs
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt as run_adapt
-    from translators.providers.costs import CostLedger, report_costs
     from validators.model_backends import make_validator_agents
 
     costs = CostLedger()
@@ -160,11 +160,11 @@ def validate(
 
     benchmark = benchmark_with_package(benchmark, domain_package)
     from babelflow.canonical_map import load_canonical_map
+    from babelflow.llm.costs import CostLedger, report_costs
     from babelflow.settings import BabelflowSettings
     from babelflow.variant import save_record
     from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
-    from translators.providers.costs import CostLedger, report_costs
     from translators.registry import validate_language_tag
     from validators.model_backends import make_validator_agents
     from validators.run import validate_variant

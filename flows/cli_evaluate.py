@@ -31,8 +31,8 @@ def evaluate_command(
 
     Reports reward per task, pass^k, token usage and the language consistency of the agent's replies;
     saves the report as adapted/<benchmark>/<lang>.evaluation.json. Keys only from the environment."""
+    from babelflow.llm.costs import cost_table
     from flows.evaluate import evaluate, evaluation_path
-    from translators.providers.costs import cost_table
 
     task_ids = [t.strip() for item in tasks for t in item.split(",") if t.strip()] or None
     with console.status("evaluating", spinner="dots") as status:

@@ -20,8 +20,8 @@ from pydantic import Field
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from babelflow.llm.costs import CostLedger, CostReport
 from babelflow.settings import BabelflowSettings
-from translators.providers.costs import CostLedger, CostReport
 
 SOURCE_LANGUAGE = "en"
 

@@ -201,7 +201,7 @@ def _one_round(settings, benchmark, language, translator, validators, source_dir
 
 def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -> None:
     """Token usage of model translators/validators (per stage, language, provider) as a table artifact."""
-    from translators.providers.costs import CostReport, publish_costs
+    from babelflow.llm.costs import CostReport, publish_costs
 
     rows = []
     for stage in ("translate", "validate"):

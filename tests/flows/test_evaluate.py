@@ -8,9 +8,9 @@ import shutil
 
 import orjson
 import pytest
+from evaluation_fake import FakeAgentServer
 
 from babelflow.settings import BabelflowSettings
-from evaluation_fake import FakeAgentServer
 from source_benchmarks import get_benchmark, open_variant
 
 pytestmark = pytest.mark.skipif(
@@ -66,11 +66,11 @@ def test_an_agent_replying_in_english_has_low_language_consistency(mock_es, fake
 
 
 def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
+    from babelflow.llm.costs import CostLedger
     from flows.agent_models import ProviderChatModel
     from source_benchmarks.tau2.evaluation import default_greeting, run_trial
     from source_benchmarks.tau2.localized_roles import _translated
     from source_benchmarks.tau2.registration import register_variant
-    from translators.providers.costs import CostLedger
 
     _, variant_dir = mock_es
     domain = register_variant(variant_dir)
