@@ -7,13 +7,11 @@ translator commentary (as a careless model run would), the flow finds it, the re
 it with their own wording, and the rerun applies that one change: retranslate nothing else,
 rewrite the changed file, revalidate, replay only the tasks whose text changed.
 
-Usage: python -m bench.flow_rerun_worker BENCHMARK PROJECT_DIR [--profile-rerun STATS_FILE]
-       (from the repo root; PREFECT_API_URL must be set; the profile covers the rerun only, main thread)
+Usage: python -m bench.flow_rerun_worker BENCHMARK PROJECT_DIR   (from the repo root; PREFECT_API_URL must be set)
 """
 
 from __future__ import annotations
 
-import cProfile
 import json
 import resource
 import sys
@@ -28,7 +26,6 @@ def _rss_mb() -> float:
 
 def main() -> None:
     benchmark, project = sys.argv[1], Path(sys.argv[2])
-    profile_to = sys.argv[sys.argv.index("--profile-rerun") + 1] if "--profile-rerun" in sys.argv else None
     from loguru import logger
 
     logger.disable("tau2")
@@ -78,15 +75,9 @@ def main() -> None:
         [ReviewDecision(finding_id=f.id, decision="confirm", reviewer="bench", note="strip the note", replacement=(f.evidence[0].target or "").replace(" (Note: translated automatically)", "") + " ŕéṽîéŵéð") for f in queue.findings],
         queue,
     )
-    profiler = cProfile.Profile() if profile_to else None
     started = time.perf_counter()
-    if profiler:
-        profiler.enable()
     rerun = adapt_language(benchmark, "en-XA", project_root=project)
     rerun_wall = time.perf_counter() - started
-    if profiler:
-        profiler.disable()
-        profiler.dump_stats(profile_to)
     last = rerun.rounds[-1]
     print(json.dumps({
         "benchmark": benchmark, "first_wall": first_wall, "first_status": first.status, "first_rss_mb": first_rss,
