@@ -171,3 +171,28 @@ def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_pat
     variant_tasks.write_text(json.dumps(rebuilt))
     findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
     assert any(f.kind == "reference_lost" and title in f.message for f in findings), [(f.kind, f.message) for f in findings]
+
+
+def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
+    from analyzers.analyze import analyze_benchmark
+    from analyzers.profile import load_profile
+    from babelflow.settings import BabelflowSettings
+    from flows.adapt import adapt
+    from source_benchmarks import get_benchmark
+    from validators.run import validate_variant
+
+    profile = tmp_path / "tau2-mock.toml"
+    profile.write_text(
+        'benchmark = "tau2-mock"\nversion = 1\nextends = "tau2-common"\n\n[[rules]]\nartifact = "data/tau2/domains/*/tasks.json"\n'
+        'select = "$[*].evaluation_criteria.actions[*].arguments.title"\ntype = "translate_free"\nnote = "a wrong review"\n'
+    )
+    source = get_benchmark("tau2-mock")
+    ir = analyze_benchmark(source, load_profile("tau2-mock", profile))
+    wrong = {f.element for f in ir.analysis_findings}
+    titles = {e.id for e in ir.elements if e.role.endswith("evaluation_criteria.actions[*].arguments.title")}
+    assert titles and titles <= wrong
+    assert all(f.evidence_type is TranslationType.PRESERVE for f in ir.analysis_findings)
+    adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=ir, out=tmp_path / "variant")
+    findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
+    flagged = {f.element_id for f in findings if f.kind == "profile_contradicts_evidence"}
+    assert titles <= flagged

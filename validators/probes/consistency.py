@@ -13,6 +13,10 @@ from babelflow.language_data import language_data, numbers_in
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.policy import POLICY_KIND, infer_policy
+from validators.finding_kinds import register_kind
+
+PROFILE_CONTRADICTS_EVIDENCE = "profile_contradicts_evidence"
+register_kind(PROFILE_CONTRADICTS_EVIDENCE, Layer.CONSISTENCY, Severity.MAJOR, frozenset(), "the reviewed profile translates a field the run shows is executed (analysis route)")
 
 
 def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
@@ -59,6 +63,24 @@ def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: lis
                 )
     findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     findings += _overlay(ctx, validator_id)
+    findings += _profile_disagreements(ctx, validator_id)
+    return findings
+
+
+def _profile_disagreements(ctx, validator_id: str) -> list[Finding]:
+    """Where the reviewed profile translates a field the instrumented run saw executed (analysis
+    route: the reviewer fixes the profile's type, not the translation)."""
+    by_id = ctx.ir.by_id() if ctx.ir.analysis_findings else {}
+    findings = []
+    for disagreement in ctx.ir.analysis_findings:
+        element = by_id.get(disagreement.element)
+        if element is None:
+            continue
+        findings.append(
+            make_finding(validator_id, Layer.CONSISTENCY, PROFILE_CONTRADICTS_EVIDENCE, Severity.MAJOR, element.artifact, element.role + _path(element),
+                         f"the profile types it {disagreement.profile_type.value} ({disagreement.profile_rule}) but the run shows {disagreement.evidence}",
+                         element_id=element.id, source=element.source_text, target=ctx.target_text(element), detail={"route": "analysis", "evidence_type": disagreement.evidence_type.value})
+        )
     return findings
 
 
