@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 
 from pydantic import ValidationError
 
+from babelflow.atomic_io import sha256_file
 from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
@@ -71,6 +72,7 @@ class Tau2EnvironmentFactory:
         self._trace = threading.local()  # languages validated at once run in threads, one factory each
         self._untouched: tuple[str, str | None] | None = None
         self._untouched_lookups: list[tuple[int, str, str]] = []
+        self._db_sha256: dict[str, str] = {}
         if overlay is not None:
             domain = f"domains/{spec.domain}"
             self.localizers = (ToolkitLocalizer(overlay, f"{domain}/tools.py"), ToolkitLocalizer(overlay, f"{domain}/user_tools.py"))
@@ -89,7 +91,13 @@ class Tau2EnvironmentFactory:
     def _load_raw(self, filename: str) -> Any:
         path = self.resolve(filename)
         fmt = ArtifactFormat.TOML if filename.endswith(".toml") else ArtifactFormat.JSON
+        self._db_sha256[filename] = sha256_file(path)  # what this factory's environments are built from
         return load_document(path, fmt)
+
+    def db_content_key(self) -> list[str]:
+        """sha256 of each DB file as this factory read it (it reads each once, then keeps it)."""
+        _ = self._raw_db, self._raw_user_db
+        return [self._db_sha256[name] for name in (self.spec.db_file, self.spec.user_db_file) if name]
 
     def _validate(self, model_path: str, raw: Any, filename: str) -> Any:
         model = import_object(model_path)

