@@ -314,6 +314,13 @@ def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int) -> dic
     return {o.task_id: o for o in variant.replay_golden(label=f"analysis: perturbation trial {round_no}")}
 
 
+def _reaches_environment(draft: Draft) -> bool:
+    """The system message and the vectors' descriptions never reach a task's environment or checks."""
+    if draft.artifact.endswith("system_messages.yaml"):
+        return False
+    return not (draft.artifact.endswith("injection_vectors.yaml") and draft.locator.path[-1] == "description")
+
+
 def _demote_for(task_id: str, bench: Any, drafts: list[Draft], round_no: int, detail: str) -> int:
     tasks = {**bench.source_suite.user_tasks, **bench.source_suite.injection_tasks}
     cls = type(tasks[task_id])
@@ -336,7 +343,7 @@ def _demote_for(task_id: str, bench: Any, drafts: list[Draft], round_no: int, de
             draft.keep(PreserveReason.EVALUATOR_TOKEN, f"trial: perturbing it changed {task_id}", evidence)
             changed += 1
     for draft in drafts:
-        if draft.locator.kind == "data_value" and draft.ttype is not TranslationType.PRESERVE:
+        if draft.locator.kind == "data_value" and draft.ttype is not TranslationType.PRESERVE and _reaches_environment(draft):
             lowered = draft.text.lower()
             if any(word in lowered for word in words):
                 draft.keep(PreserveReason.LINKED_ENTITY, f"trial: holds a literal {task_id} checks", evidence)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.ir import ArtifactFormat, IRDocument, TranslationType
-from babelflow.text import PLACEHOLDER, WORD
+from babelflow.text import PLACEHOLDER, WORD, without_tokens
 from babelflow.variant import OVERLAY_NAME, load_overlay
 from source_benchmarks.agentdojo.yaml_io import load_yaml, string_leaves
 from validators.finding_kinds import Layer, Precondition, Severity, is_declared, register_kind
@@ -28,6 +28,7 @@ from validators.findings import Finding, make_finding
 VALIDATOR = "probes"
 _SLOT = re.compile(r"\{[^{}]*\}|[{}]")
 _DIGITS = re.compile(r"\d+")
+_ID = re.compile(r"\S*[\d_@/]\S*")  # ids, numbers, emails, paths: not words a translator renders
 
 for _name, _layer, _severity, _summary in (
     ("format_slots_changed", Layer.INTEGRITY, Severity.CRITICAL, "the `{…}` format slots or braces of a YAML file differ (str.format() of the environment)"),
@@ -161,7 +162,7 @@ def check_fidelity(v: AgentDojoValidation) -> list[Finding]:
             out.append(_finding(Layer.FIDELITY, "placeholder_left", element.artifact, element.role, "an unrestored placeholder", element_id=element.id, target=target[:300]))
         if sorted(_DIGITS.findall(element.source_text)) != sorted(_DIGITS.findall(target)):
             out.append(_finding(Layer.FIDELITY, "number_changed", element.artifact, element.role, "numbers differ", element_id=element.id, source=element.source_text[:300], target=target[:300]))
-        if target == element.source_text and WORD.search(element.source_text):
+        if target == element.source_text and WORD.search(_ID.sub(" ", without_tokens(element.source_text, element.inline_tokens))):  # words besides kept values
             out.append(_finding(Layer.FIDELITY, "untranslated", element.artifact, element.role, "copied through untranslated", element_id=element.id, source=element.source_text[:300]))
     return out
 

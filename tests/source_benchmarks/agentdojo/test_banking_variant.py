@@ -55,7 +55,7 @@ def suite_root() -> Path:
 
 
 @pytest.mark.slow
-def test_agentdojo_runner_runs_the_registered_variant(adapted):
+def test_agentdojo_runner_runs_the_registered_variant(adapted, tmp_path):
     from source_benchmarks.agentdojo.loader import load_module
     from source_benchmarks.agentdojo.registration import register_variant, variant_system_message
 
@@ -70,13 +70,16 @@ def test_agentdojo_runner_runs_the_registered_variant(adapted):
     class GroundTruthAgent(base):
         """The edge of the benchmark: an 'agent' that plays each task's ground truth, found by its (translated) prompt."""
 
-        name = None
+        name = "ground-truth-agent"
 
         def query(self, query, runtime, env=None, messages=(), extra_args={}):  # noqa: B006 - upstream signature
             return ground_truth(by_prompt[query]).query(query, runtime, env, messages, extra_args)
 
     benchmark = load_module("agentdojo.benchmark")
-    results = benchmark.benchmark_suite_without_injections(GroundTruthAgent(), suite, logdir=None, force_rerun=True, benchmark_version=version)
+    # as AgentDojo's own script does: an OutputLogger context, traces written under logdir
+    with load_module("agentdojo.logging").OutputLogger(str(tmp_path)):
+        results = benchmark.benchmark_suite_without_injections(GroundTruthAgent(), suite, logdir=tmp_path, force_rerun=True, benchmark_version=version)
+    assert any(tmp_path.rglob("*.json"))  # the runner's own trace files
     assert len(results["utility_results"]) == 16 and all(results["utility_results"].values())
     source_message = load_module("agentdojo.yaml_loader") and __import__("yaml").safe_load((suite_root() / "data/system_messages.yaml").read_text())["default"]
     assert variant_system_message(Path(adapted.paths.variant)) not in ("", source_message)
