@@ -172,7 +172,7 @@ class _Builder:
         element.evidence_type = plain.translation_type if plain is not None else None
         if (
             observed is not None
-            and observed.scope in (EvidenceScope.LOCATION, EvidenceScope.FIELD_PATH)
+            and observed.scope is EvidenceScope.LOCATION  # a field path mixes roles (message_history[*].content: tool results and prose)
             and observed.executed
             and element.translation_type is TranslationType.TRANSLATE_FREE
         ):
