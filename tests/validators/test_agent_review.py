@@ -94,7 +94,8 @@ def _validate(seatau_slice, variant: str, agents):
 
 
 def _about_reason(failures, reason) -> list:
-    return [f for f in failures.findings if f.element_id == reason.id or f.task_id == TASK]
+    """Findings naming task 17's reason_for_call field (by element, or by task and field role)."""
+    return [f for f in failures.findings if f.element_id == reason.id or (f.task_id == TASK and f.location.startswith(REASON))]
 
 
 def test_probes_alone_pass_the_planted_task_17(seatau_slice):
