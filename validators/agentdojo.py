@@ -93,13 +93,14 @@ def check_integrity(v: AgentDojoValidation) -> list[Finding]:
             out.append(_finding(Layer.INTEGRITY, "artifact_unparseable", path, path, f"does not parse: {exc}"[:300]))
             continue
         source = dict(string_leaves(load_yaml(v.source.root / path)))
+        ids = {tuple(e.locator.path): e.id for e in v.ir.elements if e.artifact == path and e.locator.kind == "data_value"}
         for key in sorted(set(source) - set(target), key=str)[:20]:
             out.append(_finding(Layer.INTEGRITY, "key_removed", path, str(key), "a string field of the source is gone"))
         for key in sorted(set(target) - set(source), key=str)[:20]:
             out.append(_finding(Layer.INTEGRITY, "key_added", path, str(key), "a string field the source does not have"))
         for key in set(source) & set(target):
             if sorted(_SLOT.findall(source[key])) != sorted(_SLOT.findall(target[key])):
-                out.append(_finding(Layer.INTEGRITY, "format_slots_changed", path, str(key), "format slots or braces differ: str.format() of the environment breaks or injects elsewhere", source=source[key][:300], target=target[key][:300]))
+                out.append(_finding(Layer.INTEGRITY, "format_slots_changed", path, str(key), "format slots or braces differ: str.format() of the environment breaks or injects elsewhere", element_id=ids.get(key), source=source[key][:300], target=target[key][:300]))
     if not out:
         try:
             v.variant.validate_artifacts()
@@ -131,9 +132,11 @@ def check_consistency(v: AgentDojoValidation) -> list[Finding]:
     for source, by_target in renderings.items():
         if len(by_target) > 1:
             ranked = sorted(by_target.items(), key=lambda kv: -len(kv[1]))
-            for target, ids in ranked[1:]:
-                element = next(e for e in v.ir.elements if e.id == ids[0])
-                out.append(_finding(Layer.CONSISTENCY, "canonical_inconsistent", element.artifact, element.role, f"rendered {len(by_target)} ways in code and data (the checks compare one against the other)", element_id=element.id, source=source[:200], target=target[:200], pattern=source[:80]))
+            by_id = {e.id: e for e in v.ir.elements}
+            tie = len(ranked[0][1]) == len(ranked[1][1])
+            for target, ids in (ranked if tie else ranked[1:]):  # every field off the majority rendering (all of them on a tie)
+                for element in (by_id[i] for i in ids):
+                    out.append(_finding(Layer.CONSISTENCY, "canonical_inconsistent", element.artifact, element.role, f"rendered {len(by_target)} ways in code and data (the checks compare one against the other)", element_id=element.id, source=source[:200], target=target[:200], pattern=source[:80]))
         canonical_target[source] = sorted(by_target.items(), key=lambda kv: -len(kv[1]))[0][0]
     for element in v.ir.elements:
         if element.translation_type is not TranslationType.TRANSLATE_FREE or not element.inline_tokens:
@@ -191,3 +194,18 @@ def check_behavior(v: AgentDojoValidation, source_outcomes: dict[str, tuple] | N
         if [c.name for c in src_golden.tool_calls if c.error] != [c.name for c in tgt_golden.tool_calls if c.error]:
             out.append(_finding(Layer.BEHAVIOR, "tool_error_sequence_changed", "suite", task_id, "ground-truth tool calls fail differently", task_id=task_id, source=str(src_golden.tool_error_sequence)[:300], target=str(tgt_golden.tool_error_sequence)[:300]))
     return out
+
+
+def validate_agentdojo(source: Any, variant_dir: Path, ir: IRDocument, language: str, progress: Any = lambda m: None, source_pairs: dict | None = None) -> Any:
+    """All four layers, merged like every other benchmark's probes (`babelflow validate`, benches)."""
+    from validators.findings import merge
+    from validators.run import PROBES
+
+    v = AgentDojoValidation(source, variant_dir, ir)
+    findings = []
+    for name, check in (("integrity", check_integrity), ("consistency", check_consistency), ("fidelity", check_fidelity)):
+        progress(f"{name} checks")
+        findings += check(v)
+    progress("behaviour checks")
+    findings += check_behavior(v, source_pairs)
+    return merge(ir.benchmark, language, [findings], [PROBES], [], ["model-backed review not configured: only the deterministic probes ran"])

@@ -45,6 +45,10 @@ def validate_variant(
     source_pairs: dict | None = None,
     target_pairs: dict | None = None,
 ) -> FailureSet:
+    if source.id.startswith("agentdojo-"):  # YAML + code overlay, behaviour by ground-truth scores
+        from validators.agentdojo import validate_agentdojo
+
+        return validate_agentdojo(source, variant_dir, ir, language, progress, source_pairs)
     agents = agents if agents is not None else [ValidatorAgent(v) for v in DEFAULT_VALIDATORS]
     ctx = ValidationContext(source, variant_dir, ir, language, canonical_map)
     probe_findings, suppressed = run_probes(ctx, progress, source_pairs, target_pairs)

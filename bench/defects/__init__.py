@@ -51,6 +51,11 @@ from bench.defects.text import (
     commentary_added,
     prose_number_changed,
 )
+from bench.defects.agentdojo import (
+    agentdojo_brace_in_yaml_prose,
+    agentdojo_check_literal_translated_not_data,
+    agentdojo_fstring_slot_translated,
+)
 from bench.defects.structure import (
     heading_marker_lost,
     file_missing,
@@ -68,6 +73,7 @@ from bench.defects.structure import (
 # ---- the catalogue -------------------------------------------------------------------------
 
 MOCK, RETAIL, TELECOM, FIXTURE, AIRLINE = "tau2-mock", "tau2-retail", "tau2-telecom", "fixture-library", "tau2-airline"
+AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE = "agentdojo-travel", "agentdojo-banking", "agentdojo-slack", "agentdojo-workspace"
 _ALL = (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)
 
 _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
@@ -107,6 +113,10 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (key_removed, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
     (list_element_dropped, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
     (gold_actions_reordered, (FIXTURE, RETAIL, TELECOM, AIRLINE)),
+    # AgentDojo: code and data move together; the environment goes through str.format()
+    (agentdojo_check_literal_translated_not_data, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
+    (agentdojo_brace_in_yaml_prose, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
+    (agentdojo_fstring_slot_translated, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
 ]
 
 CATALOGUE: dict[str, DefectKind] = {

@@ -1,0 +1,88 @@
+"""AgentDojo defect kinds: code and data that must move together, and the environment's str.format().
+
+The variant's YAML is edited through the same ruamel round trip the rebuild uses; texts that live
+in Python are edited in the code overlay.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from babelflow.ir import IRDocument, TranslationType
+from babelflow.variant import OVERLAY_NAME, load_overlay, save_record
+from bench.defects._common import BEHAVIOR, CONSISTENCY, INTEGRITY, DefectNotApplicable, InjectedDefect, _accent, _pick, variant_language
+from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at, string_leaves
+
+
+def _yaml_value(variant_dir: Path, element) -> str | None:
+    return dict(string_leaves(load_yaml(Path(variant_dir) / element.artifact))).get(tuple(element.locator.path))
+
+
+def _set_yaml(variant_dir: Path, element, text: str) -> None:
+    path = Path(variant_dir) / element.artifact
+    document = load_yaml(path)
+    set_at(document, tuple(element.locator.path), text)
+    dump_yaml(path, document)
+
+
+def agentdojo_check_literal_translated_not_data(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
+    """A value a check compares (a canonical literal of utility()/security()/ground_truth()) translated in the code, its YAML value left in English."""
+    in_code = {e.source_text for e in ir.elements if e.locator.kind == "python_literal" and e.locator.role == "constant" and e.translation_type is TranslationType.TRANSLATE_CANONICAL}
+    candidates = [e for e in ir.elements if e.locator.kind == "data_value" and e.translation_type is TranslationType.TRANSLATE_CANONICAL and e.source_text in in_code]
+    element = _pick(rng, candidates, "YAML value a check literal holds")
+    before = _yaml_value(variant_dir, element)
+    if before is None or before == element.source_text:
+        raise DefectNotApplicable(f"{element.id} is not translated in the variant")
+    _set_yaml(variant_dir, element, element.source_text)
+    return InjectedDefect(kind="agentdojo_check_literal_translated_not_data", description=f"YAML value {before!r} put back to English {element.source_text!r} while the check literal stays translated",
+                          artifact=element.artifact, element_id=element.id, location=str(list(element.locator.path)), expected_layers=[CONSISTENCY, BEHAVIOR])
+
+
+def agentdojo_brace_in_yaml_prose(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
+    """A stray brace added to translated prose of the environment YAML (the whole environment goes through str.format())."""
+    candidates = [
+        e for e in ir.elements
+        if e.locator.kind == "data_value" and e.translation_type is TranslationType.TRANSLATE_FREE and (e.artifact.endswith("environment.yaml") or "/include/" in e.artifact)
+    ]
+    element = _pick(rng, candidates, "translated environment prose")
+    before = _yaml_value(variant_dir, element)
+    if before is None:
+        raise DefectNotApplicable(f"{element.id} cannot be located in the variant")
+    words = before.split(" ")
+    cut = rng.randrange(1, len(words)) if len(words) > 1 else 1
+    after = " ".join(words[:cut] + ["{" + words[cut - 1].strip(".,") + "}"] + words[cut:])  # a translator that "formatted" a word
+    _set_yaml(variant_dir, element, after)
+    return InjectedDefect(kind="agentdojo_brace_in_yaml_prose", description=f"brace slot added: {after[:120]!r}", artifact=element.artifact, element_id=element.id,
+                          location=str(list(element.locator.path)), expected_layers=[INTEGRITY])
+
+
+def agentdojo_fstring_slot_translated(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
+    """An f-string prompt's slot value (a module or class constant the data and checks hold) rendered differently from the constant in the translated prompt."""
+    language = variant_language(variant_dir)
+    overlay = load_overlay(Path(variant_dir) / OVERLAY_NAME)
+    if overlay is None:
+        raise DefectNotApplicable("the variant has no code overlay")
+    targets = {(t.module, t.qualname, t.role, t.occurrence): t for t in overlay.texts}
+    constants = {e.source_text for e in ir.elements if e.locator.kind == "python_literal" and e.role in ("task_code:class_constant", "task_code:module_constant", "task_code:function_literal")}
+    candidates = []
+    for e in ir.elements:
+        if e.role != "task_code:attribute" or e.locator.qualname.split(".")[-1] not in ("PROMPT", "GOAL"):
+            continue
+        text = targets.get((e.artifact, e.locator.qualname, e.locator.role, e.locator.occurrence))
+        slots = [t for t in e.inline_tokens if t in constants and len(t) >= 4]
+        if text is not None and slots:
+            candidates.append((e, text, slots))
+    element, text, slots = _pick(rng, candidates, "prompt with a constant's value in a slot")
+    token = slots[rng.randrange(len(slots))]
+    rendered = next((t.target for t in overlay.texts if t.source == token and t.role == "constant"), token)
+    wrong = _accent(token, language) + "·"
+    if rendered not in text.target:
+        raise DefectNotApplicable(f"{token!r} is not rendered in {element.locator.qualname}")
+    text.target = text.target.replace(rendered, wrong)
+    save_record(overlay, Path(variant_dir) / OVERLAY_NAME)
+    return InjectedDefect(kind="agentdojo_fstring_slot_translated", description=f"{element.locator.qualname}: slot value {token!r} rendered {wrong!r} instead of {rendered!r}",
+                          artifact=element.artifact, element_id=element.id, location=f"{element.locator.qualname} (prompt)", expected_layers=[CONSISTENCY])
+
+
+__all__ = ["agentdojo_brace_in_yaml_prose", "agentdojo_check_literal_translated_not_data", "agentdojo_fstring_slot_translated"]
