@@ -30,7 +30,8 @@ def test_domain_package_is_found_by_introspection(package):
     assert golden == stock
 
 
-def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp_path):
+def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp_path, monkeypatch):
+    monkeypatch.setenv("BABELFLOW_STATE_DIR", str(tmp_path / "state"))  # the commands' IR and caches stay out of the project
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt
     from flows.cli import app
