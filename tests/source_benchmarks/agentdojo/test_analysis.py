@@ -1,0 +1,81 @@
+"""AgentDojo analysis on real suites: YAML round trip, the lean import, unicode tool output, and the
+perturbation trial deciding which literals link code and data."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("agentdojo")
+
+
+def test_yaml_round_trip_keeps_the_files_layout(tmp_path):
+    from source_benchmarks.agentdojo.files import package_root
+    from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml
+
+    for name in ("slack/environment.yaml", "workspace/include/cloud_drive.yaml", "banking/injection_vectors.yaml"):
+        source = package_root() / "data/suites" / name
+        dump_yaml(tmp_path / "out.yaml", load_yaml(source))
+        strip = lambda text: [line.rstrip() for line in text.splitlines() if line.strip()]  # noqa: E731
+        assert strip((tmp_path / "out.yaml").read_text()) == strip(source.read_text()), name
+
+
+def test_suites_load_without_the_pipeline_package_init():
+    from source_benchmarks.agentdojo.loader import get_suite
+
+    suite = get_suite("travel")
+    assert len(suite.user_tasks) == 20 and len(suite.injection_tasks) == 7
+    # the SDK-importing agent_pipeline/__init__ never ran: its re-exported names are absent
+    assert not hasattr(sys.modules["agentdojo.agent_pipeline"], "OpenAILLM")
+
+
+def test_variant_tool_output_keeps_unicode_where_upstream_escapes_it():
+    from pydantic import BaseModel
+
+    from source_benchmarks.agentdojo.loader import load_module
+    from source_benchmarks.agentdojo.suite_view import unicode_tool_output
+
+    class Place(BaseModel):
+        city: str
+
+    upstream = load_module("agentdojo.agent_pipeline.tool_execution").tool_result_to_str(Place(city="Köln"))
+    assert "Köln" not in upstream and "\\xF6" in upstream  # the upstream bug the README reports
+    assert unicode_tool_output(Place(city="Köln")) == "city: Köln"
+
+
+@pytest.fixture(scope="module")
+def banking_ir():
+    from analyzers.agentdojo import analyze_agentdojo
+    from source_benchmarks import get_benchmark
+
+    return analyze_agentdojo(get_benchmark("agentdojo-banking"))
+
+
+@pytest.mark.slow
+def test_trial_keeps_what_checks_compare_and_names_the_replay(banking_ir):
+    kept = [e for e in banking_ir.elements if e.typing_rule.startswith("trial:")]
+    assert kept, "the perturbation trial found no link between code and data"
+    for element in kept:
+        assert element.translation_type.value == "preserve"
+    groups = [g for g in banking_ir.link_groups if any(ev.source == "golden_replay" and ev.task_id for ev in g.evidence)]
+    assert groups and all(re.fullmatch(r"(user|injection)_task_\d+", ev.task_id) for g in groups for ev in g.evidence if ev.task_id)
+
+
+@pytest.mark.slow
+def test_one_type_per_value_and_slots_kept(banking_ir):
+    types: dict[str, set[str]] = {}
+    for element in banking_ir.elements:
+        if element.translation_type.value != "translate_free" and element.role != "tool_code:docstring":
+            types.setdefault(element.source_text, set()).add(element.translation_type.value)
+    mixed = {text: kinds for text, kinds in types.items() if len(kinds) > 1 and "preserve" in kinds and "translate_canonical" in kinds and any(
+        e.typing_rule.startswith("trial") for e in banking_ir.elements if e.source_text == text)}
+    assert mixed == {}
+    slots = [e for e in banking_ir.elements if re.fullmatch(r"\{injection_\w+\}", e.source_text)]
+    assert slots and all(e.translation_type.value == "preserve" for e in slots)
+    prompts = [e for e in banking_ir.elements if e.role == "task_code:attribute" and e.locator.qualname.endswith(".PROMPT")]
+    assert len(prompts) >= 16 and all(e.translation_type.value == "translate_free" for e in prompts)
+    assert any(e.artifact.endswith("environment.yaml") and e.translation_type.value == "translate_canonical" for e in banking_ir.elements)
+    assert Path(banking_ir.artifacts[0].path).name == "environment.yaml"
