@@ -144,6 +144,12 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
         profile, raw = _read_profile(path)
         profile = profile.model_copy(update={"benchmark": benchmark, "extends": None, "description": f"starter: tau2-common for {benchmark}"})
         raw = b"starter:" + benchmark.encode() + b"\0" + raw
+    elif not path.exists() and benchmark.startswith("agentdojo-") and "@" in benchmark and path.parent == PROFILES_DIR:
+        # another AgentDojo version (agentdojo-travel@v1.1.1): the suite's profile; the trial types that version's files
+        path = PROFILES_DIR / f"{benchmark.partition('@')[0]}.toml"
+        profile, raw = _read_profile(path)
+        profile = profile.model_copy(update={"benchmark": benchmark})
+        raw = b"version:" + benchmark.encode() + b"\0" + raw
     else:
         profile, raw = _read_profile(path)
     if extra_overrides:
