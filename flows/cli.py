@@ -25,6 +25,7 @@ def analyze(
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
     no_profile: bool = typer.Option(False, "--no-profile", help="Type from runtime evidence, structure and shape alone (no reviewed profile)."),
+    starter_profile: Path | None = typer.Option(None, "--starter-profile", help="Also write a profile drafted from the evidence (TOML) here, for review."),
     domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
@@ -54,6 +55,12 @@ def analyze(
 
     for line in evidence_summary(document):
         console.print(line, highlight=False)
+    if starter_profile is not None:
+        from analyzers.starter_profile import starter_profile as draft
+        from babelflow.atomic_io import write_text_atomic
+
+        write_text_atomic(starter_profile, draft(document, bench))
+        console.print(f"starter profile written to [bold]{starter_profile}[/] (review it, then pass it with --profile)")
     console.print(f"IR written to [bold]{out}[/]")
 
 

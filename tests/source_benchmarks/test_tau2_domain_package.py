@@ -38,9 +38,15 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
 
     runner = CliRunner()
     ir_path = tmp_path / "ir.json"
-    result = runner.invoke(app, ["analyze", "tau2", "--domain-package", str(package), "--out", str(ir_path)])
+    starter = tmp_path / "starter.toml"
+    result = runner.invoke(app, ["analyze", "tau2", "--domain-package", str(package), "--out", str(ir_path), "--starter-profile", str(starter)])
     assert result.exit_code == 0, result.output
     assert "decided by the profile alone" in result.output
+    # the starter profile drafted from the evidence loads and reproduces the evidence's types
+    from analyzers.profile import load_profile
+
+    drafted = load_profile("tau2-pkg:mock_copy", starter)
+    assert drafted.rules and all(rule.rule.note for rule in drafted.rules)
     from babelflow.ir import load_ir
 
     ir = load_ir(ir_path, benchmark="tau2-pkg:mock_copy")
