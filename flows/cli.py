@@ -75,6 +75,7 @@ def adapt(
     out: Path | None = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
     validators: str = typer.Option("", "--validators", help="Then validate the variant with model-backed agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M."),
     domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
+    version: str | None = typer.Option(None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."),
 ) -> None:
     """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
 
@@ -84,6 +85,9 @@ def adapt(
     from source_benchmarks.tau2.domain_package import benchmark_with_package
 
     benchmark = benchmark_with_package(benchmark, domain_package)
+    from source_benchmarks.agentdojo.adapter import with_version
+
+    benchmark = with_version(benchmark, version)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from babelflow.llm.costs import CostLedger, report_costs
@@ -263,6 +267,7 @@ def flow(
     translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for pseudo-locales, Apertium where a pair is installed), `pseudo`, `apertium[:MODE]` or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
     validators: str = typer.Option("", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."),
     domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
+    version: str | None = typer.Option(None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
 
@@ -273,6 +278,9 @@ def flow(
     from source_benchmarks.tau2.domain_package import benchmark_with_package
 
     benchmark = benchmark_with_package(benchmark, domain_package)
+    from source_benchmarks.agentdojo.adapter import with_version
+
+    benchmark = with_version(benchmark, version)
     from babelflow.settings import BabelflowSettings
     from flows.local_server import ensure_server, ui_base
     from flows.reporting import units_made_by

@@ -122,3 +122,16 @@ class AgentDojoBenchmark:
             where = self.variant_root or self.root
             raise BabelflowError(f"The environment of {self.id} does not load: {type(exc).__name__}: {exc}", file=where, fix="keep {…} injection slots and YAML structure intact; a stray { or } breaks str.format") from exc
         return []
+
+
+def with_version(benchmark_id: str, version: str | None) -> str:
+    """`--version v1.1.1` on `agentdojo-travel` -> `agentdojo-travel@v1.1.1` (None: the newest)."""
+    from source_benchmarks.agentdojo.loader import VERSIONS
+
+    if version is None:
+        return benchmark_id
+    if not benchmark_id.startswith(PREFIX):
+        raise BabelflowError("--version applies to AgentDojo benchmarks only", field="--version", fix="drop --version, or use an agentdojo-<suite> benchmark")
+    if version not in VERSIONS:
+        raise BabelflowError(f"Unknown AgentDojo version {version!r}", field="--version", fix=f"use one of: {', '.join(VERSIONS)}")
+    return f"{benchmark_id.partition('@')[0]}@{version}"
