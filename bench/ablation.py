@@ -139,7 +139,7 @@ def render(results: list[ArmResult], console: Console, *, seed: int, language: s
         tasks, broken, mismatch = sum(r.tasks for r in full), sum(len(r.broken) for r in full), sum(len(r.mismatch) for r in full)
         base = sum(r.tokens for r in results if r.arm == "independent")
         ratio = f"{sum(r.tokens for r in full) / base:.3f}×" if base else "n/a"
-        goal = "" if not base else ("; goal (0% / 0% below the independent arm's tokens) met" if broken == mismatch == 0 and sum(r.tokens for r in full) < base else "; goal NOT met")
+        goal = "" if not base else ("; goal (0% / 0%, translation tokens below the independent arm's) met" if broken == mismatch == 0 and sum(r.tokens for r in full) < base else "; goal NOT met")
         workflow = f"{sum(r.workflow_tokens for r in full) / base:.3f}×" if base else "n/a"
         line = (f"full babelflow: {_pct(broken, tasks)} broken references, {_pct(mismatch, tasks)} behaviour mismatch over {tasks:,} tasks "
                 f"({len(full)} domain(s)) at {ratio} the independent arm's tokens for translation, {workflow} for the full workflow with "
