@@ -25,7 +25,11 @@ from babelflow.progress import tracked
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import ReplayOutcome
 
-MAX_ENTRIES_PER_KEY = 16  # different catalog answers for one task (e.g. one per language's error texts)
+# Outcomes kept per key with different catalog answers (the newest first). Few: a task whose
+# replay looks up a text every language translates (most of telecom's) is replayed per language
+# anyway, and 12 languages' copies of 2,285 telecom outcomes would cost ~100 MB on disk and more
+# in memory; a rerun of the same language finds its own entry unless two newer languages ran since.
+MAX_ENTRIES_PER_KEY = 3
 
 _MEMOS: dict[str, dict[str, list[dict]]] = {}
 _LOCK = threading.Lock()
