@@ -34,6 +34,22 @@ def test_reviewer_reply_is_validated_into_actions(provider, fake):
 
 
 @pytest.mark.parametrize("provider", SDKS)
+def test_reviewer_reads_tasks_and_units_and_quotes_over_the_wire(provider, fake):
+    from validators.review_material import TaskView, UnitView
+
+    field = UnitView(unit_id="e-2", artifact="data/tasks.json", role="tasks.json[*].reason_for_call", type="translate_free", task_id="7",
+                     source="Cancel order #W1", target="Cancel order #W1", protected_tokens=["#W1"], risk=2.0)
+    unit = UnitView(unit_id="e-3", artifact="policy.md", role="policy:paragraph", type="translate_free", source="Be polite.", target="要有礼貌。")
+    request = _request().model_copy(update={"tasks": [TaskView(task_id="7", fields=[field])], "units": [unit], "batch": 2, "batches": 3})
+    reply = ModelReviewer(parse_spec(spec(provider)), costs=CostLedger()).review(request)
+    raised = [a for a in reply.actions if a.kind == "raise_finding"]
+    assert [(a.element_id, a.task_id, a.finding_kind, a.quote) for a in raised] == [("e-2", "7", "untranslated", "Cancel order #W1")]
+    (sent,) = fake.state.requests(provider, "review")
+    assert sent.payload["batch"] == 2 and sent.payload["tasks"][0]["fields"][0]["protected_tokens"] == ["#W1"]
+    assert "risk" not in sent.payload["tasks"][0]["fields"][0] and "canonical_terms" not in sent.payload["units"][0]  # nothing the model need not read
+
+
+@pytest.mark.parametrize("provider", SDKS)
 @pytest.mark.parametrize("kind", ["bad_json", "truncated", "500"])
 def test_unusable_reply_is_asked_again(provider, kind, fake):
     fake.script(provider, Fault(kind, task="review"))
