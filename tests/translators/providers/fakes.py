@@ -177,11 +177,11 @@ def _review(payload: dict) -> dict:
     """Upholds every probe finding; raises, with a quote, a field of the translation it reads
     whose target kept the source's text untouched (what a reviewer of zh-Hans would notice)."""
     actions = [{"kind": "uphold", "finding_id": f["id"], "reasoning": "the evidence supports it"} for f in payload.get("probe_findings", [])]
-    fields = [(f, t["task_id"]) for t in payload.get("tasks", []) for f in t["fields"]] + [(u, u.get("task_id")) for u in payload.get("units", [])]
-    for field, task_id in fields:
-        if field["target"] == field["source"]:
-            actions.append({"kind": "raise_finding", "element_id": field["unit_id"], "task_id": task_id, "layer": "fidelity", "finding_kind": "untranslated",
-                            "severity": "major", "reasoning": "left in English", "quote": field["target"][:40]})
+    views = [(f, t["task_id"]) for t in payload.get("tasks", []) for f in t["fields"]] + [(u, u.get("task_id")) for u in payload.get("units", [])]
+    for view, task_id in views:
+        if view["target"] == view["source"]:
+            actions.append({"kind": "raise_finding", "element_id": view["unit_id"], "task_id": task_id, "layer": "fidelity", "finding_kind": "untranslated",
+                            "severity": "major", "reasoning": "left in English", "quote": view["target"][:40]})
     return {"actions": actions + [{"kind": "done", "reasoning": "reviewed"}]}
 
 
