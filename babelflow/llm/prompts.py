@@ -38,6 +38,16 @@ def load_prompt_from(package: str, name: str, version: str) -> Prompt:
     return Prompt(name, version, path.read_text(encoding="utf-8"))
 
 
+class PromptLibrary:
+    """One stage's prompt files and the version of each it uses by default."""
+
+    def __init__(self, package: str, defaults: dict[str, str]):
+        self.package, self.defaults = package, dict(defaults)
+
+    def load(self, name: str, version: str | None = None) -> Prompt:
+        return load_prompt_from(self.package, name, version or self.defaults[name])
+
+
 def language_name(tag: str) -> str:
     """'Chinese (Simplified) (zh-Hans)' where CLDR knows the tag, else the tag itself."""
     try:

@@ -1,12 +1,8 @@
 """The translator's versioned prompts (``translate.v1.md``); loading and rendering:
 ``babelflow.llm.prompts``."""
 
-from __future__ import annotations
+from babelflow.llm.prompts import Prompt, PromptLibrary
 
-from babelflow.llm.prompts import Prompt, load_prompt_from
+load_prompt = PromptLibrary(__package__, {"translate": "v1"}).load
 
-DEFAULT_VERSIONS = {"translate": "v1"}
-
-
-def load_prompt(name: str, version: str | None = None) -> Prompt:
-    return load_prompt_from(__package__, name, version or DEFAULT_VERSIONS[name])
+__all__ = ["Prompt", "load_prompt"]
