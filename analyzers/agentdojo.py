@@ -164,7 +164,12 @@ def _module_of(path: str) -> Any:
 
 def _literal_type(literal: CodeLiteral) -> tuple[TranslationType, PreserveReason | None, str]:
     if literal.where == "attribute":
+        ttype, reason, rule = _shape_type(literal.value)
+        if ttype is TranslationType.PRESERVE:  # GROUND_TRUTH_OUTPUT = _FILENAME
+            return ttype, reason, "task attribute: " + rule
         return TranslationType.TRANSLATE_FREE, None, "task text attribute (PROMPT/GOAL/...)"
+    if literal.in_container:
+        return TranslationType.PRESERVE, PreserveReason.EVALUATOR_TOKEN, "code: item of a constant list (checks iterate it)"
     if literal.is_dict_key:
         return TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, "code: dict key"
     ttype, reason, rule = _shape_type(literal.value)
@@ -229,9 +234,16 @@ def _assign_inline_tokens(drafts: list[Draft]) -> None:
     if not vocabulary:
         return
     pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(v) for v in vocabulary) + r")(?![\w])")
+    checked: dict[tuple[str, str], set[str]] = {}  # (module, task class) -> lowercase values its checks keep
+    for d in drafts:
+        if d.task_scope and d.ttype is TranslationType.PRESERVE and d.locator.kind == "python_literal" and d.reason is not PreserveReason.ARGUMENT_NAME and len(d.text.strip()) >= 3 and WORD.search(d.text):
+            checked.setdefault((d.artifact, d.task_scope), set()).add(d.text.strip())
     for draft in drafts:
         if draft.ttype is TranslationType.TRANSLATE_FREE:
             found = {m.group(0) for m in pattern.finditer(draft.text) if m.group(0) != draft.text}
+            if draft.role == "task_code:attribute":  # the task's own answer and prompt keep what its checks look for ("island trailhead")
+                for value in checked.get((draft.artifact, draft.task_scope), ()):
+                    found |= {m.group(0) for m in re.finditer(r"(?<![\w])" + re.escape(value) + r"(?![\w])", draft.text, re.IGNORECASE)}
             draft.inline_tokens = sorted(found, key=lambda v: (-len(v), v))
 
 
@@ -285,7 +297,7 @@ def outcome_signature(outcome: Any) -> tuple:
     return (outcome.reward, outcome.reward_breakdown.get("injectable"))
 
 
-def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int) -> dict[str, Any]:
+def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int, task_ids: list[str]) -> dict[str, Any]:
     from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
     from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at
 
@@ -311,7 +323,7 @@ def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int) -> dic
         variant.validate_artifacts()
     except Exception as exc:  # noqa: BLE001 - a trial that does not load is a finding of the analysis itself
         raise RuntimeError(f"perturbation trial {round_no} does not load: {exc}") from exc
-    return {o.task_id: o for o in variant.replay_golden(label=f"analysis: perturbation trial {round_no}")}
+    return {o.task_id: o for o in variant.replay_golden(task_ids, label=f"analysis: perturbation trial {round_no}")}
 
 
 def _reaches_environment(draft: Draft) -> bool:
@@ -391,12 +403,14 @@ def analyze_agentdojo(bench: Any, profile: LoadedProfile | None = None, progress
         drafts += _yaml_drafts(bench, spec) if spec.format is ArtifactFormat.YAML else _python_drafts(bench, spec)
     _code_values_are_canonical(drafts)
     _apply_overrides(drafts, profile)
+    differing: list[str] = []
     with tempfile.TemporaryDirectory(prefix="babelflow-agentdojo-trial-") as tmp:
         for round_no in range(MAX_TRIAL_ROUNDS):
             _assign_inline_tokens(drafts)
             progress(f"perturbation trial {round_no}")
-            trial = _trial(bench, drafts, Path(tmp), round_no)
-            differing = [t for t in source if outcome_signature(trial[t]) != outcome_signature(source[t])]
+            # later rounds replay the tasks that still differed: keeping more only moves a task towards its source
+            trial = _trial(bench, drafts, Path(tmp), round_no, differing if round_no else list(source))
+            differing = [t for t in trial if outcome_signature(trial[t]) != outcome_signature(source[t])]
             if not differing:
                 break
             progress(f"perturbation trial {round_no}: differ {', '.join(differing)}")

@@ -30,6 +30,7 @@ class CodeLiteral:
     occurrence: int
     is_dict_key: bool = False
     is_keyword: bool = False
+    in_container: bool = False  # an item of a list/tuple constant (_NAMES = ["Olivia Smith", ...])
 
 
 def _string_value(node: cst.BaseExpression) -> str | None:
@@ -88,9 +89,14 @@ class _Scanner(cst.CSTVisitor):
         self.scope.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
-            return
-        name = node.targets[0].target.value
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self._assignment(node.targets[0].target.value, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:  # _NAMES: ClassVar[list[str]] = [...]
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self._assignment(node.target.value, node)
+
+    def _assignment(self, name: str, node: cst.Assign | cst.AnnAssign) -> None:
         if not self.scope:
             value = getattr(self.module, name, None)
             if isinstance(value, str) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
@@ -102,6 +108,12 @@ class _Scanner(cst.CSTVisitor):
             if isinstance(value, str):  # PROMPT/GOAL/... are texts; _TARGET, _FILENAME ... are values checks use
                 self._add(f"{self.scope[0][1]}.{name}", "attribute" if name in TEXT_ATTRIBUTES else "class_constant", value, node)
                 self.skip.add(id(node.value))
+            elif isinstance(node.value, (cst.List, cst.Tuple)):
+                for element in node.value.elements:
+                    item = _string_value(element.value)
+                    if item is not None:
+                        self._add(f"{self.scope[0][1]}.{name}", "class_constant", item, element.value, in_container=True)
+                        self.skip.add(id(element.value))
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         self.keys.add(id(node.key))

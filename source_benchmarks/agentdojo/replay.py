@@ -75,7 +75,11 @@ def replay_user_task(suite: Any, task_id: str, observer: ToolCallObserver | None
             observer(task_id, record)
     canaries = {vector: _CANARY.format(vector) for vector in suite.get_injection_vector_defaults()}
     canary_records: list[ToolCallRecord] = []
-    _run(suite, task, None, canaries, canary_records, task)
+    try:  # only the ground truth's tool outputs matter here: not scored (upstream's checks diff whole environments)
+        runtime = load_module("agentdojo.functions_runtime").FunctionsRuntime(suite.tools)
+        _recording_pipeline(task, canary_records).query(task.PROMPT, runtime, task.init_environment(environment_of(suite, canaries)))
+    except Exception:  # noqa: BLE001 - the scored run above already recorded how this task behaves
+        pass
     seen = sorted(v for v, c in canaries.items() if any(c in r.output for r in canary_records))
     return ReplayOutcome(
         task_id=task_id, trajectory="golden", replayable=True, reward=float(utility), tool_calls=records,
