@@ -91,6 +91,13 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
     return client, ({"Authorization": openai.Omit()} if config.key is None else {})
 
 
+def anthropic_client(config: ProviderConfig) -> Any:
+    """Anthropic SDK client for `config`: its own key only, the SDK's retries off (ours retry)."""
+    import anthropic
+
+    return anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
+
+
 class OpenAIChat:
     def __init__(self, config: ProviderConfig):
         import openai
@@ -132,7 +139,7 @@ class AnthropicChat:
         self.sdk, self.config = anthropic, config
         self.plan = plan_request(config)
         warn_dropped(config, self.plan)
-        self.client = anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
+        self.client = anthropic_client(config)
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
         try:

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from babelflow.llm.clients import openai_client, sdk_error
+from babelflow.llm.clients import anthropic_client, openai_client, sdk_error
 from babelflow.llm.config import ProviderConfig, parse_spec
 from babelflow.llm.costs import CostLedger, estimate_tokens
 from babelflow.llm.families import openai_sdk_params, plan_request
@@ -83,7 +83,7 @@ class _AnthropicTools:
         import anthropic
 
         self.sdk, self.config = anthropic, config
-        self.client = anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
+        self.client = anthropic_client(config)
 
     def turn(self, messages: list[dict], tools: list[dict] | None) -> tuple[ToolTurn, int | None, int | None]:
         system, history = anthropic_messages(messages)
