@@ -174,7 +174,7 @@ def translate_ir(paths: AdaptPaths, benchmark: str, language: str, pack: Languag
 
 
 def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
-    from translators.providers.costs import CostLedger, save_costs
+    from babelflow.llm.costs import CostLedger, save_costs
 
     pack = load_pack(language, settings.project_root)
     ledger = CostLedger()
@@ -424,15 +424,18 @@ def stage_merge(
     probe_findings = [f for layer in layers for f in layer.findings]
     reports, notes, names = [probe_findings], [], ["probes"]
     if validators and ir_path is not None and variant is not None:
+        from babelflow.llm.costs import CostLedger, save_costs
         from source_benchmarks import open_variant
-        from translators.providers.costs import CostLedger, save_costs
         from validators.model_backends import make_validator_agents
 
         ledger = CostLedger()
         for agent in make_validator_agents(validators, costs=ledger):
             ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)  # each agent its own context
             ctx.variant_bench = open_variant(benchmark, variant)
-            reports.append(agent.review(ctx, probe_findings).findings)
+            report = agent.review(ctx, probe_findings)
+            reports.append(report.findings)
+            if report.note:  # what the agent read (or why it could not), as validate_variant reports it
+                notes.append(f"{agent.validator_id}: {report.note}")
             names.append(agent.validator_id)
         if ledger.report().rows:
             save_costs(ledger.report(), costs_path(settings, benchmark, language, "validate"))
