@@ -74,6 +74,7 @@ class AgentReport(Record):
     tokens: int = Field(default=0, description="requests and replies as estimated by the agent (chars/4): what the budget counts")
     tasks_read: int = 0
     units_read: int = 0
+    disputed: dict[str, str] = Field(default_factory=dict, description="probe finding id -> why this agent thinks it is wrong (the reviewer decides)")
 
 
 class Reviewer(Protocol):
@@ -104,6 +105,7 @@ class ValidatorAgent:
         plan = plan_review(material, batch_size=self.batch_size, budget=self.budget) if self.read_content else ReviewPlan(batches=[], tasks_total=0, units_total=0)
         batches = plan.batches or [([], [])]  # the probe findings are reviewed even when there is nothing else to read
         findings: dict[str, Finding] = {}
+        disputed: dict[str, str] = {}
         turns = spent = read_tasks = read_units = 0
         for number, (tasks, units) in enumerate(batches, start=1):
             if self.budget and spent >= self.budget:
@@ -112,7 +114,7 @@ class ValidatorAgent:
             task_ids = {t.task_id for t in tasks}
             # the first batch carries every probe finding; later ones those about what they hold
             relevant = probe_findings if number == 1 else [f for f in probe_findings if f.element_id in ids or f.task_id in task_ids]
-            used, cost = self._conversation(ctx, material, relevant, tasks, units, number, len(batches), findings)
+            used, cost = self._conversation(ctx, material, relevant, tasks, units, number, len(batches), findings, disputed)
             turns, spent = turns + used, spent + cost
             read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
         note = ""
@@ -120,11 +122,13 @@ class ValidatorAgent:
             note = f"read {read_tasks}/{plan.tasks_total} tasks and {read_units}/{plan.units_total} units"
             if read_tasks < plan.tasks_total or read_units < plan.units_total:
                 note += f" (budget {self.budget:,} tokens: all tasks first, then units by risk)"
+        if disputed:  # a dispute is the agent's word against a probe's: it goes to the reviewer, it removes nothing
+            note = "; ".join(filter(None, [note, *(f"disputes {fid}: {why}" for fid, why in sorted(disputed.items()))]))
         return AgentReport(validator_id=self.validator_id, model_id=self.model.model_id, findings=list(findings.values()), turns=turns, note=note,
-                           tokens=spent, tasks_read=read_tasks, units_read=read_units)
+                           tokens=spent, tasks_read=read_tasks, units_read=read_units, disputed=disputed)
 
     def _conversation(self, ctx: ValidationContext, material: ReviewMaterial, probe_findings: list[Finding], tasks: list[TaskView], units: list[UnitView],
-                      batch: int, batches: int, findings: dict[str, Finding]) -> tuple[int, int]:
+                      batch: int, batches: int, findings: dict[str, Finding], disputed: dict[str, str]) -> tuple[int, int]:
         """One batch: up to ``max_turns`` turns of questions and answers; (turns, tokens) used."""
         by_id = {f.id: f for f in probe_findings}
         answers: list[Answer] = []
@@ -150,6 +154,8 @@ class ValidatorAgent:
                 elif action.kind == "raise_finding":
                     raised = self._raised(ctx, action, material)
                     findings[raised.id] = raised
+                elif action.kind == "dispute" and action.finding_id in by_id:
+                    disputed[action.finding_id] = action.reasoning or "no reason given"
                 elif action.kind == "done":
                     finished = True
             if finished:

@@ -179,3 +179,18 @@ def test_validators_tokens_are_ledger_rows_per_agent(seatau_slice, monkeypatch):
     assert [r["agent"] for r in rows] == ["validator-1", "validator-2", "validator-3"]
     assert len({(r["requests"], r["input tokens"]) for r in rows}) == 1 and int(rows[0]["requests"]) > 1  # same reading, billed per agent
     assert parse_spec("openai-compatible:m@http://127.0.0.1:9/v1?budget=5000&batch=8", field="--validators").budget == 5000
+
+
+def test_a_dispute_goes_to_the_reviewer_and_removes_nothing(seatau_slice):
+    from validators.agents import ReviewAction, ReviewReply
+
+    class Disputer(SilentReviewer):
+        def review(self, request):
+            self.requests.append(request)
+            first = request.probe_findings[:1]
+            return ReviewReply(actions=[ReviewAction(kind="dispute", finding_id=f.id, reasoning="a heading, not prose") for f in first] + [ReviewAction(kind="done")])
+
+    failures = _validate(seatau_slice, "planted", [ValidatorAgent("validator-1", model=Disputer(), batch_size=12)])
+    note = next(n for n in failures.notes if n.startswith("validator-1"))
+    disputed = [f for f in failures.findings if f"disputes {f.id}: a heading, not prose" in note]
+    assert disputed and all(f.validators == ["probes"] for f in disputed)  # still there, not upheld by the agent
