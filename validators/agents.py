@@ -77,6 +77,32 @@ class AgentReport(Record):
     disputed: dict[str, str] = Field(default_factory=dict, description="probe finding id -> why this agent thinks it is wrong (the reviewer decides)")
 
 
+FINDINGS_PER_REQUEST = 100  # probe findings one request carries besides its tasks and units
+
+
+def _with_findings(batches: list, probe_findings: list[Finding]) -> tuple[list, list[list[Finding]]]:
+    """Each batch with the probe findings about what it holds; the findings about nothing any batch
+    holds (preserved values, whole files, tasks left out) in chunks, the first with batch 1, the
+    rest as batches of their own: no request carries thousands of findings."""
+    batches = list(batches) or [([], [])]  # the probe findings are reviewed even when there is nothing else to read
+    shown: list[list[Finding]] = []
+    placed: set[str] = set()
+    for tasks, units in batches:
+        ids = {i for u in units for i in (u.unit_id, *u.also)} | {f.unit_id for t in tasks for f in t.fields}
+        task_ids = {t.task_id for t in tasks}
+        mine = [f for f in probe_findings if f.element_id in ids or (f.element_id is None and f.task_id in task_ids)]
+        shown.append(mine[:FINDINGS_PER_REQUEST])
+        placed |= {f.id for f in mine[:FINDINGS_PER_REQUEST]}
+    rest = [f for f in probe_findings if f.id not in placed]
+    chunks = [rest[i : i + FINDINGS_PER_REQUEST] for i in range(0, len(rest), FINDINGS_PER_REQUEST)]
+    if chunks:
+        shown[0] = shown[0] + chunks[0]
+        for chunk in chunks[1:]:
+            batches.append(([], []))
+            shown.append(chunk)
+    return batches, shown
+
+
 class Reviewer(Protocol):
     """What validation runs: a model-backed `ValidatorAgent` or an offline agent (back-translation)."""
 
@@ -103,17 +129,13 @@ class ValidatorAgent:
             return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0, note="model-backed review not configured: only the deterministic probes ran")
         material = ReviewMaterial(ctx, probe_findings)
         plan = plan_review(material, batch_size=self.batch_size, budget=self.budget) if self.read_content else ReviewPlan(batches=[], tasks_total=0, units_total=0)
-        batches = plan.batches or [([], [])]  # the probe findings are reviewed even when there is nothing else to read
+        batches, shown = _with_findings(plan.batches, probe_findings)
         findings: dict[str, Finding] = {}
         disputed: dict[str, str] = {}
         turns = spent = read_tasks = read_units = 0
-        for number, (tasks, units) in enumerate(batches, start=1):
+        for number, ((tasks, units), relevant) in enumerate(zip(batches, shown, strict=True), start=1):
             if self.budget and spent >= self.budget:
                 break  # the rest is reported as not read
-            ids = {i for u in units for i in (u.unit_id, *u.also)} | {f.unit_id for t in tasks for f in t.fields}
-            task_ids = {t.task_id for t in tasks}
-            # the first batch carries every probe finding; later ones those about what they hold
-            relevant = probe_findings if number == 1 else [f for f in probe_findings if f.element_id in ids or f.task_id in task_ids]
             used, cost = self._conversation(ctx, material, relevant, tasks, units, number, len(batches), findings, disputed)
             turns, spent = turns + used, spent + cost
             read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
