@@ -182,6 +182,11 @@ class ReviewMaterial:
         return [TaskView(task_id=t, fields=f) for t, f in tasks.items()], ordered_units
 
 
+def _instruction(role: str) -> bool:
+    """What the user simulator acts on: its instructions (tau2: user_scenario.*, a ticket)."""
+    return "instructions" in role or "user_scenario" in role or role.endswith("ticket")
+
+
 def item_tokens(item: TaskView | UnitView) -> int:
     return estimate_tokens(item.model_dump_json(exclude_defaults=True))
 
@@ -191,6 +196,13 @@ def plan_review(material: ReviewMaterial, *, batch_size: int, budget: int) -> Re
     units by risk, until ``budget`` tokens (0: no limit) minus a reserve for follow-up turns."""
     tasks, units = material.items
     limit = budget * (1 - REPLY_RESERVE) if budget else math.inf
+    if sum(item_tokens(t) for t in tasks) > limit:
+        # not even every task whole fits: every task's instructions first, its other fields
+        # (criteria, assertions) compete with the units by risk
+        trimmed = [TaskView(task_id=t.task_id, fields=[f for f in t.fields if _instruction(f.role)] or t.fields) for t in tasks]
+        kept = {f.unit_id for t in trimmed for f in t.fields}
+        rest = [f for t in tasks for f in t.fields if f.unit_id not in kept]
+        tasks, units = trimmed, sorted([*units, *rest], key=lambda u: (-u.risk, u.artifact, u.unit_id))
     batches: list[tuple[list[TaskView], list[UnitView]]] = []
     current: tuple[list[TaskView], list[UnitView]] = ([], [])
     size = spent = 0

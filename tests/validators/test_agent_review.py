@@ -194,3 +194,26 @@ def test_a_dispute_goes_to_the_reviewer_and_removes_nothing(seatau_slice):
     note = next(n for n in failures.notes if n.startswith("validator-1"))
     disputed = [f for f in failures.findings if f"disputes {f.id}: a heading, not prose" in note]
     assert disputed and all(f.validators == ["probes"] for f in disputed)  # still there, not upheld by the agent
+
+
+def test_a_budget_below_the_tasks_reads_every_tasks_instructions_first():
+    """Pure: 30 tasks whose assertions are long; the budget fits their instructions, not all of them whole."""
+    from types import SimpleNamespace
+
+    from validators.review_material import TaskView, UnitView, item_tokens, plan_review
+
+    def view(uid: str, role: str, text: str, risk: float = 0.0, task: str | None = None) -> UnitView:
+        return UnitView(unit_id=uid, artifact="data/tasks.json", role=role, type="translate_free", task_id=task, source=text, target=text.upper(), risk=risk)
+
+    tasks = [TaskView(task_id=str(n), fields=[view(f"i{n}", "tasks.json[*].user_scenario.instructions.reason_for_call", f"You want to return order #{n}.", 1.0, str(n)),
+                                              view(f"a{n}", "tasks.json[*].evaluation_criteria.nl_assertions[*]", "The agent explains the refund policy in detail. " * 20, 2.0, str(n))])
+             for n in range(30)]
+    units = [view(f"u{n}", "policy.md:paragraph", f"Policy paragraph {n}.", risk=float(n % 5)) for n in range(40)]
+    material = SimpleNamespace(items=(tasks, units))
+    instructions = sum(item_tokens(TaskView(task_id=t.task_id, fields=t.fields[:1])) for t in tasks)
+    plan = plan_review(material, batch_size=20, budget=int((instructions + 3000) / 0.75))
+    read_tasks = [t for b in plan.batches for t in b[0]]
+    assert len(read_tasks) == 30 and all([f.unit_id for f in t.fields] == [f"i{t.task_id}"] for t in read_tasks)  # every task's instructions
+    read_units = [u for b in plan.batches for u in b[1]]
+    assert read_units and [u.risk for u in read_units] == sorted((u.risk for u in read_units), reverse=True)  # then by risk
+    assert plan.sampled and plan.units_left_out > 0
