@@ -245,6 +245,14 @@ def _assign_inline_tokens(drafts: list[Draft]) -> None:
                 for value in checked.get((draft.artifact, draft.task_scope), ()):
                     found |= {m.group(0) for m in re.finditer(r"(?<![\w])" + re.escape(value) + r"(?![\w])", draft.text, re.IGNORECASE)}
             draft.inline_tokens = sorted(found, key=lambda v: (-len(v), v))
+    # fields with one text are one translation unit: they share their tokens (a v1 and a v1.2.2 PROMPT)
+    shared: dict[tuple[str, str], set[str]] = {}
+    for draft in drafts:
+        if draft.ttype is TranslationType.TRANSLATE_FREE:
+            shared.setdefault((draft.text, draft.role), set()).update(draft.inline_tokens)
+    for draft in drafts:
+        if draft.ttype is TranslationType.TRANSLATE_FREE:
+            draft.inline_tokens = sorted(shared[(draft.text, draft.role)], key=lambda v: (-len(v), v))
 
 
 # ---- the perturbation trial ------------------------------------------------------------------
@@ -294,7 +302,9 @@ def perturbed_targets(drafts: list[Draft]) -> dict[str, str]:
 
 
 def outcome_signature(outcome: Any) -> tuple:
-    return (outcome.reward, outcome.reward_breakdown.get("injectable"))
+    """What must not move: the score, injectability, and which ground-truth calls fail (a search
+    whose query no longer matches the translated data fails even where the score survives)."""
+    return (outcome.reward, outcome.reward_breakdown.get("injectable"), tuple(c.name for c in outcome.tool_calls if c.error))
 
 
 def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int, task_ids: list[str]) -> dict[str, Any]:
@@ -334,15 +344,20 @@ def _reaches_environment(draft: Draft) -> bool:
 
 
 def _demote_for(task_id: str, bench: Any, drafts: list[Draft], round_no: int, detail: str) -> int:
-    tasks = {**bench.source_suite.user_tasks, **bench.source_suite.injection_tasks}
-    cls = type(tasks[task_id])
+    from source_benchmarks.agentdojo.code_overlay import combined_parts
     from source_benchmarks.agentdojo.files import module_path
 
-    module = module_path(cls.__module__)
+    tasks = {**bench.source_suite.user_tasks, **bench.source_suite.injection_tasks}
+    classes = [type(tasks[task_id])]
+    while any(combined_parts(c) for c in classes):  # a TaskCombinator task: its parts hold the literals
+        classes = [type(p) for c in classes for p in (combined_parts(c) or [None]) if p is not None] + [c for c in classes if not combined_parts(c)]
     evidence = RuntimeEvidence(source="golden_replay", detail=detail, task_id=task_id)
-    scope = [d for d in drafts if d.artifact == module and d.task_scope in (cls.__name__, "") and d.locator.role == "constant"]
-    if round_no >= 2:  # still failing: the task's texts and the module's constants too
-        scope += [d for d in drafts if d.artifact == module and d.task_scope == cls.__name__]
+    scope: list[Draft] = []
+    for cls in classes:
+        module = module_path(cls.__module__)
+        scope += [d for d in drafts if d.artifact == module and d.task_scope in (cls.__name__, "") and d.locator.role == "constant"]
+        if round_no >= 2:  # still failing: the task's texts and the module's constants too
+            scope += [d for d in drafts if d.artifact == module and d.task_scope == cls.__name__]
     words = {d.text.strip().lower() for d in scope if len(d.text.strip()) >= 3 and WORD.search(d.text) and d.role != "task_code:attribute" and not d.reason == PreserveReason.ARGUMENT_NAME}
     data = [d.text.lower() for d in drafts if d.locator.kind == "data_value"]
     linked = {w for w in words if any(w in text for text in data)}
@@ -415,7 +430,7 @@ def analyze_agentdojo(bench: Any, profile: LoadedProfile | None = None, progress
                 break
             progress(f"perturbation trial {round_no}: differ {', '.join(differing)}")
             for task_id in differing:
-                detail = f"perturbed suite: {outcome_signature(source[task_id])} -> {outcome_signature(trial[task_id])} (reward, injectable)"
+                detail = f"perturbed suite: {outcome_signature(source[task_id])} -> {outcome_signature(trial[task_id])} (reward, injectable, failing calls)"[:300]
                 _demote_for(task_id, bench, drafts, round_no, detail)
             _unify(drafts)
         else:
