@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import orjson
 from pydantic import Field, ValidationError
@@ -18,7 +18,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError, StaleArtifactError
 from babelflow.ir import Record
 
-CANONICAL_MAP_SCHEMA = "babelflow.canonical_map/1"
+CANONICAL_MAP_SCHEMA: Final = "babelflow.canonical_map/1"
 
 
 class CanonicalEntry(Record):

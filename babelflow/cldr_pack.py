@@ -33,9 +33,9 @@ def cldr_default_pack(tag: str) -> LanguagePack | None:
     return LanguagePack(
         tag=tag,
         version="0.0.0",
-        name=english,
+        name=english or tag,
         script=language.maximize().script or "Latn",
-        direction=locale.text_direction,
+        direction="rtl" if locale.text_direction == "rtl" else "ltr",
         name_order="family_given" if language.language in _FAMILY_FIRST else "given_family",
         cldr_locale=str(locale),
         agent_language_clause=f"Always reply to the user in {english} ({autonym}).",

@@ -125,8 +125,7 @@ def _fixed_parts(text: str) -> list[DocstringPart]:
     for match in _NON_SPACE.finditer(text):
         if match.start() > cursor:
             parts.append(DocstringPart(text=text[cursor : match.start()], translatable=False, kind="layout"))
-        kind = "header" if _TITLES.match(match.group(0)) else "spec"
-        parts.append(DocstringPart(text=match.group(0), translatable=False, kind=kind))
+        parts.append(DocstringPart(text=match.group(0), translatable=False, kind="header" if _TITLES.match(match.group(0)) else "spec"))
         cursor = match.end()
     if cursor < len(text) or not parts:
         parts.append(DocstringPart(text=text[cursor:], translatable=False, kind="layout"))

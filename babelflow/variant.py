@@ -38,6 +38,13 @@ class CodeOverlay(Record):
     language: str
     texts: list[CodeText] = Field(default_factory=list)
 
+    def translated(self, module: str, source: str) -> str | None:
+        """The variant's rendering of a code text of `module` (None when the overlay has none)."""
+        for text in self.texts:
+            if text.module == module and text.source.strip() == source.strip():
+                return text.target.strip()
+        return None
+
     def docstrings(self) -> dict[tuple[str, str], str]:
         return {(t.module, t.qualname): t.target for t in self.texts if t.role == "docstring"}
 

@@ -58,7 +58,7 @@ def export_command(
     if fmt not in ("xliff", "po"):
         raise BabelflowError(f"Unknown format {fmt!r}", field="--format", fix="use xliff or po (XLIFF 2.0 is not offered: translate-toolkit's writer fails the official schema)")
     _, _, ir, units, used = _context(benchmark, lang, source_dir, translator, drafts=True)
-    write_exchange(units, out, fmt, "en", lang, benchmark)
+    write_exchange(units, out, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)
     console.print(f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft) written to [bold]{out}[/]")
 
 

@@ -3,12 +3,24 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import typer
 
 from babelflow.errors import BabelflowError
 from flows.cli_common import BENCHMARK_HELP, cli_errors, console
+from flows.review_store import Decision, Route
+
+
+class ReviewRoute(str, Enum):
+    TRANSLATION = "translation"
+    ANALYSIS = "analysis"
+
+
+def _decision(choice: str) -> Decision:
+    """A choice the prompt or --decide has already checked is confirm or dismiss."""
+    return "confirm" if choice == "confirm" else "dismiss"
 
 
 @cli_errors
@@ -18,7 +30,7 @@ def review(
     decide: list[str] = typer.Option([], "--decide", help="ID=confirm|dismiss, ID a finding (F-…) or a whole group (G-…); repeatable. Without it, asks group by group in the terminal."),
     reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
     note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
-    route: str = typer.Option("translation", "--route", help="Where a confirmed finding goes: translation or analysis (mistyped field)."),
+    route: ReviewRoute = typer.Option(ReviewRoute.TRANSLATION, "--route", help="Where a confirmed finding goes: translation, or analysis (mistyped field)."),
     sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
 ) -> None:
     """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
@@ -56,8 +68,8 @@ def review(
             target_id, _, choice = item.partition("=")
             if choice not in ("confirm", "dismiss"):
                 raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write ID=confirm or ID=dismiss (ID: a finding F-… or a group G-…)")
-            members = by_group[target_id].finding_ids if target_id in by_group else [target_id]
-            decided += [ReviewDecision(finding_id=f, decision=choice, reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""), route=route) for f in members]
+            targets = by_group[target_id].finding_ids if target_id in by_group else [target_id]
+            decided += [ReviewDecision(finding_id=f, decision=_decision(choice), reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""), route=route.value) for f in targets]
         decided = store.append_many(decided, queue)  # checked against the queue first: a typo writes nothing
     else:
         console.print(f"{len(queue.findings)} open findings in {len(groups)} groups, most severe first")
@@ -68,7 +80,7 @@ def review(
             for evidence in first.evidence[:1]:
                 console.print(f"  source: {evidence.source}\n  target: {evidence.target}", highlight=False)
             choice = Prompt.ask("decision for the group", choices=["confirm", "dismiss", "open", "skip"], default="skip", console=console)
-            members = [group.finding_ids] if choice != "open" else [[f] for f in group.finding_ids]
+            members: list[list[str]] = [group.finding_ids] if choice != "open" else [[f] for f in group.finding_ids]
             for ids in members:
                 if choice == "open":
                     finding = by_finding[ids[0]]
@@ -79,8 +91,8 @@ def review(
                 if one in ("skip",):
                     continue
                 reason = Prompt.ask("note", default="", console=console)
-                where = Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) if one == "confirm" else "translation"
-                decided += store.append_many([ReviewDecision(finding_id=f, decision=one, reviewer=reviewer, note=reason, route=where) for f in ids], queue)
+                where: Route = "analysis" if one == "confirm" and Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) == "analysis" else "translation"
+                decided += store.append_many([ReviewDecision(finding_id=f, decision=_decision(one), reviewer=reviewer, note=reason, route=where) for f in ids], queue)
     console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
 
 

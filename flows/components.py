@@ -60,15 +60,16 @@ def domain_name_for(benchmark_id: str, language: str) -> str:
 def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]) -> IRDocument:
     """Reuse the saved IR iff it was made from the same source files and profile."""
     profile = load_profile(bench.id, profile_path)
+    saved: IRDocument | None = None
     if ir_path.exists():
         try:
-            ir = load_ir_cached(ir_path, bench.id)
+            saved = load_ir_cached(ir_path, bench.id)
         except BabelflowError:
-            ir = None
-        fresh = ir is not None and ir.analyzer_version == ANALYZER_VERSION and ir.profile_sha256 == profile.sha256
-        if fresh and [a.model_dump() for a in ir.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
+            saved = None  # an IR of an older schema or a damaged file: analyze again
+    if saved is not None and saved.analyzer_version == ANALYZER_VERSION and saved.profile_sha256 == profile.sha256:
+        if [a.model_dump() for a in saved.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
             progress("IR unchanged: reused")
-            return ir
+            return saved
     ir = analyze_benchmark(bench, profile, progress=progress)
     save_ir(ir, ir_path)
     remember(ir_path, ir)  # a rerun in a new process loads the binary sidecar, not 170k JSON elements

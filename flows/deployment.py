@@ -9,6 +9,7 @@ them and `prefect worker start --pool babelflow-process` on each machine picks r
 from __future__ import annotations
 
 import argparse
+from typing import cast
 
 from babelflow.settings import apply_offline_environment
 
@@ -19,14 +20,13 @@ def main() -> None:
     args = parser.parse_args()
     apply_offline_environment()
     from prefect import serve
+    from prefect.deployments.runner import RunnerDeployment
 
     from flows.prefect_flows import adapt_language, adapt_languages
 
-    serve(
-        adapt_language.to_deployment(name="babelflow", tags=["babelflow"]),
-        adapt_languages.to_deployment(name="babelflow", tags=["babelflow"]),
-        limit=args.limit,
-    )
+    # to_deployment is sync-compatible: called from sync code it returns the deployment itself
+    deployments = [cast(RunnerDeployment, flow.to_deployment(name="babelflow", tags=["babelflow"])) for flow in (adapt_language, adapt_languages)]
+    serve(*deployments, limit=args.limit)
 
 
 if __name__ == "__main__":

@@ -147,10 +147,9 @@ def evaluate(
 ) -> EvaluationReport:
     import os
 
-    from babelflow.variant import load_manifest
+    from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
     from flows.agent_models import ProviderChatModel
     from source_benchmarks.tau2.evaluation import default_greeting
-    from source_benchmarks.tau2.localized_roles import _translated
     from source_benchmarks.tau2.registration import register_variant
     from translators.registry import validate_language_tag
 
@@ -180,7 +179,8 @@ def evaluate(
     unknown = [t for t in chosen if t not in set(bench.task_ids(None))]
     if unknown:
         raise BabelflowError(f"Unknown task id(s) {', '.join(unknown[:5])}", field="--tasks", fix=f"task ids of {benchmark}: {', '.join(bench.task_ids(None)[:5])}, …")
-    greeting = _translated(bench.overlay, "orchestrator/orchestrator.py", default_greeting())
+    overlay = load_overlay(variant / OVERLAY_NAME)
+    greeting = overlay.translated("orchestrator/orchestrator.py", default_greeting()) if overlay else None
     run = run_domain(domain, f"llm_agent_{language}", f"user_simulator_{language}", language, [bench.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=greeting, progress=progress)
     source_run = None
     if with_source:

@@ -24,7 +24,7 @@ from prefect.input import RunInput
 from prefect.runtime import flow_run as current_flow_run
 from pydantic import BaseModel, Field
 
-from babelflow.ir import Record
+from babelflow.ir import PreserveReason, Record, TranslationType
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
@@ -85,7 +85,7 @@ class FindingDecision(BaseModel):
     decision: Literal["confirm", "dismiss", "skip"] = "skip"
     note: str = ""
     route: Literal["translation", "analysis"] = "translation"
-    preserve_reason: str | None = None
+    preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
     replacement: str | None = None
 
 
@@ -98,7 +98,7 @@ class GroupDecision(BaseModel):
     decision: Literal["confirm", "dismiss", "skip", "open"] = "skip"
     note: str = ""
     route: Literal["translation", "analysis"] = "translation"
-    preserve_reason: str | None = None
+    preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
     replacement: str | None = Field(default=None, description="your translation; only for a group of one finding (open larger groups)")
 
 
@@ -238,7 +238,6 @@ def apply_decisions(settings: BabelflowSettings, benchmark: str, language: str, 
 
     from analyzers.profile import ElementOverride
     from babelflow.atomic_io import write_bytes_atomic
-    from babelflow.ir import TranslationType
 
     paths = stages.run_paths(settings, benchmark, language)
     reviewed_path = settings.layout.reviewed_translations(benchmark, language)
@@ -252,7 +251,7 @@ def apply_decisions(settings: BabelflowSettings, benchmark: str, language: str, 
         if decision.route == "analysis":
             reason = decision.preserve_reason
             overrides = [o for o in overrides if o.element != decision.element_id] + [
-                ElementOverride(element=decision.element_id, type=TranslationType.PRESERVE, reason=reason or "linked_entity", note=f"review {decision.finding_id} by {decision.reviewer}: {decision.note}")
+                ElementOverride(element=decision.element_id, type=TranslationType.PRESERVE, reason=reason or PreserveReason.LINKED_ENTITY, note=f"review {decision.finding_id} by {decision.reviewer}: {decision.note}")
             ]
         elif decision.replacement:
             reviewed[decision.element_id] = decision.replacement

@@ -5,10 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 from uuid import UUID
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from babelflow.progress import Throttled, listening
 
@@ -24,7 +25,7 @@ def terminal_progress(console: Console) -> Iterator[Progress]:
 @contextmanager
 def bars_for_reports(bars: Progress) -> Iterator[None]:
     """Show every stage's reports as a bar of an already running rich display."""
-    ids: dict[str, int] = {}
+    ids: dict[str, TaskID] = {}
     lock = threading.Lock()
 
     def show(stage: str, done: int, total: int) -> None:
@@ -60,7 +61,7 @@ class PrefectProgressArtifacts:
         if artifact is None:
             created = create_progress_artifact(progress=percent, description=description)
             with self._lock:
-                self._ids[key] = created
+                self._ids[key] = cast(UUID, created)  # called from sync code: Prefect returns the id, not a coroutine
         else:
             update_progress_artifact(artifact, progress=percent, description=description)
 

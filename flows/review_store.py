@@ -21,13 +21,16 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, Record
 from validators.findings import FailureSet, Finding
 
+Decision = Literal["confirm", "dismiss"]
+Route = Literal["translation", "analysis"]  # where a confirmed finding goes: retranslate, or retype the field
+
 
 class ReviewDecision(Record):
     finding_id: str
-    decision: Literal["confirm", "dismiss"]
+    decision: Decision
     reviewer: str
     note: str = ""
-    route: Literal["translation", "analysis"] = "translation"
+    route: Route = "translation"
     preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
     replacement: str | None = Field(default=None, description="translation route: the reviewer's own translation")
     element_id: str | None = None
@@ -55,9 +58,9 @@ class ReviewStore:
         for number, line in enumerate(self.log.read_bytes().splitlines(), start=1):
             try:
                 out.append(ReviewDecision.model_validate(orjson.loads(line)))
-            except (orjson.JSONDecodeError, ValidationError):
-                if number < len(self.log.read_bytes().splitlines()):
-                    raise BabelflowError("Decision log is corrupt", file=self.log, field=f"line {number}", fix="restore the line from backup; decisions are append-only")
+            except (orjson.JSONDecodeError, ValidationError) as exc:
+                if number < len(self.log.read_bytes().splitlines()):  # only a torn last line (a killed write) is skipped
+                    raise BabelflowError("Decision log is corrupt", file=self.log, field=f"line {number}", fix="restore the line from backup; decisions are append-only") from exc
         return out
 
     def append(self, decision: ReviewDecision, queue: FailureSet | None = None) -> ReviewDecision:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+ArtifactOrigin = Literal["package", "source_dir", "fixture"]
 
 import orjson
 
@@ -14,7 +17,9 @@ from babelflow.progress import tracked
 
 class TaskSelection:
     id: str
-    _tasks: dict[str, Any]
+    @property
+    def _tasks(self) -> dict[str, Any]:  # task id -> the benchmark's own task object
+        raise NotImplementedError
 
     def splits(self) -> dict[str, list[str]]:  # pragma: no cover - provided by the adapter
         raise NotImplementedError
@@ -62,8 +67,8 @@ class FileBenchmark(TaskSelection):
     and `artifacts`, and point `_golden_task` / `_do_nothing_task` at their replay functions.
     """
 
-    packaged_origin = "package"
-    source_dir = None
+    packaged_origin: ArtifactOrigin = "package"
+    source_dir: Path | None = None
     environment_factory: Any
     _golden_task: Any
     _do_nothing_task: Any
@@ -87,7 +92,7 @@ class FileBenchmark(TaskSelection):
     def artifact_path(self, spec):
         return self._resolve(spec.path)
 
-    def origin_of(self, spec) -> str:
+    def origin_of(self, spec) -> ArtifactOrigin:
         return "source_dir" if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents else self.packaged_origin
 
     def load_artifact(self, spec) -> Any:

@@ -138,7 +138,7 @@ class ApertiumTranslator:
                 self.stats.fallbacks += 1
                 text = self._batch([segment.text]).get(0)
                 problems = ["segment missing from Apertium's output"] if text is None else tag_problems(segment.text, text)
-            if problems:
+            if problems or text is None:
                 self.stats.failed += 1
                 failed[segment.segment_id] = [f"apertium {self.mode}: {p}" for p in problems]
                 continue

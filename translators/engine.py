@@ -78,7 +78,8 @@ def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, st
     """The unit's text as a translator sees it: kept tokens and canonical terms as placeholders."""
     if unit.kind == "canonical":
         return protect(unit.text)
-    canonical_terms = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups and cmap.target_of(groups[t], t)}
+    rendered = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups}
+    canonical_terms = {t: target for t, target in rendered.items() if target}
     preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
     return protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)
 
@@ -115,7 +116,8 @@ class TranslationEngine:
         self.source_language = source_language
         self._origins: dict[str, str] = {}  # unit key -> who made its text, per translate() call
         # a backend may ask for bigger batches (Apertium pays one process start per call)
-        self.max_items, self.max_chars = getattr(translator, "batch_limits", None) or (max_items, max_chars)
+        limits: tuple[int, int] = getattr(translator, "batch_limits", None) or (max_items, max_chars)
+        self.max_items, self.max_chars = limits
 
     def _terms_in(self, text: str) -> list[GlossaryEntry]:
         return [entry for entry, pattern in self._term_patterns if pattern.search(text)]
@@ -214,7 +216,7 @@ class TranslationEngine:
         todo = [self.pending_unit(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
         for unit in canonical_units:
-            entry = known.get((unit.canonical_group, unit.text))
+            entry = known.get((unit.canonical_group or "default", unit.text))
             result = Translated(entry.target) if entry else results[unit.key]
             if entry:
                 self._origins[unit.key] = f"canonical map ({entry.origin})"

@@ -102,30 +102,40 @@ def _from_rich(elements) -> str:
     return "".join(out)
 
 
-def write_exchange(units: list[ExchangeUnit], path: Path, fmt: Literal["xliff", "po"], source_language: str, target_language: str, benchmark: str) -> None:
-    if fmt == "xliff":
-        store = Xliff12File(sourcelanguage=source_language, targetlanguage=target_language)
-        store.setfilename(store.getfilenode("NoName"), benchmark)
-        for item in units:
-            entry = store.UnitClass(item.unit.text)
-            entry.setid(item.unit.key)
-            entry.rich_source = _rich(item.protected.text, item.protected)
-            if item.target is not None:
-                entry.rich_target = _rich(item.target, item.protected)
-            for note in item.notes:
-                entry.addnote(note, origin="developer")
-            store.addunit(entry)
-    else:
-        store = po.pofile()
-        store.updateheader(add=True, Language=target_language, X_Generator="babelflow")
-        for item in units:
-            entry = store.UnitClass(item.protected.text)
-            entry.setcontext(item.unit.key)
-            entry.target = item.target or ""
-            for note in item.notes:
-                entry.addnote(note, origin="developer")
-            store.addunit(entry)
-    write_bytes_atomic(Path(path), bytes(store))
+ExchangeFormat = Literal["xliff", "po"]
+
+
+def write_exchange(units: list[ExchangeUnit], path: Path, fmt: ExchangeFormat, source_language: str, target_language: str, benchmark: str) -> None:
+    data = _xliff(units, source_language, target_language, benchmark) if fmt == "xliff" else _po(units, target_language)
+    write_bytes_atomic(Path(path), data)
+
+
+def _xliff(units: list[ExchangeUnit], source_language: str, target_language: str, benchmark: str) -> bytes:
+    store = Xliff12File(sourcelanguage=source_language, targetlanguage=target_language)
+    store.setfilename(store.getfilenode("NoName"), benchmark)
+    for item in units:
+        entry = store.UnitClass(item.unit.text)
+        entry.setid(item.unit.key)
+        entry.rich_source = _rich(item.protected.text, item.protected)
+        if item.target is not None:
+            entry.rich_target = _rich(item.target, item.protected)
+        for note in item.notes:
+            entry.addnote(note, origin="developer")
+        store.addunit(entry)
+    return bytes(store)
+
+
+def _po(units: list[ExchangeUnit], target_language: str) -> bytes:
+    store = po.pofile()
+    store.updateheader(add=True, Language=target_language, X_Generator="babelflow")
+    for item in units:
+        entry = store.UnitClass(item.protected.text)
+        entry.setcontext(item.unit.key)
+        entry.target = item.target or ""
+        for note in item.notes:
+            entry.addnote(note, origin="developer")
+        store.addunit(entry)
+    return bytes(store)
 
 
 @dataclass

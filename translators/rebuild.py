@@ -19,7 +19,7 @@ import orjson
 from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFormat, IRDocument, IRElement
+from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, IRElement, MarkdownBlockLocator
 from babelflow.markdown_blocks import split_markdown
 from babelflow.python_docstrings import docstrings_of
 from babelflow.variant import MANIFEST_NAME, OVERLAY_NAME, ArtifactHash, CodeOverlay, CodeText, VariantManifest, save_record
@@ -41,17 +41,30 @@ def _set_at(document: Any, path: tuple, value: Any, *, rename_key: bool) -> None
         parent[value if key == last else key] = item
 
 
+def _data_locator(element: IRElement) -> DataValueLocator | DataKeyLocator:
+    if not isinstance(element.locator, (DataValueLocator, DataKeyLocator)):
+        raise BabelflowError(f"A data file's field has a {element.locator.kind} locator", field=element.role, fix="the IR is stale: re-run `babelflow analyze`")
+    return element.locator
+
+
+def _block_locator(element: IRElement) -> MarkdownBlockLocator:
+    if not isinstance(element.locator, MarkdownBlockLocator):
+        raise BabelflowError(f"A Markdown file's field has a {element.locator.kind} locator", field=element.role, fix="the IR is stale: re-run `babelflow analyze`")
+    return element.locator
+
+
 def _write_data(spec: ArtifactSpec, source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
     if spec.format is ArtifactFormat.TOML:
         document: Any = tomlkit.parse(read_text(source))
     else:
         document = load_document(source, spec.format)
+    located = [(_data_locator(element), element, target) for element, target in changes]
     # keys last and deepest first, so renaming a key never invalidates a later path
-    for element, target in sorted(changes, key=lambda c: (c[0].locator.kind == "data_key", -len(c[0].locator.path))):
+    for locator, element, target in sorted(located, key=lambda c: (c[0].kind == "data_key", -len(c[0].path))):
         try:
-            _set_at(document, tuple(element.locator.path), target, rename_key=element.locator.kind == "data_key")
+            _set_at(document, tuple(locator.path), target, rename_key=locator.kind == "data_key")
         except (KeyError, IndexError, TypeError) as exc:
-            raise BabelflowError(f"IR locator does not exist in the source: {element.locator.path}", file=source, field=element.role, fix="the IR is stale: re-run `babelflow analyze`") from exc
+            raise BabelflowError(f"IR locator does not exist in the source: {locator.path}", file=source, field=element.role, fix="the IR is stale: re-run `babelflow analyze`") from exc
     if spec.format is ArtifactFormat.TOML:
         write_bytes_atomic(dest, tomlkit.dumps(document).encode("utf-8"))
     else:
@@ -64,13 +77,13 @@ def _write_yaml(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) 
 
     document = load_yaml(source)
     for element, target in changes:
-        set_at(document, tuple(element.locator.path), target)
+        set_at(document, tuple(_data_locator(element).path), target)
     dump_yaml(dest, document)
 
 
 def _write_markdown(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
     document = split_markdown(read_text(source))
-    replacements = {element.locator.block_index: target for element, target in changes}
+    replacements = {_block_locator(element).block_index: target for element, target in changes}
     write_bytes_atomic(dest, document.join(replacements).encode("utf-8"))
 
 

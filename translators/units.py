@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Literal
 
 from babelflow.ir import ArtifactRole, IRDocument, IRElement, TranslationType
 
@@ -18,7 +19,7 @@ from babelflow.ir import ArtifactRole, IRDocument, IRElement, TranslationType
 class TranslationUnit:
     key: str
     text: str
-    kind: str  # free | canonical
+    kind: Literal["free", "canonical"]
     context: str
     canonical_group: str | None
     inline_tokens: tuple[str, ...]

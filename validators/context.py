@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFormat, IRDocument, TranslationType
+from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, MarkdownBlockLocator, TranslationType
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
@@ -138,23 +138,23 @@ class ValidationContext:
         if spec is None:
             return None
         locator = element.locator
-        if locator.kind in ("data_value", "data_key"):
-            document = self.target_document(spec)
+        if isinstance(locator, (DataValueLocator, DataKeyLocator)):
+            node: Any = self.target_document(spec)
             try:
-                node = document
                 for segment in locator.path[:-1]:
                     node = node[segment]
-                if locator.kind == "data_key":
-                    return locator.path[-1] if locator.path[-1] in node else None
+                if isinstance(locator, DataKeyLocator):
+                    key = locator.path[-1]
+                    return key if isinstance(key, str) and key in node else None
                 value = node[locator.path[-1]]
                 return value if isinstance(value, str) else None
             except (KeyError, IndexError, TypeError):
                 return None
-        if locator.kind == "markdown_block":
-            document: MarkdownDocument | None = self.target_document(spec)
-            if document is None or locator.block_index >= len(document.blocks):
+        if isinstance(locator, MarkdownBlockLocator):
+            markdown: MarkdownDocument | None = self.target_document(spec)
+            if markdown is None or locator.block_index >= len(markdown.blocks):
                 return None
-            return document.blocks[locator.block_index].text
+            return markdown.blocks[locator.block_index].text
         return None
 
     def translatable(self):

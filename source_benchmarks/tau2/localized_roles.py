@@ -13,17 +13,11 @@ from pathlib import Path
 from babelflow.variant import CodeOverlay
 
 
-def _translated(overlay: CodeOverlay | None, module: str, source: str) -> str | None:
-    for text in overlay.texts if overlay else []:
-        if text.module == module and text.source.strip() == source.strip():
-            return text.target.strip()
-    return None
-
-
 def localized_agent_class(overlay: CodeOverlay | None, language_clause: str):
     from tau2.agent import llm_agent
 
-    instruction = (_translated(overlay, "agent/llm_agent.py", llm_agent.AGENT_INSTRUCTION) or llm_agent.AGENT_INSTRUCTION) + "\n" + language_clause
+    translated = overlay.translated("agent/llm_agent.py", llm_agent.AGENT_INSTRUCTION) if overlay else None
+    instruction = (translated or llm_agent.AGENT_INSTRUCTION) + "\n" + language_clause
 
     class LocalizedLLMAgent(llm_agent.LLMAgent):
         @property

@@ -67,15 +67,16 @@ def test_an_agent_replying_in_english_has_low_language_consistency(mock_es, fake
 
 def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     from babelflow.llm.costs import CostLedger
+    from babelflow.variant import OVERLAY_NAME, load_overlay
     from flows.agent_models import ProviderChatModel
     from source_benchmarks.tau2.evaluation import default_greeting, run_trial
-    from source_benchmarks.tau2.localized_roles import _translated
     from source_benchmarks.tau2.registration import register_variant
 
     _, variant_dir = mock_es
     domain = register_variant(variant_dir)
     variant = open_variant("tau2-mock", variant_dir)
-    greeting = _translated(variant.overlay, "orchestrator/orchestrator.py", default_greeting())
+    overlay = load_overlay(variant_dir / OVERLAY_NAME)
+    greeting = overlay.translated("orchestrator/orchestrator.py", default_greeting()) if overlay else None
     assert greeting and greeting != default_greeting()
     ledger = CostLedger()
     agent = ProviderChatModel(f"openai-compatible:agent@{fake.url}", field="--agent-llm", stage="evaluate-agent", language="es", costs=ledger)

@@ -110,3 +110,28 @@ def test_one_write_for_a_group_decision(tmp_path) -> None:
         store.append_many([ReviewDecision(finding_id=failures.findings[0].id, decision="confirm", reviewer="bo"), ReviewDecision(finding_id="F-missing", decision="confirm", reviewer="bo")])
     assert "F-missing" in str(bad.value)
     assert len(store.decisions()) == 600  # a bad batch writes nothing
+
+
+def test_terminal_review_decides_a_whole_group_and_refuses_a_bad_route(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from babelflow.settings import BabelflowSettings
+    from flows.cli import app
+    from flows.review_store import ReviewStore
+    from flows.stages import run_paths
+
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
+    store = ReviewStore(run_paths(BabelflowSettings(), "tau2-mock", "en-XA").review_dir)
+    queue = store.open_findings(_thousand_findings())
+    store.save_queue(queue)
+    group = next(g for g in group_findings(queue.findings) if len(g.finding_ids) == 390)
+    runner = CliRunner()
+
+    bad = runner.invoke(app, ["review", "tau2-mock", "--lang", "en-XA", "--decide", f"{group.id}=confirm", "--route", "elsewhere"])
+    assert bad.exit_code == 2 and store.decisions() == []
+
+    done = runner.invoke(app, ["review", "tau2-mock", "--lang", "en-XA", "--decide", f"{group.id}=confirm", "--route", "analysis", "--reviewer", "ana"])
+    assert done.exit_code == 0, done.output
+    decisions = store.decisions()
+    assert {d.finding_id for d in decisions} == set(group.finding_ids)
+    assert {(d.decision, d.route, d.reviewer) for d in decisions} == {("confirm", "analysis", "ana")}

@@ -43,7 +43,7 @@ def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: lis
                 detail = {"typing_rule": element.typing_rule}
                 if others:
                     detail["renderings"] = "; ".join(f"{t!r}×{n}" for t, n in others.most_common(5))
-                message = f"Preserve field ({element.preserve_reason.value}) changed" + (f": the value is rendered {len(others)} ways across the variant" if others else "")
+                message = f"Preserve field ({element.preserve_reason.value if element.preserve_reason else 'preserve'}) changed" + (f": the value is rendered {len(others)} ways across the variant" if others else "")
                 findings.append(
                     make_finding(validator_id, Layer.CONSISTENCY, "preserved_value_changed", severity, element.artifact, element.role + _path(element), message,
                                  element_id=element.id, source=element.source_text, target=target, detail=detail,

@@ -108,8 +108,8 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
         if spec.format is ArtifactFormat.PYTHON:
             continue
         target = ctx.target_document(spec)
-        if spec.path in ctx.parse_errors:
-            problem = ctx.parse_errors[spec.path]
+        if spec.path in ctx.parse_errors or target is None:
+            problem = ctx.parse_errors.get(spec.path, "missing")
             kind = "artifact_missing" if problem == "missing" else "artifact_unparseable"
             if kind == "artifact_missing" and spec.role in _OPTIONAL_ROLES and _harness_uses_source_copy(ctx, spec):
                 # tau2 falls back to its packaged copy, equal to the source's: nothing behaves differently
@@ -177,11 +177,12 @@ def _relative(file: str, ctx: ValidationContext) -> str:
 
 
 def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    from source_benchmarks import open_variant
+    from source_benchmarks import get_benchmark, open_variant
 
     findings: list[Finding] = []
     try:
-        variant = open_variant(ctx.source.id, ctx.variant_root) if not ctx.bare_data_dir else type(ctx.source)(ctx.source.id, source_dir=ctx.variant_root)
+        # a babelflow variant (data/ and a manifest), or another tool's copy of the data folder
+        variant = open_variant(ctx.source.id, ctx.variant_root) if not ctx.bare_data_dir else get_benchmark(ctx.source.id, source_dir=ctx.variant_root)
         variant.validate_artifacts()
     except BabelflowError as exc:
         artifact = _relative(exc.file, ctx) if exc.file else "<variant>"
