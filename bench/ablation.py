@@ -64,7 +64,7 @@ from bench.ablation_oracle import ARMS, DOMAINS, MAX_ROUNDS, PAPER, ArmResult, D
 
 def run_ablation(
     domains: list[str], language: str = "en-XA", seed: int = 0, work: Path | None = None, arms: tuple[str, ...] = ARMS,
-    max_rounds: int = MAX_ROUNDS, console: Console | None = None, rates: Any = None,
+    max_rounds: int = MAX_ROUNDS, console: Console | None = None, rates: Any = None, remember: bool = True,
 ) -> list[ArmResult]:
     """Every arm on every domain; `rates` (translators.simulated_model.ErrorRates) defaults to the declared ones."""
     from babelflow.settings import apply_offline_environment
@@ -77,7 +77,7 @@ def run_ablation(
         for benchmark_id in domains:
             domain = Domain(benchmark_id, language, root, console)
             for arm in arms:
-                results.append(run_full(domain, seed, max_rounds, rates) if arm == "full" else run_naive(domain, arm, seed, rates))
+                results.append(run_full(domain, seed, max_rounds, rates, remember) if arm == "full" else run_naive(domain, arm, seed, rates))
                 last = results[-1]
                 console.log(f"{benchmark_id}/{arm}: broken {len(last.broken)}/{last.tasks}, mismatch {len(last.mismatch)}/{last.tasks}, {last.characters_sent:,} chars sent, {last.seconds:.0f} s")
     return results
@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None, help="build the variants in DIR and keep them (default: a temporary folder)")
     parser.add_argument("--json", type=Path, default=None, help="also write every result (with per-task reasons) as JSON")
     parser.add_argument("--error-free", action="store_true", help="control run: the simulated model makes no errors (what breaks is the arm's choice of fields)")
+    parser.add_argument("--fresh-validators", action="store_true", help="validator agents re-read the whole variant on every validation pass (default: they remember what they read unchanged)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     arms = tuple(a for a in args.arms.split(",") if a)
     unknown = set(arms) - set(ARMS)
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     from translators.simulated_model import ERROR_FREE, ErrorRates
 
     rates = ERROR_FREE if args.error_free else ErrorRates()
-    results = run_ablation([d for d in args.domains.split(",") if d], args.lang, args.seed, args.keep, arms, args.max_rounds, rates=rates)
+    results = run_ablation([d for d in args.domains.split(",") if d], args.lang, args.seed, args.keep, arms, args.max_rounds, rates=rates, remember=not args.fresh_validators)
     console = Console(width=200)
     render(results, console, seed=args.seed, language=args.lang, rates_tag=rates.tag())
     console.print(f"wall time {time.perf_counter() - started:.0f} s")

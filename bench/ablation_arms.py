@@ -142,10 +142,11 @@ def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResu
 VALIDATOR_AGENTS = 3  # BabelArena's heterogeneous validators; here three simulated reviewers
 
 
-def simulated_validators(ledger: Any) -> list:
+def simulated_validators(ledger: Any, remember: bool = True) -> list:
     """Three isolated model validator agents on the model layer, each answered by a simulated
     client: they read every task and unit the agents of a real run read (batched, with context),
-    uphold the probes' findings and raise nothing else, and their tokens go to ``ledger``."""
+    uphold the probes' findings and raise nothing else, and their tokens go to ``ledger``. With
+    ``remember`` they live across the run's review rounds and re-read only what changed."""
     from babelflow.llm.simulated import SimulatedChatClient, simulated_config
     from validators.agents import ValidatorAgent
     from validators.model_backends import ModelReviewer
@@ -155,13 +156,13 @@ def simulated_validators(ledger: Any) -> list:
         return {"actions": actions + [{"kind": "done", "reasoning": "batch read"}]}
 
     return [
-        ValidatorAgent(f"validator-{n}-simulated", model=ModelReviewer(simulated_config(f"simulated-reviewer-{n}"), costs=ledger, client=SimulatedChatClient(uphold)))
+        ValidatorAgent(f"validator-{n}-simulated", model=ModelReviewer(simulated_config(f"simulated-reviewer-{n}"), costs=ledger, client=SimulatedChatClient(uphold)), remember=remember)
         for n in range(1, VALIDATOR_AGENTS + 1)
     ]
 
 
 
-def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None) -> ArmResult:
+def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None, remember: bool = True) -> ArmResult:
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
     from babelflow.canonical_map import CanonicalMap
     from babelflow.language_pack import load_pack
@@ -177,7 +178,7 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
 
     started = time.perf_counter()
     ledger = CostLedger()
-    agents = simulated_validators(ledger)
+    agents = simulated_validators(ledger, remember)
     console, ir, language = domain.console, domain.ir, domain.language
     result = ArmResult(benchmark=domain.id, arm="full", tasks=len(domain.task_ids), review_rounds=0, validation_passes=0)
     pack = load_pack(language, BabelflowSettings().project_root)

@@ -13,6 +13,8 @@ model configured the agent only records that fact.
 
 from __future__ import annotations
 
+import hashlib
+from types import SimpleNamespace
 from typing import Literal, Protocol
 
 from pydantic import Field
@@ -114,23 +116,30 @@ class Reviewer(Protocol):
 class ValidatorAgent:
     """``budget``: tokens (estimated) this agent may spend on one run, 0 = no limit; ``batch_size``:
     fields per request (a task counts its fields); ``read_content`` False restores the probe-only
-    review (what the agent saw before it could read the translation)."""
+    review (what the agent saw before it could read the translation); ``remember`` True: a task or
+    unit this agent already read unchanged (same texts, same context) in an earlier pass is not
+    sent again, and what the agent found about it then is reported again (an agent that lives
+    across the review rounds of one run, like the ablation's)."""
 
-    def __init__(self, validator_id: str, model: ReviewModel | None = None, max_turns: int = 4, *, batch_size: int = 20, budget: int = 0, read_content: bool = True):
+    def __init__(self, validator_id: str, model: ReviewModel | None = None, max_turns: int = 4, *, batch_size: int = 20, budget: int = 0, read_content: bool = True,
+                 remember: bool = False):
         self.validator_id = validator_id
         self.model = model
         self.max_turns = max_turns
         self.batch_size = batch_size
         self.budget = budget
         self.read_content = read_content
+        self.remember = remember
+        self._memory: dict[str, list[Finding]] = {}  # item content key -> what this agent found about it
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         if self.model is None:
             return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0, note="model-backed review not configured: only the deterministic probes ran")
         material = ReviewMaterial(ctx, probe_findings)
-        plan = plan_review(material, batch_size=self.batch_size, budget=self.budget) if self.read_content else ReviewPlan(batches=[], tasks_total=0, units_total=0)
-        batches, shown = _with_findings(plan.batches, probe_findings)
         findings: dict[str, Finding] = {}
+        to_read, remembered = self._recall(material, findings)
+        plan = plan_review(to_read, batch_size=self.batch_size, budget=self.budget) if self.read_content else ReviewPlan(batches=[], tasks_total=0, units_total=0)
+        batches, shown = _with_findings(plan.batches, probe_findings)
         disputed: dict[str, str] = {}
         turns = spent = read_tasks = read_units = 0
         for number, ((tasks, units), relevant) in enumerate(zip(batches, shown, strict=True), start=1):
@@ -144,10 +153,42 @@ class ValidatorAgent:
             note = f"read {read_tasks}/{plan.tasks_total} tasks and {read_units}/{plan.units_total} units"
             if read_tasks < plan.tasks_total or read_units < plan.units_total:
                 note += f" (budget {self.budget:,} tokens: all tasks first, then units by risk)"
+        if remembered:
+            note = "; ".join(filter(None, [note, f"{remembered} item(s) unchanged since this agent read them, not sent again"]))
+        if self.remember:
+            self._memorise(plan, findings)
         if disputed:  # a dispute is the agent's word against a probe's: it goes to the reviewer, it removes nothing
             note = "; ".join(filter(None, [note, *(f"disputes {fid}: {why}" for fid, why in sorted(disputed.items()))]))
         return AgentReport(validator_id=self.validator_id, model_id=self.model.model_id, findings=list(findings.values()), turns=turns, note=note,
                            tokens=spent, tasks_read=read_tasks, units_read=read_units, disputed=disputed)
+
+    @staticmethod
+    def _key(item: TaskView | UnitView) -> str:
+        return hashlib.blake2b(item.model_dump_json(exclude={"risk"}).encode(), digest_size=16).hexdigest()
+
+    @staticmethod
+    def _ids(item: TaskView | UnitView) -> tuple[set[str], str | None]:
+        if isinstance(item, TaskView):
+            return {f.unit_id for f in item.fields}, item.task_id
+        return {item.unit_id, *item.also}, None
+
+    def _recall(self, material: ReviewMaterial, findings: dict[str, Finding]):
+        """(what to read, how many items were remembered); remembered items' findings go to ``findings``."""
+        tasks, units = material.items
+        if not self.remember or not self._memory:
+            return material, 0
+        fresh_tasks = [t for t in tasks if self._key(t) not in self._memory]
+        fresh_units = [u for u in units if self._key(u) not in self._memory]
+        for item in [*tasks, *units]:
+            for finding in self._memory.get(self._key(item), []):
+                findings[finding.id] = finding
+        return SimpleNamespace(items=(fresh_tasks, fresh_units)), len(tasks) + len(units) - len(fresh_tasks) - len(fresh_units)
+
+    def _memorise(self, plan: ReviewPlan, findings: dict[str, Finding]) -> None:
+        for tasks, units in plan.batches:
+            for item in [*tasks, *units]:
+                ids, task_id = self._ids(item)
+                self._memory[self._key(item)] = [f for f in findings.values() if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)]
 
     def _conversation(self, ctx: ValidationContext, material: ReviewMaterial, probe_findings: list[Finding], tasks: list[TaskView], units: list[UnitView],
                       batch: int, batches: int, findings: dict[str, Finding], disputed: dict[str, str]) -> tuple[int, int]:

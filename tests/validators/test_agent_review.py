@@ -217,3 +217,16 @@ def test_a_budget_below_the_tasks_reads_every_tasks_instructions_first():
     read_units = [u for b in plan.batches for u in b[1]]
     assert read_units and [u.risk for u in read_units] == sorted((u.risk for u in read_units), reverse=True)  # then by risk
     assert plan.sampled and plan.units_left_out > 0
+
+
+def test_an_agent_that_remembers_reads_an_unchanged_variant_once(seatau_slice):
+    _, _, _, reason = seatau_slice
+    model = StatusWordReviewer()
+    agent = ValidatorAgent("validator-1", model=model, batch_size=12, remember=True)
+    first = _validate(seatau_slice, "planted", [agent])
+    read_first = len(model.requests)
+    second = _validate(seatau_slice, "planted", [agent])
+    again = model.requests[read_first:]
+    assert again and all(not r.tasks and not r.units for r in again)  # only the probe findings, which it reviews each pass
+    assert {f.id for f in _about_reason(second, reason)} == {f.id for f in _about_reason(first, reason)} != set()  # its finding, reported again
+    assert "unchanged since this agent read them, not sent again" in next(n for n in second.notes if n.startswith("validator-1"))
