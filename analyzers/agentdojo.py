@@ -192,12 +192,17 @@ def _combined_drafts(bench: Any, spec: Any, module: Any) -> list[Draft]:
     from source_benchmarks.agentdojo.code_overlay import combined_parts
 
     drafts = []
+    from source_benchmarks.agentdojo.code_overlay import default_combination
+
     for task in bench.source_suite.user_tasks.values():
         parts = combined_parts(type(task))
         if not parts or type(parts[0]).__module__ != module.__name__:
             continue
+        default = default_combination(type(task).__name__, parts)
         for attr in ("PROMPT", "GROUND_TRUTH_OUTPUT"):
             value = getattr(task, attr, "")
+            if value == getattr(default, attr, None):
+                continue  # composed from the parts' texts at run time: the variant composes it from their translations
             if value and WORD.search(value):
                 locator = PythonLiteralLocator(module=spec.path, qualname=f"{type(task).__name__}.{attr}", role="prompt", occurrence=0, line=0)
                 drafts.append(Draft(spec.path, locator, "task_code:attribute", value, TranslationType.TRANSLATE_FREE, None, "combined task text (TaskCombinator)", task_scope=type(task).__name__))
@@ -263,7 +268,7 @@ def _canonical(text: str) -> str:
         out.append(match.group(0))
         last = match.end()
     out.append(text[last:].translate(ACCENT_TABLE))
-    return "".join(out) + "ᵃ"
+    return "ᵃ" + "".join(out) + "ᵃ"  # marks at both ends: one canonical value is no substring of another, as in a real translation
 
 
 def _free(text: str, tokens: list[str], canonical: set[str]) -> str:
@@ -287,7 +292,7 @@ def _free(text: str, tokens: list[str], canonical: set[str]) -> str:
         out.append(rendered)
         last = end
     out.append(re.sub(r"[^\W\d_]+", lambda m: m.group(0).translate(ACCENT_TABLE) + "ᵇ", text[last:]))
-    return "".join(out)
+    return "ᵇ" + "".join(out) + "ᵇ"  # a unit is translated whole: its rendering is no substring of a longer unit's
 
 
 def perturbed_targets(drafts: list[Draft]) -> dict[str, str]:

@@ -121,6 +121,16 @@ def combined_parts(cls: type) -> list[Any]:
     return [c.cell_contents for c in (fn.__closure__ or ()) if hasattr(c.cell_contents, "ground_truth")] if fn else []
 
 
+def combinator() -> Any:
+    """A TaskCombinator bound to no suite: `_create_combined_task` builds the class without registering it."""
+    return load_module(COMBINATOR_MODULE).TaskCombinator(None)
+
+
+def default_combination(name: str, parts: list[Any]) -> type:
+    """The class AgentDojo's combinator makes from these parts with its default texts."""
+    return combinator()._create_combined_task(name, parts[0], parts[1])
+
+
 class _Translator:
     def __init__(self, overlay: CodeOverlay | None):
         self.by_module = texts_by_module(overlay)
@@ -138,18 +148,11 @@ class _Translator:
             return self.done[id(task)]
         cls = type(task)
         parts = combined_parts(cls)
-        if parts:  # a combined task: its methods get the translated parts, its texts come from the parts' module
-            translated = {id(p): self.task(p) for p in parts}
-            body: dict[str, Any] = {"__module__": cls.__module__}
-            for name, value in vars(cls).items():
-                if isinstance(value, types.FunctionType):
-                    cells = tuple(types.CellType(translated.get(id(c.cell_contents), c.cell_contents)) for c in (value.__closure__ or ()))
-                    body[name] = _rebuild(value, {}, value.__globals__, cells if value.__closure__ else None)
-            for qual, target in self.view(type(parts[0]).__module__).texts.attributes.items():
-                owner, _, attr = qual.partition(".")
-                if owner == cls.__name__:
-                    body[attr] = target
-            new_cls = type(cls.__name__, (cls,), body)
+        if parts:  # a combined task: AgentDojo's own combinator combines the translated parts
+            texts = {q.partition(".")[2]: t for q, t in self.view(type(parts[0]).__module__).texts.attributes.items() if q.partition(".")[0] == cls.__name__}
+            new_cls = combinator().__class__._create_combined_task(combinator(), cls.__name__, self.task(parts[0]), self.task(parts[1]), texts.get("PROMPT"))
+            if "GROUND_TRUTH_OUTPUT" in texts:
+                new_cls.GROUND_TRUTH_OUTPUT = texts["GROUND_TRUTH_OUTPUT"]
         else:
             new_cls = self.view(cls.__module__).task_class(cls)
         new = new_cls()
