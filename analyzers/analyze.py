@@ -4,30 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from babelflow.docstring_parts import split_docstring
-from babelflow.errors import BabelflowError
-from babelflow.ir import (
-    ArtifactFormat,
-    ArtifactRole,
-    DataKeyLocator,
-    DataValueLocator,
-    AnalysisFinding,
-    EvidenceScope,
-    IR_SCHEMA_VERSION,
-    IRDocument,
-    IRElement,
-    LinkGroup,
-    LinkKind,
-    MarkdownBlockLocator,
-    PreserveReason,
-    PythonLiteralLocator,
-    TranslationType,
-    element_id,
-)
-from babelflow.markdown_blocks import split_markdown
 from analyzers import ANALYZER_VERSION
 from analyzers.code_inventory import CodeText, scan_python_file
 from analyzers.data_inventory import iter_data_texts
@@ -46,6 +26,27 @@ from analyzers.runtime_evidence import (
 )
 from analyzers.trace_cache import cached
 from analyzers.typing_rules import FieldTyper, TypeDecision
+from babelflow.docstring_parts import split_docstring
+from babelflow.errors import BabelflowError
+from babelflow.ir import (
+    IR_SCHEMA_VERSION,
+    AnalysisFinding,
+    ArtifactFormat,
+    ArtifactRole,
+    DataKeyLocator,
+    DataValueLocator,
+    EvidenceScope,
+    IRDocument,
+    IRElement,
+    LinkGroup,
+    LinkKind,
+    MarkdownBlockLocator,
+    PreserveReason,
+    PythonLiteralLocator,
+    TranslationType,
+    element_id,
+)
+from babelflow.markdown_blocks import split_markdown
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
 
 Progress = Callable[[str], None]

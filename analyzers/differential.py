@@ -16,12 +16,13 @@ from __future__ import annotations
 import copy
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
 from analyzers.located_evidence import Observed
+from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
 
 PathKey = tuple[str, tuple, bool]  # (artifact, generalized path, is_key)
 MAX_TASKS = 4

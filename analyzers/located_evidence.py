@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from babelflow.ir import EvidenceScope, FieldEvidence, LinkKind
 

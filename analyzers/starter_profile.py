@@ -11,8 +11,8 @@ from collections import Counter, defaultdict
 
 import tomlkit
 
-from babelflow.ir import DataValueLocator, IRDocument, TranslationType
 from analyzers.model_schema import LIST_ITEM, MAP_KEY
+from babelflow.ir import DataValueLocator, IRDocument, TranslationType
 
 
 def _selector(general: tuple) -> str:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from babelflow.atomic_io import write_bytes_atomic
 

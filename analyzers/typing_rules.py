@@ -7,16 +7,17 @@ field, the evidence index and the profile: the same inputs always give the same 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
-from babelflow.ir import LinkKind, PreserveReason, TranslationType
 from analyzers.heuristics import WORD, is_prose, specific_reason
 from analyzers.located_evidence import Observed
 from analyzers.profile import LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
+from babelflow.ir import LinkKind, PreserveReason, TranslationType
 
 # Shape reasons are more specific than what a broad rule declares; evidence beats both.
 _SLOT = re.compile(r"\{[^{}]*\}")

@@ -54,7 +54,7 @@ def main() -> None:
         "all four", "", f"{elements:,}", f"{before['total']:.1f}", f"{cold['total']:.1f}", f"{warm['total']:.1f}", f"{stock['total']:.1f}" if stock else "-",
         f"{100 * runtime / max(1, preserve):.1f}%", "", f"{100 * profile_only / max(1, elements):.2f}%",
     )
-    Console().print(table)
+    Console(width=220).print(table)
     print(f"share of types decided by the profile alone: {100 * profile_only / max(1, elements):.2f}% ({profile_only:,} of {elements:,} elements)")
     print(f"Preserve fields with runtime evidence (traced or differential): {100 * runtime / max(1, preserve):.1f}% ({runtime:,} of {preserve:,}; target >= 90%)")
     print(f"instrumented + differential / before, cold cache: {cold['total'] / before['total']:.2f}x (target <= 10x); unchanged source (warm cache): {warm['total'] / before['total']:.2f}x")

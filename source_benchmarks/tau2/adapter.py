@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-
-from babelflow.progress import tracked
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole
+from babelflow.progress import tracked
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
-from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
+from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau2.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
 from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
@@ -142,8 +142,8 @@ class Tau2Benchmark(FileBenchmark):
         Each task is validated afresh from the file (the shared parsed tasks stay untouched)."""
         from tau2.data_model.tasks import Task
 
-        from source_benchmarks.tau2.tracing import RECORDER
         from source_benchmarks.tau2.traced_replay import db_watch_sample, trace_task
+        from source_benchmarks.tau2.tracing import RECORDER
 
         data = self.spec.data_dir
         tasks_artifact = f"{data}/tasks.json"

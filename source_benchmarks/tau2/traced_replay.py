@@ -16,8 +16,9 @@ evaluators); what is added is observation:
 from __future__ import annotations
 
 import json as _json
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from babelflow.errors import BabelflowError
 from source_benchmarks.tau2.tracing import RECORDER, Kind, Traced, copy_traced, leaf_values, string_leaves, tag_tree, traced_leaves
@@ -165,8 +166,8 @@ def trace_task(
     task: Any, task_path: tuple, tasks_artifact: str, env_factory: Callable[[], Any], db_artifacts: tuple[str | None, str | None], watch_db: bool = True
 ) -> None:
     """Replay one (already validated, private) task instrumented; observations go to RECORDER."""
-    from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
     import tau2.environment.environment as environment_module
+    from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
     from tau2.evaluator.evaluator_action import ActionEvaluator
     from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 

@@ -14,8 +14,9 @@ validated objects in place (`tag_tree`), and lost tags are simply no observation
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -73,7 +74,7 @@ class Traced(str):
 
     loc: Location | None
 
-    def __new__(cls, value: str, loc: Location | None) -> "Traced":
+    def __new__(cls, value: str, loc: Location | None) -> Traced:
         obj = str.__new__(cls, value)
         obj.loc = loc
         return obj
@@ -99,19 +100,19 @@ class Traced(str):
         return (Traced, (str(self), self.loc))
 
     # The helpers code applies before comparing keep the tag.
-    def lower(self) -> "Traced":
+    def lower(self) -> Traced:
         return Traced(str.lower(self), self.loc)
 
-    def upper(self) -> "Traced":
+    def upper(self) -> Traced:
         return Traced(str.upper(self), self.loc)
 
-    def casefold(self) -> "Traced":
+    def casefold(self) -> Traced:
         return Traced(str.casefold(self), self.loc)
 
-    def strip(self, chars: str | None = None) -> "Traced":
+    def strip(self, chars: str | None = None) -> Traced:
         return Traced(str.strip(self, chars), self.loc)
 
-    def replace(self, old: str, new: str, count: int = -1) -> "Traced":
+    def replace(self, old: str, new: str, count: int = -1) -> Traced:
         return Traced(str.replace(self, old, new, count), self.loc)
 
 
@@ -234,7 +235,7 @@ def string_leaves(node: Any, depth: int = 0) -> Iterator[str]:
         for value in node.__dict__.values():
             yield from string_leaves(value, depth + 1)
     elif isinstance(node, dict):
-        for key, value in node.items():
+        for value in node.values():
             yield from string_leaves(value, depth + 1)
     elif isinstance(node, (list, tuple)):
         for value in node:
