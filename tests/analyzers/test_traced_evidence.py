@@ -196,3 +196,14 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
     findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
     flagged = {f.element_id for f in findings if f.kind == "profile_contradicts_evidence"}
     assert titles <= flagged
+
+
+def test_analyze_no_profile_from_the_command_line(tmp_path, monkeypatch):
+    from flows.cli import app
+
+    monkeypatch.setenv("BABELFLOW_STATE_DIR", str(tmp_path / "state"))
+    result = CliRunner().invoke(app, ["analyze", "tau2-mock", "--no-profile", "--out", str(tmp_path / "ir.json")])
+    assert result.exit_code == 0, result.output
+    assert "decided by the profile alone (evidence alone would type them otherwise): 0 of" in result.output
+    ir = load_ir(tmp_path / "ir.json", benchmark="tau2-mock")
+    assert not any(e.typing_rule.startswith("profile") for e in ir.elements)
