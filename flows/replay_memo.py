@@ -53,7 +53,9 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
 
     path = settings.layout.replays(bench.id) / "variant_memo.json"
     with _LOCK:
-        memo = _MEMOS.setdefault(str(path), _load(path))
+        if str(path) not in _MEMOS:  # not setdefault: that would parse the file on every call
+            _MEMOS[str(path)] = _load(path)
+        memo = _MEMOS[str(path)]
     pairs: dict[str, tuple] = {}
     fresh: dict[str, dict] = {}
     keys = {task_id: reads_key(bench, raw_tasks[task_id]) for task_id in task_ids}
