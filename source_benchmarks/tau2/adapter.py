@@ -140,10 +140,8 @@ class Tau2Benchmark(FileBenchmark):
         """Replay tasks with every task/DB string location-tagged; {(artifact, path, is_key): {kind: detail}}.
 
         Each task is validated afresh from the file (the shared parsed tasks stay untouched)."""
-        from tau2.data_model.tasks import Task
-
-        from source_benchmarks.tau2.traced_replay import db_watch_sample, trace_task
-        from source_benchmarks.tau2.tracing import RECORDER
+        from source_benchmarks.tau2.traced_replay import db_watch_sample
+        from source_benchmarks.tau2.tracing import TRACE_LOCK
 
         data = self.spec.data_dir
         tasks_artifact = f"{data}/tasks.json"
@@ -153,6 +151,15 @@ class Tau2Benchmark(FileBenchmark):
         index_of = {item.get("id"): index for index, item in enumerate(raw)}
         ids = list(task_ids) if task_ids is not None else self.task_ids(None)
         watched = db_watch_sample([self.task(task_id) for task_id in ids], db_sample)
+        with TRACE_LOCK:  # one recorder per process: concurrent analyses (a flow's threads) take turns
+            return self._trace_locked(ids, watched, raw, index_of, tasks_artifact, db_artifacts, label)
+
+    def _trace_locked(self, ids, watched, raw, index_of, tasks_artifact, db_artifacts, label) -> dict:
+        from tau2.data_model.tasks import Task
+
+        from source_benchmarks.tau2.traced_replay import trace_task
+        from source_benchmarks.tau2.tracing import RECORDER
+
         RECORDER.observations = {}
         try:
             for task_id in tracked(ids, label, len(ids)):

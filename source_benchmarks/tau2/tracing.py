@@ -14,6 +14,7 @@ validated objects in place (`tag_tree`), and lost tags are simply no observation
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +68,7 @@ class TraceRecorder:
 
 
 RECORDER = TraceRecorder()
+TRACE_LOCK = threading.Lock()
 
 
 class Traced(str):
