@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_offline_environment()
     console = Console(stderr=True)
     table = Table(title="AgentDojo suites: analysis, translation + rebuild, validation (one run)")
-    for column in ("suite", "tasks (user+injection)", "lang", "analysis s", "trial rounds", "IR preserve/free/canonical", "translate+rebuild s", "validate s", "findings", "GT parity"):
+    for column in ("suite", "tasks (user+injection)", "lang", "analysis s", "trial runs", "IR preserve/free/canonical", "translate+rebuild s", "validate s", "findings", "GT parity"):
         table.add_column(column)
     clean = True
     with tempfile.TemporaryDirectory(prefix="babelflow-agentdojo-") as tmp:

@@ -22,22 +22,13 @@ from babelflow.ir import ArtifactFormat, IRDocument, TranslationType
 from babelflow.text import PLACEHOLDER, WORD, without_tokens
 from babelflow.variant import OVERLAY_NAME, load_overlay
 from source_benchmarks.agentdojo.yaml_io import load_yaml, string_leaves
-from validators.finding_kinds import Layer, Precondition, Severity, is_declared, register_kind
+from validators.finding_kinds import Layer
 from validators.findings import Finding, make_finding
 
 VALIDATOR = "probes"
 _SLOT = re.compile(r"\{[^{}]*\}|[{}]")
 _DIGITS = re.compile(r"\d+")
 _ID = re.compile(r"\S*[\d_@/]\S*")  # ids, numbers, emails, paths: not words a translator renders
-
-for _name, _layer, _severity, _summary in (
-    ("format_slots_changed", Layer.INTEGRITY, Severity.CRITICAL, "the `{…}` format slots or braces of a YAML file differ (str.format() of the environment)"),
-    ("prompt_entity_missing", Layer.CONSISTENCY, Severity.MAJOR, "a task prompt names a value the variant's data or code no longer holds in that rendering"),
-    ("injectability_changed", Layer.BEHAVIOR, Severity.CRITICAL, "a task's ground truth sees other injection vectors"),
-):
-    if not is_declared(_layer, _name):
-        register_kind(_name, _layer, _severity, frozenset({Precondition.PARSED}), _summary)
-
 
 class AgentDojoValidation:
     """What every layer reads: source and variant adapters, the IR, the variant's texts."""
