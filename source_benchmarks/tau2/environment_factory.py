@@ -5,7 +5,7 @@ file paths as module globals at import. Those globals are read at call time, so 
 the duration of one `get_environment` call. DBs are parsed once per folder and validated per
 environment, which is what makes a replay of thousands of tasks cheap. (Validating from the parsed
 dict is also the cheapest fresh copy: `copy.deepcopy` and `model_copy(deep=True)` of a validated DB
-measured 1.5-4x slower on airline/retail.)
+measured 3-4.5x slower on airline/retail.)
 
 Two things replays ask of the factory beyond tau2's constructor signature:
 - `untouched_hashes()`: tau2's own `get_db_hash` of the state a fresh environment is in after
