@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 from babelflow.ir import IRDocument, TranslationType
-from babelflow.variant import OVERLAY_NAME, load_overlay, save_record
+from babelflow.variant import OVERLAY_NAME, CodeText, load_overlay, save_record
 from bench.defects._common import BEHAVIOR, CONSISTENCY, INTEGRITY, DefectNotApplicable, InjectedDefect, _accent, _pick, variant_language
 from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at, string_leaves
 
@@ -30,6 +30,8 @@ def agentdojo_check_literal_translated_not_data(variant_dir: Path, ir: IRDocumen
     """A value a check compares (a canonical literal of utility()/security()/ground_truth()) translated in the code, its YAML value left in English."""
     in_code = {e.source_text for e in ir.elements if e.locator.kind == "python_literal" and e.locator.role == "constant" and e.translation_type is TranslationType.TRANSLATE_CANONICAL}
     candidates = [e for e in ir.elements if e.locator.kind == "data_value" and e.translation_type is TranslationType.TRANSLATE_CANONICAL and e.source_text in in_code]
+    if not candidates:  # every link of this suite is kept: translate a kept check literal, its YAML value stays as it is
+        return _kept_check_literal_translated(variant_dir, ir, rng)
     element = _pick(rng, candidates, "YAML value a check literal holds")
     before = _yaml_value(variant_dir, element)
     if before is None or before == element.source_text:
@@ -37,6 +39,27 @@ def agentdojo_check_literal_translated_not_data(variant_dir: Path, ir: IRDocumen
     _set_yaml(variant_dir, element, element.source_text)
     return InjectedDefect(kind="agentdojo_check_literal_translated_not_data", description=f"YAML value {before!r} put back to English {element.source_text!r} while the check literal stays translated",
                           artifact=element.artifact, element_id=element.id, location=str(list(element.locator.path)), expected_layers=[CONSISTENCY, BEHAVIOR])
+
+
+def _kept_check_literal_translated(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
+    language = variant_language(variant_dir)
+    in_data = [e.source_text.lower() for e in ir.elements if e.locator.kind == "data_value"]
+    candidates = [
+        e for e in ir.elements
+        if e.locator.kind == "python_literal" and e.locator.role == "constant" and e.translation_type is TranslationType.PRESERVE
+        and (e.typing_rule.startswith("trial") or e.typing_rule == "code: lowercase check token")
+        and len(e.source_text) >= 3 and any(e.source_text.lower() in value for value in in_data) and _accent(e.source_text, language) != e.source_text
+    ]
+    element = _pick(rng, candidates, "kept check literal the data holds")
+    overlay = load_overlay(Path(variant_dir) / OVERLAY_NAME)
+    if overlay is None:
+        raise DefectNotApplicable("the variant has no code overlay")
+    target = _accent(element.source_text, language)
+    loc = element.locator
+    overlay.texts.append(CodeText(module=element.artifact, qualname=loc.qualname, role=loc.role, occurrence=loc.occurrence, source=element.source_text, target=target))
+    save_record(overlay, Path(variant_dir) / OVERLAY_NAME)
+    return InjectedDefect(kind="agentdojo_check_literal_translated_not_data", description=f"check literal {element.source_text!r} of {loc.qualname} translated to {target!r}; its YAML value kept",
+                          artifact=element.artifact, element_id=element.id, location=f"{loc.qualname} ({loc.role})", expected_layers=[CONSISTENCY, BEHAVIOR])
 
 
 def agentdojo_brace_in_yaml_prose(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
