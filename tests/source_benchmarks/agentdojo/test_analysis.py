@@ -79,3 +79,20 @@ def test_one_type_per_value_and_slots_kept(banking_ir):
     assert len(prompts) >= 16 and all(e.translation_type.value == "translate_free" for e in prompts)
     assert any(e.artifact.endswith("environment.yaml") and e.translation_type.value == "translate_canonical" for e in banking_ir.elements)
     assert Path(banking_ir.artifacts[0].path).name == "environment.yaml"
+
+
+def test_benchmark_ids_and_versions():
+    from babelflow.errors import BabelflowError
+    from source_benchmarks import get_benchmark
+    from source_benchmarks.agentdojo.adapter import parse_id, with_version
+
+    assert parse_id("agentdojo-travel") == ("travel", "v1.2.2")
+    assert with_version("agentdojo-banking", "v1.1.1") == "agentdojo-banking@v1.1.1"
+    assert with_version("agentdojo-banking", None) == "agentdojo-banking"
+    for bad in (("agentdojo-banking", "v9"), ("tau2-retail", "v1.1.1")):
+        with pytest.raises(BabelflowError):
+            with_version(*bad)
+    older = get_benchmark("agentdojo-banking@v1.1.1")
+    assert older.source_version.endswith(":v1.1.1") and len(older.task_ids("user")) == 16
+    with pytest.raises(BabelflowError):
+        get_benchmark("agentdojo-chess")
