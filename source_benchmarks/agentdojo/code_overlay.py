@@ -150,7 +150,8 @@ class _Translator:
         parts = combined_parts(cls)
         if parts:  # a combined task: AgentDojo's own combinator combines the translated parts
             texts = {q.partition(".")[2]: t for q, t in self.view(type(parts[0]).__module__).texts.attributes.items() if q.partition(".")[0] == cls.__name__}
-            new_cls = combinator().__class__._create_combined_task(combinator(), cls.__name__, self.task(parts[0]), self.task(parts[1]), texts.get("PROMPT"))
+            new_cls = combinator()._create_combined_task(cls.__name__, self.task(parts[0]), self.task(parts[1]), texts.get("PROMPT"))
+            new_cls.ID = cls.ID  # the suite set it on the registered class; the combinator's new class inherits the first part's
             if "GROUND_TRUTH_OUTPUT" in texts:
                 new_cls.GROUND_TRUTH_OUTPUT = texts["GROUND_TRUTH_OUTPUT"]
         else:
