@@ -418,31 +418,27 @@ def stage_merge(
 ) -> FailureSet:
     """Union of the probes' findings and, with model-backed validators, each agent's isolated review."""
     from validators.findings import merge
-    from validators.run import DEFAULT_VALIDATORS
+    from validators.run import AgentReviews, review_by_agents
 
     suppressed = [s for layer in layers for s in layer.suppressed]
     probe_findings = [f for layer in layers for f in layer.findings]
-    reports, notes, names = [probe_findings], [], ["probes"]
+    reviews = AgentReviews.not_configured()
     if validators and ir_path is not None and variant is not None:
         from babelflow.llm.costs import CostLedger, save_costs
         from source_benchmarks import open_variant
         from validators.model_backends import make_validator_agents
 
         ledger = CostLedger()
-        for agent in make_validator_agents(validators, costs=ledger):
-            ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)  # each agent its own context
+
+        def own_context():
+            ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
             ctx.variant_bench = open_variant(benchmark, variant)
-            report = agent.review(ctx, probe_findings)
-            reports.append(report.findings)
-            if report.note:  # what the agent read (or why it could not), as validate_variant reports it
-                notes.append(f"{agent.validator_id}: {report.note}")
-            names.append(agent.validator_id)
+            return ctx
+
+        reviews = review_by_agents(make_validator_agents(validators, costs=ledger), own_context, probe_findings)
         if ledger.report().rows:
             save_costs(ledger.report(), costs_path(settings, benchmark, language, "validate"))
-    else:
-        notes = [f"{v}: model-backed review not configured: only the deterministic probes ran" for v in DEFAULT_VALIDATORS]
-        names += list(DEFAULT_VALIDATORS)
-    merged = merge(benchmark, language, reports, names, suppressed, notes)
+    merged = merge(benchmark, language, [probe_findings, *reviews.reports], ["probes", *reviews.names], suppressed, reviews.notes)
     return ReviewStore(run_paths(settings, benchmark, language).review_dir).open_findings(merged)
 
 

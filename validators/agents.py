@@ -105,6 +105,9 @@ def _with_findings(batches: list, probe_findings: list[Finding]) -> tuple[list, 
     return batches, shown
 
 
+NOT_CONFIGURED = "model-backed review not configured: only the deterministic probes ran"
+
+
 class Reviewer(Protocol):
     """What validation runs: a model-backed `ValidatorAgent` or an offline agent (back-translation)."""
 
@@ -134,7 +137,7 @@ class ValidatorAgent:
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         if self.model is None:
-            return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0, note="model-backed review not configured: only the deterministic probes ran")
+            return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0, note=NOT_CONFIGURED)
         material = ReviewMaterial(ctx, probe_findings)
         findings: dict[str, Finding] = {}
         to_read, remembered = self._recall(material, findings)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.ir import IRDocument
 from source_benchmarks.protocol import SourceBenchmark
-from validators.agents import Reviewer, ValidatorAgent
+from validators.agents import NOT_CONFIGURED, Reviewer, ValidatorAgent
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, merge
 from validators.probes.behavior import check_behavior
@@ -52,16 +53,37 @@ def validate_variant(
     agents = agents if agents is not None else [ValidatorAgent(v) for v in DEFAULT_VALIDATORS]
     ctx = ValidationContext(source, variant_dir, ir, language, canonical_map)
     probe_findings, suppressed = run_probes(ctx, progress, source_pairs, target_pairs)
-    reports = [probe_findings]
-    notes: list[str] = []
+
+    def own_context() -> ValidationContext:
+        own = ValidationContext(source, variant_dir, ir, language, canonical_map)
+        own.variant_bench = ctx.variant_bench  # the loaded variant is read-only: shared
+        return own
+
+    reviews = review_by_agents(agents, own_context, probe_findings, progress)
+    return merge(ir.benchmark, language, [probe_findings, *reviews.reports], [PROBES, *reviews.names], suppressed, reviews.notes)
+
+
+@dataclass
+class AgentReviews:
+    """What the validator agents said, in agent order, ready to merge with the probes' findings."""
+
+    reports: list[list[Finding]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def not_configured(cls) -> AgentReviews:
+        return cls(reports=[], names=list(DEFAULT_VALIDATORS), notes=[f"{v}: {NOT_CONFIGURED}" for v in DEFAULT_VALIDATORS])
+
+
+def review_by_agents(agents: list[Reviewer], own_context: Callable[[], ValidationContext], probe_findings: list[Finding], progress: Callable[[str], None] = lambda m: None) -> AgentReviews:
+    """Each agent reviews in a context of its own: no shared caches, no view of the others' reports."""
+    reviews = AgentReviews()
     for agent in agents:
         progress(f"review by {agent.validator_id}")
-        # each agent gets its own context: no shared caches, no view of the others' reports
-        own = ValidationContext(source, variant_dir, ir, language, canonical_map)
-        own.variant_bench = ctx.variant_bench
-        report = agent.review(own, probe_findings)
-        reports.append(report.findings)
-        if report.note:
-            notes.append(f"{agent.validator_id}: {report.note}")
-    names = [PROBES] + [a.validator_id for a in agents]
-    return merge(ir.benchmark, language, reports, names, suppressed, notes)
+        report = agent.review(own_context(), probe_findings)
+        reviews.reports.append(report.findings)
+        reviews.names.append(agent.validator_id)
+        if report.note:  # what the agent read, or why it could not
+            reviews.notes.append(f"{agent.validator_id}: {report.note}")
+    return reviews
