@@ -16,14 +16,20 @@ import hashlib
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from babelflow.ir import IR_SCHEMA_VERSION
+from analyzers import ANALYZER_VERSION
+from analyzers.agentdojo_code import CodeLiteral, scan_module
+from analyzers.heuristics import specific_reason
+from analyzers.mentions import always_token
+from analyzers.profile import LoadedProfile, load_profile
 from babelflow.ir import (
+    IR_SCHEMA_VERSION,
     ArtifactFormat,
     ArtifactRole,
     DataValueLocator,
@@ -40,12 +46,7 @@ from babelflow.ir import (
 from babelflow.python_docstrings import docstrings_of
 from babelflow.text import ACCENT_TABLE, FORMAT_SLOT, WORD
 from babelflow.variant import CodeOverlay, CodeText
-from analyzers import ANALYZER_VERSION
-from analyzers.agentdojo_code import CodeLiteral, scan_module
 from source_benchmarks.agentdojo.code_overlay import docstring_pieces
-from analyzers.heuristics import specific_reason
-from analyzers.mentions import always_token
-from analyzers.profile import LoadedProfile, load_profile
 
 Progress = Callable[[str], None]
 CANONICAL_GROUP = "agentdojo"
@@ -223,7 +224,7 @@ def _python_drafts(bench: Any, spec: Any) -> list[Draft]:
         return drafts
     drafts += _combined_drafts(bench, spec, module)
     for literal in scan_module(bench.artifact_path(spec), module):
-        role = "prompt" if literal.where == "attribute" else "constant"
+        role: Literal["prompt", "constant"] = "prompt" if literal.where == "attribute" else "constant"
         locator = PythonLiteralLocator(module=spec.path, qualname=literal.qualname, role=role, occurrence=literal.occurrence, line=literal.line)
         ttype, reason, rule = _literal_type(literal)
         scope = literal.qualname.split(".")[0] if "." in literal.qualname else ""
@@ -403,7 +404,7 @@ def _unify(drafts: list[Draft]) -> None:
 
 
 def _apply_overrides(drafts: list[Draft], profile: LoadedProfile) -> None:
-    by_id = {o.element: o for o in profile.overrides}
+    by_id = profile.overrides  # element id -> reviewed override
     for draft in drafts:
         override = by_id.get(draft.id)
         if override is not None:

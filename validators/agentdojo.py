@@ -168,7 +168,7 @@ def check_behavior(v: AgentDojoValidation, source_outcomes: dict[str, tuple] | N
         source_outcomes = {t: (g, d) for t, g, d in zip(ids, v.source.replay_golden(ids, label="behaviour: source"), v.source.run_do_nothing(ids))}
     out: list[Finding] = []
     try:
-        golden = {o.task_id: o for o in v.variant.replay_golden(ids, label="behaviour: variant")}
+        golden = {o.task_id: o for o in v.variant.replay_golden(ids)}
         nothing = {o.task_id: o for o in v.variant.run_do_nothing(ids)}
     except Exception as exc:  # noqa: BLE001
         return [_finding(Layer.BEHAVIOR, "harness_crash", "suite", v.source.id, f"replaying the variant raised {type(exc).__name__}: {exc}"[:400])]

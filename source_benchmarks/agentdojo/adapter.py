@@ -7,9 +7,10 @@ overlay for the texts that live in Python (prompts, goals, checks' literals, too
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Literal
 
 from babelflow.atomic_io import sha256_file
 from babelflow.errors import BabelflowError
@@ -70,7 +71,7 @@ class AgentDojoBenchmark:
         return load_yaml(path) if spec.format is ArtifactFormat.YAML else read_text(path)
 
     def fingerprints(self) -> list[ArtifactFingerprint]:
-        origin = "source_dir" if self.variant_root else "package"
+        origin: Literal["source_dir", "package"] = "source_dir" if self.variant_root else "package"
         return [ArtifactFingerprint(path=s.path, format=s.format, role=s.role, sha256=sha256_file(self.artifact_path(s)), origin=origin) for s in self.artifacts()]
 
     # ---- tasks -------------------------------------------------------------------------------

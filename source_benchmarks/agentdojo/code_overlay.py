@@ -97,7 +97,7 @@ class TranslatedModule:
         for klass in reversed([k for k in cls.__mro__ if k.__module__ == self.module.__name__]):
             for name, value in vars(klass).items():
                 qual = f"{cls.__name__}.{name}"
-                if isinstance(value, staticmethod):
+                if isinstance(value, staticmethod) and isinstance(value.__func__, types.FunctionType):
                     body[name] = staticmethod(_rebuild(value.__func__, self.texts.constants.get(qual, {}), self.namespace))
                 elif isinstance(value, types.FunctionType):
                     body[name] = _rebuild(value, self.texts.constants.get(qual, {}), self.namespace)
@@ -168,13 +168,20 @@ def translate_tasks(tasks: dict[str, Any], overlay: CodeOverlay | None) -> dict[
     return {task_id: translator.task(task) for task_id, task in tasks.items()}
 
 
-_FIELD = re.compile(r"^(\s*(?::(?:param|type|return|returns|raise|raises|rtype)\b[^:]*:)?\s*)(.*?)(\s*)$")
+_FIELD = re.compile(r"^(\s*(?::(?:param|type|return|returns|raise|raises|rtype)\b[^:]*:)?\s*)(.*?)(\s*)$")  # matches every line
+
+
+def _line_parts(line: str) -> tuple[str, str, str]:
+    """(reST field name and indent, text, trailing space) of one docstring line."""
+    match = _FIELD.match(line)
+    assert match is not None  # every part of the pattern is optional
+    return match.group(1), match.group(2), match.group(3)
 
 
 def docstring_pieces(doc: str) -> list[str]:
     """The translatable text of each docstring line, without reST field names (`:param x:`):
     AgentDojo's `make_function` builds the tool schema from them."""
-    return [m.group(2) for m in map(_FIELD.match, doc.split("\n")) if WORD.search(m.group(2))]
+    return [text for _, text, _ in map(_line_parts, doc.split("\n")) if WORD.search(text)]
 
 
 def translated_docstring(doc: str, pieces: list[tuple[int, str, str]]) -> str:
@@ -182,8 +189,8 @@ def translated_docstring(doc: str, pieces: list[tuple[int, str, str]]) -> str:
     by_source = {source: target for _, source, target in pieces}
     out = []
     for line in doc.split("\n"):
-        m = _FIELD.match(line)
-        out.append(m.group(1) + by_source.get(m.group(2), m.group(2)) + m.group(3))
+        head, text, tail = _line_parts(line)
+        out.append(head + by_source.get(text, text) + tail)
     return "\n".join(out)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ def package_root() -> Path:
 
 
 def module_path(module_name: str) -> str:
-    return str(Path(sys.modules[module_name].__file__).resolve().relative_to(package_root()))
+    return str(Path(str(sys.modules[module_name].__file__)).resolve().relative_to(package_root()))
 
 
 def data_dir(suite_name: str) -> str:
@@ -44,7 +43,7 @@ def suite_artifacts(suite: Any) -> list[ArtifactSpec]:
     task_modules = sorted({type(t).__module__ for t in tasks} - {"agentdojo.task_suite.task_combinators"})
     for name in task_modules:
         specs.append(ArtifactSpec(path=module_path(name), format=ArtifactFormat.PYTHON, role=ArtifactRole.PROMPT_CODE))
-    tool_modules = sorted({inspect.getmodule(f.run).__name__ for f in suite.tools})
+    tool_modules = sorted({f.run.__module__ for f in suite.tools})
     for name in tool_modules:
         specs.append(ArtifactSpec(path=module_path(name), format=ArtifactFormat.PYTHON, role=ArtifactRole.TOOL_CODE))
     return specs

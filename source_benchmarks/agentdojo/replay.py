@@ -11,7 +11,8 @@ as injectable.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from source_benchmarks.agentdojo.loader import load_module
 from source_benchmarks.agentdojo.suite_view import unicode_tool_output
@@ -24,7 +25,7 @@ def _recording_pipeline(task: Any, records: list[ToolCallRecord]) -> Any:
     base = load_module("agentdojo.agent_pipeline.base_pipeline_element").BasePipelineElement
     types_ = load_module("agentdojo.types")
 
-    class RecordingGroundTruth(base):
+    class RecordingGroundTruth(base):  # type: ignore[valid-type,misc]  # AgentDojo's base, loaded without its package __init__
         """Executes the task's `ground_truth()` like upstream's GroundTruthPipeline, recording calls."""
 
         def query(self, query: str, runtime: Any, env: Any = None, messages: Sequence = (), extra_args: dict | None = None):
@@ -41,7 +42,7 @@ def _recording_pipeline(task: Any, records: list[ToolCallRecord]) -> Any:
     return RecordingGroundTruth()
 
 
-_ENVIRONMENTS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_ENVIRONMENTS: weakref.WeakKeyDictionary[Any, dict] = weakref.WeakKeyDictionary()
 
 
 def environment_of(suite: Any, injections: dict[str, str]) -> Any:

@@ -18,7 +18,6 @@ from babelflow.atomic_io import write_text_atomic
 from babelflow.errors import BabelflowError
 from source_benchmarks.formats import read_text
 
-
 _STYLE: dict[int, tuple[int, int]] = {}  # id(document) -> (indent, sequence offset) it was read with
 
 
