@@ -96,3 +96,18 @@ def test_benchmark_ids_and_versions():
     assert older.source_version.endswith(":v1.1.1") and len(older.task_ids("user")) == 16
     with pytest.raises(BabelflowError):
         get_benchmark("agentdojo-chess")
+
+
+@pytest.mark.slow
+def test_a_reviewed_override_wins_over_the_trial(banking_ir):
+    from analyzers.agentdojo import analyze_agentdojo
+    from analyzers.profile import ElementOverride, load_profile
+    from babelflow.ir import PreserveReason, TranslationType
+    from source_benchmarks import get_benchmark
+
+    target = next(e for e in banking_ir.elements if e.artifact.endswith("environment.yaml") and e.translation_type is TranslationType.TRANSLATE_FREE)
+    override = ElementOverride(element=target.id, type=TranslationType.PRESERVE, reason=PreserveReason.LINKED_ENTITY, note="reviewer: keep")
+    ir = analyze_agentdojo(get_benchmark("agentdojo-banking"), load_profile("agentdojo-banking", extra_overrides=[override]))
+    element = next(e for e in ir.elements if e.id == target.id)
+    assert element.translation_type is TranslationType.PRESERVE and element.typing_rule.startswith("profile override")
+    assert ir.profile_sha256 != banking_ir.profile_sha256  # the IR (and the flow's cache) follow the decision
