@@ -8,6 +8,7 @@ recomputed.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import pickle
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from babelflow.atomic_io import write_bytes_atomic
 _TRACE_CODE = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py")
 _CODE_FILES = {"trace": _TRACE_CODE, "differential": _TRACE_CODE + ("analyzers/differential.py",)}
 _ROOT = Path(__file__).resolve().parent.parent
+KEEP = 3  # per benchmark and kind: the current source plus a couple of edited copies
 
 
 def _code_digest(what: str) -> bytes:
@@ -60,6 +62,15 @@ def cached(bench: Any, what: str, compute: Callable[[], Any], extra: str = "", f
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        _prune(path)
     except OSError:  # a read-only state folder only costs the cache
         pass
     return value
+
+
+def _prune(path: Path, keep: int = KEEP) -> None:
+    """Entries of older sources or tracer code are never read again: keep the newest few per benchmark and kind."""
+    prefix = path.name.rsplit("-", 1)[0] + "-"
+    entries = sorted(path.parent.glob(f"{glob.escape(prefix)}*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in entries[keep:]:
+        stale.unlink(missing_ok=True)
