@@ -213,7 +213,7 @@ def report(results: list[dict], tags: list[str], total_wall: float, total_cpu: f
         if "error" in prof:
             print(f"\nprofile {r['benchmark']}: failed\n{prof['error']}")
             continue
-        print(f"\none more language ({LANGUAGES[-1][0]}) on {r['benchmark']}, stages called directly one after another (warm project): {prof['findings']} findings, {prof['replayed']} tasks replayed")
+        print(f"\none more language ({LANGUAGES[-1][0]}) on {r['benchmark']}, stages called directly one after another (warm project): {prof['findings']} findings, {prof['replayed']} tasks compared, {prof.get('replays_run', '?')} variant replays run (the rest reused)")
         total = sum(row["wall"] for row in prof["rows"])
         for row in prof["rows"]:
             print(f"  {row['stage']:<34}{row['wall']:>8.2f} s wall{row['cpu']:>8.2f} s CPU{row['wall'] / total:>7.0%}")

@@ -51,7 +51,7 @@ def profile(benchmark: str, language: str) -> None:
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
         layers.append(timed(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
     failures = timed("merge", lambda: stages.stage_merge(settings, benchmark, language, layers))
-    print("PROFILE " + json.dumps({"rows": rows, "findings": len(failures.findings), "replayed": layers[-1].tasks_replayed}))
+    print("PROFILE " + json.dumps({"rows": rows, "findings": len(failures.findings), "replayed": layers[-1].tasks_replayed, "replays_run": layers[-1].variant_replays_run}))
 
 
 if __name__ == "__main__":
