@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers import ANALYZER_VERSION
@@ -50,13 +49,6 @@ from babelflow.markdown_blocks import split_markdown
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
 
 Progress = Callable[[str], None]
-
-
-@dataclass
-class AnalysisStats:
-    replayed_tasks: int = 0
-    tool_calls: int = 0
-    elements_by_type: dict[str, int] = field(default_factory=dict)
 
 
 def _import(dotted: str) -> Any:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from analyzers.model_schema import LIST_ITEM, MAP_KEY, GeneralPath, ModelSchemaFacts
 

@@ -8,7 +8,6 @@ Paths are "generalized": `[*]` stands for any list index and `*` for any map key
 from __future__ import annotations
 
 import types
-import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -26,10 +25,6 @@ class ModelSchemaFacts:
     map_paths: set[GeneralPath] = field(default_factory=set)
     open_map_paths: set[GeneralPath] = field(default_factory=set)  # dict[str, Any]: keys are names (tool arguments)
     literal_values: dict[GeneralPath, frozenset[str]] = field(default_factory=dict)
-    known_paths: set[GeneralPath] = field(default_factory=set)
-
-    def all_literal_values(self) -> set[str]:
-        return {value for values in self.literal_values.values() for value in values}
 
 
 def _is_model(annotation: Any) -> bool:
@@ -37,7 +32,6 @@ def _is_model(annotation: Any) -> bool:
 
 
 def _walk(annotation: Any, path: GeneralPath, facts: ModelSchemaFacts, stack: tuple[type, ...]) -> None:
-    facts.known_paths.add(path)
     origin = get_origin(annotation)
     args = get_args(annotation)
     if origin is Annotated:
@@ -67,7 +61,7 @@ def _walk(annotation: Any, path: GeneralPath, facts: ModelSchemaFacts, stack: tu
             return
         for name, info in annotation.model_fields.items():
             _walk(info.annotation, path + (info.alias or name,), facts, stack + (annotation,))
-    elif annotation in (dict, typing.Dict):
+    elif annotation in (dict, dict):
         facts.open_map_paths.add(path)
 
 
@@ -76,19 +70,6 @@ def schema_facts(model: type[BaseModel], *, top_level_list: bool = False) -> Mod
     facts = ModelSchemaFacts()
     _walk(model, (LIST_ITEM,) if top_level_list else (), facts, ())
     return facts
-
-
-def generalize(path: tuple[str | int, ...], facts: ModelSchemaFacts) -> GeneralPath:
-    """Map a concrete path to its generalized form using the model's map paths."""
-    out: list[str] = []
-    for segment in path:
-        if isinstance(segment, int):
-            out.append(LIST_ITEM)
-        elif tuple(out) in facts.map_paths:
-            out.append(MAP_KEY)
-        else:
-            out.append(segment)
-    return tuple(out)
 
 
 def render_role(prefix: str, general: GeneralPath) -> str:

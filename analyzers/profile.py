@@ -16,9 +16,9 @@ from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from analyzers.selectors import Selector, compile_selector
 from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import PreserveReason, Record, TranslationType
-from analyzers.selectors import Selector, compile_selector
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "source_benchmarks" / "profiles"
 
@@ -36,7 +36,7 @@ class FieldRule(Record):
     note: str = ""
 
     @model_validator(mode="after")
-    def _reason_iff_preserve(self) -> "FieldRule":
+    def _reason_iff_preserve(self) -> FieldRule:
         if (self.type is TranslationType.PRESERVE) != (self.reason is not None):
             raise ValueError("`reason` is required for type=preserve and not allowed otherwise")
         return self

@@ -13,8 +13,9 @@ Sources of evidence, all from executing or loading the benchmark's own code:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 
