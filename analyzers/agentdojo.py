@@ -221,6 +221,16 @@ def _python_drafts(bench: Any, spec: Any) -> list[Draft]:
             for occurrence, piece in enumerate(docstring_pieces(doc or "")):
                 locator = PythonLiteralLocator(module=spec.path, qualname=name, role="docstring", occurrence=occurrence, line=0)
                 drafts.append(Draft(spec.path, locator, "tool_code:docstring", piece, TranslationType.TRANSLATE_FREE, None, "tool docstring (reST field names kept)"))
+        for literal in scan_module(bench.artifact_path(spec), module):  # messages a tool returns or raises
+            if literal.qualname not in tools or literal.is_dict_key:
+                continue
+            ttype, reason, rule = _shape_type(literal.value)
+            if ttype is not TranslationType.PRESERVE and _word_count(literal.value) < 3:
+                ttype, reason, rule = TranslationType.PRESERVE, PreserveReason.EVALUATOR_TOKEN, "tool code: a value, not a message"
+            elif ttype is not TranslationType.PRESERVE:
+                ttype, rule = TranslationType.TRANSLATE_FREE, "tool message (returned or raised)"
+            locator = PythonLiteralLocator(module=spec.path, qualname=literal.qualname, role="tool_output", occurrence=literal.occurrence, line=literal.line)
+            drafts.append(Draft(spec.path, locator, "tool_code:message", literal.value, ttype, reason, rule, task_scope=""))
         return drafts
     drafts += _combined_drafts(bench, spec, module)
     for literal in scan_module(bench.artifact_path(spec), module):
@@ -331,8 +341,10 @@ def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int, task_i
                 set_at(document, tuple(draft.locator.path), targets[draft.id])
             (root / spec.path).parent.mkdir(parents=True, exist_ok=True)
             dump_yaml(root / spec.path, document)
-        elif spec.role is ArtifactRole.PROMPT_CODE:
+        elif spec.role is ArtifactRole.PROMPT_CODE or spec.role is ArtifactRole.TOOL_CODE:
             for draft in items:
+                if draft.locator.role == "docstring":
+                    continue  # descriptions reach no check
                 overlay.texts.append(CodeText(module=spec.path, qualname=draft.locator.qualname, role=draft.locator.role, occurrence=draft.locator.occurrence, source=draft.text, target=targets[draft.id]))
     variant = AgentDojoBenchmark(bench.id, variant_root=root, overlay=overlay)
     try:
@@ -340,6 +352,14 @@ def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int, task_i
     except Exception as exc:  # noqa: BLE001 - a trial that does not load is a finding of the analysis itself
         raise RuntimeError(f"perturbation trial {round_no} does not load: {exc}") from exc
     return {o.task_id: o for o in variant.replay_golden(task_ids, label=f"analysis: perturbation trial {round_no}")}
+
+
+def _keep_messages_of(tools: set[str], drafts: list[Draft], evidence: RuntimeEvidence) -> None:
+    """The messages of the tools a differing task's ground truth calls are kept: a check or the
+    ground truth may read a tool's output (its answer is built from it)."""
+    for draft in drafts:
+        if draft.role == "tool_code:message" and draft.ttype is not TranslationType.PRESERVE and draft.locator.qualname in tools:
+            draft.keep(PreserveReason.EVALUATOR_TOKEN, "trial: a message of a tool the differing task calls", evidence)
 
 
 def _reaches_environment(draft: Draft) -> bool:
@@ -438,6 +458,7 @@ def analyze_agentdojo(bench: Any, profile: LoadedProfile | None = None, progress
             for task_id in differing:
                 detail = f"perturbed suite: {outcome_signature(source[task_id])} -> {outcome_signature(trial[task_id])} (reward, injectable, failing calls)"[:300]
                 _demote_for(task_id, bench, drafts, round_no, detail)
+                _keep_messages_of({c.name for c in source[task_id].tool_calls}, drafts, RuntimeEvidence(source="golden_replay", detail=detail, task_id=task_id))
             _unify(drafts)
         else:
             _assign_inline_tokens(drafts)

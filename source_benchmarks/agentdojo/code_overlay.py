@@ -195,17 +195,19 @@ def translated_docstring(doc: str, pieces: list[tuple[int, str, str]]) -> str:
 
 
 def translate_tools(tools: list[Any], overlay: CodeOverlay | None) -> list[Any]:
-    """Tools whose docstrings the overlay translates, rebuilt by AgentDojo's `make_function`."""
+    """Tools whose docstrings or messages the overlay translates, rebuilt by AgentDojo's `make_function`
+    from the original function carrying its translated docstring and translated string constants."""
     make_function = load_module("agentdojo.functions_runtime").make_function
     by_module = texts_by_module(overlay)
     out = []
     for tool in tools:
         module = inspect.getmodule(tool.run)
-        pieces = by_module.get(module_path(module.__name__), ModuleTexts()).docstrings.get(tool.run.__name__) if module else None
-        if not pieces:
+        texts = by_module.get(module_path(module.__name__), ModuleTexts()) if module else ModuleTexts()
+        pieces, messages = texts.docstrings.get(tool.run.__name__), texts.constants.get(tool.run.__name__, {})
+        if not pieces and not messages:
             out.append(tool)
             continue
-        run = _rebuild(tool.run, {}, tool.run.__globals__)
-        run.__doc__ = translated_docstring(tool.run.__doc__ or "", pieces)
+        run = _rebuild(tool.run, messages, tool.run.__globals__)
+        run.__doc__ = translated_docstring(tool.run.__doc__ or "", pieces or [])
         out.append(make_function(run))
     return out
