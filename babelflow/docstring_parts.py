@@ -18,7 +18,7 @@ from docstring_parser.google import DEFAULT_SECTIONS, MULTIPLE_PATTERN, GooglePa
 
 from babelflow.ir import Record
 
-_TITLES = GoogleParser().titles_re
+_TITLES: re.Pattern[str] = GoogleParser().titles_re  # set in an unannotated method, so mypy sees Any
 _SECTION_TYPES = {section.title: section.type for section in DEFAULT_SECTIONS}
 _EXTRA_INDENT = "    "
 
@@ -51,6 +51,14 @@ def _continuation(doc: str, start: int, end: int, fallback: str) -> str:
     return fallback
 
 
+def _title(line: str) -> str:
+    """The section title of a header line (one that ``_TITLES`` matched)."""
+    match = _TITLES.match(line)
+    if match is None:
+        raise ValueError(f"not a docstring section header: {line!r}")
+    return match.group(1)
+
+
 def split_docstring(doc: str) -> list[DocstringPart]:
     """Parts whose concatenation is exactly ``doc``; translatable parts never start or end in whitespace."""
     lines = doc.split("\n")
@@ -78,7 +86,7 @@ def split_docstring(doc: str) -> list[DocstringPart]:
     add(0, prose_end, " " * margin)
     for number, header in enumerate(headers):
         stop = headers[number + 1] if number + 1 < len(headers) else len(lines)
-        title = _TITLES.match(cleaned[header]).group(1)  # type: ignore[union-attr]
+        title = _title(cleaned[header])
         # the parser drops everything from the first unindented line to the next header
         body = list(range(header + 1, stop))
         for i in body:

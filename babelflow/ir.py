@@ -11,17 +11,19 @@ from __future__ import annotations
 import hashlib
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, Final, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError, StaleArtifactError, first_validation_error
+from babelflow.markdown_blocks import BlockKind
 
-IR_SCHEMA_VERSION = "babelflow.ir/2"  # 2: per-element evidence, evidence-only type, analysis findings
+IR_SCHEMA_VERSION: Final = "babelflow.ir/2"  # 2: per-element evidence, evidence-only type, analysis findings
 
-PathSegment = Union[str, int]
+PathSegment = str | int
+PythonTextRole = Literal["docstring", "field_description", "constant", "tool_output", "error_message", "prompt"]
 
 
 class Record(BaseModel):
@@ -94,7 +96,7 @@ class MarkdownBlockLocator(Record):
 
     kind: Literal["markdown_block"] = "markdown_block"
     block_index: int
-    block_kind: Literal["heading", "paragraph", "list", "table", "code", "html", "rule", "quote"]
+    block_kind: BlockKind
     start_line: int
     end_line: int
 
@@ -105,7 +107,7 @@ class PythonLiteralLocator(Record):
     kind: Literal["python_literal"] = "python_literal"
     module: str
     qualname: str
-    role: Literal["docstring", "field_description", "constant", "tool_output", "error_message", "prompt"]
+    role: PythonTextRole
     occurrence: int = 0
     line: int
     part: int | None = Field(default=None, description="index of the docstring part (Google-style sections are split)")

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 _LIST = re.compile(r"^\s{0,3}([-*+]|\d+[.)])\s")
 _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 
+BlockKind = Literal["heading", "paragraph", "list", "table", "code", "html", "rule", "quote"]  # the IR's MarkdownBlockLocator.block_kind
+
 
 @dataclass(frozen=True)
 class MarkdownBlock:
     index: int
-    kind: str  # heading | paragraph | list | table | code | html | rule | quote
+    kind: BlockKind
     start_line: int  # 1-based, inclusive
     end_line: int
     text: str  # the block's lines joined with their newlines, without the trailing newline
@@ -38,7 +41,7 @@ class MarkdownDocument:
         return "".join(c if isinstance(c, str) else replacements.get(c.index, c.text) for c in self.chunks)
 
 
-def _kind(lines: list[str]) -> str:
+def _kind(lines: list[str]) -> BlockKind:
     first = lines[0]
     if _FENCE.match(first):
         return "code"

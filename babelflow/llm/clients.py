@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -50,14 +51,19 @@ def _tokens(value: Any) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+def _as_dict(value: object) -> dict:
+    """`value` if it is a JSON object, else an empty one (error bodies come in many shapes)."""
+    return value if isinstance(value, dict) else {}
+
+
 def sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
     """openai and anthropic share the Stainless error hierarchy; their bodies differ."""
     if isinstance(exc, sdk.APIStatusError):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+        body = _as_dict(exc.body)
+        error = _as_dict(body.get("error", body))
         message = str(error.get("message") or getattr(exc, "message", exc))
         # openai: error.code ("insufficient_quota"); anthropic: error.details.error_code, else error.type
-        details = error.get("details") if isinstance(error.get("details"), dict) else {}
+        details = _as_dict(error.get("details"))
         code = getattr(exc, "error_code", None) or details.get("error_code") or error.get("code")
         failure = read_failure(config.provider, exc.status_code, code=str(code) if code else None, message=message,
                                error_type=error.get("type"), headers=exc.response.headers)
@@ -86,7 +92,8 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
         base_url=base_url,
         timeout=config.timeout,
         max_retries=0,
-        default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},
+        # Omit() removes a header the SDK would add; its annotation admits only str values
+        default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},  # type: ignore[dict-item]
     )
     return client, ({"Authorization": openai.Omit()} if config.key is None else {})
 
@@ -190,13 +197,15 @@ class DashScopeChat:
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
         import requests
+        from dashscope.api_entities.dashscope_response import GenerationResponse
 
-        extra = {"base_address": self.config.base_url} if self.config.base_url else {}
+        extra: dict[str, Any] = {"base_address": self.config.base_url} if self.config.base_url else {}
         try:
             response = self.sdk.Generation.call(
                 model=self.config.model,
                 api_key=self.config.key.reveal() if self.config.key else None,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                # plain dicts are what the SDK sends (the wire tests check them); its annotation says Message
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],  # type: ignore[list-item]
                 result_format="message",
                 response_format={"type": "json_object"},
                 request_timeout=self.config.timeout,
@@ -207,6 +216,8 @@ class DashScopeChat:
             raise TransientError(f"{type(exc).__name__}") from None
         except (ValueError, TypeError, KeyError) as exc:  # requests' JSONDecodeError is a ValueError
             raise TransientError(f"garbled response body ({type(exc).__name__})") from None
+        if not isinstance(response, GenerationResponse):  # a generator only when stream=True, which is never sent
+            raise TypeError(f"unexpected DashScope response ({type(response).__name__})")
         if response.status_code != 200:
             failure = read_failure("dashscope", int(response.status_code), code=response.code or None, message=str(response.message or ""), headers=response.headers)
             raise to_exception(self.config, failure) from None
@@ -228,7 +239,7 @@ class DashScopeChat:
         return Completion(content, None, finish == "length", *tokens)
 
 
-CLIENTS = {"openai": OpenAIChat, "openai-compatible": OpenAIChat, "anthropic": AnthropicChat, "dashscope": DashScopeChat}
+CLIENTS: dict[str, Callable[[ProviderConfig], ChatClient]] = {"openai": OpenAIChat, "openai-compatible": OpenAIChat, "anthropic": AnthropicChat, "dashscope": DashScopeChat}
 
 
 class ModelCaller:

@@ -48,7 +48,7 @@ import logging
 import os
 import threading
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 from urllib.parse import parse_qsl, urlsplit
 
 from babelflow.errors import BabelflowError
@@ -250,8 +250,8 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
     unknown = sorted(set(given) - set(DEFAULTS))
     if unknown:
         raise BabelflowError(f"Unknown option(s) {', '.join(unknown)} in {spec!r}", field=field, fix=f"use {', '.join(DEFAULTS)}")
-    base_url = base_url or os.environ.get(BASE_URL_ENV[provider]) or None
-    if provider == "openai-compatible" and not base_url:
+    endpoint = base_url or os.environ.get(BASE_URL_ENV[provider]) or None
+    if provider == "openai-compatible" and not endpoint:
         raise BabelflowError(f"{spec!r} needs an endpoint", field=field, fix="write openai-compatible:MODEL@http://HOST:PORT/v1 or set OPENAI_COMPATIBLE_BASE_URL")
     raw_key = os.environ.get(KEY_ENV[provider], "").strip()
     # a self-hosted server usually needs no key: none is sent unless OPENAI_COMPATIBLE_API_KEY is set
@@ -262,9 +262,10 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
             fix=f"export {KEY_ENV[provider]}=... (keys are read only from the environment)"
             + (", or use --translator pseudo offline" if field == "--translator" else f", or drop {provider} from {field}"),
         )
-    _check_transport(provider, base_url, bool(raw_key), field)
-    options = {name: _option(name, provider, given) for name in DEFAULTS}
-    config = ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=base_url, **options)
+    _check_transport(provider, endpoint, bool(raw_key), field)
+    # each value is parsed to the type _TYPES names for its option; mypy cannot tie a key to its value's type
+    options: dict[str, Any] = {name: _option(name, provider, given) for name in DEFAULTS}
+    config = ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=endpoint, **options)
     from babelflow.llm.families import check_model
 
     check_model(config, field=field)

@@ -112,9 +112,9 @@ class ToolChatModel:
         reply, tokens_in, tokens_out = call_with_retries(lambda: self.client.turn(messages, tools), self.config, what=self.stage)
         with self._lock:
             self.requests += 1
+        # some compatible servers omit usage: estimated (only what is missing), and marked as such
         estimated = not tokens_in or not tokens_out
-        if estimated:  # some compatible servers omit usage: estimated, and marked as such
-            tokens_in = tokens_in or estimate_tokens(json.dumps(messages, ensure_ascii=False))
-            tokens_out = tokens_out or estimate_tokens((reply.content or "") + json.dumps(reply.tool_calls, ensure_ascii=False))
+        tokens_in = tokens_in or estimate_tokens(json.dumps(messages, ensure_ascii=False))
+        tokens_out = tokens_out or estimate_tokens((reply.content or "") + json.dumps(reply.tool_calls, ensure_ascii=False))
         self.costs.record(stage=self.stage, language=self.language, provider=self.config.provider, model=self.config.model, input_tokens=tokens_in, output_tokens=tokens_out, estimated=estimated)
         return reply
