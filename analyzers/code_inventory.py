@@ -13,11 +13,13 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from babelflow.ir import PythonTextRole
+
 
 @dataclass(frozen=True)
 class CodeText:
     qualname: str
-    role: str  # docstring | field_description | constant | tool_output | error_message | prompt
+    role: PythonTextRole
     occurrence: int
     line: int
     text: str
@@ -47,8 +49,10 @@ def string_value(node: cst.BaseExpression) -> str | None:
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
                 parts.append(part.value)
-            else:
+            elif isinstance(part, cst.FormattedStringExpression):
                 parts.append("{" + cst.Module([]).code_for_node(part.expression) + "}")
+            else:
+                raise TypeError(f"unknown f-string part {type(part).__name__}")
         return "".join(parts)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _TEXT_METHODS and not node.args:
         return string_value(node.func.value)  # """...""".strip(): the literal is what gets read
@@ -83,12 +87,12 @@ class _Collector(cst.CSTVisitor):
     def _qualname(self) -> str:
         return ".".join(self.scope) or "<module>"
 
-    def _add(self, node: cst.BaseExpression, role: str, name: str | None = None) -> None:
+    def _add(self, node: cst.BaseExpression, role: PythonTextRole, name: str | None = None) -> None:
         text = string_value(node)
         if text is None or id(node) in self.claimed:
             return
         self.claimed.add(id(node))
-        if isinstance(node, cst.Call):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):  # """...""".strip(): see string_value
             self.claimed.add(id(node.func.value))
         for sub in _string_children(node):
             self.claimed.add(id(sub))

@@ -120,21 +120,24 @@ class DifferentialRunner:
             )
         return splits, result, None
 
-    def baseline(self, indices: list[int]) -> None:
+    def baseline(self, indices: list[int]) -> tuple:
+        """Replay the unperturbed benchmark for `indices` not seen yet; its task splits."""
         missing = [i for i in indices if i not in self._baseline]
-        if missing or self._baseline_splits is None:
+        splits = self._baseline_splits
+        if missing or splits is None:
             splits, result, error = self._outcome(self.bench, missing)
             if error:
                 raise RuntimeError(f"the unperturbed benchmark fails its own replay: {error}")
             self._baseline_splits = splits
             self._baseline.update({i: signature for i, (signature, _) in result.items()})
+        return splits
 
     def trial(self, documents: dict[str, Any], indices: list[int], replay: bool = True) -> tuple[str | None, dict[int, str]]:
         """(what changed or None, outputs per task) for perturbed `documents` (others unchanged).
         Without `replay`, only the loaders, models and split selection run (cheap)."""
         self.trials += 1
         indices = indices if replay else []
-        self.baseline(indices)
+        baseline_splits = self.baseline(indices)
         folder = Path(tempfile.mkdtemp(prefix="babelflow-differential-"))
         try:
             self._write(folder, documents)
@@ -143,8 +146,8 @@ class DifferentialRunner:
             shutil.rmtree(folder, ignore_errors=True)
         if error:
             return f"the benchmark's loaders refuse it ({error})", {}
-        if splits != self._baseline_splits:
-            return f"task splits change {dict(self._baseline_splits)} -> {dict(splits)}", {}
+        if splits != baseline_splits:
+            return f"task splits change {dict(baseline_splits)} -> {dict(splits)}", {}
         outputs = {i: out for i, (_, out) in result.items()}
         for index, (signature, _) in result.items():
             if signature != self._baseline[index]:

@@ -100,5 +100,5 @@ def _first(seen: dict[str, str]) -> str:
     for kind in (LinkKind.COMPARED_BY_EVALUATOR, LinkKind.READ_BY_HARNESS, LinkKind.DB_WRITE, LinkKind.TOOL_ARGUMENT, LinkKind.ARGUMENT_NAME, LinkKind.COMPARED_IN_CODE):
         if kind.value in seen:
             return f"{kind.value}: {seen[kind.value]}"
-    kind, text = next(iter(seen.items()))
-    return f"{kind}: {text}"
+    name, text = next(iter(seen.items()))
+    return f"{name}: {text}"

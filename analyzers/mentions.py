@@ -27,7 +27,7 @@ def always_token(value: str) -> bool:
 
 
 class MentionFinder:
-    def __init__(self, vocabulary: set[str], executed: set[str] = frozenset()):
+    def __init__(self, vocabulary: set[str], executed: set[str] | frozenset[str] = frozenset()):
         """`executed`: values the instrumented run saw passed to tools, written to the DB or compared.
         Those of two or more words are tokens whatever their length or casing ("123 Elm Street",
         "no longer needed"); a lone lowercase word keeps the quoting rule (it is also ordinary prose)."""

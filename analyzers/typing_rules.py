@@ -45,7 +45,7 @@ class FieldTyper:
         # with an instrumented replay, "flows into a tool call / the evaluator" is known per
         # location; the value-keyed index would mark every equal string everywhere
         self.traced = traced
-        self._rule_cache: dict[tuple, object] = {}
+        self._rule_cache: dict[tuple, list] = {}
         self.canonical_values: dict[str, str] = {}
 
     # ---- helpers -------------------------------------------------------------------------

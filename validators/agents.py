@@ -182,27 +182,32 @@ class ValidatorAgent:
             return material, 0
         fresh_tasks = [t for t in tasks if self._key(t) not in self._memory]
         fresh_units = [u for u in units if self._key(u) not in self._memory]
-        for item in [*tasks, *units]:
+        items: list[TaskView | UnitView] = [*tasks, *units]
+        for item in items:
             for finding in self._memory.get(self._key(item), []):
                 findings[finding.id] = finding
         return SimpleNamespace(items=(fresh_tasks, fresh_units)), len(tasks) + len(units) - len(fresh_tasks) - len(fresh_units)
 
     def _memorise(self, plan: ReviewPlan, findings: dict[str, Finding]) -> None:
         for tasks, units in plan.batches:
-            for item in [*tasks, *units]:
+            items: list[TaskView | UnitView] = [*tasks, *units]
+            for item in items:
                 ids, task_id = self._ids(item)
                 self._memory[self._key(item)] = [f for f in findings.values() if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)]
 
     def _conversation(self, ctx: ValidationContext, material: ReviewMaterial, probe_findings: list[Finding], tasks: list[TaskView], units: list[UnitView],
                       batch: int, batches: int, findings: dict[str, Finding], disputed: dict[str, str]) -> tuple[int, int]:
         """One batch: up to ``max_turns`` turns of questions and answers; (turns, tokens) used."""
+        model = self.model
+        if model is None:  # review() reports "not configured" before any conversation
+            raise RuntimeError(f"validator {self.validator_id} has no model to converse with")
         by_id = {f.id: f for f in probe_findings}
         answers: list[Answer] = []
         spent = turn = 0
         for turn in range(1, self.max_turns + 1):
             request = ReviewRequest(validator_id=self.validator_id, benchmark=ctx.ir.benchmark, language=ctx.language, turn=turn, probe_findings=probe_findings,
                                     answers=answers, batch=batch, batches=batches, tasks=tasks, units=units)
-            reply = self.model.review(request)
+            reply = model.review(request)
             spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(reply.model_dump_json(exclude_defaults=True))
             answers = []
             finished = False

@@ -126,10 +126,11 @@ class BacktranslationAgent:
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         scores = self.score(ctx, probe_findings)
-        if scores is None:
+        found = None if scores is None else reverse_mode(ctx.language)
+        if scores is None or found is None:
             return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0,
                                note=f"no Apertium pair {ctx.language}→en installed: back-translation not run")
-        mode = reverse_mode(ctx.language)[1]
+        mode = found[1]
         findings = [self._finding(ctx, s, mode) for s in scores if s.divergent]
         return AgentReport(validator_id=self.validator_id, model_id=f"apertium:{mode}", findings=findings, turns=0,
                            note=f"back-translated {len(scores)} units with {mode}: {len(findings)} below chrF {THRESHOLD:g} (or {ALIGNED_THRESHOLD:g} with an entity lost)",

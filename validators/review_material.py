@@ -207,7 +207,8 @@ def plan_review(material: ReviewMaterial, *, batch_size: int, budget: int) -> Re
     current: tuple[list[TaskView], list[UnitView]] = ([], [])
     size = spent = 0
     left_tasks = left_units = 0
-    for item in [*tasks, *units]:
+    items: list[TaskView | UnitView] = [*tasks, *units]
+    for item in items:
         fields = len(item.fields) if isinstance(item, TaskView) else 1
         cost = item_tokens(item) + (REQUEST_OVERHEAD_TOKENS if size == 0 or size + fields > batch_size else 0)
         if spent + cost > limit:
@@ -217,7 +218,10 @@ def plan_review(material: ReviewMaterial, *, batch_size: int, budget: int) -> Re
         if size and size + fields > batch_size:
             batches.append(current)
             current, size = ([], []), 0
-        (current[0] if isinstance(item, TaskView) else current[1]).append(item)
+        if isinstance(item, TaskView):
+            current[0].append(item)
+        else:
+            current[1].append(item)
         size += fields
         spent += cost
     if size:
