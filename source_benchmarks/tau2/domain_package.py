@@ -115,10 +115,17 @@ def resolve_packaged(spec: Tau2DomainSpec, relative: str) -> Path | None:
     data_prefix = f"data/tau2/domains/{spec.domain}/"
     code_prefix = f"domains/{spec.domain}/"
     if relative.startswith(data_prefix):
-        return Path(spec.data_path) / relative[len(data_prefix) :]
+        return _package_path(spec, spec.data_path) / relative[len(data_prefix) :]
     if relative.startswith(code_prefix):
-        return Path(spec.package_dir) / relative[len(code_prefix) :]
+        return _package_path(spec, spec.package_dir) / relative[len(code_prefix) :]
     return None
+
+
+def _package_path(spec: Tau2DomainSpec, folder: str | None) -> Path:
+    # spec_for sets both folders; a spec of one of tau2's own domains has neither
+    if folder is None:
+        raise ValueError(f"{spec.benchmark_id} is not a domain package: its spec names no package folders")
+    return Path(folder)
 
 
 def benchmark_with_package(benchmark: str, package: str | None) -> str:

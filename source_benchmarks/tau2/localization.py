@@ -15,6 +15,7 @@ from typing import Any
 from babelflow.variant import CodeOverlay
 from source_benchmarks.message_catalog import MessageCatalog
 
+
 def _rewrite_descriptions(node: Any, mapping: dict[str, str]) -> Any:
     if isinstance(node, dict):
         out = {}
@@ -40,6 +41,43 @@ def _localized_tool_class(mapping: dict[str, str]) -> type:
     return LocalizedTool
 
 
+def _bare_instance(toolkit_class: Any) -> Any:
+    """An instance without __init__ (no DB), only to read the tools its class declares (`_func_tools`
+    is a property of tau2's toolkit metaclass); Any because toolkit classes are tau2's, which has no types."""
+    return toolkit_class.__new__(toolkit_class)
+
+
+def _localized_class(base: type[Any], namespace: dict[str, Any], catalog: MessageCatalog, tool_class: type) -> type:
+    """`base` plus `namespace`, with tool results, error messages and tool schemas localized.
+
+    A module-level function, not a method: mypy resolves `super()` in a function nested in a method
+    against the method's class, not the class built here."""
+
+    def use_tool(self, tool_name: str, **kwargs):
+        try:
+            result = super(localized, self).use_tool(tool_name, **kwargs)
+        except Exception as exc:  # same exception object, translated message: control flow unchanged
+            if exc.args and isinstance(exc.args[0], str):
+                exc.args = (catalog.translate(exc.args[0]),) + exc.args[1:]
+            raise
+        if isinstance(result, str):
+            return catalog.translate(result)
+        if isinstance(result, dict):  # e.g. {"message": "Line resumed successfully", "line": Line(...)}
+            return {key: catalog.translate(value) if isinstance(value, str) else value for key, value in result.items()}
+        return result
+
+    def get_tools(self):
+        tools = super(localized, self).get_tools()
+        for tool in tools.values():
+            object.__setattr__(tool, "__class__", tool_class)
+        return tools
+
+    namespace["use_tool"] = use_tool
+    namespace["get_tools"] = get_tools
+    localized: type[Any] = type(base.__name__, (base,), namespace)
+    return localized
+
+
 class ToolkitLocalizer:
     """Builds (once per toolkit class) the localized subclass and swaps an instance's class to it."""
 
@@ -55,13 +93,13 @@ class ToolkitLocalizer:
         self.tool_class = _localized_tool_class(mapping)
         self._classes: dict[type, type] = {}
 
-    def _subclass(self, base: type) -> type:
+    def _subclass(self, base: type[Any]) -> type:
         if base in self._classes:
             return self._classes[base]
         docs = {q.split(".", 1)[1]: t for (m, q), t in self.overlay.docstrings().items() if m == self.module and q.startswith(base.__name__ + ".")}
         catalog, tool_class = self.catalog, self.tool_class
         namespace: dict[str, Any] = {"__module__": base.__module__}
-        probe = base.__new__(base)
+        probe = _bare_instance(base)
         for name in probe._func_tools:
             if name in docs:
                 original = getattr(base, name)
@@ -72,29 +110,7 @@ class ToolkitLocalizer:
 
                 wrapper.__doc__ = docs[name]
                 namespace[name] = wrapper
-
-        def use_tool(self, tool_name: str, **kwargs):
-            try:
-                result = super(localized, self).use_tool(tool_name, **kwargs)
-            except Exception as exc:  # same exception object, translated message: control flow unchanged
-                if exc.args and isinstance(exc.args[0], str):
-                    exc.args = (catalog.translate(exc.args[0]),) + exc.args[1:]
-                raise
-            if isinstance(result, str):
-                return catalog.translate(result)
-            if isinstance(result, dict):  # e.g. {"message": "Line resumed successfully", "line": Line(...)}
-                return {key: catalog.translate(value) if isinstance(value, str) else value for key, value in result.items()}
-            return result
-
-        def get_tools(self):
-            tools = super(localized, self).get_tools()
-            for tool in tools.values():
-                object.__setattr__(tool, "__class__", tool_class)
-            return tools
-
-        namespace["use_tool"] = use_tool
-        namespace["get_tools"] = get_tools
-        localized = type(base.__name__, (base,), namespace)
+        localized = _localized_class(base, namespace, catalog, tool_class)
         self._classes[base] = localized
         return localized
 

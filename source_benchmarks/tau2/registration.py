@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from babelflow.errors import BabelflowError
 from babelflow.variant import load_manifest
 
 
@@ -14,11 +15,17 @@ def register_variant(variant_root: Path) -> str:
     Importing tau2.registry pulls litellm; babelflow sets LITELLM_LOCAL_MODEL_COST_MAP so it stays
     offline. Registering the same variant twice is a no-op.
     """
-    from source_benchmarks import open_variant
     from tau2.registry import registry
+
+    from source_benchmarks import open_variant
+    from source_benchmarks.tau2.adapter import Tau2Benchmark
 
     manifest = load_manifest(variant_root)
     bench = open_variant(manifest.benchmark, variant_root)
+    if not isinstance(bench, Tau2Benchmark):
+        raise BabelflowError(
+            f"{manifest.benchmark} is not a tau2 benchmark; only tau2 variants register as tau2 domains", file=variant_root, fix="point at a tau2 variant"
+        )
     name = manifest.domain_name
     if name in registry.get_domains():
         return name
@@ -37,8 +44,8 @@ def register_roles(variant_root: Path, language: str, overlay) -> tuple[str, str
     """`llm_agent_<lang>` and `user_simulator_<lang>`: tau2's agent and user with translated prompts."""
     from tau2.registry import registry
 
-    from source_benchmarks.tau2.localized_roles import localized_agent_class, localized_user_class
     from babelflow.language_pack import load_pack
+    from source_benchmarks.tau2.localized_roles import localized_agent_class, localized_user_class
 
     agent_name, user_name = f"llm_agent_{language}", f"user_simulator_{language}"
     clause = load_pack(language).agent_language_clause

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, SupportsIndex
 
 from pydantic import BaseModel
 
@@ -96,6 +96,8 @@ class Traced(str):
     def __contains__(self, item: object) -> bool:
         if RECORDER.phase is not None:
             RECORDER.compared(self, item)
+        if not isinstance(item, str):  # str's own error, raised by str.__contains__ too
+            raise TypeError(f"'in <string>' requires string as left operand, not {type(item).__name__}")
         return str.__contains__(self, item)
 
     def __reduce__(self):  # deepcopy/pickle keep the tag (tau2 deep-copies messages)
@@ -114,7 +116,7 @@ class Traced(str):
     def strip(self, chars: str | None = None) -> Traced:
         return Traced(str.strip(self, chars), self.loc)
 
-    def replace(self, old: str, new: str, count: int = -1) -> Traced:
+    def replace(self, old: str, new: str, count: SupportsIndex = -1) -> Traced:
         return Traced(str.replace(self, old, new, count), self.loc)
 
 
@@ -129,10 +131,10 @@ def copy_traced(value: Any) -> Any:
     return value
 
 
-_FIELDS: dict[type, list[tuple[str, str]]] = {}
+_FIELDS: dict[type[BaseModel], list[tuple[str, str]]] = {}
 
 
-def _fields(model: type) -> list[tuple[str, str]]:
+def _fields(model: type[BaseModel]) -> list[tuple[str, str]]:
     found = _FIELDS.get(model)
     if found is None:
         found = _FIELDS[model] = [(name, info.alias or name) for name, info in model.model_fields.items()]
