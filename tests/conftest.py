@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 
 import pytest
@@ -43,3 +44,15 @@ def source_pairs() -> Callable:
         return cache[benchmark_id]
 
     return get
+
+
+# The big tau2 domains (airline, retail, telecom: analysis or replays of whole domains) are slow in
+# the stage folders; `pytest -m "not slow"` keeps mock, the fixture benchmark and the pure helpers.
+_BIG_DOMAIN = re.compile(r"airline|retail|telecom")
+_WHOLE_DOMAIN_FOLDERS = {"analyzers", "flows", "source_benchmarks"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.parent.name in _WHOLE_DOMAIN_FOLDERS and _BIG_DOMAIN.search(item.name):
+            item.add_marker(pytest.mark.slow)

@@ -23,6 +23,7 @@ def test_prefect_yaml_declares_the_flows_for_a_process_pool():
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow  # serves a real deployment through a Prefect server
 def test_served_deployment_runs_two_languages(tmp_path):
     from prefect.deployments import run_deployment
     from prefect.settings import get_current_settings

@@ -14,6 +14,8 @@ import pytest
 from babelflow.settings import BabelflowSettings
 from validators.findings import group_findings
 
+pytestmark = pytest.mark.slow  # every test here runs the Prefect flow through a test server
+
 
 @pytest.fixture(scope="module")
 def prefect_env(tmp_path_factory):

@@ -55,6 +55,7 @@ def _paused(client, run_id, key: str, deadline: float):
     raise AssertionError(f"flow never paused at {key}")
 
 
+@pytest.mark.slow  # a paused flow run answered through the Prefect API
 def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) -> None:
     from prefect import flow
     from prefect.client.orchestration import get_client

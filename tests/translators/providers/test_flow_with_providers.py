@@ -4,9 +4,11 @@ completes, publishes the cost table artifact, and leaves no key in any file it w
 from __future__ import annotations
 
 import orjson
+import pytest
 from fakes import KEYS, MODELS, SDKS
 
 
+@pytest.mark.slow  # the whole Prefect flow
 def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fake):
     from prefect.client.orchestration import get_client
     from prefect.testing.utilities import prefect_test_harness

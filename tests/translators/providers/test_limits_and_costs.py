@@ -99,6 +99,7 @@ def test_cost_table_and_estimates():
     assert cost_table(report).row_count == 4
 
 
+@pytest.mark.slow  # a Prefect test server
 def test_publish_costs_writes_a_prefect_table_artifact(tmp_path, monkeypatch):
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     from prefect import flow
