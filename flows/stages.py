@@ -59,7 +59,7 @@ def run_paths(settings: BabelflowSettings, benchmark: str, language: str) -> Run
     )
 
 
-_IR_CACHE: dict[tuple[str, int, int], IRDocument] = {}
+_IR_CACHE: dict[tuple[str, int, int, int], IRDocument] = {}  # (path, inode, size, mtime_ns)
 _IR_LOCK = threading.Lock()  # validation layers run in parallel threads
 # Once the IR is in memory (~1.7M objects for telecom, with what the process holds by then), it is
 # moved out of the cyclic collector's reach (gc.freeze): every full collection triggered by a big
@@ -342,7 +342,7 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
     # raw task JSON, not model dumps: tau2 messages get a fresh timestamp each time they are built
     tasks_spec = next(s for s in ctx.specs if s.role.value == "tasks")
     source_tasks = {t["id"]: t for t in ctx.source_document(tasks_spec)}
-    target_tasks = {t.get("id"): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict)}
+    target_tasks = {str(t["id"]): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict) and "id" in t}
     keys = {task_id: key_of(shared, raw, target_tasks.get(task_id, "missing")) for task_id, raw in source_tasks.items()}
     stale = [t for t, k in keys.items() if cache.get(t, {}).get("key") != k]
     replayed = len(stale)

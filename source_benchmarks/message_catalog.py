@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 _SLOT = re.compile(r"\{[^{}]*\}")
+
+
+class TextCatalog(Protocol):
+    """Anything that renders a run-time message in the variant's language."""
+
+    def translate(self, text: str) -> str: ...
 
 
 class MessageCatalog:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -32,6 +33,7 @@ from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
+from source_benchmarks.message_catalog import TextCatalog
 from source_benchmarks.tau2.domains import Tau2DomainSpec
 from source_benchmarks.tau2.localization import ToolkitLocalizer
 
@@ -69,6 +71,7 @@ class Tau2EnvironmentFactory:
         self.resolve = resolve
         self.module = importlib.import_module(spec.environment_module or f"tau2.domains.{spec.domain}.environment")  # a domain package names its own
         self.localizers: tuple[ToolkitLocalizer, ToolkitLocalizer] | None = None
+        self._catalogs: list[TextCatalog] = []  # the variant's own catalogs, unwrapped (replay memo checks)
         self._trace = threading.local()  # languages validated at once run in threads, one factory each
         self._untouched: tuple[str, str | None] | None = None
         self._untouched_lookups: list[tuple[int, str, str]] = []
@@ -77,6 +80,7 @@ class Tau2EnvironmentFactory:
             domain = f"domains/{spec.domain}"
             self.localizers = (ToolkitLocalizer(overlay, f"{domain}/tools.py"), ToolkitLocalizer(overlay, f"{domain}/user_tools.py"))
             # before any toolkit class is localized: the localized classes capture the catalog
+            self._catalogs = [localizer.catalog for localizer in self.localizers]
             for index, localizer in enumerate(self.localizers):
                 localizer.catalog = _RecordingCatalog(localizer.catalog, self._trace, index)
 
@@ -115,7 +119,7 @@ class Tau2EnvironmentFactory:
     def check_models(self) -> None:
         """Raise a clear error if the DB files do not load into tau2's models."""
         self._validate(self.spec.db_model, self._raw_db, self.spec.db_file)
-        if self.spec.user_db_model:
+        if self.spec.user_db_model and self.spec.user_db_file:
             self._validate(self.spec.user_db_model, self._raw_user_db, self.spec.user_db_file)
 
     @contextmanager
@@ -135,7 +139,7 @@ class Tau2EnvironmentFactory:
     def __call__(self, solo_mode: bool = False) -> Any:
         """Signature of tau2's environment constructors, so evaluators can call it."""
         kwargs: dict[str, Any] = {"db": self._validate(self.spec.db_model, self._raw_db, self.spec.db_file)}
-        if self.spec.user_db_model:
+        if self.spec.user_db_model and self.spec.user_db_file:  # a user DB model comes with its file
             kwargs["user_db"] = self._validate(self.spec.user_db_model, self._raw_user_db, self.spec.user_db_file)
         with self._patched_paths():
             env = self.module.get_environment(solo_mode=solo_mode, **kwargs)
@@ -177,7 +181,7 @@ class Tau2EnvironmentFactory:
         """This factory's catalogs answer every recorded lookup the same way."""
         if self.localizers is None:
             return not lookups
-        return all(self.localizers[index].catalog.inner.translate(text) == answer for index, text, answer in lookups)
+        return all(self._catalogs[index].translate(text) == answer for index, text, answer in lookups)
 
     @contextmanager
     def tau2_paths(self) -> Iterator[None]:

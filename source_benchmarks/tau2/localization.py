@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.message_catalog import MessageCatalog
+from source_benchmarks.message_catalog import MessageCatalog, TextCatalog
 
 
 def _rewrite_descriptions(node: Any, mapping: dict[str, str]) -> Any:
@@ -47,7 +47,7 @@ def _bare_instance(toolkit_class: Any) -> Any:
     return toolkit_class.__new__(toolkit_class)
 
 
-def _localized_class(base: type[Any], namespace: dict[str, Any], catalog: MessageCatalog, tool_class: type) -> type:
+def _localized_class(base: type[Any], namespace: dict[str, Any], catalog: TextCatalog, tool_class: type) -> type:
     """`base` plus `namespace`, with tool results, error messages and tool schemas localized.
 
     A module-level function, not a method: mypy resolves `super()` in a function nested in a method
@@ -84,7 +84,7 @@ class ToolkitLocalizer:
     def __init__(self, overlay: CodeOverlay, module: str):
         self.overlay = overlay
         self.module = module
-        self.catalog = MessageCatalog(overlay.message_pairs())
+        self.catalog: TextCatalog = MessageCatalog(overlay.message_pairs())
         mapping: dict[str, str] = {}
         for text in overlay.texts:
             if text.role in ("field_description", "docstring"):
