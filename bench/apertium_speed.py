@@ -65,7 +65,7 @@ def main() -> None:
             import flows.adapt as adapt_module
 
             original = adapt_module.translator_for
-            adapt_module.translator_for = lambda spec, language, pack, costs=None: translator
+            adapt_module.translator_for = lambda spec, language, pack, costs=None, chosen=translator: chosen
             try:
                 result = adapt(benchmark_id, "es", settings=settings, ir=ir)
             finally:

@@ -387,7 +387,7 @@ def drill(kind: str, benchmark: str, kills: int, seed: int, tmp: Path, results: 
         if kind == "flow":
             queue = drilled / ".babelflow/review" / benchmark / LANGUAGE / "queue.json"
             findings = len(json.loads(queue.read_bytes())["findings"]) if queue.exists() else -1
-            results.append(("flow: resumed run awaits sign-off with 0 findings", findings == 0 and "awaiting_signoff" in " ".join(l for _, l in final.lines), f"{findings} findings"))
+            results.append(("flow: resumed run awaits sign-off with 0 findings", findings == 0 and "awaiting_signoff" in " ".join(text for _, text in final.lines), f"{findings} findings"))
         ref_tree, got_tree = _tree(reference / "adapted"), _tree(drilled / "adapted")
         differing = sorted(k for k in set(ref_tree) | set(got_tree) if ref_tree.get(k) != got_tree.get(k))
         results.append((f"{kind}: variant byte-identical to the uninterrupted run", not differing, f"{len(ref_tree)} files" + (f"; differ: {differing[:5]}" if differing else "")))

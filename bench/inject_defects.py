@@ -46,10 +46,10 @@ class Prepared:
     """A benchmark's clean variant, IR, canonical map, source and source replays."""
 
     def __init__(self, benchmark_id: str, language: str, root: Path, console: Console):
+        from babelflow.canonical_map import load_canonical_map
         from babelflow.settings import BabelflowSettings
         from flows.adapt import adapt
         from source_benchmarks import get_benchmark
-        from babelflow.canonical_map import load_canonical_map
         from validators.probes.behavior import replay_pairs_of
         from validators.run import validate_variant
 

@@ -29,7 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def _telecom_base(folder: Path) -> Path:
     """A source dir whose tasks.json holds only telecom's 114-task base split."""
     import orjson
-
     import tau2
 
     data = Path(tau2.__file__).parent / "data" / "tau2" / "domains" / "telecom"

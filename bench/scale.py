@@ -142,7 +142,7 @@ def one_domain(benchmark: str, tags: list[str], tmp: Path, profile: bool, extra:
         result["findings"] = {tag: findings_of(project, benchmark, tag) for tag in tags}
         if profile:
             out = subprocess.run([sys.executable, "-m", "bench.scale_workers", "profile", benchmark, extra], cwd=ROOT, env=env_for(project), capture_output=True, text=True)
-            line = next((l for l in out.stdout.splitlines() if l.startswith("PROFILE ")), None)
+            line = next((row for row in out.stdout.splitlines() if row.startswith("PROFILE ")), None)
             result["profile"] = json.loads(line[8:]) if line else {"error": (out.stderr or out.stdout)[-1500:]}
         result["server_rss_mb"] = server_rss_mb(project)
     finally:

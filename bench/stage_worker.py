@@ -15,8 +15,9 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 def main() -> None:

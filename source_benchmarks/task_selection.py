@@ -6,13 +6,13 @@ import hashlib
 from pathlib import Path
 from typing import Any, Literal
 
-ArtifactOrigin = Literal["package", "source_dir", "fixture"]
-
 import orjson
 
 from babelflow.errors import BabelflowError, first_validation_error
 from babelflow.ir import ArtifactFormat
 from babelflow.progress import tracked
+
+ArtifactOrigin = Literal["package", "source_dir", "fixture"]
 
 
 class TaskSelection:

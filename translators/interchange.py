@@ -17,10 +17,10 @@ from translate.storage.placeables import StringElem
 from translate.storage.placeables.xliff import Ph
 
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument
 from babelflow.text import PLACEHOLDER
-from babelflow.canonical_map import CanonicalMap
 from translators.engine import TranslationEngine, protect_unit
 from translators.placeholders import PlaceholderError, ProtectedText, restore
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units

@@ -12,9 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 import orjson
+import tomlkit
 
 from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring

@@ -93,7 +93,7 @@ class ErrorRates:
     number_reformatted: float = NUMBER_REFORMAT_RATE
 
     @classmethod
-    def none(cls) -> "ErrorRates":
+    def none(cls) -> ErrorRates:
         return cls(0.0, 0.0, 0.0, 0.0)
 
     @property

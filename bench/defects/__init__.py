@@ -19,56 +19,56 @@ suitable field.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from babelflow.ir import IRDocument
 from bench.defects._common import BEHAVIOR, CONSISTENCY, FIDELITY, INTEGRITY, DefectKind, DefectNotApplicable, InjectedDefect
-from bench.defects.preserved import (
-    db_enum_code_translated,
-    gold_arg_id_translated,
-    gold_tool_name_translated,
-    argument_name_translated,
-    db_value_changed_not_task,
-    db_option_value_translated,
-    db_date_localized,
-    task_domain_translated,
-    reward_basis_translated,
-    env_assertion_arg_translated,
-    cancel_reason_translated,
-    communicate_info_number_format,
-    canonical_entity_two_renderings,
-    inline_token_dropped,
-    inline_token_duplicated,
-    guideline_control_token_translated,
-)
-from bench.defects.text import (
-    segment_truncated,
-    paragraph_untranslated,
-    wrong_target_language,
-    placeholder_left,
-    answered_not_translated,
-    commentary_added,
-    prose_number_changed,
-)
 from bench.defects.agentdojo import (
     agentdojo_brace_in_yaml_prose,
     agentdojo_check_literal_translated_not_data,
     agentdojo_fstring_slot_translated,
 )
+from bench.defects.preserved import (
+    argument_name_translated,
+    cancel_reason_translated,
+    canonical_entity_two_renderings,
+    communicate_info_number_format,
+    db_date_localized,
+    db_enum_code_translated,
+    db_option_value_translated,
+    db_value_changed_not_task,
+    env_assertion_arg_translated,
+    gold_arg_id_translated,
+    gold_tool_name_translated,
+    guideline_control_token_translated,
+    inline_token_dropped,
+    inline_token_duplicated,
+    reward_basis_translated,
+    task_domain_translated,
+)
 from bench.defects.structure import (
-    heading_marker_lost,
+    docstring_header_translated,
     file_missing,
+    gold_actions_reordered,
+    heading_marker_lost,
     json_malformed,
     json_type_changed,
     key_added,
     key_removed,
     list_element_dropped,
-    gold_actions_reordered,
-    docstring_header_translated,
     preserved_code_literal_translated,
 )
-
+from bench.defects.text import (
+    answered_not_translated,
+    commentary_added,
+    paragraph_untranslated,
+    placeholder_left,
+    prose_number_changed,
+    segment_truncated,
+    wrong_target_language,
+)
 
 # ---- the catalogue -------------------------------------------------------------------------
 

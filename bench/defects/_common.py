@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import orjson
 import tomlkit
 from pydantic import Field
 
 from babelflow.atomic_io import write_bytes_atomic, write_text_atomic
-from babelflow.ir import ArtifactFormat, ArtifactRole, IRElement, IRDocument, PreserveReason, Record, TranslationType
+from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, IRElement, PreserveReason, Record, TranslationType
 from babelflow.markdown_blocks import split_markdown
 from babelflow.variant import MANIFEST_NAME, OVERLAY_NAME
 from translators.pseudo_locale import pseudo_translate_text

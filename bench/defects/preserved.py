@@ -5,17 +5,17 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
-from babelflow.ir import ArtifactRole, IRElement, IRDocument, PreserveReason, TranslationType
 
+from babelflow.ir import ArtifactRole, IRDocument, IRElement, PreserveReason, TranslationType
 from bench.defects._common import (
     BEHAVIOR,
     CONSISTENCY,
     FIDELITY,
     INTEGRITY,
     InjectedDefect,
-    _Doc,
     _accent,
     _artifacts,
+    _Doc,
     _edit_element,
     _elements,
     _mistranslate,
@@ -26,7 +26,6 @@ from bench.defects._common import (
     _translated_prose,
     variant_language,
 )
-
 
 # ---- Layer 2 (consistency) and behaviour: Preserve values translated ----------------------
 

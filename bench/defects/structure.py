@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
 import orjson
+
 from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, PreserveReason, TranslationType
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, CodeText, save_record
-
 from bench.defects._common import (
+    _HAS_LETTER,
     BEHAVIOR,
     CONSISTENCY,
-    DefectNotApplicable,
     INTEGRITY,
+    DefectNotApplicable,
     InjectedDefect,
-    _Doc,
-    _HAS_LETTER,
     _accent,
     _artifacts,
+    _Doc,
     _edit_element,
     _elements,
     _get,
@@ -32,7 +34,6 @@ from bench.defects._common import (
     json_path,
     variant_language,
 )
-
 
 # ---- Layer 1 (integrity): files and structure ---------------------------------------------
 

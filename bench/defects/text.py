@@ -5,15 +5,14 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
-from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, TranslationType
-from translators.pseudo_locale import pseudo_translate_text
 
+from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, TranslationType
 from bench.defects._common import (
     FIDELITY,
     INTEGRITY,
     InjectedDefect,
-    _Doc,
     _artifacts,
+    _Doc,
     _edit_element,
     _elements,
     _pick,
@@ -21,7 +20,7 @@ from bench.defects._common import (
     _translated_prose,
     variant_language,
 )
-
+from translators.pseudo_locale import pseudo_translate_text
 
 # ---- Layer 3 (fidelity): what the translation says ----------------------------------------
 

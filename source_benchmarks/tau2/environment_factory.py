@@ -183,11 +183,6 @@ class Tau2EnvironmentFactory:
             return not lookups
         return all(self._catalogs[index].translate(text) == answer for index, text, answer in lookups)
 
-    @contextmanager
-    def tau2_paths(self) -> Iterator[None]:
-        """Expose the folder to tau2's own `get_tasks`/`get_environment` for the duration."""
-        with self._patched_paths():
-            yield
 
 
 class _RecordingCatalog:

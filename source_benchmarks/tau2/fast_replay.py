@@ -9,7 +9,8 @@ computes for that trajectory; tests/source_benchmarks/test_tau2_replay.py checks
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
 from source_benchmarks.tau2.replay import _initial, golden_trajectory, is_replayable

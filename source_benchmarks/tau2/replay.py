@@ -7,12 +7,12 @@ fetch). tests/source_benchmarks/test_tau2_replay.py checks the combination again
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from loguru import logger
 
 from babelflow.errors import BabelflowError
-
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver, ToolCallRecord
 
 

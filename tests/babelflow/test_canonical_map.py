@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from babelflow.errors import BabelflowError, StaleArtifactError
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, save_canonical_map, seed_from_cldr
+from babelflow.errors import BabelflowError, StaleArtifactError
 
 
 def test_weekdays_months_territories_and_currencies_come_from_cldr(tmp_path):

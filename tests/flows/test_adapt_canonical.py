@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import orjson
 
+from babelflow.canonical_map import load_canonical_map
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.fixture.replay import golden_trajectory
-from babelflow.canonical_map import load_canonical_map
 
 
 def _map_back(value, inverse):
@@ -54,8 +54,8 @@ def test_canonical_titles_are_consistent_and_behaviour_is_equal(tmp_path):
 
 
 def test_rerun_reuses_memory_and_reviewed_canonical_entries(tmp_path):
-    from flows.adapt import adapt
     from babelflow.canonical_map import CanonicalEntry, save_canonical_map
+    from flows.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path)
     first = adapt("fixture-library", "en-XA", settings=settings)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,7 @@ def test_foreground_server_points_its_ui_at_its_own_port(tmp_path: Path) -> None
 def test_a_server_left_booting_by_a_killed_run_is_adopted_not_doubled(tmp_path: Path, monkeypatch) -> None:
     """A `babelflow flow` killed while its server boots leaves a `ready: false` record; the next
     run waits for that server and adopts it instead of starting a second one on the same database."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from babelflow.settings import BabelflowSettings
     from flows.local_server import ServerRecord, ensure_server, record_path, server_command, server_environment, stop_background
@@ -120,7 +121,7 @@ def test_a_server_left_booting_by_a_killed_run_is_adopted_not_doubled(tmp_path: 
     port = _free_port()
     orphan = subprocess.Popen(server_command(port), env=server_environment(port, home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     record = ServerRecord(pid=orphan.pid, port=port, api_url=f"http://127.0.0.1:{port}/api", ui_url=f"http://127.0.0.1:{port}", prefect_home=home,
-                          log=home / "server.log", started_at=datetime.now(timezone.utc).isoformat(), ready=False)
+                          log=home / "server.log", started_at=datetime.now(UTC).isoformat(), ready=False)
     record_path(settings).write_text(record.model_dump_json())
     try:
         api, adopted = ensure_server(settings)

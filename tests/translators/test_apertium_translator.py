@@ -70,8 +70,8 @@ def test_a_segment_broken_in_the_batch_is_retried_alone_and_recorded_when_still_
 
 
 def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(analyzed, tmp_path):
-    from translators.apertium import ApertiumTranslator
     from babelflow.canonical_map import CanonicalMap
+    from translators.apertium import ApertiumTranslator
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
 
@@ -89,8 +89,8 @@ def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(anal
 
 def test_default_translator_per_language(tmp_path, monkeypatch):
     from babelflow.errors import BabelflowError
-    from translators.choice import default_spec, resolve_spec
     from babelflow.language_pack import load_pack
+    from translators.choice import default_spec, resolve_spec
 
     assert default_spec("en-XA", load_pack("en-XA")) == "pseudo" and default_spec("es", load_pack("es")) == "apertium"
     assert default_spec("fr", load_pack("fr")) is None  # no eng-fra pair in Debian's apertium

@@ -8,8 +8,8 @@ import orjson
 import pytest
 
 from babelflow.errors import BabelflowError
-from babelflow.settings import BabelflowSettings
 from babelflow.language_pack import available_packs, load_pack, read_pack
+from babelflow.settings import BabelflowSettings
 from translators.pack_checks import check_pack, check_translations
 
 REPO = Path(__file__).resolve().parents[2]

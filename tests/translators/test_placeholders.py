@@ -27,7 +27,7 @@ def _strings(value: object) -> Iterator[str]:
             yield from _strings(item)
 
 
-@functools.lru_cache(maxsize=None)  # telecom's tasks.json is 14 MB: parse it once
+@functools.cache  # telecom's tasks.json is 14 MB: parse it once
 def _tasks(domain: str) -> list[dict]:
     return orjson.loads((DOMAINS / domain / "tasks.json").read_bytes())
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import gc
 import json
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from babelflow.ir import ArtifactRole, TranslationType
 from source_benchmarks.message_catalog import MessageCatalog

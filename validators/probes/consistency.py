@@ -3,10 +3,9 @@ way everywhere, and every reference (ids, names, codes quoted in prose) still re
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-
 import json
 import re
+from collections import Counter, defaultdict
 
 from babelflow.ir import LinkKind, TranslationType
 from babelflow.language_data import language_data, numbers_in

@@ -9,7 +9,6 @@ from typing import Any
 import orjson
 
 from babelflow.errors import BabelflowError
-
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
 from validators.context import ValidationContext
 from validators.finding_kinds import Precondition, layers_needing
