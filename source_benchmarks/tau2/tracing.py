@@ -149,47 +149,37 @@ def tag_tree(node: Any, artifact: str, path: tuple = ()) -> Any:
     if type(node) in (str, Traced):
         return Traced(str(node), (artifact, path, False))
     stack: list[tuple[Any, tuple]] = [(node, path)]
+
+    def tagged(value: Any, where: tuple) -> Any:
+        """A string leaf as a located Traced; a container is queued and returned as it is."""
+        kind = type(value)
+        if kind is str or kind is Traced:
+            leaf = new(Traced, value)
+            leaf.loc = (artifact, where, False)
+            return leaf
+        if kind is dict or kind is list or isinstance(value, BaseModel):
+            stack.append((value, where))
+        return value
+
     while stack:
         item, where = stack.pop()
         if isinstance(item, BaseModel):
             values = item.__dict__
             for name, key in _fields(type(item)):
-                value = values.get(name)
-                kind = type(value)
-                if kind is str or kind is Traced:
-                    tagged = new(Traced, value)
-                    tagged.loc = (artifact, where + (key,), False)
-                    values[name] = tagged
-                elif kind is dict or kind is list or isinstance(value, BaseModel):
-                    stack.append((value, where + (key,)))
+                if name in values:
+                    values[name] = tagged(values[name], where + (key,))
         elif type(item) is dict:
             entries = list(item.items())
             item.clear()
             for key, value in entries:
-                kind = type(key)
-                if kind is str or kind is Traced:
-                    key = str(key)
-                    child = where + (key,)
-                    tagged_key = new(Traced, key)
-                    tagged_key.loc = (artifact, child, True)
-                else:
-                    child, tagged_key = where + (key,), key
-                kind = type(value)
-                if kind is str or kind is Traced:
-                    value = new(Traced, value)
-                    value.loc = (artifact, child, False)
-                elif kind is dict or kind is list or isinstance(value, BaseModel):
-                    stack.append((value, child))
-                item[tagged_key] = value
+                child = where + (key if type(key) not in (str, Traced) else str(key),)
+                if type(key) is str or type(key) is Traced:
+                    key = new(Traced, str(key))
+                    key.loc = (artifact, child, True)
+                item[key] = tagged(value, child)
         elif type(item) is list:
             for index, value in enumerate(item):
-                kind = type(value)
-                if kind is str or kind is Traced:
-                    tagged = new(Traced, value)
-                    tagged.loc = (artifact, where + (index,), False)
-                    item[index] = tagged
-                elif kind is dict or kind is list or isinstance(value, BaseModel):
-                    stack.append((value, where + (index,)))
+                item[index] = tagged(value, where + (index,))
     return node
 
 
