@@ -14,10 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from analyzers.selectors import Selector, compile_selector
-from babelflow.errors import BabelflowError, first_validation_error
+from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import PreserveReason, Record, TranslationType
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "source_benchmarks" / "profiles"
@@ -123,11 +123,7 @@ def _read_profile(path: Path) -> tuple[Profile, bytes]:
         data = tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise BabelflowError(f"Profile is not valid TOML: {exc}", file=path, fix="repair the TOML syntax") from exc
-    try:
-        return Profile.model_validate(data), raw
-    except ValidationError as exc:
-        message, field = first_validation_error(exc)
-        raise BabelflowError(f"Profile does not match the schema: {message}", file=path, field=field, fix="see source_benchmarks/profiles/*.toml for the format") from exc
+    return validate_input(Profile, data, what="Profile does not match the schema", file=path, fix="see source_benchmarks/profiles/*.toml for the format"), raw
 
 
 def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list[ElementOverride] | None = None) -> LoadedProfile:

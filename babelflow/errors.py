@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class BabelflowError(Exception):
@@ -36,3 +41,13 @@ def first_validation_error(exc) -> tuple[str, str]:
     """(message, dotted field path) of a pydantic ValidationError's first error, for user messages."""
     first = exc.errors()[0]
     return first["msg"], ".".join(str(p) for p in first["loc"])
+
+
+def validate_input(model: type[M], raw: Any, *, what: str, file: str | Path, fix: str, error: type[BabelflowError] = BabelflowError) -> M:
+    """`raw` as `model`, or a user error naming `what` failed, the first field and the fix."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        message, field = first_validation_error(exc)
+        count = exc.error_count()
+        raise error(f"{what} ({count} error{'s' if count > 1 else ''}): {message}", file=file, field=field, fix=fix) from exc

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Annotated, Final, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.errors import BabelflowError, StaleArtifactError, first_validation_error
+from babelflow.errors import BabelflowError, StaleArtifactError, validate_input
 from babelflow.markdown_blocks import BlockKind
 
 IR_SCHEMA_VERSION: Final = "babelflow.ir/2"  # 2: per-element evidence, evidence-only type, analysis findings
@@ -278,13 +278,4 @@ def load_ir(path: Path, *, benchmark: str | None = None) -> IRDocument:
             field="benchmark",
             fix=f"analyze {benchmark} into its own IR file",
         )
-    try:
-        return IRDocument.model_validate(raw)
-    except ValidationError as exc:
-        message, field = first_validation_error(exc)
-        raise StaleArtifactError(
-            f"IR does not match the schema: {message}",
-            file=path,
-            field=field,
-            fix="re-run `babelflow analyze`",
-        ) from exc
+    return validate_input(IRDocument, raw, what="IR does not match the schema", file=path, fix="re-run `babelflow analyze`", error=StaleArtifactError)

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Literal
 
 import langcodes
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
-from babelflow.errors import BabelflowError, first_validation_error
+from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import Record
 
 REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
@@ -124,11 +124,7 @@ def read_pack(path: Path) -> LanguagePack:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise BabelflowError(f"Language pack is not valid TOML: {exc}", file=path, fix="repair the TOML syntax") from exc
-    try:
-        pack = LanguagePack.model_validate(data)
-    except ValidationError as exc:
-        message, field = first_validation_error(exc)
-        raise BabelflowError(f"Language pack does not match the schema: {message}", file=path, field=field, fix="see language_packs/zh-Hans.toml for the format") from exc
+    pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
     if pack.tag != Path(path).stem:
         raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")
     return pack

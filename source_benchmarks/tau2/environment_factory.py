@@ -26,10 +26,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from babelflow.atomic_io import sha256_file
-from babelflow.errors import BabelflowError, first_validation_error
+from babelflow.errors import validate_input
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
@@ -105,16 +103,8 @@ class Tau2EnvironmentFactory:
 
     def _validate(self, model_path: str, raw: Any, filename: str) -> Any:
         model = import_object(model_path)
-        try:
-            return model.model_validate(raw)
-        except ValidationError as exc:
-            message, field = first_validation_error(exc)
-            raise BabelflowError(
-                f"{filename} does not fit tau2's {model.__name__} model ({exc.error_count()} errors): {message}",
-                file=self.resolve(filename),
-                field=field,
-                fix="the data must keep tau2's schema: keys, enum/literal codes and types unchanged",
-            ) from exc
+        return validate_input(model, raw, what=f"{filename} does not fit tau2's {model.__name__} model", file=self.resolve(filename),
+                              fix="the data must keep tau2's schema: keys, enum/literal codes and types unchanged")
 
     def check_models(self) -> None:
         """Raise a clear error if the DB files do not load into tau2's models."""
