@@ -69,7 +69,9 @@ class LocatedEvidence:
         key = (artifact, general, observed.scope, observed.kinds)
         found = self._table.get(key)
         if found is None:
-            digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
+            # a stable id: the kinds sorted (a frozenset's order follows the per-process string hash seed)
+            stable = (artifact, general, observed.scope.value, tuple(sorted(k.value for k in observed.kinds)))
+            digest = hashlib.blake2b(repr(stable).encode(), digest_size=6).hexdigest()
             found = self._table[key] = FieldEvidence(
                 id=f"ev_{digest}", scope=observed.scope, kinds=sorted(observed.kinds, key=lambda k: k.value), detail=observed.detail, observed=observed.observed
             )
