@@ -39,7 +39,11 @@ def _cached(stage: str):
     """A task whose cache key is the `cache_key` parameter the flow computed from real inputs."""
 
     def key_fn(context, parameters):
-        return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{parameters['cache_key']}"
+        # results hold paths into one project's state folder (the IR, targets, the variant): a result
+        # store shared by two projects (one process, or a global PREFECT_LOCAL_STORAGE_PATH) must not
+        # hand one project the other's paths
+        project = stages.key_of(str(parameters["settings"].resolved_state_dir()))
+        return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{project}-{parameters['cache_key']}"
 
     return task(name=stage, cache_key_fn=key_fn, persist_result=True)
 
