@@ -4,6 +4,8 @@ decides when there is a pack, otherwise the tag does."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import langcodes
 
 from babelflow.language_pack import LanguagePack
@@ -47,6 +49,7 @@ def language_problem(text: str, source: str, language: str, tokens: list[str], p
     return None if share >= 0.3 else f"only {share:.0%} of letters are {expected}"
 
 
+@lru_cache(maxsize=256)  # called per translated field and per model segment: CLDR lookup once per tag
 def _likely_script(language: str) -> str | None:
     try:
         return langcodes.Language.get(language).maximize().script
