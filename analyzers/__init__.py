@@ -1,4 +1,4 @@
 """Steps 1-2: runtime data-flow analysis and translation-type assignment."""
 
 # Bump whenever inventory, evidence, linking or typing logic changes: saved IRs are then re-derived.
-ANALYZER_VERSION = "3"  # 3: instrumented replay + differential evidence (issue 13)
+ANALYZER_VERSION = "4"  # 3: instrumented replay + differential evidence (issue 13); 4: code trials, non-tool docstrings left out

@@ -119,6 +119,7 @@ class _Builder:
         self.observed: dict[str, Observed] = {}
         self.findings: list[AnalysisFinding] = []
         self.open_fields: list[tuple[IRElement, tuple, tuple]] = []  # the trace left their role open
+        self.code_texts: list[tuple[IRElement, CodeText, ArtifactSpec]] = []  # for code trials
 
     def differential(self, progress: Progress) -> None:
         """Perturb the open field paths (batched, bisected, cached by source hash) and record the outcome."""
@@ -156,6 +157,12 @@ class _Builder:
                     element.translation_type, element.canonical_group = TranslationType.PRESERVE, None
                     element.preserve_reason = PreserveReason.EVALUATOR_TOKEN
                     element.typing_rule = f"evidence (differential): {observed.detail}"
+
+    def code_differential(self, progress: Progress) -> None:
+        """Perturb the Preserve code texts nothing observed (prompts, control tokens, id templates)."""
+        from analyzers.code_differential import code_differential
+
+        code_differential(self.bench, self.located, self.code_texts, lambda what, compute, extra: cached(self.bench, what, compute, extra=extra), progress)
 
     def _record(self, element: IRElement, artifact: str, general: tuple, observed: Observed | None, plain: TypeDecision | None) -> None:
         if observed is not None:
@@ -246,6 +253,8 @@ class _Builder:
     def python_artifact(self, spec: ArtifactSpec) -> None:
         scan = scan_python_file(self.bench.artifact_path(spec))
         for text in scan.texts:
+            if spec.role is ArtifactRole.TOOL_CODE and text.role == "docstring" and not text.in_tool:
+                continue  # tau2 builds schemas from @is_tool functions only: no model reads this docstring
             include = self._included_by_default(spec, text)
             probe = PythonLiteralLocator(module=spec.path, qualname=text.qualname, role=text.role, occurrence=text.occurrence, line=text.line)
             eid = element_id(spec.path, probe)
@@ -262,6 +271,7 @@ class _Builder:
             else:
                 element = self.add(spec.path, probe, f"{spec.role.value}:{text.role}", text.text, decision)
                 element.evidence_type = plain.translation_type if plain is not None else None
+                self.code_texts.append((element, text, spec))
 
     def _docstring_parts(self, spec: ArtifactSpec, text: CodeText, decision: TypeDecision) -> list[IRElement]:
         # tau2 builds tool schemas with docstring_parser: headers and argument names must survive.
@@ -386,6 +396,8 @@ def analyze_benchmark(
             fix="use element ids from this benchmark's IR (`babelflow analyze ... --out ir.json`); ids change when the source files change",
         )
     builder.differential(progress)
+    if instrumented:
+        builder.code_differential(progress)
     builder.link_canonical_values()
     progress("linking")
     groups = builder.link()

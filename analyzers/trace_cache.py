@@ -18,7 +18,8 @@ from typing import Any
 from babelflow.atomic_io import write_bytes_atomic
 
 _TRACE_CODE = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py")
-_CODE_FILES = {"trace": _TRACE_CODE, "differential": _TRACE_CODE + ("analyzers/differential.py",)}
+_CODE_TRIALS = ("source_benchmarks/tau2/scripted_conversation.py", "source_benchmarks/tau2/code_perturbation.py", "source_benchmarks/tau2/code_trials.py", "analyzers/code_differential.py")
+_CODE_FILES = {"trace": _TRACE_CODE, "differential": _TRACE_CODE + ("analyzers/differential.py",), "code-differential": _CODE_TRIALS}
 _ROOT = Path(__file__).resolve().parent.parent
 KEEP = 3  # per benchmark and kind: the current source plus a couple of edited copies
 

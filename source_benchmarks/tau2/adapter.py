@@ -135,7 +135,16 @@ class Tau2Benchmark(FileBenchmark):
                 self.load_artifact(spec)
         return []
 
-    # ---- instrumented replay (analysis) --------------------------------------------------------
+    # ---- instrumented replay and code trials (analysis) ---------------------------------------
+
+    def code_trials(self, literals: list[Any], open_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[Any]:
+        """Perturb each open code text alone in a separate process and rerun what reads it (code_trials.py)."""
+        from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
+
+        request = CodeTrialRequest(
+            benchmark_id=self.id, source_dir=str(self.source_dir) if self.source_dir else None, literals=literals, open_keys=open_keys, replay_tasks=replay_tasks
+        )
+        return run_code_trials(request)
 
     def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
         """Replay tasks with every task/DB string location-tagged; {(artifact, path, is_key): {kind: detail}}.

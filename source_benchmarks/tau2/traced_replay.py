@@ -228,21 +228,23 @@ def trace_task(
     RECORDER.task_id = None
 
 
+def task_functions(task: Any) -> set[str]:
+    """`requestor:name` of every function a task runs: gold actions, initialization actions, env assertions."""
+    names: set[str] = set()
+    criteria, state = task.evaluation_criteria, task.initial_state
+    for action in (criteria.actions or []) if criteria else []:
+        names.add(f"{action.requestor}:{action.name}")
+    for call in [*((state.initialization_actions or []) if state else []), *((criteria.env_assertions or []) if criteria else [])]:
+        names.add(f"{call.env_type}:{call.func_name}")
+    if state and state.initialization_data is not None:
+        names.add("initialization_data")
+    return names
+
+
 def db_watch_sample(tasks: list[Any], limit: int) -> set[str]:
     """Tasks whose DB is tagged and diffed: greedily, those that run functions not yet covered
     (gold actions, initialization actions, env assertions), at most `limit`, file order on ties."""
-    def functions(task: Any) -> set[str]:
-        names: set[str] = set()
-        criteria, state = task.evaluation_criteria, task.initial_state
-        for action in (criteria.actions or []) if criteria else []:
-            names.add(f"{action.requestor}:{action.name}")
-        for call in [*((state.initialization_actions or []) if state else []), *((criteria.env_assertions or []) if criteria else [])]:
-            names.add(f"{call.env_type}:{call.func_name}")
-        if state and state.initialization_data is not None:
-            names.add("initialization_data")
-        return names
-
-    remaining = {task.id: functions(task) for task in tasks}
+    remaining = {task.id: task_functions(task) for task in tasks}
     covered: set[str] = set()
     chosen: list[str] = []
     while remaining and len(chosen) < limit:

@@ -50,6 +50,10 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
     from babelflow.ir import load_ir
 
     ir = load_ir(ir_path, benchmark="tau2-pkg:mock_copy")
+    # the package's own tool code went through the code trials too (its id template is read by an env assertion)
+    evidence = {entry.id: entry for entry in ir.evidence}
+    template = next(e for e in ir.elements if e.locator.kind == "python_literal" and e.source_text.startswith("task_{"))
+    assert template.evidence and "create_task_1_with_env_assertions" in evidence[template.evidence].detail, template
     adapted = adapt("tau2-pkg:mock_copy", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=ir, out=tmp_path / "variant")
     assert adapted.outcome.targets
     report = tmp_path / "findings.json"

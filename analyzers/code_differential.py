@@ -1,0 +1,81 @@
+"""Differential analysis of code texts the traced replay leaves open (issue 13, step 1 for code).
+
+The golden replay runs tools and evaluators, never the agent or user simulator, so a prompt
+template, a control token such as `###STOP###` or an id template inside a tool has no observation
+of its own. Each such Preserve text is perturbed alone in the running code and the benchmark reruns
+what reads it (scripted conversations through tau2's orchestrator, golden replays of the tasks that
+call its function): a changed outcome is its evidence; "changes no outcome" is recorded as such and
+does not count as a role. Runs in a process of its own (the benchmark's `code_trials`), cached by
+source hash like the other trials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from analyzers.code_inventory import CodeText
+from analyzers.located_evidence import LocatedEvidence, Observed
+from babelflow.ir import ArtifactRole, EvidenceScope, IRElement, LinkKind, TranslationType
+from source_benchmarks.protocol import ArtifactSpec
+
+MAX_REPLAYS = 4
+
+
+def general_of(text: CodeText) -> tuple:
+    """The evidence table's address of a code text: where it is assigned, or its place in the function."""
+    return (text.qualname, text.name or f"#{text.role}{text.occurrence}")
+
+
+def _function_name(qualname: str) -> str | None:
+    """`Class.method` or `function`: the name a task would call; None for a module or class constant."""
+    last = qualname.rsplit(".", 1)[-1]
+    return None if qualname == "<module>" or last[:1].isupper() else last
+
+
+def code_differential(
+    bench: Any,
+    located: LocatedEvidence,
+    code_texts: list[tuple[IRElement, CodeText, ArtifactSpec]],
+    cached: Callable[[str, Callable[[], Any], str], Any],
+    progress: Callable[[str], None],
+) -> int:
+    """Try every Preserve code text without evidence; returns how many were tried."""
+    trials = getattr(bench, "code_trials", None)
+    if trials is None or not located.available:
+        return 0
+    open_texts = [(e, t, s) for e, t, s in code_texts if e.translation_type is TranslationType.PRESERVE and not e.evidence and t.role != "docstring"]
+    if not open_texts:
+        return 0
+    from source_benchmarks.tau2.code_perturbation import CodeLiteral
+    from source_benchmarks.tau2.traced_replay import task_functions
+
+    tasks = [bench.task(task_id) for task_id in bench.task_ids(None)]
+    calls = {task.id: {name.split(":", 1)[-1] for name in task_functions(task)} for task in tasks}
+    replay_tasks: dict[str, list[str]] = {}
+    for element, text, spec in open_texts:
+        function = _function_name(text.qualname)
+        if spec.role is ArtifactRole.TOOL_CODE and function:
+            replay_tasks[element.id] = [task_id for task_id, names in calls.items() if function in names][:MAX_REPLAYS]
+    literals = [
+        CodeLiteral(key=e.id, artifact=s.path, file=str(bench.artifact_path(s)), qualname=t.qualname, name=t.name, text=t.text) for e, t, s in code_texts if t.role != "docstring"
+    ]
+    progress(f"differential: {len(open_texts)} open code texts (scripted conversations, replays)")
+    open_keys = [e.id for e, _, _ in open_texts]
+    results = cached(
+        "code-differential",
+        lambda: trials(literals, open_keys, replay_tasks),
+        repr((open_keys, sorted(replay_tasks.items()))),
+    )
+    by_key = {result.key: result for result in results}
+    for element, text, _ in open_texts:
+        result = by_key.get(element.id)
+        if result is None or not result.found:
+            continue
+        if result.changed is None:
+            observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed in the running code: changes no outcome")
+        else:
+            link = f"; with {', '.join(result.linked)} perturbed too, the outcome returns (link)" if result.linked else ""
+            observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), f"perturbed in the running code: {result.changed}{link}")
+        element.evidence = located.entry(element.artifact, general_of(text), observed)
+    return len(open_texts)

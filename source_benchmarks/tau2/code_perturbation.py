@@ -1,0 +1,143 @@
+"""Perturb one text in tau2's (or a domain package's) running code, and put it back.
+
+Three places a code text lives, each changed where the running code reads it:
+- a module constant (`STOP = "###STOP###"`): the module attribute, and every module that bound the
+  same object under the same name with `from ... import STOP`;
+- a class constant (`LLMSoloAgent.STOP_TOKEN`): the class attribute;
+- a literal inside a function (`f"task_{n + 1}"`): the function's code object, with its string
+  constants (an f-string's literal parts) replaced — the function object stays the same one every
+  class and registry already holds.
+Only meant for a process of its own (code_trials.py): nothing else may run while code is patched.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+from babelflow.ir import Record
+from babelflow.text import ACCENT_TABLE
+
+
+class CodeLiteral(Record):
+    """A code text of the IR, where the scanner found it."""
+
+    key: str  # the IR element id
+    artifact: str  # e.g. agent/llm_agent.py or domains/mock/tools.py
+    file: str  # absolute path of the module's source as the benchmark resolves it
+    qualname: str  # <module>, a class, or a function's qualified name
+    name: str | None = None  # the assigned name, for constants
+    text: str
+
+
+def perturbed(text: str) -> str:
+    """A pseudo-translation that protects nothing: every ASCII letter accented (slots and tokens too)."""
+    return text.translate(ACCENT_TABLE)
+
+
+def module_for(file: str) -> types.ModuleType:
+    wanted = Path(file).resolve()
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if origin and Path(origin).resolve() == wanted:
+            return module
+    for root in sys.path:
+        try:
+            relative = wanted.relative_to(Path(root).resolve())
+        except (ValueError, OSError):
+            continue
+        return importlib.import_module(".".join(relative.with_suffix("").parts))
+    raise LookupError(f"no importable module for {file}")
+
+
+def _owner(module: types.ModuleType, qualname: str) -> Any:
+    owner: Any = module
+    for part in qualname.split("."):
+        owner = getattr(owner, part)
+    return owner
+
+
+_SLOT = re.compile(r"\{[^{}]*\}")  # a format slot or an f-string expression, as the scanner renders it
+
+
+def _literal_parts(text: str) -> set[str]:
+    parts = {part for part in _SLOT.split(text) if part}
+    return parts | {text}
+
+
+def _replace_consts(code: types.CodeType, mapping: dict[str, str]) -> types.CodeType:
+    consts: list[object] = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            consts.append(_replace_consts(const, mapping))
+        elif type(const) is str and const in mapping:
+            consts.append(mapping[const])
+        else:
+            consts.append(const)
+    return code.replace(co_consts=tuple(consts))
+
+
+@contextmanager
+def _set(owner: Any, name: str, value: Any) -> Iterator[None]:
+    had = name in vars(owner)
+    saved = vars(owner).get(name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        if had:
+            setattr(owner, name, saved)
+        else:
+            delattr(owner, name)
+
+
+@contextmanager
+def _one(literal: CodeLiteral) -> Iterator[bool]:
+    """Perturb one literal; yields whether it was found where the scanner said."""
+    module = module_for(literal.file)
+    owner = module if literal.qualname == "<module>" else _owner(module, literal.qualname)
+    with ExitStack() as stack:
+        original = vars(owner).get(literal.name) if literal.name and isinstance(owner, (types.ModuleType, type)) else None
+        # the module's value may be the literal `.strip()`ped, as tau2's prompt templates are
+        if isinstance(original, str) and literal.name and original in (literal.text, literal.text.strip()):
+            value = perturbed(original)
+            stack.enter_context(_set(owner, literal.name, value))
+            if isinstance(owner, types.ModuleType):  # `from module import NAME` bound the same object elsewhere
+                for other in list(sys.modules.values()):
+                    if other is not owner and isinstance(other, types.ModuleType) and vars(other).get(literal.name) is original:
+                        stack.enter_context(_set(other, literal.name, value))
+            yield True
+            return
+        function = inspect.unwrap(owner) if callable(owner) else None
+        code = getattr(function, "__code__", None)
+        if code is None:
+            yield False
+            return
+        # the plain literal, or an f-string's literal parts (its slots are code, not text)
+        patched = _replace_consts(code, {part: perturbed(part) for part in _literal_parts(literal.text)})
+        if patched == code:
+            yield False
+            return
+        function.__code__ = patched  # type: ignore[union-attr]
+        try:
+            yield True
+        finally:
+            function.__code__ = code  # type: ignore[union-attr]
+
+
+@contextmanager
+def perturbation(literals: list[CodeLiteral]) -> Iterator[list[str]]:
+    """Every literal perturbed at once; yields the keys not found in the running code."""
+    missing: list[str] = []
+    with ExitStack() as stack:
+        for literal in literals:
+            if not stack.enter_context(_one(literal)):
+                missing.append(literal.key)
+        yield missing

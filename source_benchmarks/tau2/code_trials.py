@@ -1,0 +1,140 @@
+"""Differential trials on code texts, in a process of their own: perturb, rerun, compare, restore.
+
+For each code text the traced replay left without an observed role (prompt templates, control
+tokens, the solo agent's tool names, an id template in a tool), the text alone is perturbed in the
+running code (code_perturbation.py) and the benchmark reruns what reads it: tau2's scripted
+conversations (scripted_conversation.py) and the golden + do-nothing replays of the tasks that
+call the function holding the text. A changed outcome is the text's observed role. The text is
+then perturbed together with every equal code text and every mention in the user guidelines the
+user simulator reads: if the outcome comes back, the texts are a link.
+
+Patched code must never meet other work, so this runs as `python -m source_benchmarks.tau2.code_trials`
+(request JSON on stdin, result JSON on stdout); `run_code_trials` starts it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import Record
+from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+
+
+class CodeTrialRequest(Record):
+    benchmark_id: str
+    source_dir: str | None = None
+    literals: list[CodeLiteral] = Field(description="every code text of the IR that could be equal to an open one (link trials)")
+    open_keys: list[str] = Field(description="the texts to try, by element id")
+    replay_tasks: dict[str, list[str]] = Field(default_factory=dict, description="per open key: task ids whose golden actions run its function")
+
+
+class CodeTrialResult(Record):
+    key: str
+    changed: str | None = Field(description="what changed when the text alone was perturbed; None: nothing")
+    linked: list[str] = Field(default_factory=list, description="with these equal texts perturbed too, the outcome came back")
+    found: bool = True
+
+
+class _Trials:
+    def __init__(self, request: CodeTrialRequest):
+        from babelflow.ir import ArtifactRole
+        from source_benchmarks.tau2.adapter import Tau2Benchmark
+        from source_benchmarks.tau2.scripted_conversation import conversation_plans
+
+        self.request = request
+        self.bench = Tau2Benchmark(request.benchmark_id, source_dir=Path(request.source_dir) if request.source_dir else None)
+        self.guidelines = {
+            spec.path.rsplit("/", 1)[-1]: self.bench.artifact_path(spec).read_text(encoding="utf-8") for spec in self.bench.artifacts() if spec.role is ArtifactRole.USER_GUIDELINES
+        }
+        tasks = [self.bench.task(task_id) for task_id in self.bench.task_ids(None)]
+        self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###")))
+        self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}))
+
+    def outcome(self, guidelines: dict[str, str], task_ids: list[str]) -> dict[str, tuple]:
+        from source_benchmarks.tau2.scripted_conversation import run_conversation
+
+        folder = Path(tempfile.mkdtemp(prefix="babelflow-code-trial-"))
+        try:
+            for name, text in guidelines.items():
+                (folder / name).write_text(text, encoding="utf-8")
+            result: dict[str, tuple] = {}
+            for plan in self.plans:
+                done = run_conversation(plan, self.bench.task(plan.task_id), self.bench.spec.domain, self.bench.environment_factory, folder)
+                result[f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"] = done.signature
+            try:
+                pairs = self.bench.replay_pairs(task_ids, label="analysis: code trial replays") if task_ids else []
+            except Exception as exc:  # tau2's own code raised under the perturbed text
+                return {**result, "replays": (f"raised {type(exc).__name__}",)}
+            for task_id, (golden, nothing) in zip(task_ids, pairs):
+                result[f"golden/do-nothing replay of {task_id}"] = (
+                    golden.reward, nothing.reward, tuple(call.error for call in golden.tool_calls), golden.evaluator_error is None, golden.final_db_sha256 == nothing.final_db_sha256,
+                )
+            return result
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], task_ids: list[str]) -> tuple[str | None, bool]:
+        with perturbation(literals) as missing:
+            if missing:
+                return None, False
+            now = self.outcome(guidelines, task_ids)
+        for what, signature in now.items():
+            if signature != self.baseline.get(what, signature):
+                return f"{what}: {self.baseline[what][0]} -> {signature[0]} ({signature[1:]})", True
+        return None, True
+
+    def run(self) -> list[CodeTrialResult]:
+        by_key = {literal.key: literal for literal in self.request.literals}
+        results = []
+        for key in self.request.open_keys:
+            literal = by_key[key]
+            task_ids = self.request.replay_tasks.get(key, [])
+            changed, found = self.changed([literal], self.guidelines, task_ids)
+            linked: list[str] = []
+            if changed is not None:
+                equal = [other for other in self.request.literals if other.text == literal.text and other.key != key]
+                guidelines = {name: text.replace(literal.text, perturbed(literal.text)) for name, text in self.guidelines.items()}
+                mentions = [name for name, text in self.guidelines.items() if literal.text in text]
+                if equal or mentions:
+                    back, _ = self.changed([literal, *equal], guidelines, task_ids)
+                    if back is None:
+                        linked = [f"{other.artifact}:{other.qualname}.{other.name or 'literal'}" for other in equal] + [f"user guidelines {name}" for name in mentions]
+            results.append(CodeTrialResult(key=key, changed=changed, linked=linked, found=found))
+        return results
+
+
+def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
+    """Run the trials in a fresh interpreter (patched code never meets this process's work)."""
+    # the caller's import path too: a domain package may be importable only from there
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-m", "source_benchmarks.tau2.code_trials"], input=request.model_dump_json(), capture_output=True, text=True, env=env, check=False
+    )
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise BabelflowError(f"code trials for {request.benchmark_id} failed: {' | '.join(tail)}", fix="rerun `babelflow analyze` with --verbose; report it if the benchmark's own code is unchanged")
+    payload = done.stdout.strip().splitlines()[-1]
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[CodeTrialResult]).validate_json(payload)
+
+
+def main() -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    request = CodeTrialRequest.model_validate_json(sys.stdin.read())
+    results = _Trials(request).run()
+    from pydantic import TypeAdapter
+
+    sys.stdout.write(TypeAdapter(list[CodeTrialResult]).dump_json(results).decode() + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""tau2's own orchestrator, agents and user simulator with scripted models at the `generate` edge,
+and code texts perturbed in the running code and put back."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def mock():
+    from source_benchmarks import get_benchmark
+
+    return get_benchmark("tau2-mock")
+
+
+def _guidelines(bench, folder: Path) -> Path:
+    from babelflow.ir import ArtifactRole
+
+    for spec in bench.artifacts():
+        if spec.role is ArtifactRole.USER_GUIDELINES:
+            shutil.copy(bench.artifact_path(spec), folder / spec.path.rsplit("/", 1)[-1])
+    return folder
+
+
+def test_scripted_conversations_end_the_way_tau2_decides(mock, tmp_path):
+    from source_benchmarks.tau2.scripted_conversation import conversation_plans, run_conversation
+
+    folder = _guidelines(mock, tmp_path)
+    plans = conversation_plans([mock.task(t) for t in mock.task_ids(None)], (folder / "simulation_guidelines.md").read_text())
+    assert {p.agent for p in plans} == {"llm_agent", "llm_agent_gt", "llm_agent_solo"}
+    assert sorted(p.user_token for p in plans if p.agent == "llm_agent") == [0, 1, 2]  # STOP, TRANSFER, OUT-OF-SCOPE
+    outcomes = {(p.agent, p.user_token): run_conversation(p, mock.task(p.task_id), "mock", mock.environment_factory, folder) for p in plans}
+    assert outcomes[("llm_agent", 0)].termination == "user_stop"
+    assert outcomes[("llm_agent_solo", 0)].termination == "agent_stop"
+    # greeting, user, the golden tool call and its result, the agent's answer, the user's token
+    assert outcomes[("llm_agent", 0)].messages == 6 and outcomes[("llm_agent", 0)].tool_errors == 0
+
+
+def test_perturbation_patches_every_binding_and_restores_them():
+    import tau2.user.base as base
+    import tau2.user.user_simulator as simulator
+
+    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+
+    literal = CodeLiteral(key="k", artifact="user/base.py", file=base.__file__, qualname="<module>", name="STOP", text="###STOP###")
+    with perturbation([literal]) as missing:
+        assert missing == []
+        assert base.STOP == simulator.STOP == perturbed("###STOP###") != "###STOP###"
+    assert base.STOP == simulator.STOP == "###STOP###"
+
+
+def test_a_function_literal_is_patched_in_its_code_object():
+    from tau2.domains.mock.tools import MockTools
+
+    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation
+
+    code = MockTools.create_task.__code__
+    literal = CodeLiteral(key="k", artifact="domains/mock/tools.py", file=__import__("tau2.domains.mock.tools", fromlist=["x"]).__file__,
+                          qualname="MockTools.create_task", text="task_{len(self.db.tasks) + 1}")
+    with perturbation([literal]) as missing:
+        assert missing == [] and MockTools.create_task.__code__ is not code
+        assert "task_" not in MockTools.create_task.__code__.co_consts
+    assert MockTools.create_task.__code__ is code
+    absent = literal.model_copy(update={"text": "no such literal"})
+    with perturbation([absent]) as missing:
+        assert missing == ["k"]  # not found where the scanner said: no trial, no evidence
+
+
+def test_code_trials_run_in_their_own_process(mock):
+    """The trial process perturbs, reruns, compares; this process's tau2 stays untouched."""
+    import tau2.user.base as base
+
+    from source_benchmarks.tau2.code_perturbation import CodeLiteral
+
+    literals = [
+        CodeLiteral(key="stop", artifact="user/base.py", file=base.__file__, qualname="<module>", name="STOP", text="###STOP###"),
+        CodeLiteral(key="scope", artifact="user/base.py", file=base.__file__, qualname="<module>", name="OUT_OF_SCOPE", text="###OUT-OF-SCOPE###"),
+    ]
+    results = {r.key: r for r in mock.code_trials(literals, ["stop", "scope"], {})}
+    assert results["stop"].changed and "max_steps" in results["stop"].changed
+    assert any("simulation_guidelines.md" in link for link in results["stop"].linked)
+    assert results["scope"].changed and "user token #2" in results["scope"].changed
+    assert base.STOP == "###STOP###"
