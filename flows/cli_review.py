@@ -30,7 +30,9 @@ def review(
     decide: list[str] = typer.Option([], "--decide", help="ID=confirm|dismiss, ID a finding (F-…) or a whole group (G-…); repeatable. Without it, asks group by group in the terminal."),
     reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
     note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
-    route: ReviewRoute = typer.Option(ReviewRoute.TRANSLATION, "--route", help="Where a confirmed finding goes: translation, or analysis (mistyped field)."),
+    route: ReviewRoute | None = typer.Option(
+        None, "--route", help="Where confirmed findings go: translation, or analysis (mistyped field). Default: what each finding's kind suggests (analysis for profile_contradicts_evidence)."
+    ),
     sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
 ) -> None:
     """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
@@ -57,6 +59,7 @@ def review(
         record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
         console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
         return
+    from validators.finding_kinds import suggested_route
     from validators.findings import group_findings
 
     groups = group_findings(queue.findings)
@@ -69,7 +72,13 @@ def review(
             if choice not in ("confirm", "dismiss"):
                 raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write ID=confirm or ID=dismiss (ID: a finding F-… or a group G-…)")
             targets = by_group[target_id].finding_ids if target_id in by_group else [target_id]
-            decided += [ReviewDecision(finding_id=f, decision=_decision(choice), reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""), route=route.value) for f in targets]
+            decided += [
+                ReviewDecision(
+                    finding_id=f, decision=_decision(choice), reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""),
+                    route=route.value if route else suggested_route(by_finding[f].layer, by_finding[f].kind) if f in by_finding else "translation",
+                )
+                for f in targets
+            ]
         decided = store.append_many(decided, queue)  # checked against the queue first: a typo writes nothing
     else:
         console.print(f"{len(queue.findings)} open findings in {len(groups)} groups, most severe first")
@@ -91,7 +100,8 @@ def review(
                 if one in ("skip",):
                     continue
                 reason = Prompt.ask("note", default="", console=console)
-                where: Route = "analysis" if one == "confirm" and Prompt.ask("route", choices=["translation", "analysis"], default="translation", console=console) == "analysis" else "translation"
+                offered = suggested_route(group.layer, group.kind)
+                where: Route = "analysis" if one == "confirm" and Prompt.ask("route", choices=["translation", "analysis"], default=offered, console=console) == "analysis" else "translation"
                 decided += store.append_many([ReviewDecision(finding_id=f, decision=_decision(one), reviewer=reviewer, note=reason, route=where) for f in ids], queue)
     console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
 

@@ -32,6 +32,7 @@ from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_store import ReviewDecision, ReviewStore
 from flows.signoff import sign_off
+from validators.finding_kinds import suggested_route
 from validators.findings import FailureSet, Layer, group_findings
 
 
@@ -325,7 +326,7 @@ def _review(failures: FailureSet, round_no: int, review_timeout: int) -> list[Re
         description=f"Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups, most severe first (details in the failure-report artifact). "
         "One decision per group; choose `open` to decide a group's findings one by one.",
         reviewer="",
-        groups=[GroupDecision(group_id=g.id, summary=g.summary, findings=len(g.finding_ids)) for g in groups],
+        groups=[GroupDecision(group_id=g.id, summary=g.summary, findings=len(g.finding_ids), route=suggested_route(g.layer, g.kind)) for g in groups],
     )
     try:
         answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}")
@@ -350,7 +351,13 @@ def _review(failures: FailureSet, round_no: int, review_timeout: int) -> list[Re
         detail = OpenedGroupsForm.with_initial_data(
             description=f"Round {round_no}: the {len(opened)} findings of the groups you opened.",
             reviewer=reviewer,
-            decisions=[FindingDecision(finding_id=f, summary=f"[{by_finding[f].layer.value}/{by_finding[f].kind}] {by_finding[f].artifact} {by_finding[f].location}: {by_finding[f].message}") for f in opened],
+            decisions=[
+                FindingDecision(
+                    finding_id=f, summary=f"[{by_finding[f].layer.value}/{by_finding[f].kind}] {by_finding[f].artifact} {by_finding[f].location}: {by_finding[f].message}",
+                    route=suggested_route(by_finding[f].layer, by_finding[f].kind),
+                )
+                for f in opened
+            ],
         )
         try:
             answer_detail = pause_flow_run(wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}-opened")

@@ -19,10 +19,10 @@ from pydantic import Field, ValidationError
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, Record
+from validators.finding_kinds import Route
 from validators.findings import FailureSet, Finding
 
 Decision = Literal["confirm", "dismiss"]
-Route = Literal["translation", "analysis"]  # where a confirmed finding goes: retranslate, or retype the field
 
 
 class ReviewDecision(Record):

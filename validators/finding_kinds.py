@@ -10,8 +10,12 @@ models), the layers whose kinds need it skip that artifact: `layers_needing` say
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 from babelflow.ir import Record
+
+# Where a confirmed finding goes: retranslate the unit, or retype the field (a profile override).
+Route = Literal["translation", "analysis"]
 
 
 class Layer(str, Enum):
@@ -40,6 +44,7 @@ class FindingKind(Record):
     severity: Severity  # the default; a probe may lower it for a harmless case (and says why)
     needs: frozenset[Precondition] = frozenset()
     summary: str
+    route: Route = "translation"  # what the review offers first for a confirmed finding of this kind
 
 
 # behaviour needs the files parsed and the variant loaded, not fields paired by position
@@ -50,9 +55,9 @@ REVIEWER_JUDGEMENT = "reviewer_judgement"
 KINDS: dict[tuple[Layer, str], FindingKind] = {}  # one name may be declared on two layers (placeholder_left)
 
 
-def register_kind(name: str, layer: Layer, severity: Severity, needs: frozenset[Precondition], summary: str) -> FindingKind:
+def register_kind(name: str, layer: Layer, severity: Severity, needs: frozenset[Precondition], summary: str, route: Route = "translation") -> FindingKind:
     """Declare a kind (once; benchmark families and agents add theirs at import time)."""
-    kind = FindingKind(name=name, layer=layer, severity=severity, needs=needs, summary=summary)
+    kind = FindingKind(name=name, layer=layer, severity=severity, needs=needs, summary=summary, route=route)
     if KINDS.get((layer, name), kind) != kind:
         raise ValueError(f"finding kind {name!r} ({layer.value}) is declared twice with different meanings")
     KINDS[(layer, name)] = kind
@@ -127,3 +132,9 @@ def is_declared(layer: Layer, name: str) -> bool:
 def layers_needing(missing: Precondition) -> set[Layer]:
     """The layers with at least one kind that needs `missing` (they skip the artifact lacking it)."""
     return {kind.layer for kind in KINDS.values() if missing in kind.needs} - {Layer.INTEGRITY}
+
+
+def suggested_route(layer: Layer, kind: str) -> Route:
+    """The route the review pre-selects for a finding of this kind (the reviewer may change it)."""
+    declared = KINDS.get((layer, kind))
+    return declared.route if declared else "translation"

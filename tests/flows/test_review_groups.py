@@ -136,3 +136,28 @@ def test_terminal_review_decides_a_whole_group_and_refuses_a_bad_route(tmp_path,
     decisions = store.decisions()
     assert {d.finding_id for d in decisions} == set(group.finding_ids)
     assert {(d.decision, d.route, d.reviewer) for d in decisions} == {("confirm", "analysis", "ana")}
+
+
+def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
+    """A profile that contradicts the run is a typing problem: without --route, confirming it goes to analysis."""
+    from typer.testing import CliRunner
+
+    import validators.probes.consistency  # noqa: F401  (declares profile_contradicts_evidence)
+    from babelflow.settings import BabelflowSettings
+    from flows.cli import app
+    from flows.review_store import ReviewStore
+    from flows.stages import run_paths
+    from validators.finding_kinds import suggested_route
+
+    assert suggested_route(Layer.CONSISTENCY, "profile_contradicts_evidence") == "analysis"
+    assert suggested_route(Layer.FIDELITY, "added_commentary") == "translation"
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
+    store = ReviewStore(run_paths(BabelflowSettings(), "tau2-mock", "en-XA").review_dir)
+    typed = make_finding("probes", Layer.CONSISTENCY, "profile_contradicts_evidence", Severity.MAJOR, "data/tasks.json", "tasks.json[0].title", "the profile translates it but the run shows a DB write", element_id="t0")
+    worded = make_finding("probes", Layer.FIDELITY, "added_commentary", Severity.MAJOR, "data/tasks.json", "tasks.json[0].purpose", "translator commentary added", element_id="w0")
+    queue = store.open_findings(FailureSet(benchmark="tau2-mock", language="en-XA", findings=[typed, worded], validators=["probes"]))
+    store.save_queue(queue)
+    decide = [arg for g in group_findings(queue.findings) for arg in ("--decide", f"{g.id}=confirm")]
+    done = CliRunner().invoke(app, ["review", "tau2-mock", "--lang", "en-XA", *decide, "--reviewer", "ana"])
+    assert done.exit_code == 0, done.output
+    assert {d.element_id: d.route for d in store.decisions()} == {"t0": "analysis", "w0": "translation"}

@@ -15,7 +15,9 @@ from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_
 from validators.probes.policy import POLICY_KIND, infer_policy
 
 PROFILE_CONTRADICTS_EVIDENCE = "profile_contradicts_evidence"
-register_kind(PROFILE_CONTRADICTS_EVIDENCE, Layer.CONSISTENCY, Severity.MAJOR, frozenset(), "the reviewed profile translates a field the run shows is executed (analysis route)")
+register_kind(
+    PROFILE_CONTRADICTS_EVIDENCE, Layer.CONSISTENCY, Severity.MAJOR, frozenset(), "the reviewed profile translates a field the run shows is executed (analysis route)", route="analysis"
+)
 
 
 def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
