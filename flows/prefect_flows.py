@@ -10,6 +10,7 @@ fix reruns only what it touches. Failed work fails the flow: every future is res
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -214,12 +215,13 @@ def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -
         if path.exists():
             rows += CostReport.model_validate_json(path.read_bytes()).rows
     if rows:
-        publish_costs(CostReport(rows=rows), key=f"{benchmark}-{language}-costs".lower().replace("_", "-"))
+        publish_costs(CostReport(rows=rows), key=f"{artifact_key(benchmark, language)}-costs")
 
 
 def artifact_key(benchmark: str, language: str) -> str:
-    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
-    return f"{benchmark}-{language}".lower().replace("_", "-")
+    """Prefect artifact keys allow lowercase letters, digits and dashes only (a domain package's
+    id `tau2-pkg:acme_tasks` holds a colon and an underscore)."""
+    return re.sub(r"[^a-z0-9]+", "-", f"{benchmark}-{language}".lower()).strip("-")
 
 
 def _ui_url(path: str) -> str | None:

@@ -161,3 +161,17 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
     done = CliRunner().invoke(app, ["review", "tau2-mock", "--lang", "en-XA", *decide, "--reviewer", "ana"])
     assert done.exit_code == 0, done.output
     assert {d.element_id: d.route for d in store.decisions()} == {"t0": "analysis", "w0": "translation"}
+
+
+@pytest.mark.parametrize(
+    "benchmark, language, key",
+    [("tau2-retail", "en-XA", "tau2-retail-en-xa"), ("tau2-pkg:acme_tasks", "pt_BR", "tau2-pkg-acme-tasks-pt-br"), ("agentdojo-travel@v1.1.1", "es", "agentdojo-travel-v1-1-1-es")],
+)
+def test_report_artifact_keys_are_what_prefect_accepts(benchmark, language, key):
+    """A domain package's id has a colon; Prefect refuses artifact keys other than [a-z0-9-] (the flow crashed at its first report)."""
+    from prefect.artifacts import MarkdownArtifact
+
+    from flows.prefect_flows import artifact_key
+
+    assert artifact_key(benchmark, language) == key
+    MarkdownArtifact(key=f"{key}-failure-report", markdown="ok")  # Prefect's own validation
