@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -11,8 +9,8 @@ from analyzers import ANALYZER_VERSION
 from analyzers.code_inventory import CodeText, scan_python_file
 from analyzers.data_inventory import iter_data_texts
 from analyzers.heuristics import WORD
-from analyzers.located_evidence import EXECUTED, LocatedEvidence, Observed
-from analyzers.mentions import MentionFinder
+from analyzers.linking import link_groups
+from analyzers.located_evidence import LocatedEvidence, Observed
 from analyzers.model_schema import ModelSchemaFacts, render_role, schema_facts
 from analyzers.profile import LoadedProfile, empty_profile, load_profile
 from analyzers.runtime_evidence import (
@@ -305,54 +303,8 @@ class _Builder:
             return text.role == "field_description" or (text.role == "docstring" and "." not in text.qualname)
         return False
 
-    # Links and inline tokens ----------------------------------------------------------------
     def link(self) -> list[LinkGroup]:
-        vocabulary = {e.source_text for e in self.elements if e.translation_type is not TranslationType.TRANSLATE_FREE}
-        vocabulary |= {v for v in self.evidence.values if self.evidence.values[v].kinds}
-        located_kinds: dict[str, set[LinkKind]] = defaultdict(set)
-        by_id = {e.id: e for e in self.elements} if self.observed else {}
-        for eid, observed in self.observed.items():
-            located_kinds[by_id[eid].source_text] |= observed.kinds
-        # a value the run executed (tool argument, DB write, compared) stays verbatim wherever prose
-        # mentions it, whatever its length or casing: the user simulator repeats it to the agent
-        executed = {value for value, kinds in located_kinds.items() if kinds & EXECUTED}
-        finder = MentionFinder(vocabulary, executed=executed)
-        mention_cache: dict[str, tuple[list[str], list[str]]] = {}
-        members: dict[str, list[IRElement]] = defaultdict(list)
-        for element in self.elements:
-            if element.translation_type is TranslationType.TRANSLATE_FREE:
-                found = mention_cache.get(element.source_text)
-                if found is None:
-                    found = mention_cache[element.source_text] = finder.find(element.source_text)
-                element.inline_tokens = found[0]
-                for mention in found[1]:
-                    members[mention].append(element)
-            else:
-                members[element.source_text].append(element)
-        groups: list[LinkGroup] = []
-        for value, holders in members.items():
-            trace = self.evidence.values.get(value)
-            kinds = set(trace.kinds) if trace else set()
-            kinds |= located_kinds.get(value, set()) - {LinkKind.ARGUMENT_NAME, LinkKind.READ_BY_HARNESS, LinkKind.PERTURBATION_CHANGES_OUTCOME}
-            if any(h.translation_type is TranslationType.TRANSLATE_FREE for h in holders):
-                kinds.add(LinkKind.MENTIONED_IN_PROSE)
-            artifacts = sorted({h.artifact for h in holders})
-            if not (trace and trace.kinds) and value not in located_kinds and len(artifacts) < 2:
-                continue  # a value seen in one file and never executed links nothing
-            group_id = "lg_" + hashlib.blake2b(value.encode(), digest_size=8).hexdigest()
-            groups.append(
-                LinkGroup(
-                    id=group_id,
-                    value=value,
-                    kinds=sorted(kinds, key=lambda k: k.value),
-                    member_count=len(holders),
-                    artifacts=artifacts,
-                    evidence=list(trace.samples) if trace else [],
-                )
-            )
-            for holder in holders:
-                holder.links.append(group_id)
-        return groups
+        return link_groups(self.elements, self.evidence, self.observed)
 
 
 def analyze_benchmark(
