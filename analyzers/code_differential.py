@@ -48,15 +48,21 @@ def code_differential(
     if not open_texts:
         return 0
     from source_benchmarks.tau2.code_perturbation import CodeLiteral
-    from source_benchmarks.tau2.traced_replay import task_functions
+    from source_benchmarks.tau2.traced_replay import db_watch_sample, task_functions
 
     tasks = [bench.task(task_id) for task_id in bench.task_ids(None)]
     calls = {task.id: {name.split(":", 1)[-1] for name in task_functions(task)} for task in tasks}
+    sample = sorted(db_watch_sample(tasks, MAX_REPLAYS), key=list(calls).index)  # tasks that together run most tools
     replay_tasks: dict[str, list[str]] = {}
+    conversation_keys: list[str] = []
     for element, text, spec in open_texts:
-        function = _function_name(text.qualname)
-        if spec.role is ArtifactRole.TOOL_CODE and function:
-            replay_tasks[element.id] = [task_id for task_id, names in calls.items() if function in names][:MAX_REPLAYS]
+        if spec.role is ArtifactRole.TOOL_CODE:
+            # the tasks that call the function holding the text; a helper's text: tasks running most tools
+            function = _function_name(text.qualname)
+            direct = [task_id for task_id, names in calls.items() if function in names][:MAX_REPLAYS] if function else []
+            replay_tasks[element.id] = direct or sample
+        else:
+            conversation_keys.append(element.id)
     literals = [
         CodeLiteral(key=e.id, artifact=s.path, file=str(bench.artifact_path(s)), qualname=t.qualname, name=t.name, text=t.text) for e, t, s in code_texts if t.role != "docstring"
     ]
@@ -64,15 +70,17 @@ def code_differential(
     open_keys = [e.id for e, _, _ in open_texts]
     results = cached(
         "code-differential",
-        lambda: trials(literals, open_keys, replay_tasks),
-        repr((open_keys, sorted(replay_tasks.items()))),
+        lambda: trials(literals, open_keys, conversation_keys, replay_tasks),
+        repr((open_keys, conversation_keys, sorted(replay_tasks.items()))),
     )
     by_key = {result.key: result for result in results}
     for element, text, _ in open_texts:
         result = by_key.get(element.id)
         if result is None or not result.found:
             continue
-        if result.changed is None:
+        if result.changed is None and result.shown:
+            observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.TOOL_OUTPUT}), "perturbed in the running code: reaches a tool result the model reads, changes no outcome")
+        elif result.changed is None:
             observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed in the running code: changes no outcome")
         else:
             link = f"; with {', '.join(result.linked)} perturbed too, the outcome returns (link)" if result.linked else ""

@@ -137,12 +137,12 @@ class Tau2Benchmark(FileBenchmark):
 
     # ---- instrumented replay and code trials (analysis) ---------------------------------------
 
-    def code_trials(self, literals: list[Any], open_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[Any]:
+    def code_trials(self, literals: list[Any], open_keys: list[str], conversation_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[Any]:
         """Perturb each open code text alone in a separate process and rerun what reads it (code_trials.py)."""
         from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
 
         request = CodeTrialRequest(
-            benchmark_id=self.id, source_dir=str(self.source_dir) if self.source_dir else None, literals=literals, open_keys=open_keys, replay_tasks=replay_tasks
+            benchmark_id=self.id, source_dir=str(self.source_dir) if self.source_dir else None, literals=literals, open_keys=open_keys, conversation_keys=conversation_keys, replay_tasks=replay_tasks
         )
         return run_code_trials(request)
 

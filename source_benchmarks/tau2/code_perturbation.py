@@ -38,8 +38,10 @@ class CodeLiteral(Record):
 
 
 def perturbed(text: str) -> str:
-    """A pseudo-translation that protects nothing: every ASCII letter accented (slots and tokens too)."""
-    return text.translate(ACCENT_TABLE)
+    """A pseudo-translation that protects nothing: every ASCII letter accented (slots and tokens too);
+    a text without letters (a separator such as " | ") is wrapped in marks instead."""
+    accented = text.translate(ACCENT_TABLE)
+    return accented if accented != text else f"¤{text}¤"
 
 
 def module_for(file: str) -> types.ModuleType:
@@ -67,21 +69,35 @@ def _owner(module: types.ModuleType, qualname: str) -> Any:
 _SLOT = re.compile(r"\{[^{}]*\}")  # a format slot or an f-string expression, as the scanner renders it
 
 
-def _literal_parts(text: str) -> set[str]:
-    parts = {part for part in _SLOT.split(text) if part}
-    return parts | {text}
+def literal_parts(text: str) -> set[str]:
+    """The strings the compiler stores for a scanned literal: itself, or an f-string's literal parts;
+    the scanner keeps source escapes (`\\n`), the code object holds what they mean."""
+    parts = {part for part in _SLOT.split(text) if part} | {text}
+    for part in list(parts):
+        if "\\" in part:
+            try:
+                parts.add(part.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+            except UnicodeDecodeError:
+                continue
+    return parts
+
+
+def _replace_const(const: object, mapping: dict[str, str]) -> object:
+    if isinstance(const, types.CodeType):
+        return const.replace(co_consts=tuple(_replace_const(c, mapping) for c in const.co_consts))
+    if type(const) is str:
+        return mapping.get(const, const)
+    if type(const) is tuple:  # {"message": ..., "line": ...} stores its keys as one tuple constant
+        return tuple(_replace_const(c, mapping) for c in const)
+    if type(const) is frozenset:  # `x in {"a", "b"}`
+        return frozenset(_replace_const(c, mapping) for c in const)
+    return const
 
 
 def _replace_consts(code: types.CodeType, mapping: dict[str, str]) -> types.CodeType:
-    consts: list[object] = []
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            consts.append(_replace_consts(const, mapping))
-        elif type(const) is str and const in mapping:
-            consts.append(mapping[const])
-        else:
-            consts.append(const)
-    return code.replace(co_consts=tuple(consts))
+    replaced = _replace_const(code, mapping)
+    assert isinstance(replaced, types.CodeType)
+    return replaced
 
 
 @contextmanager
@@ -121,7 +137,7 @@ def _one(literal: CodeLiteral) -> Iterator[bool]:
             yield False
             return
         # the plain literal, or an f-string's literal parts (its slots are code, not text)
-        patched = _replace_consts(code, {part: perturbed(part) for part in _literal_parts(literal.text)})
+        patched = _replace_consts(code, {part: perturbed(part) for part in literal_parts(literal.text)})
         if patched == code:
             yield False
             return

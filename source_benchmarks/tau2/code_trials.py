@@ -25,7 +25,7 @@ from pydantic import Field
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
-from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+from source_benchmarks.tau2.code_perturbation import CodeLiteral, literal_parts, perturbation, perturbed
 
 
 class CodeTrialRequest(Record):
@@ -33,14 +33,21 @@ class CodeTrialRequest(Record):
     source_dir: str | None = None
     literals: list[CodeLiteral] = Field(description="every code text of the IR that could be equal to an open one (link trials)")
     open_keys: list[str] = Field(description="the texts to try, by element id")
-    replay_tasks: dict[str, list[str]] = Field(default_factory=dict, description="per open key: task ids whose golden actions run its function")
+    conversation_keys: list[str] = Field(default_factory=list, description="open texts the agent or user simulator reads: scripted conversations rerun")
+    replay_tasks: dict[str, list[str]] = Field(default_factory=dict, description="per open key: task ids whose golden replays run its code")
 
 
 class CodeTrialResult(Record):
     key: str
     changed: str | None = Field(description="what changed when the text alone was perturbed; None: nothing")
     linked: list[str] = Field(default_factory=list, description="with these equal texts perturbed too, the outcome came back")
+    shown: bool = Field(default=False, description="unchanged outcome, but the perturbed text reached a tool result the model reads")
     found: bool = True
+
+
+class _Outcome(Record):
+    signatures: dict[str, tuple]
+    tool_outputs: str = ""
 
 
 class _Trials:
@@ -55,59 +62,66 @@ class _Trials:
             spec.path.rsplit("/", 1)[-1]: self.bench.artifact_path(spec).read_text(encoding="utf-8") for spec in self.bench.artifacts() if spec.role is ArtifactRole.USER_GUIDELINES
         }
         tasks = [self.bench.task(task_id) for task_id in self.bench.task_ids(None)]
-        self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###")))
-        self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}))
+        self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###"))) if request.conversation_keys else []
+        self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}), bool(self.plans))
 
-    def outcome(self, guidelines: dict[str, str], task_ids: list[str]) -> dict[str, tuple]:
+    def outcome(self, guidelines: dict[str, str], task_ids: list[str], conversations: bool) -> _Outcome:
         from source_benchmarks.tau2.scripted_conversation import run_conversation
 
-        folder = Path(tempfile.mkdtemp(prefix="babelflow-code-trial-"))
-        try:
-            for name, text in guidelines.items():
-                (folder / name).write_text(text, encoding="utf-8")
-            result: dict[str, tuple] = {}
-            for plan in self.plans:
-                done = run_conversation(plan, self.bench.task(plan.task_id), self.bench.spec.domain, self.bench.environment_factory, folder)
-                result[f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"] = done.signature
+        result: dict[str, tuple] = {}
+        if conversations:
+            folder = Path(tempfile.mkdtemp(prefix="babelflow-code-trial-"))
             try:
-                pairs = self.bench.replay_pairs(task_ids, label="analysis: code trial replays") if task_ids else []
-            except Exception as exc:  # tau2's own code raised under the perturbed text
-                return {**result, "replays": (f"raised {type(exc).__name__}",)}
-            for task_id, (golden, nothing) in zip(task_ids, pairs):
-                result[f"golden/do-nothing replay of {task_id}"] = (
-                    golden.reward, nothing.reward, tuple(call.error for call in golden.tool_calls), golden.evaluator_error is None, golden.final_db_sha256 == nothing.final_db_sha256,
-                )
-            return result
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+                for name, text in guidelines.items():
+                    (folder / name).write_text(text, encoding="utf-8")
+                for plan in self.plans:
+                    done = run_conversation(plan, self.bench.task(plan.task_id), self.bench.spec.domain, self.bench.environment_factory, folder)
+                    result[f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"] = done.signature
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+        try:
+            pairs = self.bench.replay_pairs(task_ids, label="analysis: code trial replays") if task_ids else []
+        except Exception as exc:  # tau2's own code raised under the perturbed text
+            return _Outcome(signatures={**result, "replays": (f"raised {type(exc).__name__}",)})
+        outputs = []
+        for task_id, (golden, nothing) in zip(task_ids, pairs):
+            result[f"golden/do-nothing replay of {task_id}"] = (
+                f"golden reward {golden.reward}, do-nothing {nothing.reward}", tuple(call.error for call in golden.tool_calls),
+                golden.evaluator_error is None, golden.final_db_sha256 == nothing.final_db_sha256,
+            )
+            outputs += [call.output for call in golden.tool_calls]
+        return _Outcome(signatures=result, tool_outputs="\n".join(outputs))
 
-    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], task_ids: list[str]) -> tuple[str | None, bool]:
+    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], key: str) -> tuple[str | None, bool, bool]:
+        """(what changed or None, found in the running code, reached a tool result)."""
+        task_ids = self.request.replay_tasks.get(key, [])
         with perturbation(literals) as missing:
             if missing:
-                return None, False
-            now = self.outcome(guidelines, task_ids)
-        for what, signature in now.items():
-            if signature != self.baseline.get(what, signature):
-                return f"{what}: {self.baseline[what][0]} -> {signature[0]} ({signature[1:]})", True
-        return None, True
+                return None, False, False
+            now = self.outcome(guidelines, task_ids, key in self.request.conversation_keys)
+        for what, signature in now.signatures.items():
+            before = self.baseline.signatures.get(what, signature)
+            if signature != before:
+                return f"{what}: {before[0]} -> {signature[0]} ({signature[1:]})", True, False
+        marks = {perturbed(part) for part in literal_parts(literals[0].text) if sum(c.isalpha() for c in part) >= 2}
+        return None, True, any(mark in now.tool_outputs for mark in marks)
 
     def run(self) -> list[CodeTrialResult]:
         by_key = {literal.key: literal for literal in self.request.literals}
         results = []
         for key in self.request.open_keys:
             literal = by_key[key]
-            task_ids = self.request.replay_tasks.get(key, [])
-            changed, found = self.changed([literal], self.guidelines, task_ids)
+            changed, found, shown = self.changed([literal], self.guidelines, key)
             linked: list[str] = []
             if changed is not None:
                 equal = [other for other in self.request.literals if other.text == literal.text and other.key != key]
                 guidelines = {name: text.replace(literal.text, perturbed(literal.text)) for name, text in self.guidelines.items()}
                 mentions = [name for name, text in self.guidelines.items() if literal.text in text]
                 if equal or mentions:
-                    back, _ = self.changed([literal, *equal], guidelines, task_ids)
+                    back, _, _ = self.changed([literal, *equal], guidelines, key)
                     if back is None:
                         linked = [f"{other.artifact}:{other.qualname}.{other.name or 'literal'}" for other in equal] + [f"user guidelines {name}" for name in mentions]
-            results.append(CodeTrialResult(key=key, changed=changed, linked=linked, found=found))
+            results.append(CodeTrialResult(key=key, changed=changed, linked=linked, shown=shown, found=found))
         return results
 
 

@@ -79,8 +79,27 @@ def test_code_trials_run_in_their_own_process(mock):
         CodeLiteral(key="stop", artifact="user/base.py", file=base.__file__, qualname="<module>", name="STOP", text="###STOP###"),
         CodeLiteral(key="scope", artifact="user/base.py", file=base.__file__, qualname="<module>", name="OUT_OF_SCOPE", text="###OUT-OF-SCOPE###"),
     ]
-    results = {r.key: r for r in mock.code_trials(literals, ["stop", "scope"], {})}
+    results = {r.key: r for r in mock.code_trials(literals, ["stop", "scope"], ["stop", "scope"], {})}
     assert results["stop"].changed and "max_steps" in results["stop"].changed
     assert any("simulation_guidelines.md" in link for link in results["stop"].linked)
     assert results["scope"].changed and "user token #2" in results["scope"].changed
     assert base.STOP == "###STOP###"
+
+
+def _tool_result(status: str, line: str) -> dict:
+    return {"message": f"{status}\nStatus Bar: {line}", "line": " | ".join([status, line])}
+
+
+def test_dict_keys_escaped_fstring_parts_and_letterless_separators_are_found():
+    """What tau2's telecom tools return: dict keys (one tuple constant), f-strings whose scanned
+    text keeps the source's `\\n`, and separators with no letter to accent."""
+    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+
+    def literal(text: str) -> CodeLiteral:
+        return CodeLiteral(key=text, artifact="tests", file=__file__, qualname="_tool_result", text=text)
+
+    with perturbation([literal("message"), literal("{status}\\nStatus Bar: {line}"), literal(" | ")]) as missing:
+        assert missing == []
+        result = _tool_result("on", "4G")
+    assert result == {perturbed("message"): f"on{perturbed(chr(10) + 'Status Bar: ')}4G", "line": f"on{perturbed(' | ')}4G"}
+    assert _tool_result("on", "4G") == {"message": "on\nStatus Bar: 4G", "line": "on | 4G"}
