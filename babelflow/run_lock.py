@@ -1,4 +1,8 @@
-"""One run per (benchmark, language) at a time: a second one is refused, never interleaved."""
+"""One run per (benchmark, language) at a time: a second one is refused, never interleaved.
+
+The lock file names its holder (pid and, for a Prefect flow, the flow run id). Whoever takes the
+lock next learns who held it before: if that run was killed, its Prefect run still says Running,
+and the next flow marks it Crashed (flows/prefect_flows.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +16,10 @@ from babelflow.errors import BabelflowError
 
 
 @contextmanager
-def run_lock(locks_dir: Path, benchmark: str, language: str) -> Iterator[None]:
-    """An advisory lock file; the OS releases it when the process dies, so a killed run never blocks."""
+def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -> Iterator[str]:
+    """An advisory lock file; the OS releases it when the process dies, so a killed run never blocks.
+
+    Yields what the previous holder wrote (`"<pid> <holder>"`, or "" for a new lock)."""
     path = Path(locks_dir) / f"{benchmark}--{language}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+")
@@ -28,10 +34,12 @@ def run_lock(locks_dir: Path, benchmark: str, language: str) -> Iterator[None]:
         ) from exc
     try:
         handle.seek(0)
+        previous = handle.read().strip()
+        handle.seek(0)
         handle.truncate()
-        handle.write(str(os.getpid()))
+        handle.write(f"{os.getpid()} {holder}".strip())
         handle.flush()
-        yield
+        yield previous
     finally:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         handle.close()

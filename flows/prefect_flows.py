@@ -285,8 +285,38 @@ def adapt_language(
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
-    with run_lock(settings.layout.locks(), benchmark, language), prefect_progress():  # the same language twice is refused
+    # the same language twice is refused; a run the lock outlived (killed) is marked Crashed in the UI
+    with run_lock(settings.layout.locks(), benchmark, language, holder=str(current_flow_run.id)) as previous, prefect_progress():
+        if killed := mark_killed_run_crashed(previous, str(current_flow_run.id)):
+            get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
         return _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds)
+
+
+def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | None:
+    """The lock's previous holder is gone (the lock was free). If its flow run still reads Running,
+    Paused or Pending, its process was killed: say so in the UI (Crashed). Returns the run id marked."""
+    from uuid import UUID
+
+    from prefect.client.orchestration import get_client
+    from prefect.states import Crashed
+
+    _, _, run_id = previous_holder.partition(" ")
+    if not run_id or run_id == current_run_id:
+        return None
+    try:
+        stale = UUID(run_id)
+    except ValueError:
+        return None
+    with get_client(sync_client=True) as client:
+        try:
+            run = client.read_flow_run(stale)
+        except Exception:  # another Prefect database (PREFECT_API_URL changed): nothing to mark here
+            return None
+        if run.state is None or not (run.state.is_running() or run.state.is_paused() or run.state.is_pending()):
+            return None
+        message = f"its process ended without finishing (lock taken over by flow run {current_run_id}); rerun to resume from the cached stages"
+        client.set_flow_run_state(stale, Crashed(message=message), force=True)
+    return run_id
 
 
 def _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds) -> AdaptFlowResult:

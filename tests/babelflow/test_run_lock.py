@@ -29,3 +29,12 @@ def test_lock_error_names_the_lock_file_and_fix(tmp_path):
             with run_lock(tmp_path, "tau2-retail", "zh-Hans"):
                 pass
     assert "tau2-retail--zh-Hans.lock" in caught.value.render() and "fix:" in caught.value.render()
+
+
+def test_the_next_holder_learns_who_held_the_lock(tmp_path):
+    import os
+
+    with run_lock(tmp_path, "tau2-mock", "es", holder="run-1") as previous:
+        assert previous == ""
+    with run_lock(tmp_path, "tau2-mock", "es", holder="run-2") as previous:
+        assert previous == f"{os.getpid()} run-1"  # a killed run leaves the same record behind

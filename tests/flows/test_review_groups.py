@@ -175,3 +175,28 @@ def test_report_artifact_keys_are_what_prefect_accepts(benchmark, language, key)
 
     assert artifact_key(benchmark, language) == key
     MarkdownArtifact(key=f"{key}-failure-report", markdown="ok")  # Prefect's own validation
+
+
+@pytest.mark.slow  # a Prefect server
+def test_a_killed_run_is_marked_crashed_and_a_finished_one_is_left_alone(prefect_env):
+    """A killed flow run keeps reading Running; the next run of the same (benchmark, language) takes the
+    lock, learns the old run's id from it and marks it Crashed."""
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+    from prefect.states import Completed, Running
+
+    from flows.prefect_flows import mark_killed_run_crashed
+
+    @flow(name="adapt-language-killed-test")
+    def stand_in():
+        return None
+
+    with get_client(sync_client=True) as client:
+        killed = client.create_flow_run(stand_in, state=Running())
+        finished = client.create_flow_run(stand_in, state=Completed())
+        assert mark_killed_run_crashed(f"4242 {killed.id}", "new-run") == str(killed.id)
+        assert mark_killed_run_crashed(f"4242 {finished.id}", "new-run") is None
+        assert mark_killed_run_crashed("4242", "new-run") is None  # written by `babelflow adapt` (no flow run)
+        crashed = client.read_flow_run(killed.id).state
+        assert crashed.is_crashed() and "lock taken over by flow run new-run" in crashed.message
+        assert client.read_flow_run(finished.id).state.is_completed()
