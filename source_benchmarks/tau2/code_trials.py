@@ -57,6 +57,7 @@ class _Trials:
         from source_benchmarks.tau2.scripted_conversation import conversation_plans
 
         self.request = request
+        self.by_key = {literal.key: literal for literal in request.literals}
         self.bench = Tau2Benchmark(request.benchmark_id, source_dir=Path(request.source_dir) if request.source_dir else None)
         self.guidelines = {
             spec.path.rsplit("/", 1)[-1]: self.bench.artifact_path(spec).read_text(encoding="utf-8") for spec in self.bench.artifacts() if spec.role is ArtifactRole.USER_GUIDELINES
@@ -65,7 +66,9 @@ class _Trials:
         self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###"))) if request.conversation_keys else []
         self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}), bool(self.plans))
 
-    def outcome(self, guidelines: dict[str, str], task_ids: list[str], conversations: bool) -> _Outcome:
+    def outcome(self, guidelines: dict[str, str], task_ids: list[str], conversations: bool, baseline: _Outcome | None = None) -> _Outcome:
+        """Signatures of what reruns; with a `baseline`, stops at the first conversation that differs
+        from it (a broken template needs no second conversation to show it)."""
         from source_benchmarks.tau2.scripted_conversation import run_conversation
 
         result: dict[str, tuple] = {}
@@ -76,7 +79,10 @@ class _Trials:
                     (folder / name).write_text(text, encoding="utf-8")
                 for plan in self.plans:
                     done = run_conversation(plan, self.bench.task(plan.task_id), self.bench.spec.domain, self.bench.environment_factory, folder)
-                    result[f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"] = done.signature
+                    what = f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"
+                    result[what] = done.signature
+                    if baseline is not None and baseline.signatures.get(what) != done.signature:
+                        return _Outcome(signatures=result)
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
         try:
@@ -92,37 +98,67 @@ class _Trials:
             outputs += [call.output for call in golden.tool_calls]
         return _Outcome(signatures=result, tool_outputs="\n".join(outputs))
 
-    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], key: str) -> tuple[str | None, bool, bool]:
-        """(what changed or None, found in the running code, reached a tool result)."""
-        task_ids = self.request.replay_tasks.get(key, [])
-        with perturbation(literals) as missing:
-            if missing:
-                return None, False, False
-            now = self.outcome(guidelines, task_ids, key in self.request.conversation_keys)
+    def _tasks(self, keys: list[str]) -> list[str]:
+        return list(dict.fromkeys(task_id for key in keys for task_id in self.request.replay_tasks.get(key, [])))
+
+    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], keys: list[str]) -> tuple[str | None, _Outcome | None]:
+        """(what changed or None, the outcome) with `literals` perturbed; reruns what `keys` need."""
+        conversations = any(key in self.request.conversation_keys for key in keys)
+        with perturbation(literals):
+            now = self.outcome(guidelines, self._tasks(keys), conversations, self.baseline)
         for what, signature in now.signatures.items():
             before = self.baseline.signatures.get(what, signature)
             if signature != before:
-                return f"{what}: {before[0]} -> {signature[0]} ({signature[1:]})", True, False
-        marks = {perturbed(part) for part in literal_parts(literals[0].text) if sum(c.isalpha() for c in part) >= 2}
-        return None, True, any(mark in now.tool_outputs for mark in marks)
+                return f"{what}: {before[0]} -> {signature[0]} ({signature[1:]})", now
+        return None, now
+
+    def _link(self, literal: CodeLiteral) -> list[str]:
+        """The equal code texts and guideline mentions that, perturbed too, bring the outcome back."""
+        equal = [other for other in self.request.literals if other.text == literal.text and other.key != literal.key]
+        guidelines = {name: text.replace(literal.text, perturbed(literal.text)) for name, text in self.guidelines.items()}
+        mentions = [name for name, text in self.guidelines.items() if literal.text in text]
+        if not (equal or mentions):
+            return []
+        back, _ = self.changed([literal, *equal], guidelines, [literal.key])
+        return [] if back is not None else [f"{other.artifact}:{other.qualname}.{other.name or 'literal'}" for other in equal] + [f"user guidelines {name}" for name in mentions]
+
+    def _bisect(self, keys: list[str], found: dict[str, CodeTrialResult]) -> None:
+        """Tool-code texts together (most change no outcome); a batch whose outcome changes is halved."""
+        literals = [self.by_key[key] for key in keys]
+        changed, now = self.changed(literals, self.guidelines, keys)
+        if changed is None and now is not None:
+            marks = {key: {perturbed(part) for part in literal_parts(self.by_key[key].text) if sum(c.isalpha() for c in part) >= 2} for key in keys}
+            for key in keys:
+                others = set().union(*(marks[other] for other in keys if other != key))
+                own = marks[key] - others  # a mark two texts of the batch share says nothing about either
+                if own or not marks[key]:
+                    found[key] = CodeTrialResult(key=key, changed=None, shown=any(mark in now.tool_outputs for mark in own))
+                elif len(keys) > 1:
+                    self._bisect([key], found)
+            return
+        if len(keys) > 1:
+            middle = len(keys) // 2
+            self._bisect(keys[:middle], found)
+            self._bisect(keys[middle:], found)
+            return
+        found[keys[0]] = CodeTrialResult(key=keys[0], changed=changed, linked=self._link(literals[0]))
 
     def run(self) -> list[CodeTrialResult]:
-        by_key = {literal.key: literal for literal in self.request.literals}
-        results = []
-        for key in self.request.open_keys:
-            literal = by_key[key]
-            changed, found, shown = self.changed([literal], self.guidelines, key)
-            linked: list[str] = []
-            if changed is not None:
-                equal = [other for other in self.request.literals if other.text == literal.text and other.key != key]
-                guidelines = {name: text.replace(literal.text, perturbed(literal.text)) for name, text in self.guidelines.items()}
-                mentions = [name for name, text in self.guidelines.items() if literal.text in text]
-                if equal or mentions:
-                    back, _, _ = self.changed([literal, *equal], guidelines, key)
-                    if back is None:
-                        linked = [f"{other.artifact}:{other.qualname}.{other.name or 'literal'}" for other in equal] + [f"user guidelines {name}" for name in mentions]
-            results.append(CodeTrialResult(key=key, changed=changed, linked=linked, shown=shown, found=found))
-        return results
+        found: dict[str, CodeTrialResult] = {}
+        present: list[str] = []
+        for key in self.request.open_keys:  # not where the scanner said: no trial, no evidence
+            with perturbation([self.by_key[key]]) as missing:
+                pass
+            if missing:
+                found[key] = CodeTrialResult(key=key, changed=None, found=False)
+            else:
+                present.append(key)
+        for key in [k for k in present if k in self.request.conversation_keys]:  # prompts: nearly all change an outcome
+            self._bisect([key], found)
+        tool_code = [k for k in present if k not in self.request.conversation_keys]
+        if tool_code:
+            self._bisect(tool_code, found)
+        return [found[key] for key in self.request.open_keys]
 
 
 def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:

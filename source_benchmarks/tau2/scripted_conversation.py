@@ -24,7 +24,7 @@ from babelflow.ir import Record
 
 AgentKind = Literal["llm_agent", "llm_agent_gt", "llm_agent_solo"]
 AGENT_MODEL, USER_MODEL = "babelflow-scripted-agent", "babelflow-scripted-user"
-CONTROL_TOKEN = re.compile(r"###[^#\s]+###")
+CONTROL_TOKEN = re.compile(r"###[^#\s]+###")  # wider than babelflow.text's: a perturbed (accented) token must still be said
 BACKTICKED = re.compile(r"`([^`\s]+)`")
 
 
