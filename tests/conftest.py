@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import inspect
 import os
 import re
 from collections.abc import Callable
@@ -12,6 +14,14 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+
+
+def _keep_for_the_session() -> None:
+    """Move what is alive now (the session's cached IRs and replays: millions of objects) out of
+    the cyclic collector's reach. They stay alive until the end anyway, and full collections that
+    walked them again and again took a large share of the later tests' time (replays: ~2x)."""
+    gc.collect()  # garbage cycles first, so none is kept
+    gc.freeze()
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +35,7 @@ def analyzed() -> Callable:
     def get(benchmark_id: str):
         if benchmark_id not in cache:
             cache[benchmark_id] = analyze_benchmark(get_benchmark(benchmark_id))
+            _keep_for_the_session()
         return cache[benchmark_id]
 
     return get
@@ -32,18 +43,91 @@ def analyzed() -> Callable:
 
 @pytest.fixture(scope="session")
 def source_pairs() -> Callable:
-    """source_pairs(benchmark_id) -> {task_id: (golden, do_nothing)} of the packaged source, once per session."""
+    """source_pairs(benchmark_id) -> {task_id: (golden, do_nothing)} of the packaged source, once per session.
+
+    Replayed the way the behaviour layer replays (`replay_pairs_of`: no cyclic GC during the
+    replays): the session holds whole-domain IRs, and collections walking them doubled replay time."""
     from source_benchmarks import get_benchmark
+    from validators.probes.behavior import replay_pairs_of
 
     cache: dict[str, dict] = {}
 
     def get(benchmark_id: str):
         if benchmark_id not in cache:
             bench = get_benchmark(benchmark_id)
-            cache[benchmark_id] = {pair[0].task_id: pair for pair in bench.replay_pairs(bench.task_ids(None))}
+            cache[benchmark_id] = replay_pairs_of(bench, bench.task_ids(None), "source replays")
+            _keep_for_the_session()
         return cache[benchmark_id]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def _prefect_test_server():
+    """One Prefect test API server for the session, as `prefect_test_harness` starts it (a
+    temporary SQLite database, the API in a subprocess); started on first use (~15 s a start-up)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import prefect.settings
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.testing.utilities import _find_available_port
+
+    home = tempfile.mkdtemp(prefix="babelflow-prefect-test-")
+    database = "sqlite+aiosqlite:///" + str(Path(home) / "prefect-test.db")
+    with prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database}):
+        server = SubprocessASGIServer(port=_find_available_port())
+        server.start(timeout=90)
+    try:
+        yield server, database
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(_prefect_test_server) -> Callable:
+    """prefect_harness() -> `prefect_test_harness()` on the session's one test server: inside it,
+    flows, clients and the settings point at that server exactly as the stock harness sets them;
+    on exit the settings are restored and the log and event workers drained, as the harness does."""
+    from contextlib import ExitStack, contextmanager
+
+    import prefect.context
+    import prefect.settings
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.server.database.dependencies import temporary_database_interface
+    from prefect.utilities.asyncutils import run_coro_as_sync
+
+    server, database = _prefect_test_server
+
+    async def drain_workers() -> None:
+        try:
+            result = APILogWorker.instance().drain()
+            if inspect.isawaitable(result):
+                await result
+        except RuntimeError:  # the log worker never started
+            pass
+        result = EventsWorker.drain_all()
+        if inspect.isawaitable(result):
+            await result
+
+    @contextmanager
+    def harness():
+        with ExitStack() as stack:
+            stack.enter_context(temporary_database_interface())
+            stack.enter_context(prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database}))
+            prior_default = SubprocessASGIServer._instances.get(None)
+            SubprocessASGIServer._instances[None] = server  # code asking for "the" ephemeral server finds this one
+            stack.callback(lambda: SubprocessASGIServer._instances.__setitem__(None, prior_default) if prior_default is not None else SubprocessASGIServer._instances.pop(None, None))
+            stack.enter_context(prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_API_URL: server.api_url}))
+            stack.enter_context(prefect.context._temporary_global_settings_context(prefect.context.get_settings_context()))
+            yield
+            run_coro_as_sync(drain_workers())
+
+    return harness
 
 
 # The big tau2 domains (airline, retail, telecom: analysis or replays of whole domains) are slow in

@@ -103,8 +103,11 @@ def target_pairs(adapted):
 
     def get(benchmark_id: str, language: str):
         if (benchmark_id, language) not in cache:
+            from validators.probes.behavior import gc_paused
+
             _, variant = adapted(benchmark_id, language)
-            cache[(benchmark_id, language)] = variant.replay_pairs(variant.task_ids(None))
+            with gc_paused():  # as the behaviour layer replays: collections walking the session's IRs doubled replay time
+                cache[(benchmark_id, language)] = variant.replay_pairs(variant.task_ids(None))
         return cache[(benchmark_id, language)]
 
     return get
@@ -164,6 +167,7 @@ def test_translated_tool_schemas_keep_every_parameter(benchmark_id, adapted):
     assert again == source_env.get_tools()[0].openai_schema
 
 
+@pytest.mark.slow  # the whole retail domain (its name does not say so: conftest's marker rule misses it)
 def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
     from tau2.data_model.simulation import SimulationRun, TerminationReason
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
@@ -189,6 +193,7 @@ def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
     assert "'pending'" in policy and "Ŕéţåîļ" in policy
 
 
+@pytest.mark.slow  # the whole retail domain
 def test_registered_agent_and_user_read_the_translated_prompts(adapted):
     from tau2.registry import registry
 

@@ -24,12 +24,11 @@ def test_prefect_yaml_declares_the_flows_for_a_process_pool():
 
 @pytest.mark.timeout(300)
 @pytest.mark.slow  # serves a real deployment through a Prefect server
-def test_served_deployment_runs_two_languages(tmp_path):
+def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
     from prefect.deployments import run_deployment
     from prefect.settings import get_current_settings
-    from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
         env = {**os.environ, "PREFECT_API_URL": str(get_current_settings().api.url), "PREFECT_HOME": str(tmp_path / "home"), "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "storage")}
         root = Path(__file__).resolve().parents[2]
         server = subprocess.Popen([sys.executable, "-m", "flows.deployment", "--limit", "2"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

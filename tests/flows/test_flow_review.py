@@ -18,14 +18,13 @@ pytestmark = pytest.mark.slow  # every test here runs the Prefect flow through a
 
 
 @pytest.fixture(scope="module")
-def prefect_env(tmp_path_factory):
+def prefect_env(tmp_path_factory, prefect_harness):
     home = tmp_path_factory.mktemp("prefect")
-    from prefect.testing.utilities import prefect_test_harness
 
     # task results stay in this module's temp folder, and the variable is restored afterwards
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PREFECT_LOCAL_STORAGE_PATH", str(home / "storage"))
-        with prefect_test_harness(server_startup_timeout=60):
+        with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
             yield home
 
 

@@ -36,13 +36,11 @@ def test_groups_collapse_repeats_and_rank_by_impact() -> None:
 
 
 @pytest.fixture(scope="module")
-def prefect_env(tmp_path_factory):
+def prefect_env(tmp_path_factory, prefect_harness):
     import os
 
     os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path_factory.mktemp("storage")))
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
         yield
 
 

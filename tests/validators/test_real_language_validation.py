@@ -87,16 +87,20 @@ def validated(tmp_path_factory):
     """language -> (failure set, groups): each SEATau variant validated once against its source."""
     from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
+    from validators.probes.behavior import replay_pairs_of
     from validators.run import validate_variant
 
     root = corpus.rebuild(tmp_path_factory.mktemp("seatau"))
     bench = get_benchmark("tau2-retail", source_dir=root / "en")
     ir = analyze_or_reuse(bench, None, tmp_path_factory.mktemp("ir") / "ir.json", lambda m: None)
     cache: dict[str, tuple] = {}
+    source_pairs: dict = {}  # the one English source's replays, run once for the four variants
 
     def get(language: str):
         if language not in cache:
-            failures = validate_variant(bench, root / language, ir, language, agents=[])
+            if not source_pairs:
+                source_pairs.update(replay_pairs_of(bench, bench.task_ids(None), "behaviour replays: source"))
+            failures = validate_variant(bench, root / language, ir, language, agents=[], source_pairs=source_pairs)
             cache[language] = (failures, group_findings(failures.findings), root)
         return cache[language]
 

@@ -9,20 +9,22 @@ from fakes import KEYS, MODELS, SDKS
 
 
 @pytest.mark.slow  # the whole Prefect flow
-def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fake):
+def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fake, prefect_harness):
     from prefect.client.orchestration import get_client
-    from prefect.testing.utilities import prefect_test_harness
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.client.schemas.sorting import ArtifactSort
 
     from flows.prefect_flows import adapt_language
 
     monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path / "project" / ".babelflow" / "prefect" / "storage"))
     validators = ",".join(f"{p}:{MODELS[p]}" for p in SDKS)
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_harness():  # the session's Prefect test server (tests/conftest.py), shared with other modules' runs
         result = adapt_language(
             "tau2-mock", "zh-Hans", translator=f"dashscope:{MODELS['dashscope']}", validators=validators, project_root=tmp_path / "project"
         )
-        with get_client(sync_client=True) as client:
-            artifacts = {a.key: a for a in client.read_artifacts() if a.key}
+        with get_client(sync_client=True) as client:  # the newest artifact under the key: this run's
+            by_key = ArtifactFilter(key=ArtifactFilterKey(any_=["tau2-mock-zh-hans-costs"]))
+            artifacts = {a.key: a for a in client.read_artifacts(artifact_filter=by_key, sort=ArtifactSort.CREATED_DESC, limit=1)}
     assert result.status == "awaiting_signoff" and result.rounds[0].findings == 0
     costs = artifacts["tau2-mock-zh-hans-costs"]
     assert costs.type == "table"

@@ -100,11 +100,10 @@ def test_cost_table_and_estimates():
 
 
 @pytest.mark.slow  # a Prefect test server
-def test_publish_costs_writes_a_prefect_table_artifact(tmp_path, monkeypatch):
+def test_publish_costs_writes_a_prefect_table_artifact(tmp_path, monkeypatch, prefect_harness):
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     from prefect import flow
     from prefect.client.orchestration import get_client
-    from prefect.testing.utilities import prefect_test_harness
 
     ledger = CostLedger()
     ledger.record(stage="translate", language="zh-Hans", provider="dashscope", model="qwen", input_tokens=1234, output_tokens=567, estimated=False)
@@ -113,12 +112,14 @@ def test_publish_costs_writes_a_prefect_table_artifact(tmp_path, monkeypatch):
     def publishing():
         return publish_costs(ledger.report(), key="tau2-mock zh-Hans costs")
 
-    with prefect_test_harness(server_startup_timeout=90):
+    with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
         artifact_id = publishing()
 
-        async def read():
+        async def read():  # the server is the session's (other modules' artifacts too): ask for this one by id
+            from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterId
+
             async with get_client() as client:
-                return await client.read_artifacts()
+                return await client.read_artifacts(artifact_filter=ArtifactFilter(id=ArtifactFilterId(any_=[artifact_id])))
 
         import asyncio
 
