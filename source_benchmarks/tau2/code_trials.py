@@ -65,6 +65,9 @@ class _Trials:
         tasks = [self.bench.task(task_id) for task_id in self.bench.task_ids(None)]
         self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###"))) if request.conversation_keys else []
         self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}), bool(self.plans))
+        broken = [what for what, signature in self.baseline.signatures.items() if str(signature[0]).startswith("raised")]
+        if broken:  # a trial compares against this: an unperturbed run that fails proves nothing
+            raise RuntimeError(f"the unperturbed benchmark fails its own {broken[0]}: {self.baseline.signatures[broken[0]][0]}")
 
     def outcome(self, guidelines: dict[str, str], task_ids: list[str], conversations: bool, baseline: _Outcome | None = None) -> _Outcome:
         """Signatures of what reruns; with a `baseline`, stops at the first conversation that differs
@@ -177,8 +180,30 @@ def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
     return TypeAdapter(list[CodeTrialResult]).validate_json(payload)
 
 
+def _without_litellm() -> None:
+    """This process makes no model call (`generate` is scripted), so tau2's model client is not
+    imported: importing litellm alone takes 3-10 s per analysis. tau2 reads a few settings from it at
+    import time; any call into it raises, and the unperturbed baseline would show it."""
+    import types
+
+    def no_model_call(*_: object, **__: object) -> None:
+        raise RuntimeError("a code trial makes no model call (litellm is not loaded in this process)")
+
+    class Stand:  # Cache, ModelResponse, Usage: names tau2 imports, never used here
+        def __init__(self, *_: object, **__: object) -> None:
+            no_model_call()
+
+    litellm = types.ModuleType("litellm")
+    litellm.__dict__.update(completion=no_model_call, completion_cost=no_model_call, enable_cache=lambda *a, **k: None, disable_cache=lambda *a, **k: None)
+    caching, caching_caching, main = types.ModuleType("litellm.caching"), types.ModuleType("litellm.caching.caching"), types.ModuleType("litellm.main")
+    caching_caching.__dict__["Cache"] = Stand
+    main.__dict__.update(ModelResponse=Stand, Usage=Stand)
+    sys.modules.update({"litellm": litellm, "litellm.caching": caching, "litellm.caching.caching": caching_caching, "litellm.main": main})
+
+
 def main() -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    _without_litellm()
     request = CodeTrialRequest.model_validate_json(sys.stdin.read())
     results = _Trials(request).run()
     from pydantic import TypeAdapter
