@@ -63,6 +63,42 @@ def source_pairs() -> Callable:
 
 
 @pytest.fixture(scope="session")
+def seed_analysis_cache(tmp_path_factory) -> Callable:
+    """seed_analysis_cache(project_root, benchmark_id): a fresh project gets the analysis cache
+    entries of the packaged benchmark (its replay observations, keyed by source, tracer code and
+    task list; analyzers/trace_cache.py), so a CLI run there builds its IR from them instead of
+    replaying everything again (tau2-mock: ~12 s a project). For tests about something else than a
+    cold analysis (providers, keys, translator choice); cold analysis stays covered by `analyzed`
+    and the analyzer tests, and a missing or stale entry is simply recomputed by the run."""
+    import glob
+    import shutil
+    from pathlib import Path
+
+    from analyzers.analyze import analyze_benchmark
+    from source_benchmarks import get_benchmark
+
+    shared = tmp_path_factory.mktemp("analysis-cache")
+    checkout = Path(__file__).resolve().parents[1] / ".babelflow" / "analysis_cache"  # where `analyzed` keeps them
+    ready: set[str] = set()
+
+    def copy(source: Path, target: Path, benchmark_id: str) -> None:
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in source.glob(f"{glob.escape(benchmark_id)}-*.pickle"):
+            shutil.copyfile(entry, target / entry.name)
+
+    def seed(project_root: Path, benchmark_id: str) -> None:
+        if benchmark_id not in ready:  # the current entries, in a folder of the session's own
+            copy(checkout, shared, benchmark_id)
+            with pytest.MonkeyPatch.context() as env:
+                env.setenv("BABELFLOW_ANALYSIS_CACHE", str(shared))
+                analyze_benchmark(get_benchmark(benchmark_id))
+            ready.add(benchmark_id)
+        copy(shared, Path(project_root) / ".babelflow" / "analysis_cache", benchmark_id)
+
+    return seed
+
+
+@pytest.fixture(scope="session")
 def _prefect_test_server():
     """One Prefect test API server for the session, as `prefect_test_harness` starts it (a
     temporary SQLite database, the API in a subprocess); started on first use (~15 s a start-up)."""

@@ -100,7 +100,8 @@ def test_default_translator_per_language(tmp_path, monkeypatch):
     assert "--translator PROVIDER:MODEL" in message and "babelflow import" in message and "apertium-eng-fra" in message
 
 
-def test_without_apertium_a_real_language_exits_2_naming_the_install_and_pseudo_still_works(tmp_path, monkeypatch):
+def test_without_apertium_a_real_language_exits_2_naming_the_install_and_pseudo_still_works(tmp_path, monkeypatch, seed_analysis_cache):
+    seed_analysis_cache(tmp_path, "tau2-mock")  # about the translator choice, not a cold analysis
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.setenv("BABELFLOW_APERTIUM_BIN", "off")  # the same as no `apertium` on PATH
@@ -120,13 +121,14 @@ def test_absent_binary_on_path_is_detected(monkeypatch, tmp_path):
     assert apertium_binary() is None
 
 
-def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_translator(tmp_path, monkeypatch):
+def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_translator(tmp_path, monkeypatch, seed_analysis_cache):
     from babelflow.language_pack import load_pack
     from translators.pack_checks import check_pack
 
     fr = load_pack("fr")
     assert fr.derived_from_cldr and fr.name == "French" and fr.script == "Latn" and check_pack(fr) == []
     assert load_pack("ar-EG").direction == "rtl"
+    seed_analysis_cache(tmp_path, "tau2-mock")  # about packs and export, not a cold analysis
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     out = tmp_path / "mock-fr.po"

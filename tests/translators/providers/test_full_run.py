@@ -40,7 +40,8 @@ def _totals(path, stage: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, caplog):
+def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, caplog, seed_analysis_cache):
+    seed_analysis_cache(project, "tau2-mock")  # these runs are about providers and keys, not a cold analysis
     caplog.set_level(logging.DEBUG)  # every SDK's debug logging is captured and scanned below
     runner = CliRunner()
 
@@ -102,7 +103,8 @@ def test_missing_key_is_exit_2_before_any_work(project, monkeypatch):
     assert [p for p in project.rglob("*") if p.is_file()] == []
 
 
-def test_rejected_key_is_exit_2_without_the_key_in_the_message(project, monkeypatch, fake):
+def test_rejected_key_is_exit_2_without_the_key_in_the_message(project, monkeypatch, fake, seed_analysis_cache):
+    seed_analysis_cache(project, "tau2-mock")  # about the rejected key, not a cold analysis
     wrong = "sk-wrong-key-0123456789abcdef"
     monkeypatch.setenv("DASHSCOPE_API_KEY", wrong)
     result = CliRunner().invoke(app, ["adapt", "tau2-mock", "--lang", "zh-Hans", "--translator", TRANSLATOR])
@@ -112,9 +114,10 @@ def test_rejected_key_is_exit_2_without_the_key_in_the_message(project, monkeypa
     assert "DASHSCOPE_HTTP_BASE_URL" in output and "dashscope-intl.aliyuncs.com" in output  # keys are per region: say so
 
 
-def test_full_run_with_a_local_server_translator_keeps_every_key_at_home(project, fake, monkeypatch, caplog):
+def test_full_run_with_a_local_server_translator_keeps_every_key_at_home(project, fake, monkeypatch, caplog, seed_analysis_cache):
     """`adapt --translator openai-compatible:M@http://localhost:P/v1 --validators openai:M`: the
     local server hears nothing of the OpenAI account, OpenAI hears only its own key."""
+    seed_analysis_cache(project, "tau2-mock")  # about where keys go, not a cold analysis
     account = {"OPENAI_ADMIN_KEY": "sk-admin-private-000111", "OPENAI_ORG_ID": "org-private-123", "OPENAI_PROJECT_ID": "proj-private-456"}
     for name, value in account.items():
         monkeypatch.setenv(name, value)
