@@ -85,5 +85,6 @@ def code_differential(
         else:
             link = f"; with {', '.join(result.linked)} perturbed too, the outcome returns (link)" if result.linked else ""
             observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), f"perturbed in the running code: {result.changed}{link}")
+            element.evidence_type = TranslationType.PRESERVE  # the run alone types it: translated, it changes an outcome
         element.evidence = located.entry(element.artifact, general_of(text), observed)
     return len(open_texts)

@@ -63,6 +63,7 @@ def test_prompt_templates_break_when_their_slots_are_translated(mock_ir):
             assert element.translation_type is TranslationType.PRESERVE
             entry = _evidence(mock_ir, element)
             assert "raised KeyError" in entry.detail, entry.detail  # str.format reads the slot names
+            assert element.evidence_type is TranslationType.PRESERVE  # the run alone types it, not only the profile
 
 
 def test_id_template_in_a_tool_is_read_by_an_env_assertion(mock_ir):
