@@ -17,6 +17,7 @@ from typing import Any
 from analyzers.code_inventory import CodeText
 from analyzers.located_evidence import LocatedEvidence, Observed
 from babelflow.ir import ArtifactRole, EvidenceScope, IRElement, LinkKind, TranslationType
+from babelflow.text import FORMAT_SLOT
 from source_benchmarks.protocol import ArtifactSpec
 
 MAX_REPLAYS = 4
@@ -71,7 +72,8 @@ def code_differential(
     results = cached(
         "code-differential",
         lambda: trials(literals, open_keys, conversation_keys, replay_tasks),
-        repr((open_keys, conversation_keys, sorted(replay_tasks.items()))),
+        # every input of the trials: the texts tried, their equal texts (link trials) and what reruns
+        repr(([literal.model_dump() for literal in literals], open_keys, conversation_keys, sorted(replay_tasks.items()))),
     )
     by_key = {result.key: result for result in results}
     for element, text, _ in open_texts:
@@ -84,6 +86,8 @@ def code_differential(
             observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed in the running code: changes no outcome")
         else:
             link = f"; with {', '.join(result.linked)} perturbed too, the outcome returns (link)" if result.linked else ""
+            if "raised KeyError" in result.changed and FORMAT_SLOT.search(text.text):
+                link += "; what the run reads is its {slot} names (str.format): the rest of the template is kept by shape"
             observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), f"perturbed in the running code: {result.changed}{link}")
             element.evidence_type = TranslationType.PRESERVE  # the run alone types it: translated, it changes an outcome
         element.evidence = located.entry(element.artifact, general_of(text), observed)

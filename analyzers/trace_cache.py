@@ -18,7 +18,11 @@ from typing import Any
 from babelflow.atomic_io import write_bytes_atomic
 
 _TRACE_CODE = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py")
-_CODE_TRIALS = ("source_benchmarks/tau2/scripted_conversation.py", "source_benchmarks/tau2/code_perturbation.py", "source_benchmarks/tau2/code_trials.py", "analyzers/code_differential.py")
+_CODE_TRIALS = (
+    "source_benchmarks/tau2/scripted_conversation.py", "source_benchmarks/tau2/code_perturbation.py", "source_benchmarks/tau2/code_trials.py", "analyzers/code_differential.py",
+    "source_benchmarks/tau2/localized_roles.py", "source_benchmarks/tau2/fast_replay.py", "source_benchmarks/tau2/replay.py", "source_benchmarks/tau2/environment_factory.py",
+    "babelflow/text.py",  # the accent table the perturbation uses
+)
 _CODE_FILES = {"trace": _TRACE_CODE, "differential": _TRACE_CODE + ("analyzers/differential.py",), "code-differential": _CODE_TRIALS}
 _ROOT = Path(__file__).resolve().parent.parent
 KEEP = 3  # per benchmark and kind: the current source plus a couple of edited copies
@@ -47,7 +51,9 @@ def cache_dir() -> Path:
 def cache_key(bench: Any, what: str, extra: str = "") -> str:
     digest = hashlib.blake2b(digest_size=16)
     digest.update(_code_digest(what))
-    digest.update(f"{what}\0{bench.id}\0{bench.source_version}\0{extra}".encode())
+    from analyzers import ANALYZER_VERSION  # the scanner and inventory decide what is tried
+
+    digest.update(f"{what}\0{ANALYZER_VERSION}\0{bench.id}\0{bench.source_version}\0{extra}".encode())
     for fingerprint in bench.fingerprints():
         digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())
     return f"{bench.id}-{what}-{digest.hexdigest()}"

@@ -19,7 +19,7 @@ from babelflow.errors import BabelflowError
 def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -> Iterator[str]:
     """An advisory lock file; the OS releases it when the process dies, so a killed run never blocks.
 
-    Yields what the previous holder wrote (`"<pid> <holder>"`, or "" for a new lock)."""
+    Yields what a killed previous holder left (`"<pid> <holder>"`), or "" when the last one ended."""
     path = Path(locks_dir) / f"{benchmark}--{language}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+")
@@ -39,7 +39,12 @@ def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -
         handle.truncate()
         handle.write(f"{os.getpid()} {holder}".strip())
         handle.flush()
-        yield previous
+        try:
+            yield previous
+        finally:  # a holder that ends (normally or by an exception) leaves the file empty: only a killed one leaves its record
+            handle.seek(0)
+            handle.truncate()
+            handle.flush()
     finally:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         handle.close()

@@ -33,7 +33,7 @@ from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_store import ReviewDecision, ReviewStore
 from flows.signoff import sign_off
-from validators.finding_kinds import suggested_route
+from validators.finding_kinds import Route, suggested_route
 from validators.findings import FailureSet, Layer, group_findings
 
 
@@ -90,7 +90,7 @@ class FindingDecision(BaseModel):
     summary: str = Field(default="", description="what was found (read-only)")
     decision: Literal["confirm", "dismiss", "skip"] = "skip"
     note: str = ""
-    route: Literal["translation", "analysis"] = "translation"
+    route: Route = "translation"
     preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
     replacement: str | None = None
 
@@ -103,7 +103,7 @@ class GroupDecision(BaseModel):
     findings: int = Field(default=1, description="how many findings the decision applies to (read-only)")
     decision: Literal["confirm", "dismiss", "skip", "open"] = "skip"
     note: str = ""
-    route: Literal["translation", "analysis"] = "translation"
+    route: Route = "translation"
     preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
     replacement: str | None = Field(default=None, description="your translation; only for a group of one finding (open larger groups)")
 
@@ -293,8 +293,8 @@ def adapt_language(
 
 
 def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | None:
-    """The lock's previous holder is gone (the lock was free). If its flow run still reads Running,
-    Paused or Pending, its process was killed: say so in the UI (Crashed). Returns the run id marked."""
+    """A record left in the lock means its holder was killed (one that ends clears it). If that flow run
+    still reads Running, Paused or Pending, say so in the UI (Crashed). Returns the run id marked."""
     from uuid import UUID
 
     from prefect.client.orchestration import get_client
@@ -315,7 +315,10 @@ def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | 
         if run.state is None or not (run.state.is_running() or run.state.is_paused() or run.state.is_pending()):
             return None
         message = f"its process ended without finishing (lock taken over by flow run {current_run_id}); rerun to resume from the cached stages"
-        client.set_flow_run_state(stale, Crashed(message=message), force=True)
+        try:
+            client.set_flow_run_state(stale, Crashed(message=message), force=True)
+        except Exception:  # best effort: a UI label must never stop the new run
+            return None
     return run_id
 
 

@@ -114,6 +114,12 @@ for _name, _layer, _severity, _needs, _summary in (
     ("injectability_changed", Layer.BEHAVIOR, _CRIT, _PL, "a task's ground truth sees other injection vectors"),
 ):
     register_kind(_name, _layer, _severity, _needs, _summary)
+# a typing problem, not a wording one: confirming it retypes the field (declared here, with the core
+# kinds, so the review knows its route without importing the probe that raises it)
+PROFILE_CONTRADICTS_EVIDENCE = "profile_contradicts_evidence"
+register_kind(
+    PROFILE_CONTRADICTS_EVIDENCE, Layer.CONSISTENCY, _MAJ, frozenset(), "the reviewed profile translates a field the run shows is executed (analysis route)", route="analysis"
+)
 for _layer in Layer:  # what a validator agent raises in its own words, on any layer
     register_kind(REVIEWER_JUDGEMENT, _layer, _MAJ, frozenset(), "a validator agent's own finding")
 

@@ -114,11 +114,34 @@ def _set(owner: Any, name: str, value: Any) -> Iterator[None]:
             delattr(owner, name)
 
 
+def _imports_from(module: types.ModuleType, owner: types.ModuleType, name: str) -> bool:
+    """`module` bound `name` with `from <owner> import name` (not an equal, interned string of its own)."""
+    try:
+        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    pattern = rf"from\s+{re.escape(owner.__name__)}\s+import\s[^\n]*\b{re.escape(name)}\b|from\s+{re.escape(owner.__name__)}\s+import\s*\([^)]*\b{re.escape(name)}\b"
+    return re.search(pattern, source) is not None
+
+
+def _locate(literal: CodeLiteral) -> tuple[types.ModuleType, Any] | None:
+    """The module and the module/class/function holding the literal; None where the running code has
+    no such name (a nested function, `<locals>`): that text is reported not found, never a crash."""
+    try:
+        module = module_for(literal.file)
+        return module, module if literal.qualname == "<module>" else _owner(module, literal.qualname)
+    except (AttributeError, LookupError, ImportError):
+        return None
+
+
 @contextmanager
 def _one(literal: CodeLiteral) -> Iterator[bool]:
     """Perturb one literal; yields whether it was found where the scanner said."""
-    module = module_for(literal.file)
-    owner = module if literal.qualname == "<module>" else _owner(module, literal.qualname)
+    located = _locate(literal)
+    if located is None:
+        yield False
+        return
+    module, owner = located
     with ExitStack() as stack:
         original = vars(owner).get(literal.name) if literal.name and isinstance(owner, (types.ModuleType, type)) else None
         # the module's value may be the literal `.strip()`ped, as tau2's prompt templates are
@@ -127,13 +150,14 @@ def _one(literal: CodeLiteral) -> Iterator[bool]:
             stack.enter_context(_set(owner, literal.name, value))
             if isinstance(owner, types.ModuleType):  # `from module import NAME` bound the same object elsewhere
                 for other in list(sys.modules.values()):
-                    if other is not owner and isinstance(other, types.ModuleType) and vars(other).get(literal.name) is original:
+                    if other is not owner and isinstance(other, types.ModuleType) and vars(other).get(literal.name) is original and _imports_from(other, owner, literal.name):
                         stack.enter_context(_set(other, literal.name, value))
             yield True
             return
-        function = inspect.unwrap(owner) if callable(owner) else None
+        function = getattr(owner, "__func__", owner)  # a classmethod or staticmethod: the function itself
+        function = inspect.unwrap(function) if callable(function) else None
         code = getattr(function, "__code__", None)
-        if code is None:
+        if code is None or not isinstance(code, types.CodeType):
             yield False
             return
         # the plain literal, or an f-string's literal parts (its slots are code, not text)

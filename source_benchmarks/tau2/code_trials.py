@@ -26,6 +26,7 @@ from pydantic import Field
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from source_benchmarks.tau2.code_perturbation import CodeLiteral, literal_parts, perturbation, perturbed
+from source_benchmarks.tau2.scripted_conversation import ConversationPlan
 
 
 class CodeTrialRequest(Record):
@@ -65,15 +66,19 @@ class _Trials:
         tasks = [self.bench.task(task_id) for task_id in self.bench.task_ids(None)]
         self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###"))) if request.conversation_keys else []
         self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}), bool(self.plans))
-        broken = [what for what, signature in self.baseline.signatures.items() if str(signature[0]).startswith("raised")]
-        if broken:  # a trial compares against this: an unperturbed run that fails proves nothing
-            raise RuntimeError(f"the unperturbed benchmark fails its own {broken[0]}: {self.baseline.signatures[broken[0]][0]}")
+        # a trial compares against the unperturbed run: a conversation that fails unperturbed proves nothing
+        broken = {what for what, signature in self.baseline.signatures.items() if str(signature[0]).startswith("raised")}
+        self.plans = [plan for plan in self.plans if _conversation(plan) not in broken]
+        if "replays" in broken:
+            raise RuntimeError(f"the unperturbed benchmark fails its own golden replays: {self.baseline.signatures['replays'][0]}")
 
     def outcome(self, guidelines: dict[str, str], task_ids: list[str], conversations: bool, baseline: _Outcome | None = None) -> _Outcome:
         """Signatures of what reruns; with a `baseline`, stops at the first conversation that differs
         from it (a broken template needs no second conversation to show it)."""
         from source_benchmarks.tau2.scripted_conversation import run_conversation
 
+        # a fresh environment's state is remembered per factory; perturbed code may build another one
+        self.bench.environment_factory.forget_untouched_state()
         result: dict[str, tuple] = {}
         if conversations:
             folder = Path(tempfile.mkdtemp(prefix="babelflow-code-trial-"))
@@ -82,9 +87,8 @@ class _Trials:
                     (folder / name).write_text(text, encoding="utf-8")
                 for plan in self.plans:
                     done = run_conversation(plan, self.bench.task(plan.task_id), self.bench.spec.domain, self.bench.environment_factory, folder)
-                    what = f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"
-                    result[what] = done.signature
-                    if baseline is not None and baseline.signatures.get(what) != done.signature:
+                    result[_conversation(plan)] = done.signature
+                    if baseline is not None and baseline.signatures.get(_conversation(plan)) != done.signature:
                         return _Outcome(signatures=result)
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -104,39 +108,60 @@ class _Trials:
     def _tasks(self, keys: list[str]) -> list[str]:
         return list(dict.fromkeys(task_id for key in keys for task_id in self.request.replay_tasks.get(key, [])))
 
-    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], keys: list[str]) -> tuple[str | None, _Outcome | None]:
-        """(what changed or None, the outcome) with `literals` perturbed; reruns what `keys` need."""
+    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], keys: list[str]) -> tuple[str | None, _Outcome]:
+        """(what changed or None, the outcome) with `literals` perturbed; reruns what `keys` need.
+        Something the unperturbed run did not have (a replay that now raises) is a change too."""
         conversations = any(key in self.request.conversation_keys for key in keys)
         with perturbation(literals):
             now = self.outcome(guidelines, self._tasks(keys), conversations, self.baseline)
         for what, signature in now.signatures.items():
-            before = self.baseline.signatures.get(what, signature)
+            before = self.baseline.signatures.get(what)
+            if before is None:
+                return f"{what}: {signature[0]}", now
             if signature != before:
                 return f"{what}: {before[0]} -> {signature[0]} ({signature[1:]})", now
         return None, now
 
     def _link(self, literal: CodeLiteral) -> list[str]:
-        """The equal code texts and guideline mentions that, perturbed too, bring the outcome back."""
-        equal = [other for other in self.request.literals if other.text == literal.text and other.key != literal.key]
-        guidelines = {name: text.replace(literal.text, perturbed(literal.text)) for name, text in self.guidelines.items()}
-        mentions = [name for name, text in self.guidelines.items() if literal.text in text]
-        if not (equal or mentions):
+        """The equal code texts and guideline mentions needed to bring the outcome back when they are
+        perturbed with `literal`: all of them first, then each one left out in turn (one that is not
+        needed is dropped)."""
+        members: list[tuple[str, CodeLiteral | None, str | None]] = [
+            (f"{other.artifact}:{other.qualname}.{other.name or 'literal'}", other, None) for other in self.request.literals if other.text == literal.text and other.key != literal.key
+        ]
+        members += [(f"user guidelines {name}", None, name) for name, text in self.guidelines.items() if literal.text in text]
+
+        def returns(chosen: list[tuple[str, CodeLiteral | None, str | None]]) -> bool:
+            files = {name for _, _, name in chosen if name}
+            guidelines = {name: text.replace(literal.text, perturbed(literal.text)) if name in files else text for name, text in self.guidelines.items()}
+            back, _ = self.changed([literal, *[other for _, other, _ in chosen if other]], guidelines, [literal.key])
+            return back is None
+
+        if not members or not returns(members):
             return []
-        back, _ = self.changed([literal, *equal], guidelines, [literal.key])
-        return [] if back is not None else [f"{other.artifact}:{other.qualname}.{other.name or 'literal'}" for other in equal] + [f"user guidelines {name}" for name in mentions]
+        needed = list(members)
+        for member in members:
+            rest = [m for m in needed if m is not member]
+            if returns(rest):
+                needed = rest
+        return [label for label, _, _ in needed]
 
     def _bisect(self, keys: list[str], found: dict[str, CodeTrialResult]) -> None:
         """Tool-code texts together (most change no outcome); a batch whose outcome changes is halved."""
         literals = [self.by_key[key] for key in keys]
         changed, now = self.changed(literals, self.guidelines, keys)
-        if changed is None and now is not None:
+        if changed is None:
+            if not now.signatures:  # nothing that reads it was run: no trial, no evidence
+                found.update({key: CodeTrialResult(key=key, changed=None, found=False) for key in keys})
+                return
             marks = {key: {perturbed(part) for part in literal_parts(self.by_key[key].text) if sum(c.isalpha() for c in part) >= 2} for key in keys}
             for key in keys:
-                others = set().union(*(marks[other] for other in keys if other != key))
-                own = marks[key] - others  # a mark two texts of the batch share says nothing about either
-                if own or not marks[key]:
+                # a mark inside another text's mark ("not found" in "Task not found") says nothing about either
+                others = [mark for other in keys if other != key for mark in marks[other]]
+                own = {mark for mark in marks[key] if not any(mark in other for other in others)}
+                if own or not marks[key] or len(keys) == 1:
                     found[key] = CodeTrialResult(key=key, changed=None, shown=any(mark in now.tool_outputs for mark in own))
-                elif len(keys) > 1:
+                else:
                     self._bisect([key], found)
             return
         if len(keys) > 1:
@@ -162,6 +187,10 @@ class _Trials:
         if tool_code:
             self._bisect(tool_code, found)
         return [found[key] for key in self.request.open_keys]
+
+
+def _conversation(plan: ConversationPlan) -> str:
+    return f"{plan.agent} conversation on {plan.task_id} (user token #{plan.user_token})"
 
 
 def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:

@@ -157,6 +157,10 @@ class Tau2EnvironmentFactory:
             outer.extend(self._untouched_lookups)
         return self._untouched
 
+    def forget_untouched_state(self) -> None:
+        """Compute the fresh-environment state again next time (code trials change the code that builds it)."""
+        self._untouched, self._untouched_lookups = None, []
+
     @contextmanager
     def traced(self) -> Iterator[list[tuple[int, str, str]]]:
         """Record every message-catalog lookup (toolkit index, text, answer) made inside the block."""

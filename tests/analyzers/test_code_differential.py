@@ -47,6 +47,8 @@ def test_user_stop_token_changes_the_conversation_and_links_to_the_guidelines(mo
     assert "user_stop -> max_steps" in entry.detail, entry.detail
     # with the guideline mentions perturbed the same way, the user's token matches again
     assert "simulation_guidelines.md" in entry.detail and "(link)" in entry.detail, entry.detail
+    # the solo agent's equal token is not needed for that (no solo agent in this conversation): not named
+    assert "LLMSoloAgent" not in entry.detail, entry.detail
 
 
 @pytest.mark.parametrize("token", ["###TRANSFER###", "###OUT-OF-SCOPE###"])
@@ -62,7 +64,7 @@ def test_prompt_templates_break_when_their_slots_are_translated(mock_ir):
         for element in templates:
             assert element.translation_type is TranslationType.PRESERVE
             entry = _evidence(mock_ir, element)
-            assert "raised KeyError" in entry.detail, entry.detail  # str.format reads the slot names
+            assert "raised KeyError" in entry.detail and "{slot} names (str.format)" in entry.detail, entry.detail
             assert element.evidence_type is TranslationType.PRESERVE  # the run alone types it, not only the profile
 
 

@@ -31,10 +31,14 @@ def test_lock_error_names_the_lock_file_and_fix(tmp_path):
     assert "tau2-retail--zh-Hans.lock" in caught.value.render() and "fix:" in caught.value.render()
 
 
-def test_the_next_holder_learns_who_held_the_lock(tmp_path):
-    import os
-
+def test_the_next_holder_learns_of_a_killed_holder_only(tmp_path):
     with run_lock(tmp_path, "tau2-mock", "es", holder="run-1") as previous:
         assert previous == ""
     with run_lock(tmp_path, "tau2-mock", "es", holder="run-2") as previous:
-        assert previous == f"{os.getpid()} run-1"  # a killed run leaves the same record behind
+        assert previous == ""  # run-1 ended: nothing to report
+    killed = "import os, sys; from babelflow.run_lock import run_lock\nwith run_lock(sys.argv[1], 'tau2-mock', 'es', holder='run-3'): os._exit(9)"
+    done = subprocess.run([sys.executable, "-c", killed, str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 9
+    with run_lock(tmp_path, "tau2-mock", "es", holder="run-4") as previous:
+        pid, _, holder = previous.partition(" ")
+        assert holder == "run-3" and pid.isdigit()  # the killed run's record, for the flow to mark it Crashed

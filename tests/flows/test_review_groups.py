@@ -140,7 +140,6 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
     """A profile that contradicts the run is a typing problem: without --route, confirming it goes to analysis."""
     from typer.testing import CliRunner
 
-    import validators.probes.consistency  # noqa: F401  (declares profile_contradicts_evidence)
     from babelflow.settings import BabelflowSettings
     from flows.cli import app
     from flows.review_store import ReviewStore

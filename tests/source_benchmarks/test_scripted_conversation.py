@@ -103,3 +103,51 @@ def test_dict_keys_escaped_fstring_parts_and_letterless_separators_are_found():
         result = _tool_result("on", "4G")
     assert result == {perturbed("message"): f"on{perturbed(chr(10) + 'Status Bar: ')}4G", "line": f"on{perturbed(' | ')}4G"}
     assert _tool_result("on", "4G") == {"message": "on\nStatus Bar: 4G", "line": "on | 4G"}
+
+
+class _Kit:
+    @classmethod
+    def label(cls) -> str:
+        return "pending"
+
+    def outer(self) -> str:
+        def inner() -> str:
+            return "nested text"
+
+        return inner()
+
+
+STATUS = "open"  # an interned string equal to a constant of another module, not imported from it
+
+
+def test_texts_the_running_code_cannot_reach_are_not_found_and_nothing_crashes():
+    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+
+    def literal(qualname: str, text: str, name: str | None = None) -> CodeLiteral:
+        return CodeLiteral(key=qualname, artifact="tests", file=__file__, qualname=qualname, name=name, text=text)
+
+    with perturbation([literal("_Kit.label", "pending"), literal("_Kit.outer.inner", "nested text"), literal("_Kit.outer.<locals>.inner", "nested text")]) as missing:
+        assert _Kit.label() == perturbed("pending")  # a classmethod: its function's code is patched
+        assert missing == ["_Kit.outer.inner", "_Kit.outer.<locals>.inner"]  # a nested function: reported, not a crash
+    assert _Kit.label() == "pending"
+
+
+def test_an_equal_interned_constant_elsewhere_is_not_patched(tmp_path):
+    import importlib
+    import sys
+
+    (tmp_path / "babelflow_owner_mod.py").write_text('STATUS = "open"\n')
+    (tmp_path / "babelflow_user_mod.py").write_text("from babelflow_owner_mod " + "import STATUS\n")  # split: this file must not hold the import line itself
+    sys.path.insert(0, str(tmp_path))
+    try:
+        owner, user = importlib.import_module("babelflow_owner_mod"), importlib.import_module("babelflow_user_mod")
+        from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation
+
+        assert STATUS is owner.STATUS  # interned: the same object, though this module never imported it
+        with perturbation([CodeLiteral(key="k", artifact="x", file=owner.__file__, qualname="<module>", name="STATUS", text="open")]):
+            assert owner.STATUS != "open" and user.STATUS == owner.STATUS
+            assert STATUS == "open"
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("babelflow_owner_mod", None)
+        sys.modules.pop("babelflow_user_mod", None)

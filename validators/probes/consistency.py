@@ -10,14 +10,9 @@ from collections import Counter, defaultdict
 from babelflow.ir import LinkKind, TranslationType
 from babelflow.language_data import language_data, numbers_in
 from validators.context import ValidationContext
-from validators.finding_kinds import register_kind
+from validators.finding_kinds import PROFILE_CONTRADICTS_EVIDENCE
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.policy import POLICY_KIND, infer_policy
-
-PROFILE_CONTRADICTS_EVIDENCE = "profile_contradicts_evidence"
-register_kind(
-    PROFILE_CONTRADICTS_EVIDENCE, Layer.CONSISTENCY, Severity.MAJOR, frozenset(), "the reviewed profile translates a field the run shows is executed (analysis route)", route="analysis"
-)
 
 
 def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
