@@ -47,11 +47,10 @@ def test_variant_tool_output_keeps_unicode_where_upstream_escapes_it():
 
 
 @pytest.fixture(scope="module")
-def banking_ir():
-    from analyzers.agentdojo import analyze_agentdojo
-    from source_benchmarks import get_benchmark
-
-    return analyze_agentdojo(get_benchmark("agentdojo-banking"))
+def banking_ir(analyzed):
+    # analyze_benchmark hands AgentDojo ids to analyze_agentdojo (default profile): the session's
+    # one analysis of banking, also the IR test_banking_variant.py adapts
+    return analyzed("agentdojo-banking")
 
 
 @pytest.mark.slow

@@ -13,13 +13,13 @@ BENCH = "agentdojo-banking"
 
 
 @pytest.fixture(scope="module")
-def adapted(tmp_path_factory):
+def adapted(tmp_path_factory, analyzed):
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt
 
     root = tmp_path_factory.mktemp("agentdojo")
     settings = BabelflowSettings(project_root=root)
-    result = adapt(BENCH, "en-XA", settings=settings)
+    result = adapt(BENCH, "en-XA", settings=settings, ir=analyzed(BENCH))  # the session's analysis (test_analysis.py's too)
     return result
 
 
