@@ -9,29 +9,17 @@ with the same content digest by the same IR model code, and any problem falls ba
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import pickle
-from contextlib import contextmanager
 from pathlib import Path
 
 import pydantic
 
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.gc_pause import gc_paused
 from babelflow.ir import IRDocument, load_ir
 
 _MODEL_CODE = hashlib.sha256(Path(__file__).with_name("ir.py").read_bytes() + pydantic.VERSION.encode()).hexdigest()[:16]
-
-
-@contextmanager
-def _gc_paused():
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def share_strings(document: IRDocument) -> IRDocument:
@@ -68,7 +56,7 @@ def load_ir_cached(path: Path, benchmark: str) -> IRDocument:
     stamp = _stamp(path)
     if sidecar.exists():
         try:
-            with _gc_paused():  # unpickling 170k models triggers many full collections otherwise
+            with gc_paused():  # unpickling 170k models triggers many full collections otherwise
                 saved_stamp, document = pickle.loads(sidecar.read_bytes())
             if saved_stamp == stamp and isinstance(document, IRDocument) and document.benchmark == benchmark:
                 return document

@@ -48,8 +48,8 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
     Benchmarks without a memo-able replay (not τ²) return ({}, -1): the caller replays as before."""
     if not bench.id.startswith("tau2-"):
         return {}, -1
+    from babelflow.gc_pause import gc_paused
     from source_benchmarks.tau2.replay_memo import lookups_hold, reads_key, replay_traced
-    from validators.probes.behavior import gc_paused
 
     path = settings.layout.replays(bench.id) / "variant_memo.json"
     with _LOCK:

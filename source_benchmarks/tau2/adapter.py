@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.errors import BabelflowError
+from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.progress import tracked
 from babelflow.variant import CodeOverlay
@@ -124,7 +125,8 @@ class Tau2Benchmark(FileBenchmark):
     def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, label: str = "replays") -> list[tuple[ReplayOutcome, ReplayOutcome]]:
         """(golden, do-nothing) per task from one execution each (see fast_replay.py); progress as `label`."""
         ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [replay_pair(self.task(task_id), self.environment_factory, observer) for task_id in tracked(ids, label, len(ids))]
+        with gc_paused():  # every replay validates a whole DB: collections would walk the caller's IR each time
+            return [replay_pair(self.task(task_id), self.environment_factory, observer) for task_id in tracked(ids, label, len(ids))]
 
     def validate_artifacts(self) -> list[str]:
         """Load every artifact with tau2's own models; return nothing or raise a clear error."""
@@ -161,7 +163,7 @@ class Tau2Benchmark(FileBenchmark):
         index_of = {item.get("id"): index for index, item in enumerate(raw)}
         ids = list(task_ids) if task_ids is not None else self.task_ids(None)
         watched = db_watch_sample([self.task(task_id) for task_id in ids], db_sample)
-        with TRACE_LOCK:  # one recorder per process: concurrent analyses (a flow's threads) take turns
+        with TRACE_LOCK, gc_paused():  # one recorder per process: concurrent analyses (a flow's threads) take turns
             return self._trace_locked(ids, watched, raw, index_of, tasks_artifact, db_artifacts, label)
 
     def _trace_locked(self, ids, watched, raw, index_of, tasks_artifact, db_artifacts, label) -> dict:

@@ -103,7 +103,7 @@ def target_pairs(adapted):
 
     def get(benchmark_id: str, language: str):
         if (benchmark_id, language) not in cache:
-            from validators.probes.behavior import gc_paused
+            from babelflow.gc_pause import gc_paused
 
             _, variant = adapted(benchmark_id, language)
             with gc_paused():  # as the behaviour layer replays: collections walking the session's IRs doubled replay time

@@ -42,7 +42,7 @@ def spanish(tmp_path_factory, analyzed):
 
 def _check_behaviour(result, variant, expected) -> None:
     catalog = MessageCatalog(load_overlay(result.paths.variant / OVERLAY_NAME).message_pairs())
-    from validators.probes.behavior import gc_paused
+    from babelflow.gc_pause import gc_paused
 
     with gc_paused():  # as the behaviour layer replays: collections walking the session's IRs doubled replay time
         pairs = variant.replay_pairs(variant.task_ids(None))

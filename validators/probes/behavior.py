@@ -9,32 +9,16 @@ do-nothing agent starts passing, which only the do-nothing comparison shows.
 from __future__ import annotations
 
 import functools
-import gc
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
+from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactRole, TranslationType
 from source_benchmarks.message_catalog import MessageCatalog
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.policy import infer_policy
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside the block. Each replay validates a whole DB (airline:
-    ~3 MB of JSON as pydantic models), whose allocations trigger full collections that walk every
-    live object, the flow's IR included: ~30% of replay time. Replays leave next to no cycles
-    (airline: ~300 objects for 15 tasks, RSS unchanged): the collector resumes after the block."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tuple]:
