@@ -37,11 +37,11 @@ def test_groups_collapse_repeats_and_rank_by_impact() -> None:
 
 @pytest.fixture(scope="module")
 def prefect_env(tmp_path_factory, prefect_harness):
-    import os
-
-    os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path_factory.mktemp("storage")))
-    with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
-        yield
+    # task results stay in this module's temp folder, and the variable is restored afterwards
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path_factory.mktemp("storage")))
+        with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
+            yield
 
 
 def _paused(client, run_id, key: str, deadline: float):
