@@ -23,6 +23,7 @@ from typing import Any
 
 from analyzers.located_evidence import Observed
 from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
+from source_benchmarks.protocol import parity_signature
 
 PathKey = tuple[str, tuple, bool]  # (artifact, generalized path, is_key)
 MAX_TASKS = 4
@@ -113,11 +114,7 @@ class DifferentialRunner:
         result: dict[int, tuple] = {}
         for index, (golden, nothing) in zip(indices, pairs):
             outputs = " ".join(call.output for call in golden.tool_calls)
-            result[index] = (
-                (golden.reward, nothing.reward, tuple(call.error for call in golden.tool_calls), golden.evaluator_error is None, nothing.evaluator_error is None,
-                 golden.final_db_sha256 == nothing.final_db_sha256),
-                outputs,
-            )
+            result[index] = (parity_signature(golden, nothing), outputs)
         return splits, result, None
 
     def baseline(self, indices: list[int]) -> tuple:

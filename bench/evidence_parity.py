@@ -19,11 +19,9 @@ DOMAINS = ("tau2-mock", "tau2-airline", "tau2-retail", "tau2-telecom")
 
 
 def signature(pair) -> tuple:
-    golden, nothing = pair
-    return (
-        golden.reward, nothing.reward, golden.evaluator_error is None, nothing.evaluator_error is None,
-        tuple(call.error for call in golden.tool_calls), golden.final_db_sha256 == nothing.final_db_sha256,
-    )
+    from source_benchmarks.protocol import parity_signature
+
+    return parity_signature(*pair)
 
 
 def measure(benchmark_id: str, folder: Path) -> dict:

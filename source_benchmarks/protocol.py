@@ -51,6 +51,16 @@ class ReplayOutcome(Record):
         return [f"{call.name}: {call.output}" for call in self.tool_calls if call.error]
 
 
+def parity_signature(golden: ReplayOutcome, nothing: ReplayOutcome) -> tuple:
+    """What must stay equal for a task when a text changes (differential and code trials, parity
+    benches): (golden reward, do-nothing reward, golden tool-error sequence, golden evaluator ran,
+    do-nothing evaluator ran, golden and do-nothing end in the same DB)."""
+    return (
+        golden.reward, nothing.reward, tuple(call.error for call in golden.tool_calls), golden.evaluator_error is None, nothing.evaluator_error is None,
+        golden.final_db_sha256 == nothing.final_db_sha256,
+    )
+
+
 ToolCallObserver = Callable[[str, ToolCallRecord], None]
 
 

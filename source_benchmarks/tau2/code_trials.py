@@ -25,6 +25,7 @@ from pydantic import Field
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from source_benchmarks.protocol import parity_signature
 from source_benchmarks.tau2.code_perturbation import CodeLiteral, literal_parts, perturbation, perturbed
 from source_benchmarks.tau2.scripted_conversation import ConversationPlan
 
@@ -98,10 +99,7 @@ class _Trials:
             return _Outcome(signatures={**result, "replays": (f"raised {type(exc).__name__}",)})
         outputs = []
         for task_id, (golden, nothing) in zip(task_ids, pairs):
-            result[f"golden/do-nothing replay of {task_id}"] = (
-                f"golden reward {golden.reward}, do-nothing {nothing.reward}", tuple(call.error for call in golden.tool_calls),
-                golden.evaluator_error is None, golden.final_db_sha256 == nothing.final_db_sha256,
-            )
+            result[f"golden/do-nothing replay of {task_id}"] = parity_signature(golden, nothing)
             outputs += [call.output for call in golden.tool_calls]
         return _Outcome(signatures=result, tool_outputs="\n".join(outputs))
 
