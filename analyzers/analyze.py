@@ -92,18 +92,6 @@ def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located
     return index
 
 
-def watched_indices(bench: SourceBenchmark) -> list[int]:
-    """Task positions whose replays reach most tools (used for DB field paths in differential trials)."""
-    ids = bench.task_ids(None)
-    try:
-        from source_benchmarks.tau2.traced_replay import db_watch_sample
-
-        chosen = db_watch_sample([bench.task(task_id) for task_id in ids], 4)
-    except Exception:  # another benchmark's tasks: the first ones
-        chosen = set(ids[:4])
-    return [index for index, task_id in enumerate(ids) if task_id in chosen]
-
-
 class _Builder:
     def __init__(self, bench: SourceBenchmark, profile: LoadedProfile, evidence: RuntimeEvidenceIndex, located: LocatedEvidence, use_profile: bool = True):
         self.bench = bench
@@ -123,7 +111,7 @@ class _Builder:
         """Perturb the open field paths (batched, bisected, cached by source hash) and record the outcome."""
         if not self.open_fields or not self.located.available:
             return
-        from analyzers.differential import DifferentialRunner, OpenPath
+        from analyzers.differential import DifferentialRunner, OpenPath, watched_indices
         from source_benchmarks import get_benchmark
 
         grouped: dict[tuple, OpenPath] = {}

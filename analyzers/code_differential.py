@@ -20,8 +20,6 @@ from babelflow.ir import ArtifactRole, EvidenceScope, IRElement, LinkKind, Trans
 from babelflow.text import FORMAT_SLOT
 from source_benchmarks.protocol import ArtifactSpec
 
-MAX_REPLAYS = 4
-
 
 def general_of(text: CodeText) -> tuple:
     """The evidence table's address of a code text: where it is assigned, or its place in the function."""
@@ -48,19 +46,20 @@ def code_differential(
     open_texts = [(e, t, s) for e, t, s in code_texts if e.translation_type is TranslationType.PRESERVE and not e.evidence and t.role != "docstring"]
     if not open_texts:
         return 0
+    from analyzers.differential import MAX_TASKS, watched_indices
     from source_benchmarks.tau2.code_perturbation import CodeLiteral
-    from source_benchmarks.tau2.traced_replay import db_watch_sample, task_functions
+    from source_benchmarks.tau2.traced_replay import task_functions
 
-    tasks = [bench.task(task_id) for task_id in bench.task_ids(None)]
-    calls = {task.id: {name.split(":", 1)[-1] for name in task_functions(task)} for task in tasks}
-    sample = sorted(db_watch_sample(tasks, MAX_REPLAYS), key=list(calls).index)  # tasks that together run most tools
+    ids = bench.task_ids(None)
+    calls = {task_id: {name.split(":", 1)[-1] for name in task_functions(bench.task(task_id))} for task_id in ids}
+    sample = [ids[index] for index in watched_indices(bench)]  # tasks that together run most tools
     replay_tasks: dict[str, list[str]] = {}
     conversation_keys: list[str] = []
     for element, text, spec in open_texts:
         if spec.role is ArtifactRole.TOOL_CODE:
             # the tasks that call the function holding the text; a helper's text: tasks running most tools
             function = _function_name(text.qualname)
-            direct = [task_id for task_id, names in calls.items() if function in names][:MAX_REPLAYS] if function else []
+            direct = [task_id for task_id, names in calls.items() if function in names][:MAX_TASKS] if function else []
             replay_tasks[element.id] = direct or sample
         else:
             conversation_keys.append(element.id)
