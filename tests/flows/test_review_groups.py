@@ -60,7 +60,7 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
     from prefect.flow_runs import resume_flow_run
     from prefect.runtime import flow_run
 
-    from flows.prefect_flows import _review
+    from flows.review_forms import ask_for_review
 
     failures = _thousand_findings()
     groups = group_findings(failures.findings)
@@ -69,7 +69,7 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
     @flow(name="review-groups-test")
     def review_round():
         box["run_id"] = flow_run.id
-        return _review(failures, 1, review_timeout=120)
+        return ask_for_review(failures, 1, review_timeout=120)
 
     thread = threading.Thread(target=lambda: box.setdefault("decisions", review_round()), daemon=True)
     thread.start()
