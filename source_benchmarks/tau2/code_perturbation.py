@@ -12,6 +12,7 @@ Only meant for a process of its own (code_trials.py): nothing else may run while
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -114,6 +115,7 @@ def _set(owner: Any, name: str, value: Any) -> Iterator[None]:
             delattr(owner, name)
 
 
+@functools.cache  # every trial patches the same constants again: read each source once
 def _imports_from(module: types.ModuleType, owner: types.ModuleType, name: str) -> bool:
     """`module` bound `name` with `from <owner> import name` (not an equal, interned string of its own)."""
     try:

@@ -21,10 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from babelflow.errors import BabelflowError
-from babelflow.ir import Record
+from babelflow.ir import ArtifactRole, Record
 from source_benchmarks.protocol import parity_signature
 from source_benchmarks.tau2.code_perturbation import CodeLiteral, literal_parts, perturbation, perturbed
 from source_benchmarks.tau2.scripted_conversation import ConversationPlan
@@ -47,6 +47,9 @@ class CodeTrialResult(Record):
     found: bool = True
 
 
+_RESULTS = TypeAdapter(list[CodeTrialResult])  # the process's answer on stdout
+
+
 class _Outcome(Record):
     signatures: dict[str, tuple]
     tool_outputs: str = ""
@@ -54,7 +57,6 @@ class _Outcome(Record):
 
 class _Trials:
     def __init__(self, request: CodeTrialRequest):
-        from babelflow.ir import ArtifactRole
         from source_benchmarks.tau2.adapter import Tau2Benchmark
         from source_benchmarks.tau2.scripted_conversation import conversation_plans
 
@@ -201,10 +203,7 @@ def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise BabelflowError(f"code trials for {request.benchmark_id} failed: {' | '.join(tail)}", fix="rerun `babelflow analyze` with --verbose; report it if the benchmark's own code is unchanged")
-    payload = done.stdout.strip().splitlines()[-1]
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(list[CodeTrialResult]).validate_json(payload)
+    return _RESULTS.validate_json(done.stdout.strip().splitlines()[-1])
 
 
 def _without_litellm() -> None:
@@ -232,10 +231,7 @@ def main() -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     _without_litellm()
     request = CodeTrialRequest.model_validate_json(sys.stdin.read())
-    results = _Trials(request).run()
-    from pydantic import TypeAdapter
-
-    sys.stdout.write(TypeAdapter(list[CodeTrialResult]).dump_json(results).decode() + "\n")
+    sys.stdout.write(_RESULTS.dump_json(_Trials(request).run()).decode() + "\n")
 
 
 if __name__ == "__main__":
