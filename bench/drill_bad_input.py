@@ -12,7 +12,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
@@ -20,14 +19,10 @@ from rich.console import Console
 from rich.table import Table
 from typer.testing import CliRunner
 
+from bench.drill_cases import Case, Check, imports, inputs, outputs, server
+from bench.drill_cases import write_file as _write
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@dataclass
-class Case:
-    name: str
-    prepare: Callable[[Path], list[str]]  # returns CLI args; may create broken files under the project
-    must_name: str  # a string the message must contain (file name or field)
 
 
 def _tau2_data() -> Path:
@@ -48,16 +43,6 @@ def _broken_source(domain: str, filename: str, mutate: Callable[[str], str], ben
         path = src / "tau2" / "domains" / domain / filename
         path.write_text(mutate(path.read_text(encoding="utf-8")), encoding="utf-8")
         return ["analyze", benchmark or f"tau2-{domain}", "--out", str(project / "ir.json"), "--source-dir", str(src)]
-
-    return prepare
-
-
-def _write(relative: str, content: bytes | str, args: list[str]) -> Callable[[Path], list[str]]:
-    def prepare(project: Path) -> list[str]:
-        path = project / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        return [a.replace("{p}", str(project)) for a in args]
 
     return prepare
 
@@ -98,6 +83,9 @@ CASES = [
     Case("unknown task split", lambda p: ["replay", "tau2-mock", "--split", "holdout"], "holdout"),
     Case("IR schema written over a directory", lambda p: ["ir-schema", "--out", str(p)], str(Path("x")).strip("x") or "directory"),
 ]
+AREAS = (server, outputs, imports, inputs)  # issue 28's security and ownership cases
+ALL_CASES: list[Case] = CASES + [case for area in AREAS for case in area.CASES]
+ALL_CHECKS: list[Check] = [check for area in AREAS for check in area.CHECKS]
 
 
 def _latin1_policy(project: Path) -> list[str]:
@@ -109,10 +97,49 @@ def _latin1_policy(project: Path) -> list[str]:
 
 def _tree_hash(folder: Path) -> str:
     digest = hashlib.sha256()
+    if folder.is_file():
+        return hashlib.sha256(folder.read_bytes()).hexdigest()
     for path in sorted(folder.rglob("*")):
-        if path.is_file():
+        if path.is_file() and not path.is_symlink():
             digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
     return digest.hexdigest()
+
+
+def _watched(project: Path, case: Case) -> list[str]:
+    return [_tree_hash(project / relative) for relative in case.watch]
+
+
+def run_case(case: Case, project: Path, runner: CliRunner | None = None) -> tuple[list[bool], int, str]:
+    """Run one CLI case in `project`: ([exit 2, names it, has a fix, watched folders unchanged], exit, output)."""
+    from flows.cli import app
+
+    runner = runner or CliRunner()
+    args = case.prepare(project)
+    before = _watched(project, case)
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        result = runner.invoke(app, args, env={"BABELFLOW_PROJECT_ROOT": str(project), "COLUMNS": "300"})
+    finally:
+        os.chdir(cwd)
+        for path in project.rglob("*"):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+    text = result.output
+    ok = [result.exit_code == 2, case.must_name in text, "fix:" in text, "Traceback" not in text, _watched(project, case) == before]
+    return ok, result.exit_code, text
+
+
+def good_project(base: Path) -> Path:
+    """A project holding a good tau2-mock en-XA variant: every case starts from a copy of it."""
+    from flows.cli import app
+
+    good = base / "good-project"
+    good.mkdir()
+    result = CliRunner().invoke(app, ["adapt", "tau2-mock", "--lang", "en-XA"], env={"BABELFLOW_PROJECT_ROOT": str(good), "COLUMNS": "300"})
+    if result.exit_code != 0:
+        raise SystemExit(f"the drill's good project could not be built:\n{result.output}")
+    return good
 
 
 def disk_full_case(project: Path) -> tuple[bool, str]:
@@ -133,43 +160,50 @@ def disk_full_case(project: Path) -> tuple[bool, str]:
 
 
 def main() -> None:
-    from flows.cli import app
+    import argparse
 
+    parser = argparse.ArgumentParser(description="Reliability drill: bad input and security cases (exit 2, error/fix, nothing written).")
+    parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
+    args = parser.parse_args()
     runner = CliRunner()
     table = Table(title="bad-input drill")
-    for column in ("case", "exit", "names file/field", "has fix", "good output intact", "message"):
+    for column in ("case", "exit", "names file/field", "has fix", "no traceback", "nothing written", "message"):
         table.add_column(column, overflow="fold")
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        good = base / "good-project"
-        good.mkdir()
-        env = {"BABELFLOW_PROJECT_ROOT": str(good), "COLUMNS": "300"}
-        runner.invoke(app, ["adapt", "tau2-mock", "--lang", "en-XA"], env=env)
+        good = good_project(base)
         reference = _tree_hash(good / "adapted")
-        for index, case in enumerate(CASES):
+        for index, case in enumerate(ALL_CASES):
+            if args.only not in case.name:
+                continue
             project = base / f"case{index}"
-            shutil.copytree(good, project)
-            args = case.prepare(project)
-            before = _tree_hash(project / "adapted")
-            cwd = os.getcwd()
-            os.chdir(project)
-            try:
-                result = runner.invoke(app, args, env={"BABELFLOW_PROJECT_ROOT": str(project), "COLUMNS": "300"})
-            finally:
-                os.chdir(cwd)
-                for path in project.rglob("*"):
-                    if path.is_dir():
-                        path.chmod(0o755)
-            text = result.output
-            ok = [result.exit_code == 2, case.must_name in text, "fix:" in text, _tree_hash(project / "adapted") == before == reference]
+            shutil.copytree(good, project, symlinks=True)
+            ok, code, text = run_case(case, project, runner)
+            if "adapted" in case.watch:  # and equal to the good project's variant, not only to itself before
+                ok[-1] = ok[-1] and _tree_hash(project / "adapted") == reference
             passed, failed = passed + all(ok), failed + (not all(ok))
-            first = next((line for line in text.splitlines() if "error" in line), text.strip().splitlines()[0] if text.strip() else repr(result.exception))
-            table.add_row(case.name, str(result.exit_code), *("yes" if flag else "NO" for flag in ok[1:]), first[:120])
-        ok, message = disk_full_case(base / "disk")
-        passed, failed = passed + ok, failed + (not ok)
-        table.add_row("disk fills mid-write (ENOSPC at fsync)", "2" if ok else "?", "yes" if ok else "NO", "yes" if ok else "NO", "yes" if ok else "NO", message[:120])
-    Console(width=200).print(table)
+            first = next((line for line in text.splitlines() if "error" in line.lower()), text.strip().splitlines()[0] if text.strip() else "")
+            table.add_row(case.name, str(code), *("yes" if flag else "NO" for flag in ok[1:]), first[:120])
+        for index, check in enumerate(ALL_CHECKS):
+            if args.only not in check.name:
+                continue
+            project = base / f"check{index}"
+            shutil.copytree(good, project, symlinks=True)
+            try:
+                outcome = check.run(project)
+                ok_check, message = outcome.passed, outcome.message
+            except Exception as exc:  # a check that crashes has failed; the drill goes on
+                ok_check, message = False, f"crashed: {type(exc).__name__}: {exc}"
+            passed, failed = passed + ok_check, failed + (not ok_check)
+            flag = "yes" if ok_check else "NO"
+            table.add_row(check.name, "-", flag, flag, flag, flag, message[:120])
+        if args.only in "disk fills mid-write (ENOSPC at fsync)":
+            ok, message = disk_full_case(base / "disk")
+            passed, failed = passed + ok, failed + (not ok)
+            flag = "yes" if ok else "NO"
+            table.add_row("disk fills mid-write (ENOSPC at fsync)", "2" if ok else "?", flag, flag, flag, flag, message[:120])
+    Console(width=220).print(table)
     print(f"{passed} passed, {failed} failed")
     raise SystemExit(0 if failed == 0 else 1)
 
