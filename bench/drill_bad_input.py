@@ -135,7 +135,7 @@ def good_project(base: Path) -> Path:
     from flows.cli import app
 
     good = base / "good-project"
-    good.mkdir()
+    good.mkdir(exist_ok=True)  # a test may have seeded its analysis cache
     result = CliRunner().invoke(app, ["adapt", "tau2-mock", "--lang", "en-XA"], env={"BABELFLOW_PROJECT_ROOT": str(good), "COLUMNS": "300"})
     if result.exit_code != 0:
         raise SystemExit(f"the drill's good project could not be built:\n{result.output}")
