@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from babelflow.language_tag import tag_too_long
+
 _DATA = Path(__file__).with_name("data") / "language_data.toml"
 _FALLBACK_BAND = (0.3, 3.5)  # unknown script: only gross cuts and duplications are flagged
 _BAND_MARGIN = (0.6, 1.5)  # observed [p1, p99] widened: free translation varies, cuts do not
@@ -50,6 +52,8 @@ def script_of_tag(tag: str) -> str:
 
     if tag == "ar-XB":
         return "Arab"
+    if tag_too_long(tag):  # never handed to the parsers (checked at the CLI; this is the last guard)
+        return "Latn"
     try:
         return langcodes.Language.get(tag).maximize().script or "Latn"
     except (ValueError, LookupError):
@@ -82,7 +86,7 @@ def _cldr_numbers_and_months(tag: str) -> tuple[str, str, dict[str, int]]:
     from babel.numbers import get_decimal_symbol, get_group_symbol
 
     try:
-        locale = Locale.parse(tag, sep="-")
+        locale = Locale.parse("en" if tag_too_long(tag) else tag, sep="-")
     except (UnknownLocaleError, ValueError):
         locale = Locale.parse("en")
     months: dict[str, int] = {}

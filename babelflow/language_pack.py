@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 
 from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import Record
+from babelflow.language_tag import MAX_TAG_LENGTH, tag_too_long
 
 REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
@@ -62,6 +63,9 @@ class LanguagePack(Record):
     @field_validator("tag")
     @classmethod
     def _bcp47(cls, tag: str) -> str:
+        too_long = tag_too_long(tag)
+        if too_long:
+            raise ValueError(too_long)
         if not langcodes.tag_is_valid(tag):
             raise ValueError(f"{tag!r} is not a valid BCP 47 tag")
         return tag
@@ -107,6 +111,9 @@ def packs_dir(project_root: Path | None = None) -> list[Path]:
 
 
 def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
+    too_long = tag_too_long(tag)  # it names the file looked for: bounded before any path is made
+    if too_long:
+        raise BabelflowError(too_long, field="--lang", fix=f"use a tag of at most {MAX_TAG_LENGTH} characters, such as zh-Hans or en-XA")
     for folder in packs_dir(project_root):
         path = folder / f"{tag}.toml"
         if path.exists():
@@ -121,9 +128,21 @@ def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
 
 def read_pack(path: Path) -> LanguagePack:
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise BabelflowError(f"Language pack cannot be read: {exc.strerror}", file=path, fix="make the pack a readable file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise BabelflowError(f"Language pack is not UTF-8 (byte {exc.start}, line {line})", file=path, fix="save the file as UTF-8 (TOML files must be)") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BabelflowError(f"Language pack is not valid TOML: {exc}", file=path, fix="repair the TOML syntax") from exc
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise BabelflowError("Language pack nests arrays or inline tables too deeply to parse", file=path,
+                             fix="a pack holds flat lists of tables ([[glossary]]); remove the nesting") from None
     pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
     if pack.tag != Path(path).stem:
         raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")

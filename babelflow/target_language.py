@@ -9,6 +9,7 @@ from functools import lru_cache
 import langcodes
 
 from babelflow.language_pack import LanguagePack
+from babelflow.language_tag import tag_too_long
 from babelflow.text import PSEUDO_ACCENTED_LETTERS, RLO, SCRIPT_NAME_PREFIXES, WORD, script_share, without_tokens
 
 
@@ -51,6 +52,8 @@ def language_problem(text: str, source: str, language: str, tokens: list[str], p
 
 @lru_cache(maxsize=256)  # called per translated field and per model segment: CLDR lookup once per tag
 def _likely_script(language: str) -> str | None:
+    if tag_too_long(language):  # not handed to langcodes: no expectation
+        return None
     try:
         return langcodes.Language.get(language).maximize().script
     except (ValueError, LookupError):  # a malformed tag: no expectation

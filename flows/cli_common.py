@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from babelflow.errors import BabelflowError
+from babelflow.language_tag import check_language_tag
 from babelflow.settings import apply_offline_environment
 
 console = Console(stderr=True)
@@ -23,6 +24,7 @@ def cli_errors(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
+            check_lang_option(kwargs.get("lang"))  # before anything is created
             apply_offline_environment()  # creates the state folder: its errors are the user's too
             return func(*args, **kwargs)
         except BabelflowError as exc:
@@ -30,6 +32,13 @@ def cli_errors(func: Callable) -> Callable:
             raise typer.Exit(code=exc.exit_code) from None
 
     return wrapper
+
+
+def check_lang_option(value: str | list[str] | None) -> None:
+    """Every command's `--lang` (one tag, or several for `flow`) is checked here, before the command
+    runs: a bounded, well-formed BCP 47 tag, or exit 2 naming --lang."""
+    for tag in [value] if isinstance(value, str) else value or []:
+        check_language_tag(tag)
 
 
 def status_line(status) -> Callable[[str], None]:

@@ -5,18 +5,15 @@ environment: translators/providers/config.py). A provider's key is checked here,
 
 from __future__ import annotations
 
-import langcodes
-
 from babelflow.errors import BabelflowError
+from babelflow.language_tag import check_language_tag
 from translators.interface import Translator
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 
 
 def validate_language_tag(tag: str) -> str:
     """A well-formed BCP 47 tag (pseudo-locales en-XA/ar-XB included), else a clear error."""
-    if not tag or not langcodes.tag_is_valid(tag):
-        raise BabelflowError(f"{tag!r} is not a valid BCP 47 language tag", field="--lang", fix="use a tag such as zh-Hans, hi, en-XA or ar-XB")
-    return tag
+    return check_language_tag(tag)  # one rule with the CLI's --lang check (length bounded first)
 
 
 def make_translator(spec: str, language: str, *, costs=None) -> Translator:
