@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import Field, TypeAdapter
 
+from babelflow.child_lifetime import die_with_parent, parent_link
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactRole, Record
 from source_benchmarks.protocol import parity_signature
@@ -197,9 +198,11 @@ def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
     """Run the trials in a fresh interpreter (patched code never meets this process's work)."""
     # the caller's import path too: a domain package may be importable only from there
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    done = subprocess.run(
-        [sys.executable, "-m", "source_benchmarks.tau2.code_trials"], input=request.model_dump_json(), capture_output=True, text=True, env=env, check=False
-    )
+    with parent_link() as link:  # the child ends when this process ends, SIGKILL included (issue 28)
+        done = subprocess.run(
+            [sys.executable, "-m", "source_benchmarks.tau2.code_trials"], input=request.model_dump_json(), capture_output=True, text=True,
+            env={**env, **link.env}, pass_fds=link.pass_fds, check=False,
+        )
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise BabelflowError(f"code trials for {request.benchmark_id} failed: {' | '.join(tail)}", fix="rerun `babelflow analyze` with --verbose; report it if the benchmark's own code is unchanged")
@@ -228,6 +231,7 @@ def _without_litellm() -> None:
 
 
 def main() -> None:
+    die_with_parent()  # first: a parent killed while this starts up must not leave it running
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     _without_litellm()
     request = CodeTrialRequest.model_validate_json(sys.stdin.read())
