@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.testing import CliRunner
 
-from bench.drill_cases import Case, Check, imports, inputs, outputs, server
+from bench.drill_cases import Case, Check, area_modules
 from bench.drill_cases import write_file as _write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,9 +83,9 @@ CASES = [
     Case("unknown task split", lambda p: ["replay", "tau2-mock", "--split", "holdout"], "holdout"),
     Case("IR schema written over a directory", lambda p: ["ir-schema", "--out", str(p)], str(Path("x")).strip("x") or "directory"),
 ]
-AREAS = (server, outputs, imports, inputs)  # issue 28's security and ownership cases
-ALL_CASES: list[Case] = CASES + [case for area in AREAS for case in area.CASES]
-ALL_CHECKS: list[Check] = [check for area in AREAS for check in area.CHECKS]
+AREAS = area_modules()  # issue 28's security and ownership cases, one module per area
+ALL_CASES: list[Case] = CASES + [case for area in AREAS for case in getattr(area, "CASES", [])]
+ALL_CHECKS: list[Check] = [check for area in AREAS for check in getattr(area, "CHECKS", [])]
 
 
 def _latin1_policy(project: Path) -> list[str]:

@@ -5,9 +5,12 @@ message naming the file/field and a fix, changing nothing under the watched fold
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 
 @dataclass
@@ -46,3 +49,10 @@ def write_file(relative: str, content: bytes | str, args: list[str]) -> Callable
         return [a.replace("{p}", str(project)) for a in args]
 
     return prepare
+
+
+def area_modules() -> list[ModuleType]:
+    """Every module of this package, in name order: a new area needs no registration (a module
+    without CASES or CHECKS, a helper of another, adds nothing)."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    return [importlib.import_module(f"{__name__}.{name}") for name in names]
