@@ -3,11 +3,16 @@
 Stored at canonical_maps/<benchmark>/<language>.json, versioned by a hash of its entries. Entries
 record where the translation came from (a translator, CLDR, a reviewer) and their review state,
 so a rerun keeps reviewed terms and only translates new ones.
+
+A map is refused (on load, before every write, and by `babelflow import`) when a live entry has an
+empty target (the field would be emptied) or when two sources of one group share a target (two
+products or books would carry the same name, and the agent could no longer tell them apart).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from pathlib import Path
 from typing import Final, Literal
 
@@ -53,6 +58,43 @@ class CanonicalMap(Record):
         self.entries = [e for e in self.entries if (e.group, e.source) != (entry.group, entry.source)] + [entry]
 
 
+def map_problems(cmap: CanonicalMap) -> list[str]:
+    """Empty targets and collisions among the live (not rejected) entries; [] = usable.
+
+    Sources that differ only in case ('Tablet', 'tablet') are one term, so they may share a target;
+    targets are compared case-insensitively ('El Camino' and 'el camino' name the same thing)."""
+    problems: list[str] = []
+    by_target: dict[tuple[str, str], dict[str, CanonicalEntry]] = defaultdict(dict)
+    for entry in cmap.lookup().values():
+        if not entry.target.strip():
+            problems.append(f"entry ({entry.group}, {entry.source!r}) has an empty target")
+            continue
+        by_target[(entry.group, entry.target.strip().casefold())].setdefault(entry.source.casefold(), entry)
+    for (group, _), sources in by_target.items():
+        if len(sources) > 1:
+            entries = sorted(sources.values(), key=lambda e: e.source)
+            names = " and ".join(f"{e.source!r} ({e.origin})" for e in entries)
+            problems.append(f"group {group!r}: {names} share the target {entries[0].target!r}")
+    return problems
+
+
+def check_canonical_map(cmap: CanonicalMap, path: Path | None) -> None:
+    """Raise (exit 2) naming every empty or colliding entry; nothing is written by the caller."""
+    problems = map_problems(cmap)
+    if problems:
+        shown = "\n  ".join(problems[:20])
+        more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
+        entries = "entry" if len(problems) == 1 else "entries"
+        raise BabelflowError(
+            f"Canonical map {cmap.benchmark}/{cmap.language}: {len(problems)} unusable {entries}:\n  {shown}{more}",
+            file=path,
+            field="entries",
+            fix='give each source its own non-empty target (edit the entry and set origin "reviewer", or import'
+            ' the canonical terms with `babelflow import`), or set review_state "rejected" on a wrong entry to have'
+            " it translated again",
+        )
+
+
 def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMap:
     """Load the map, or an empty one if the file does not exist yet; refuse foreign/corrupt maps."""
     path = Path(path)
@@ -62,20 +104,31 @@ def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMa
         data = orjson.loads(path.read_bytes())
         cmap = CanonicalMap.model_validate(data)
     except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise StaleArtifactError(f"Canonical map is corrupt: {str(exc).splitlines()[0]}", file=path, fix="restore it from git or delete it to rebuild from the translator") from exc
+        raise StaleArtifactError(
+            f"Canonical map is corrupt: {str(exc).splitlines()[0]}",
+            file=path,
+            fix="restore it from git or delete it to rebuild from the translator",
+        ) from exc
     if (cmap.benchmark, cmap.language) != (benchmark, language):
         raise StaleArtifactError(
-            f"Canonical map is for {cmap.benchmark}/{cmap.language}, not {benchmark}/{language}", file=path, field="benchmark/language", fix="use the map of this benchmark and language"
+            f"Canonical map is for {cmap.benchmark}/{cmap.language}, not {benchmark}/{language}",
+            file=path,
+            field="benchmark/language",
+            fix="use the map of this benchmark and language",
         )
+    check_canonical_map(cmap, path)
     return cmap
 
 
 def save_canonical_map(cmap: CanonicalMap, path: Path) -> None:
+    check_canonical_map(cmap, path)  # before the write: a refused map leaves the file as it was
     cmap.entries.sort(key=lambda e: (e.group, e.source))
     write_bytes_atomic(Path(path), orjson.dumps(cmap.model_dump(), option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def seed_from_cldr(cmap: CanonicalMap, group: str, kind: Literal["weekdays", "months", "territories", "currencies"], terms: list[str]) -> int:
+def seed_from_cldr(
+    cmap: CanonicalMap, group: str, kind: Literal["weekdays", "months", "territories", "currencies"], terms: list[str]
+) -> int:
     """Fill a group with CLDR names (babel) instead of asking a model; returns entries added.
 
     `terms` are the English source names (e.g. "Monday", "France", "US Dollar") to look up.
@@ -85,7 +138,11 @@ def seed_from_cldr(cmap: CanonicalMap, group: str, kind: Literal["weekdays", "mo
     try:
         target = Locale.parse(cmap.language, sep="-")
     except (UnknownLocaleError, ValueError) as exc:
-        raise BabelflowError(f"CLDR has no locale {cmap.language!r}", field="language", fix="seed only real languages; pseudo-locales have no CLDR data") from exc
+        raise BabelflowError(
+            f"CLDR has no locale {cmap.language!r}",
+            field="language",
+            fix="seed only real languages; pseudo-locales have no CLDR data",
+        ) from exc
     english = Locale("en")
     tables = {
         "weekdays": (english.days["format"]["wide"], target.days["format"]["wide"]),
@@ -101,6 +158,15 @@ def seed_from_cldr(cmap: CanonicalMap, group: str, kind: Literal["weekdays", "mo
         key = by_name.get(term)
         if key is None or key not in target_table or (group, term) in existing:
             continue
-        cmap.upsert(CanonicalEntry(group=group, source=term, target=target_table[key], origin="cldr", origin_detail=f"CLDR {target}", review_state="confirmed"))
+        cmap.upsert(
+            CanonicalEntry(
+                group=group,
+                source=term,
+                target=target_table[key],
+                origin="cldr",
+                origin_detail=f"CLDR {target}",
+                review_state="confirmed",
+            )
+        )
         added += 1
     return added

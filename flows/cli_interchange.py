@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import orjson
 import typer
-from rich.table import Table
 
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console
 
 
-def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str, *, drafts: bool = False):
+@dataclass
+class _Context:
+    settings: Any
+    paths: Any
+    ir: Any
+    units: list
+    translator: str
+    pack: Any
+    cmap: Any
+
+
+def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str, *, drafts: bool = False) -> _Context:
     """`auto` without an offline translator for `lang` means none: the export goes out with empty
     targets (the offline path to any language); with a translator, `drafts` fills the targets."""
     from babelflow.canonical_map import load_canonical_map
@@ -36,10 +47,12 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     bench = get_benchmark(benchmark, source_dir=source_dir)
     ir = analyze_or_reuse(bench, None, paths.ir, lambda m: None)
     cmap = load_canonical_map(paths.canonical_map, benchmark, lang)
-    engine = TranslationEngine(engine_translator, lang, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
+    engine = TranslationEngine(
+        engine_translator, lang, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark)
+    )
     if drafts and translator != NONE:
         engine.translate(ir, cmap)  # fills the translation memory: its drafts become the targets
-    return settings, paths, ir, exchange_units(ir, cmap, engine), translator
+    return _Context(settings, paths, ir, exchange_units(ir, cmap, engine), translator, pack, cmap)
 
 
 @cli_errors
@@ -48,7 +61,11 @@ def export_command(
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
     fmt: str = typer.Option("xliff", "--format", help="xliff (XLIFF 1.2) or po."),
     out: Path = typer.Option(..., "--out", "-o", help="File to write (.xlf or .po)."),
-    translator: str = typer.Option("auto", "--translator", help="Who drafts the targets: `auto` (pseudo-locales: pseudo; a language with an Apertium pair: apertium; else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL."),
+    translator: str = typer.Option(
+        "auto",
+        "--translator",
+        help="Who drafts the targets: `auto` (pseudo-locales: pseudo; a language with an Apertium pair: apertium; else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL.",
+    ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
 ) -> None:
     """Export the language's translation units (context, notes, inline codes, canonical terms)."""
@@ -56,10 +73,17 @@ def export_command(
     from translators.interchange import write_exchange
 
     if fmt not in ("xliff", "po"):
-        raise BabelflowError(f"Unknown format {fmt!r}", field="--format", fix="use xliff or po (XLIFF 2.0 is not offered: translate-toolkit's writer fails the official schema)")
-    _, _, ir, units, used = _context(benchmark, lang, source_dir, translator, drafts=True)
+        raise BabelflowError(
+            f"Unknown format {fmt!r}",
+            field="--format",
+            fix="use xliff or po (XLIFF 2.0 is not offered: translate-toolkit's writer fails the official schema)",
+        )
+    context = _context(benchmark, lang, source_dir, translator, drafts=True)
+    units, used = context.units, context.translator
     write_exchange(units, out, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)
-    console.print(f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft) written to [bold]{out}[/]")
+    console.print(
+        f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft) written to [bold]{out}[/]"
+    )
 
 
 @cli_errors
@@ -67,26 +91,59 @@ def import_command(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     file: Path = typer.Argument(..., help="The edited .xlf/.po file."),
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
-    translator: str = typer.Option("auto", "--translator", help="Translator for units the file does not cover (`auto` as for export; `none` keeps their source text and reports them)."),
+    translator: str = typer.Option(
+        "auto",
+        "--translator",
+        help="Translator for units the file does not cover (`auto` as for export; `none` keeps their source text and reports them).",
+    ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    max_bytes: int | None = typer.Option(
+        None,
+        "--max-bytes",
+        envvar="BABELFLOW_IMPORT_MAX_BYTES",
+        min=1,
+        help="Largest file accepted, checked before it is read (default 50 MiB).",
+    ),
+    max_units: int | None = typer.Option(
+        None,
+        "--max-units",
+        envvar="BABELFLOW_IMPORT_MAX_UNITS",
+        min=1,
+        help="Most units accepted, counted before the file is parsed (default 50,000).",
+    ),
 ) -> None:
-    """Bring a translator's file back: same checks as a model translation; then rebuild the variant."""
-    from babelflow.atomic_io import write_bytes_atomic
+    """Bring a translator's file back, all or nothing: every entry is checked (ids, states, inline
+    codes, pack, fidelity, canonical terms) before anything is written; then the variant is rebuilt."""
+    from babelflow.errors import BabelflowError
     from flows.adapt import adapt
-    from translators.interchange import import_translations, read_exchange
+    from flows.importing import check_entries, check_header, check_written, roll_back, write_import
+    from translators.interchange import ImportLimits, plan_import, read_exchange
 
-    settings, paths, ir, units, translator = _context(benchmark, lang, source_dir, translator)
-    imported, problems = import_translations(units, read_exchange(file))
-    reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
-    reviewed.update(imported)
-    write_bytes_atomic(paths.reviewed, orjson.dumps(reviewed))
-    result = adapt(benchmark, lang, translator_spec=translator, source_dir=source_dir, settings=settings, ir=ir)
-    console.print(f"{len(imported)} fields imported; variant rebuilt at [bold]{result.paths.variant}[/]")
-    if problems:
-        table = Table(title=f"{len(problems)} import findings (fidelity / inline_code_broken)")
-        for column in ("unit", "problems", "target"):
-            table.add_column(column, overflow="fold")
-        for problem in problems:
-            table.add_row(problem.unit_key, "; ".join(problem.problems), problem.target[:120])
-        console.print(table)
-        raise typer.Exit(code=1)
+    limits = ImportLimits(
+        **{k: v for k, v in {"max_bytes": max_bytes, "max_units": max_units}.items() if v is not None}
+    )
+    exchange = read_exchange(file, limits)  # bounded before the IR is loaded
+    check_header(exchange, benchmark, lang)
+    context = _context(benchmark, lang, source_dir, translator)
+    settings, paths = context.settings, context.paths
+    plan = plan_import(context.units, exchange, keep_order=context.pack.is_pseudo)
+    check_entries(exchange, plan)
+    check_written(exchange, plan, context.ir, context.pack, context.cmap, lang)
+    written = write_import(
+        settings, benchmark, lang, paths.reviewed, paths.canonical_map, plan, holder=f"import {file.name}"
+    )
+    try:
+        result = adapt(
+            benchmark, lang, translator_spec=context.translator, source_dir=source_dir, settings=settings, ir=context.ir
+        )
+    except BabelflowError as exc:
+        roll_back(settings, benchmark, lang, written)
+        exc.message = (
+            f"{exc.message}\nThe import was rolled back: the reviewed translations and canonical map are as before."
+        )
+        raise
+    console.print(
+        f"{len(plan.entries)} units imported ({len(plan.targets)} fields, {len(plan.canonical)} canonical terms; "
+        f"{plan.empty_units} without a target left to the translator);"
+        f" variant rebuilt at [bold]{result.paths.variant}[/]"
+    )

@@ -2,27 +2,37 @@
 
 Each translation unit becomes one entry (id = unit key) with its context, notes (fields, canonical
 group, glossary) and its protected placeholders as inline codes (`<ph id="N">original</ph>` in
-XLIFF, `⟦N⟧` in PO with the originals in an extracted comment). Importing applies the same checks
-as a model translation: a dropped, duplicated or invented inline code is a finding, never patched.
+XLIFF, `⟦N⟧` in PO with the originals in an extracted comment).
+
+Importing is all-or-nothing: the file's size and unit count are bounded before it is parsed, its
+header must name this benchmark and language, and every entry is checked (known and unique id,
+unchanged source, a final state, each inline code once, paired tags in order, no swapped codes)
+before the caller writes anything. One bad entry refuses the whole file, never a part of it.
 """
 
 from __future__ import annotations
 
+import io
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from lxml import etree
+from pydantic import Field
 from translate.storage import po, xliff
 from translate.storage.placeables import StringElem
 from translate.storage.placeables.xliff import Ph
+from translate.storage.xliff import ID_SEPARATOR
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
-from babelflow.ir import IRDocument
+from babelflow.ir import IRDocument, Record
 from babelflow.text import PLACEHOLDER
+from translators.code_order import code_order_problems
 from translators.engine import TranslationEngine, protect_unit
-from translators.placeholders import PlaceholderError, ProtectedText, restore
+from translators.placeholders import ProtectedText, placeholder_problems, restore
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 
 XLIFF_12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -69,7 +79,11 @@ def exchange_units(ir: IRDocument, cmap: CanonicalMap, engine: TranslationEngine
         if unit.canonical_group:
             notes.append(f"canonical term ({unit.canonical_group}): translate once, it is reused in every file")
         if protected.placeholders:
-            notes.append("inline codes: " + "; ".join(f"{p.index}={p.original!r}" for p in protected.placeholders) + " — keep every code exactly once")
+            notes.append(
+                "inline codes: "
+                + "; ".join(f"{p.index}={p.original!r}" for p in protected.placeholders)
+                + " — keep every code exactly once"
+            )
         out.append(ExchangeUnit(unit, protected, target, notes))
     return out
 
@@ -105,8 +119,19 @@ def _from_rich(elements) -> str:
 ExchangeFormat = Literal["xliff", "po"]
 
 
-def write_exchange(units: list[ExchangeUnit], path: Path, fmt: ExchangeFormat, source_language: str, target_language: str, benchmark: str) -> None:
-    data = _xliff(units, source_language, target_language, benchmark) if fmt == "xliff" else _po(units, target_language)
+def write_exchange(
+    units: list[ExchangeUnit],
+    path: Path,
+    fmt: ExchangeFormat,
+    source_language: str,
+    target_language: str,
+    benchmark: str,
+) -> None:
+    data = (
+        _xliff(units, source_language, target_language, benchmark)
+        if fmt == "xliff"
+        else _po(units, target_language, benchmark)
+    )
     write_bytes_atomic(Path(path), data)
 
 
@@ -125,9 +150,10 @@ def _xliff(units: list[ExchangeUnit], source_language: str, target_language: str
     return bytes(store)
 
 
-def _po(units: list[ExchangeUnit], target_language: str) -> bytes:
+def _po(units: list[ExchangeUnit], target_language: str, benchmark: str) -> bytes:
     store = po.pofile()
-    store.updateheader(add=True, Language=target_language, X_Generator="babelflow")
+    # the benchmark header lets import refuse a file of another benchmark (XLIFF: <file original>)
+    store.updateheader(add=True, Language=target_language, X_Generator="babelflow", X_Babelflow_Benchmark=benchmark)
     for item in units:
         entry = store.UnitClass(item.protected.text)
         entry.setcontext(item.unit.key)
@@ -138,44 +164,303 @@ def _po(units: list[ExchangeUnit], target_language: str) -> bytes:
     return bytes(store)
 
 
-@dataclass
-class ImportProblem:
+# ---- import ------------------------------------------------------------------------------------
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024  # the largest real export (tau2-telecom, 711 units) is ~1 MB
+DEFAULT_MAX_UNITS = 50_000
+# XLIFF 1.2 target states that are a translator's word. No state at all also counts: our export
+# writes none, and a plain editor or a tool that tracks no workflow leaves none. new and needs-*
+# (translation, adaptation, l10n, review-*) say the translator is not done; an x- state has a
+# meaning we cannot know. `approved` is a reviewer's sign-off on top, not required here.
+FINAL_STATES = frozenset({"translated", "signed-off", "final"})
+XLIFF_SUFFIXES = (".xlf", ".xliff")
+PO_SUFFIXES = (".po",)
+
+
+class ImportLimits(Record):
+    """Bounds checked before the file is parsed (a 200 MB XLIFF took 2.4 GB of RSS to parse)."""
+
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0)
+    max_units: int = Field(default=DEFAULT_MAX_UNITS, gt=0)
+
+
+class ExchangeEntry(Record):
+    key: str = Field(description="unit id as the file gives it (XLIFF id, PO msgctxt)")
+    source: str = Field(description="protected source text (⟦N⟧ codes) as the file gives it")
+    target: str = Field(description="protected target; empty when the entry is not translated")
+    where: str = Field(description="where in the file: 'line 42' (XLIFF) or 'entry 7' (PO)")
+    not_final: str = Field(default="", description="why the target is not the translator's final word; '' = final")
+
+
+class ExchangeFile(Record):
+    path: Path
+    fmt: ExchangeFormat
+    benchmarks: list[str] = Field(description="XLIFF <file original>, PO X-Babelflow-Benchmark header (absent: [])")
+    target_languages: list[str] = Field(description="XLIFF <file target-language>, PO Language header ('' = missing)")
+    entries: list[ExchangeEntry]
+
+
+class ImportProblem(Record):
     unit_key: str
-    element_ids: list[str]
-    source: str
+    where: str
     target: str
     problems: list[str]
 
 
-def read_exchange(path: Path) -> dict[str, str]:
-    """unit key -> protected target text (⟦N⟧ codes), for every translated entry of the file."""
-    path = Path(path)
-    data = path.read_bytes()
+class PlannedEntry(Record):
+    """One checked entry of the file and the fields it will set."""
+
+    unit_key: str
+    where: str
+    element_ids: list[str]
+    canonical_group: str | None = Field(description="set for a canonical term (it goes to the canonical map)")
+    source: str = Field(description="the unit's source text (not protected)")
+    target: str = Field(description="the restored target")
+
+
+class ImportPlan(Record):
+    """What an import would change, computed before anything is written."""
+
+    entries: list[PlannedEntry]
+    empty_units: int = Field(description="entries without a target: left to the translator")
+    problems: list[ImportProblem]
+
+    @property
+    def targets(self) -> dict[str, str]:
+        """element id -> target, for every field the file sets (canonical terms: all fields of the term)."""
+        return {element_id: e.target for e in self.entries for element_id in e.element_ids}
+
+    @property
+    def reviewed(self) -> dict[str, str]:
+        """element id -> target of free units: stored as reviewed translations."""
+        return {element_id: e.target for e in self.entries if e.canonical_group is None for element_id in e.element_ids}
+
+    @property
+    def canonical(self) -> dict[tuple[str, str], str]:
+        """(group, source) -> target of canonical terms: stored in the canonical map."""
+        return {(e.canonical_group, e.source): e.target for e in self.entries if e.canonical_group is not None}
+
+
+def _refuse_size(path: Path, what: str, limit: str, fix: str) -> BabelflowError:
+    return BabelflowError(
+        f"Translation file is too large: {what} (limit {limit}); nothing was read", file=path, field="size", fix=fix
+    )
+
+
+def _count_units(data: bytes, fmt: ExchangeFormat, limit: int, path: Path) -> int:
+    """Units counted by streaming (no tree is kept), so an oversized file is refused before parsing."""
+    if fmt == "po":
+        return sum(
+            1 for line in data.splitlines() if line.lstrip(b"#~ ").startswith(b"msgid ") and not line.startswith(b"#|")
+        )
+    count = 0
     try:
-        if path.suffix in (".xlf", ".xliff"):
-            store = xliff.xlifffile.parsestring(data)
-            return {u.getid(): _from_rich(u.rich_target) for u in store.units if u.istranslatable() and u.target}
-        store = po.pofile.parsestring(data)
-        return {u.getcontext(): u.target for u in store.units if not u.isheader() and u.target}
+        for _, element in etree.iterparse(
+            io.BytesIO(data),
+            events=("end",),
+            tag=f"{{{XLIFF_12}}}trans-unit",
+            resolve_entities=False,
+            no_network=True,
+            huge_tree=False,
+            load_dtd=False,
+        ):
+            count += 1
+            element.clear()
+            if count > limit:
+                break
+    except etree.XMLSyntaxError as exc:
+        raise BabelflowError(
+            f"Cannot read translation file: {exc}",
+            file=path,
+            fix="export again with `babelflow export` and edit only the targets",
+        ) from exc
+    return count
+
+
+def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFile:
+    """Every entry of an exported and edited file, with its header; size and unit count are checked first."""
+    path = Path(path)
+    limits = limits or ImportLimits()
+    fix_size = (
+        "import the file in parts (one export per benchmark),"
+        " or raise the limit: --max-bytes / BABELFLOW_IMPORT_MAX_BYTES"
+    )
+    suffix = path.suffix.lower()
+    if suffix not in XLIFF_SUFFIXES + PO_SUFFIXES:
+        raise BabelflowError(
+            f"Unknown translation file type {path.suffix or '(none)'!r}",
+            file=path,
+            fix="import the .xlf/.xliff or .po file written by `babelflow export`",
+        )
+    fmt: ExchangeFormat = "xliff" if suffix in XLIFF_SUFFIXES else "po"
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise BabelflowError(
+                "Translation file is not a regular file",
+                file=path,
+                fix="import the file itself, not a device, pipe or folder",
+            )
+        if info.st_size > limits.max_bytes:
+            raise _refuse_size(path, f"{info.st_size / 2**20:.1f} MiB", f"{limits.max_bytes / 2**20:.1f} MiB", fix_size)
+        with open(path, "rb") as handle:
+            data = handle.read(limits.max_bytes + 1)  # a file that grows while we read is still bounded
+    except OSError as exc:
+        raise BabelflowError(
+            f"Cannot read translation file: {exc.strerror or exc}", file=path, fix="check the path and its permissions"
+        ) from exc
+    if len(data) > limits.max_bytes:
+        raise _refuse_size(path, f"more than {limits.max_bytes} bytes", f"{limits.max_bytes / 2**20:.1f} MiB", fix_size)
+    units = _count_units(data, fmt, limits.max_units, path)
+    if units > limits.max_units:
+        raise BabelflowError(
+            f"Translation file has more than {limits.max_units:,} units; nothing was read",
+            file=path,
+            field="units",
+            fix="import the file in parts, or raise the limit: --max-units / BABELFLOW_IMPORT_MAX_UNITS",
+        )
+    try:
+        return _read_xliff(path, data) if fmt == "xliff" else _read_po(path, data)
+    except BabelflowError:
+        raise
     except Exception as exc:  # translate-toolkit raises parser-specific types
-        raise BabelflowError(f"Cannot read translation file: {exc}", file=path, fix="export again with `babelflow export` and edit only the targets") from exc
+        raise BabelflowError(
+            f"Cannot read translation file: {exc}",
+            file=path,
+            fix="export again with `babelflow export` and edit only the targets",
+        ) from exc
 
 
-def import_translations(units: list[ExchangeUnit], translated: dict[str, str]) -> tuple[dict[str, str], list[ImportProblem]]:
-    """(element id -> restored target for good entries, problems for broken ones)."""
+def _read_xliff(path: Path, data: bytes) -> ExchangeFile:
+    store = xliff.xlifffile.parsestring(data)
+    files = list(store.document.getroot().iter(f"{{{XLIFF_12}}}file"))
+    if not files:
+        raise BabelflowError(
+            "Not a babelflow XLIFF 1.2 file: no <file> element",
+            file=path,
+            fix="export again with `babelflow export --format xliff`",
+        )
+    entries = []
+    for unit in store.units:
+        if not unit.istranslatable():
+            continue
+        node = unit.xmlelement
+        target_node = node.find(f"{{{XLIFF_12}}}target")
+        state = target_node.get("state") if target_node is not None else None
+        target = _from_rich(unit.rich_target) if unit.target else ""
+        not_final = "" if state is None or state in FINAL_STATES else f'state="{state}"'
+        entries.append(
+            ExchangeEntry(
+                key=node.get("id") or "",
+                source=_from_rich(unit.rich_source),
+                target=target,
+                where=f"line {node.sourceline}",
+                not_final=not_final,
+            )
+        )
+    return ExchangeFile(
+        path=path,
+        fmt="xliff",
+        benchmarks=[f.get("original") or "" for f in files],
+        target_languages=[f.get("target-language") or "" for f in files],
+        entries=entries,
+    )
+
+
+def _read_po(path: Path, data: bytes) -> ExchangeFile:
+    store = po.pofile.parsestring(data)
+    header = store.parseheader()
+    entries = []
+    for number, unit in enumerate((u for u in store.units if not u.isheader()), start=1):
+        flags = [flag for flag, on in (("obsolete #~ entry", unit.isobsolete()), ("#, fuzzy", unit.isfuzzy())) if on]
+        entries.append(
+            ExchangeEntry(
+                key=unit.getcontext() or "",
+                source=unit.source or "",
+                target=unit.target or "",
+                where=f"entry {number}",
+                not_final=", ".join(flags),
+            )
+        )
+    benchmark = header.get("X-Babelflow-Benchmark")
+    return ExchangeFile(
+        path=path,
+        fmt="po",
+        benchmarks=[benchmark] if benchmark else [],
+        target_languages=[header.get("Language") or ""],
+        entries=entries,
+    )
+
+
+def same_language(a: str, b: str) -> bool:
+    """BCP 47 tags compare case-insensitively; PO headers often write es_ES for es-ES."""
+    return a.replace("_", "-").casefold() == b.replace("_", "-").casefold()
+
+
+def header_problems(exchange: ExchangeFile, benchmark: str, language: str) -> list[str]:
+    """The file must be this benchmark's export for this language (an en-XA file imported as es is refused)."""
+    problems = []
+    for original in exchange.benchmarks:
+        if original != benchmark:
+            what = "<file original>" if exchange.fmt == "xliff" else "X-Babelflow-Benchmark header"
+            problems.append(f"the file is for benchmark {original!r} ({what}), not {benchmark!r}")
+    for tag in exchange.target_languages:
+        if not tag:
+            what = "<file target-language>" if exchange.fmt == "xliff" else "Language header"
+            problems.append(f"the file does not name its target language ({what} is missing)")
+        elif not same_language(tag, language):
+            problems.append(f"the file's target language is {tag!r}, not {language!r} (--lang)")
+    return problems
+
+
+def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order: bool) -> ImportPlan:
+    """Check every entry (ids, duplicates, states, sources, inline codes) and restore the good ones.
+
+    Nothing here writes; `problems` non-empty means the import must be refused as a whole."""
     by_key = {u.unit.key: u for u in units}
-    targets: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    planned: list[PlannedEntry] = []
     problems: list[ImportProblem] = []
-    for raw_key, text in translated.items():
-        key = next((k for k in by_key if raw_key.endswith(k)), None)  # XLIFF ids may be prefixed by the file name
-        if key is None:
-            problems.append(ImportProblem(raw_key, [], "", text, ["unknown unit id: not exported by babelflow for this IR"]))
+    empty = 0
+    for entry in exchange.entries:
+        key = entry.key.rsplit(ID_SEPARATOR, 1)[-1]  # translate-toolkit may prefix the <file original>
+
+        def refuse(*why: str, key: str = key, entry: ExchangeEntry = entry) -> None:
+            problems.append(ImportProblem(unit_key=key, where=entry.where, target=entry.target, problems=list(why)))
+
+        if key in seen:
+            refuse(f"duplicate unit id: also at {seen[key]}")
             continue
-        item = by_key[key]
-        try:
-            restored = restore(text, item.protected)
-        except PlaceholderError as exc:
-            problems.append(ImportProblem(key, item.unit.element_ids, item.protected.text, text, list(exc.problems)))
+        seen[key] = entry.where
+        item = by_key.get(key)
+        if item is None:
+            refuse("unknown unit id: not exported by babelflow for this benchmark's current IR")
             continue
-        targets.update(dict.fromkeys(item.unit.element_ids, restored))
-    return targets, problems
+        if entry.source != item.protected.text:
+            refuse(
+                "the source text differs from this benchmark's"
+                " (the file was exported from another version, or its source was edited)"
+            )
+            continue
+        if not entry.target:
+            empty += 1
+            continue
+        if entry.not_final:
+            refuse(f"not a translator's final word ({entry.not_final})")
+            continue
+        found = placeholder_problems(entry.target, item.protected)
+        found = found or code_order_problems(entry.target, item.protected, keep_order=keep_order)
+        if found:
+            refuse(*found)
+            continue
+        group = (item.unit.canonical_group or "default") if item.unit.kind == "canonical" else None
+        planned.append(
+            PlannedEntry(
+                unit_key=key,
+                where=entry.where,
+                element_ids=list(item.unit.element_ids),
+                canonical_group=group,
+                source=item.unit.text,
+                target=restore(entry.target, item.protected),
+            )
+        )
+    return ImportPlan(entries=planned, empty_units=empty, problems=problems)

@@ -1,4 +1,6 @@
-"""XLIFF 1.2 / PO export and import with translate-toolkit: protections, checks, round trips."""
+"""XLIFF 1.2 / PO export and import with translate-toolkit: protections, checks, round trips.
+
+The all-or-nothing import cases are in tests/flows/test_import_all_or_nothing.py."""
 
 from __future__ import annotations
 
@@ -94,13 +96,17 @@ def test_three_edited_segments_change_exactly_their_fields(project):
         assert data.decode("utf-8").replace("REVISED ", "") == before[name].decode("utf-8"), name
 
 
-def test_broken_inline_code_is_a_finding(project):
+def test_broken_inline_code_refuses_the_whole_import(project):
     out = project / "fx.xlf"
     _cli("export", "fixture-library", "--lang", "en-XA", "--format", "xliff", "--out", str(out))
     text = out.read_text(encoding="utf-8")
     target_with_code = re.search(r"<target>[^<]*<ph id=\"0\">[^<]*</ph>", text).group(0)
     text = text.replace(target_with_code, re.sub(r"<ph id=\"0\">[^<]*</ph>", "", target_with_code), 1)
+    text = text.replace("</target>", " REVISED</target>", 3)  # good edits elsewhere are not imported either
     out.write_text(text, encoding="utf-8")
+    before = _variant_files(project)
     result = _cli("import", "fixture-library", str(out), "--lang", "en-XA")
-    assert result.exit_code == 1
-    assert "inline_code_broken" in result.output and "missing" in result.output
+    assert result.exit_code == 2, result.output
+    assert "missing" in result.output and "nothing was written" in result.output and "fix:" in result.output
+    assert _variant_files(project) == before
+    assert not (project / ".babelflow" / "runs" / "fixture-library" / "en-XA" / "reviewed_translations.json").exists()

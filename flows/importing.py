@@ -1,0 +1,212 @@
+"""`babelflow import` as one transaction: every check first, then one write under the run lock.
+
+The checks: the file's header (benchmark, target language), each entry (translators/interchange.py:
+ids, duplicates, states, sources, inline codes), then what the import would write, with the checks
+the rest of the pipeline applies later — the language pack's release checks (adapt's `enforce`),
+the fidelity layer's hard failures, and the canonical map's rules. Only when all pass are the
+reviewed translations and canonical terms written, under the (benchmark, language) run lock; a
+rebuild that then fails puts both files back. A refused import changes nothing anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, map_problems, save_canonical_map
+from babelflow.errors import BabelflowError
+from babelflow.ir import IRDocument
+from babelflow.language_pack import LanguagePack
+from babelflow.run_lock import run_lock
+from babelflow.settings import BabelflowSettings
+from translators.interchange import ExchangeFile, ImportPlan, ImportProblem, header_problems
+from translators.pack_checks import check_pack, check_translations
+from validators.probes.fidelity import check_pair
+
+# fidelity findings that refuse an import: the text cannot be right whoever wrote it. The rest
+# (length ratio, text left in English, commentary) are a reviewer's call: `validate` reports them.
+REFUSING_FIDELITY = frozenset(
+    {"placeholder_left", "number_changed", "token_duplicated", "wrong_language", "answered_not_translated", "truncated"}
+)
+SHOWN = 20
+
+FIXES = {
+    "final word": 'finish the entries in your tool (clear `#, fuzzy`, set state="translated") or empty their'
+    " targets to leave them to the translator; delete obsolete `#~` entries (msgattrib --no-obsolete)",
+    "duplicate": "keep one entry per unit id",
+    "unknown unit": "export again with `babelflow export` for this benchmark and copy your targets over",
+    "source text differs": "export again with `babelflow export` and copy your targets over; edit only targets",
+    "placeholder": "keep every inline code exactly once, as exported",
+    "swapped": "put each inline code back where the source has it",
+    "reordered": "keep the inline codes in the source order",
+    "now comes after": "keep each opening tag before its closing tag",
+    "the file": "import the file exported for this benchmark and --lang (or pass the --lang the file was made for)",
+    "release check": "fix the targets (or the language pack's glossary/forbidden list)",
+    "wrong_language": "import the file into the language it is written in (--lang), or translate it into this one",
+    "canonical": "give each canonical term its own non-empty target",
+    "fidelity": "fix the targets: numbers, protected tokens and the target language must match the source",
+}
+
+
+def refuse(file: Path, problems: list[str], *, field: str) -> BabelflowError:
+    shown = "\n  ".join(problems[:SHOWN])
+    more = f"\n  … and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+    fixes = [fix for marker, fix in FIXES.items() if any(marker in p for p in problems)]
+    return BabelflowError(
+        f"Import refused: {len(problems)} problem(s); nothing was written:\n  {shown}{more}",
+        file=file,
+        field=field,
+        fix="; ".join(fixes) or "fix the listed entries and import again",
+    )
+
+
+def check_header(exchange: ExchangeFile, benchmark: str, language: str) -> None:
+    problems = header_problems(exchange, benchmark, language)
+    if problems:
+        raise refuse(exchange.path, problems, field="target-language" if "language" in problems[0] else "benchmark")
+
+
+def check_entries(exchange: ExchangeFile, plan: ImportPlan) -> None:
+    if plan.problems:
+        raise refuse(exchange.path, [_describe(p) for p in plan.problems], field=f"unit {plan.problems[0].unit_key}")
+
+
+def _describe(problem: ImportProblem) -> str:
+    return f"unit {problem.unit_key} ({problem.where}): " + "; ".join(problem.problems)
+
+
+def planned_map(cmap: CanonicalMap, plan: ImportPlan) -> CanonicalMap:
+    """The map with the file's canonical terms as confirmed reviewer entries (a translator's word)."""
+    merged = cmap.model_copy(deep=True)
+    for (group, source), target in plan.canonical.items():
+        if merged.target_of(group, source) != target:
+            merged.upsert(
+                CanonicalEntry(
+                    group=group,
+                    source=source,
+                    target=target,
+                    origin="reviewer",
+                    origin_detail="babelflow import",
+                    review_state="confirmed",
+                )
+            )
+    return merged
+
+
+def check_written(
+    exchange: ExchangeFile, plan: ImportPlan, ir: IRDocument, pack: LanguagePack, cmap: CanonicalMap, language: str
+) -> None:
+    """What the import would write, through the pack, fidelity and canonical-map checks; the
+    problems are listed per unit, as the translator finds them in the file."""
+    problems = [f"pack: {p}" for p in check_pack(pack)]
+    elements = {e.id: e for e in ir.elements}
+    checked: dict[tuple, list[str]] = {}  # fields share texts (telecom: 170k fields, ~3,400 texts): each pair once
+    for entry in plan.entries:
+        fields = [elements[i] for i in entry.element_ids]
+        found: list[str] = []
+        for element in fields:
+            key = (element.artifact, element.role, element.source_text, entry.target, tuple(element.inline_tokens))
+            if key not in checked:
+                findings = check_pair(
+                    "import",
+                    element.artifact,
+                    element.role,
+                    element.id,
+                    element.source_text,
+                    entry.target,
+                    list(element.inline_tokens),
+                    language,
+                    pack,
+                )
+                checked[key] = [
+                    f"fidelity {f.kind}: {element.role}: {f.message}" for f in findings if f.kind in REFUSING_FIDELITY
+                ]
+            found += checked[key]
+        found += [
+            f"release check: {p}"
+            for p in check_translations(
+                pack, ir.model_copy(update={"elements": fields}), dict.fromkeys(entry.element_ids, entry.target)
+            )
+        ]
+        if found:
+            unique = list(dict.fromkeys(found))
+            problems.append(
+                f"unit {entry.unit_key} ({entry.where}): "
+                + "; ".join(unique[:4])
+                + (f"; … {len(unique) - 4} more" if len(unique) > 4 else "")
+            )
+    problems += [f"canonical map: {p}" for p in map_problems(planned_map(cmap, plan))]
+    if problems:
+        raise refuse(exchange.path, problems, field="targets")
+
+
+@dataclass
+class Written:
+    """What one import wrote, so that a failed rebuild can put it back."""
+
+    path: Path
+    before: bytes | None
+    after: bytes
+
+
+def _read_reviewed(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    try:
+        data = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise BabelflowError(
+            "Reviewed translations are corrupt",
+            file=path,
+            fix="restore the file from a backup, or delete it and import again",
+        ) from exc
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise BabelflowError(
+            "Reviewed translations are not a map of element id to text",
+            file=path,
+            fix="restore the file from a backup, or delete it and import again",
+        )
+    return data
+
+
+def write_import(
+    settings: BabelflowSettings,
+    benchmark: str,
+    language: str,
+    reviewed_path: Path,
+    map_path: Path,
+    plan: ImportPlan,
+    holder: str,
+) -> list[Written]:
+    """Merge the plan into the stored files under the run lock (read again there: a review that
+    ran meanwhile is kept). Files whose content does not change are not rewritten."""
+    written: list[Written] = []
+    with run_lock(settings.layout.locks(), benchmark, language, holder=holder):
+        before = reviewed_path.read_bytes() if reviewed_path.exists() else None
+        reviewed = _read_reviewed(reviewed_path)
+        reviewed.update(plan.reviewed)
+        after = orjson.dumps(reviewed)
+        cmap = load_canonical_map(map_path, benchmark, language)
+        merged = planned_map(cmap, plan)
+        map_before = map_path.read_bytes() if map_path.exists() else None
+        if merged.version() != cmap.version():
+            save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
+            written.append(Written(map_path, map_before, map_path.read_bytes()))
+        if after != before and plan.reviewed:
+            write_bytes_atomic(reviewed_path, after)
+            written.append(Written(reviewed_path, before, after))
+    return written
+
+
+def roll_back(settings: BabelflowSettings, benchmark: str, language: str, written: list[Written]) -> None:
+    """Put back what `write_import` wrote, unless someone has changed the file since."""
+    with run_lock(settings.layout.locks(), benchmark, language, holder="import rollback"):
+        for item in written:
+            if item.path.exists() and item.path.read_bytes() == item.after:
+                if item.before is None:
+                    item.path.unlink()
+                else:
+                    write_bytes_atomic(item.path, item.before)
