@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, save_canonical_map, seed_from_cldr
+from babelflow.canonical_map import (
+    CanonicalEntry,
+    CanonicalMap,
+    load_canonical_map,
+    map_problems,
+    save_canonical_map,
+    seed_from_cldr,
+)
 from babelflow.errors import BabelflowError, StaleArtifactError
 
 
@@ -25,7 +33,11 @@ def test_weekdays_months_territories_and_currencies_come_from_cldr(tmp_path):
 def test_version_follows_content_and_foreign_or_corrupt_maps_are_refused(tmp_path):
     cmap = CanonicalMap(benchmark="tau2-retail", language="zh-Hans")
     empty = cmap.version()
-    cmap.upsert(CanonicalEntry(group="product_name", source="T-Shirt", target="T恤", origin="reviewer", review_state="confirmed"))
+    cmap.upsert(
+        CanonicalEntry(
+            group="product_name", source="T-Shirt", target="T恤", origin="reviewer", review_state="confirmed"
+        )
+    )
     assert cmap.version() != empty
     path = tmp_path / "zh-Hans.json"
     save_canonical_map(cmap, path)
@@ -35,3 +47,50 @@ def test_version_follows_content_and_foreign_or_corrupt_maps_are_refused(tmp_pat
     path.write_text("{oops", encoding="utf-8")
     with pytest.raises(StaleArtifactError, match="corrupt"):
         load_canonical_map(path, "tau2-retail", "zh-Hans")
+
+
+def _entry(source: str, target: str, group: str = "book_title", **extra) -> CanonicalEntry:
+    return CanonicalEntry(group=group, source=source, target=target, origin=extra.pop("origin", "translator"), **extra)
+
+
+def test_empty_targets_and_collisions_are_found():
+    cmap = CanonicalMap(benchmark="fixture-library", language="es")
+    cmap.entries = [
+        _entry("The Salt Road", "El camino de sal"),
+        _entry("Salt Road", "el Camino de Sal "),  # same title once case and spacing are ignored
+        _entry("Letters in Winter", "  "),
+        _entry("Tablet", "Tableta", group="product"),
+        _entry("tablet", "tableta", group="product"),  # one term spelled twice: not a collision
+        _entry("Monday", "Lunes", group="weekday"),
+        _entry("Lunes", "Lunes", group="city"),  # another group may share a rendering
+        _entry("Old Title", "El camino de sal", review_state="rejected"),  # rejected entries are not used
+    ]
+    problems = map_problems(cmap)
+    assert len(problems) == 2
+    assert "entry (book_title, 'Letters in Winter') has an empty target" in problems[0]
+    assert "'Salt Road' (translator) and 'The Salt Road' (translator) share the target" in problems[1]
+
+
+def test_a_damaged_map_is_refused_on_load_and_never_written(tmp_path):
+    path = tmp_path / "es.json"
+    good = CanonicalMap(
+        benchmark="fixture-library", language="es", entries=[_entry("The Salt Road", "El camino de sal")]
+    )
+    save_canonical_map(good, path)
+    saved = path.read_bytes()
+    collision = good.model_copy(deep=True)
+    collision.upsert(_entry("Murder at Millbrook", "El camino de sal", origin="reviewer"))
+    with pytest.raises(BabelflowError, match="share the target") as caught:
+        save_canonical_map(collision, path)
+    assert (
+        caught.value.exit_code == 2 and caught.value.file == str(path) and "Murder at Millbrook" in caught.value.message
+    )
+    assert path.read_bytes() == saved  # refused before the write
+    empty = good.model_copy(deep=True)
+    empty.upsert(_entry("The Salt Road", ""))
+    with pytest.raises(BabelflowError, match="empty target"):
+        save_canonical_map(empty, path)
+    path.write_bytes(orjson.dumps(collision.model_dump()))  # edited by hand
+    with pytest.raises(BabelflowError, match="Murder at Millbrook") as caught:
+        load_canonical_map(path, "fixture-library", "es")
+    assert caught.value.fix and "reviewer" in caught.value.fix

@@ -225,3 +225,15 @@ def test_oversized_files_are_refused_before_they_are_read(project):
     result = _cli("import", "fixture-library", str(path), "--lang", "en-XA", "--max-units", "10")
     assert result.exit_code == 2 and "more than 10 units" in result.output
     assert _state(project) == before
+
+
+def test_adapt_refuses_a_hand_edited_map_with_a_collision(project):
+    path = project / "canonical_maps" / "fixture-library" / "en-XA.json"
+    data = orjson.loads(path.read_bytes())
+    titles = {e["source"]: e for e in data["entries"]}
+    titles["Murder at Millbrook"]["target"] = titles["The Salt Road"]["target"]
+    path.write_bytes(orjson.dumps(data))
+    variant = {p: p.read_bytes() for p in (project / "adapted").rglob("*") if p.is_file()}
+    result = _cli("adapt", "fixture-library", "--lang", "en-XA")
+    assert result.exit_code == 2 and "Murder at Millbrook" in result.output and "fix:" in result.output
+    assert {p: p.read_bytes() for p in (project / "adapted").rglob("*") if p.is_file()} == variant
