@@ -27,6 +27,7 @@ from babelflow.llm.config import ProviderConfig
 from babelflow.llm.costs import CostLedger, estimate_tokens
 from babelflow.llm.failures import read_failure, to_exception
 from babelflow.llm.families import plan_request, warn_dropped
+from babelflow.llm.redirects import NoRedirectSession, is_redirect, redirect_refused
 from babelflow.llm.resilience import BatchRejected, ProviderError, TransientError, call_with_retries
 
 # Anthropic's stop reasons that mean "cut off": the output limit, or the context window filled
@@ -59,6 +60,8 @@ def _as_dict(value: object) -> dict:
 def sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
     """openai and anthropic share the Stainless error hierarchy; their bodies differ."""
     if isinstance(exc, sdk.APIStatusError):
+        if is_redirect(exc.status_code):  # not followed (redirects.py): nothing went to the new host
+            return redirect_refused(config, exc.status_code, str(exc.request.url), exc.response.headers.get("location"))
         body = _as_dict(exc.body)
         error = _as_dict(body.get("error", body))
         message = str(error.get("message") or getattr(exc, "message", exc))
@@ -79,12 +82,15 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
     """(OpenAI SDK client, extra request headers) for `config`: the OpenAI account's key and
     headers go to OpenAI only. For anyone else's server the SDK would fill a missing key from
     OPENAI_API_KEY and add OPENAI_ORG_ID / OPENAI_PROJECT_ID as headers, so the key is explicit
-    (a placeholder it never sends when there is none) and the rest omitted."""
+    (a placeholder it never sends when there is none) and the rest omitted. Redirects are not
+    followed (redirects.py)."""
     import openai
 
     base_url = base_url or config.base_url
+    http_client = openai.DefaultHttpxClient(follow_redirects=False)  # the SDK's defaults otherwise
     if config.provider == "openai":
-        return openai.OpenAI(api_key=config.key.reveal() if config.key else None, base_url=base_url, timeout=config.timeout, max_retries=0), {}
+        key = config.key.reveal() if config.key else None
+        return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout, max_retries=0, http_client=http_client), {}
     client = openai.OpenAI(
         api_key=config.key.reveal() if config.key else "unused",
         organization=None,
@@ -92,6 +98,7 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
         base_url=base_url,
         timeout=config.timeout,
         max_retries=0,
+        http_client=http_client,
         # Omit() removes a header the SDK would add; its annotation admits only str values
         default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},  # type: ignore[dict-item]
     )
@@ -99,10 +106,12 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
 
 
 def anthropic_client(config: ProviderConfig) -> Any:
-    """Anthropic SDK client for `config`: its own key only, the SDK's retries off (ours retry)."""
+    """Anthropic SDK client for `config`: its own key only, the SDK's retries off (ours retry),
+    redirects not followed (redirects.py)."""
     import anthropic
 
-    return anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0)
+    return anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0,
+                               http_client=anthropic.DefaultHttpxClient(follow_redirects=False))
 
 
 class OpenAIChat:
@@ -194,6 +203,7 @@ class DashScopeChat:
         sdk_logger = logging.getLogger("dashscope")
         if not any(isinstance(f, _HandledByUs) for f in sdk_logger.filters):
             sdk_logger.addFilter(_HandledByUs())
+        self.session = NoRedirectSession()  # the SDK's shared session would follow a redirect
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
         import requests
@@ -209,6 +219,7 @@ class DashScopeChat:
                 result_format="message",
                 response_format={"type": "json_object"},
                 request_timeout=self.config.timeout,
+                session=self.session,
                 **self.plan.params,
                 **extra,
             )
@@ -218,6 +229,9 @@ class DashScopeChat:
             raise TransientError(f"garbled response body ({type(exc).__name__})") from None
         if not isinstance(response, GenerationResponse):  # a generator only when stream=True, which is never sent
             raise TypeError(f"unexpected DashScope response ({type(response).__name__})")
+        if is_redirect(int(response.status_code)):
+            location = {str(k).lower(): v for k, v in (response.headers or {}).items()}.get("location")
+            raise redirect_refused(self.config, int(response.status_code), self.config.base_url, location) from None
         if response.status_code != 200:
             failure = read_failure("dashscope", int(response.status_code), code=response.code or None, message=str(response.message or ""), headers=response.headers)
             raise to_exception(self.config, failure) from None
