@@ -109,7 +109,7 @@ def import_command(
         "--max-units",
         envvar="BABELFLOW_IMPORT_MAX_UNITS",
         min=1,
-        help="Most units accepted, counted before the file is parsed (default 50,000).",
+        help="Most units accepted, counted before the file is parsed (default 20,000).",
     ),
 ) -> None:
     """Bring a translator's file back, all or nothing: every entry is checked (ids, states, inline
