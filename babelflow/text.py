@@ -23,7 +23,8 @@ def placeholder(index: int | str) -> str:
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters in any script
 CONTROL_TOKEN = re.compile(r"#{3}[A-Z][A-Z_-]*#{3}")  # ###STOP###, ###TRANSFER###
 FORMAT_SLOT = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")  # str.format slots: {user_id}, {order.id}
-PATH_LIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)+")  # a file path is a value, never prose
+# a file path is a value, never prose; it starts where a run of path characters starts (linear search)
+PATH_LIKE = re.compile(r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+")
 
 
 def without_tokens(text: str, tokens: list[str]) -> str:
@@ -48,7 +49,7 @@ ACCENT_TABLE = str.maketrans(PSEUDO_ACCENTS)
 UNACCENT_TABLE = str.maketrans({accented: plain for plain, accented in PSEUDO_ACCENTS.items()})
 # ar-XB: each letter run is wrapped in a right-to-left override ... pop directional formatting.
 RLO, PDF = "\u202e", "\u202c"
-MIRRORED_RUN = re.compile(f"{RLO}([^{PDF}]*){PDF}")
+MIRRORED_RUN = re.compile(f"{RLO}([^{RLO}{PDF}]*){PDF}")  # runs never nest: an unclosed RLO is scanned once
 
 
 def unmirror(text: str) -> str:

@@ -36,16 +36,23 @@ PlaceholderKind = Literal[
 # Generic patterns, in tie-break order (same start and same length: the earlier entry wins).
 GENERIC_PATTERNS: tuple[tuple[PlaceholderKind, re.Pattern[str]], ...] = (
     ("marker", PLACEHOLDER),
-    # a whole inline code span, any backtick-run length, never across a blank line
-    ("code", re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.S)),
+    # a whole inline code span, any backtick-run length, never across a blank line. It opens at the
+    # start of a backtick run (a start inside a long run rescanned the rest of it: quadratic), and
+    # the body is taken in chunks (text, a newline that does not start a blank line, a whole
+    # backtick run), so the closer is tried once per chunk, not once per character
+    ("code", re.compile(r"(?<!`)(`+)(?!`)(?:[^`\n]++|\n(?![ \t]*\n)|`++)+?(?<!`)\1(?!`)")),
     ("template", re.compile(r"\{\{[^{}\n]*\}\}|\{(?:[A-Za-z_]\w*(?:\.\w+|\[\w+\])*|\d+)?(?:![rsa])?(?::[^{}\n]*)?\}")),
-    ("printf", re.compile(r"%%|%(?:\([A-Za-z_]\w*\))?[-+#0]*(?:\d+|\*)?(?:\.\d+)?[sdiouxXeEfFgGcr](?![A-Za-z])")),
+    # flags then a width that starts 1-9: "0" is a flag only, so the two never compete for a run of zeros
+    ("printf", re.compile(r"%%|%(?:\([A-Za-z_]\w*\))?[-+#0]*(?:[1-9]\d*|\*)?(?:\.\d+)?[sdiouxXeEfFgGcr](?![A-Za-z])")),
     ("control", CONTROL_TOKEN),
-    ("tag", re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\s*/?>")),
+    # the attributes are one run up to the first ">" (was `\s+[^<>]*?\s*`: three quantifiers sharing
+    # whitespace, cubic on "<x" and spaces with no ">"); the same texts match
+    ("tag", re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>")),
     # only the target of a Markdown link/image: the link text stays translatable
     ("link_target", re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")),
     ("url", re.compile(r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]")),
-    ("email", re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
+    # starts only where a run of local-part characters starts ("%" too), so each run is scanned once
+    ("email", re.compile(r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
     ("date", re.compile(r"(?<!\w)\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\w)")),
     ("date", re.compile(r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])")),  # times
     # amounts, decimals, thousands groups, ranges and phone-like groups stay one unit
@@ -53,7 +60,7 @@ GENERIC_PATTERNS: tuple[tuple[PlaceholderKind, re.Pattern[str]], ...] = (
     ("identifier", re.compile(r"(?<![\w#])#?\w+(?:-\w+)*(?!\w)")),
 )
 
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.I)  # "2nd" is prose, let translators localize it
+_ORDINAL = re.compile(r"(?<!\d)\d+(?:st|nd|rd|th)", re.I)  # "2nd" is prose, let translators localize it
 _TAG_PARTS = re.compile(r"<(/?)([A-Za-z][\w.:-]*)")
 
 
