@@ -40,6 +40,7 @@ FIXES = {
     "unknown unit": "export again with `babelflow export` for this benchmark and copy your targets over",
     "source text differs": "export again with `babelflow export` and copy your targets over; edit only targets",
     "placeholder": "keep every inline code exactly once, as exported",
+    "inline elements": "keep the exported <ph> codes and add no other markup to the targets",
     "swapped": "put each inline code back where the source has it",
     "reordered": "keep the inline codes in the source order",
     "now comes after": "keep each opening tag before its closing tag",

@@ -189,6 +189,7 @@ class ExchangeEntry(Record):
     target: str = Field(description="protected target; empty when the entry is not translated")
     where: str = Field(description="where in the file: 'line 42' (XLIFF) or 'entry 7' (PO)")
     not_final: str = Field(default="", description="why the target is not the translator's final word; '' = final")
+    foreign_codes: list[str] = Field(default_factory=list, description="inline elements of the target other than <ph>")
 
 
 class ExchangeFile(Record):
@@ -350,6 +351,9 @@ def _read_xliff(path: Path, data: bytes) -> ExchangeFile:
         state = target_node.get("state") if target_node is not None else None
         target = _from_rich(unit.rich_target) if unit.target else ""
         not_final = "" if state is None or state in FINAL_STATES else f'state="{state}"'
+        # the export writes only <ph>; a <g>, <x/>, <bpt>… a tool made would lose its text in _from_rich
+        inner = [] if target_node is None else [e for e in target_node.iter() if e is not target_node]
+        foreign = [_node_name(e) for e in inner]
         entries.append(
             ExchangeEntry(
                 key=node.get("id") or "",
@@ -357,6 +361,7 @@ def _read_xliff(path: Path, data: bytes) -> ExchangeFile:
                 target=target,
                 where=f"line {node.sourceline}",
                 not_final=not_final,
+                foreign_codes=sorted({name for name in foreign if name != "<ph>"}),
             )
         )
     return ExchangeFile(
@@ -366,6 +371,16 @@ def _read_xliff(path: Path, data: bytes) -> ExchangeFile:
         target_languages=[f.get("target-language") or "" for f in files],
         entries=entries,
     )
+
+
+def _node_name(node) -> str:
+    if isinstance(node.tag, str):
+        return f"<{etree.QName(node).localname}>"
+    return {
+        etree.Comment: "<!-- comment -->",
+        etree.Entity: f"&{node.text.strip('&;') if node.text else ''};",
+        etree.PI: "<?…?>",
+    }.get(node.tag, "node")
 
 
 def _read_po(path: Path, data: bytes) -> ExchangeFile:
@@ -448,6 +463,10 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
             continue
         if entry.not_final:
             refuse(f"not a translator's final word ({entry.not_final})")
+            continue
+        if entry.foreign_codes:
+            names = ", ".join(entry.foreign_codes)
+            refuse(f"inline elements {names} in the target: the export has only <ph> codes; keep those as they are")
             continue
         found = placeholder_problems(entry.target, item.protected)
         found = found or code_order_problems(entry.target, item.protected, keep_order=keep_order)

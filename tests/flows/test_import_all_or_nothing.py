@@ -148,6 +148,21 @@ def test_a_fuzzy_entry_without_a_target_is_left_to_the_translator(project):
     assert "1 without a target" in " ".join(result.output.split())
 
 
+def test_markup_the_export_did_not_write_is_refused(project):
+    # translate-toolkit would read <g id="0">text</g> as the code 0 and drop "text"
+    path = _export(project)
+    tree, units = _units(path)
+    unit = _plain(units, 1)[0]
+    target = unit.find(f"{{{NS}}}target")
+    extra = etree.SubElement(target, f"{{{NS}}}g", id="0")
+    extra.text = "bold words"
+    tree.write(str(path), xml_declaration=True, encoding="utf-8")
+    before = _state(project)
+    result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
+    assert result.exit_code == 2 and "<g>" in result.output and unit.get("id") in result.output
+    assert _state(project) == before
+
+
 def test_po_of_another_benchmark_is_refused(project):
     path = _export(project, "po")
     path.write_text(
