@@ -4,22 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console
 
+if TYPE_CHECKING:  # the commands import their modules lazily: `babelflow --help` stays fast
+    from babelflow.canonical_map import CanonicalMap
+    from babelflow.ir import IRDocument
+    from babelflow.language_pack import LanguagePack
+    from babelflow.settings import BabelflowSettings
+    from flows.components import AdaptPaths
+    from translators.interchange import ExchangeUnit
+
 
 @dataclass
 class _Context:
-    settings: Any
-    paths: Any
-    ir: Any
-    units: list
+    """What export and import share: the IR, the exchange units and the translator for the rest."""
+
+    settings: BabelflowSettings
+    paths: AdaptPaths
+    ir: IRDocument
+    units: list[ExchangeUnit]
     translator: str
-    pack: Any
-    cmap: Any
+    pack: LanguagePack
+    cmap: CanonicalMap
 
 
 def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str, *, drafts: bool = False) -> _Context:

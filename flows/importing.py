@@ -10,15 +10,15 @@ rebuild that then fails puts both files back. A refused import changes nothing a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+from pydantic import Field
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, map_problems, save_canonical_map
 from babelflow.errors import BabelflowError
-from babelflow.ir import IRDocument
+from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
@@ -144,12 +144,11 @@ def check_written(
         raise refuse(exchange.path, problems, field="targets")
 
 
-@dataclass
-class Written:
+class Written(Record):
     """What one import wrote, so that a failed rebuild can put it back."""
 
     path: Path
-    before: bytes | None
+    before: bytes | None = Field(description="the file's bytes before the import; None: it did not exist")
     after: bytes
 
 
@@ -195,10 +194,10 @@ def write_import(
         map_before = map_path.read_bytes() if map_path.exists() else None
         if merged.version() != cmap.version():
             save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
-            written.append(Written(map_path, map_before, map_path.read_bytes()))
+            written.append(Written(path=map_path, before=map_before, after=map_path.read_bytes()))
         if after != before and plan.reviewed:
             write_bytes_atomic(reviewed_path, after)
-            written.append(Written(reviewed_path, before, after))
+            written.append(Written(path=reviewed_path, before=before, after=after))
     return written
 
 
