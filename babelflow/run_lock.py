@@ -2,11 +2,16 @@
 
 The lock file names its holder (pid and, for a Prefect flow, the flow run id). Whoever takes the
 lock next learns who held it before: if that run was killed, its Prefect run still says Running,
-and the next flow marks it Crashed (flows/prefect_flows.py)."""
+and the next flow marks it Crashed (flows/prefect_flows.py).
+
+A second lock, `output_lock`, is keyed by the resolved output folder: two runs of different
+languages (or benchmarks) pointed at one `--out` would otherwise both succeed and leave a mixed
+variant."""
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +47,46 @@ def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -
         try:
             yield previous
         finally:  # a holder that ends (normally or by an exception) leaves the file empty: only a killed one leaves its record
+            handle.seek(0)
+            handle.truncate()
+            handle.flush()
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        handle.close()
+
+
+@contextmanager
+def output_lock(locks_dir: Path, folder: Path, holder: str) -> Iterator[None]:
+    """One writer per output folder for the whole run, keyed by the folder's resolved path (so a
+    symlinked or relative spelling of the same folder is the same lock). `holder` says who writes
+    (e.g. "tau2-mock en-XA"); a refused second run is told the folder, the holder and its pid."""
+    resolved = Path(os.path.realpath(folder))
+    key = hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
+    path = Path(locks_dir) / f"out-{key}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        handle.seek(0)
+        record = handle.read().strip()
+        handle.close()
+        pid, _, who = record.partition(" ")
+        by = f"{who.partition(chr(9))[0] or 'another run'} (pid {pid})" if pid else "another babelflow run"
+        raise BabelflowError(
+            f"Output folder is in use: {by} is writing into it",
+            file=resolved,
+            field="--out",
+            fix="wait for that run to finish, or give each run its own --out folder",
+        ) from exc
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()} {holder}\t{resolved}")  # the folder too: the lock's name is a hash
+        handle.flush()
+        try:
+            yield
+        finally:
             handle.seek(0)
             handle.truncate()
             handle.flush()

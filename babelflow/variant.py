@@ -19,6 +19,9 @@ from babelflow.ir import Record
 
 MANIFEST_NAME = "babelflow_manifest.json"
 OVERLAY_NAME = "babelflow_code_overlay.json"
+# written before a rebuild's first file and removed after its manifest: a folder a killed first
+# rebuild left (files, no manifest yet) is still known to be babelflow's own
+BUILD_MARK_NAME = "babelflow_build.json"
 
 
 class CodeText(Record):
@@ -73,6 +76,29 @@ class VariantManifest(Record):
     language_pack_version: str | None = None
     outputs: list[ArtifactHash]
     failed_units: int
+
+
+class BuildMark(Record):
+    """Says that a rebuild of this benchmark is writing into the folder (see BUILD_MARK_NAME)."""
+
+    schema_version: Literal["babelflow.build_mark/1"] = "babelflow.build_mark/1"
+    benchmark: str
+    language: str
+
+
+def folder_owner(folder: Path) -> str | None:
+    """The benchmark whose variant (or rebuild in progress) this folder holds, None when neither
+    a readable manifest nor a build mark is there."""
+    folder = Path(folder)
+    for name, model in ((MANIFEST_NAME, VariantManifest), (BUILD_MARK_NAME, BuildMark)):
+        path = folder / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            return model.model_validate(orjson.loads(path.read_bytes())).benchmark
+        except (OSError, orjson.JSONDecodeError, ValidationError):
+            continue
+    return None
 
 
 def save_record(record: Record, path: Path) -> None:

@@ -19,7 +19,7 @@ from babelflow.language_pack import load_pack
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
-from flows.components import AdaptPaths, adapt_paths, analyze_or_reuse, translator_for
+from flows.components import AdaptPaths, adapt_paths, analyze_or_reuse, owned_output, translator_for
 from flows.stages import rebuild_into, translate_ir
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationOutcome
@@ -60,9 +60,7 @@ def adapt(
         translator.costs = costs  # model providers report usage per stage/language/provider
     bench = get_benchmark(benchmark_id, source_dir=source_dir)
     paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
-    if paths.variant.exists() and not paths.variant.is_dir():
-        raise BabelflowError("Output path is a file", file=paths.variant, fix="remove it or choose another --out")
-    with run_lock(settings.layout.locks(), benchmark_id, language):
+    with run_lock(settings.layout.locks(), benchmark_id, language), owned_output(settings, bench, language, paths.variant):
         return _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profile, ir, progress, translation_progress)
 
 

@@ -3,7 +3,8 @@ which translator a spec means, the paths one adaptation uses, and analysis that 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,10 +15,13 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
 from babelflow.language_pack import LanguagePack
+from babelflow.output_guard import resolve_out
+from babelflow.run_lock import output_lock
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import SourceBenchmark
 from translators.interface import Translator
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
+from translators.rebuild import check_out
 from translators.registry import make_translator
 
 
@@ -51,6 +55,18 @@ def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, t
         variant=layout.variant(benchmark_id, language, out),
         reviewed=layout.reviewed_translations(benchmark_id, language),
     )
+
+
+@contextmanager
+def owned_output(settings: BabelflowSettings, bench: SourceBenchmark, language: str, variant: Path) -> Iterator[Path]:
+    """Hold the variant folder for the whole run: refused (exit 2, nothing written) when it is or
+    contains a source, lies in code, holds files that are not a variant of this benchmark, or another
+    run is writing into it (two languages into one --out would leave a mixed variant)."""
+    resolve_out(variant)  # a symlink loop or a file is refused before a lock is named after it
+    with output_lock(settings.layout.locks(), variant, f"{bench.id} {language}"):
+        # checked under the lock: nobody changes the folder between the check and the writes;
+        # the state folder (IRs, memories, locks) is never a variant's, nor inside one
+        yield check_out(bench, variant, extra_packages=[settings.layout.state])
 
 
 def domain_name_for(benchmark_id: str, language: str) -> str:

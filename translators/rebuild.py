@@ -8,20 +8,33 @@ written atomically and the manifest, written last, pins the hashes of what was w
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 import tomlkit
 
-from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
+from babelflow.atomic_io import remove_stale_temps, sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, IRElement, MarkdownBlockLocator
 from babelflow.markdown_blocks import split_markdown
+from babelflow.output_guard import check_variant_out
 from babelflow.python_docstrings import docstrings_of
-from babelflow.variant import MANIFEST_NAME, OVERLAY_NAME, ArtifactHash, CodeOverlay, CodeText, VariantManifest, save_record
+from babelflow.variant import (
+    BUILD_MARK_NAME,
+    MANIFEST_NAME,
+    OVERLAY_NAME,
+    ArtifactHash,
+    BuildMark,
+    CodeOverlay,
+    CodeText,
+    VariantManifest,
+    save_record,
+)
 from source_benchmarks.formats import dump_document, load_document, read_text
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
 
@@ -129,6 +142,32 @@ def _previous_outputs(out_root: Path) -> dict[str, ArtifactHash]:
         return {}
 
 
+def source_folders(bench: SourceBenchmark) -> tuple[list[Path], list[Path]]:
+    """(folders holding the benchmark's source files, its installed package root): what a variant
+    folder must never be, contain or (for the package) lie inside (babelflow/output_guard.py)."""
+    sources = {bench.artifact_path(spec).parent for spec in bench.artifacts()}
+    source_dir = getattr(bench, "source_dir", None)  # tau2's --source-dir (a data/ folder of another release)
+    if source_dir is not None:
+        sources.add(Path(source_dir))
+    return sorted(sources), [Path(bench.root)]
+
+
+def check_out(bench: SourceBenchmark, out_root: Path, benchmark: str | None = None, extra_packages: Sequence[Path] = ()) -> Path:
+    """The resolved variant folder if babelflow may write this benchmark's variant there (else exit 2)."""
+    sources, packages = source_folders(bench)
+    return check_variant_out(out_root, benchmark or bench.id, sources=sources, packages=[*packages, *extra_packages])
+
+
+def _inside(dest: Path, root: Path) -> Path:
+    """`dest` unless a link inside the variant folder would carry the write out of it."""
+    if not Path(os.path.realpath(dest.parent)).is_relative_to(root):
+        raise BabelflowError(
+            "A folder inside the variant is a link out of it: the write would land elsewhere",
+            file=dest.parent, fix="remove the link from the variant folder (babelflow writes real folders only)",
+        )
+    return dest
+
+
 def rebuild_variant(
     bench: SourceBenchmark,
     ir: IRDocument,
@@ -147,11 +186,9 @@ def rebuild_variant(
     manifest already there, and whose file is intact, is kept as it is (a rerun after one fixed
     unit rewrites one file, not the benchmark)."""
     out_root = Path(out_root)
-    if out_root.exists() and not out_root.is_dir():
-        raise BabelflowError("Output path is a file", file=out_root, fix="remove it or choose another --out")
-    if out_root.exists():  # temp files of a killed earlier run: never leave half-written files around
-        for stale in out_root.rglob(".*.tmp"):
-            stale.unlink(missing_ok=True)
+    root = check_out(bench, out_root, ir.benchmark)  # a source, code, or a folder that is not ours: exit 2
+    remove_stale_temps(root)  # a killed earlier writer's temp files, never a user's `notes.tmp`
+    save_record(BuildMark(benchmark=ir.benchmark, language=language), out_root / BUILD_MARK_NAME)
     by_artifact: dict[str, list[tuple[IRElement, str]]] = defaultdict(list)
     for element in ir.elements:
         target = targets.get(element.id)
@@ -161,7 +198,7 @@ def rebuild_variant(
     previous = _previous_outputs(out_root)
     source_hashes = {a.path: a.sha256 for a in ir.artifacts}
     for spec in bench.artifacts():
-        source, dest = bench.artifact_path(spec), out_root / spec.path
+        source, dest = bench.artifact_path(spec), _inside(out_root / spec.path, root)
         if spec.format is ArtifactFormat.PYTHON:
             continue
         changes = by_artifact.get(spec.path, [])
@@ -197,4 +234,5 @@ def rebuild_variant(
         failed_units=failed_units,
     )
     save_record(manifest, out_root / MANIFEST_NAME)
+    (out_root / BUILD_MARK_NAME).unlink(missing_ok=True)  # the manifest now says whose folder this is
     return manifest
