@@ -244,8 +244,13 @@ def adapt_language(
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
+    from flows.components import owned_output
+    from source_benchmarks import get_benchmark
+
+    variant = settings.layout.variant(benchmark, language, out)  # one writer per output folder (flows/components.py)
     # the same language twice is refused; a run the lock outlived (killed) is marked Crashed in the UI
-    with run_lock(settings.layout.locks(), benchmark, language, holder=str(current_flow_run.id)) as previous, prefect_progress():
+    with run_lock(settings.layout.locks(), benchmark, language, holder=str(current_flow_run.id)) as previous, \
+            owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), language, variant), prefect_progress():
         if killed := mark_killed_run_crashed(previous, str(current_flow_run.id)):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
         return _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds)
