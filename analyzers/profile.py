@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -19,6 +18,7 @@ from pydantic import Field, model_validator
 from analyzers.selectors import Selector, compile_selector
 from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import PreserveReason, Record, TranslationType
+from babelflow.toml_input import parse_toml
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "source_benchmarks" / "profiles"
 
@@ -119,10 +119,7 @@ def _read_profile(path: Path) -> tuple[Profile, bytes]:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
         raise BabelflowError("Profile not found", file=path, fix="pass --profile with an existing TOML file") from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise BabelflowError(f"Profile is not valid TOML: {exc}", file=path, fix="repair the TOML syntax") from exc
+    data = parse_toml(raw, what="Profile", file=path)  # not UTF-8 or nested too deep: named errors, not tracebacks
     return validate_input(Profile, data, what="Profile does not match the schema", file=path, fix="see source_benchmarks/profiles/*.toml for the format"), raw
 
 

@@ -10,7 +10,6 @@ validators (glossary use, script). Adding a language is adding a file: no code c
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +19,7 @@ from pydantic import Field, field_validator
 from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import Record
 from babelflow.language_tag import MAX_TAG_LENGTH, tag_too_long
+from babelflow.toml_input import parse_toml
 
 REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
@@ -131,18 +131,7 @@ def read_pack(path: Path) -> LanguagePack:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise BabelflowError(f"Language pack cannot be read: {exc.strerror}", file=path, fix="make the pack a readable file") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise BabelflowError(f"Language pack is not UTF-8 (byte {exc.start}, line {line})", file=path, fix="save the file as UTF-8 (TOML files must be)") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BabelflowError(f"Language pack is not valid TOML: {exc}", file=path, fix="repair the TOML syntax") from exc
-    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
-        raise BabelflowError("Language pack nests arrays or inline tables too deeply to parse", file=path,
-                             fix="a pack holds flat lists of tables ([[glossary]]); remove the nesting") from None
+    data = parse_toml(raw, what="Language pack", file=path)  # not UTF-8, not TOML, nested too deep: named errors
     pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
     if pack.tag != Path(path).stem:
         raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")

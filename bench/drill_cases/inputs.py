@@ -14,11 +14,14 @@ from bench.drill_cases.input_checks import code_trial_child_after_parent_sigkill
 
 _MANY_SUBTAGS = "en-x-" + "-".join(["ab"] * 990)
 _LONG_TAG = "en-x-" + "-".join(["abcdefgh"] * 33)  # 301 characters, well-formed BCP 47
+_ANALYZE_WITH_PROFILE = ["analyze", "tau2-mock", "--out", "{p}/ir.json", "--profile", "{p}/profile.toml"]
 CASES += [
     Case("--lang with 990 subtags", lambda p: ["adapt", "tau2-mock", "--lang", _MANY_SUBTAGS], "--lang"),
     Case("--lang of a 301-character well-formed tag", lambda p: ["adapt", "tau2-mock", "--lang", _LONG_TAG], "--lang"),
     Case("language pack that is not UTF-8", _write_file("language_packs/en-XA.toml", b'tag = "en-XA"\nname = "Caf\xe9"\n', ["adapt", "tau2-mock", "--lang", "en-XA"]), "en-XA.toml"),
     Case("language pack nested 5000 arrays deep", _write_file("language_packs/en-XA.toml", "x = " + "[" * 5000 + "]" * 5000, ["adapt", "tau2-mock", "--lang", "en-XA"]), "en-XA.toml"),
+    Case("profile that is not UTF-8", _write_file("profile.toml", b'benchmark = "tau2-mock"\nversion = 1\nname = "Caf\xe9"\n', _ANALYZE_WITH_PROFILE), "profile.toml"),
+    Case("profile nested 5000 arrays deep", _write_file("profile.toml", "x = " + "[" * 5000 + "]" * 5000, _ANALYZE_WITH_PROFILE), "profile.toml"),
 ]
 CHECKS += [
     Check("translation-memory line that is JSON but not {key, target} (dropped, warned, good run)", damaged_memory_line),
