@@ -88,7 +88,7 @@ def seed_analysis_cache(tmp_path_factory) -> Callable:
 
     def copy(source: Path, target: Path, benchmark_id: str) -> None:
         target.mkdir(parents=True, exist_ok=True)
-        for entry in source.glob(f"{glob.escape(benchmark_id)}-*.pickle"):
+        for entry in source.glob(f"{glob.escape(benchmark_id)}-*.json"):  # analyzers/trace_cache.SUFFIX
             shutil.copyfile(entry, target / entry.name)
 
     def seed(project_root: Path, benchmark_id: str) -> None:
