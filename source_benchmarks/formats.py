@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,29 @@ from tomlkit.exceptions import TOMLKitError
 from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic, write_text_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat
+
+
+def confined_file(root: Path, relative: str | Path, *, option: str = "--source-dir") -> Path | None:
+    """`root / relative` when it exists there, else None; refused when it or a folder on its way is
+    a symlink that leaves `root` (a link to /etc/passwd ended up in the IR and the variant, and would
+    have gone to a remote translator: issue 28), dangles or loops. `root` must be resolved."""
+    candidate = Path(root) / relative
+    if not os.path.lexists(candidate):
+        return None
+    try:
+        real = candidate.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:  # a dangling link, a loop (RuntimeError before 3.13)
+        raise BabelflowError(
+            f"File in {option} is a broken or looping symlink: {exc}", file=candidate, field=option, fix=f"replace the link by the file itself, or remove it from {root}"
+        ) from exc
+    if not real.is_relative_to(root):
+        raise BabelflowError(
+            f"File in {option} is a symlink to {real}, outside {root}; nothing was read",
+            file=candidate,
+            field=option,
+            fix=f"copy the file into {root} instead of linking it (links may only point inside the folder)",
+        )
+    return candidate
 
 
 def read_text(path: Path) -> str:

@@ -22,7 +22,7 @@ from source_benchmarks.agentdojo.loader import LATEST_VERSION, agentdojo_version
 from source_benchmarks.agentdojo.replay import replay_do_nothing, replay_injection_task, replay_user_task
 from source_benchmarks.agentdojo.suite_view import variant_suite
 from source_benchmarks.agentdojo.yaml_io import load_yaml
-from source_benchmarks.formats import read_text
+from source_benchmarks.formats import confined_file, read_text
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 
 PREFIX = "agentdojo-"
@@ -63,7 +63,8 @@ class AgentDojoBenchmark:
 
     def artifact_path(self, spec: ArtifactSpec) -> Path:
         if self.variant_root is not None and spec.format is not ArtifactFormat.PYTHON:
-            return self.variant_root / spec.path
+            # a link out of the folder is refused; a missing file is named by the reader
+            return confined_file(self.variant_root, spec.path) or self.variant_root / spec.path
         return self.root / spec.path
 
     def load_artifact(self, spec: ArtifactSpec) -> Any:

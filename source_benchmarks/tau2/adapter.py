@@ -13,7 +13,7 @@ from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.progress import tracked
 from babelflow.variant import CodeOverlay
-from source_benchmarks.formats import load_document
+from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau2.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
@@ -82,8 +82,8 @@ class Tau2Benchmark(FileBenchmark):
 
     def _resolve(self, relative: str) -> Path:
         if self.source_dir is not None and relative.startswith("data/"):
-            candidate = self.source_dir / relative[len("data/") :]
-            if candidate.exists():
+            candidate = confined_file(self.source_dir, relative[len("data/") :])  # a link out of the folder is refused
+            if candidate is not None:
                 return candidate
         if self.spec.package_dir:
             packaged = resolve_packaged(self.spec, relative)
