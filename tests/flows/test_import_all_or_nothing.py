@@ -252,3 +252,20 @@ def test_adapt_refuses_a_hand_edited_map_with_a_collision(project):
     result = _cli("adapt", "fixture-library", "--lang", "en-XA")
     assert result.exit_code == 2 and "Murder at Millbrook" in result.output and "fix:" in result.output
     assert {p: p.read_bytes() for p in (project / "adapted").rglob("*") if p.is_file()} == variant
+
+
+def test_an_import_while_a_run_holds_the_language_is_refused(project):
+    from babelflow.run_lock import run_lock
+
+    path = _export(project)
+    tree, units = _units(path)
+    _revise(_plain(units, 1)[0])
+    tree.write(str(path), xml_declaration=True, encoding="utf-8")
+    before = _state(project)
+    with run_lock(project / ".babelflow" / "locks", "fixture-library", "en-XA", holder="a running flow"):
+        result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
+        assert result.exit_code == 2 and "Another babelflow run" in result.output
+        assert not _reviewed(project).exists()
+    assert {k: v for k, v in _state(project).items() if not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")
+    }
