@@ -29,7 +29,15 @@ from validators.probes.fidelity import check_pair
 # fidelity findings that refuse an import: the text cannot be right whoever wrote it. The rest
 # (length ratio, text left in English, commentary) are a reviewer's call: `validate` reports them.
 REFUSING_FIDELITY = frozenset(
-    {"placeholder_left", "number_changed", "token_duplicated", "wrong_language", "answered_not_translated", "truncated"}
+    {
+        "placeholder_left",
+        "number_changed",
+        "token_duplicated",
+        "tokens_swapped",
+        "wrong_language",
+        "answered_not_translated",
+        "truncated",
+    }
 )
 SHOWN = 20
 

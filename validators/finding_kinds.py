@@ -88,6 +88,7 @@ for _name, _layer, _severity, _needs, _summary in (
     ("untranslated", Layer.FIDELITY, _MAJ, _PP, "text copied through untranslated"),
     ("number_changed", Layer.FIDELITY, _CRIT, _PP, "numbers differ between source and translation"),
     ("token_duplicated", Layer.FIDELITY, _MAJ, _PP, "a protected token appears more often than in the source"),
+    ("tokens_swapped", Layer.FIDELITY, _CRIT, _PP, "two protected values traded places (the quoted one is another)"),
     ("wrong_language", Layer.FIDELITY, _MAJ, _PP, "not written in the target language or script"),
     ("answered_not_translated", Layer.FIDELITY, _CRIT, _PP, "the model answered instead of translating"),
     ("added_commentary", Layer.FIDELITY, _MAJ, _PP, "the translation adds commentary"),

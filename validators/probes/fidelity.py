@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from babelflow.inline_codes import swapped_tokens
 from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
 from babelflow.target_language import language_problem
 from babelflow.text import FORMAT_SLOT, MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
@@ -110,6 +111,9 @@ def check_pair(validator_id: str, artifact: str, location: str, element_id: str 
         if target.count(token) > source.count(token):
             out.append(finding("token_duplicated", Severity.MAJOR, f"protected token {token!r} appears more often than in the source", token=token))
             break
+    swaps = swapped_tokens(source, target, tokens)  # "called 'Important Meeting' for user_1" -> "called 'user_1' for …"
+    if swaps:
+        out.append(finding("tokens_swapped", Severity.CRITICAL, "; ".join(f"{b!r} stands where the source quotes {a!r}" for a, b in swaps)))
     problem = None if PATH_LIKE.fullmatch(source.strip()) else language_problem(target, source, language, tokens, pack)
     if problem:
         out.append(finding("wrong_language", Severity.MAJOR, problem))
