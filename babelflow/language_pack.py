@@ -113,7 +113,8 @@ def packs_dir(project_root: Path | None = None) -> list[Path]:
 def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
     too_long = tag_too_long(tag)  # it names the file looked for: bounded before any path is made
     if too_long:
-        raise BabelflowError(too_long, field="--lang", fix=f"use a tag of at most {MAX_TAG_LENGTH} characters, such as zh-Hans or en-XA")
+        fix = f"use a tag of at most {MAX_TAG_LENGTH} characters, such as zh-Hans or en-XA"
+        raise BabelflowError(too_long, field="--lang", fix=fix)
     for folder in packs_dir(project_root):
         path = folder / f"{tag}.toml"
         if path.exists():
@@ -130,7 +131,8 @@ def read_pack(path: Path) -> LanguagePack:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise BabelflowError(f"Language pack cannot be read: {exc.strerror}", file=path, fix="make the pack a readable file") from None
+        message = f"Language pack cannot be read: {exc.strerror}"
+        raise BabelflowError(message, file=path, fix="make the pack a readable file") from None
     data = parse_toml(raw, what="Language pack", file=path)  # not UTF-8, not TOML, nested too deep: named errors
     pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
     if pack.tag != Path(path).stem:

@@ -17,11 +17,18 @@ def parse_toml(raw: bytes, *, what: str, file: str | Path) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise BabelflowError(f"{what} is not UTF-8 (byte {exc.start}, line {line})", file=file, fix="save the file as UTF-8 (TOML files must be)") from None
+        raise BabelflowError(
+            f"{what} is not UTF-8 (byte {exc.start}, line {line})",
+            file=file,
+            fix="save the file as UTF-8 (TOML files must be)",
+        ) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BabelflowError(f"{what} is not valid TOML: {exc}", file=file, fix="repair the TOML syntax") from exc
     except RecursionError:
-        raise BabelflowError(f"{what} nests arrays or inline tables too deeply to parse", file=file,
-                             fix="remove the nesting: these files hold tables and flat lists") from None
+        raise BabelflowError(
+            f"{what} nests arrays or inline tables too deeply to parse",
+            file=file,
+            fix="remove the nesting: these files hold tables and flat lists",
+        ) from None

@@ -31,6 +31,13 @@ def memory_key(translator_id: str, language: str, kind: str, context: str, prote
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
+def _is_entry(record: object) -> bool:
+    """What `put_many` writes: exactly a key and a target, both text."""
+    if not isinstance(record, dict) or record.keys() != {"key", "target"}:
+        return False
+    return isinstance(record["key"], str) and isinstance(record["target"], str)
+
+
 class TranslationMemory:
     def __init__(self, path: Path | None):
         self.path = Path(path) if path else None
@@ -46,8 +53,8 @@ class TranslationMemory:
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise BabelflowError(f"Translation memory cannot be read: {exc.strerror}", file=path,
-                                 fix="make it a readable file, or delete it (a cache: its segments are translated again)") from None
+            fix = "make it a readable file, or delete it (a cache: its segments are translated again)"
+            raise BabelflowError(f"Translation memory cannot be read: {exc.strerror}", file=path, fix=fix) from None
         lines = data.splitlines()
         self._torn_tail = bool(data) and not data.endswith(b"\n")
         for number, line in enumerate(lines, 1):
@@ -59,15 +66,17 @@ class TranslationMemory:
                 if number == len(lines) and self._torn_tail:
                     continue  # torn write of a killed run: that batch is simply redone
                 record = None
-            if isinstance(record, dict) and record.keys() == {"key", "target"} and all(isinstance(v, str) for v in record.values()):
+            if _is_entry(record):
                 self.entries[record["key"]] = record["target"]
             else:
                 self.damaged.append(number)
         if self.damaged:
-            shown = ", ".join(map(str, self.damaged[:_SHOWN_LINES])) + (", …" if len(self.damaged) > _SHOWN_LINES else "")
+            more = ", …" if len(self.damaged) > _SHOWN_LINES else ""
+            shown = ", ".join(map(str, self.damaged[:_SHOWN_LINES])) + more
             log.warning(
-                "translation memory %s: %d line(s) are not {key, target} records (line %s): dropped, whatever they held is "
-                "translated again; fix: delete those lines, or the file (it is a cache)", path, len(self.damaged), shown,
+                "translation memory %s: %d line(s) are not {key, target} records (line %s): dropped, whatever they "
+                "held is translated again; fix: delete those lines, or the file (it is a cache)",
+                path, len(self.damaged), shown,
             )
 
     def get(self, key: str) -> str | None:

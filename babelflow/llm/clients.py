@@ -90,7 +90,8 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
     http_client = openai.DefaultHttpxClient(follow_redirects=False)  # the SDK's defaults otherwise
     if config.provider == "openai":
         key = config.key.reveal() if config.key else None
-        return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout, max_retries=0, http_client=http_client), {}
+        return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout, max_retries=0,
+                             http_client=http_client), {}
     client = openai.OpenAI(
         api_key=config.key.reveal() if config.key else "unused",
         organization=None,
@@ -110,8 +111,10 @@ def anthropic_client(config: ProviderConfig) -> Any:
     redirects not followed (redirects.py)."""
     import anthropic
 
-    return anthropic.Anthropic(api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout, max_retries=0,
-                               http_client=anthropic.DefaultHttpxClient(follow_redirects=False))
+    return anthropic.Anthropic(
+        api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout,
+        max_retries=0, http_client=anthropic.DefaultHttpxClient(follow_redirects=False),
+    )
 
 
 class OpenAIChat:

@@ -27,11 +27,11 @@ def redirect_refused(config: ProviderConfig, status: int, url: str | None, locat
     endpoint = url or config.base_url or "the SDK's default endpoint"
     env = BASE_URL_ENV[config.provider]
     return ProviderError(
-        f"{config.label}: {endpoint} answered HTTP {status}, a redirect to {location or '(no Location)'}; provider calls do not "
-        "follow redirects, which would carry the prompt and the account's headers to another host",
+        f"{config.label}: {endpoint} answered HTTP {status}, a redirect to {location or '(no Location)'}; "
+        "provider calls do not follow redirects: they would carry the prompt and the account's headers elsewhere",
         field=env,
         fix=f"if {location or 'the new address'} is the provider's real API address, write its base URL in the spec "
-            f"({config.provider}:MODEL@URL) or in {env}; otherwise correct the base URL you configured",
+        f"({config.provider}:MODEL@URL) or in {env}; otherwise correct the base URL you configured",
     )
 
 

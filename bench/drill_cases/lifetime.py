@@ -30,11 +30,13 @@ PARENT_SCRIPT = """
 import tau2.user.base as base
 from source_benchmarks.tau2.code_perturbation import CodeLiteral
 from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
+where = dict(artifact="user/base.py", file=base.__file__, qualname="<module>")
 literals = [
-    CodeLiteral(key="stop", artifact="user/base.py", file=base.__file__, qualname="<module>", name="STOP", text="###STOP###"),
-    CodeLiteral(key="scope", artifact="user/base.py", file=base.__file__, qualname="<module>", name="OUT_OF_SCOPE", text="###OUT-OF-SCOPE###"),
+    CodeLiteral(key="stop", name="STOP", text="###STOP###", **where),
+    CodeLiteral(key="scope", name="OUT_OF_SCOPE", text="###OUT-OF-SCOPE###", **where),
 ]
-run_code_trials(CodeTrialRequest(benchmark_id="tau2-mock", literals=literals, open_keys=["stop", "scope"], conversation_keys=["stop", "scope"]))
+keys = ["stop", "scope"]
+run_code_trials(CodeTrialRequest(benchmark_id="tau2-mock", literals=literals, open_keys=keys, conversation_keys=keys))
 """
 
 
@@ -104,12 +106,16 @@ def kill_parent(script: str, marker: str, run_for: float, timeout: float) -> Chi
         raise RuntimeError("needs Linux (PR_SET_CHILD_SUBREAPER) to read the orphan's exit status")
     child = 0
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PYTHONPATH": str(ROOT)}
-    parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 60
         while not (found := _children(parent.pid, marker)):
             if parent.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the parent ended (exit {parent.returncode}) or timed out before starting its child")
+                raise RuntimeError(
+                    f"the parent ended (exit {parent.returncode}) or timed out before starting its child"
+                )
             time.sleep(0.02)
         child, seen = found[0], time.monotonic()
         time.sleep(run_for)
@@ -118,7 +124,13 @@ def kill_parent(script: str, marker: str, run_for: float, timeout: float) -> Chi
         killed = time.monotonic()
         gone, code = _reap(child, timeout)
         after = round(time.monotonic() - killed, 2)
-        return ChildFate(child_pid=child, ran_before_kill=round(killed - seen, 2), gone=gone, exit_code=code, seconds_after_kill=after)
+        return ChildFate(
+            child_pid=child,
+            ran_before_kill=round(killed - seen, 2),
+            gone=gone,
+            exit_code=code,
+            seconds_after_kill=after,
+        )
     finally:
         if parent.poll() is None:
             parent.kill()

@@ -39,8 +39,15 @@ class _Recording(BaseHTTPRequestHandler):
     def _record(self) -> None:
         body = _read_body(self)
         self.arrivals.append(Arrival(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-        reply = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "?",
-                            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}]}).encode()
+        reply = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "?",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}],
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(reply)))
@@ -87,7 +94,9 @@ class RedirectPair:
         self.hits: list[Arrival] = []  # what reached the endpoint (that one, the user configured)
         self.elsewhere = _Loopback(type("Recording", (_Recording,), {"arrivals": self.arrivals}))
         self.target = f"http://localhost:{self.elsewhere.port}"
-        self.endpoint = _Loopback(type("Redirecting", (_Redirecting,), {"target": self.target, "status": status, "hits": self.hits}))
+        self.endpoint = _Loopback(
+            type("Redirecting", (_Redirecting,), {"target": self.target, "status": status, "hits": self.hits})
+        )
         self.root = f"http://127.0.0.1:{self.endpoint.port}"
 
     def base_urls(self) -> dict[str, str]:

@@ -200,8 +200,8 @@ def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     with parent_link() as link:  # the child ends when this process ends, SIGKILL included (issue 28)
         done = subprocess.run(
-            [sys.executable, "-m", "source_benchmarks.tau2.code_trials"], input=request.model_dump_json(), capture_output=True, text=True,
-            env={**env, **link.env}, pass_fds=link.pass_fds, check=False,
+            [sys.executable, "-m", "source_benchmarks.tau2.code_trials"], input=request.model_dump_json(),
+            capture_output=True, text=True, env={**env, **link.env}, pass_fds=link.pass_fds, check=False,
         )
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]

@@ -14,7 +14,9 @@ import pytest
 from babelflow import child_lifetime
 from bench.drill_cases.lifetime import kill_code_trial_parent, kill_parent
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the orphan's exit status through PR_SET_CHILD_SUBREAPER")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads the orphan's exit status through PR_SET_CHILD_SUBREAPER"
+)
 
 
 def test_the_real_code_trial_child_ends_within_a_second_or_so_of_its_parents_sigkill():
@@ -41,10 +43,11 @@ def test_the_pipe_alone_ends_a_child_whose_parent_died_before_the_death_signal_w
             marker.rmdir()
     """)
     parent = textwrap.dedent(f"""
-        import subprocess, sys, time
+        import os, subprocess, sys
         from babelflow.child_lifetime import parent_link
         with parent_link() as link:
-            subprocess.run([sys.executable, "-c", {child!r}, "tied-child"], env={{**__import__("os").environ, **link.env}}, pass_fds=link.pass_fds)
+            command = [sys.executable, "-c", {child!r}, "tied-child"]
+            subprocess.run(command, env={{**os.environ, **link.env}}, pass_fds=link.pass_fds)
     """)
     fate = kill_parent(parent, "tied-child", run_for=1.0, timeout=10)
     assert fate.gone and fate.exit_code == 128 + signal.SIGTERM, fate

@@ -42,12 +42,15 @@ def test_the_pack_loader_and_language_helpers_never_build_a_path_or_parse_a_long
     assert language_problem("Hello there", "Hello there", LONG_VALID, []) is None
 
 
-@pytest.mark.parametrize("command", [
-    ["adapt", "tau2-mock", "--lang", MANY_SUBTAGS],
-    ["adapt", "tau2-mock", "--lang", LONG_VALID],
-    ["review", "tau2-mock", "--lang", LONG_VALID],
-    ["flow", "tau2-mock", "--lang", "en-XA", "--lang", LONG_VALID],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["adapt", "tau2-mock", "--lang", MANY_SUBTAGS],
+        ["adapt", "tau2-mock", "--lang", LONG_VALID],
+        ["review", "tau2-mock", "--lang", LONG_VALID],
+        ["flow", "tau2-mock", "--lang", "en-XA", "--lang", LONG_VALID],
+    ],
+)
 def test_every_command_checks_lang_before_it_creates_anything(command, tmp_path):
     from flows.cli import app
 

@@ -12,14 +12,21 @@ from babelflow.toml_input import parse_toml
 
 def test_parse_toml_names_what_is_wrong(tmp_path):
     assert parse_toml(b'a = "caf\xc3\xa9"\n', what="Profile", file=tmp_path / "p.toml") == {"a": "café"}
-    for raw, message in ((b'a = 1\nb = "caf\xe9"\n', r"Profile is not UTF-8 \(byte 14, line 2\)"), (b"a = [", "Profile is not valid TOML"),
-                         (("x = " + "[" * 5000 + "]" * 5000).encode(), "too deeply"), (("x = " + "{a = " * 3000 + "}" * 3000).encode(), "too deeply")):
+    for raw, message in (
+        (b'a = 1\nb = "caf\xe9"\n', r"Profile is not UTF-8 \(byte 14, line 2\)"),
+        (b"a = [", "Profile is not valid TOML"),
+        (("x = " + "[" * 5000 + "]" * 5000).encode(), "too deeply"),
+        (("x = " + "{a = " * 3000 + "}" * 3000).encode(), "too deeply"),
+    ):
         with pytest.raises(BabelflowError, match=message) as raised:
             parse_toml(raw, what="Profile", file=tmp_path / "p.toml")
         assert raised.value.file == str(tmp_path / "p.toml") and raised.value.fix
 
 
-@pytest.mark.parametrize("content", [b'benchmark = "tau2-mock"\nversion = 1\nname = "Caf\xe9"\n', ("x = " + "[" * 5000 + "]" * 5000).encode()])
+@pytest.mark.parametrize(
+    "content",
+    [b'benchmark = "tau2-mock"\nversion = 1\nname = "Caf\xe9"\n', ("x = " + "[" * 5000 + "]" * 5000).encode()],
+)
 def test_a_profile_that_is_not_utf8_or_nested_too_deeply_is_an_error(tmp_path, content):
     path = tmp_path / "profile.toml"
     path.write_bytes(content)

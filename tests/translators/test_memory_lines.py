@@ -19,15 +19,24 @@ def _line(key: str, target: str) -> bytes:
 
 def test_lines_that_are_json_but_not_key_target_are_dropped_and_named(tmp_path, caplog):
     path = tmp_path / "tm.jsonl"
-    damaged = [b'{"a": 1}\n', b"[1, 2]\n", b'{"key": "k3", "target": 5}\n', b'{"key": "k4"}\n', b'"text"\n', b"not json\n",
-               b'{"key": "k6", "target": "x", "extra": 1}\n']
+    damaged = [
+        b'{"a": 1}\n',
+        b"[1, 2]\n",
+        b'{"key": "k3", "target": 5}\n',
+        b'{"key": "k4"}\n',
+        b'"text"\n',
+        b"not json\n",
+        b'{"key": "k6", "target": "x", "extra": 1}\n',
+    ]
     path.write_bytes(_line("k1", "one") + b"".join(damaged) + _line("k2", "two"))
     with caplog.at_level(logging.WARNING, logger="babelflow.memory"):
         memory = TranslationMemory(path)
     assert memory.entries == {"k1": "one", "k2": "two"}  # nothing else, in particular no int target
     assert memory.damaged == [2, 3, 4, 5, 6, 7, 8]
     message = caplog.records[0].getMessage()
-    assert str(path) in message and "7 line(s)" in message and "line 2, 3, 4, 5, 6, 7, 8" in message and "fix:" in message
+    assert (
+        str(path) in message and "7 line(s)" in message and "line 2, 3, 4, 5, 6, 7, 8" in message and "fix:" in message
+    )
     assert path.read_bytes().count(b"\n") == 9  # the file is left as it was, for inspection
 
 
@@ -36,7 +45,11 @@ def test_many_damaged_lines_make_one_warning(tmp_path, caplog):
     path.write_bytes(b'{"a": 1}\n' * 500)
     with caplog.at_level(logging.WARNING, logger="babelflow.memory"):
         assert TranslationMemory(path).entries == {}
-    assert len(caplog.records) == 1 and "500 line(s)" in caplog.records[0].getMessage() and "…" in caplog.records[0].getMessage()
+    assert (
+        len(caplog.records) == 1
+        and "500 line(s)" in caplog.records[0].getMessage()
+        and "…" in caplog.records[0].getMessage()
+    )
 
 
 def test_a_torn_last_line_is_silent_and_the_next_append_starts_a_new_line(tmp_path, caplog):
