@@ -241,6 +241,10 @@ class ImportPlan(Record):
         return {(e.canonical_group, e.source): e.target for e in self.entries if e.canonical_group is not None}
 
 
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
 def _refuse_size(path: Path, what: str, limit: str, fix: str) -> BabelflowError:
     return BabelflowError(
         f"Translation file is too large: {what} (limit {limit}); nothing was read", file=path, field="size", fix=fix
@@ -284,7 +288,7 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
     path = Path(path)
     limits = limits or ImportLimits()
     fix_size = (
-        "import the file in parts (one export per benchmark),"
+        "split the file (its entries are independent) and import the parts,"
         " or raise the limit: --max-bytes / BABELFLOW_IMPORT_MAX_BYTES"
     )
     suffix = path.suffix.lower()
@@ -304,7 +308,7 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
                 fix="import the file itself, not a device, pipe or folder",
             )
         if info.st_size > limits.max_bytes:
-            raise _refuse_size(path, f"{info.st_size / 2**20:.1f} MiB", f"{limits.max_bytes / 2**20:.1f} MiB", fix_size)
+            raise _refuse_size(path, _size(info.st_size), _size(limits.max_bytes), fix_size)
         with open(path, "rb") as handle:
             data = handle.read(limits.max_bytes + 1)  # a file that grows while we read is still bounded
     except OSError as exc:
@@ -312,14 +316,14 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
             f"Cannot read translation file: {exc.strerror or exc}", file=path, fix="check the path and its permissions"
         ) from exc
     if len(data) > limits.max_bytes:
-        raise _refuse_size(path, f"more than {limits.max_bytes} bytes", f"{limits.max_bytes / 2**20:.1f} MiB", fix_size)
+        raise _refuse_size(path, f"more than {_size(limits.max_bytes)}", _size(limits.max_bytes), fix_size)
     units = _count_units(data, fmt, limits.max_units, path)
     if units > limits.max_units:
         raise BabelflowError(
             f"Translation file has more than {limits.max_units:,} units; nothing was read",
             file=path,
             field="units",
-            fix="import the file in parts, or raise the limit: --max-units / BABELFLOW_IMPORT_MAX_UNITS",
+            fix="split the file and import the parts, or raise the limit: --max-units / BABELFLOW_IMPORT_MAX_UNITS",
         )
     try:
         return _read_xliff(path, data) if fmt == "xliff" else _read_po(path, data)
