@@ -74,3 +74,27 @@ def ensure_state_dirs(settings: BabelflowSettings) -> None:
                 file=folder,
                 fix="make the project folder writable, or set BABELFLOW_STATE_DIR to a writable folder",
             ) from exc
+
+
+# What a process that needs no provider (the Prefect server) keeps of the environment: the
+# interpreter's and locale's variables and Prefect's own settings. Everything else (provider keys,
+# tokens, proxy URLs with passwords, cloud credentials) stays out of it.
+_KEEP_EXACT = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
+    "VIRTUAL_ENV", "LD_LIBRARY_PATH",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "DO_NOT_TRACK", "LITELLM_LOCAL_MODEL_COST_MAP", "COLUMNS", "NO_COLOR",
+})
+_KEEP_PREFIXES = ("LC_", "PYTHON", "PREFECT_")
+# a Prefect client credential or a secret-looking name is dropped even under a kept prefix
+_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS", "AUTH_STRING")
+_CLIENT_ONLY = frozenset({"PREFECT_API_URL", "PREFECT_API_KEY", "PREFECT_API_AUTH_STRING"})
+
+
+def is_secret_name(name: str) -> bool:
+    return name.upper().endswith(_SECRET_SUFFIXES) or "API_KEY" in name.upper()
+
+
+def without_secrets(env: dict[str, str]) -> dict[str, str]:
+    """`env` reduced to what a process that calls no provider needs (the allowlist above)."""
+    kept = {k: v for k, v in env.items() if k in _KEEP_EXACT or k.startswith(_KEEP_PREFIXES)}
+    return {k: v for k, v in kept.items() if k not in _CLIENT_ONLY and not is_secret_name(k)}

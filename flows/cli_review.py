@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 
 import typer
 
@@ -115,29 +114,38 @@ def server(
     """The project's Prefect server (UI + API) on 127.0.0.1, telemetry off, state in .babelflow/prefect.
 
     `babelflow flow` starts one in the background on first use and reuses it; without options this
-    command runs one in the foreground instead (Ctrl-C ends it). Runs, artifacts and review forms
-    live in the project's database either way."""
-    import os
-    import subprocess
-
+    command runs one in the foreground instead (Ctrl-C or SIGTERM ends it). Runs, artifacts and
+    review forms live in the project's database either way. Every API call needs the project's
+    auth string (the UI asks for it at login): it is in .babelflow/prefect/auth/, readable only by
+    you; only 127.0.0.1/localhost on that port are answered."""
     from babelflow.settings import BabelflowSettings
-    from flows.local_server import running_server, server_command, server_environment, stop_background
+    from flows.local_server import ServerRecord, check_port, run_foreground, running_server, stop_background
+    from flows.server_auth import auth_path
 
     settings = BabelflowSettings()
     if stop:
-        stopped = stop_background(settings)
-        console.print(f"stopped the server at {stopped.ui_url} (pid {stopped.pid})" if stopped else "no background server was running for this project")
+        _, outcome = stop_background(settings)
+        console.print(outcome, highlight=False)
         return
     running = running_server(settings)
     if status:
-        console.print(f"background server: {running.ui_url} (pid {running.pid}, log {running.log})" if running else "no background server runs for this project")
+        said = f"project server: {running.ui_url} (pid {running.pid}, log {running.log})" if running else ""
+        console.print(said or "no server runs for this project", highlight=False)
         return
+    check_port(port)
     if running:
         raise BabelflowError(
             f"This project's background server already serves the UI at {running.ui_url}",
             file=running.log,
             fix="open that address, or stop it first with `babelflow server --stop`",
         )
-    home = Path(os.environ["PREFECT_HOME"])
-    console.print(f"Prefect UI: http://127.0.0.1:{port}  ·  API: http://127.0.0.1:{port}/api  ·  state: {home}")
-    raise typer.Exit(subprocess.call(server_command(port), env=server_environment(port, home)))
+
+    def announce(record: ServerRecord) -> None:
+        console.print(
+            f"Prefect UI: {record.ui_url}  ·  API: {record.api_url}  ·  state: {record.prefect_home}\n"
+            f"log in with the auth string in {auth_path(settings)} (owner-only; `babelflow flow` reads it there)",
+            highlight=False, soft_wrap=True,
+        )
+
+    console.print(f"starting the project's Prefect server on 127.0.0.1:{port} …", highlight=False)
+    raise typer.Exit(run_foreground(settings, port, announce))

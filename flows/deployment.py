@@ -1,32 +1,81 @@
 """Serve babelflow's flows as Prefect deployments.
 
 Locally: `python -m flows.deployment` serves `adapt-language` and `adapt-languages` from this
-process (runs execute as subprocesses, at most --limit at a time). On many machines: the same
-flows are declared in prefect.yaml for a `process` work pool; `prefect deploy --all` registers
-them and `prefect worker start --pool babelflow-process` on each machine picks runs up.
+process (runs execute as subprocesses, at most --limit at a time) against the project's own
+server (started or adopted as `babelflow flow` does, with its auth string) or PREFECT_API_URL. On
+many machines: the same flows are declared in prefect.yaml for a `process` work pool; `prefect
+deploy --all` registers them and `prefect worker start --pool babelflow-process` on each machine
+picks runs up.
+
+What names endpoints, paths or code (translator, validators, profile, source dir, output folder)
+is set here, at deploy time, and must lie inside the project: a run may choose only the
+benchmark, the language(s) and the review settings (flows/run_guard.py refuses the rest).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import cast
+import sys
+from pathlib import Path
+from typing import Any, cast
 
-from babelflow.settings import apply_offline_environment
+from babelflow.errors import BabelflowError
+from babelflow.settings import BabelflowSettings, apply_offline_environment
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def deploy_time_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    chosen = {
+        "translator": args.translator,
+        "validators": args.validators,
+        "profile": args.profile,
+        "source_dir": args.source_dir,
+        "out": args.out,
+    }
+    return {
+        name: str(value) if isinstance(value, Path) else value
+        for name, value in chosen.items()
+        if value not in (None, "")
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=2, help="flow runs executed at once by this server")
-    args = parser.parse_args()
-    apply_offline_environment()
+    parser.add_argument(
+        "--translator", default="auto", help="translator spec of every run (no @URL but the provider's configured one)"
+    )
+    parser.add_argument("--validators", default="", help="validator specs of every run (comma-separated)")
+    parser.add_argument("--profile", type=Path, help="analysis profile of adapt-language runs (inside the project)")
+    parser.add_argument(
+        "--source-dir", type=Path, help="benchmark source folder of adapt-language runs (inside the project)"
+    )
+    parser.add_argument("--out", type=Path, help="variant folder of adapt-language runs (inside the project)")
+    args = parser.parse_args(argv)
+    settings = BabelflowSettings()
+    fixed = deploy_time_parameters(args)
+    try:
+        apply_offline_environment(settings)
+        from flows.run_guard import check_inside_project
+
+        check_inside_project(fixed, settings)  # a bad setting is an error/fix now, not a failed run later
+        from flows.local_server import ensure_server
+
+        ensure_server(settings)  # PREFECT_API_URL and the auth string, for this process and the runs it starts
+    except BabelflowError as exc:
+        sys.stderr.write(f"error: {exc.render()}\n")
+        raise SystemExit(exc.exit_code) from None
     from prefect import serve
     from prefect.deployments.runner import RunnerDeployment
 
     from flows.prefect_flows import adapt_language, adapt_languages
 
     # to_deployment is sync-compatible: called from sync code it returns the deployment itself
-    deployments = [cast(RunnerDeployment, flow.to_deployment(name="babelflow", tags=["babelflow"])) for flow in (adapt_language, adapt_languages)]
-    serve(*deployments, limit=args.limit)
+    one = cast(RunnerDeployment, adapt_language.to_deployment(name="babelflow", tags=["babelflow"], parameters=fixed))
+    many: dict[str, Any] = {name: fixed[name] for name in ("translator", "validators") if name in fixed}
+    several = cast(
+        RunnerDeployment, adapt_languages.to_deployment(name="babelflow", tags=["babelflow"], parameters=many)
+    )
+    serve(one, several, limit=args.limit)
 
 
 if __name__ == "__main__":

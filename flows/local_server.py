@@ -2,40 +2,51 @@
 
 A flow run against Prefect's ephemeral API loses its UI the moment the command ends (and with it
 any paused review form). `babelflow flow` therefore talks to one long-lived server per state
-folder: its database and logs live in `<state>/prefect/`, its address in `server.json`, and
-`babelflow server --stop` ends it. `PREFECT_API_URL`, when the user sets it, wins.
+folder: its database and logs live in `<state>/prefect/`, its address and identity in
+`server.json`, and `babelflow server --stop` ends it. `PREFECT_API_URL`, when the user sets it, wins.
+
+The server (flows/server_launcher.py) requires this state folder's auth string, answers only as
+127.0.0.1/localhost on its port, and inherits no provider key. A recorded server is adopted or
+ended only when it is the recorded process (pid, start time, command line) and, to adopt, when it
+names this state folder to a caller holding the auth string: a stale record naming some other
+process is discarded, and that process is left alone.
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
-from babelflow.ir import Record
-from babelflow.settings import PREFECT_OFFLINE_ENV, BabelflowSettings
+from babelflow.settings import PREFECT_OFFLINE_ENV, BabelflowSettings, without_secrets
+from flows.server_auth import basic_authorization, ensure_auth_string
+from flows.server_launcher import IDENTITY_PATH
+from flows.server_process import ProcessIdentity, alive, end_group, identity_of, is_same_process
 
 DEFAULT_PORT = 4200
 BOOT_TIMEOUT_S = 120.0  # a fresh SQLite database migrates on first boot (~8 s here, more under load)
 
 
-class ServerRecord(Record):
-    pid: int
+class ServerRecord(ProcessIdentity):
     port: int
     api_url: str
     ui_url: str
     prefect_home: Path
+    state_dir: Path
     log: Path
     started_at: str
     ready: bool = True  # False while booting: a starter killed then leaves a record the next run adopts
@@ -45,18 +56,42 @@ def record_path(settings: BabelflowSettings) -> Path:
     return settings.layout.prefect_home() / "server.json"
 
 
-def server_environment(port: int, prefect_home: Path) -> dict[str, str]:
-    """The server's environment: telemetry off, state in the project, the UI pointed at *this* API.
+def check_port(port: int) -> int:
+    if not 1 <= port <= 65535:
+        raise BabelflowError(
+            f"Port {port} is not a TCP port", field="--port", fix="pass a port between 1 and 65535, e.g. --port 4200"
+        )
+    return port
 
-    Without PREFECT_UI_API_URL the UI assumes port 4200 whatever `--port` says."""
+
+def server_environment(port: int, prefect_home: Path) -> dict[str, str]:
+    """The server's environment: no provider key or token (an allowlist), telemetry off, state in
+    the project, the UI pointed at *this* API (without PREFECT_UI_API_URL it assumes port 4200)."""
     api = f"http://127.0.0.1:{port}/api"
-    env = {**os.environ, **PREFECT_OFFLINE_ENV, "PREFECT_HOME": str(prefect_home), "PREFECT_UI_API_URL": api, "PREFECT_SERVER_API_PORT": str(port)}
-    env.pop("PREFECT_API_URL", None)  # the server is the API; a client setting here points it at itself or elsewhere
-    return env
+    return {
+        **without_secrets(dict(os.environ)),
+        **PREFECT_OFFLINE_ENV,
+        "PREFECT_HOME": str(prefect_home),
+        "PREFECT_UI_API_URL": api,
+        "PREFECT_SERVER_API_PORT": str(port),
+    }
 
 
 def server_command(port: int) -> list[str]:
+    """Plain `prefect server start` (no auth string): only bench/'s throwaway servers in a temp home."""
     return [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+
+
+def launcher_command(port: int, settings: BabelflowSettings) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "flows.server_launcher",
+        "--port",
+        str(port),
+        "--state",
+        str(settings.resolved_state_dir()),
+    ]
 
 
 def healthy(api_url: str, timeout: float = 1.0) -> bool:
@@ -67,14 +102,17 @@ def healthy(api_url: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
+def names_this_project(record: ServerRecord, settings: BabelflowSettings, timeout: float = 2.0) -> bool:
+    """The server at the record's port holds this project's auth string and serves this state folder."""
+    request = urllib.request.Request(
+        f"{record.ui_url}{IDENTITY_PATH}", headers={"Authorization": basic_authorization(ensure_auth_string(settings))}
+    )
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            answer = json.loads(reply.read())
+    except (OSError, ValueError):
         return False
-    except PermissionError:
-        return True
-    return True
+    return answer.get("state_dir") == str(settings.resolved_state_dir()) and answer.get("pid") == record.pid
 
 
 def _port_free(port: int) -> bool:
@@ -112,110 +150,220 @@ def _read_record(settings: BabelflowSettings) -> ServerRecord | None:
     try:
         return ServerRecord.model_validate_json(path.read_bytes())
     except ValueError:
-        return None  # a damaged record is treated as no server; a new one overwrites it
+        return None  # a damaged (or pre-identity) record is treated as no server; a new one overwrites it
+
+
+def _write_record(settings: BabelflowSettings, record: ServerRecord) -> None:
+    write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
+
+
+def _ours(record: ServerRecord, settings: BabelflowSettings) -> bool:
+    """The recorded process is still the one we started, for this state folder."""
+    return record.state_dir == settings.resolved_state_dir() and is_same_process(
+        ProcessIdentity(pid=record.pid, start_ticks=record.start_ticks, command=record.command)
+    )
+
+
+def _discard_stale(settings: BabelflowSettings, record: ServerRecord | None) -> None:
+    """Forget a record whose process is gone or is another process now; never signal it."""
+    current = _read_record(settings) if record is not None else None
+    if (
+        record is not None
+        and current is not None
+        and (current.pid, current.start_ticks) == (record.pid, record.start_ticks)
+    ):
+        record_path(settings).unlink(missing_ok=True)
 
 
 def running_server(settings: BabelflowSettings) -> ServerRecord | None:
-    """The background server of this state folder, if its process lives and its API answers."""
+    """The server of this state folder, if the recorded process is ours and names this project."""
     record = _read_record(settings)
-    if record is not None and _alive(record.pid) and healthy(record.api_url):
+    if record is not None and _ours(record, settings) and names_this_project(record, settings):
         return record
     return None
 
 
 def _adopt_or_end(settings: BabelflowSettings) -> ServerRecord | None:
-    """Under the start lock: a recorded server that lives but does not answer yet was started by a
+    """Under the start lock: a recorded server of ours that does not answer yet was started by a
     run that was killed while it booted. Wait for it and adopt it, or end it: never a second
-    server on the same database."""
+    server on the same database. A record naming another process is discarded."""
     record = _read_record(settings)
-    if record is None or not _alive(record.pid):
+    if record is None or not _ours(record, settings):
+        _discard_stale(settings, record)
         return None
     deadline = time.monotonic() + BOOT_TIMEOUT_S
-    while time.monotonic() < deadline and _alive(record.pid):
-        if healthy(record.api_url):
+    while time.monotonic() < deadline and _ours(record, settings):
+        if names_this_project(record, settings):
             record = record.model_copy(update={"ready": True})
-            write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
+            _write_record(settings, record)
             return record
         time.sleep(0.3)
-    _end(record.pid)
+    end_group(record)
+    _discard_stale(settings, record)
     return None
 
 
-def _end(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + 20
-    while _alive(pid) and time.monotonic() < deadline:
-        try:
-            os.waitpid(pid, os.WNOHANG)  # reap it if this process happens to be its parent
-        except ChildProcessError:
-            pass
-        time.sleep(0.2)
-    if _alive(pid):
-        os.killpg(pid, signal.SIGKILL)
+def use_server(record: ServerRecord, settings: BabelflowSettings) -> None:
+    """Point this process's Prefect clients (and the processes it starts) at the project server."""
+    os.environ["PREFECT_API_URL"] = record.api_url
+    os.environ["PREFECT_API_AUTH_STRING"] = ensure_auth_string(settings)
 
 
 def ensure_server(settings: BabelflowSettings) -> tuple[str, ServerRecord | None]:
     """(API URL, record of the background server or None when PREFECT_API_URL was set by the user).
 
-    Sets PREFECT_API_URL for this process so every Prefect client call goes to that server."""
+    Sets PREFECT_API_URL and PREFECT_API_AUTH_STRING for this process (read by Prefect when it is
+    first imported, so call this before importing the flows)."""
     user_api = os.environ.get("PREFECT_API_URL")
     if user_api:
+        recorded = _read_record(settings)
+        if (
+            recorded is not None
+            and recorded.api_url == user_api.rstrip("/")
+            and "PREFECT_API_AUTH_STRING" not in os.environ
+        ):
+            os.environ["PREFECT_API_AUTH_STRING"] = ensure_auth_string(settings)  # the user named this project's server
         return user_api, None
     with _start_lock(settings):
         record = running_server(settings) or _adopt_or_end(settings) or start_background(settings)
-    os.environ["PREFECT_API_URL"] = record.api_url
+    use_server(record, settings)
     return record.api_url, record
 
 
-def start_background(settings: BabelflowSettings, port: int | None = None) -> ServerRecord:
-    home = Path(os.environ.get("PREFECT_HOME") or settings.layout.prefect_home())
-    home.mkdir(parents=True, exist_ok=True)
-    port = port or (DEFAULT_PORT if _port_free(DEFAULT_PORT) else any_free_port())
-    log = home / "server.log"
-    with open(log, "ab") as out:
-        # its own session: the server outlives this command (and a Ctrl-C in it)
-        process = subprocess.Popen(server_command(port), env=server_environment(port, home), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-    api = f"http://127.0.0.1:{port}/api"
-    booting = ServerRecord(
-        pid=process.pid, port=port, api_url=api, ui_url=f"http://127.0.0.1:{port}", prefect_home=home, log=log,
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"), ready=False,
+def _spawn(settings: BabelflowSettings, port: int, log: Path | None) -> tuple[subprocess.Popen, ServerRecord]:
+    """Start the launcher in its own session (it outlives this command and a Ctrl-C in it) and
+    record it as booting, before it answers: see _adopt_or_end."""
+    ensure_auth_string(settings)
+    home = settings.layout.prefect_home()
+    home.chmod(0o700)  # its database holds every run, log and review form: the owner's only, as the API is
+    command = launcher_command(port, settings)
+    out = open(log, "ab") if log else None
+    try:
+        process = subprocess.Popen(
+            command,
+            env=server_environment(port, home),
+            stdout=out,
+            stderr=subprocess.STDOUT if out else None,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    finally:
+        if out:
+            out.close()
+    identity = _identity_after_exec(process, command)
+    record = ServerRecord(
+        **identity.model_dump(),
+        port=port,
+        api_url=f"http://127.0.0.1:{port}/api",
+        ui_url=f"http://127.0.0.1:{port}",
+        prefect_home=home,
+        state_dir=settings.resolved_state_dir(),
+        log=log or home / "server.log",
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        ready=False,
     )
-    write_bytes_atomic(record_path(settings), booting.model_dump_json(indent=2).encode())  # before it answers: see _adopt_or_end
+    _write_record(settings, record)
+    return process, record
+
+
+def _identity_after_exec(process: subprocess.Popen, command: list[str]) -> ProcessIdentity:
+    """The child's identity once exec has filled /proc/<pid>/cmdline (empty for a moment after Popen)."""
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline and process.poll() is None:
+        identity = identity_of(process.pid)
+        if identity is not None and identity.command == command:
+            return identity
+        time.sleep(0.01)
+    return ProcessIdentity(pid=process.pid, start_ticks=0, command=command)  # exited: its exit code says why
+
+
+def _wait_ready(settings: BabelflowSettings, process: subprocess.Popen, record: ServerRecord) -> ServerRecord:
     deadline = time.monotonic() + BOOT_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            _discard_stale(settings, record)
             raise BabelflowError(
                 f"The local Prefect server exited during start-up (code {process.returncode})",
-                file=log,
-                fix="read the log's last lines; or run `babelflow server --port N` in another terminal and set PREFECT_API_URL",
+                file=record.log,
+                fix="read the log's last lines; or run `babelflow server --port N` in another terminal",
             )
-        if healthy(api):
-            time.sleep(1.0)  # a server that lost the port to another one exits at once: never adopt the other
-            if process.poll() is not None:
-                port = any_free_port()
-                return start_background(settings, port)
-            record = booting.model_copy(update={"ready": True})
-            write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
-            return record
+        if names_this_project(record, settings):
+            ready = record.model_copy(update={"ready": True})
+            _write_record(settings, ready)
+            return ready
         time.sleep(0.3)
-    process.terminate()
-    raise BabelflowError(f"The local Prefect server did not answer at {api} within {BOOT_TIMEOUT_S:.0f} s", file=log, fix="read the log; the machine may be overloaded")
+    end_group(record)
+    _discard_stale(settings, record)
+    raise BabelflowError(
+        f"The local Prefect server did not answer at {record.api_url} within {BOOT_TIMEOUT_S:.0f} s",
+        file=record.log,
+        fix="read the log; the machine may be overloaded",
+    )
 
 
-def stop_background(settings: BabelflowSettings) -> ServerRecord | None:
-    """End this state folder's background server (its whole process group), answering or still
-    booting; None if none ran."""
-    path = record_path(settings)
+def start_background(settings: BabelflowSettings, port: int | None = None) -> ServerRecord:
+    port = port or (DEFAULT_PORT if _port_free(DEFAULT_PORT) else any_free_port())
+    settings.layout.prefect_home().mkdir(parents=True, exist_ok=True)
+    process, record = _spawn(settings, port, settings.layout.prefect_home() / "server.log")
+    return _wait_ready(settings, process, record)
+
+
+def spawn_for_test(settings: BabelflowSettings, port: int) -> tuple[subprocess.Popen, ServerRecord]:
+    """A server left booting, as a `babelflow flow` killed during start-up leaves it (tests)."""
+    settings.layout.prefect_home().mkdir(parents=True, exist_ok=True)
+    return _spawn(settings, port, settings.layout.prefect_home() / "server.log")
+
+
+def stop_background(settings: BabelflowSettings) -> tuple[ServerRecord | None, str]:
+    """End this state folder's server (its whole process group), answering or still booting.
+
+    Returns (the record of the server ended, or None; what was done, one line)."""
     record = _read_record(settings)
-    if record is None or not _alive(record.pid):
-        path.unlink(missing_ok=True)
-        return None
-    _end(record.pid)
-    path.unlink(missing_ok=True)
-    return record
+    if record is None:
+        record_path(settings).unlink(missing_ok=True)  # a damaged record
+        return None, "no server was recorded for this project"
+    if not _ours(record, settings):
+        _discard_stale(settings, record)
+        gone = "has exited" if not alive(record.pid) else "is another process now (left running)"
+        return None, f"the recorded server (pid {record.pid}) {gone}: record discarded"
+    end_group(record)
+    _discard_stale(settings, record)
+    return record, f"stopped the server at {record.ui_url} (pid {record.pid})"
+
+
+class _Stopped(Exception):
+    def __init__(self, signum: int):
+        self.signum = signum
+
+
+def run_foreground(settings: BabelflowSettings, port: int, announce: Callable[[ServerRecord], None]) -> int:
+    """Run the project server attached to this terminal (its output here) until it exits or this
+    process gets SIGINT/SIGTERM/SIGHUP, which end the server's whole process group first."""
+    check_port(port)
+    if not _port_free(port):
+        raise BabelflowError(
+            f"Port {port} on 127.0.0.1 is already in use", field="--port", fix="pass another port, e.g. --port 4300"
+        )
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise _Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    record: ServerRecord | None = None
+    try:
+        with _start_lock(settings):
+            process, record = _spawn(settings, port, None)
+            record = _wait_ready(settings, process, record)
+        announce(record)
+        return process.wait()
+    except _Stopped as stopped:
+        return 128 + stopped.signum
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if record is not None:
+            end_group(record)
+            _discard_stale(settings, record)
 
 
 def ui_base(api_url: str) -> str:

@@ -32,6 +32,7 @@ from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_forms import SignOffForm, ask_for_review
 from flows.review_store import ReviewStore
+from flows.run_guard import check_current_run
 from flows.signoff import sign_off
 from validators.findings import FailureSet, Layer
 
@@ -243,6 +244,10 @@ def adapt_language(
     validators: str = "",
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
+    # a deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)
+    asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "profile": profile,
+             "source_dir": source_dir, "out": out, "project_root": project_root}
+    check_current_run(adapt_language.fn, asked, BabelflowSettings())
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
     from flows.components import owned_output
     from source_benchmarks import get_benchmark
@@ -344,6 +349,9 @@ def adapt_languages(
 ) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
     from concurrent.futures import ThreadPoolExecutor
+
+    asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "project_root": project_root}
+    check_current_run(adapt_languages.fn, asked, BabelflowSettings())  # a deployment's run: flows/run_guard.py
 
     with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
         futures = [

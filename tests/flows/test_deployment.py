@@ -29,7 +29,9 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
     from prefect.settings import get_current_settings
 
     with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
-        env = {**os.environ, "PREFECT_API_URL": str(get_current_settings().api.url), "PREFECT_HOME": str(tmp_path / "home"), "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "storage")}
+        # the project is the served process's own (a run may not name another: flows/run_guard.py)
+        env = {**os.environ, "PREFECT_API_URL": str(get_current_settings().api.url), "PREFECT_HOME": str(tmp_path / "home"),
+               "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "storage"), "BABELFLOW_PROJECT_ROOT": str(tmp_path / "project")}
         root = Path(__file__).resolve().parents[2]
         server = subprocess.Popen([sys.executable, "-m", "flows.deployment", "--limit", "2"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
@@ -38,7 +40,7 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
             while time.time() < deadline:
                 try:
                     runs = [
-                        run_deployment("adapt-language/babelflow", parameters={"benchmark": "fixture-library", "language": lang, "project_root": str(tmp_path / "project")}, timeout=0)
+                        run_deployment("adapt-language/babelflow", parameters={"benchmark": "fixture-library", "language": lang}, timeout=0)
                         for lang in ("en-XA", "ar-XB")
                     ]
                     break
@@ -59,3 +61,19 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
         finally:
             server.terminate()
             server.wait(30)
+
+
+def test_deploy_time_settings_outside_the_project_are_refused_before_serving(tmp_path, monkeypatch, capsys):
+    from flows import deployment
+
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path / "project"))
+    for key in ("PREFECT_HOME", "PREFECT_LOCAL_STORAGE_PATH"):
+        monkeypatch.setenv(key, str(tmp_path / key.lower()))
+    with pytest.raises(SystemExit) as exited:
+        deployment.main(["--out", str(tmp_path / "elsewhere")])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "field: out" in err and "fix:" in err and not (tmp_path / "elsewhere").exists()
+    with pytest.raises(SystemExit):
+        deployment.main(["--translator", "openai:gpt-4o-mini@https://collector.example/v1"])
+    assert "field: translator" in capsys.readouterr().err

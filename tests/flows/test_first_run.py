@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,17 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=5) as reply:
+def _get(url: str, headers: dict[str, str] | None = None) -> dict:
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=5) as reply:
         return json.loads(reply.read())
+
+
+def _auth(project: Path) -> dict[str, str]:
+    """The project server wants its auth string (flows/server_auth.py) on every API call."""
+    import base64
+
+    secret = (project / ".babelflow" / "prefect" / "auth" / "api-auth-string").read_bytes()
+    return {"Authorization": "Basic " + base64.b64encode(secret).decode()}
 
 
 @pytest.mark.slow
@@ -48,10 +55,13 @@ def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
         # the CLI printed where to look, and those addresses answer after the command ended
         printed = run.stdout + run.stderr
         run_id = printed.split(f"{ui}/runs/flow-run/")[1].split()[0]
-        flow_run = _get(f"{api}/flow_runs/{run_id}")
+        flow_run = _get(f"{api}/flow_runs/{run_id}", _auth(project))
         assert flow_run["state"]["type"] == "COMPLETED"
         artifact_key = printed.split(f"{ui}/artifacts/key/")[1].split()[0]
-        req = urllib.request.Request(f"{api}/artifacts/filter", data=json.dumps({"artifacts": {"key": {"any_": [artifact_key]}}}).encode(), headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(f"{api}/artifacts/filter", data=json.dumps({"artifacts": {"key": {"any_": [artifact_key]}}}).encode(), headers={"Content-Type": "application/json", **_auth(project)})
+        csrf = _get(f"{api}/csrf-token?client=first-run-test", _auth(project))["token"]  # changes and filters are POSTs: CSRF on
+        req.add_header("Prefect-Csrf-Token", csrf)
+        req.add_header("Prefect-Csrf-Client", "first-run-test")
         with urllib.request.urlopen(req, timeout=5) as reply:
             artifacts = json.loads(reply.read())
         assert artifacts and artifacts[0]["flow_run_id"] == run_id and "open findings" in artifacts[0]["data"]
@@ -108,21 +118,15 @@ def test_foreground_server_points_its_ui_at_its_own_port(tmp_path: Path) -> None
 def test_a_server_left_booting_by_a_killed_run_is_adopted_not_doubled(tmp_path: Path, monkeypatch) -> None:
     """A `babelflow flow` killed while its server boots leaves a `ready: false` record; the next
     run waits for that server and adopts it instead of starting a second one on the same database."""
-    from datetime import datetime
-
     from babelflow.settings import BabelflowSettings
-    from flows.local_server import ServerRecord, ensure_server, record_path, server_command, server_environment, stop_background
+    from flows.local_server import ensure_server, spawn_for_test, stop_background
 
     for key in [k for k in os.environ if k.startswith("PREFECT_")] + ["PREFECT_API_URL"]:
         monkeypatch.delenv(key, raising=False)  # registered, so the URL ensure_server sets is undone too
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "")  # ensure_server sets it too: registered, then undone
+    monkeypatch.delenv("PREFECT_API_AUTH_STRING")
     settings = BabelflowSettings(project_root=tmp_path)
-    home = tmp_path / ".babelflow" / "prefect"
-    home.mkdir(parents=True)
-    port = _free_port()
-    orphan = subprocess.Popen(server_command(port), env=server_environment(port, home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    record = ServerRecord(pid=orphan.pid, port=port, api_url=f"http://127.0.0.1:{port}/api", ui_url=f"http://127.0.0.1:{port}", prefect_home=home,
-                          log=home / "server.log", started_at=datetime.now(UTC).isoformat(), ready=False)
-    record_path(settings).write_text(record.model_dump_json())
+    orphan, record = spawn_for_test(settings, _free_port())  # recorded `ready: false`, as a killed starter leaves it
     try:
         api, adopted = ensure_server(settings)
         assert adopted is not None and adopted.pid == orphan.pid and adopted.ready and api == record.api_url

@@ -1,0 +1,125 @@
+"""What a run of a served or declared deployment may ask for.
+
+A deployment run's parameters come from whoever can reach the API. Those that name endpoints,
+keys, paths or code are deploy-time settings: a run may not change the value its deployment holds
+(`python -m flows.deployment --translator ...`, prefect.yaml's `parameters`), and the deployment's
+value itself must stay inside the project the worker serves: paths under its root, a domain
+package found under it, provider endpoints only the ones configured in the worker's environment.
+A `babelflow flow` run (typed by the user at their own terminal) is not checked here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from babelflow.errors import BabelflowError
+from babelflow.settings import BabelflowSettings
+
+DEPLOY_TIME = ("translator", "validators", "profile", "source_dir", "out", "project_root")
+PATHS = ("profile", "source_dir", "out")
+REFUSED_FIX = (
+    "set it when serving (`python -m flows.deployment --help`) or in prefect.yaml; "
+    "a run may change only benchmark, language(s) and review settings"
+)
+
+
+def check_deployment_run(
+    parameters: Mapping[str, Any], deployment_parameters: Mapping[str, Any], settings: BabelflowSettings
+) -> None:
+    """Refuse (BabelflowError) a deployment run that overrides a deploy-time setting or names
+    something outside the project."""
+    for name in DEPLOY_TIME:
+        if name in parameters and _plain(parameters[name]) != _plain(deployment_parameters.get(name)):
+            raise BabelflowError(
+                f"A run of this deployment may not set {name!r} (deploy-time setting)", field=name, fix=REFUSED_FIX
+            )
+    check_inside_project(parameters, settings)
+
+
+def _plain(value: Any) -> Any:
+    return str(value) if isinstance(value, Path) else value
+
+
+def check_inside_project(parameters: Mapping[str, Any], settings: BabelflowSettings) -> None:
+    root = settings.project_root.resolve()
+    named_root = parameters.get("project_root")
+    if named_root is not None and Path(named_root).resolve() != root:
+        raise BabelflowError(
+            f"project_root {named_root} is not the project this worker serves ({root})",
+            field="project_root",
+            fix=REFUSED_FIX,
+        )
+    for name in PATHS:
+        value = parameters.get(name)
+        if value is None:
+            continue
+        path = Path(value) if Path(value).is_absolute() else root / value
+        if not path.resolve().is_relative_to(root):  # resolve(): a symlink inside pointing out counts as out
+            raise BabelflowError(
+                f"{name} {value} is outside the project {root}",
+                field=name,
+                fix=f"name a path under {root}, at deploy time",
+            )
+    benchmark = str(parameters.get("benchmark") or "")
+    if benchmark.startswith("tau2-pkg:"):
+        _check_package(benchmark.removeprefix("tau2-pkg:"), root)
+    for name in ("translator", "validators"):
+        for spec in str(parameters.get(name) or "").split(","):
+            _check_endpoint(spec.strip(), name)
+
+
+def _check_package(module: str, root: Path) -> None:
+    """A domain package is code: only one found under the project root may be imported."""
+    top = module.split(".")[0]
+    found = importlib.util.find_spec(top) if top.isidentifier() else None
+    places = [Path(p) for p in (found.submodule_search_locations or [])] if found else []
+    if found and found.origin and found.origin not in ("built-in", "frozen"):
+        places.append(Path(found.origin))
+    if not places or not all(p.resolve().is_relative_to(root) for p in places):
+        raise BabelflowError(
+            f"Domain package {module!r} is not a package under the project {root}",
+            field="benchmark",
+            fix="put the package inside the project and name it at deploy time",
+        )
+
+
+def _check_endpoint(spec: str, field: str) -> None:
+    """A provider spec may name no endpoint but the one configured for its provider here."""
+    from babelflow.llm.config import BASE_URL_ENV, PROVIDERS
+
+    provider, _, rest = spec.partition(":")
+    if provider not in PROVIDERS:
+        return
+    endpoint = rest.partition("?")[0].partition("@")[2]
+    if endpoint and endpoint.rstrip("/") != os.environ.get(BASE_URL_ENV[provider], "").rstrip("/"):
+        raise BabelflowError(
+            f"{field} names the endpoint {endpoint!r}, which is not configured for {provider} on this worker",
+            field=field,
+            fix=f"set {BASE_URL_ENV[provider]} in the worker's environment, or give the spec no @URL",
+        )
+
+
+def check_current_run(flow_fn: Callable[..., Any], values: Mapping[str, Any], settings: BabelflowSettings) -> None:
+    """Inside a flow run: if it belongs to a deployment, check `values` (this run's deploy-time
+    parameters, defaults applied) against that deployment's (the flow's defaults where it sets none)."""
+    from uuid import UUID
+
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import deployment
+
+    deployment_id = deployment.id
+    if not deployment_id:
+        return
+    with get_client(sync_client=True) as client:
+        declared = client.read_deployment(UUID(deployment_id)).parameters or {}
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(flow_fn).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+    check_deployment_run(values, {**defaults, **declared}, settings)

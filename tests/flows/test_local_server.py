@@ -1,0 +1,184 @@
+"""The project server's identity, auth string and front door, without booting Prefect (fast).
+The live server's behaviour (401 without the string, CORS, Host, SIGTERM, decoys) is checked by
+the bad-input drill's server checks (bench/drill_cases/server.py, tests/bench/test_drill_bad_input.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from babelflow.errors import BabelflowError
+from babelflow.settings import BabelflowSettings
+
+
+def test_auth_string_is_owner_only_stable_and_shared_by_racing_starters(tmp_path: Path) -> None:
+    from flows.server_auth import auth_folder, auth_path, ensure_auth_string
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    with ThreadPoolExecutor(8) as pool:
+        strings = set(pool.map(lambda _: ensure_auth_string(settings), range(16)))
+    assert len(strings) == 1 and len(strings.pop()) >= 32
+    assert stat.S_IMODE(auth_path(settings).stat().st_mode) == 0o600
+    assert stat.S_IMODE(auth_folder(settings).stat().st_mode) == 0o700
+    assert [p.name for p in auth_folder(settings).iterdir()] == ["api-auth-string"]  # no draft left behind
+    other = BabelflowSettings(project_root=tmp_path / "other")
+    assert ensure_auth_string(other) != ensure_auth_string(settings)  # one per state folder
+
+
+def test_an_auth_file_opened_to_others_is_closed_and_a_symlink_refused(tmp_path: Path) -> None:
+    from flows.server_auth import auth_path, ensure_auth_string
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    value = ensure_auth_string(settings)
+    auth_path(settings).chmod(0o644)
+    assert ensure_auth_string(settings) == value and stat.S_IMODE(auth_path(settings).stat().st_mode) == 0o600
+    auth_path(settings).unlink()
+    (tmp_path / "planted").write_text("x" * 40)
+    auth_path(settings).symlink_to(tmp_path / "planted")
+    with pytest.raises(BabelflowError) as caught:
+        ensure_auth_string(settings)
+    assert "api-auth-string" in str(caught.value.file) and caught.value.fix
+
+
+def test_process_identity_reads_start_time_and_command_line() -> None:
+    from flows.server_process import ProcessIdentity, identity_of, is_same_process
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    try:
+        me = None
+        while me is None or not me.command:
+            me = identity_of(child.pid)
+        assert me.command[-1] == "import time; time.sleep(30)" and me.start_ticks > 0
+        assert is_same_process(me)
+        assert not is_same_process(
+            ProcessIdentity(pid=child.pid, start_ticks=me.start_ticks + 1, command=me.command)
+        )  # pid reused
+        assert not is_same_process(ProcessIdentity(pid=child.pid, start_ticks=me.start_ticks, command=["prefect"]))
+    finally:
+        child.kill()
+        child.wait()
+    assert identity_of(os.getpid()) is not None and not is_same_process(identity_of(os.getpid()))  # not a group leader
+
+
+def test_a_stale_record_naming_another_process_is_discarded_and_the_process_left_alone(tmp_path: Path) -> None:
+    from flows.local_server import ServerRecord, launcher_command, record_path, stop_background
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        home = settings.layout.prefect_home()
+        home.mkdir(parents=True)
+        record = ServerRecord(
+            pid=decoy.pid,
+            start_ticks=1,
+            command=launcher_command(4999, settings),
+            port=4999,
+            api_url="http://127.0.0.1:4999/api",
+            ui_url="http://127.0.0.1:4999",
+            prefect_home=home,
+            state_dir=settings.resolved_state_dir(),
+            log=home / "server.log",
+            started_at="2026-01-01T00:00:00+00:00",
+        )
+        record_path(settings).write_text(record.model_dump_json())
+        stopped, said = stop_background(settings)
+        assert stopped is None and "another process" in said
+        assert decoy.poll() is None and not record_path(settings).exists()
+    finally:
+        decoy.kill()
+        decoy.wait()
+
+
+@pytest.mark.parametrize("port", [70000, 0, -1])
+def test_a_port_outside_1_65535_is_an_error_not_a_traceback(port: int) -> None:
+    from flows.local_server import check_port
+
+    with pytest.raises(BabelflowError) as caught:
+        check_port(port)
+    assert caught.value.field == "--port" and caught.value.fix
+
+
+def test_the_server_environment_holds_no_provider_key(monkeypatch, tmp_path: Path) -> None:
+    from flows.local_server import server_environment
+
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DASHSCOPE_API_KEY",
+        "OPENAI_COMPATIBLE_API_KEY",
+        "HF_TOKEN",
+        "PREFECT_API_KEY",
+        "PREFECT_API_AUTH_STRING",
+        "GITHUB_TOKEN",
+        "MY_SERVICE_SECRET",
+        "OPENAI_BASE_URL",
+        "HTTPS_PROXY",
+    ):
+        monkeypatch.setenv(name, "secret-value-123")
+    env = server_environment(4999, tmp_path)
+    assert "secret-value-123" not in env.values()
+    assert (
+        env["PREFECT_HOME"] == str(tmp_path)
+        and env["PREFECT_UI_API_URL"] == "http://127.0.0.1:4999/api"
+        and "PATH" in env
+    )
+
+
+def _asgi(
+    guard, path: str, host: bytes, headers: list[tuple[bytes, bytes]] | None = None, kind: str = "http"
+) -> tuple[int | None, bytes, bool]:
+    """(status or websocket close code, body, reached Prefect's app) of one request through the guard."""
+    sent: list[dict] = []
+    scope = {"type": kind, "path": path, "headers": [(b"host", host), *(headers or [])]}
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(guard(scope, receive, send))
+    inner = any(m.get("inner") for m in sent)
+    status = next(
+        (m.get("status") or m.get("code") for m in sent if m["type"] in ("http.response.start", "websocket.close")),
+        None,
+    )
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, body, inner
+
+
+def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_string(tmp_path: Path) -> None:
+    from flows.server_auth import basic_authorization
+    from flows.server_launcher import IDENTITY_PATH, ProjectGuard
+
+    async def prefect_app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [], "inner": True})
+        await send({"type": "http.response.body", "body": b"prefect"})
+
+    guard = ProjectGuard(
+        prefect_app, port=4999, authorization=basic_authorization("s3cret-string-0123456789"), state_dir=tmp_path
+    )
+    assert _asgi(guard, "/api/health", b"127.0.0.1:4999")[2] and _asgi(guard, "/api/health", b"localhost:4999")[2]
+    for host in (b"attacker.example:4999", b"127.0.0.1:4998", b"127.0.0.1", b""):
+        status, _, inner = _asgi(guard, "/api/health", host)
+        assert status == 421 and not inner, host
+    assert _asgi(guard, "/api/events/in", b"attacker.example:4999", kind="websocket")[0] == 1008
+    assert _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999")[0] == 401
+    assert (
+        _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999", [(b"authorization", basic_authorization("wrong").encode())])[0]
+        == 401
+    )
+    status, body, _ = _asgi(
+        guard,
+        IDENTITY_PATH,
+        b"127.0.0.1:4999",
+        [(b"authorization", basic_authorization("s3cret-string-0123456789").encode())],
+    )
+    assert status == 200 and str(tmp_path).encode() in body
