@@ -216,6 +216,10 @@ class PlannedEntry(Record):
     canonical_group: str | None = Field(description="set for a canonical term (it goes to the canonical map)")
     source: str = Field(description="the unit's source text (not protected)")
     target: str = Field(description="the restored target")
+    kept: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="(source text, restored text) of its inline codes: kept verbatim, checked once each",
+    )
 
 
 class ImportPlan(Record):
@@ -486,6 +490,7 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
                 canonical_group=group,
                 source=item.unit.text,
                 target=restore(entry.target, item.protected),
+                kept=[(p.original, p.restore_as) for p in item.protected.placeholders],
             )
         )
     return ImportPlan(entries=planned, empty_units=empty, problems=problems)

@@ -269,3 +269,43 @@ def test_an_import_while_a_run_holds_the_language_is_refused(project):
     assert {k: v for k, v in _state(project).items() if not k.endswith(".lock")} == {
         k: v for k, v in before.items() if not k.endswith(".lock")
     }
+
+
+def test_a_number_kept_inside_an_inline_code_is_not_a_number_change():
+    # tau2-airline es: Apertium keeps the code '$1,628' verbatim, yet the number check reads it the
+    # Spanish way (1.628) and refused the untouched round trip; a number changed in the words still refuses
+    from types import SimpleNamespace
+
+    from babelflow.language_pack import load_pack
+    from flows.importing import _fidelity_refusals
+    from translators.interchange import PlannedEntry
+
+    source = "Agent communicates that total cost of upcoming flights is $1,628."
+    element = SimpleNamespace(
+        id="e1",
+        artifact="tasks.json",
+        role="tasks.json[*].evaluation_criteria.nl_assertions[*]",
+        source_text=source,
+        inline_tokens=(),
+    )
+    pack = load_pack("es", Path(__file__).resolve().parents[2])
+
+    def entry(target: str) -> PlannedEntry:
+        return PlannedEntry(
+            unit_key="u",
+            where="line 1",
+            element_ids=["e1"],
+            canonical_group=None,
+            source=source,
+            target=target,
+            kept=[("$1,628", "$1,628")],
+        )
+
+    assert (
+        _fidelity_refusals(element, entry("El agente comunica que el coste total de los vuelos es $1,628."), "es", pack)
+        == []
+    )
+    refused = _fidelity_refusals(
+        element, entry("El agente comunica que el coste total de los 3 vuelos es $1,628."), "es", pack
+    )
+    assert len(refused) == 1 and "number_changed" in refused[0]
