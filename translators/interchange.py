@@ -324,7 +324,7 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
     units = _count_units(data, fmt, limits.max_units, path)
     if units > limits.max_units:
         raise BabelflowError(
-            f"Translation file has more than {limits.max_units:,} units; nothing was read",
+            f"Translation file has more than {limits.max_units:,} units; it was not parsed and nothing was imported",
             file=path,
             field="units",
             fix="split the file and import the parts, or raise the limit: --max-units / BABELFLOW_IMPORT_MAX_UNITS",
