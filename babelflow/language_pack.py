@@ -17,6 +17,7 @@ import langcodes
 from pydantic import Field, field_validator
 
 from babelflow.errors import BabelflowError, validate_input
+from babelflow.glossary import MAX_GLOSSARY_TERMS, MAX_PACK_BYTES
 from babelflow.ir import Record
 from babelflow.language_tag import MAX_TAG_LENGTH, tag_too_long
 from babelflow.toml_input import parse_toml
@@ -129,11 +130,27 @@ def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
 
 def read_pack(path: Path) -> LanguagePack:
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_PACK_BYTES:  # parsing 600,000 terms (51 MB) took 22 s before they could be counted
+            raise BabelflowError(
+                f"Language pack is {size / 2**20:.1f} MB; at most {MAX_PACK_BYTES // 2**20} MB is read",
+                file=path,
+                field="glossary",
+                fix=f"keep the glossary to the renderings translators must follow (at most {MAX_GLOSSARY_TERMS:,} terms)",
+            )
         raw = Path(path).read_bytes()
     except OSError as exc:
         message = f"Language pack cannot be read: {exc.strerror}"
         raise BabelflowError(message, file=path, fix="make the pack a readable file") from None
     data = parse_toml(raw, what="Language pack", file=path)  # not UTF-8, not TOML, nested too deep: named errors
+    terms = data.get("glossary")
+    if isinstance(terms, list) and len(terms) > MAX_GLOSSARY_TERMS:
+        raise BabelflowError(
+            f"Language pack has {len(terms):,} glossary terms; at most {MAX_GLOSSARY_TERMS:,} are supported",
+            file=path,
+            field="glossary",
+            fix=f"keep the glossary to the renderings translators must follow (at most {MAX_GLOSSARY_TERMS:,} terms)",
+        )
     pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
     if pack.tag != Path(path).stem:
         raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")

@@ -8,13 +8,13 @@ duplicated or illegally reordered is recorded as a failure against its fields, n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pydantic import Field
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap
+from babelflow.glossary import term_matcher
 from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
@@ -110,7 +110,7 @@ class TranslationEngine:
     def __init__(self, translator: Translator, language: str, memory: TranslationMemory, *, source_language: str = "en", max_items: int = 40, max_chars: int = 12_000, glossary: list[GlossaryEntry] | None = None):
         self.translator = translator
         self.glossary = list(glossary or [])
-        self._term_patterns = [(entry, re.compile(rf"(?<!\w){re.escape(entry.source)}(?!\w)", re.I)) for entry in self.glossary]
+        self._terms = term_matcher(tuple(entry.source for entry in self.glossary))  # one index, not a regex per term
         self.language = language
         self.memory = memory
         self.source_language = source_language
@@ -120,7 +120,7 @@ class TranslationEngine:
         self.max_items, self.max_chars = limits
 
     def _terms_in(self, text: str) -> list[GlossaryEntry]:
-        return [entry for entry, pattern in self._term_patterns if pattern.search(text)]
+        return [self.glossary[index] for index in self._terms.present(text)]
 
     def _run(self, pending: list[PendingUnit], stats: TranslationStats, progress: Progress | None, done_offset: int, total: int) -> dict[str, UnitResult]:
         """Translate what the memory does not have; returns unit key -> its result."""

@@ -9,6 +9,7 @@ import re
 import langcodes
 
 from babelflow.errors import BabelflowError
+from babelflow.glossary import TermMatcher, term_matcher
 from babelflow.ir import IRDocument, TranslationType
 from babelflow.language_pack import LanguagePack
 from babelflow.target_language import in_pack_language
@@ -64,6 +65,7 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
     process, so a rerun after one fixed unit checks that unit, not the benchmark."""
     problems: list[str] = []
     glossary = pack.glossary_for(ir.benchmark)
+    matcher = term_matcher(tuple(term.source for term in glossary))
     forbidden = [f for f in pack.forbidden if f.benchmark in ("*", ir.benchmark)]
     pack_key = (pack.tag, pack.version, pack.model_dump_json())
     if len(_CHECKED) > 500_000:
@@ -74,17 +76,19 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
         key = (pack_key, ir.benchmark, element.artifact, element.role, element.source_text, targets[element.id])
         found = _CHECKED.get(key)
         if found is None:
-            found = _CHECKED[key] = tuple(_field_problems(pack, glossary, forbidden, element, targets[element.id]))
+            found = _CHECKED[key] = tuple(_field_problems(pack, glossary, matcher, forbidden, element, targets[element.id]))
         problems += found
     return problems
 
 
-def _field_problems(pack: LanguagePack, glossary, forbidden, element, target: str) -> list[str]:
+def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidden, element, target: str) -> list[str]:
     problems: list[str] = []
     source = element.source_text
     where = f"{element.artifact} {element.role}"
-    for term in glossary:
-        if re.search(rf"(?<!\w){re.escape(term.source)}(?!\w)", source, re.I) and _fold(term.target, pack) not in _fold(target, pack):
+    terms = matcher.present(source) if glossary else []  # one index per glossary, not a regex per term and field
+    folded = _fold(target, pack) if terms else ""
+    for term in (glossary[index] for index in terms):
+        if _fold(term.target, pack) not in folded:
             problems.append(f"{where}: glossary term {term.source!r} is not rendered as {term.target!r}")
     for rendering in forbidden:
         if rendering.target in target:
