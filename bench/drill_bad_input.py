@@ -199,10 +199,10 @@ def main() -> None:
             flag = "yes" if ok_check else "NO"
             table.add_row(check.name, "-", flag, flag, flag, flag, message[:120])
         if args.only in "disk fills mid-write (ENOSPC at fsync)":
-            ok, message = disk_full_case(base / "disk")
-            passed, failed = passed + ok, failed + (not ok)
-            flag = "yes" if ok else "NO"
-            table.add_row("disk fills mid-write (ENOSPC at fsync)", "2" if ok else "?", flag, flag, flag, flag, message[:120])
+            disk_ok, message = disk_full_case(base / "disk")
+            passed, failed = passed + disk_ok, failed + (not disk_ok)
+            flag = "yes" if disk_ok else "NO"
+            table.add_row("disk fills mid-write (ENOSPC at fsync)", "2" if disk_ok else "?", flag, flag, flag, flag, message[:120])
     Console(width=220).print(table)
     print(f"{passed} passed, {failed} failed")
     raise SystemExit(0 if failed == 0 else 1)
