@@ -8,6 +8,26 @@ CASES: list[Case] = []
 CHECKS: list[Check] = []
 
 
+# patterns, caches, source folders, glossaries (issue 28 items 8, 9, 10 and 12's glossary half)
+from bench.drill_cases.input_safety import (  # noqa: E402
+    OVER_LIMIT,
+    linked_policy,
+    pack_with_glossary,
+    planted_cache_pickles,
+    unclosed_tag_note,
+)
+
+CASES += [
+    Case("--source-dir file that is a symlink to /etc/passwd", linked_policy, "policy.md"),
+    Case(f"language pack with {OVER_LIMIT:,} glossary terms", pack_with_glossary(OVER_LIMIT), "en-XA.toml"),
+    Case("language pack of 9 MB", pack_with_glossary(1, padding=9 * 2**20), "en-XA.toml"),
+]
+CHECKS += [
+    Check("task note of '<x' and 10,000 spaces (linear placeholder patterns)", unclosed_tag_note),
+    Check("pickles planted at the IR sidecar and analysis-cache paths (never loaded)", planted_cache_pickles),
+]
+
+
 # tracebacks, child processes, redirects (issue 28 items 11, 13's second half, 14)
 from bench.drill_cases import write_file as _write_file  # noqa: E402
 from bench.drill_cases.input_checks import (  # noqa: E402
