@@ -30,6 +30,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 import pytest
 
 import babelflow
+import translators.pack_checks
 import translators.placeholders
 
 LONG = 100_000
@@ -60,9 +61,9 @@ def _patterns_in(value: object, where: str) -> Iterator[tuple[str, re.Pattern[st
 
 
 def core_patterns() -> dict[str, re.Pattern[str]]:
-    """Every `re.Pattern` a babelflow module (or translators.placeholders) holds at module level."""
+    """Every `re.Pattern` a babelflow module (or translators.placeholders / pack_checks) holds at module level."""
     modules = [importlib.import_module(info.name) for info in pkgutil.walk_packages(babelflow.__path__, "babelflow.")]
-    modules.append(translators.placeholders)
+    modules += [translators.placeholders, translators.pack_checks]  # the placeholder and task-parity tokens
     found: dict[str, re.Pattern[str]] = {}
     for module in modules:
         for name, value in vars(module).items():
