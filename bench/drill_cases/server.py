@@ -4,7 +4,7 @@ port in the project copy it is given, through the code `babelflow flow` uses, an
 from __future__ import annotations
 
 import atexit
-import functools
+import base64
 import json
 import os
 import shutil
@@ -40,43 +40,69 @@ def _settings(project: Path):
     return BabelflowSettings(project_root=project)
 
 
-@functools.cache
-def _migrated_home() -> Path:
-    """A Prefect home whose database one real boot has migrated and filled with block types: each
-    check's project starts from a copy (a fresh database costs 15-40 s of migrations here, a
-    migrated one 5-10 s). Its auth folder is not copied: every project makes its own string."""
-    from flows.local_server import any_free_port, start_background, stop_background
+class _Shared:
+    """One project server for the checks that only send requests (auth, CORS, Host, environment):
+    started the way `babelflow flow` starts it, in a project of its own, with a careless user's
+    provider keys in the starting environment; stopped when the drill (or test session) ends.
+    Booting one costs 15-40 s on a loaded machine: one for five checks keeps the drill short."""
 
-    base = Path(tempfile.mkdtemp(prefix="babelflow-drill-prefect-"))
-    atexit.register(shutil.rmtree, base, True)
-    settings = _settings(base)
-    start_background(settings, any_free_port())
-    stop_background(settings)
-    return settings.layout.prefect_home()
+    def __init__(self) -> None:
+        self.project: Path | None = None
+        self.record = None
+
+    def get(self):
+        if self.record is None:
+            from flows.local_server import any_free_port, start_background
+
+            self.project = Path(tempfile.mkdtemp(prefix="babelflow-drill-server-"))
+            atexit.register(shutil.rmtree, self.project, True)
+            with mock.patch.dict(os.environ, FAKE_KEYS):
+                self.record = start_background(_settings(self.project), any_free_port())
+            atexit.register(self.stop)  # registered after rmtree: runs before it
+        return self.record, self.project
+
+    def stop(self) -> None:
+        from flows.local_server import stop_background
+
+        if self.project is not None:
+            stop_background(_settings(self.project))
+            self.record = None
 
 
-def _seed(project: Path) -> None:
-    home = _settings(project).layout.prefect_home()
-    home.mkdir(parents=True, exist_ok=True)
-    for path in _migrated_home().glob("*"):
-        if (
-            path.is_file()
-            and (path.name.startswith("prefect.db") or path.name == "memo_store.toml")
-            and not (home / path.name).exists()
-        ):
-            shutil.copy2(path, home / path.name)
+SHARED = _Shared()
 
 
 @contextmanager
-def project_server(project: Path, env: dict[str, str] | None = None) -> Iterator:
-    """The project's server started as `babelflow flow` starts it (optionally with `env` in this
-    process's environment at that moment), stopped at the end."""
+def shared_server(_project: Path) -> Iterator[tuple]:
+    """(record, project) of the shared server; the check's own project copy is not needed."""
+    yield SHARED.get()
+
+
+def _seed(project: Path) -> None:
+    """Start `project` from the shared server's migrated database (SQLite's online backup: a
+    consistent copy of a live database), so its own server boots in seconds, not minutes. The auth
+    folder is never copied: every project makes its own string."""
+    import sqlite3
+
+    _, source = SHARED.get()
+    home, origin = _settings(project).layout.prefect_home(), _settings(source).layout.prefect_home()
+    home.mkdir(parents=True, exist_ok=True)
+    if (home / "prefect.db").exists():
+        return
+    with sqlite3.connect(origin / "prefect.db") as live, sqlite3.connect(home / "prefect.db") as copy:
+        live.backup(copy)
+    if (origin / "memo_store.toml").exists():  # block types already registered in that database
+        shutil.copy2(origin / "memo_store.toml", home / "memo_store.toml")
+
+
+@contextmanager
+def project_server(project: Path) -> Iterator:
+    """The project's own server started as `babelflow flow` starts it, stopped at the end."""
     from flows.local_server import any_free_port, start_background, stop_background
 
     settings = _settings(project)
     _seed(project)
-    with mock.patch.dict(os.environ, env or {}):
-        record = start_background(settings, any_free_port())
+    record = start_background(settings, any_free_port())
     try:
         yield record
     finally:
@@ -120,7 +146,7 @@ def _csrf(api: str, auth: dict[str, str]) -> dict[str, str]:
 
 
 def unauthenticated_refused(project: Path) -> CheckResult:
-    with project_server(project) as server:
+    with shared_server(project) as (server, project):
         read = _request(
             f"{server.api_url}/flow_runs/filter",
             method="POST",
@@ -134,7 +160,7 @@ def unauthenticated_refused(project: Path) -> CheckResult:
 
 
 def authenticated_accepted(project: Path) -> CheckResult:
-    with project_server(project) as server:
+    with shared_server(project) as (server, project):
         auth = _auth(project)
         version = _request(f"{server.api_url}/version", headers=auth)[0]
         runs = _request(
@@ -147,7 +173,7 @@ def authenticated_accepted(project: Path) -> CheckResult:
 
 
 def cors_foreign_origin_refused(project: Path) -> CheckResult:
-    with project_server(project) as server:
+    with shared_server(project) as (server, project):
 
         def preflight(origin: str) -> tuple[int, str | None]:
             status, headers, _ = _request(
@@ -175,7 +201,7 @@ def cors_foreign_origin_refused(project: Path) -> CheckResult:
 
 
 def foreign_host_refused(project: Path) -> CheckResult:
-    with project_server(project) as server:
+    with shared_server(project) as (server, project):
         foreign = _request(f"{server.api_url}/health", headers={"Host": f"attacker.example:{server.port}"})[0]
         rebinding = _request(
             f"{server.api_url}/version", headers={"Host": f"attacker.example:{server.port}", **_auth(project)}
@@ -191,10 +217,11 @@ def foreign_host_refused(project: Path) -> CheckResult:
 
 
 def no_provider_key_in_server(project: Path) -> CheckResult:
-    with project_server(project, FAKE_KEYS) as server:
+    with shared_server(project) as (server, project):
         environ = Path(f"/proc/{server.pid}/environ").read_bytes()
     leaked = [name for name, value in FAKE_KEYS.items() if name.encode() in environ or value.encode() in environ]
-    auth_leak = b"AUTH_STRING" in environ
+    secret = _auth(project)["Authorization"].removeprefix("Basic ")
+    auth_leak = b"AUTH_STRING" in environ or base64.b64decode(secret) in environ
     return CheckResult(
         not leaked and not auth_leak,
         f"server environ: {len(environ.split(chr(0).encode()))} variables, provider keys/tokens found: "
@@ -340,55 +367,56 @@ def _listening(port: int) -> bool:
 
 
 def served_run_outside_project_refused(project: Path) -> CheckResult:
-    """A served deployment (`python -m flows.deployment`) gets runs whose parameters name a foreign
-    folder and a foreign endpoint: both flow runs fail before any work, nothing appears there."""
+    """A deployment served from this project (`python -m flows.deployment`, on the shared server)
+    gets runs whose parameters name a folder outside the project and a collector endpoint for the
+    OpenAI key: both flow runs fail before any work, and nothing appears outside."""
     outside = project.parent / f"{project.name}-elsewhere"
-    with project_server(project) as server:
-        env = {**_cli_env(project), "PREFECT_API_URL": server.api_url}
-        served = subprocess.Popen(
-            [sys.executable, "-m", "flows.deployment", "--limit", "2"],
-            cwd=ROOT,
-            env={k: v for k, v in env.items() if k != "PREFECT_API_URL"},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            headers = _csrf(server.api_url, _auth(project))
-            deployment = _wait_for_deployment(server.api_url, headers, served)
-            asks = {
-                "out": {"benchmark": "tau2-mock", "language": "en-XA", "out": str(outside / "variant")},
-                "translator": {
-                    "benchmark": "tau2-mock",
-                    "language": "en-XA",
-                    "translator": "openai:gpt-4o-mini@https://collector.attacker.example/v1",
-                },
-                "project_root": {"benchmark": "tau2-mock", "language": "en-XA", "project_root": str(outside)},
-            }
-            runs = {}
-            for field, parameters in asks.items():
-                body = json.dumps({"parameters": parameters}).encode()
-                status, _, reply = _request(
-                    f"{server.api_url}/deployments/{deployment}/create_flow_run",
-                    method="POST",
-                    headers=headers,
-                    body=body,
-                )
-                if status in (409, 422):  # a schema the deployment enforces: refused before any run exists
-                    runs[field] = (f"refused by the API ({status})", "")
-                    continue
-                runs[field] = _final_state(server.api_url, headers, json.loads(reply)["id"])
-        finally:
-            os.killpg(served.pid, signal.SIGTERM)
-            served.wait(60)
+    server, home = SHARED.get()
+    headers = _csrf(server.api_url, _auth(home))
+    # the served process reaches the shared server as any client given its URL and auth string
+    client = {"PREFECT_API_URL": server.api_url, "PREFECT_API_AUTH_STRING": _read_secret(home)}
+    served = subprocess.Popen(
+        [sys.executable, "-m", "flows.deployment", "--limit", "2"],
+        cwd=ROOT,
+        env={**_cli_env(project), **client, "OPENAI_API_KEY": FAKE_KEYS["OPENAI_API_KEY"]},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    asks = {
+        "out": {"out": str(outside / "variant")},
+        "translator": {"translator": "openai:gpt-4o-mini@https://collector.attacker.example/v1"},
+    }
+    runs: dict[str, tuple[str, str]] = {}
+    try:
+        deployment = _wait_for_deployment(server.api_url, headers, served)
+        created = {}
+        for field, asked in asks.items():
+            body = json.dumps({"parameters": {"benchmark": "tau2-mock", "language": "en-XA", **asked}}).encode()
+            url = f"{server.api_url}/deployments/{deployment}/create_flow_run"
+            status, _, reply = _request(url, method="POST", headers=headers, body=body)
+            if status in (409, 422):  # a schema the deployment enforces: refused before any run exists
+                runs[field] = (f"refused by the API ({status})", "")
+            else:
+                created[field] = json.loads(reply)["id"]
+        for field, run_id in created.items():
+            runs[field] = _final_state(server.api_url, headers, run_id)
+    finally:
+        os.killpg(served.pid, signal.SIGTERM)
+        served.wait(60)
     refused = {
         field: state == "FAILED" and f"field: {field}" in message or state.startswith("refused")
         for field, (state, message) in runs.items()
     }
-    ok = all(refused.values()) and not outside.exists()
-    return CheckResult(
-        ok, "; ".join(f"{f}: {s}" for f, (s, _) in runs.items()) + f"; {outside.name} created: {outside.exists()}"
-    )
+    ok = len(refused) == len(asks) and all(refused.values()) and not outside.exists()
+    said = "; ".join(f"{f}: {s} ({m.splitlines()[0][:60] if m else ''})" for f, (s, m) in runs.items())
+    return CheckResult(ok, f"{said}; {outside.name} created: {outside.exists()}")
+
+
+def _read_secret(project: Path) -> str:
+    from flows.server_auth import read_auth_string
+
+    return read_auth_string(_settings(project))
 
 
 def _wait_for_deployment(api: str, headers: dict[str, str], served: subprocess.Popen) -> str:
