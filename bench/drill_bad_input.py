@@ -100,7 +100,8 @@ def _tree_hash(folder: Path) -> str:
     if folder.is_file():
         return hashlib.sha256(folder.read_bytes()).hexdigest()
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink():
+        # a run's lock files are not output: any refused run may create (and leave empty) its own
+        if path.is_file() and not path.is_symlink() and not (path.suffix == ".lock" and path.parent.name == "locks"):
             digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
     return digest.hexdigest()
 
