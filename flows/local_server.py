@@ -153,6 +153,35 @@ def _read_record(settings: BabelflowSettings) -> ServerRecord | None:
         return None  # a damaged (or pre-identity) record is treated as no server; a new one overwrites it
 
 
+def retire_legacy_server(settings: BabelflowSettings) -> int | None:
+    """End the server a record from before identities named (a plain `prefect server start`, open
+    to anyone), when /proc confirms it: that command on that port, leading its own group, with
+    this PREFECT_HOME. Left running, it would share the database with the new, locked-down one."""
+    try:
+        raw = json.loads(record_path(settings).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(raw, dict) or "start_ticks" in raw:
+        return None
+    pid, port = raw.get("pid"), raw.get("port")
+    if not isinstance(pid, int) or not isinstance(port, int):
+        return None
+    identity = identity_of(pid)
+    if identity is None or identity.command != server_command(port) or not is_same_process(identity):
+        return None
+    try:
+        environ = dict(
+            item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item
+        )
+    except OSError:
+        return None
+    if environ.get(b"PREFECT_HOME", b"").decode() != str(settings.layout.prefect_home()):
+        return None
+    end_group(identity)
+    record_path(settings).unlink(missing_ok=True)
+    return pid
+
+
 def _write_record(settings: BabelflowSettings, record: ServerRecord) -> None:
     write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
 
@@ -187,6 +216,7 @@ def _adopt_or_end(settings: BabelflowSettings) -> ServerRecord | None:
     """Under the start lock: a recorded server of ours that does not answer yet was started by a
     run that was killed while it booted. Wait for it and adopt it, or end it: never a second
     server on the same database. A record naming another process is discarded."""
+    retire_legacy_server(settings)
     record = _read_record(settings)
     if record is None or not _ours(record, settings):
         _discard_stale(settings, record)
@@ -318,6 +348,8 @@ def stop_background(settings: BabelflowSettings) -> tuple[ServerRecord | None, s
     """End this state folder's server (its whole process group), answering or still booting.
 
     Returns (the record of the server ended, or None; what was done, one line)."""
+    if legacy := retire_legacy_server(settings):
+        return None, f"stopped the server of an earlier babelflow (pid {legacy}, no auth string)"
     record = _read_record(settings)
     if record is None:
         record_path(settings).unlink(missing_ok=True)  # a damaged record

@@ -182,3 +182,36 @@ def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_str
         [(b"authorization", basic_authorization("s3cret-string-0123456789").encode())],
     )
     assert status == 200 and str(tmp_path).encode() in body
+
+
+def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confirms_it(tmp_path: Path) -> None:
+    """Records from before identities name a plain, open `prefect server start`: `server --stop`
+    (and the next `flow`) end it when its command, port and PREFECT_HOME match, and nothing else."""
+    from flows.local_server import any_free_port, record_path, server_command, stop_background
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    home = settings.layout.prefect_home()
+    home.mkdir(parents=True)
+    port = any_free_port()
+    env = {**os.environ, "PREFECT_HOME": str(home)}
+    old = subprocess.Popen(
+        server_command(port), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    other = subprocess.Popen(
+        server_command(port + 1 if port < 65535 else port - 1),
+        env={**env, "PREFECT_HOME": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        record_path(settings).write_text(f'{{"pid": {other.pid}, "port": {port}, "api_url": "x", "ready": true}}')
+        assert stop_background(settings)[0] is None and other.poll() is None  # another port and home: left alone
+        record_path(settings).write_text(f'{{"pid": {old.pid}, "port": {port}, "api_url": "x", "ready": true}}')
+        stopped, said = stop_background(settings)
+        assert stopped is None and "earlier babelflow" in said and old.wait(30) is not None
+        assert other.poll() is None and not record_path(settings).exists()
+    finally:
+        for process in (old, other):
+            process.kill()
+            process.wait()
