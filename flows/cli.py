@@ -304,6 +304,11 @@ def flow(
 
     ui = ui_base(api_url)
     console.print(f"Prefect UI: {ui}" + (" (this project's background server; stop it with `babelflow server --stop`)" if record else " (PREFECT_API_URL)"))
+    if record:  # the UI asks for the auth string at login: say where it is, never what it is
+        from flows.server_auth import auth_path
+
+        login = f"UI login: the auth string in {auth_path(BabelflowSettings())} (readable by you only)"
+        console.print(login, highlight=False, soft_wrap=True)
     from flows.progress_views import terminal_progress
 
     with terminal_progress(console):
