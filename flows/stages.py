@@ -160,16 +160,16 @@ def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage
 
 def translate_ir(paths: AdaptPaths, benchmark: str, language: str, pack: LanguagePack, translator: Translator, ir: IRDocument,
                  reviewed: dict[str, str], forget: list[str], progress: Callable[[int, int], None] | None) -> tuple[TranslationOutcome, CanonicalMap]:
-    """Translate the IR's units (canonical terms first), save the canonical map, run the pack's
-    release checks before anything is written. `forget`: element ids whose units are translated
+    """Translate the IR's units (canonical terms first), run the pack's release checks, then save
+    the canonical map: nothing is written for a run the checks refuse. `forget`: element ids whose units are translated
     again (confirmed translation findings)."""
     cmap = load_canonical_map(paths.canonical_map, benchmark, language)
     engine = TranslationEngine(translator, language, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
     if forget:
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress)
-    save_canonical_map(cmap, paths.canonical_map)
-    enforce(pack, ir, outcome.targets)  # release checks before the rebuild writes anything
+    enforce(pack, ir, outcome.targets)  # release checks before anything is written, the map included
+    save_canonical_map(cmap, paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap
 
 

@@ -1,0 +1,30 @@
+"""Bad-input drill cases: a run its own checks refuse writes nothing, the canonical map included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.drill_cases import Case
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pack_forbidding_a_rendering(project: Path) -> list[str]:
+    """The en-XA pack forbids what its pseudo-localizer writes for "the": the release checks refuse
+    the run. The project's map is removed first, so a refused run that saved it would show."""
+    (project / "canonical_maps" / "tau2-mock" / "en-XA.json").unlink()
+    pack = (ROOT / "language_packs" / "en-XA.toml").read_text(encoding="utf-8")
+    forbidden = '\n[[forbidden]]\ntarget = "ţĥé"\nnote = "drill: a rendering the pseudo-localizer writes"\n'
+    (project / "language_packs").mkdir(exist_ok=True)
+    (project / "language_packs" / "en-XA.toml").write_text(pack + forbidden, encoding="utf-8")
+    return ["adapt", "tau2-mock", "--lang", "en-XA"]
+
+
+CASES: list[Case] = [
+    Case(
+        "adapt refused by the pack's release checks writes no canonical map",
+        _pack_forbidding_a_rendering,
+        "forbidden rendering",
+        watch=("adapted", "canonical_maps"),
+    ),
+]
