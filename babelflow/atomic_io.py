@@ -8,11 +8,13 @@ its mode (a new one gets `0o666 & ~umask`, as any editor would create it)."""
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import os
 import re
 import secrets
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ import orjson
 
 from babelflow.errors import BabelflowError
 
+_CHECKOUT = Path(__file__).resolve().parent.parent
+_CODE_EXTRA = ("tests", "scripts", ".git", ".ci")  # the project's code that is not a Python package
 TEMP_MARK = "babelflow"
 _NAME_KEEP = 80  # characters of the target's name kept in its temp name (255 is the usual limit)
 _TEMP_RE = re.compile(rf"^\..*\.{TEMP_MARK}-(\d+)-[0-9a-f]{{8}}\.tmp$")
@@ -68,6 +72,28 @@ def remove_stale_temps(folder: Path) -> list[Path]:
     return removed
 
 
+@functools.cache
+def project_code_folders() -> tuple[Path, ...]:
+    """babelflow's own code: the packages of its checkout (babelflow, flows, analyzers, ...), its tests
+    and scripts, and the virtual environment it runs in (whose site-packages hold tau2 and agentdojo).
+    No babelflow output belongs there: the writer refuses them whatever the command."""
+    folders = [d for d in _CHECKOUT.iterdir() if d.is_dir() and (d / "__init__.py").is_file()]
+    folders += [_CHECKOUT / name for name in _CODE_EXTRA if (_CHECKOUT / name).is_dir()]
+    if sys.prefix != sys.base_prefix:  # a virtual environment
+        folders.append(Path(sys.prefix))
+    return tuple(Path(os.path.realpath(f)) for f in folders)
+
+
+def _refuse_code(path: Path) -> None:
+    real = Path(os.path.realpath(path))
+    for folder in project_code_folders():
+        if real.is_relative_to(folder):
+            raise BabelflowError(
+                f"Output path lies inside {folder}, babelflow's own code or its installed packages",
+                file=path, fix="write outputs outside the code and the virtual environment (e.g. the project folder)",
+            )
+
+
 def _existing_target(path: Path) -> os.stat_result | None:
     """The stat of a regular file at `path`, None when nothing is there; anything else is refused.
 
@@ -96,7 +122,8 @@ def _existing_target(path: Path) -> os.stat_result | None:
             fix=f"write to the link's target itself ({os.path.realpath(path)}) or remove the link",
         )
     kind = {
-        stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
+        stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+        stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
     }
     raise BabelflowError(
         f"Output path is {kind.get(stat.S_IFMT(mode), 'not a regular file')}, not a regular file",
@@ -130,16 +157,20 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write to a temp file in the same folder, fsync, then rename over the target."""
     path = Path(path)
     old = _existing_target(path)
+    _refuse_code(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:
-        raise BabelflowError("Output folder is a file", file=path.parent, fix="remove it or choose another output") from exc
+        fix = "remove it or choose another output"
+        raise BabelflowError("Output folder is a file", file=path.parent, fix=fix) from exc
     except OSError as exc:  # permissions, a read-only file system, a full disk, a symlink loop
-        raise BabelflowError(f"Output folder cannot be created: {exc.strerror}", file=path.parent, fix="choose a writable output folder") from exc
+        fix = "choose a writable output folder"
+        raise BabelflowError(f"Output folder cannot be created: {exc.strerror}", file=path.parent, fix=fix) from exc
     try:
         fd, tmp = _create_temp(path)
     except OSError as exc:
-        raise BabelflowError(f"Output folder is not writable: {exc.strerror}", file=path.parent, fix="fix its permissions or choose another output folder") from exc
+        fix = "fix its permissions or choose another output folder"
+        raise BabelflowError(f"Output folder is not writable: {exc.strerror}", file=path.parent, fix=fix) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             if old is not None:
@@ -151,7 +182,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise BabelflowError(f"Could not write file: {exc.strerror}", file=path, fix="free disk space or fix permissions") from exc
+        fix = "free disk space or fix permissions"
+        raise BabelflowError(f"Could not write file: {exc.strerror}", file=path, fix=fix) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

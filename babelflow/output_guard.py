@@ -15,26 +15,12 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from babelflow.atomic_io import temp_owner_pid
+from babelflow.atomic_io import project_code_folders, temp_owner_pid
 from babelflow.errors import BabelflowError
 from babelflow.variant import folder_owner
-
-_CHECKOUT = Path(__file__).resolve().parent.parent
-_CODE_EXTRA = ("tests", "scripts", ".git", ".ci")  # the project's code that is not a Python package
-
-
-def project_code_folders() -> list[Path]:
-    """babelflow's own code: the packages of its checkout (babelflow, flows, analyzers, ...), its tests
-    and scripts, and the virtual environment it runs in."""
-    folders = [d for d in _CHECKOUT.iterdir() if d.is_dir() and (d / "__init__.py").is_file()]
-    folders += [_CHECKOUT / name for name in _CODE_EXTRA if (_CHECKOUT / name).is_dir()]
-    if sys.prefix != sys.base_prefix:  # a virtual environment: its site-packages hold the benchmarks' code
-        folders.append(Path(sys.prefix))
-    return [Path(os.path.realpath(f)) for f in folders]
 
 
 def resolve_out(out: Path, what: str = "--out") -> Path:

@@ -21,7 +21,8 @@ from bench.drill_cases import Case, Check, CheckResult
 ADAPT = ["adapt", "tau2-mock", "--lang", "en-XA"]
 EXPORT = ["export", "tau2-mock", "--lang", "en-XA", "--format", "xliff"]
 CLI_ENV = {
-    "COLUMNS": "300", "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "COLUMNS": "300", "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
 }
 
 
@@ -68,6 +69,11 @@ def _out_is_symlink_loop(project: Path) -> list[str]:
     return [*ADAPT, "--out", str(project / "loop-a")]
 
 
+def _export_into_tau2_package(project: Path) -> list[str]:
+    # a new name: a regression adds a stray file rather than overwriting tau2's data
+    return [*EXPORT, "--out", str(_tau2_root() / "data" / "babelflow-drill-export.xlf")]
+
+
 def _export_onto_symlink(project: Path) -> list[str]:
     (project / "keep").mkdir()
     (project / "keep" / "target.xlf").write_text("not babelflow's\n")
@@ -84,6 +90,8 @@ CASES: list[Case] = [
          watch=("adapted", "other")),
     Case("--out is a symlink loop", _out_is_symlink_loop, "loop-a"),
     Case("export --out onto a symlink", _export_onto_symlink, "link.xlf", watch=("adapted", "keep")),
+    Case("export --out into the installed tau2 package", _export_into_tau2_package, "babelflow-drill-export.xlf",
+         watch=("adapted", str(_tau2_root() / "data"))),
 ]
 
 
@@ -151,7 +159,8 @@ def _user_temp_files_survive(project: Path) -> CheckResult:
     variant = project / "adapted" / "tau2-mock" / "en-XA"
     data = variant / "data" / "tau2" / "domains" / "mock"
     users = {
-        variant / "notes.tmp": b"mine", variant / ".x.tmp": b"mine too", data / ".db.json.ABC123.tmp": b"mkstemp-like, mine",
+        variant / "notes.tmp": b"mine", variant / ".x.tmp": b"mine too",
+        data / ".db.json.ABC123.tmp": b"mkstemp-like, mine",
     }
     for path, content in users.items():
         path.write_bytes(content)

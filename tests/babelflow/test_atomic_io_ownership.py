@@ -43,7 +43,9 @@ def test_temp_names_carry_the_writer_pid_and_are_recognised(tmp_path: Path) -> N
     name = temp_name_for(tmp_path / ("x" * 250))
     assert len(name) < 255 and name.endswith(".tmp")
     assert temp_owner_pid(tmp_path / name) == os.getpid()
-    for users in ("notes.tmp", ".x.tmp", ".db.json.ABC123.tmp", ".a.babelflow-12-nothex!.tmp", "a.babelflow-12-0123abcd.tmp"):
+    users_names = ("notes.tmp", ".x.tmp", ".db.json.ABC123.tmp", ".a.babelflow-12-nothex!.tmp",
+                   "a.babelflow-12-0123abcd.tmp")
+    for users in users_names:
         assert temp_owner_pid(tmp_path / users) is None, users
 
 
@@ -127,3 +129,15 @@ def test_a_symlink_loop_in_the_path_is_an_error_not_a_traceback(tmp_path: Path) 
     for path in (tmp_path / "a", tmp_path / "a" / "x.json"):
         with pytest.raises(BabelflowError):
             write_bytes_atomic(path, b"x")
+
+
+def test_no_output_lands_in_the_installed_packages_or_the_project_code() -> None:
+    import tau2
+
+    import flows
+
+    targets = (Path(tau2.__file__).parent / "data" / "babelflow-export.xlf", Path(flows.__file__).parent / "out.json")
+    for target in targets:
+        with pytest.raises(BabelflowError, match="babelflow's own code or its installed packages"):
+            write_bytes_atomic(target, b"x")
+        assert not target.exists()

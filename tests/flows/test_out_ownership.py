@@ -32,7 +32,8 @@ def _files(folder: Path) -> dict[str, bytes]:
 def test_a_variant_is_written_owned_and_rewritten(tmp_path: Path) -> None:
     out = tmp_path / "variant"
     first = _adapt(tmp_path, out)
-    assert (out / MANIFEST_NAME).exists() and not (out / BUILD_MARK_NAME).exists()  # the mark goes once the manifest is there
+    # the build mark goes once the manifest is there
+    assert (out / MANIFEST_NAME).exists() and not (out / BUILD_MARK_NAME).exists()
     (out / "README.mine").write_text("the harness team's notes")
     second = _adapt(tmp_path, out)  # babelflow's own folder (same benchmark's manifest): written again
     assert second.manifest == first.manifest
