@@ -10,6 +10,7 @@ validators (glossary use, script). Adding a language is adding a file: no code c
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -128,6 +129,13 @@ def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
     raise BabelflowError(f"No language pack for {tag!r}", field="--lang", fix=f"add language_packs/{tag}.toml (copy an existing pack; data only)")
 
 
+@lru_cache(maxsize=8)
+def _parse_pack(raw: bytes, file: str) -> dict:
+    """The parsed TOML of a pack's bytes, once per content: a validation reads the pack in several
+    probes, and a 20,000-term glossary takes ~1 s to parse (callers validate it, never change it)."""
+    return parse_toml(raw, what="Language pack", file=file)
+
+
 def read_pack(path: Path) -> LanguagePack:
     try:
         size = Path(path).stat().st_size
@@ -142,7 +150,7 @@ def read_pack(path: Path) -> LanguagePack:
     except OSError as exc:
         message = f"Language pack cannot be read: {exc.strerror}"
         raise BabelflowError(message, file=path, fix="make the pack a readable file") from None
-    data = parse_toml(raw, what="Language pack", file=path)  # not UTF-8, not TOML, nested too deep: named errors
+    data = _parse_pack(raw, str(path))  # not UTF-8, not TOML, nested too deep: named errors
     terms = data.get("glossary")
     if isinstance(terms, list) and len(terms) > MAX_GLOSSARY_TERMS:
         raise BabelflowError(
