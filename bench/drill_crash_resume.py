@@ -279,8 +279,8 @@ def prefect_servers(project: Path) -> list[int]:
             continue
         try:
             cmdline = (proc / "cmdline").read_bytes()
-            if b"prefect" not in cmdline or b"server" not in cmdline:
-                continue
+            if b"server" not in cmdline or (b"prefect" not in cmdline and b"server_launcher" not in cmdline):
+                continue  # `prefect server start`, or the project's launcher (flows/server_launcher.py)
             environ = (proc / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
@@ -304,8 +304,15 @@ def flow_runs_by_state(project: Path) -> dict[str, int]:
     if not record.exists():
         return {}
     api = json.loads(record.read_text())["api_url"]
-    request = urllib.request.Request(f"{api}/flow_runs/filter", data=json.dumps({"limit": 200}).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    from babelflow.settings import BabelflowSettings
+    from flows.server_auth import basic_authorization, read_auth_string
+
+    auth = {"Authorization": basic_authorization(read_auth_string(BabelflowSettings(project_root=project)))}  # the server wants it
     try:
+        with urllib.request.urlopen(urllib.request.Request(f"{api}/csrf-token?client=crash-drill", headers=auth), timeout=10) as reply:
+            csrf = {"Prefect-Csrf-Token": json.loads(reply.read())["token"], "Prefect-Csrf-Client": "crash-drill"}
+        headers = {"Content-Type": "application/json", **auth, **csrf}
+        request = urllib.request.Request(f"{api}/flow_runs/filter", data=json.dumps({"limit": 200}).encode(), headers=headers, method="POST")
         with urllib.request.urlopen(request, timeout=10) as reply:
             runs = json.loads(reply.read())
     except OSError:

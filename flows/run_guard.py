@@ -110,13 +110,15 @@ def check_current_run(flow_fn: Callable[..., Any], values: Mapping[str, Any], se
     from uuid import UUID
 
     from prefect.client.orchestration import get_client
-    from prefect.runtime import deployment
+    from prefect.context import FlowRunContext
 
-    deployment_id = deployment.id
-    if not deployment_id:
+    context = FlowRunContext.get()
+    # a subflow carries no deployment id: its parameters come from a parent run checked here first
+    deployment_id = context.flow_run.deployment_id if context and context.flow_run else None
+    if deployment_id is None:
         return
     with get_client(sync_client=True) as client:
-        declared = client.read_deployment(UUID(deployment_id)).parameters or {}
+        declared = client.read_deployment(UUID(str(deployment_id))).parameters or {}
     defaults = {
         name: p.default
         for name, p in inspect.signature(flow_fn).parameters.items()
