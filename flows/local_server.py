@@ -384,6 +384,13 @@ def run_foreground(settings: BabelflowSettings, port: int, announce: Callable[[S
     record: ServerRecord | None = None
     try:
         with _start_lock(settings):
+            retire_legacy_server(settings)
+            if (recorded := _read_record(settings)) is not None and _ours(recorded, settings):
+                raise BabelflowError(
+                    f"This project's server (pid {recorded.pid}) is already running or starting at {recorded.ui_url}",
+                    file=record_path(settings),
+                    fix="open that address, or stop it first with `babelflow server --stop`",
+                )
             process, record = _spawn(settings, port, None)
             record = _wait_ready(settings, process, record)
         announce(record)

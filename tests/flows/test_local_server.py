@@ -215,3 +215,37 @@ def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confi
         for process in (old, other):
             process.kill()
             process.wait()
+
+
+def test_a_foreground_server_is_refused_while_the_recorded_one_still_runs(tmp_path: Path) -> None:
+    """A second server on the same database is never started, even while the first one boots."""
+    from flows.local_server import ServerRecord, any_free_port, record_path, run_foreground
+    from flows.server_process import identity_of
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    booting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        identity = None
+        while identity is None or not identity.command:
+            identity = identity_of(booting.pid)
+        home = settings.layout.prefect_home()
+        home.mkdir(parents=True)
+        record = ServerRecord(
+            **identity.model_dump(),
+            port=4999,
+            api_url="http://127.0.0.1:4999/api",
+            ui_url="http://127.0.0.1:4999",
+            prefect_home=home,
+            state_dir=settings.resolved_state_dir(),
+            log=home / "server.log",
+            started_at="2026-01-01T00:00:00+00:00",
+            ready=False,
+        )
+        record_path(settings).write_text(record.model_dump_json())
+        with pytest.raises(BabelflowError) as caught:
+            run_foreground(settings, any_free_port(), lambda _: None)
+        assert "already running or starting" in caught.value.message and booting.poll() is None
+        assert ServerRecord.model_validate_json(record_path(settings).read_bytes()).pid == booting.pid  # untouched
+    finally:
+        booting.kill()
+        booting.wait()
