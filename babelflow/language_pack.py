@@ -129,6 +129,9 @@ def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
     raise BabelflowError(f"No language pack for {tag!r}", field="--lang", fix=f"add language_packs/{tag}.toml (copy an existing pack; data only)")
 
 
+_GLOSSARY_FIX = f"keep the glossary to the renderings translators must follow (at most {MAX_GLOSSARY_TERMS:,} terms)"
+
+
 @lru_cache(maxsize=8)
 def _parse_pack(raw: bytes, file: str) -> dict:
     """The parsed TOML of a pack's bytes, once per content: a validation reads the pack in several
@@ -144,7 +147,7 @@ def read_pack(path: Path) -> LanguagePack:
                 f"Language pack is {size / 2**20:.1f} MB; at most {MAX_PACK_BYTES // 2**20} MB is read",
                 file=path,
                 field="glossary",
-                fix=f"keep the glossary to the renderings translators must follow (at most {MAX_GLOSSARY_TERMS:,} terms)",
+                fix=_GLOSSARY_FIX,
             )
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -157,7 +160,7 @@ def read_pack(path: Path) -> LanguagePack:
             f"Language pack has {len(terms):,} glossary terms; at most {MAX_GLOSSARY_TERMS:,} are supported",
             file=path,
             field="glossary",
-            fix=f"keep the glossary to the renderings translators must follow (at most {MAX_GLOSSARY_TERMS:,} terms)",
+            fix=_GLOSSARY_FIX,
         )
     pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
     if pack.tag != Path(path).stem:

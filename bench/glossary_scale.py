@@ -30,15 +30,31 @@ def pack_with_terms(count: int, words: list[str]) -> str:
 
     base = (ROOT / "language_packs" / "en-XA.toml").read_text(encoding="utf-8").split("[[glossary]]")[0]
     terms = words[:count] + [f"zq{index}word" for index in range(max(0, count - len(words)))]
-    entries = "".join(f'\n[[glossary]]\nbenchmark = "tau2-mock"\nsource = "{term}"\ntarget = "{term.translate(ACCENT_TABLE)}"\n' for term in terms)
+    entries = "".join(
+        f'\n[[glossary]]\nbenchmark = "tau2-mock"\nsource = "{term}"\ntarget = "{term.translate(ACCENT_TABLE)}"\n'
+        for term in terms
+    )
     return base + entries
 
 
 def run_adapt(project: Path, timeout: float) -> tuple[float, int]:
-    env = {**os.environ, "BABELFLOW_PROJECT_ROOT": str(project), "DO_NOT_TRACK": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    env = {
+        **os.environ,
+        "BABELFLOW_PROJECT_ROOT": str(project),
+        "DO_NOT_TRACK": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
     started = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "flows.cli", "adapt", "tau2-mock", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, "-m", "flows.cli", "adapt", "tau2-mock", "--lang", "en-XA"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return timeout, -1
     return time.perf_counter() - started, done.returncode
@@ -59,7 +75,14 @@ def main() -> None:
         import orjson
 
         ir = orjson.loads((seeded / ".babelflow" / "ir" / "tau2-mock.json").read_bytes())
-        words = sorted({w.lower() for e in ir["elements"] if e["translation_type"] != "preserve" for w in re.findall(r"[A-Za-z]{4,}", e["source_text"])})
+        words = sorted(
+            {
+                w.lower()
+                for e in ir["elements"]
+                if e["translation_type"] != "preserve"
+                for w in re.findall(r"[A-Za-z]{4,}", e["source_text"])
+            }
+        )
         rows = []
         for count in counts:
             project = Path(tmp) / f"terms-{count}"
@@ -70,7 +93,9 @@ def main() -> None:
             (project / "language_packs" / "en-XA.toml").write_text(pack_with_terms(count, words), encoding="utf-8")
             seconds, code = run_adapt(project, args.timeout)
             rows.append((count, seconds, code))
-            print(f"{count:>7,} terms: {seconds:7.1f} s, exit {code}" + (" (timed out)" if code == -1 else ""), flush=True)
+            print(
+                f"{count:>7,} terms: {seconds:7.1f} s, exit {code}" + (" (timed out)" if code == -1 else ""), flush=True
+            )
     base = rows[0][1] if rows and rows[0][0] == 0 else None
     if base:
         print("ratio to 0 terms: " + ", ".join(f"{count:,}: {seconds / base:.2f}x" for count, seconds, _ in rows))

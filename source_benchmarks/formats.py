@@ -26,7 +26,10 @@ def confined_file(root: Path, relative: str | Path, *, option: str = "--source-d
         real = candidate.resolve(strict=True)
     except (OSError, RuntimeError) as exc:  # a dangling link, a loop (RuntimeError before 3.13)
         raise BabelflowError(
-            f"File in {option} is a broken or looping symlink: {exc}", file=candidate, field=option, fix=f"replace the link by the file itself, or remove it from {root}"
+            f"File in {option} is a broken or looping symlink: {exc}",
+            file=candidate,
+            field=option,
+            fix=f"replace the link by the file itself, or remove it from {root}",
         ) from exc
     if not real.is_relative_to(root):
         raise BabelflowError(

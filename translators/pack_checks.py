@@ -80,7 +80,8 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
         key = (pack_key, ir.benchmark, element.artifact, element.role, element.source_text, targets[element.id])
         found = _CHECKED.get(key)
         if found is None:
-            found = _CHECKED[key] = tuple(_field_problems(pack, glossary, matcher, forbidden, element, targets[element.id]))
+            found = tuple(_field_problems(pack, glossary, matcher, forbidden, element, targets[element.id]))
+            _CHECKED[key] = found
         problems += found
     return problems
 

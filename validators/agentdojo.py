@@ -28,7 +28,8 @@ from validators.findings import Finding, make_finding
 VALIDATOR = "probes"
 _SLOT = re.compile(r"\{[^{}]*\}|[{}]")
 _DIGITS = re.compile(r"\d+")
-_ID = re.compile(r"(?<!\S)\S*[\d_@/]\S*")  # ids, numbers, emails, paths: not words a translator renders (from a run start: linear)
+# ids, numbers, emails, paths: not words a translator renders (from a run start: linear)
+_ID = re.compile(r"(?<!\S)\S*[\d_@/]\S*")
 
 class AgentDojoValidation:
     """What every layer reads: source and variant adapters, the IR, the variant's texts."""

@@ -35,7 +35,15 @@ def _cli(project: Path, *args: str, timeout: float = 600) -> tuple[subprocess.Co
     env = {**os.environ, "BABELFLOW_PROJECT_ROOT": str(project), "COLUMNS": "300", "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=project, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "flows.cli", *args],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - started
     return done, time.perf_counter() - started
@@ -54,16 +62,33 @@ def unclosed_tag_note(project: Path) -> CheckResult:
         data = orjson.loads(tasks.read_bytes())
         data[0]["description"]["notes"] = note
         tasks.write_bytes(orjson.dumps(data))
-    reference, clean_seconds = _cli(project, "adapt", "tau2-mock", "--lang", "en-XA", "--source-dir", str(clean), "--out", str(project / "v-clean"))
+    reference, clean_seconds = _cli(
+        project, "adapt", "tau2-mock", "--lang", "en-XA", "--source-dir", str(clean), "--out", str(project / "v-clean")
+    )
     if reference is None or reference.returncode != 0:
         return CheckResult(False, f"the clean run failed: {reference.stderr[-200:] if reference else 'timed out'}")
     bound = 2 * clean_seconds + 30
-    done, seconds = _cli(project, "adapt", "tau2-mock", "--lang", "en-XA", "--source-dir", str(noted), "--out", str(project / "v-noted"), timeout=bound)
+    done, seconds = _cli(
+        project,
+        "adapt",
+        "tau2-mock",
+        "--lang",
+        "en-XA",
+        "--source-dir",
+        str(noted),
+        "--out",
+        str(project / "v-noted"),
+        timeout=bound,
+    )
     if done is None:
         return CheckResult(False, f"still running after {bound:.0f} s (clean run {clean_seconds:.1f} s): superlinear")
-    variant_note = orjson.loads((project / "v-noted" / "data" / MOCK / "tasks.json").read_bytes())[0]["description"]["notes"]
+    variant_note = orjson.loads((project / "v-noted" / "data" / MOCK / "tasks.json").read_bytes())[0]["description"][
+        "notes"
+    ]
     ok = done.returncode == 0 and "Traceback" not in done.stderr and " " * 10_000 in variant_note
-    return CheckResult(ok, f"exit {done.returncode} in {seconds:.1f} s vs {clean_seconds:.1f} s clean (bound {bound:.0f} s); note kept: {' ' * 10_000 in variant_note}")
+    kept = " " * 10_000 in variant_note
+    timing = f"{seconds:.1f} s vs {clean_seconds:.1f} s clean (bound {bound:.0f} s)"
+    return CheckResult(ok, f"exit {done.returncode} in {timing}; note kept: {kept}")
 
 
 # ---- item 9: pickles where the caches were ----------------------------------------------------
@@ -94,8 +119,10 @@ def planted_cache_pickles(project: Path) -> CheckResult:
     done, seconds = _cli(project, "adapt", "tau2-mock", "--lang", "en-XA")
     if done is None:
         return CheckResult(False, "adapt did not finish")
-    ok = done.returncode == 0 and not marker.exists() and not planted[0].exists()
-    return CheckResult(ok, f"exit {done.returncode} in {seconds:.1f} s; marker created: {marker.exists()}; IR pickle left: {planted[0].exists()}")
+    executed, left = marker.exists(), planted[0].exists()
+    ok = done.returncode == 0 and not executed and not left
+    message = f"exit {done.returncode} in {seconds:.1f} s; marker created: {executed}; IR pickle left: {left}"
+    return CheckResult(ok, message)
 
 
 # ---- item 10: a link to /etc/passwd in --source-dir ---------------------------------------------
@@ -111,7 +138,9 @@ def linked_policy(project: Path) -> list[str]:
 def pack_with_glossary(terms: int, padding: int = 0) -> Callable[[Path], list[str]]:
     def prepare(project: Path) -> list[str]:
         base = (ROOT / "language_packs" / "en-XA.toml").read_text(encoding="utf-8").split("[[glossary]]")[0]
-        entries = "".join(f'\n[[glossary]]\nbenchmark = "*"\nsource = "zq{i}word"\ntarget = "žǫ{i}ŵöŕð"\n' for i in range(terms))
+        entries = "".join(
+            f'\n[[glossary]]\nbenchmark = "*"\nsource = "zq{i}word"\ntarget = "žǫ{i}ŵöŕð"\n' for i in range(terms)
+        )
         path = project / "language_packs" / "en-XA.toml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(base + entries + ("# " + "x" * padding + "\n" if padding else ""), encoding="utf-8")

@@ -39,10 +39,22 @@ class _Poison:
 def _ir(benchmark: str = "tau2-mock") -> IRDocument:
     locator = DataValueLocator(path=("tasks", 0, "note"))
     element = IRElement(
-        id=element_id("tasks.json", locator), artifact="tasks.json", locator=locator, role="tasks[*].note", source_text="Call <x   and wait",
-        translation_type=TranslationType.TRANSLATE_FREE, typing_rule="test",
+        id=element_id("tasks.json", locator),
+        artifact="tasks.json",
+        locator=locator,
+        role="tasks[*].note",
+        source_text="Call <x   and wait",
+        translation_type=TranslationType.TRANSLATE_FREE,
+        typing_rule="test",
     )
-    return IRDocument(benchmark=benchmark, source_version="1", profile_sha256="0" * 64, artifacts=[], elements=[element], link_groups=[])
+    return IRDocument(
+        benchmark=benchmark,
+        source_version="1",
+        profile_sha256="0" * 64,
+        artifacts=[],
+        elements=[element],
+        link_groups=[],
+    )
 
 
 def test_ir_loads_from_its_json_and_never_unpickles_a_planted_sidecar(tmp_path: Path) -> None:
@@ -81,8 +93,15 @@ class _Bench:
 
 
 VALUES = {
-    "trace": {("tasks.json", (0, "actions", 1, "user_id"), True): {"argument_name": "tool create_task"}, ("db.json", ("users", "u1"), False): {}},
-    "differential": {("tasks.json", ("[*]", "id"), False): Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), "splits change", 3)},
+    "trace": {
+        ("tasks.json", (0, "actions", 1, "user_id"), True): {"argument_name": "tool create_task"},
+        ("db.json", ("users", "u1"), False): {},
+    },
+    "differential": {
+        ("tasks.json", ("[*]", "id"), False): Observed(
+            EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), "splits change", 3
+        )
+    },
     "code-differential": [CodeTrialResult(key="k1", changed=None, linked=["k2"], shown=True, found=True)],
 }
 

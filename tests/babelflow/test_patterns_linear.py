@@ -39,13 +39,24 @@ GROW_SLOWEST = 6  # candidates per pattern timed at full length
 BENIGN_WORDS = "The customer asked to change the delivery address of order #W2378156 to Suite 641, 2024-05-15. "
 # the cases the issue names, tried on every pattern at full length whatever the screening says
 NAMED = (
-    "<x" + " " * LONG, "{{" * (LONG // 2), "%(" * (LONG // 2), "%" + "0" * LONG, "<x" + "a" * LONG, "`" * LONG, "](" * (LONG // 2),
-    "a-" * (LONG // 2), "1." * (LONG // 2), "%" * LONG, "a" * LONG,
+    "<x" + " " * LONG,
+    "{{" * (LONG // 2),
+    "%(" * (LONG // 2),
+    "%" + "0" * LONG,
+    "<x" + "a" * LONG,
+    "`" * LONG,
+    "](" * (LONG // 2),
+    "a-" * (LONG // 2),
+    "1." * (LONG // 2),
+    "%" * LONG,
+    "a" * LONG,
     "".join("`" * k + "a" for k in range(1, 448)),  # backtick runs of growing length: no run closes another
 )
 # Patterns babelflow (and the library that defines them) only ever anchor at one position with
 # .match()/.fullmatch(): they are timed that way, since no caller tries them at every start.
-ANCHORED_ONLY = {"babelflow.docstring_parts.MULTIPLE_PATTERN": "docstring_parser's pattern; both it and babelflow call .match() only"}
+ANCHORED_ONLY = {
+    "babelflow.docstring_parts.MULTIPLE_PATTERN": "docstring_parser's pattern; both it and babelflow call .match() only"
+}
 BASE_CHARS = "a1 \n_.-/%#@{}()[]<>`\"':+,é"
 
 
@@ -88,7 +99,9 @@ def _literals(pattern: re.Pattern[str]) -> list[str]:
                     elif item_op is sre_constants.RANGE:
                         chars.add(chr(item[0]))
                     elif item_op is sre_constants.CATEGORY:
-                        chars.update({"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(str(item), ""))
+                        chars.update(
+                            {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(str(item), "")
+                        )
             elif op is sre_constants.CATEGORY:
                 chars.update({"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(str(arg), ""))
             elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
@@ -148,7 +161,7 @@ def _grow(text: str) -> str:
     """The same shape at full length: the head (at most two characters) then its repeating tail."""
     for period in (1, 2):
         for head in (0, 1, 2):
-            tail = text[head:head + period]
+            tail = text[head : head + period]
             if tail and text[head:] == (tail * len(text))[: len(text) - head]:
                 return text[:head] + (tail * LONG)[: LONG - head]
     return (text * (LONG // len(text) + 1))[:LONG]
@@ -184,12 +197,15 @@ def test_pattern_is_linear_on_adversarial_text(name: str) -> None:
     if child.is_alive():
         child.kill()
         child.join()
-        pytest.fail(f"{name} ({pattern.pattern!r}) did not finish {measured[-1][0]!r}... ({LONG:,} chars) within 30 s: superlinear")
+        last = measured[-1][0]
+        pytest.fail(f"{name} ({pattern.pattern!r}) did not finish {last!r}... ({LONG:,} chars) in 30 s: superlinear")
     benign = measured[0][1]
     assert measured[0][0] == "benign" and benign is not None
     label, worst = max(((label, took) for label, took in measured[1:] if took is not None), key=lambda pair: pair[1])
     # linear: the same order as benign text of the same length (quadratic at 100,000 characters is >1,000x)
-    assert worst < 1.0 + 50 * benign, f"{name} ({pattern.pattern!r}) took {worst:.3f} s on {label!r}... ({LONG:,} chars), benign {benign:.4f} s"
+    assert worst < 1.0 + 50 * benign, (
+        f"{name} ({pattern.pattern!r}) took {worst:.3f} s on {label!r}... ({LONG:,} chars), benign {benign:.4f} s"
+    )
 
 
 def test_protect_on_an_unclosed_tag_takes_what_benign_text_takes() -> None:

@@ -81,13 +81,17 @@ def test_analyze_with_a_link_to_etc_passwd_exits_2_and_writes_nothing(tmp_path: 
     from flows.cli import app
 
     src = tmp_path / "tau2-src"
-    shutil.copytree(Path(tau2.__file__).parent / "data" / "tau2" / "domains" / "mock", src / "tau2" / "domains" / "mock")
+    shutil.copytree(
+        Path(tau2.__file__).parent / "data" / "tau2" / "domains" / "mock", src / "tau2" / "domains" / "mock"
+    )
     policy = src / "tau2" / "domains" / "mock" / "policy.md"
     policy.unlink()
     policy.symlink_to(outside)
     out = tmp_path / "ir.json"
     result = CliRunner().invoke(
-        app, ["analyze", "tau2-mock", "--out", str(out), "--source-dir", str(src)], env={"BABELFLOW_PROJECT_ROOT": str(tmp_path / "project"), "COLUMNS": "300"}
+        app,
+        ["analyze", "tau2-mock", "--out", str(out), "--source-dir", str(src)],
+        env={"BABELFLOW_PROJECT_ROOT": str(tmp_path / "project"), "COLUMNS": "300"},
     )
     assert result.exit_code == 2, result.output
     assert "policy.md" in result.output and "fix:" in result.output and "Traceback" not in result.output

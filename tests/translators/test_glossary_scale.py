@@ -27,8 +27,26 @@ def _by_regex(sources: list[str], text: str) -> list[int]:
 
 
 TERMS = [
-    "order", "Order ID", "refund", "e-mail", "user_id", "#W2", "$", "(note)", "İstanbul", "status", "KELVIN", "straße", "ß", "a",
-    "gift card", "card", "x-ray", "naïve", "Ünïcode", "",
+    "order",
+    "Order ID",
+    "refund",
+    "e-mail",
+    "user_id",
+    "#W2",
+    "$",
+    "(note)",
+    "İstanbul",
+    "status",
+    "KELVIN",
+    "straße",
+    "ß",
+    "a",
+    "gift card",
+    "card",
+    "x-ray",
+    "naïve",
+    "Ünïcode",
+    "",
 ]
 TEXTS = [
     "Your ORDER was refunded; the Order  ID stays, see order id #W2378156 or #W2.",
@@ -71,7 +89,11 @@ def test_a_large_glossary_compiles_only_the_candidates_it_meets() -> None:
     matcher = TermMatcher(terms)
     started = time.perf_counter()
     for _ in range(1_000):
-        assert matcher.present("Refund the order of user zq17word, then zq17words.") == [17, len(terms) - 2, len(terms) - 1]
+        assert matcher.present("Refund the order of user zq17word, then zq17words.") == [
+            17,
+            len(terms) - 2,
+            len(terms) - 1,
+        ]
     assert time.perf_counter() - started < 2.0  # was ~20,000 regex searches per text
     assert len(matcher._patterns) == 3  # zq17word, order, refund: nothing else was compiled
 
@@ -82,11 +104,23 @@ def _ir_with(texts: list[str]) -> IRDocument:
         locator = DataValueLocator(path=("notes", index))
         elements.append(
             IRElement(
-                id=element_id("notes.json", locator), artifact="notes.json", locator=locator, role="notes[*]", source_text=text,
-                translation_type=TranslationType.TRANSLATE_FREE, typing_rule="test",
+                id=element_id("notes.json", locator),
+                artifact="notes.json",
+                locator=locator,
+                role="notes[*]",
+                source_text=text,
+                translation_type=TranslationType.TRANSLATE_FREE,
+                typing_rule="test",
             )
         )
-    return IRDocument(benchmark="tau2-mock", source_version="1", profile_sha256="0" * 64, artifacts=[], elements=elements, link_groups=[])
+    return IRDocument(
+        benchmark="tau2-mock",
+        source_version="1",
+        profile_sha256="0" * 64,
+        artifacts=[],
+        elements=elements,
+        link_groups=[],
+    )
 
 
 def test_release_checks_with_20000_terms_still_catch_a_missing_rendering() -> None:
@@ -112,7 +146,9 @@ def test_release_checks_with_20000_terms_still_catch_a_missing_rendering() -> No
 
 def _pack_text(terms: int) -> str:
     base = (REPO / "language_packs" / "en-XA.toml").read_text(encoding="utf-8").split("[[glossary]]")[0]
-    return base + "".join(f'\n[[glossary]]\nbenchmark = "*"\nsource = "zq{i}word"\ntarget = "žǫ{i}ŵöŕð"\n' for i in range(terms))
+    return base + "".join(
+        f'\n[[glossary]]\nbenchmark = "*"\nsource = "zq{i}word"\ntarget = "žǫ{i}ŵöŕð"\n' for i in range(terms)
+    )
 
 
 def test_a_pack_at_the_limit_loads(tmp_path: Path) -> None:
