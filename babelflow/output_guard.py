@@ -115,3 +115,16 @@ def check_variant_out(
                 fix="choose a new or empty folder, or the folder of an earlier variant of this benchmark",
             )
     return resolved
+
+
+def check_file_out(path: Path, sources: Iterable[Path], what: str = "--out") -> None:
+    """A single-file output (an IR, a report, an export) must not land in a benchmark's source folder:
+    it would overwrite or add to the English source the next run reads."""
+    real = Path(os.path.realpath(Path(path).parent)) / Path(path).name
+    for source in sources:
+        folder = Path(os.path.realpath(source))
+        if real.is_relative_to(folder):
+            raise BabelflowError(
+                f"{what} lies inside the source folder {folder}: writing there would change the benchmark's source",
+                file=path, field=what, fix="write it outside the source, e.g. in the project folder",
+            )

@@ -35,9 +35,15 @@ def analyze(
     from analyzers.analyze import analyze_benchmark
     from analyzers.profile import load_profile
     from babelflow.ir import save_ir
+    from babelflow.output_guard import check_file_out
     from source_benchmarks import get_benchmark
+    from translators.rebuild import source_folders
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
+    sources, _ = source_folders(bench)
+    check_file_out(out, sources)
+    if starter_profile is not None:
+        check_file_out(starter_profile, sources, "--starter-profile")
     loaded = None if no_profile else load_profile(benchmark, profile)
     from flows.progress_views import terminal_progress
 
@@ -184,7 +190,14 @@ def validate(
     costs = CostLedger()
     agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
     settings = BabelflowSettings()
+    from babelflow.output_guard import check_file_out
+    from translators.rebuild import source_folders
+
     bench = get_benchmark(benchmark, source_dir=source_dir)
+    sources, _ = source_folders(bench)
+    for path, option in ((json_out, "--json"), (save_inferred_map_to, "--save-inferred-map")):
+        if path is not None:
+            check_file_out(path, sources, option)
     layout = settings.layout
     try:
         from flows.progress_views import terminal_progress

@@ -88,6 +88,10 @@ def export_command(
             field="--format",
             fix="use xliff or po (XLIFF 2.0 is not offered: translate-toolkit's writer fails the official schema)",
         )
+    if source_dir is not None:  # the installed packages are guarded by the writer itself
+        from babelflow.output_guard import check_file_out
+
+        check_file_out(out, [source_dir])
     context = _context(benchmark, lang, source_dir, translator, drafts=True)
     units, used = context.units, context.translator
     write_exchange(units, out, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)

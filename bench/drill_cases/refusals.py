@@ -28,3 +28,36 @@ CASES: list[Case] = [
         watch=("adapted", "canonical_maps"),
     ),
 ]
+
+
+def _mock_source(project: Path) -> Path:
+    """A copy of tau2's mock domain as a --source-dir under the project (its `src` folder)."""
+    import shutil
+
+    import tau2
+
+    domain = project / "src" / "tau2" / "domains" / "mock"
+    shutil.copytree(Path(tau2.__file__).parent / "data" / "tau2" / "domains" / "mock", domain)
+    return project / "src"
+
+
+def _file_out_in_source(command: list[str]):
+    def prepare(project: Path) -> list[str]:
+        src = _mock_source(project)
+        target = str(src / "tau2" / "domains" / "mock" / "tasks.json")
+        return [a.replace("{src}", str(src)).replace("{target}", target) for a in command]
+
+    return prepare
+
+
+_IN_SOURCE = "lies inside the source folder"
+CASES += [
+    Case("analyze --out over a --source-dir file", _file_out_in_source(
+        ["analyze", "tau2-mock", "--out", "{target}", "--source-dir", "{src}"]), _IN_SOURCE, watch=("adapted", "src")),
+    Case("export --out into --source-dir", _file_out_in_source(
+        ["export", "tau2-mock", "--lang", "en-XA", "--out", "{target}", "--source-dir", "{src}"]), _IN_SOURCE,
+        watch=("adapted", "src")),
+    Case("validate --json into --source-dir", _file_out_in_source(
+        ["validate", "tau2-mock", "--lang", "en-XA", "--json", "{target}", "--source-dir", "{src}"]), _IN_SOURCE,
+        watch=("adapted", "src")),
+]
