@@ -16,6 +16,7 @@ Usage: python scripts/ui_screenshot.py [--out docs/ui]
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import subprocess
@@ -50,8 +51,15 @@ def _plant(project: Path) -> None:
     planted.paths.memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
 
 
+AUTH: dict[str, str] = {}  # the project server's Basic credentials (its auth string), set in main()
+
+
 def _api(api: str, path: str, body: dict | None = None) -> object:
-    request = urllib.request.Request(f"{api}/{path}", data=json.dumps(body).encode() if body is not None else None, headers={"Content-Type": "application/json"}, method="POST" if body is not None else "GET")
+    headers = {"Content-Type": "application/json", **AUTH}
+    if body is not None:  # Prefect's CSRF protection is on: a POST carries a token the server issued
+        csrf = _api(api, "csrf-token?client=ui-screenshot")["token"]
+        headers |= {"Prefect-Csrf-Token": csrf, "Prefect-Csrf-Client": "ui-screenshot"}
+    request = urllib.request.Request(f"{api}/{path}", data=json.dumps(body).encode() if body is not None else None, headers=headers, method="POST" if body is not None else "GET")
     with urllib.request.urlopen(request, timeout=10) as reply:
         return json.loads(reply.read())
 
@@ -89,6 +97,8 @@ def main() -> None:
             raise SystemExit(f"expected the first run to await review (exit 1), got {first.returncode}")
         server = json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())
         ui, api = server["ui_url"], server["api_url"]
+        secret = (project / ".babelflow" / "prefect" / "auth" / "api-auth-string").read_bytes().strip()
+        AUTH["Authorization"] = "Basic " + base64.b64encode(secret).decode()
         printed = first.stdout + first.stderr
         run_url = printed[printed.index(f"{ui}/runs/flow-run/"):].split()[0]
         report_url = printed[printed.index(f"{ui}/artifacts/key/"):].split()[0]
@@ -98,6 +108,11 @@ def main() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{ui}/runs", wait_until="networkidle")  # the login page the UI shows without the auth string
+            page.wait_for_timeout(2000)
+            page.screenshot(path=str(args.out / "login-required.png"), full_page=True)
+            # logged in as a user is: the UI keeps the auth string (base64) where its login form puts it
+            page.add_init_script(f"localStorage.setItem('prefect-password', {json.dumps(base64.b64encode(secret).decode())})")
             for url, name in ((f"{ui}/runs", "runs-after-cli.png"), (run_url, "flow-run-after-cli.png"), (report_url, "failure-report-artifact.png")):
                 page.goto(url, wait_until="networkidle")
                 page.wait_for_timeout(3000)
