@@ -151,6 +151,18 @@ def _sparse_oversized(project: Path) -> list[str]:
     return _import(huge)
 
 
+def _tabbed_keywords(text: str) -> str:
+    """translate-toolkit parses `msgid<TAB>"…"` too: the unit count must see those entries."""
+    return re.sub(r'^(msgctxt|msgid|msgstr) "', lambda m: m.group(1) + '\t"', text, flags=re.M)
+
+
+def _tiny_elements(root) -> None:
+    """6,000 empty elements (a few bytes each): 48 MiB of them took 3.1 GB of RSS to parse."""
+    group = etree.SubElement(root.find(f".//{{{NS}}}body"), f"{{{NS}}}group")
+    for _ in range(6_000):
+        etree.SubElement(group, "a")
+
+
 def _map(entries: str) -> bytes:
     return (
         '{"schema_version": "babelflow.canonical_map/1", "benchmark": "tau2-mock", "language": "en-XA", "entries": ['
@@ -175,6 +187,12 @@ def _map_then_import(data: bytes) -> Callable[[Path], list[str]]:
     return prepare
 
 
+def _po_tabs_over_limit(project: Path) -> list[str]:
+    path = export(project, "po")
+    path.write_text(_tabbed_keywords(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return _import(path, "en-XA", "--max-units", "60")  # 79 units
+
+
 CASES: list[Case] = [
     Case("import: en-XA file imported as es", edited_xliff(lambda root: None, "es"), "'en-XA', not 'es'", WATCH),
     Case("import: en-XA texts relabelled target-language=es", edited_xliff(_relabelled_es, "es"), PLAIN_KEY, WATCH),
@@ -191,6 +209,13 @@ CASES: list[Case] = [
         "import: more units than --max-units",
         edited_xliff(lambda root: None, "en-XA", "--max-units", "50"),
         "units",
+        WATCH,
+    ),
+    Case("import: PO keywords followed by tabs, over --max-units", _po_tabs_over_limit, "units", WATCH),
+    Case(
+        "import: XLIFF of tiny elements over the node bound",
+        edited_xliff(_tiny_elements, "en-XA", "--max-units", "100"),
+        "XML nodes",
         WATCH,
     ),
     # the map is refused wherever it is loaded (adapt, validate, export, import: tests/babelflow/test_canonical_map.py);
