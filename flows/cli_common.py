@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from babelflow.errors import BabelflowError
 from babelflow.language_tag import check_language_tag
@@ -28,10 +30,18 @@ def cli_errors(func: Callable) -> Callable:
             apply_offline_environment()  # creates the state folder: its errors are the user's too
             return func(*args, **kwargs)
         except BabelflowError as exc:
-            console.print(f"[bold red]error:[/] {exc.render()}", highlight=False)
+            console.print(f"[bold red]error:[/] {shown_text(exc.render())}", highlight=False)
             raise typer.Exit(code=exc.exit_code) from None
 
     return wrapper
+
+
+def shown_text(text: str) -> str:
+    """User data (a unit id, a file name, a model's reply) as the console prints it: never read as
+    markup (a unit id '[/]' was a MarkupError traceback, '[link=…]x[/link]' printed as 'x'), and
+    control characters written out (an ESC in a PO msgctxt reached the terminal as an escape)."""
+    visible = (f"\\x{ord(c):02x}" if c not in "\n\t" and unicodedata.category(c) == "Cc" else c for c in text)
+    return escape("".join(visible))
 
 
 def check_lang_option(value: str | list[str] | None) -> None:

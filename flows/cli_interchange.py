@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
 
 if TYPE_CHECKING:  # the commands import their modules lazily: `babelflow --help` stays fast
     from babelflow.canonical_map import CanonicalMap
@@ -96,7 +96,8 @@ def export_command(
     units, used = context.units, context.translator
     write_exchange(units, out, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)
     console.print(
-        f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft) written to [bold]{out}[/]"
+        f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft)"
+        f" written to [bold]{shown_text(str(out))}[/]"
     )
 
 
@@ -159,5 +160,5 @@ def import_command(
     console.print(
         f"{len(plan.entries)} units imported ({len(plan.targets)} fields, {len(plan.canonical)} canonical terms; "
         f"{plan.empty_units} without a target left to the translator);"
-        f" variant rebuilt at [bold]{result.paths.variant}[/]"
+        f" variant rebuilt at [bold]{shown_text(str(result.paths.variant))}[/]"
     )

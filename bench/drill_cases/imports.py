@@ -151,6 +151,11 @@ def _sparse_oversized(project: Path) -> list[str]:
     return _import(huge)
 
 
+def _markup_id(root) -> None:
+    """A unit id that Rich would read as markup: '[/]' was a MarkupError traceback (exit 1)."""
+    _xliff_unit(root, PLAIN_KEY).set("id", "[/]")
+
+
 def _tabbed_keywords(text: str) -> str:
     """translate-toolkit parses `msgid<TAB>"…"` too: the unit count must see those entries."""
     return re.sub(r'^(msgctxt|msgid|msgstr) "', lambda m: m.group(1) + '\t"', text, flags=re.M)
@@ -211,6 +216,7 @@ CASES: list[Case] = [
         "units",
         WATCH,
     ),
+    Case("import: a unit id that reads as Rich markup is printed as text", edited_xliff(_markup_id), "unit [/]", WATCH),
     Case("import: PO keywords followed by tabs, over --max-units", _po_tabs_over_limit, "units", WATCH),
     Case(
         "import: XLIFF of tiny elements over the node bound",
