@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 from analyzers.selectors import Selector, compile_selector
 from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import PreserveReason, Record, TranslationType
-from babelflow.toml_input import parse_toml
+from babelflow.toml_input import parse_toml, read_bounded
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "source_benchmarks" / "profiles"
 
@@ -116,7 +116,7 @@ class LoadedProfile:
 
 def _read_profile(path: Path) -> tuple[Profile, bytes]:
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, what="Profile")  # a regular file of bounded size
     except FileNotFoundError as exc:
         raise BabelflowError("Profile not found", file=path, fix="pass --profile with an existing TOML file") from exc
     data = parse_toml(raw, what="Profile", file=path)  # not UTF-8 or nested too deep: named errors, not tracebacks
@@ -156,6 +156,14 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
         parent_path = path.parent / f"{parent_name}.toml"
         if not parent_path.exists():  # a user's profile may extend a packaged one
             parent_path = PROFILES_DIR / f"{parent_name}.toml"
+        if parent_path.resolve() in {source.resolve() for source in sources}:  # a cycle looped forever
+            raise BabelflowError(
+                f"Profile extends {parent_name!r}, which is already in its chain: "
+                + " -> ".join(source.stem for source in [*sources, parent_path]),
+                file=sources[-1],
+                field="extends",
+                fix="extend a profile that does not extend this one (a packaged one such as tau2-common)",
+            )
         parent, parent_raw = _read_profile(parent_path)
         profile = profile.model_copy(
             update={

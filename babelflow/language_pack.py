@@ -21,7 +21,7 @@ from babelflow.errors import BabelflowError, validate_input
 from babelflow.glossary import MAX_GLOSSARY_TERMS, MAX_PACK_BYTES
 from babelflow.ir import Record
 from babelflow.language_tag import MAX_TAG_LENGTH, tag_too_long
-from babelflow.toml_input import parse_toml
+from babelflow.toml_input import parse_toml, read_bounded
 
 REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
@@ -149,7 +149,7 @@ def read_pack(path: Path) -> LanguagePack:
                 field="glossary",
                 fix=_GLOSSARY_FIX,
             )
-        raw = Path(path).read_bytes()
+        raw = read_bounded(path, what="Language pack", max_bytes=MAX_PACK_BYTES)  # not a FIFO or /dev/zero
     except OSError as exc:
         message = f"Language pack cannot be read: {exc.strerror}"
         raise BabelflowError(message, file=path, fix="make the pack a readable file") from None

@@ -1,10 +1,14 @@
 """A user's TOML file (language pack, analysis profile) parsed into a dict, or a BabelflowError
 naming the file: not UTF-8 (with the byte and line), not TOML, or nested too deeply for tomllib,
 which parses arrays and inline tables recursively ("x = " + "[" * 5000 was a RecursionError
-traceback)."""
+traceback). `read_bounded` reads it first: a regular file of bounded size, or a named error (a
+FIFO at its path blocked the run forever, a link to /dev/zero read until memory ran out, a folder
+passed as --profile was an IsADirectoryError traceback)."""
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -32,3 +36,28 @@ def parse_toml(raw: bytes, *, what: str, file: str | Path) -> dict[str, Any]:
             file=file,
             fix="remove the nesting: these files hold tables and flat lists",
         ) from None
+
+
+MAX_TOML_BYTES = 8 * 2**20  # the packaged profiles are under 20 KB, packs under 4 KB
+
+
+def read_bounded(path: str | Path, *, what: str, max_bytes: int = MAX_TOML_BYTES) -> bytes:
+    """The bytes of a user's file. FileNotFoundError is left to the caller (each says what to pass
+    instead); anything that is not a regular file of at most `max_bytes` is a BabelflowError."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens without a writer
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        message = f"{what} cannot be read: {exc.strerror}"
+        raise BabelflowError(message, file=path, fix="make it a readable file") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        fix = "name the TOML file itself, not a folder, device or pipe"
+        raise BabelflowError(f"{what} is not a regular file", file=path, fix=fix)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(max_bytes + 1)  # a file that grows while it is read is still bounded
+    if len(data) > max_bytes:
+        fix = "these files hold rules and terms, not data"
+        raise BabelflowError(f"{what} is larger than {max_bytes // 2**20} MiB", file=path, fix=fix)
+    return data

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bench.drill_cases import Case, Check
 
 CASES: list[Case] = []
@@ -43,6 +45,13 @@ _ANALYZE = ["analyze", "tau2-mock", "--out", "{p}/ir.json", "--profile", "{p}/pr
 _NESTED = "x = " + "[" * 5000 + "]" * 5000
 _PACK = "language_packs/en-XA.toml"
 _LATIN1_PACK = b'tag = "en-XA"\nname = "Caf\xe9"\n'  # é in Latin-1: not UTF-8
+
+
+def _profile_folder(project: Path) -> list[str]:
+    (project / "profile-folder").mkdir()  # was an IsADirectoryError traceback
+    return ["analyze", "tau2-mock", "--out", str(project / "ir.json"), "--profile", str(project / "profile-folder")]
+
+
 CASES += [
     Case("--lang with 990 subtags", lambda p: ["adapt", "tau2-mock", "--lang", _MANY_SUBTAGS], "--lang"),
     Case("--lang of a 301-character well-formed tag", lambda p: ["adapt", "tau2-mock", "--lang", _LONG_TAG], "--lang"),
@@ -54,6 +63,8 @@ CASES += [
         "profile.toml",
     ),
     Case("profile nested 5000 arrays deep", _write_file("profile.toml", _NESTED, _ANALYZE), "profile.toml"),
+    # a FIFO or a link to /dev/zero at these paths hung the run (tests/babelflow/test_toml_files.py)
+    Case("--profile naming a folder", _profile_folder, "profile-folder"),
 ]
 CHECKS += [
     Check("translation-memory line that is JSON but not {key, target} (dropped, warned)", damaged_memory_line),

@@ -67,7 +67,8 @@ def test_po_lines_are_bounded(tmp_path, not_parsed):
 
 def test_xliff_units_in_another_namespace_are_counted(tmp_path, not_parsed):
     path = tmp_path / "other-ns.xlf"
-    path.write_bytes(_xliff("".join(_unit(f"u{i}") for i in range(30)), root_ns="urn:oasis:names:tc:xliff:document:1.1"))
+    units = "".join(_unit(f"u{i}") for i in range(30))
+    path.write_bytes(_xliff(units, root_ns="urn:oasis:names:tc:xliff:document:1.1"))
     with pytest.raises(BabelflowError, match="more than 20 units"):
         read_exchange(path, LIMITS)
 
