@@ -12,6 +12,7 @@ products or books would carry the same name, and the agent could no longer tell 
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from typing import Final, Literal
@@ -58,18 +59,28 @@ class CanonicalMap(Record):
         self.entries = [e for e in self.entries if (e.group, e.source) != (entry.group, entry.source)] + [entry]
 
 
+def as_read(text: str) -> str:
+    """`text` as a reader tells names apart: Unicode forms (NFC/NFD, full-width: NFKC), case,
+    invisible format characters (zero-width space, joiners, bidi marks) and runs of whitespace do
+    not count. 'Café' in NFC and NFD, 'Ｔｅａｍ' and 'Team', 'Team  Sync' and 'Team Sync' are one name."""
+    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
 def map_problems(cmap: CanonicalMap) -> list[str]:
     """Empty targets and collisions among the live (not rejected) entries; [] = usable.
 
-    Sources that differ only in case ('Tablet', 'tablet') are one term, so they may share a target;
-    targets are compared case-insensitively ('El Camino' and 'el camino' name the same thing)."""
+    Sources that read the same ('Tablet', 'tablet') are one term, so they may share a target; targets
+    are compared as read (`as_read`: 'El Camino' and 'el camino' name the same thing), and one that
+    reads as nothing (spaces, a zero-width space) is empty."""
     problems: list[str] = []
     by_target: dict[tuple[str, str], dict[str, CanonicalEntry]] = defaultdict(dict)
     for entry in cmap.lookup().values():
-        if not entry.target.strip():
+        target = as_read(entry.target)
+        if not target:
             problems.append(f"entry ({entry.group}, {entry.source!r}) has an empty target")
             continue
-        by_target[(entry.group, entry.target.strip().casefold())].setdefault(entry.source.casefold(), entry)
+        by_target[(entry.group, target)].setdefault(as_read(entry.source), entry)
     for (group, _), sources in by_target.items():
         if len(sources) > 1:
             entries = sorted(sources.values(), key=lambda e: e.source)

@@ -182,6 +182,13 @@ COLLISION = _map(
     ' {"group": "task_title", "source": "Team Sync", "target": "Ïɱþöŕţåñţ Ɱééţîñĝ", "origin": "translator"}'
 )
 
+# the same title once read: composed and decomposed accents, full-width letters (unicodedata NFKC)
+LOOKALIKES = _map(
+    '{"group": "task_title", "source": "Important Meeting", "target": "Ïɱþöŕţåñţ Ɱééţîñĝ", "origin": "reviewer"},'
+    ' {"group": "task_title", "source": "Team Sync", "target": "I\u0308ɱþöŕţåñţ Ɱe\u0301e\u0301ţîñĝ",'
+    ' "origin": "translator"}'
+)
+
 
 def _map_then_import(data: bytes) -> Callable[[Path], list[str]]:
     def prepare(project: Path) -> list[str]:
@@ -237,5 +244,11 @@ CASES: list[Case] = [
         WATCH,
     ),
     Case("canonical map with two sources on one target", _map_then_import(COLLISION), "Team Sync", WATCH),
+    Case(
+        "canonical map with two targets that differ only in Unicode form",
+        _map_then_import(LOOKALIKES),
+        "Team Sync",
+        WATCH,
+    ),
 ]
 CHECKS: list[Check] = []
