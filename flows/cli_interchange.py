@@ -151,11 +151,10 @@ def import_command(
         result = adapt(
             benchmark, lang, translator_spec=context.translator, source_dir=source_dir, settings=settings, ir=context.ir
         )
-    except BabelflowError as exc:
+    except BaseException as exc:  # an interrupted rebuild too: the import is all or nothing
         roll_back(settings, benchmark, lang, written)
-        exc.message = (
-            f"{exc.message}\nThe import was rolled back: the reviewed translations and canonical map are as before."
-        )
+        if isinstance(exc, BabelflowError):
+            exc.message += "\nThe import was rolled back: the reviewed translations and canonical map are as before."
         raise
     console.print(
         f"{len(plan.entries)} units imported ({len(plan.targets)} fields, {len(plan.canonical)} canonical terms; "

@@ -197,7 +197,8 @@ def write_import(
     holder: str,
 ) -> list[Written]:
     """Merge the plan into the stored files under the run lock (read again there: a review that
-    ran meanwhile is kept). Files whose content does not change are not rewritten."""
+    ran meanwhile is kept). Files whose content does not change are not rewritten. When the second
+    write fails (a full disk, an interrupt) the first is put back: both files or neither."""
     written: list[Written] = []
     with run_lock(settings.layout.locks(), benchmark, language, holder=holder):
         before = reviewed_path.read_bytes() if reviewed_path.exists() else None
@@ -207,21 +208,30 @@ def write_import(
         cmap = load_canonical_map(map_path, benchmark, language)
         merged = planned_map(cmap, plan)
         map_before = map_path.read_bytes() if map_path.exists() else None
-        if merged.version() != cmap.version():
-            save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
-            written.append(Written(path=map_path, before=map_before, after=map_path.read_bytes()))
-        if after != before and plan.reviewed:
-            write_bytes_atomic(reviewed_path, after)
-            written.append(Written(path=reviewed_path, before=before, after=after))
+        try:
+            if merged.version() != cmap.version():
+                save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
+                written.append(Written(path=map_path, before=map_before, after=map_path.read_bytes()))
+            if after != before and plan.reviewed:
+                write_bytes_atomic(reviewed_path, after)
+                written.append(Written(path=reviewed_path, before=before, after=after))
+        except BaseException:
+            _put_back(written)
+            raise
     return written
+
+
+def _put_back(written: list[Written]) -> None:
+    """Restore each file unless someone has changed it since (the caller holds the run lock)."""
+    for item in written:
+        if item.path.exists() and item.path.read_bytes() == item.after:
+            if item.before is None:
+                item.path.unlink()
+            else:
+                write_bytes_atomic(item.path, item.before)
 
 
 def roll_back(settings: BabelflowSettings, benchmark: str, language: str, written: list[Written]) -> None:
     """Put back what `write_import` wrote, unless someone has changed the file since."""
     with run_lock(settings.layout.locks(), benchmark, language, holder="import rollback"):
-        for item in written:
-            if item.path.exists() and item.path.read_bytes() == item.after:
-                if item.before is None:
-                    item.path.unlink()
-                else:
-                    write_bytes_atomic(item.path, item.before)
+        _put_back(written)

@@ -229,6 +229,23 @@ def test_a_failed_rebuild_puts_the_stored_texts_back(project, monkeypatch):
     assert _state(project) == before
 
 
+def test_an_interrupted_rebuild_puts_the_stored_texts_back(project, monkeypatch):
+    path = _export(project)
+    tree, units = _units(path)
+    _revise(_plain(units, 1)[0])
+    _revise(_canonical(units, "The Salt Road"), " (revised)")
+    tree.write(str(path), xml_declaration=True, encoding="utf-8")
+    before = _state(project)
+
+    def interrupted_adapt(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C during the rebuild: the import's files stayed written
+
+    monkeypatch.setattr("flows.adapt.adapt", interrupted_adapt)
+    result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
+    assert result.exit_code != 0
+    assert _state(project) == before
+
+
 def test_oversized_files_are_refused_before_they_are_read(project):
     huge = project / "huge.po"
     with open(huge, "wb") as handle:  # sparse: 300 MiB of nothing, made instantly
