@@ -46,6 +46,7 @@ FIXES = {
     "final word": 'finish the entries in your tool (clear `#, fuzzy`, set state="translated") or empty their'
     " targets to leave them to the translator; delete obsolete `#~` entries (msgattrib --no-obsolete)",
     "duplicate": "keep one entry per unit id",
+    "blank": "translate the blank targets, or empty them to leave those units to the translator",
     "unknown unit": "export again with `babelflow export` for this benchmark and copy your targets over",
     "source text differs": "export again with `babelflow export` and copy your targets over; edit only targets",
     "placeholder": "keep every inline code exactly once, as exported",

@@ -26,7 +26,7 @@ from translate.storage.placeables.xliff import Ph
 from translate.storage.xliff import ID_SEPARATOR
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.canonical_map import CanonicalMap
+from babelflow.canonical_map import CanonicalMap, as_read
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record
 from babelflow.text import PLACEHOLDER
@@ -526,6 +526,9 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
             continue
         if not entry.target:
             empty += 1
+            continue
+        if not as_read(entry.target) and as_read(item.unit.text):  # ' ' or a zero-width space emptied the field
+            refuse("the target is blank (only spaces or invisible characters)")
             continue
         if entry.not_final:
             refuse(f"not a translator's final word ({entry.not_final})")

@@ -20,6 +20,7 @@ NS = "urn:oasis:names:tc:xliff:document:1.2"
 # unit keys of tau2-mock's export (hashes of their text): stable while tau2's mock domain is
 SWAP_KEY = "d142712f94e61e0cddbc6575"  # "Create a new task called '⟦0⟧' for ⟦1⟧."
 PLAIN_KEY = "0bb89ac8908191608ec3c809"  # "Basic task creation test with a simple title"
+PERSONA_KEY = "f80640f7248cef76dbd2692b"  # "Professional and direct communicator…": no glossary term
 
 
 def export(project: Path, fmt: str, lang: str = "en-XA") -> Path:
@@ -151,6 +152,12 @@ def _sparse_oversized(project: Path) -> list[str]:
     return _import(huge)
 
 
+def _blank_target(root) -> None:
+    """A zero-width space is not an empty target (left to the translator): it emptied the field."""
+    target = _xliff_unit(root, PERSONA_KEY).find(f"{{{NS}}}target")
+    target.text = "\u200b"
+
+
 def _markup_id(root) -> None:
     """A unit id that Rich would read as markup: '[/]' was a MarkupError traceback (exit 1)."""
     _xliff_unit(root, PLAIN_KEY).set("id", "[/]")
@@ -223,6 +230,7 @@ CASES: list[Case] = [
         "units",
         WATCH,
     ),
+    Case("import: target of only a zero-width space", edited_xliff(_blank_target), PERSONA_KEY, WATCH),
     Case("import: a unit id that reads as Rich markup is printed as text", edited_xliff(_markup_id), "unit [/]", WATCH),
     Case("import: PO keywords followed by tabs, over --max-units", _po_tabs_over_limit, "units", WATCH),
     Case(
