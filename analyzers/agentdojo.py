@@ -51,7 +51,65 @@ from source_benchmarks.agentdojo.code_overlay import docstring_pieces
 Progress = Callable[[str], None]
 CANONICAL_GROUP = "agentdojo"
 MAX_TRIAL_ROUNDS = 8
-_KEEP = re.compile(r"\{[^{}\s]*\}|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|\S*[\d_/\\]\S*")
+# Kept verbatim in a trial translation: a {slot}, an email, and the rest of a whitespace-separated run
+# from a URL, a www. address or a digit, _, / or \ on. One pattern said it
+# (r"\{[^{}\s]*\}|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|\S*[\d_/\\]\S*") but rescanned a
+# run from each of its positions ('+-' * 10,000: 11 s); _kept_spans() finds the same spans reading it once.
+_KEPT_SLOT = re.compile(r"\{[^{}\s]*\}")
+_EMAIL_CHAR = re.compile(r"[\w.+-]")
+_EMAIL_LOCAL = re.compile(r"[\w.+-]*")
+_EMAIL_DOMAIN = re.compile(r"@[\w-]+(?:\.[\w-]+)+")
+_KEPT_MARK = re.compile(r"[\d_/\\]")
+_SPACE = re.compile(r"\s")
+_NON_SPACE = re.compile(r"\S")
+
+
+def _kept_spans(text: str) -> list[tuple[int, int]]:
+    r"""(start, end) of each kept span, leftmost first. From a position: a {slot}; else, in a run of
+    [\w.+-], an email when the run is followed by @domain (the same for every position of the run);
+    else the rest of the run when a digit, _, / or \ lies ahead in it (fades along the run) or it
+    starts with www. and more. A position where nothing starts is left for the next that can differ."""
+    spans: list[tuple[int, int]] = []
+    pos, run_end, mark = 0, -1, -1
+    local_end, email_end = -1, -1
+    while (found := _NON_SPACE.search(text, pos)) is not None:
+        at = found.start()
+        space = _SPACE.search(text, at)
+        run_end, mark = (space.start() if space is not None else len(text)), -1
+        while at < run_end:
+            end = -1
+            if text[at] == "{" and (slot := _KEPT_SLOT.match(text, at)) is not None:
+                end = slot.end()
+            elif _EMAIL_CHAR.match(text, at):
+                if at >= local_end:  # a new [\w.+-] run: where it ends, and the email it makes, if any
+                    local_end = _EMAIL_LOCAL.match(text, at).end()  # type: ignore[union-attr]  # * always matches
+                    domain = _EMAIL_DOMAIN.match(text, local_end)
+                    email_end = domain.end() if domain is not None else -1
+                end = email_end
+            if end < 0:
+                if mark < at:  # the next digit, _, / or \ at or after this position (run_end: none)
+                    marked = _KEPT_MARK.search(text, at, run_end)
+                    mark = marked.start() if marked is not None else run_end
+                if mark < run_end or (text.startswith("www.", at) and at + 4 < run_end):
+                    end = run_end
+            if end >= 0:
+                spans.append((at, end))
+                at = end
+            elif at < local_end:  # the rest of a failed [\w.+-] run fails the same way, but for a www.
+                www = text.find("www.", at + 1, local_end)
+                at = www if www >= 0 else local_end
+            else:
+                at += 1
+        pos = run_end
+    return spans
+
+
+def _without_kept(text: str) -> str:
+    out, last = [], 0
+    for start, end in _kept_spans(text):
+        out.append(text[last:start] + " ")
+        last = end
+    return "".join(out) + text[last:]
 
 
 @dataclass
@@ -86,7 +144,7 @@ def _shape_type(text: str) -> tuple[TranslationType, PreserveReason | None, str]
     reason = specific_reason(text)
     if reason is not None:
         return TranslationType.PRESERVE, reason, f"shape: {reason.value}"
-    if not WORD.search(_KEEP.sub(" ", text)):
+    if not WORD.search(_without_kept(text)):
         return TranslationType.PRESERVE, PreserveReason.EMPTY, "shape: no words outside ids, slots and paths"
     if re.fullmatch(r"[\w.-]+\.[A-Za-z0-9]{2,5}", text.strip()):
         return TranslationType.PRESERVE, PreserveReason.IDENTIFIER, "shape: file name"
@@ -274,10 +332,10 @@ def _assign_inline_tokens(drafts: list[Draft]) -> None:
 # ---- the perturbation trial ------------------------------------------------------------------
 def _canonical(text: str) -> str:
     out, last = [], 0
-    for match in _KEEP.finditer(text):
-        out.append(text[last : match.start()].translate(ACCENT_TABLE))
-        out.append(match.group(0))
-        last = match.end()
+    for start, end in _kept_spans(text):
+        out.append(text[last:start].translate(ACCENT_TABLE))
+        out.append(text[start:end])
+        last = end
     out.append(text[last:].translate(ACCENT_TABLE))
     return "ᵃ" + "".join(out) + "ᵃ"  # marks at both ends: one canonical value is no substring of another, as in a real translation
 
@@ -292,10 +350,11 @@ def _free(text: str, tokens: list[str], canonical: set[str]) -> str:
                 spans.append((match.start(), match.end(), _canonical(token) if token in canonical else token))
                 for i in range(match.start(), match.end()):
                     taken[i] = True
-    for match in list(FORMAT_SLOT.finditer(text)) + list(_KEEP.finditer(text)):
-        if not any(taken[match.start() : match.end()]):
-            spans.append((match.start(), match.end(), match.group(0)))
-            for i in range(match.start(), match.end()):
+    slots = [match.span() for match in FORMAT_SLOT.finditer(text)]
+    for start, end in slots + _kept_spans(text):
+        if not any(taken[start:end]):
+            spans.append((start, end, text[start:end]))
+            for i in range(start, end):
                 taken[i] = True
     out, last = [], 0
     for start, end, rendered in sorted(spans):
