@@ -24,8 +24,9 @@ _FILLER = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine
 _EXPANSION = 0.35
 
 # Markdown line prefixes kept outside the brackets so headings/lists/quotes stay Markdown;
-# list numbers may already be placeholders.
-_MD_PREFIX = re.compile(r"(?:#{1,6}[ \t]+|[-*+][ \t]+|(?:\d+|⟦[0-9]+⟧)[.)][ \t]+|>[ \t]?)+")
+# list numbers may already be placeholders. A number starts after a non-digit, as it always does in
+# a prefix matched from the start of a line; a search from every digit of a long run would rescan it.
+_MD_PREFIX = re.compile(r"(?:#{1,6}[ \t]+|[-*+][ \t]+|(?:(?<!\d)\d+|⟦[0-9]+⟧)[.)][ \t]+|>[ \t]?)+")
 
 
 def _check_locale(locale: str) -> None:
