@@ -181,10 +181,15 @@ def test_the_core_patterns_are_discovered() -> None:
 
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_pattern_is_linear_on_adversarial_text(name: str) -> None:
-    pattern = PATTERNS[name]
+    assert_linear(name, PATTERNS[name], name in ANCHORED_ONLY)
+
+
+def assert_linear(name: str, pattern: re.Pattern[str], anchored: bool = False) -> None:
+    """Fails when `pattern` takes more than 1 s + 50x its benign time on an adversarial string (also
+    used for the patterns of the stages: tests/validators/test_patterns_linear_stages.py)."""
     context = multiprocessing.get_context("fork")
     results = context.Queue()
-    child = context.Process(target=_sweep, args=(pattern, name in ANCHORED_ONLY, results), daemon=True)
+    child = context.Process(target=_sweep, args=(pattern, anchored, results), daemon=True)
     child.start()
     measured: list[tuple[str, float | None]] = []
     deadline = time.monotonic() + 30
