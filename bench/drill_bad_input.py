@@ -16,6 +16,7 @@ from pathlib import Path
 from unittest import mock
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.testing import CliRunner
 
@@ -185,7 +186,7 @@ def main() -> None:
                 ok[-1] = ok[-1] and _tree_hash(project / "adapted") == reference
             passed, failed = passed + all(ok), failed + (not all(ok))
             first = next((line for line in text.splitlines() if "error" in line.lower()), text.strip().splitlines()[0] if text.strip() else "")
-            table.add_row(case.name, str(code), *("yes" if flag else "NO" for flag in ok[1:]), first[:120])
+            table.add_row(escape(case.name), str(code), *("yes" if flag else "NO" for flag in ok[1:]), escape(first[:120]))
         for index, check in enumerate(ALL_CHECKS):
             if args.only not in check.name:
                 continue
@@ -198,7 +199,7 @@ def main() -> None:
                 ok_check, message = False, f"crashed: {type(exc).__name__}: {exc}"
             passed, failed = passed + ok_check, failed + (not ok_check)
             flag = "yes" if ok_check else "NO"
-            table.add_row(check.name, "-", flag, flag, flag, flag, message[:120])
+            table.add_row(escape(check.name), "-", flag, flag, flag, flag, escape(message[:120]))
         if args.only in "disk fills mid-write (ENOSPC at fsync)":
             disk_ok, message = disk_full_case(base / "disk")
             passed, failed = passed + disk_ok, failed + (not disk_ok)

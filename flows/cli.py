@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, stage_line, status_line
+from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text, stage_line, status_line
 
 app = typer.Typer(
     name="babelflow",
@@ -147,12 +147,12 @@ def adapt(
             findings = failures.findings
             console.print(f"validation by probes + {', '.join(a.validator_id for a in agents)}: {len(findings)} findings")
             for finding in findings[:20]:
-                console.print(f"[red]{finding.id}[/] {finding.layer.value}/{finding.kind} {finding.artifact} {finding.location}: {finding.message}")
+                console.print(f"[red]{finding.id}[/] {finding.layer.value}/{finding.kind} {shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}")
     finally:
         report_costs(costs.report(), console, costs_path, f"{benchmark} → {lang}: model usage")
     if result.outcome.failures:
         for failure in result.outcome.failures[:10]:
-            console.print(f"[red]failed[/] {failure.source_text[:60]!r}: {'; '.join(failure.problems)}")
+            console.print(f"[red]failed[/] {shown_text(f'{failure.source_text[:60]!r}: ' + '; '.join(failure.problems))}")
     if result.outcome.failures or findings:
         raise typer.Exit(code=1)
 
@@ -223,7 +223,7 @@ def validate(
     for column in ("group", "severity", "layer/kind", "n", "where", "example"):
         table.add_column(column, overflow="fold")
     for group in group_findings(failures.findings)[:200]:
-        table.add_row(group.id, group.severity.value, f"{group.layer.value}/{group.kind}", str(len(group.finding_ids)), f"{group.artifact} {group.pattern}", group.example)
+        table.add_row(group.id, group.severity.value, f"{group.layer.value}/{group.kind}", str(len(group.finding_ids)), shown_text(f"{group.artifact} {group.pattern}"), shown_text(group.example))
     console.print(table)
     for note in failures.notes[:3]:
         console.print(f"[dim]{note}[/]")

@@ -8,7 +8,7 @@ from enum import Enum
 import typer
 
 from babelflow.errors import BabelflowError
-from flows.cli_common import BENCHMARK_HELP, cli_errors, console
+from flows.cli_common import BENCHMARK_HELP, cli_errors, console, shown_text
 from flows.review_store import Decision, Route
 
 
@@ -83,16 +83,16 @@ def review(
         console.print(f"{len(queue.findings)} open findings in {len(groups)} groups, most severe first")
         for group in groups:
             console.rule(f"{group.id} · {len(group.finding_ids)} finding(s)")
-            console.print(group.summary, highlight=False)
+            console.print(shown_text(group.summary), highlight=False)
             first = by_finding[group.finding_ids[0]]
             for evidence in first.evidence[:1]:
-                console.print(f"  source: {evidence.source}\n  target: {evidence.target}", highlight=False)
+                console.print(f"  source: {shown_text(str(evidence.source))}\n  target: {shown_text(str(evidence.target))}", highlight=False)
             choice = Prompt.ask("decision for the group", choices=["confirm", "dismiss", "open", "skip"], default="skip", console=console)
             members: list[list[str]] = [group.finding_ids] if choice != "open" else [[f] for f in group.finding_ids]
             for ids in members:
                 if choice == "open":
                     finding = by_finding[ids[0]]
-                    console.print(f"[bold]{finding.id}[/] {finding.artifact} {finding.location}: {finding.message}", highlight=False)
+                    console.print(f"[bold]{finding.id}[/] {shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}", highlight=False)
                     one = Prompt.ask("decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console)
                 else:
                     one = choice

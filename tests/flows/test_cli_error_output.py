@@ -48,3 +48,27 @@ def test_export_to_a_path_that_reads_as_markup(tmp_path, seed_analysis_cache):
     )
     assert result.exit_code == 0, result.output  # was a MarkupError traceback once the file was written
     assert out.exists() and f"written to {out}" in result.output
+
+
+def test_review_prints_translated_text_as_text(tmp_path, monkeypatch):
+    """A translation holding '[/]' or '[bold]…[/bold]' is shown as written in `babelflow review`
+    (it was read as Rich markup: a MarkupError traceback, or words that vanished)."""
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+    from validators.findings import Evidence, FailureSet, Finding, Layer, Severity
+
+    finding = Finding(
+        id="F-1", layer=Layer.FIDELITY, kind="untranslated", severity=Severity.MAJOR, artifact="tasks.json",
+        location="user_scenario [/]", message="left in English: [bold]Order[/bold] [/]", validators=["probe"],
+        evidence=[Evidence(validator_id="probe", reasoning="r", source="the [/] order", target="la [red]orden[/red]")],
+    )
+    queue = FailureSet(benchmark="tau2-mock", language="en-XA", findings=[finding], validators=["probe"])
+    folder = tmp_path / ".babelflow" / "review" / "tau2-mock" / "en-XA"
+    folder.mkdir(parents=True)
+    (folder / "queue.json").write_text(queue.model_dump_json())
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
+    result = CliRunner().invoke(app, ["review", "tau2-mock", "--lang", "en-XA"], input="skip\n", env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "[bold]Order[/bold] [/]" in result.output and "la [red]orden[/red]" in result.output
