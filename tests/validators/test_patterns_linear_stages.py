@@ -250,3 +250,17 @@ def test_simulated_tokens_keep_their_matches(text: str, tokens: list[tuple[str, 
 )
 def test_markup_only_keeps_its_answers(text: str, markup: bool) -> None:
     assert heuristics.is_markup_only(text) is markup
+
+
+def test_fidelity_on_unclosed_right_to_left_runs_takes_what_benign_text_takes() -> None:
+    """An ar-XB target of 100,000 RLOs and no PDF: each RLO searched the rest for its PDF (quadratic)."""
+    from babelflow.text import PDF, RLO
+    from validators.probes.fidelity import check_pair
+
+    source = "Please change the delivery address of my order"
+    started = time.perf_counter()
+    check_pair("v", "tasks", "x", None, source, (RLO + "ab" + PDF + " ") * (LONG // 4), [], "ar-XB")
+    benign = time.perf_counter() - started
+    started = time.perf_counter()
+    check_pair("v", "tasks", "x", None, source, RLO * LONG, [], "ar-XB")
+    assert time.perf_counter() - started < 1.0 + 20 * benign
