@@ -13,7 +13,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,28 +21,25 @@ from babelflow.errors import BabelflowError
 
 
 @contextmanager
-def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -> Iterator[str]:
-    """An advisory lock file; the OS releases it when the process dies, so a killed run never blocks.
-
-    Yields what a killed previous holder left (`"<pid> <holder>"`), or "" when the last one ended."""
-    path = Path(locks_dir) / f"{benchmark}--{language}.lock"
+def _held(path: Path, record: str, refused: Callable[[str], BabelflowError]) -> Iterator[str]:
+    """Hold an advisory lock file (the OS releases it when the process dies, so a killed run never
+    blocks) with `record` written in it. Yields what a killed previous holder left there ("" when
+    the last one ended); a held lock raises `refused(the holder's record)`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+")
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError as exc:
+        handle.seek(0)
+        holder = handle.read().strip()
         handle.close()
-        raise BabelflowError(
-            f"Another babelflow run is adapting {benchmark} into {language}",
-            file=path,
-            fix="wait for it to finish (runs of different languages may run at once)",
-        ) from exc
+        raise refused(holder) from exc
     try:
         handle.seek(0)
         previous = handle.read().strip()
         handle.seek(0)
         handle.truncate()
-        handle.write(f"{os.getpid()} {holder}".strip())
+        handle.write(record)
         handle.flush()
         try:
             yield previous
@@ -56,40 +53,40 @@ def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -
 
 
 @contextmanager
+def run_lock(locks_dir: Path, benchmark: str, language: str, holder: str = "") -> Iterator[str]:
+    """One run per (benchmark, language). Yields what a killed previous holder left
+    (`"<pid> <holder>"`), or "" when the last one ended."""
+
+    def refused(_record: str) -> BabelflowError:
+        return BabelflowError(
+            f"Another babelflow run is adapting {benchmark} into {language}",
+            file=path,
+            fix="wait for it to finish (runs of different languages may run at once)",
+        )
+
+    path = Path(locks_dir) / f"{benchmark}--{language}.lock"
+    with _held(path, f"{os.getpid()} {holder}".strip(), refused) as previous:
+        yield previous
+
+
+@contextmanager
 def output_lock(locks_dir: Path, folder: Path, holder: str) -> Iterator[None]:
     """One writer per output folder for the whole run, keyed by the folder's resolved path (so a
     symlinked or relative spelling of the same folder is the same lock). `holder` says who writes
     (e.g. "tau2-mock en-XA"); a refused second run is told the folder, the holder and its pid."""
     resolved = Path(os.path.realpath(folder))
     key = hashlib.sha256(str(resolved).encode()).hexdigest()[:24]
-    path = Path(locks_dir) / f"out-{key}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError as exc:
-        handle.seek(0)
-        record = handle.read().strip()
-        handle.close()
+
+    def refused(record: str) -> BabelflowError:
         pid, _, who = record.partition(" ")
         by = f"{who.partition(chr(9))[0] or 'another run'} (pid {pid})" if pid else "another babelflow run"
-        raise BabelflowError(
+        return BabelflowError(
             f"Output folder is in use: {by} is writing into it",
             file=resolved,
             field="--out",
             fix="wait for that run to finish, or give each run its own --out folder",
-        ) from exc
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()} {holder}\t{resolved}")  # the folder too: the lock's name is a hash
-        handle.flush()
-        try:
-            yield
-        finally:
-            handle.seek(0)
-            handle.truncate()
-            handle.flush()
-    finally:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-        handle.close()
+        )
+
+    # the folder too: the lock's name is a hash
+    with _held(Path(locks_dir) / f"out-{key}.lock", f"{os.getpid()} {holder}\t{resolved}", refused):
+        yield
