@@ -249,3 +249,45 @@ def test_a_foreground_server_is_refused_while_the_recorded_one_still_runs(tmp_pa
     finally:
         booting.kill()
         booting.wait()
+
+
+def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(tmp_path, monkeypatch):
+    """Two first runs at once both saw 4200 free; the one that lost the bind exited during start-up
+    ("exited during start-up (code 3)", exit 2). It now starts again on a free port."""
+    import socket
+
+    from flows import local_server
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    busy = taken.getsockname()[1]
+    monkeypatch.setattr(local_server, "DEFAULT_PORT", busy)
+    monkeypatch.setattr(local_server, "_port_free", lambda port: port != busy or not spawned)  # the race: free at the check
+    spawned: list[int] = []
+
+    class Exited:
+        def poll(self):
+            return 3
+
+    class Booting:
+        def poll(self):
+            return None
+
+    def spawn(settings, port, log):
+        spawned.append(port)
+        record = local_server.ServerRecord.model_construct(port=port)
+        return (Exited() if port == busy else Booting()), record
+
+    def wait_ready(settings, process, record):
+        if process.poll() is not None:
+            raise BabelflowError("The local Prefect server exited during start-up (code 3)")
+        return record
+
+    monkeypatch.setattr(local_server, "_spawn", spawn)
+    monkeypatch.setattr(local_server, "_wait_ready", wait_ready)
+    try:
+        record = local_server.start_background(BabelflowSettings(project_root=tmp_path))
+    finally:
+        taken.close()
+    assert spawned[0] == busy and record.port != busy and len(spawned) == 2
