@@ -34,7 +34,13 @@ def test_bad_input_case(case: Case, good: Path, tmp_path: Path) -> None:
     assert not failed, f"{case.name}: {failed} (exit {code})\n{text}"
 
 
-@pytest.mark.parametrize("check", [c for c in ALL_CHECKS if not c.covered_by], ids=lambda check: check.name)
+def _param(check: Check):
+    # the server area's checks boot real Prefect servers (~18 s a boot): slow by the marker's definition
+    starts_a_server = check.run.__module__.endswith(".server")
+    return pytest.param(check, id=check.name, marks=[pytest.mark.slow] if starts_a_server else [])
+
+
+@pytest.mark.parametrize("check", [_param(c) for c in ALL_CHECKS if not c.covered_by])
 def test_security_check(check: Check, good: Path, tmp_path: Path) -> None:
     outcome = check.run(_copy(good, tmp_path))
     assert outcome.passed, f"{check.name}: {outcome.message}"
