@@ -23,7 +23,7 @@ import pkgutil
 import queue
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # sre_parse is deprecated
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
@@ -193,9 +193,16 @@ def test_pattern_is_linear_on_adversarial_text(name: str) -> None:
 def assert_linear(name: str, pattern: re.Pattern[str], anchored: bool = False) -> None:
     """Fails when `pattern` takes more than 1 s + 50x its benign time on an adversarial string (also
     used for the patterns of the stages: tests/validators/test_patterns_linear_stages.py)."""
+    assert_sweep_linear(f"{name} ({pattern.pattern!r})", _sweep, (pattern, anchored))
+
+
+def assert_sweep_linear(label: str, sweep: Callable[..., None], args: tuple) -> None:
+    """Run `sweep(*args, results)` in a forked child (it puts the benign time, then each candidate's
+    time as measured) and fail when a candidate never finishes in 30 s or takes more than
+    1 s + 50x the benign time."""
     context = multiprocessing.get_context("fork")
     results = context.Queue()
-    child = context.Process(target=_sweep, args=(pattern, anchored, results), daemon=True)
+    child = context.Process(target=sweep, args=(*args, results), daemon=True)
     child.start()
     measured: list[tuple[str, float | None]] = []
     deadline = time.monotonic() + 30
@@ -209,14 +216,12 @@ def assert_linear(name: str, pattern: re.Pattern[str], anchored: bool = False) -
         child.kill()
         child.join()
         last = measured[-1][0] if measured else "(screening at 1,000 characters)"
-        pytest.fail(f"{name} ({pattern.pattern!r}) did not finish {last!r}... ({LONG:,} chars) in 30 s: superlinear")
+        pytest.fail(f"{label} did not finish {last!r}... ({LONG:,} chars) in 30 s: superlinear")
     benign = measured[0][1]
     assert measured[0][0] == "benign" and benign is not None
-    label, worst = max(((label, took) for label, took in measured[1:] if took is not None), key=lambda pair: pair[1])
+    case, worst = max(((case, took) for case, took in measured[1:] if took is not None), key=lambda pair: pair[1])
     # linear: the same order as benign text of the same length (quadratic at 100,000 characters is >1,000x)
-    assert worst < 1.0 + 50 * benign, (
-        f"{name} ({pattern.pattern!r}) took {worst:.3f} s on {label!r}... ({LONG:,} chars), benign {benign:.4f} s"
-    )
+    assert worst < 1.0 + 50 * benign, f"{label} took {worst:.3f} s on {case!r}... ({LONG:,} chars), benign {benign:.4f} s"
 
 
 def test_protect_on_an_unclosed_tag_takes_what_benign_text_takes() -> None:

@@ -12,9 +12,7 @@ letters through its clause pattern: 22 s; '+-' x 10,000 through AgentDojo's kept
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 import pkgutil
-import queue
 import re
 import time
 from collections.abc import Callable
@@ -34,6 +32,7 @@ from tests.babelflow.test_patterns_linear import (
     _patterns_in,
     adversaries,
     assert_linear,
+    assert_sweep_linear,
 )
 from tests.babelflow.test_patterns_linear import (
     PATTERNS as CORE_PATTERNS,
@@ -152,28 +151,7 @@ def _scanner_sweep(name: str, results) -> None:
 
 @pytest.mark.parametrize("name", sorted(SCANNERS))
 def test_scanner_is_linear_on_adversarial_text(name: str) -> None:
-    context = multiprocessing.get_context("fork")
-    results = context.Queue()
-    child = context.Process(target=_scanner_sweep, args=(name, results), daemon=True)
-    child.start()
-    measured: list[tuple[str, float | None]] = []
-    deadline = time.monotonic() + 30
-    while child.is_alive() or not results.empty():
-        try:
-            measured.append(results.get(timeout=max(0.01, min(1.0, deadline - time.monotonic()))))
-        except queue.Empty:
-            if time.monotonic() > deadline:
-                break
-    if child.is_alive():
-        child.kill()
-        child.join()
-        pytest.fail(f"{name} did not finish {measured[-1][0]!r}... ({LONG:,} chars) in 30 s: superlinear")
-    benign = measured[0][1]
-    assert measured[0][0] == "benign" and benign is not None
-    label, worst = max(((label, took) for label, took in measured[1:] if took is not None), key=lambda pair: pair[1])
-    assert worst < 1.0 + 50 * benign, (
-        f"{name} took {worst:.3f} s on {label!r}... ({LONG:,} chars), benign {benign:.4f} s"
-    )
+    assert_sweep_linear(name, _scanner_sweep, (name,))
 
 
 # The spans the old patterns gave (checked against them on every tau2, AgentDojo, SEATau and variant string).
