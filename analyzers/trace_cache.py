@@ -40,7 +40,7 @@ def _adapter(what: str) -> TypeAdapter:
 
         return TypeAdapter(list[tuple[Location, Observed]])
     if what == "code-differential":
-        from source_benchmarks.tau2.code_trials import CodeTrialResult
+        from source_benchmarks.protocol import CodeTrialResult
 
         return TypeAdapter(list[CodeTrialResult])
     raise ValueError(f"analysis cache: no declared type for {what!r} (add it to analyzers/trace_cache.py)")

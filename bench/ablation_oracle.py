@@ -186,7 +186,9 @@ class Domain:
     def __init__(self, benchmark_id: str, language: str, work: Path, console: Console):
         from analyzers.analyze import analyze_benchmark
         from babelflow.ir import ArtifactRole
-        from source_benchmarks import TAU2_BENCHMARKS, get_benchmark
+        from source_benchmarks import benchmarks_of, get_benchmark
+
+        TAU2_BENCHMARKS = benchmarks_of("tau2")
 
         if benchmark_id not in TAU2_BENCHMARKS:
             raise SystemExit(f"the ablation runs on tau2 domains only ({', '.join(TAU2_BENCHMARKS)}), not {benchmark_id!r}")

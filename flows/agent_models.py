@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from babelflow.llm.costs import CostLedger
 from babelflow.llm.tools import ToolChatModel
-from source_benchmarks.tau2.evaluation import ChatReply
+from source_benchmarks.protocol import ChatReply
 
 
 class ProviderChatModel:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -95,3 +96,42 @@ class SourceBenchmark(Protocol):
     def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]: ...
 
     def validate_artifacts(self) -> list[str]: ...
+
+
+# ---- code trials (analysis evidence for code texts) -------------------------------------------------
+
+
+class CodeLiteral(Record):
+    """A code text of the IR, where the scanner found it."""
+
+    key: str  # the IR element id
+    artifact: str  # e.g. agent/llm_agent.py or domains/mock/tools.py
+    file: str  # absolute path of the module's source as the benchmark resolves it
+    qualname: str  # <module>, a class, or a function's qualified name
+    name: str | None = None  # the assigned name, for constants
+    text: str
+
+
+class CodeTrialResult(Record):
+    key: str
+    changed: str | None = Field(description="what changed when the text alone was perturbed; None: nothing")
+    linked: list[str] = Field(default_factory=list, description="with these equal texts perturbed too, the outcome came back")
+    shown: bool = Field(default=False, description="unchanged outcome, but the perturbed text reached a tool result the model reads")
+    found: bool = True
+
+
+# ---- agent evaluation: one chat turn of the agent or user simulator --------------------------------
+
+
+@dataclass
+class ChatReply:
+    content: str | None
+    tool_calls: list[tuple[str, str, dict]] = field(default_factory=list)  # (id, name, arguments)
+
+
+class ChatModel(Protocol):
+    """One chat-completions turn with tools, in OpenAI's message format."""
+
+    label: str
+
+    def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply: ...

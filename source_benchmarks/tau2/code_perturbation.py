@@ -23,19 +23,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from babelflow.ir import Record
 from babelflow.text import ACCENT_TABLE
-
-
-class CodeLiteral(Record):
-    """A code text of the IR, where the scanner found it."""
-
-    key: str  # the IR element id
-    artifact: str  # e.g. agent/llm_agent.py or domains/mock/tools.py
-    file: str  # absolute path of the module's source as the benchmark resolves it
-    qualname: str  # <module>, a class, or a function's qualified name
-    name: str | None = None  # the assigned name, for constants
-    text: str
+from source_benchmarks.protocol import CodeLiteral
 
 
 def perturbed(text: str) -> str:

@@ -26,8 +26,8 @@ from pydantic import Field, TypeAdapter
 from babelflow.child_lifetime import die_with_parent, parent_link
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactRole, Record
-from source_benchmarks.protocol import parity_signature
-from source_benchmarks.tau2.code_perturbation import CodeLiteral, literal_parts, perturbation, perturbed
+from source_benchmarks.protocol import CodeLiteral, CodeTrialResult, parity_signature
+from source_benchmarks.tau2.code_perturbation import literal_parts, perturbation, perturbed
 from source_benchmarks.tau2.scripted_conversation import ConversationPlan
 
 
@@ -38,14 +38,6 @@ class CodeTrialRequest(Record):
     open_keys: list[str] = Field(description="the texts to try, by element id")
     conversation_keys: list[str] = Field(default_factory=list, description="open texts the agent or user simulator reads: scripted conversations rerun")
     replay_tasks: dict[str, list[str]] = Field(default_factory=dict, description="per open key: task ids whose golden replays run its code")
-
-
-class CodeTrialResult(Record):
-    key: str
-    changed: str | None = Field(description="what changed when the text alone was perturbed; None: nothing")
-    linked: list[str] = Field(default_factory=list, description="with these equal texts perturbed too, the outcome came back")
-    shown: bool = Field(default=False, description="unchanged outcome, but the perturbed text reached a tool result the model reads")
-    found: bool = True
 
 
 _RESULTS = TypeAdapter(list[CodeTrialResult])  # the process's answer on stdout

@@ -10,22 +10,9 @@ The orchestrator is tau2's, subclassed only to greet in the variant's language: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-
-@dataclass
-class ChatReply:
-    content: str | None
-    tool_calls: list[tuple[str, str, dict]] = field(default_factory=list)  # (id, name, arguments)
-
-
-class ChatModel(Protocol):
-    """One chat-completions turn with tools, in OpenAI's message format."""
-
-    label: str
-
-    def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply: ...
+from source_benchmarks.protocol import ChatModel, ChatReply
 
 
 def _openai_messages(messages: list[Any]) -> list[dict]:

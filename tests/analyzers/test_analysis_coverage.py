@@ -15,8 +15,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from source_benchmarks import TAU2_BENCHMARKS, get_benchmark
+from source_benchmarks import benchmarks_of, get_benchmark
 from source_benchmarks.tau2.adapter import tau2_package_root
+
+TAU2_BENCHMARKS = benchmarks_of("tau2")
 
 
 def _leaves(node, path=()):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from babelflow.ir import LinkKind, PreserveReason, TranslationType
-from source_benchmarks import TAU2_BENCHMARKS
+from source_benchmarks import benchmarks_of
+
+TAU2_BENCHMARKS = benchmarks_of("tau2")
 
 P, FREE = TranslationType.PRESERVE, TranslationType.TRANSLATE_FREE
 

@@ -13,8 +13,10 @@ from babelflow.ir import TranslationType
 from babelflow.markdown_blocks import split_markdown
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
-from source_benchmarks import TAU2_BENCHMARKS, get_benchmark, open_variant
+from source_benchmarks import benchmarks_of, get_benchmark, open_variant
 from source_benchmarks.message_catalog import MessageCatalog
+
+TAU2_BENCHMARKS = benchmarks_of("tau2")
 
 LANGUAGES = ("en-XA", "ar-XB")
 

@@ -7,8 +7,10 @@ from collections import Counter
 import pytest
 
 from babelflow.errors import BabelflowError
-from source_benchmarks import TAU2_BENCHMARKS, get_benchmark
+from source_benchmarks import benchmarks_of, get_benchmark
 from source_benchmarks.tau2.replay import golden_trajectory
+
+TAU2_BENCHMARKS = benchmarks_of("tau2")
 
 TASKS = {"tau2-mock": 9, "tau2-retail": 114, "tau2-airline": 50, "tau2-telecom": 2285}
 # measured on the stock package before this project (do-nothing trajectories that score 1.0)

