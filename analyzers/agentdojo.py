@@ -191,7 +191,7 @@ def _leaf_type(model: Any, path: tuple) -> Any:
 
 # ---- inventory -------------------------------------------------------------------------------
 def _yaml_drafts(bench: Any, spec: Any) -> list[Draft]:
-    from source_benchmarks.agentdojo.yaml_io import string_leaves
+    from source_benchmarks.yaml_io import string_leaves
 
     env_model = bench.source_suite.environment_type
     prefix = []
@@ -384,7 +384,7 @@ def outcome_signature(outcome: Any) -> tuple:
 
 def _trial(bench: Any, drafts: list[Draft], workdir: Path, round_no: int, task_ids: list[str]) -> dict[str, Any]:
     from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
-    from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at
+    from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
 
     targets = perturbed_targets(drafts)
     root = workdir / f"trial{round_no}"

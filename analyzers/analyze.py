@@ -44,7 +44,9 @@ from babelflow.ir import (
     element_id,
 )
 from babelflow.markdown_blocks import split_markdown
+from source_benchmarks.family import Capability
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+from source_benchmarks.registry import family_of, get_benchmark
 
 Progress = Callable[[str], None]
 
@@ -112,7 +114,6 @@ class _Builder:
         if not self.open_fields or not self.located.available:
             return
         from analyzers.differential import DifferentialRunner, OpenPath, watched_indices
-        from source_benchmarks import get_benchmark
 
         grouped: dict[tuple, OpenPath] = {}
         for element, key, path in self.open_fields:
@@ -304,7 +305,7 @@ def analyze_benchmark(
     `instrumented=False` is the earlier analysis (plain golden replay, value-keyed evidence, no
     differential trials), kept for side-by-side measurement (bench/analysis_speed.py)."""
     progress = progress or (lambda message: None)
-    if bench.id.startswith("agentdojo-"):  # code and data typed together by a perturbation trial
+    if Capability.PERTURBATION_ANALYSIS in family_of(bench.id).capabilities:  # code and data typed together by a trial
         from analyzers.agentdojo import analyze_agentdojo
 
         return analyze_agentdojo(bench, profile, progress)

@@ -18,7 +18,7 @@ from analyzers.code_inventory import CodeText
 from analyzers.located_evidence import LocatedEvidence, Observed
 from babelflow.ir import ArtifactRole, EvidenceScope, IRElement, LinkKind, TranslationType
 from babelflow.text import FORMAT_SLOT
-from source_benchmarks.protocol import ArtifactSpec
+from source_benchmarks.protocol import ArtifactSpec, CodeLiteral
 
 
 def general_of(text: CodeText) -> tuple:
@@ -47,11 +47,9 @@ def code_differential(
     if not open_texts:
         return 0
     from analyzers.differential import MAX_TASKS, watched_indices
-    from source_benchmarks.tau2.code_perturbation import CodeLiteral
-    from source_benchmarks.tau2.traced_replay import task_functions
 
     ids = bench.task_ids(None)
-    calls = {task_id: {name.split(":", 1)[-1] for name in task_functions(bench.task(task_id))} for task_id in ids}
+    calls = {task_id: {name.split(":", 1)[-1] for name in bench.task_functions(task_id)} for task_id in ids}
     sample = [ids[index] for index in watched_indices(bench)]  # tasks that together run most tools
     replay_tasks: dict[str, list[str]] = {}
     conversation_keys: list[str] = []

@@ -84,12 +84,8 @@ def watched_indices(bench: Any, limit: int = MAX_TASKS) -> list[int]:
     """Task positions whose replays together reach most tools (DB field paths and tool-code texts are
     tried on them), in file order."""
     ids = bench.task_ids(None)
-    try:
-        from source_benchmarks.tau2.traced_replay import db_watch_sample
-
-        chosen = db_watch_sample([bench.task(task_id) for task_id in ids], limit)
-    except Exception:  # another benchmark's tasks: the first ones
-        chosen = set(ids[:limit])
+    watched = getattr(bench, "watched_tasks", None)
+    chosen = watched(limit) if watched is not None else set(ids[:limit])  # without a choice: the first tasks
     return [index for index, task_id in enumerate(ids) if task_id in chosen]
 
 

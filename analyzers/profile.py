@@ -19,6 +19,7 @@ from analyzers.selectors import Selector, compile_selector
 from babelflow.errors import BabelflowError, validate_input
 from babelflow.ir import PreserveReason, Record, TranslationType
 from babelflow.toml_input import parse_toml, read_bounded
+from source_benchmarks.registry import family_of
 
 PROFILES_DIR = Path(__file__).resolve().parent.parent / "source_benchmarks" / "profiles"
 
@@ -130,19 +131,11 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
     precedence and are part of the profile hash, so the IR is rebuilt when they change.
     """
     path = Path(path) if path else PROFILES_DIR / f"{benchmark}.toml"
-    if not path.exists() and benchmark.startswith("tau2-pkg:") and path.parent == PROFILES_DIR:
-        # a domain package has no reviewed profile yet: the shared tau2 rules (task schema,
-        # prompts) apply to its mounted files; everything else is typed from evidence
-        path = PROFILES_DIR / "tau2-common.toml"
-        profile, raw = _read_profile(path)
-        profile = profile.model_copy(update={"benchmark": benchmark, "extends": None, "description": f"starter: tau2-common for {benchmark}"})
-        raw = b"starter:" + benchmark.encode() + b"\0" + raw
-    elif not path.exists() and benchmark.startswith("agentdojo-") and "@" in benchmark and path.parent == PROFILES_DIR:
-        # another AgentDojo version (agentdojo-travel@v1.1.1): the suite's profile; the trial types that version's files
-        path = PROFILES_DIR / f"{benchmark.partition('@')[0]}.toml"
-        profile, raw = _read_profile(path)
-        profile = profile.model_copy(update={"benchmark": benchmark})
-        raw = b"version:" + benchmark.encode() + b"\0" + raw
+    choice = family_of(benchmark).profile_choice(benchmark, PROFILES_DIR) if not path.exists() and path.parent == PROFILES_DIR else None
+    if choice is not None:  # an id without a profile of its own (a domain package, another version): the family's choice
+        profile, raw = _read_profile(choice.path)
+        profile = profile.model_copy(update={"benchmark": benchmark, "extends": None, "description": choice.description})
+        raw = choice.description.encode() + b"\0" + raw
     else:
         profile, raw = _read_profile(path)
     if extra_overrides:

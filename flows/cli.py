@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text, stage_line, status_line
+from source_benchmarks.registry import resolve_benchmark
 
 app = typer.Typer(
     name="babelflow",
@@ -29,9 +30,7 @@ def analyze(
     domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
-    from source_benchmarks.tau2.domain_package import benchmark_with_package
-
-    benchmark = benchmark_with_package(benchmark, domain_package)
+    benchmark = resolve_benchmark(benchmark, domain_package)
     from analyzers.analyze import analyze_benchmark
     from analyzers.profile import load_profile
     from babelflow.ir import save_ir
@@ -88,12 +87,7 @@ def adapt(
     Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY (and
     OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is printed per stage, language and provider, and saved under
     .babelflow/costs/<benchmark>/<lang>/adapt.json."""
-    from source_benchmarks.tau2.domain_package import benchmark_with_package
-
-    benchmark = benchmark_with_package(benchmark, domain_package)
-    from source_benchmarks.agentdojo.adapter import with_version
-
-    benchmark = with_version(benchmark, version)
+    benchmark = resolve_benchmark(benchmark, domain_package, version)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from babelflow.llm.costs import CostLedger, report_costs
@@ -173,9 +167,7 @@ def validate(
 
     With --validators, each agent reviews the probes' evidence with its own model; their token
     usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
-    from source_benchmarks.tau2.domain_package import benchmark_with_package
-
-    benchmark = benchmark_with_package(benchmark, domain_package)
+    benchmark = resolve_benchmark(benchmark, domain_package)
     from babelflow.canonical_map import load_canonical_map
     from babelflow.llm.costs import CostLedger, report_costs
     from babelflow.settings import BabelflowSettings
@@ -288,12 +280,7 @@ def flow(
     kept running, so runs, artifacts and paused review forms stay reachable in the UI after this
     command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
     Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
-    from source_benchmarks.tau2.domain_package import benchmark_with_package
-
-    benchmark = benchmark_with_package(benchmark, domain_package)
-    from source_benchmarks.agentdojo.adapter import with_version
-
-    benchmark = with_version(benchmark, version)
+    benchmark = resolve_benchmark(benchmark, domain_package, version)
     from babelflow.settings import BabelflowSettings
     from flows.local_server import ensure_server, ui_base
     from flows.reporting import units_made_by
@@ -358,13 +345,14 @@ def ir_schema(out: Path | None = typer.Option(None, "--out", "-o", help="Write t
         sys.stdout.write(data.decode() + "\n")
 
 
-from flows import cli_evaluate, cli_interchange, cli_review  # noqa: E402  (command modules; they never import this one)
+from flows import cli_evaluate, cli_families, cli_interchange, cli_review  # noqa: E402  (command modules; they never import this one)
 
 app.command("review")(cli_review.review)
 app.command("server")(cli_review.server)
 app.command("export")(cli_interchange.export_command)
 app.command("import")(cli_interchange.import_command)
 app.command("evaluate")(cli_evaluate.evaluate_command)
+app.command("families")(cli_families.families_command)
 
 if __name__ == "__main__":
     app()

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -22,6 +23,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, CostReport
 from babelflow.settings import BabelflowSettings
+from source_benchmarks import available_family_of, families, get_benchmark, open_variant
 
 SOURCE_LANGUAGE = "en"
 
@@ -93,9 +95,10 @@ def language_checker(language: str) -> Callable[[str], str | None]:
     return lambda text: identify(text, tags)
 
 
-def run_domain(domain: str, agent_name: str, user_name: str, language: str, tasks: list, agent_model, user_model, *, trials: int, greeting: str | None, progress: Callable[[str], None]) -> RunSummary:
-    from source_benchmarks.tau2.evaluation import agent_texts, run_trial
-
+def run_domain(
+    runner: Any, domain: str, agent_name: str, user_name: str, language: str, tasks: list, agent_model, user_model, *, trials: int, greeting: str | None, progress: Callable[[str], None]
+) -> RunSummary:
+    """`runner`: the family's agent evaluation (run_trial, agent_texts)."""
     identify = language_checker(language)
     results: list[TrialResult] = []
     by_task: list[TaskResult] = []
@@ -103,9 +106,9 @@ def run_domain(domain: str, agent_name: str, user_name: str, language: str, task
         rewards = []
         for trial in range(trials):
             progress(f"{domain}: task {task.id} trial {trial + 1}/{trials}")
-            simulation = run_trial(domain, task, agent_name, user_name, agent_model, user_model, greeting=greeting, seed=trial)
+            simulation = runner.run_trial(domain, task, agent_name, user_name, agent_model, user_model, greeting=greeting, seed=trial)
             reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
-            found = [identify(text) for text in agent_texts(simulation, task)]
+            found = [identify(text) for text in runner.agent_texts(simulation, task)]
             counts: dict[str, int] = {}
             for tag in filter(None, found):
                 counts[tag] = counts.get(tag, 0) + 1
@@ -149,8 +152,6 @@ def evaluate(
 
     from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
     from flows.agent_models import ProviderChatModel
-    from source_benchmarks.tau2.evaluation import default_greeting
-    from source_benchmarks.tau2.registration import register_variant
     from translators.registry import validate_language_tag
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # tau2.registry imports litellm: stay offline
@@ -158,8 +159,11 @@ def evaluate(
     progress = progress or (lambda message: None)
     costs = costs or CostLedger()
     validate_language_tag(language)
-    if not benchmark.startswith("tau2-"):
-        raise BabelflowError(f"`evaluate` runs tau2 agents; {benchmark!r} is not a tau2 benchmark", field="BENCHMARK", fix="use tau2-mock, tau2-retail, tau2-airline or tau2-telecom")
+    family = available_family_of(benchmark)
+    runner = family.agent_evaluation()
+    if runner is None:
+        able = [bid for f in families().values() if f.agent_evaluation() is not None for bid in f.benchmark_ids()]
+        raise BabelflowError(f"`evaluate` has no agent runner for the {family.name} family ({benchmark})", field="BENCHMARK", fix=f"use one of: {', '.join(able)}")
     if trials < 1:
         raise BabelflowError("--trials must be at least 1", field="--trials", fix="e.g. --trials 4 for pass^1..pass^4")
     agent_model = ProviderChatModel(agent_llm, field="--agent-llm", stage="evaluate-agent", language=language, costs=costs)
@@ -170,25 +174,20 @@ def evaluate(
     manifest = load_manifest(variant)
     if manifest.benchmark != benchmark or manifest.language != language:
         raise BabelflowError(f"The variant is {manifest.benchmark} in {manifest.language}", file=variant, fix=f"point --variant at a {benchmark} {language} variant")
-    progress("registering the variant in tau2")
-    domain = register_variant(variant)
-    from source_benchmarks import open_variant
-
+    progress(f"registering the variant in {family.name}")
+    domain = runner.register_variant(variant)
     bench = open_variant(benchmark, variant)
     chosen = task_ids or bench.task_ids(None)
     unknown = [t for t in chosen if t not in set(bench.task_ids(None))]
     if unknown:
         raise BabelflowError(f"Unknown task id(s) {', '.join(unknown[:5])}", field="--tasks", fix=f"task ids of {benchmark}: {', '.join(bench.task_ids(None)[:5])}, …")
     overlay = load_overlay(variant / OVERLAY_NAME)
-    greeting = overlay.translated("orchestrator/orchestrator.py", default_greeting()) if overlay else None
-    run = run_domain(domain, f"llm_agent_{language}", f"user_simulator_{language}", language, [bench.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=greeting, progress=progress)
+    greeting = overlay.translated("orchestrator/orchestrator.py", runner.default_greeting()) if overlay else None
+    run = run_domain(runner, domain, f"llm_agent_{language}", f"user_simulator_{language}", language, [bench.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=greeting, progress=progress)
     source_run = None
     if with_source:
-        from source_benchmarks import get_benchmark
-
-        source = get_benchmark(benchmark)  # the packaged source, registered by tau2 itself
-        source_domain = benchmark.removeprefix("tau2-")
-        source_run = run_domain(source_domain, "llm_agent", "user_simulator", SOURCE_LANGUAGE, [source.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=None, progress=progress)
+        source = get_benchmark(benchmark)  # the packaged source, registered by its harness itself
+        source_run = run_domain(runner, runner.source_domain(benchmark), "llm_agent", "user_simulator", SOURCE_LANGUAGE, [source.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=None, progress=progress)
     report = EvaluationReport(
         benchmark=benchmark, language=language, variant=variant, created=datetime.now(UTC).isoformat(timespec="seconds"),
         agent_llm=agent_model.label, user_llm=user_model.label, trials_per_task=trials, variant_run=run, source_run=source_run, costs=costs.report(),

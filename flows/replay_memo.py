@@ -24,6 +24,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.progress import tracked
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import ReplayOutcome
+from source_benchmarks.registry import family_of
 
 # Outcomes kept per key with different catalog answers (the newest first). Few: a task whose
 # replay looks up a text every language translates (most of telecom's) is replayed per language
@@ -45,11 +46,13 @@ def _load(path: Path) -> dict[str, list[dict]]:
 def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str, dict], task_ids: list[str], label: str) -> tuple[dict[str, tuple], int]:
     """task id -> (golden, do-nothing) for the variant `bench`, and how many were replayed.
 
-    Benchmarks without a memo-able replay (not τ²) return ({}, -1): the caller replays as before."""
-    if not bench.id.startswith("tau2-"):
+    Families without a replay memo (Capability.REPLAY_MEMO) return ({}, -1): the caller replays as before."""
+    memo_kind = family_of(bench.id).replay_memo()
+    if memo_kind is None:
         return {}, -1
     from babelflow.gc_pause import gc_paused
-    from source_benchmarks.tau2.replay_memo import lookups_hold, reads_key, replay_traced
+
+    reads_key, lookups_hold, replay_traced = memo_kind.reads_key, memo_kind.lookups_hold, memo_kind.replay_traced
 
     path = settings.layout.replays(bench.id) / "variant_memo.json"
     with _LOCK:

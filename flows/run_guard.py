@@ -19,6 +19,7 @@ from typing import Any
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
+from source_benchmarks.registry import family_of
 
 DEPLOY_TIME = ("translator", "validators", "profile", "source_dir", "out", "project_root")
 PATHS = ("profile", "source_dir", "out")
@@ -66,15 +67,16 @@ def check_inside_project(parameters: Mapping[str, Any], settings: BabelflowSetti
                 fix=f"name a path under {root}, at deploy time",
             )
     benchmark = str(parameters.get("benchmark") or "")
-    if benchmark.startswith("tau2-pkg:"):
-        _check_package(benchmark.removeprefix("tau2-pkg:"), root)
+    module = family_of(benchmark).imported_code(benchmark) if benchmark else None
+    if module is not None:
+        _check_package(module, root)
     for name in ("translator", "validators"):
         for spec in str(parameters.get(name) or "").split(","):
             _check_endpoint(spec.strip(), name)
 
 
 def _check_package(module: str, root: Path) -> None:
-    """A domain package is code: only one found under the project root may be imported."""
+    """Code a benchmark id imports (a domain package): only code found under the project root may be imported."""
     top = module.split(".")[0]
     found = importlib.util.find_spec(top) if top.isidentifier() else None
     places = [Path(p) for p in (found.submodule_search_locations or [])] if found else []

@@ -26,7 +26,8 @@ from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, VariantManifest
 from flows.components import AdaptPaths, adapt_paths, analyze_or_reuse, domain_name_for, translator_for
 from flows.review_store import ReviewStore
-from source_benchmarks import get_benchmark
+from source_benchmarks import family_of, get_benchmark
+from source_benchmarks.family import Capability
 from source_benchmarks.protocol import SourceBenchmark
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.interface import Translator
@@ -257,8 +258,8 @@ def _context(settings: BabelflowSettings, benchmark: str, language: str, source_
     return ValidationContext(bench, variant, read_ir(ir_path, benchmark), language, cmap)
 
 
-def _agentdojo_layer(layer: Layer, benchmark: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
-    """AgentDojo variants: YAML + code overlay, behaviour = ground-truth utility/security/injectability."""
+def _scored_layer(layer: Layer, benchmark: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
+    """Families whose behaviour is judged by ground-truth scores (AgentDojo: utility/security/injectability)."""
     from validators import agentdojo as checks
 
     v = checks.AgentDojoValidation(get_benchmark(benchmark, source_dir=source_dir), variant, read_ir(ir_path, benchmark))
@@ -270,8 +271,8 @@ def _agentdojo_layer(layer: Layer, benchmark: str, source_dir: Path | None, ir_p
 def stage_integrity(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
     from validators.probes.integrity import check_integrity
 
-    if benchmark.startswith("agentdojo-"):
-        return _agentdojo_layer(Layer.INTEGRITY, benchmark, source_dir, ir_path, variant)
+    if Capability.SCORED_BEHAVIOUR in family_of(benchmark).capabilities:
+        return _scored_layer(Layer.INTEGRITY, benchmark, source_dir, ir_path, variant)
 
     findings, suppressed = check_integrity(_context(settings, benchmark, language, source_dir, ir_path, variant), "probes")
     return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
@@ -307,8 +308,8 @@ def share_policy(ctx, ir_path: Path, variant: Path) -> None:
 
 
 def stage_layer(settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
-    if benchmark.startswith("agentdojo-"):
-        return _agentdojo_layer(layer, benchmark, source_dir, ir_path, variant)
+    if Capability.SCORED_BEHAVIOUR in family_of(benchmark).capabilities:
+        return _scored_layer(layer, benchmark, source_dir, ir_path, variant)
     from validators.probes.consistency import check_consistency
     from validators.probes.fidelity import check_fidelity
 

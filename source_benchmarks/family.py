@@ -29,7 +29,8 @@ class Capability(str, Enum):
     INVENTORY = "inventory"  # artifacts: data and code, typed by role
     GROUND_TRUTH = "ground_truth"  # golden and do-nothing replays, scored by the benchmark's own evaluator
     TRACED_REPLAY = "traced_replay"  # location-tagged replays and code trials (analysis evidence)
-    PERTURBATION_ANALYSIS = "perturbation_analysis"  # the family types its own texts by perturbation trials
+    PERTURBATION_ANALYSIS = "perturbation_analysis"  # data and code typed together by perturbation trials
+    SCORED_BEHAVIOUR = "scored_behaviour"  # behaviour judged by the benchmark's ground-truth scores (utility, security)
     CODE_OVERLAY = "code_overlay"  # a variant carries translated code texts applied at run time
     HARNESS_REGISTRATION = "harness_registration"  # a variant registers in the benchmark's own harness
     REPLAY_MEMO = "replay_memo"  # per-task replay results reusable across variants

@@ -98,6 +98,19 @@ class SourceBenchmark(Protocol):
     def validate_artifacts(self) -> list[str]: ...
 
 
+@runtime_checkable
+class TracedBenchmark(Protocol):
+    """A benchmark whose replays can be traced per text location (Capability.TRACED_REPLAY)."""
+
+    def trace(self, task_ids: Iterable[str] | None = None, label: str = ...) -> dict: ...
+
+    def code_trials(self, literals: list[CodeLiteral], open_keys: list[str], conversation_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[CodeTrialResult]: ...
+
+    def task_functions(self, task_id: str) -> set[str]: ...
+
+    def watched_tasks(self, limit: int) -> set[str]: ...
+
+
 # ---- code trials (analysis evidence for code texts) -------------------------------------------------
 
 

@@ -86,7 +86,8 @@ def available_family_of(benchmark_id: str) -> BenchmarkFamily:
 
 
 def resolve_benchmark(benchmark: str, domain_package: str | None = None, version: str | None = None) -> str:
-    """The id a command line names: `tau2 --domain-package P`, `agentdojo-travel --version v1.1.1`, or a plain id."""
+    """The id a command line names: `tau2 --domain-package P`, `agentdojo-travel --version v1.1.1`, or a
+    plain id; refused (exit 2) when no family takes it or its family's runtime is not installed."""
     selection = BenchmarkSelection(benchmark=benchmark, domain_package=domain_package, version=version)
     for option in ("domain_package", "version"):
         if getattr(selection, option) is not None:
@@ -97,7 +98,9 @@ def resolve_benchmark(benchmark: str, domain_package: str | None = None, version
             for family in owners:
                 qualified = family.qualify(selection)
                 if qualified is not None:
+                    available_family_of(qualified)
                     return qualified
+    available_family_of(benchmark)
     return benchmark
 
 

@@ -85,7 +85,7 @@ def _write_data(spec: ArtifactSpec, source: Path, dest: Path, changes: list[tupl
 
 def _write_yaml(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
     """Round trip (ruamel.yaml): layout, comments and scalar styles of the source are kept."""
-    from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml, set_at
+    from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
 
     document = load_yaml(source)
     for element, target in changes:

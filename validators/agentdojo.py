@@ -21,7 +21,7 @@ from typing import Any
 from babelflow.ir import ArtifactFormat, IRDocument, TranslationType
 from babelflow.text import PLACEHOLDER, WORD, without_tokens
 from babelflow.variant import OVERLAY_NAME, load_overlay
-from source_benchmarks.agentdojo.yaml_io import load_yaml, string_leaves
+from source_benchmarks.yaml_io import load_yaml, string_leaves
 from validators.finding_kinds import Layer
 from validators.findings import Finding, make_finding
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.ir import IRDocument
+from source_benchmarks.family import Capability
 from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.registry import family_of
 from validators.agents import NOT_CONFIGURED, Reviewer, ValidatorAgent
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, merge
@@ -46,7 +48,7 @@ def validate_variant(
     source_pairs: dict | None = None,
     target_pairs: dict | None = None,
 ) -> FailureSet:
-    if source.id.startswith("agentdojo-"):  # YAML + code overlay, behaviour by ground-truth scores
+    if Capability.SCORED_BEHAVIOUR in family_of(source.id).capabilities:  # behaviour by ground-truth scores
         from validators.agentdojo import validate_agentdojo
 
         return validate_agentdojo(source, variant_dir, ir, language, progress, source_pairs)

@@ -21,7 +21,7 @@ from source_benchmarks.agentdojo.files import package_root, suite_artifacts
 from source_benchmarks.agentdojo.loader import LATEST_VERSION, agentdojo_version, get_suite
 from source_benchmarks.agentdojo.replay import replay_do_nothing, replay_injection_task, replay_user_task
 from source_benchmarks.agentdojo.suite_view import variant_suite
-from source_benchmarks.agentdojo.yaml_io import load_yaml
+from source_benchmarks.yaml_io import load_yaml
 from source_benchmarks.formats import confined_file, read_text
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 

@@ -17,7 +17,14 @@ class AgentDojoFamily(BenchmarkFamily):
     name = "agentdojo"
     description = f"AgentDojo suites ({', '.join(SUITES)}); <id>@<version> or --version for {VERSIONS[0]} … {VERSIONS[-1]}"
     capabilities = frozenset(
-        {Capability.INVENTORY, Capability.GROUND_TRUTH, Capability.PERTURBATION_ANALYSIS, Capability.CODE_OVERLAY, Capability.HARNESS_REGISTRATION}
+        {
+            Capability.INVENTORY,
+            Capability.GROUND_TRUTH,
+            Capability.PERTURBATION_ANALYSIS,
+            Capability.SCORED_BEHAVIOUR,
+            Capability.CODE_OVERLAY,
+            Capability.HARNESS_REGISTRATION,
+        }
     )
 
     def benchmark_ids(self) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 from babelflow.errors import BabelflowError
 from babelflow.variant import load_manifest
 from source_benchmarks.agentdojo.loader import load_module
-from source_benchmarks.agentdojo.yaml_io import load_yaml
+from source_benchmarks.yaml_io import load_yaml
 
 
 def variant_version(base_version: str, language: str) -> str:

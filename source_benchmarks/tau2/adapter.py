@@ -148,6 +148,18 @@ class Tau2Benchmark(FileBenchmark):
         )
         return run_code_trials(request)
 
+    def task_functions(self, task_id: str) -> set[str]:
+        """`requestor:name` of every function a task runs (gold actions, initialization, env assertions)."""
+        from source_benchmarks.tau2.traced_replay import task_functions
+
+        return task_functions(self.task(task_id))
+
+    def watched_tasks(self, limit: int) -> set[str]:
+        """Task ids whose replays together reach most tools: at most `limit` (see traced_replay.db_watch_sample)."""
+        from source_benchmarks.tau2.traced_replay import db_watch_sample
+
+        return db_watch_sample([self.task(task_id) for task_id in self.task_ids(None)], limit)
+
     def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
         """Replay tasks with every task/DB string location-tagged; {(artifact, path, is_key): {kind: detail}}.
 

@@ -13,6 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from source_benchmarks.protocol import ChatModel, ChatReply
+from source_benchmarks.tau2.domains import DOMAINS
+from source_benchmarks.tau2.registration import register_variant
+
+__all__ = ["agent_texts", "default_greeting", "register_variant", "run_trial", "source_domain"]  # the capability (family.agent_evaluation)
 
 
 def _openai_messages(messages: list[Any]) -> list[dict]:
@@ -82,6 +86,11 @@ def localized_orchestrator_class(greeting: str | None) -> type:
                     message.content = greeting
 
     return LocalizedOrchestrator
+
+
+def source_domain(benchmark_id: str) -> str:
+    """The domain name tau2 registers the packaged source under (tau2-retail -> retail)."""
+    return DOMAINS[benchmark_id].domain
 
 
 def default_greeting() -> str:

@@ -14,7 +14,7 @@ pytest.importorskip("agentdojo")
 
 def test_yaml_round_trip_keeps_the_files_layout(tmp_path):
     from source_benchmarks.agentdojo.files import package_root
-    from source_benchmarks.agentdojo.yaml_io import dump_yaml, load_yaml
+    from source_benchmarks.yaml_io import dump_yaml, load_yaml
 
     for name in ("slack/environment.yaml", "workspace/include/cloud_drive.yaml", "banking/injection_vectors.yaml"):
         source = package_root() / "data/suites" / name

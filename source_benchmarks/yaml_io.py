@@ -1,4 +1,4 @@
-"""AgentDojo's YAML files read and written with ruamel.yaml's round trip.
+"""YAML data files (AgentDojo's environments and injection vectors) read and written with ruamel.yaml's round trip.
 
 Round trip keeps key order, comments, block/literal scalar styles and quoting, so a variant's
 `environment.yaml` diffs line by line against the source. `!include` values stay tagged scalars.
