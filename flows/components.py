@@ -19,6 +19,7 @@ from babelflow.output_guard import resolve_out
 from babelflow.run_lock import output_lock
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.registry import family_of
 from translators.interface import Translator
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 from translators.rebuild import check_out
@@ -70,7 +71,8 @@ def owned_output(settings: BabelflowSettings, bench: SourceBenchmark, language: 
 
 
 def domain_name_for(benchmark_id: str, language: str) -> str:
-    return f"{benchmark_id.removeprefix('tau2-')}_{language}"
+    """The name a variant registers under in its benchmark's own harness (the family decides)."""
+    return family_of(benchmark_id).variant_harness_name(benchmark_id, language)
 
 
 def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]) -> IRDocument:

@@ -83,6 +83,10 @@ class BenchmarkFamily(ABC):
         """An adapted variant (adapted/<benchmark>/<language>/) through the same adapter as its source."""
         return self.open(benchmark_id, source_dir=variant_root, overlay=overlay)
 
+    def variant_harness_name(self, benchmark_id: str, language: str) -> str:
+        """The name a variant registers under in the benchmark's own harness (kept in its manifest)."""
+        return f"{benchmark_id}_{language}"
+
     def variant_data_dir(self, variant_root: Path) -> Path:
         """Where a variant keeps the files that replace the source's data (its `source_dir`)."""
         return variant_root

@@ -28,6 +28,9 @@ class Tau2Family(BenchmarkFamily):
     def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
         return Tau2Benchmark(benchmark_id, source_dir=source_dir, overlay=overlay)
 
+    def variant_harness_name(self, benchmark_id: str, language: str) -> str:
+        return f"{benchmark_id.removeprefix('tau2-')}_{language}"  # tau2 registers domains by name: retail_es
+
     def variant_data_dir(self, variant_root: Path) -> Path:
         return variant_root / Tau2Benchmark.data_prefix
 

@@ -1,0 +1,86 @@
+"""A family from outside the repository, found through the `babelflow.families` entry point.
+
+The toy package (tests/data/toy_family/toy_greeter) is installed the way a wheel installs it: the
+package and a dist-info folder with `entry_points.txt` on the import path. Nothing in the project
+names it; the CLI lists it, replays it with the shared commands, and the shared analysis types its
+texts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from babelflow.errors import BabelflowError
+from source_benchmarks import registry
+
+TOY = Path(__file__).resolve().parents[1] / "data" / "toy_family" / "toy_greeter"
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def install_toy(site: Path, value: str = "toy_greeter:FAMILY") -> Path:
+    shutil.copytree(TOY, site / "toy_greeter")
+    info = site / "toy_greeter-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-greeter\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[babelflow.families]\ntoy = {value}\n")
+    return site
+
+
+def babelflow(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(PROJECT)]), "DO_NOT_TRACK": "1", "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return install_toy(tmp_path_factory.mktemp("site"))
+
+
+def test_the_installed_family_is_listed(site, tmp_path):
+    run = babelflow(site, tmp_path, "families")
+    assert run.returncode == 0, run.stderr
+    out = run.stdout + run.stderr
+    assert "toy-greeter" in out and "installed from outside babelflow" in out
+    assert "tau2-retail" in out and "agentdojo-travel" in out  # the built-in families beside it
+
+
+def test_the_shared_replay_command_runs_it(site, tmp_path):
+    run = babelflow(site, tmp_path, "replay", "toy-greeter")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 tasks" in run.stdout + run.stderr
+
+
+def test_the_shared_analysis_types_its_texts(site, tmp_path):
+    out = tmp_path / "ir.json"
+    run = babelflow(site, tmp_path, "analyze", "toy-greeter", "--no-profile", "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    ir = orjson.loads(out.read_bytes())
+    assert ir["benchmark"] == "toy-greeter"
+    by_text = {e["source_text"]: e for e in ir["elements"]}
+    # the golden call read the greeting ids and the evaluator compared the texts: kept as they are
+    assert by_text["g1"]["translation_type"] == "preserve"
+    assert "Greet every visitor" in " ".join(by_text)  # the policy's prose is inventoried
+
+
+def test_an_unknown_id_lists_the_installed_ones(site, tmp_path):
+    run = babelflow(site, tmp_path, "replay", "toy-nothing")
+    assert run.returncode == 2
+    assert "toy-greeter" in run.stdout + run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_broken_plug_in_names_itself(tmp_path, monkeypatch):
+    site = install_toy(tmp_path, value="toy_greeter:NOT_THERE")
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        with pytest.raises(BabelflowError) as caught:
+            registry.reload_families()
+        assert "toy" in str(caught.value) and "NOT_THERE" in caught.value.field
+    finally:
+        monkeypatch.undo()
+        registry.reload_families()
