@@ -38,6 +38,14 @@ class StateLayout:
         """element id -> a reviewer's or human translator's text (review loop, imports)."""
         return self.run_dir(benchmark, language) / "reviewed_translations.json"
 
+    def targets(self, benchmark: str, language: str) -> Path:
+        """element id -> the translated text of the run's last translation."""
+        return self.run_dir(benchmark, language) / "targets.json"
+
+    def behavior_cache(self, benchmark: str, language: str) -> Path:
+        """task id -> the input hashes its last behaviour comparison saw (rerun only what changed)."""
+        return self.run_dir(benchmark, language) / "behavior_cache.json"
+
     def review_dir(self, benchmark: str, language: str) -> Path:
         return self.state / "review" / benchmark / language
 

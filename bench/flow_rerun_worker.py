@@ -47,7 +47,6 @@ def main() -> None:
     first_rss = _rss_mb()
 
     # plant: one unit of one task's text comes back from "the model" with commentary
-    paths = stages.run_paths(settings, benchmark, "en-XA")
     ir = stages.read_ir(settings.layout.ir(benchmark), benchmark)
     counts = Counter(e.source_text for e in ir.elements)
     element = min(
@@ -55,7 +54,7 @@ def main() -> None:
         key=lambda e: (counts[e.source_text], e.id),
     )
     translator = make_translator("pseudo", "en-XA")
-    memory = stages.adapt_paths(settings, benchmark, "en-XA", translator.translator_id).memory
+    memory = settings.layout.memory(benchmark, "en-XA", translator.translator_id)
     cmap = load_canonical_map(settings.layout.canonical_map(benchmark, "en-XA"), benchmark, "en-XA")
     keys = TranslationEngine(translator, "en-XA", TranslationMemory(memory)).memory_keys(ir, cmap, {element.id})
     records = [orjson.loads(line) for line in memory.read_bytes().splitlines()]
@@ -63,13 +62,13 @@ def main() -> None:
         if record["key"] in keys:
             record["target"] += " (Note: translated automatically)"
     memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    paths.targets.unlink()  # the translate stage runs again and reads the planted entry
+    settings.layout.targets(benchmark, "en-XA").unlink()  # the translate stage runs again and reads the planted entry
     started = time.perf_counter()
     found = adapt_language(benchmark, "en-XA", project_root=project)
     defect_wall = time.perf_counter() - started
 
     # review: confirm with the reviewer's own wording, then the rerun the issue measures
-    store = ReviewStore(paths.review_dir)
+    store = ReviewStore(settings.layout.review_dir(benchmark, "en-XA"))
     queue = store.queue()
     store.append_many(
         [ReviewDecision(finding_id=f.id, decision="confirm", reviewer="bench", note="strip the note", replacement=(f.evidence[0].target or "").replace(" (Note: translated automatically)", "") + " ŕéṽîéŵéð") for f in queue.findings],

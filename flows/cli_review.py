@@ -41,10 +41,9 @@ def review(
 
     from babelflow.settings import BabelflowSettings
     from flows.review_store import ReviewDecision, ReviewStore
-    from flows.stages import run_paths
 
     settings = BabelflowSettings()
-    store = ReviewStore(run_paths(settings, benchmark, lang).review_dir)
+    store = ReviewStore(settings.layout.review_dir(benchmark, lang))
     queue = store.queue()
     if queue is None:
         raise BabelflowError("No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first")

@@ -65,9 +65,8 @@ def _run_in_thread(**kwargs):
 
 def _store(project: Path, benchmark: str):
     from flows.review_store import ReviewStore
-    from flows.stages import run_paths
 
-    return ReviewStore(run_paths(BabelflowSettings(project_root=project), benchmark, "en-XA").review_dir)
+    return ReviewStore(BabelflowSettings(project_root=project).layout.review_dir(benchmark, "en-XA"))
 
 
 @pytest.mark.parametrize("benchmark", ["fixture-library", "tau2-mock"])

@@ -20,12 +20,11 @@ WATCHED = (".babelflow", "adapted", "canonical_maps")
 def project(tmp_path, monkeypatch, analyzed):
     from babelflow.ir import save_ir
     from flows.adapt import adapt
-    from flows.components import adapt_paths
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     settings = BabelflowSettings(project_root=tmp_path)
-    save_ir(analyzed("fixture-library"), adapt_paths(settings, "fixture-library", "en-XA", "x").ir)
+    save_ir(analyzed("fixture-library"), settings.layout.ir("fixture-library"))
     adapt("fixture-library", "en-XA", settings=settings)
     return tmp_path
 

@@ -117,10 +117,9 @@ def test_terminal_review_decides_a_whole_group_and_refuses_a_bad_route(tmp_path,
     from babelflow.settings import BabelflowSettings
     from flows.cli import app
     from flows.review_store import ReviewStore
-    from flows.stages import run_paths
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
-    store = ReviewStore(run_paths(BabelflowSettings(), "tau2-mock", "en-XA").review_dir)
+    store = ReviewStore(BabelflowSettings().layout.review_dir("tau2-mock", "en-XA"))
     queue = store.open_findings(_thousand_findings())
     store.save_queue(queue)
     group = next(g for g in group_findings(queue.findings) if len(g.finding_ids) == 390)
@@ -143,13 +142,12 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
     from babelflow.settings import BabelflowSettings
     from flows.cli import app
     from flows.review_store import ReviewStore
-    from flows.stages import run_paths
     from validators.finding_kinds import suggested_route
 
     assert suggested_route(Layer.CONSISTENCY, "profile_contradicts_evidence") == "analysis"
     assert suggested_route(Layer.FIDELITY, "added_commentary") == "translation"
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
-    store = ReviewStore(run_paths(BabelflowSettings(), "tau2-mock", "en-XA").review_dir)
+    store = ReviewStore(BabelflowSettings().layout.review_dir("tau2-mock", "en-XA"))
     typed = make_finding("probes", Layer.CONSISTENCY, "profile_contradicts_evidence", Severity.MAJOR, "data/tasks.json", "tasks.json[0].title", "the profile translates it but the run shows a DB write", element_id="t0")
     worded = make_finding("probes", Layer.FIDELITY, "added_commentary", Severity.MAJOR, "data/tasks.json", "tasks.json[0].purpose", "translator commentary added", element_id="w0")
     queue = store.open_findings(FailureSet(benchmark="tau2-mock", language="en-XA", findings=[typed, worded], validators=["probes"]))

@@ -32,10 +32,9 @@ def project(tmp_path, monkeypatch, analyzed):
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     from babelflow.ir import save_ir
-    from flows.components import adapt_paths
 
     settings = BabelflowSettings(project_root=tmp_path)
-    save_ir(analyzed("fixture-library"), adapt_paths(settings, "fixture-library", "en-XA", "x").ir)
+    save_ir(analyzed("fixture-library"), settings.layout.ir("fixture-library"))
     adapt("fixture-library", "en-XA", settings=settings)
     return tmp_path
 
