@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.memo import BoundedMemo
 from babelflow.progress import tracked
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import ReplayOutcome
@@ -32,8 +33,8 @@ from source_benchmarks.registry import family_of
 # in memory; a rerun of the same language finds its own entry unless two newer languages ran since.
 MAX_ENTRIES_PER_KEY = 3
 
-_MEMOS: dict[str, dict[str, list[dict]]] = {}
-_LOCK = threading.Lock()
+_MEMOS: BoundedMemo[str, dict[str, list[dict]]] = BoundedMemo("variant replay memos", 16)  # file -> its entries
+_LOCK = threading.Lock()  # entries are merged and written back under it
 
 
 def _load(path: Path) -> dict[str, list[dict]]:
@@ -55,10 +56,7 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
     reads_key, lookups_hold, replay_traced = memo_kind.reads_key, memo_kind.lookups_hold, memo_kind.replay_traced
 
     path = settings.layout.replays(bench.id) / "variant_memo.json"
-    with _LOCK:
-        if str(path) not in _MEMOS:  # not setdefault: that would parse the file on every call
-            _MEMOS[str(path)] = _load(path)
-        memo = _MEMOS[str(path)]
+    memo = _MEMOS.get_or_compute(str(path), lambda: _load(path))
     pairs: dict[str, tuple] = {}
     fresh: dict[str, dict] = {}
     keys = {task_id: reads_key(bench, raw_tasks[task_id]) for task_id in task_ids}

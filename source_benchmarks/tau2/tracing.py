@@ -14,6 +14,7 @@ validated objects in place (`tag_tree`), and lost tags are simply no observation
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -131,14 +132,9 @@ def copy_traced(value: Any) -> Any:
     return value
 
 
-_FIELDS: dict[type[BaseModel], list[tuple[str, str]]] = {}
-
-
+@functools.cache  # one entry per model class: bounded by the benchmark's code
 def _fields(model: type[BaseModel]) -> list[tuple[str, str]]:
-    found = _FIELDS.get(model)
-    if found is None:
-        found = _FIELDS[model] = [(name, info.alias or name) for name, info in model.model_fields.items()]
-    return found
+    return [(name, info.alias or name) for name, info in model.model_fields.items()]
 
 
 def tag_tree(node: Any, artifact: str, path: tuple = ()) -> Any:
