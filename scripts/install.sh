@@ -5,6 +5,15 @@
 # declared in pyproject.toml (see README, "Why a lean tau2 install").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# τ³-Bench (tau2-bench 1.x, Python >= 3.12) goes in an environment of its own when asked:
+# --tau3 or TAU3=1; its source is TAU3_SOURCE (see scripts/install_tau3.sh)
+TAU3="${TAU3:-0}"
+for arg in "$@"; do
+  case "$arg" in
+    --tau3) TAU3=1 ;;
+    *) echo "install.sh: unknown option $arg (known: --tau3)" >&2; exit 2 ;;
+  esac
+done
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
@@ -27,4 +36,5 @@ elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
 else
   echo "apertium: not installed (needs root and apt-get): run 'sudo apt-get install -y apertium-eng-spa' for offline Spanish; pseudo-locales (en-XA, ar-XB) work without it" >&2
 fi
+if [ "$TAU3" = "1" ]; then bash scripts/install_tau3.sh; fi
 echo "installed: $(.venv/bin/babelflow --help >/dev/null && echo babelflow OK)"

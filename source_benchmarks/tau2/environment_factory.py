@@ -132,11 +132,15 @@ class Tau2EnvironmentFactory:
         if self.spec.user_db_model and self.spec.user_db_file:  # a user DB model comes with its file
             kwargs["user_db"] = self._validate(self.spec.user_db_model, self._raw_user_db, self.spec.user_db_file)
         with self._patched_paths():
-            env = self.module.get_environment(solo_mode=solo_mode, **kwargs)
+            env = self.module.get_environment(solo_mode=solo_mode, **kwargs, **self.environment_kwargs())
         if self.localizers is not None:
             self.localizers[0].apply(env.tools)
             self.localizers[1].apply(env.user_tools)
         return env
+
+    def environment_kwargs(self) -> dict[str, Any]:
+        """More arguments for the domain's `get_environment` (τ³'s banking_knowledge takes the task)."""
+        return {}
 
     def untouched_hashes(self) -> tuple[str, str | None]:
         """(DB hash, user DB hash or None) as tau2's `get_db_hash` gives them for a fresh

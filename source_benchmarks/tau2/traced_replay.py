@@ -190,7 +190,7 @@ def trace_task(
         raise BabelflowError(
             f"task {task.id!r}: tau2's set_state raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
             file=tasks_artifact,
-            field=f"[{task_path[0]}].initial_state",
+            field=f"[{task_path[0]}].initial_state" if task_path else "initial_state",  # a task file of its own: no index
             fix="the task's initialization data/actions or message history must run in the unchanged benchmark",
         ) from exc
     finally:

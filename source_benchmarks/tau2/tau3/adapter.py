@@ -1,0 +1,179 @@
+"""A τ³ benchmark as the engines see it: files read here, runs done by the worker in τ³'s interpreter.
+
+File methods (artifacts, artifact_path, load_artifact, fingerprints, task_ids, splits) read τ³'s
+data folder directly. Runtime methods (tool_schemas, replays, trace, validate_artifacts) are one
+worker request per batch (split in chunks only to report progress).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import ConfigDict
+
+from babelflow.errors import BabelflowError
+from babelflow.ir import ArtifactFormat, Record
+from babelflow.progress import report
+from babelflow.variant import OVERLAY_NAME, CodeOverlay
+from source_benchmarks.formats import load_document
+from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
+from source_benchmarks.task_selection import FileBenchmark
+from source_benchmarks.tau2.tau3.client import worker_for
+from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS, task_folder
+from source_benchmarks.tau2.tau3.files import Tau3Files
+from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
+from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, Tau3Runtime, find_runtime
+
+CHUNK = 128  # tasks per request: a progress report between requests, one round trip each
+
+
+class _Loose(Record):
+    model_config = ConfigDict(extra="allow")
+
+
+class Tau3Action(_Loose):
+    name: str
+    arguments: dict[str, Any] = {}
+    requestor: str = "assistant"
+    compare_args: list[str] | None = None
+
+
+class Tau3EnvAssertion(_Loose):
+    func_name: str
+    arguments: dict[str, Any] = {}
+
+
+class Tau3Criteria(_Loose):
+    actions: list[Tau3Action] | None = None
+    env_assertions: list[Tau3EnvAssertion] | None = None
+    communicate_info: list[str] | None = None
+
+
+class Tau3Task(_Loose):
+    """What the main process reads of a τ³ task (τ³'s own Task model lives in the worker)."""
+
+    id: str
+    evaluation_criteria: Tau3Criteria | None = None
+
+
+def require_runtime() -> Tau3Runtime:
+    found = find_runtime()
+    if isinstance(found, str):
+        raise BabelflowError(found, field="benchmark", fix=f"install τ³: {INSTALL_COMMAND}")
+    return found
+
+
+class Tau3Benchmark(Tau3Files, FileBenchmark):
+    """One τ³ domain (tau2-bench 1.x) run by the worker; `source_dir` mirrors τ³'s data/ folder."""
+
+    data_prefix = "data"  # a variant's files live under <variant>/data/, like τ³'s own data folder
+    packaged_origin = "package"
+
+    def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None, overlay_path: Path | None = None):
+        if benchmark_id not in TAU3_DOMAINS:
+            raise BabelflowError(f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}")
+        self.runtime = require_runtime()
+        self.spec = TAU3_DOMAINS[benchmark_id]
+        self.id = benchmark_id
+        self.root = self.runtime.source_root
+        self.data_dir = self.runtime.data_dir
+        self.code_dir = self.runtime.source_root / "src" / "tau2"
+        self.source_dir = Path(source_dir).resolve() if source_dir else None
+        if self.source_dir is not None and not self.source_dir.is_dir():
+            raise BabelflowError("--source-dir is not a folder", file=self.source_dir, fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)")
+        self.overlay = overlay
+        self._ref = BenchmarkRef(handle=uuid.uuid4().hex, benchmark_id=benchmark_id, source_dir=str(self.source_dir) if self.source_dir else None,
+                                 overlay_path=str(overlay_path) if overlay is not None and overlay_path is not None else None)
+
+    @property
+    def source_version(self) -> str:
+        return f"tau2=={self.runtime.tau2_version} (τ³)"
+
+    # ---- tasks (read here) -------------------------------------------------------------------
+
+    @cached_property
+    def _tasks(self) -> dict[str, Any]:
+        tasks: dict[str, Any] = {}
+        for name in self.task_files():
+            path = self._resolve_domain_file(name)
+            raw = load_document(path, ArtifactFormat.JSON)
+            for task_id, task in self.parse_tasks(path, [raw] if task_folder(self.spec) else raw, Tau3Task, "τ³", "keep τ³'s task schema").items():
+                if task_id in tasks:
+                    raise BabelflowError(f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique")
+                tasks[task_id] = task
+        return tasks
+
+    # ---- runs (in the worker) ----------------------------------------------------------------
+
+    def _call(self, op: Operation, task_ids: list[str] | None = None, **fields: Any) -> WorkerReply:
+        what = f"{op} of {self.id}" + (f" ({self.source_dir})" if self.source_dir else "")
+        reply = worker_for(self.runtime).call(WorkerRequest(id=0, op=op, bench=self._ref, task_ids=task_ids, **fields), what)
+        failure = reply.failure
+        if failure is not None:
+            where = f"{self.id}" + (f", task {failure.task_id}" if failure.task_id else "")
+            if failure.kind == "input":
+                raise BabelflowError(f"{where}: {failure.message}", file=failure.file, field=failure.field, fix=failure.fix)
+            raise BabelflowError(f"{where}: τ³ raised {failure.message} during {op}\n{failure.traceback or ''}".rstrip(),
+                                 field=f"task {failure.task_id}" if failure.task_id else None,
+                                 fix="the task must run in τ³'s own code unchanged; if the source benchmark fails too, report it")
+        return reply
+
+    def _chunks(self, op: Operation, ids: list[str], label: str, **fields: Any) -> list[WorkerReply]:
+        replies = []
+        report(label, 0, len(ids))
+        for start in range(0, len(ids), CHUNK):
+            replies.append(self._call(op, ids[start : start + CHUNK], **fields))
+            report(label, min(start + CHUNK, len(ids)), len(ids))
+        return replies
+
+    def _ids(self, task_ids: Iterable[str] | None) -> list[str]:
+        ids = list(task_ids) if task_ids is not None else self.task_ids()
+        for task_id in ids:
+            self.task(task_id)  # an unknown id is the caller's error, named here
+        return ids
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return self._call("tool_schemas").schemas or []
+
+    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True,
+                      label: str = "golden replays") -> list[ReplayOutcome]:
+        outcomes = [o for reply in self._chunks("replay_golden", self._ids(task_ids), label, scored=scored) for o in reply.outcomes or []]
+        if observer is not None:  # the worker ran them; the observer sees each call as it would have
+            for outcome in outcomes:
+                for record in outcome.tool_calls:
+                    observer(outcome.task_id, record)
+        return outcomes
+
+    def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]:
+        return [o for reply in self._chunks("run_do_nothing", self._ids(task_ids), "do-nothing replays") for o in reply.outcomes or []]
+
+    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None,
+                     label: str = "replays") -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+        pairs = [(p.golden, p.do_nothing) for reply in self._chunks("replay_pairs", self._ids(task_ids), label) for p in reply.pairs or []]
+        if observer is not None:
+            for golden, _ in pairs:
+                for record in golden.tool_calls:
+                    observer(golden.task_id, record)
+        return pairs
+
+    def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
+        """{(artifact, path, is_key): {kind: detail}}: the τ² tracer run on τ³ in the worker."""
+        ids = self._ids(task_ids)
+        report(label, 0, len(ids))
+        entries = self._call("trace", ids, db_sample=db_sample).trace or []
+        report(label, len(ids), len(ids))
+        return {(e.artifact, tuple(e.path), e.is_key): e.kinds for e in entries}
+
+    def validate_artifacts(self) -> list[str]:
+        """Load every artifact with τ³'s own models (in the worker); nothing or a clear error."""
+        _ = self._tasks
+        return self._call("validate").problems or []
+
+
+def open_tau3(benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None, variant_root: Path | None = None) -> Tau3Benchmark:
+    overlay_path = variant_root / OVERLAY_NAME if variant_root is not None and overlay is not None else None
+    return Tau3Benchmark(benchmark_id, source_dir=source_dir, overlay=overlay, overlay_path=overlay_path)

@@ -1,0 +1,45 @@
+"""The τ³ family (tau2-bench 1.x, τ³-Bench): mock, airline, retail, telecom and banking_knowledge.
+
+Its runtime is an environment of its own (.venv-tau3, Python 3.12, made by
+`bash scripts/install.sh --tau3`); without it every tau3-* id is refused with that command (exit 2)
+and nothing else changes. Importing this module imports no τ³ code and starts no worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babelflow.variant import CodeOverlay
+from source_benchmarks.family import BenchmarkFamily, Capability
+from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.tau2.tau3.adapter import open_tau3
+from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
+from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+
+
+class Tau3Family(BenchmarkFamily):
+    name = "tau3"
+    description = "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
+    capabilities = frozenset({Capability.INVENTORY, Capability.GROUND_TRUTH, Capability.TRACED_REPLAY, Capability.CODE_OVERLAY})
+
+    def benchmark_ids(self) -> tuple[str, ...]:
+        return tuple(TAU3_DOMAINS)
+
+    def unavailable(self, benchmark_id: str) -> str | None:
+        found = find_runtime()
+        return found if isinstance(found, str) else None
+
+    def install_hint(self) -> str:
+        return INSTALL_COMMAND
+
+    def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
+        return open_tau3(benchmark_id, source_dir=source_dir, overlay=overlay)
+
+    def variant_data_dir(self, variant_root: Path) -> Path:
+        return variant_root / "data"
+
+    def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:
+        return open_tau3(benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay, variant_root=variant_root)
+
+
+FAMILY = Tau3Family()

@@ -1,0 +1,80 @@
+"""τ³'s files as babelflow sees them: the artifact list and where each file is read from.
+
+Shared by the main process (file methods read τ³'s data directly, no worker needed) and the worker
+(which runs the code on the same files). A variant's `source_dir` mirrors τ³'s `data/` folder;
+files present there replace the source's, one by one (banking_knowledge's task and document
+folders too: a variant holding only its translated files still sees all 97 tasks and 698 documents).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babelflow.ir import ArtifactFormat, ArtifactRole
+from source_benchmarks.formats import confined_file
+from source_benchmarks.protocol import ArtifactSpec
+from source_benchmarks.tau2.domains import Tau2DomainSpec, format_of
+from source_benchmarks.tau2.tau3.domains import USER_GUIDELINES, task_folder
+
+DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
+
+
+class Tau3Files:
+    """Artifacts of one τ³ domain: `data_dir` is τ³'s data/ folder, `code_dir` its `tau2` package."""
+
+    spec: Tau2DomainSpec
+    data_dir: Path
+    code_dir: Path
+    source_dir: Path | None = None
+
+    def _listing(self, folder: str, pattern: str) -> list[str]:
+        """Names in one of the source's folders (the variant's folder only replaces them)."""
+        directory = self.data_dir.parent / self.spec.data_dir / folder
+        return sorted(path.name for path in directory.glob(pattern) if path.is_file())
+
+    def task_files(self) -> list[str]:
+        """Task files relative to the domain folder, in τ³'s load order."""
+        if task_folder(self.spec):
+            return [f"tasks/{name}" for name in self._listing("tasks", "task_*.json")]
+        return ["tasks.json"]
+
+    def artifacts(self) -> list[ArtifactSpec]:
+        spec, data = self.spec, self.spec.data_dir
+        items = [ArtifactSpec(path=f"{data}/{spec.db_file}", format=format_of(spec.db_file), role=ArtifactRole.DATABASE, data_model=spec.db_model)]
+        if spec.user_db_file:
+            items.append(ArtifactSpec(path=f"{data}/{spec.user_db_file}", format=format_of(spec.user_db_file), role=ArtifactRole.DATABASE,
+                                      data_model=spec.user_db_model))
+        # a folder of tasks holds one task per file: the model is the Task itself, not a list of them
+        for name in self.task_files():
+            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model="tau2.data_model.tasks:Task"))
+        if (self.data_dir.parent / data / "split_tasks.json").is_file():
+            items.append(ArtifactSpec(path=f"{data}/split_tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASK_SPLIT, translatable=False))
+        for name in spec.policy_files:
+            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
+        if task_folder(spec):  # banking_knowledge: the documents and the prompt templates retrieval.py assembles
+            for name in self._listing("documents", "*.json"):
+                items.append(ArtifactSpec(path=f"{data}/documents/{name}", format=ArtifactFormat.JSON, role=DOCUMENT_ROLE))
+            for folder in ("prompts", "prompts/components"):
+                for name in self._listing(folder, "*.md"):
+                    items.append(ArtifactSpec(path=f"{data}/{folder}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
+        for path in USER_GUIDELINES:
+            items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
+        for path, role in spec.code_files:
+            items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
+        return items
+
+    def _resolve(self, relative: str) -> Path:
+        if relative.startswith("data/"):
+            inside = relative[len("data/") :]
+            if self.source_dir is not None:
+                candidate = confined_file(self.source_dir, inside)  # a link out of the folder is refused
+                if candidate is not None:
+                    return candidate
+            return self.data_dir / inside
+        return self.code_dir / relative
+
+    def _resolve_domain_file(self, filename: str) -> Path:
+        return self._resolve(f"{self.spec.data_dir}/{filename}")
+
+    def _split_path(self) -> Path:
+        return self._resolve_domain_file("split_tasks.json")

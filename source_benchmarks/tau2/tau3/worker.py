@@ -1,0 +1,133 @@
+"""The τ³ worker: `.venv-tau3/bin/python -m source_benchmarks.tau2.tau3.worker`, started by client.py.
+
+Reads WorkerRequest lines on stdin, answers WorkerReply lines on stdout, until stdin closes or the
+parent dies (babelflow.child_lifetime). The real stdout is kept for the protocol only: anything τ³
+prints goes to stderr, which the client keeps the tail of for its error messages. An error in a
+request is a reply naming the benchmark and the task, never a dead pipe; the worker goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+import traceback
+from collections import OrderedDict
+from importlib import metadata
+from typing import IO
+
+from babelflow.child_lifetime import die_with_parent
+from babelflow.errors import BabelflowError
+from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Hello, ReplayPair, TraceEntry, WorkerFailure, WorkerReply, WorkerRequest
+
+KEEP = 6  # benchmarks kept open (source + a few variants); each holds parsed tasks and DBs
+
+
+class _NamedFailure(Exception):
+    def __init__(self, task_id: str, cause: BaseException):
+        super().__init__(str(cause))
+        self.task_id, self.cause = task_id, cause
+
+
+class Worker:
+    def __init__(self) -> None:
+        self._open: OrderedDict[tuple, object] = OrderedDict()
+
+    def harness(self, ref: BenchmarkRef):
+        from source_benchmarks.tau2.tau3.harness import open_harness
+
+        key = (ref.handle, ref.benchmark_id, ref.source_dir, ref.overlay_path)
+        found = self._open.get(key)
+        if found is None:
+            found = self._open[key] = open_harness(ref.benchmark_id, ref.source_dir, ref.overlay_path)
+            while len(self._open) > KEEP:
+                self._open.popitem(last=False)
+        self._open.move_to_end(key)
+        return found
+
+    @staticmethod
+    def _each(ids: list[str], run) -> list:
+        """Run per task so a failure names its task (one request still carries the whole batch)."""
+        results = []
+        for task_id in ids:
+            try:
+                results.extend(run([task_id]))
+            except Exception as exc:
+                raise _NamedFailure(task_id, exc) from exc
+        return results
+
+    def handle(self, request: WorkerRequest) -> WorkerReply:
+        reply = WorkerReply(id=request.id)
+        if request.op == "hello":  # also imports τ³ (~7-13 s, litellm): the worker is ready once it answers
+            import tau2.environment.environment  # noqa: F401
+
+            reply.hello = Hello(python=platform.python_version(), tau2_version=metadata.version("tau2"), pid=os.getpid())
+            return reply
+        if request.bench is None:
+            raise BabelflowError(f"worker request {request.op!r} names no benchmark", fix="this is a babelflow bug: report it")
+        bench = self.harness(request.bench)
+        ids = request.task_ids if request.task_ids is not None else bench.task_ids(None)
+        if request.op == "task_ids":
+            reply.ids = bench.task_ids(None)
+        elif request.op == "splits":
+            reply.splits = bench.splits()
+        elif request.op == "tasks":
+            reply.tasks = [bench.task(task_id).model_dump(mode="json") for task_id in ids]
+        elif request.op == "tool_schemas":
+            reply.schemas = bench.tool_schemas()
+        elif request.op == "replay_golden":
+            reply.outcomes = self._each(ids, lambda one: bench.replay_golden(one, scored=request.scored))
+        elif request.op == "run_do_nothing":
+            reply.outcomes = self._each(ids, bench.run_do_nothing)
+        elif request.op == "replay_pairs":
+            reply.pairs = [ReplayPair(golden=g, do_nothing=n) for g, n in self._each(ids, bench.replay_pairs)]
+        elif request.op == "trace":
+            observed = bench.trace(ids, db_sample=request.db_sample)
+            reply.trace = [TraceEntry(artifact=a, path=list(p), is_key=k, kinds=kinds) for (a, p, k), kinds in observed.items()]
+        elif request.op == "validate":
+            reply.problems = bench.validate_artifacts()
+        return reply
+
+    def answer(self, line: str) -> WorkerReply:
+        started = time.perf_counter()
+        request_id = -1
+        try:
+            request = WorkerRequest.model_validate_json(line)
+            request_id = request.id
+            reply = self.handle(request)
+        except _NamedFailure as failure:
+            reply = WorkerReply(id=request_id, failure=_failure(failure.cause, failure.task_id))
+        except Exception as exc:
+            reply = WorkerReply(id=request_id, failure=_failure(exc, None))
+        reply.seconds = round(time.perf_counter() - started, 3)
+        return reply
+
+
+def _failure(exc: BaseException, task_id: str | None) -> WorkerFailure:
+    if isinstance(exc, BabelflowError):
+        return WorkerFailure(kind="input", message=exc.message, file=exc.file, field=exc.field, fix=exc.fix, task_id=task_id)
+    return WorkerFailure(kind="crash", message=f"{type(exc).__name__}: {exc}", task_id=task_id, traceback=traceback.format_exc(limit=12))
+
+
+def serve(requests: IO[str], replies: IO[str]) -> None:
+    worker = Worker()
+    for line in requests:
+        if line.strip():
+            replies.write(worker.answer(line).model_dump_json() + "\n")
+            replies.flush()
+
+
+def main() -> None:
+    die_with_parent()
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # τ³'s prints must not reach the protocol pipe
+    sys.stdout = sys.stderr
+    try:
+        serve(sys.stdin, protocol)
+    except (BrokenPipeError, KeyboardInterrupt):  # the parent went away: nothing to answer
+        pass
+
+
+if __name__ == "__main__":
+    main()
