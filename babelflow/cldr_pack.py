@@ -13,7 +13,7 @@ from __future__ import annotations
 import langcodes
 from babel import Locale, UnknownLocaleError
 
-from babelflow.language_pack import LanguagePack, UserSimulator
+from babelflow.language_pack_model import LanguagePack, UserSimulator
 
 # CLDR's person-name data (surname-first order) is not exposed by babel; these languages write
 # the family name first in everyday use.

@@ -52,6 +52,7 @@ from typing import Any, Literal, get_args
 from urllib.parse import parse_qsl, urlsplit
 
 from babelflow.errors import BabelflowError
+from babelflow.llm.families import check_model
 
 Provider = Literal["openai", "anthropic", "dashscope", "openai-compatible"]
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -266,7 +267,5 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
     # each value is parsed to the type _TYPES names for its option; mypy cannot tie a key to its value's type
     options: dict[str, Any] = {name: _option(name, provider, given) for name in DEFAULTS}
     config = ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=endpoint, **options)
-    from babelflow.llm.families import check_model
-
     check_model(config, field=field)
     return config

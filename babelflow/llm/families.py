@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from babelflow.errors import BabelflowError
-from babelflow.llm.config import ProviderConfig
+
+if TYPE_CHECKING:  # annotations only: config.parse_spec calls check_model, so config imports this module
+    from babelflow.llm.config import ProviderConfig
 
 log = logging.getLogger("babelflow.providers")
 

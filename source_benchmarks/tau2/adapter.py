@@ -16,6 +16,7 @@ from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
+from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
 from source_benchmarks.tau2.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
 from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
@@ -141,8 +142,6 @@ class Tau2Benchmark(FileBenchmark):
 
     def code_trials(self, literals: list[Any], open_keys: list[str], conversation_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[Any]:
         """Perturb each open code text alone in a separate process and rerun what reads it (code_trials.py)."""
-        from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
-
         request = CodeTrialRequest(
             benchmark_id=self.id, source_dir=str(self.source_dir) if self.source_dir else None, literals=literals, open_keys=open_keys, conversation_keys=conversation_keys, replay_tasks=replay_tasks
         )

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, TypeAdapter
 
@@ -27,6 +28,7 @@ from babelflow.child_lifetime import die_with_parent, parent_link
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactRole, Record
 from source_benchmarks.protocol import CodeLiteral, CodeTrialResult, parity_signature
+from source_benchmarks.registry import get_benchmark
 from source_benchmarks.tau2.code_perturbation import literal_parts, perturbation, perturbed
 from source_benchmarks.tau2.scripted_conversation import ConversationPlan
 
@@ -50,12 +52,12 @@ class _Outcome(Record):
 
 class _Trials:
     def __init__(self, request: CodeTrialRequest):
-        from source_benchmarks.tau2.adapter import Tau2Benchmark
         from source_benchmarks.tau2.scripted_conversation import conversation_plans
 
         self.request = request
         self.by_key = {literal.key: literal for literal in request.literals}
-        self.bench = Tau2Benchmark(request.benchmark_id, source_dir=Path(request.source_dir) if request.source_dir else None)
+        # through the registry: the adapter imports this module to start the trials
+        self.bench: Any = get_benchmark(request.benchmark_id, source_dir=Path(request.source_dir) if request.source_dir else None)
         self.guidelines = {
             spec.path.rsplit("/", 1)[-1]: self.bench.artifact_path(spec).read_text(encoding="utf-8") for spec in self.bench.artifacts() if spec.role is ArtifactRole.USER_GUIDELINES
         }
