@@ -31,6 +31,7 @@ class Capability(str, Enum):
     TRACED_REPLAY = "traced_replay"  # location-tagged replays and code trials (analysis evidence)
     PERTURBATION_ANALYSIS = "perturbation_analysis"  # data and code typed together by perturbation trials
     SCORED_BEHAVIOUR = "scored_behaviour"  # behaviour judged by the benchmark's ground-truth scores (utility, security)
+    FORMAT_TEMPLATES = "format_templates"  # data files go through str.format() when loaded: {…} slots and braces are syntax
     CODE_OVERLAY = "code_overlay"  # a variant carries translated code texts applied at run time
     HARNESS_REGISTRATION = "harness_registration"  # a variant registers in the benchmark's own harness
     REPLAY_MEMO = "replay_memo"  # per-task replay results reusable across variants
@@ -120,6 +121,11 @@ class BenchmarkFamily(ABC):
 
     def replay_memo(self) -> Any:
         """An object with `reads_key`, `lookups_hold` and `replay_traced` (flows/replay_memo.py)."""
+        return None
+
+    def behaviour_scores(self) -> Any:
+        """With SCORED_BEHAVIOUR: an object with `compared` (reward-breakdown component -> finding kind),
+        `score_name(task_id)` and `describe(component, source, target)` (validators/probes/behavior.py)."""
         return None
 
     def agent_evaluation(self) -> Any:

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, MarkdownBlockLocator, TranslationType
+from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, MarkdownBlockLocator, PythonLiteralLocator, TranslationType
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
-from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
+from source_benchmarks.yaml_io import load_yaml
 
 if TYPE_CHECKING:
     from validators.probes.policy import InferredPolicy
@@ -40,7 +41,9 @@ def parsed_file(path: Path, fmt: ArtifactFormat) -> Any:
     with _PARSED_LOCK:
         if key in _PARSED:
             return _PARSED[key]
-    value = load_document(path, fmt)
+    # YAML (AgentDojo's environments) through the same round trip the rebuild writes with: the
+    # probes walk its maps and lists like JSON's
+    value = load_yaml(path) if fmt is ArtifactFormat.YAML else load_document(path, fmt)
     if fmt is ArtifactFormat.MARKDOWN:
         value = split_markdown(value)
     with _PARSED_LOCK:
@@ -50,7 +53,15 @@ def parsed_file(path: Path, fmt: ArtifactFormat) -> Any:
     return value
 
 
+ReplayPairs = dict[str, tuple[ReplayOutcome, ReplayOutcome]]  # task id -> (golden, do-nothing)
+
+
 class ValidationContext:
+    """Everything a probe or a validator agent reads; every probe is `probe(ctx, suppressed)`.
+
+    `task_ids`, `source_pairs` and `target_pairs` narrow and feed the behaviour layer (a rerun
+    compares only the tasks whose inputs changed; replays already run are reused)."""
+
     def __init__(self, source: SourceBenchmark, variant_dir: Path, ir: IRDocument, language: str, canonical_map: CanonicalMap | None = None, pack=None):
         self.source = source
         self.ir = ir
@@ -71,6 +82,10 @@ class ValidationContext:
         # per-context derived data the probes share (computed on first use)
         self.inferred_policy: InferredPolicy | None = None
         self.literal_vocabulary: frozenset[str] | None = None
+        self.validator_id = "probes"  # who the probes' findings are from
+        self.task_ids: list[str] | None = None  # behaviour: these tasks only (None: all)
+        self.source_pairs: ReplayPairs | None = None  # behaviour: the source's replays, already run
+        self.target_pairs: ReplayPairs | None = None  # behaviour: the variant's, exactly the tasks present in it
 
     @staticmethod
     def _find_pack(language: str):
@@ -156,6 +171,26 @@ class ValidationContext:
                 return None
             return markdown.blocks[locator.block_index].text
         return None
+
+    @cached_property
+    def _code_targets(self) -> dict[tuple[str, str, str, int], str]:
+        texts = self.overlay.texts if self.overlay is not None else []
+        return {(t.module, t.qualname, t.role, t.occurrence): t.target for t in texts}
+
+    def code_key(self, element) -> tuple[str, str, str, int] | None:
+        locator = element.locator
+        return (element.artifact, locator.qualname, locator.role, locator.occurrence) if isinstance(locator, PythonLiteralLocator) else None
+
+    def code_target(self, element) -> str | None:
+        """A code text's rendering in the variant: the overlay's (docstrings whole), else the source
+        text, which then runs unchanged; None for a field that is not code."""
+        key = self.code_key(element)
+        if key is None:
+            return None
+        return self._code_targets.get(key, element.source_text)
+
+    def in_overlay(self, element) -> bool:
+        return self.code_key(element) in self._code_targets
 
     def translatable(self):
         return [e for e in self.ir.elements if e.translation_type is not TranslationType.PRESERVE]

@@ -109,9 +109,9 @@ for _name, _layer, _severity, _needs, _summary in (
     ("tool_result_changed", Layer.BEHAVIOR, _MAJ, _PL, "a tool call returns something else"),
     ("final_state_changed", Layer.BEHAVIOR, _CRIT, _PL, "the final DB state differs"),
     ("initial_state_changed", Layer.BEHAVIOR, _CRIT, _PL, "the initial DB state differs"),
-    # AgentDojo (validators/agentdojo.py): the environment goes through str.format(); prompts name what checks compare
-    ("format_slots_changed", Layer.INTEGRITY, _CRIT, _P, "the `{…}` format slots or braces of a YAML field differ (str.format() of the environment)"),
-    ("prompt_entity_missing", Layer.CONSISTENCY, _MAJ, _P, "a task prompt names a value not in the rendering the data and checks hold"),
+    # families that declare them (source_benchmarks/family.py): data read through str.format()
+    # (Capability.FORMAT_TEMPLATES), ground-truth scores beyond the reward (family.behaviour_scores())
+    ("format_slots_changed", Layer.INTEGRITY, _CRIT, _P, "the `{…}` format slots or braces of a field differ (the harness formats the file with str.format())"),
     ("injectability_changed", Layer.BEHAVIOR, _CRIT, _PL, "a task's ground truth sees other injection vectors"),
 ):
     register_kind(_name, _layer, _severity, _needs, _summary)

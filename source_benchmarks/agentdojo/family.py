@@ -6,7 +6,7 @@ from pathlib import Path
 from types import ModuleType
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.agentdojo import registration
+from source_benchmarks.agentdojo import registration, scores
 from source_benchmarks.agentdojo.adapter import PREFIX, AgentDojoBenchmark, with_version
 from source_benchmarks.agentdojo.loader import SUITES, VERSIONS
 from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, Capability, ProfileChoice
@@ -22,6 +22,7 @@ class AgentDojoFamily(BenchmarkFamily):
             Capability.GROUND_TRUTH,
             Capability.PERTURBATION_ANALYSIS,
             Capability.SCORED_BEHAVIOUR,
+            Capability.FORMAT_TEMPLATES,
             Capability.CODE_OVERLAY,
             Capability.HARNESS_REGISTRATION,
         }
@@ -53,6 +54,9 @@ class AgentDojoFamily(BenchmarkFamily):
 
     def harness_registration(self) -> ModuleType:
         return registration
+
+    def behaviour_scores(self) -> scores.GroundTruthScores:
+        return scores.SCORES
 
 
 FAMILY = AgentDojoFamily()

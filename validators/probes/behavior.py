@@ -11,11 +11,14 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactRole, TranslationType
+from source_benchmarks import family_of
+from source_benchmarks.family import Capability
 from source_benchmarks.message_catalog import MessageCatalog
+from source_benchmarks.protocol import ReplayOutcome
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.policy import infer_policy
@@ -73,15 +76,32 @@ def _same_output(source: str, target: str, catalog: MessageCatalog, renderings: 
     return _same_result(source, target, catalog, renderings())
 
 
-def check_behavior(
-    ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck], task_ids: list[str] | None = None, source_pairs: dict | None = None, target_pairs: dict | None = None
-) -> list[Finding]:
-    """`source_pairs`/`target_pairs` (task id -> (golden, do-nothing)) reuse replays already run."""
+class BehaviourScores(Protocol):
+    """A family's ground-truth scores beyond the reward (family.behaviour_scores(), SCORED_BEHAVIOUR)."""
+
+    compared: dict[str, str]  # reward-breakdown component -> finding kind
+
+    def score_name(self, task_id: str) -> str: ...
+
+    def describe(self, component: str, source: ReplayOutcome, target: ReplayOutcome) -> str: ...
+
+
+def behaviour_scores(ctx: ValidationContext) -> BehaviourScores | None:
+    family = family_of(ctx.source.id)
+    return family.behaviour_scores() if Capability.SCORED_BEHAVIOUR in family.capabilities else None
+
+
+def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    """Inputs beyond the variant come from the context: `task_ids` (None: all), `source_pairs` and
+    `target_pairs` (task id -> (golden, do-nothing)) to reuse replays already run."""
     if any(s.layer is Layer.BEHAVIOR for s in suppressed) or ctx.variant_bench is None:
         return []
+    validator_id, source_pairs, target_pairs = ctx.validator_id, ctx.source_pairs, ctx.target_pairs
     variant = ctx.variant_bench
-    ids = task_ids if task_ids is not None else ctx.source.task_ids(None)
-    tasks_artifact = next(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
+    ids = ctx.task_ids if ctx.task_ids is not None else ctx.source.task_ids(None)
+    # tasks in a data file (τ²) or in code (AgentDojo: one module per kind of task)
+    tasks_artifact = next((s.path for s in ctx.specs if s.role is ArtifactRole.TASKS), "<tasks>")
+    scores = behaviour_scores(ctx)
     expected = source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
     # given `target_pairs` hold exactly the tasks present in the variant: no need to parse them all here
     present = set(variant.task_ids(None)) if target_pairs is None else set()
@@ -90,8 +110,9 @@ def check_behavior(
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
+    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
     # a walk over every IR element (telecom: 170k, ~0.5 s): only when a result or hash differs
-    db_translated = functools.cache(lambda: any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact.endswith(("db.json", "db.toml"))))
+    db_translated = functools.cache(lambda: any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database))
     # a DB whose kept values the variant renders its own way hashes differently by design: the
     # consistency layer judges those values, replays judge rewards, errors and results modulo them.
     # Inferred on first use only (telecom: ~2.5 s): not at all when the DB is translated or every
@@ -108,10 +129,16 @@ def check_behavior(
             add("task_missing", task_id, "task is missing from the variant", task_id, "")
             continue
         (sg, sn), (tg, tn) = expected[task_id], observed[task_id]
+        score = scores.score_name(task_id) if scores is not None else "reward"
         if sg.reward != tg.reward:
-            add("golden_reward_changed", task_id, f"golden replay reward {sg.reward} -> {tg.reward}", str(sg.reward_breakdown), str(tg.reward_breakdown))
+            what = f"ground-truth {score}" if scores is not None else "golden replay reward"
+            add("golden_reward_changed", task_id, f"{what} {sg.reward} -> {tg.reward}", str(sg.reward_breakdown), str(tg.reward_breakdown))
+        for component, kind in (scores.compared.items() if scores is not None else ()):
+            if sg.reward_breakdown.get(component) != tg.reward_breakdown.get(component):
+                message = scores.describe(component, sg, tg) if scores is not None else component
+                add(kind, task_id, message, str(sg.reward_breakdown.get(component)), str(tg.reward_breakdown.get(component)))
         if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
-            add("do_nothing_reward_changed", task_id, f"do-nothing reward {sn.reward} -> {tn.reward}", str(sn.evaluator_error or sn.reward_breakdown), str(tn.evaluator_error or tn.reward_breakdown))
+            add("do_nothing_reward_changed", task_id, f"do-nothing {score} {sn.reward} -> {tn.reward}", str(sn.evaluator_error or sn.reward_breakdown), str(tn.evaluator_error or tn.reward_breakdown))
         calls_s = [(c.name, c.error) for c in sg.tool_calls]
         calls_t = [(c.name, c.error) for c in tg.tool_calls]
         if calls_s != calls_t:

@@ -1,5 +1,8 @@
 """Layer 2, cross-artifact consistency: preserved values unchanged, canonical terms rendered one
-way everywhere, and every reference (ids, names, codes quoted in prose) still resolvable."""
+way everywhere, and every reference (ids, names, codes quoted in prose) still resolvable.
+
+Code texts take part as the variant runs them (the code overlay's rendering, else the source's):
+a value a check compares is rendered one way in code and data, and a prompt still names it."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_
 from validators.probes.policy import POLICY_KIND, infer_policy
 
 
-def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
+def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    validator_id = ctx.validator_id
     skip = {s.artifact for s in suppressed if s.layer is Layer.CONSISTENCY}
     findings: list[Finding] = []
     policy = infer_policy(ctx)
@@ -25,9 +29,12 @@ def check_consistency(ctx: ValidationContext, validator_id: str, suppressed: lis
     map_targets = ctx.canonical_map.lookup() if ctx.canonical_map else {}
     canonical_by_value: dict[str, str] = {}
     for element in ctx.ir.elements:
-        if element.artifact in skip or element.locator.kind == "python_literal":
+        if element.artifact in skip:
             continue
-        target = ctx.target_text(element)
+        code = element.locator.kind == "python_literal"
+        if code and element.translation_type is not TranslationType.TRANSLATE_CANONICAL:
+            continue  # kept code texts: _overlay below; prose in code: _references
+        target = ctx.code_target(element) if code else ctx.target_text(element)
         if element.translation_type is TranslationType.PRESERVE:
             if target != element.source_text and element.source_text in policy.renderings and element.locator.kind != "markdown_block":
                 continue  # rendered one way everywhere: reported once per entity class below
@@ -82,6 +89,8 @@ def _profile_disagreements(ctx, validator_id: str) -> list[Finding]:
 
 def _path(element) -> str:
     locator = element.locator
+    if locator.kind == "python_literal":
+        return f" @ {locator.qualname} ({locator.role})"
     return " @ " + ("$" + "".join(f"[{p!r}]" for p in locator.path) if hasattr(locator, "path") else f"block {getattr(locator, 'block_index', '?')}")
 
 
@@ -134,9 +143,9 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     all_renderings = policy.renderings_of()
     findings = []
     for element in ctx.translatable():
-        if element.artifact in skip or not element.inline_tokens or element.locator.kind == "python_literal":
+        if element.artifact in skip or not element.inline_tokens:
             continue
-        target = ctx.target_text(element)
+        target = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
         if target is None:
             continue
         folded = target.casefold()
@@ -150,7 +159,8 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
                 continue  # one of the variant's own renderings of the value
             if any(re.search(rf"\b{re.escape(token)}\b", value) and any(t.casefold() in folded for t in all_renderings.get(value, ())) for value in policy.first):
                 continue  # part of a longer kept value ('Wireless' in 'Wireless Earbuds') the variant renders
-            digits = numbers_in(token, language_data("en"))
+            # a measure starts with its number; an id with a number inside ('US1330…') is a value to keep whole
+            digits = numbers_in(token, language_data("en")) if token[:1].isdigit() else []
             if token not in rendering and digits and not Counter(digits) - Counter(numbers_in(target, language_data(ctx.language))):
                 continue  # a measure whose unit the translation writes in its language ('15-inch' -> '15 นิ้ว')
             if token not in rendering and _same_parts(token, folded):
@@ -175,11 +185,14 @@ def _overlay(ctx: ValidationContext, validator_id: str) -> list[Finding]:
     if ctx.overlay is None:
         return []
     preserved = {(e.artifact, e.source_text) for e in ctx.ir.elements if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
+    # the field itself when the IR has one at the text's place (a confirmed finding routes to it)
+    at = {ctx.code_key(e): e.id for e in ctx.ir.elements if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
     findings = []
     for text in ctx.overlay.texts:
         if text.role != "docstring" and (text.module, text.source) in preserved:
             findings.append(
                 make_finding(validator_id, Layer.CONSISTENCY, "preserved_code_text_translated", Severity.CRITICAL, text.module, f"{text.qualname} ({text.role})",
-                             "a code literal the IR preserves is translated in the overlay", source=text.source, target=text.target)
+                             "a code literal the IR preserves is translated in the overlay", element_id=at.get((text.module, text.qualname, text.role, text.occurrence)),
+                             source=text.source, target=text.target)
             )
     return findings

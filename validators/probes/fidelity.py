@@ -40,7 +40,8 @@ def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str]
     return None
 
 
-def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
+def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    validator_id = ctx.validator_id
     skip = {s.artifact for s in suppressed if s.layer is Layer.FIDELITY}
     findings: list[Finding] = []
     pack_key = ctx.pack.model_dump_json() if ctx.pack is not None else None
@@ -48,16 +49,31 @@ def check_fidelity(ctx: ValidationContext, validator_id: str, suppressed: list[S
         if element.artifact in skip:
             continue
         if element.locator.kind == "python_literal":
-            continue  # code texts are checked whole in the overlay (below)
+            if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
+                findings += check_pair(validator_id, element.artifact, _code_place(element), element.id, element.source_text, element.source_text,
+                                       list(element.inline_tokens), ctx.language, ctx.pack)
+            continue  # the overlay's texts are checked whole (below)
         target = ctx.target_text(element)
         if target is None:
             continue
         findings += _checked_pair(validator_id, element, target, ctx, pack_key)
     findings += check_language(ctx, validator_id, skip)
     if ctx.overlay is not None:
+        # the field itself when one translatable element sits at the text's place (a confirmed finding routes to it)
+        fields: dict[tuple, list[str]] = {}
+        for element in ctx.translatable():
+            key = ctx.code_key(element)
+            if key is not None:
+                fields.setdefault(key, []).append(element.id)
         for text in ctx.overlay.texts:
-            findings += check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", None, text.source, text.target, [], ctx.language, ctx.pack)
+            ids = fields.get((text.module, text.qualname, text.role, text.occurrence), [])
+            findings += check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", ids[0] if len(ids) == 1 else None, text.source, text.target, [],
+                                   ctx.language, ctx.pack)
     return findings
+
+
+def _code_place(element) -> str:
+    return f"{element.locator.qualname} ({element.locator.role})"
 
 
 _PAIRS: dict[tuple, list[Finding]] = {}  # distinct (field kind, source, target) -> its findings, once per process

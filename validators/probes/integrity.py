@@ -1,8 +1,14 @@
-"""Layer 1, integrity & structure: files present and parseable, skeletons equal, models load."""
+"""Layer 1, integrity & structure: files present and parseable, skeletons equal, models load.
+
+Families whose data go through `str.format()` when loaded (Capability.FORMAT_TEMPLATES: AgentDojo's
+environment) also keep every string's `{…}` slots and braces: one stray brace breaks the load or
+injects elsewhere."""
 
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,15 +16,25 @@ import orjson
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
+from source_benchmarks import family_of, get_benchmark, open_variant
+from source_benchmarks.family import Capability
 from validators.context import ValidationContext
 from validators.finding_kinds import Precondition, layers_needing
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 
 MAX_PER_ARTIFACT = 20
+_SLOT = re.compile(r"\{[^{}]*\}|[{}]")  # a format slot, or a brace that is not part of one
 
 
 def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+    """The JSON kind of a value: YAML's round-trip types (a literal block string, a commented map)
+    are the same kinds as their plain counterparts."""
+    if value is None:
+        return "null"
+    for kind, name in ((bool, "bool"), (str, "str"), (int, "int"), (float, "float"), (dict, "dict"), (list, "list")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
 
 
 def _skeleton_diffs(source: Any, target: Any, path: tuple, renamed: set[tuple], out: list[tuple[str, tuple, str]]) -> None:
@@ -100,9 +116,12 @@ def _skipped(missing: Precondition, artifact: str, reason: str) -> list[Suppress
     return [SuppressedCheck(layer=layer, artifact=artifact, reason=reason) for layer in sorted(layers_needing(missing), key=list(Layer).index)]
 
 
-def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Finding], list[SuppressedCheck]]:
+def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    """The first layer: it adds to `suppressed` the checks later layers must skip (what a missing,
+    unparseable or misshapen file, or a variant the harness rejects, makes meaningless)."""
+    validator_id = ctx.validator_id
     findings: list[Finding] = []
-    suppressed: list[SuppressedCheck] = []
+    templated = Capability.FORMAT_TEMPLATES in family_of(ctx.source.id).capabilities
     for spec in ctx.specs:
         if spec.format is ArtifactFormat.PYTHON:
             continue
@@ -135,6 +154,8 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
                                  element_id=block.id if block else None, source=" ".join(source_kinds[index : index + 3]), target=" ".join(target_kinds[index : index + 3]))
                 )
             continue
+        if templated:
+            findings += _format_slots(ctx, spec.path, source, target)
         renamed = {tuple(e.locator.path) for e in ctx.elements_of(spec.path) if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE}
         diffs = _document_skeleton_diffs(source, target, renamed)
         if diffs:  # positions no longer line up: field-by-field checks of this file would only flood
@@ -144,11 +165,42 @@ def check_integrity(ctx: ValidationContext, validator_id: str) -> tuple[list[Fin
             detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
             element_id = by_path.get(("data_key", path)) or by_path.get(("data_value", path))  # name the field when it is one
             findings.append(
-                make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "$" + "".join(f"[{p!r}]" for p in path), f"structure differs: {kind} ({what})", element_id=element_id, detail=detail)
+                make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, _where(path), f"structure differs: {kind} ({what})", element_id=element_id, detail=detail)
             )
     if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
         findings += _models_and_schemas(ctx, validator_id, suppressed)
-    return findings, suppressed
+    return findings
+
+
+def _strings(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """(path, value) of every string of a parsed document, keys of maps included in the path."""
+    stack = [(node, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            yield where, str(value)
+        elif isinstance(value, dict):
+            stack.extend((v, where + (k,)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, where + (i,)) for i, v in enumerate(value))
+
+
+def _format_slots(ctx: ValidationContext, artifact: str, source: Any, target: Any) -> list[Finding]:
+    """Strings whose `{…}` slots or braces differ from the source's, paired by path."""
+    targets = dict(_strings(target))
+    ids = {tuple(e.locator.path): e.id for e in ctx.elements_of(artifact) if e.locator.kind == "data_value"}
+    out = []
+    for path, text in sorted(_strings(source), key=lambda item: str(item[0])):
+        other = targets.get(path)
+        if other is not None and sorted(_SLOT.findall(text)) != sorted(_SLOT.findall(other)):
+            out.append(make_finding(ctx.validator_id, Layer.INTEGRITY, "format_slots_changed", Severity.CRITICAL, artifact, _where(path),
+                                    "format slots or braces differ: the harness's str.format() of this file breaks or injects elsewhere",
+                                    element_id=ids.get(path), source=text, target=other))
+    return out
+
+
+def _where(path: tuple) -> str:
+    return "$" + "".join(f"[{p!r}]" for p in path)
 
 
 _OPTIONAL_ROLES = (ArtifactRole.USER_GUIDELINES, ArtifactRole.TASK_SPLIT)
@@ -166,18 +218,22 @@ def _harness_uses_source_copy(ctx: ValidationContext, spec) -> bool:
 
 def _relative(file: str, ctx: ValidationContext) -> str:
     """Name files as the IR does (relative to the benchmark root), so finding ids are stable."""
-    from pathlib import Path
-
     path = Path(file)
     for spec in ctx.specs:
         if ctx.target_path(spec) == path:
             return spec.path
+    if path.resolve() == ctx.variant_root.resolve():  # the harness names the whole variant, not a file
+        return "<variant>"
     return str(path)
 
 
-def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    from source_benchmarks import get_benchmark, open_variant
+def _function(schema: dict) -> dict:
+    """A tool schema's function part: OpenAI's {"type": "function", "function": {...}} (τ²) or the
+    function itself ({"name", "description", "parameters"}: AgentDojo)."""
+    return schema.get("function", schema)
 
+
+def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
     findings: list[Finding] = []
     try:
         # a babelflow variant (data/ and a manifest), or another tool's copy of the data folder
@@ -190,9 +246,9 @@ def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: l
         return findings
     ctx.variant_bench = variant
     docstrings = {t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname) for t in (ctx.overlay.texts if ctx.overlay else []) if t.role == "docstring"}
-    source_schemas = {s["function"]["name"]: s["function"] for s in ctx.source.tool_schemas()}
+    source_schemas = {_function(s)["name"]: _function(s) for s in ctx.source.tool_schemas()}
     for schema in variant.tool_schemas():
-        function = schema["function"]
+        function = _function(schema)
         before = source_schemas.get(function["name"])
         if before is None:
             findings.append(make_finding(validator_id, Layer.INTEGRITY, "tool_schema_changed", Severity.CRITICAL, "<tool schemas>", function["name"], f"unknown tool {function['name']}"))

@@ -25,14 +25,14 @@ def adapted(tmp_path_factory, analyzed):
 
 @pytest.mark.slow
 def test_variant_validates_clean_on_four_layers(adapted):
-    from source_benchmarks import get_benchmark
-    from validators import agentdojo as checks
+    from source_benchmarks import get_benchmark, open_variant
+    from validators.run import validate_variant
 
-    v = checks.AgentDojoValidation(get_benchmark(BENCH), adapted.paths.variant, adapted.ir)
-    findings = checks.check_integrity(v) + checks.check_consistency(v) + checks.check_fidelity(v) + checks.check_behavior(v)
-    assert [f"{f.kind} {f.location}: {f.message}" for f in findings] == []
-    prompt = v.variant.task("user_task_0").PROMPT
-    assert prompt != v.source.task("user_task_0").PROMPT and "bill-december-2023.txt" in prompt  # translated, file name kept
+    source = get_benchmark(BENCH)
+    failures = validate_variant(source, adapted.paths.variant, adapted.ir, "en-XA")
+    assert [f"{f.kind} {f.location}: {f.message}" for f in failures.findings] == []
+    prompt = open_variant(BENCH, adapted.paths.variant).task("user_task_0").PROMPT
+    assert prompt != source.task("user_task_0").PROMPT and "bill-december-2023.txt" in prompt  # translated, file name kept
 
 
 @pytest.mark.slow

@@ -1,0 +1,106 @@
+"""One validation orchestrator for every benchmark family: the four layers, then the validator agents.
+
+Every probe is `probe(ctx, suppressed) -> list[Finding]`: integrity runs first and adds to
+`suppressed` the checks its failures make meaningless (a missing file, a skeleton no longer paired
+by position, a variant the harness rejects); the other layers skip them. What differs between
+families is declared by the family (capabilities, behaviour scores) and read by the probes, not
+dispatched here. Agents review afterwards, each in a context of its own, and everything merges
+into one failure set.
+
+The CLI (`babelflow validate`, `adapt --validators`) calls `validate`; the Prefect flow's stages
+(flows/stages.py) wrap `run_layer` per layer as cached tasks and `review_and_merge` as the merge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from validators.agents import NOT_CONFIGURED, Reviewer, ValidatorAgent
+from validators.context import ValidationContext
+from validators.findings import FailureSet, Finding, Layer, SuppressedCheck, merge
+from validators.probes.behavior import check_behavior
+from validators.probes.consistency import check_consistency
+from validators.probes.fidelity import check_fidelity
+from validators.probes.integrity import check_integrity
+
+PROBES = "probes"
+DEFAULT_VALIDATORS = ("validator-1", "validator-2", "validator-3")
+Probe = Callable[[ValidationContext, list[SuppressedCheck]], list[Finding]]
+Progress = Callable[[str], None]
+
+# in order: integrity first, because its failures suppress dependent checks
+LAYERS: dict[Layer, tuple[str, Probe]] = {
+    Layer.INTEGRITY: ("integrity & structure", check_integrity),
+    Layer.CONSISTENCY: ("cross-artifact consistency", check_consistency),
+    Layer.FIDELITY: ("semantic fidelity", check_fidelity),
+    Layer.BEHAVIOR: ("behavioural equivalence", check_behavior),
+}
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+def run_layer(layer: Layer, ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
+    """One layer's probe. For integrity, `suppressed` is also its output (it is extended)."""
+    return LAYERS[layer][1](ctx, suppressed)
+
+
+def run_probes(ctx: ValidationContext, progress: Progress = _quiet) -> tuple[list[Finding], list[SuppressedCheck]]:
+    """The four layers in order: (findings, checks integrity suppressed)."""
+    findings: list[Finding] = []
+    suppressed: list[SuppressedCheck] = []
+    for layer, (label, _) in LAYERS.items():
+        progress(label)
+        findings += run_layer(layer, ctx, suppressed)
+    return findings, suppressed
+
+
+@dataclass
+class AgentReviews:
+    """What the validator agents said, in agent order, ready to merge with the probes' findings."""
+
+    reports: list[list[Finding]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def not_configured(cls) -> AgentReviews:
+        return cls(reports=[], names=list(DEFAULT_VALIDATORS), notes=[f"{v}: {NOT_CONFIGURED}" for v in DEFAULT_VALIDATORS])
+
+
+def review_by_agents(agents: list[Reviewer], own_context: Callable[[], ValidationContext], probe_findings: list[Finding], progress: Progress = _quiet) -> AgentReviews:
+    """Each agent reviews in a context of its own: no shared caches, no view of the others' reports."""
+    reviews = AgentReviews()
+    for agent in agents:
+        progress(f"review by {agent.validator_id}")
+        report = agent.review(own_context(), probe_findings)
+        reviews.reports.append(report.findings)
+        reviews.names.append(agent.validator_id)
+        if report.note:  # what the agent read, or why it could not
+            reviews.notes.append(f"{agent.validator_id}: {report.note}")
+    return reviews
+
+
+def review_and_merge(
+    benchmark: str,
+    language: str,
+    probe_findings: list[Finding],
+    suppressed: list[SuppressedCheck],
+    agents: list[Reviewer] | None,
+    own_context: Callable[[], ValidationContext],
+    progress: Progress = _quiet,
+) -> FailureSet:
+    """The agents' reviews (none configured: the note says so) merged with the probes' findings."""
+    reviews = review_by_agents(agents, own_context, probe_findings, progress) if agents else AgentReviews.not_configured()
+    return merge(benchmark, language, [probe_findings, *reviews.reports], [PROBES, *reviews.names], suppressed, reviews.notes)
+
+
+def validate(ctx: ValidationContext, own_context: Callable[[], ValidationContext], agents: list[Reviewer] | None = None, progress: Progress = _quiet) -> FailureSet:
+    """Probes on `ctx`, then every agent on a fresh `own_context()`; one failure set.
+
+    `agents` None: the default agents, which say they have no model (the report's notes)."""
+    probe_findings, suppressed = run_probes(ctx, progress)
+    reviewers: list[Reviewer] = list(agents) if agents is not None else [ValidatorAgent(v) for v in DEFAULT_VALIDATORS]
+    return review_and_merge(ctx.ir.benchmark, ctx.language, probe_findings, suppressed, reviewers, own_context, progress)
