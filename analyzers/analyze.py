@@ -6,12 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from analyzers import ANALYZER_VERSION
-from analyzers.code_inventory import CodeText, scan_python_file
+from analyzers.code_inventory import CodeText, scan_python_file, scan_runtime_literals
 from analyzers.data_inventory import iter_data_texts
 from analyzers.heuristics import WORD
-from analyzers.linking import link_groups
+from analyzers.linking import link_groups, value_link_groups
 from analyzers.located_evidence import LocatedEvidence, Observed
-from analyzers.model_schema import ModelSchemaFacts, render_role, schema_facts
+from analyzers.model_schema import ModelSchemaFacts, annotation_at, render_role, schema_facts
+from analyzers.perturbation_trial import TrialState, record_evidence, run_trial
 from analyzers.profile import LoadedProfile, empty_profile, load_profile
 from analyzers.runtime_evidence import (
     RuntimeEvidenceIndex,
@@ -22,7 +23,13 @@ from analyzers.runtime_evidence import (
     record_tool_schemas,
 )
 from analyzers.trace_cache import cached
-from analyzers.typing_rules import FieldTyper, TypeDecision
+from analyzers.typing_rules import (
+    FieldTyper,
+    TypeDecision,
+    data_leaf_decision,
+    runtime_literal_decision,
+    tool_message_decision,
+)
 from babelflow.docstring_parts import split_docstring
 from babelflow.errors import BabelflowError
 from babelflow.ir import (
@@ -40,12 +47,14 @@ from babelflow.ir import (
     MarkdownBlockLocator,
     PreserveReason,
     PythonLiteralLocator,
+    PythonTextRole,
     TranslationType,
     element_id,
 )
 from babelflow.markdown_blocks import split_markdown
+from babelflow.python_docstrings import docstrings_of
 from source_benchmarks.family import Capability
-from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+from source_benchmarks.protocol import ArtifactSpec, DataFileFacts, PerturbedBenchmark, SourceBenchmark
 from source_benchmarks.registry import family_of, get_benchmark
 
 Progress = Callable[[str], None]
@@ -295,6 +304,77 @@ class _Builder:
     def link(self) -> list[LinkGroup]:
         return link_groups(self.elements, self.evidence, self.observed)
 
+    def document(self, profile: LoadedProfile, groups: list[LinkGroup]) -> IRDocument:
+        return IRDocument.model_construct(
+            schema_version=IR_SCHEMA_VERSION,
+            benchmark=self.bench.id,
+            source_version=self.bench.source_version,
+            analyzer_version=ANALYZER_VERSION,
+            profile_sha256=profile.sha256,
+            artifacts=self.bench.fingerprints(),
+            elements=self.elements,
+            link_groups=groups,
+            evidence=self.located.table(),
+            analysis_findings=self.findings,
+        )
+
+    # ---- a family typed by perturbation trial: shape decisions here, the trial decides the rest ------
+    def _shaped(self, artifact: str, locator: Any, role: str, text: str, decision: TypeDecision) -> IRElement:
+        element = self.add(artifact, locator, role, text, decision)
+        element.evidence_type = decision.translation_type  # until the trial says more, shape alone decides
+        return element
+
+    def shaped_data_artifact(self, spec: ArtifactSpec, facts: DataFileFacts) -> None:
+        """Every string leaf; typed by shape and the model the file loads into (no keys: they are schema)."""
+        model = _import(facts.model) if facts.model else None
+        name = spec.path.rsplit("/", 1)[-1]
+        for item in iter_data_texts(self.bench.load_artifact(spec), ModelSchemaFacts()):
+            annotation = annotation_at(model, facts.model_path + item.path) if model is not None else None
+            decision = data_leaf_decision(item.value, facts.reparsed, model is not None, annotation, facts.messages)
+            role = f"{name}:{'.'.join(item.general)}"
+            self._shaped(spec.path, DataValueLocator(path=item.path), role, item.value, decision)
+
+    def runtime_code_artifact(self, spec: ArtifactSpec, bench: PerturbedBenchmark) -> None:
+        """A tool module: its tools' docstring pieces and the messages they return or raise. A task module:
+        the texts of tasks composed from its tasks, and every literal of its classes and functions."""
+        module = bench.python_module(spec)
+        path = self.bench.artifact_path(spec)
+        literals = scan_runtime_literals(path, module, bench.text_attributes)
+        if spec.role is ArtifactRole.TOOL_CODE:
+            tools = bench.tool_functions(spec)
+            docs = docstrings_of(path)
+            described = _free_text("tool docstring (reST field names kept)")
+            for name in tools:
+                for occurrence, piece in enumerate(bench.docstring_pieces(docs.get(name) or "")):
+                    locator = _code_locator(spec, name, "docstring", occurrence)
+                    self._shaped(spec.path, locator, "tool_code:docstring", piece, described)
+            for literal in literals:
+                if literal.qualname in tools and not literal.is_dict_key:
+                    locator = _code_locator(spec, literal.qualname, "tool_output", literal.occurrence, literal.line)
+                    decision = tool_message_decision(literal.value)
+                    self._shaped(spec.path, locator, "tool_code:message", literal.value, decision)
+            return
+        composed_text = _free_text("combined task text (TaskCombinator)")
+        for composed in bench.composed_texts(spec):
+            if WORD.search(composed.text):
+                locator = _code_locator(spec, composed.qualname, "prompt", 0)
+                self._shaped(spec.path, locator, "task_code:attribute", composed.text, composed_text)
+        for literal in literals:
+            role: PythonTextRole = "prompt" if literal.where == "attribute" else "constant"
+            locator = _code_locator(spec, literal.qualname, role, literal.occurrence, literal.line)
+            decision = runtime_literal_decision(literal)
+            self._shaped(spec.path, locator, f"task_code:{literal.where}", literal.value, decision)
+
+
+def _code_locator(
+    spec: ArtifactSpec, qualname: str, role: PythonTextRole, occurrence: int, line: int = 0
+) -> PythonLiteralLocator:
+    return PythonLiteralLocator(module=spec.path, qualname=qualname, role=role, occurrence=occurrence, line=line)
+
+
+def _free_text(rule: str) -> TypeDecision:
+    return TypeDecision(TranslationType.TRANSLATE_FREE, None, None, rule)
+
 
 def analyze_benchmark(
     bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None, use_profile: bool = True, instrumented: bool = True
@@ -305,13 +385,12 @@ def analyze_benchmark(
     `instrumented=False` is the earlier analysis (plain golden replay, value-keyed evidence, no
     differential trials), kept for side-by-side measurement (bench/analysis_speed.py)."""
     progress = progress or (lambda message: None)
-    if Capability.PERTURBATION_ANALYSIS in family_of(bench.id).capabilities:  # code and data typed together by a trial
-        from analyzers.agentdojo import analyze_agentdojo
-
-        return analyze_agentdojo(bench, profile, progress)
     profile = (profile or load_profile(bench.id)) if use_profile else empty_profile(bench.id)
     progress("checking every artifact loads")
     bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file
+    family = family_of(bench.id)
+    if Capability.PERTURBATION_ANALYSIS in family.capabilities:  # code and data typed together by a trial
+        return _analyze_by_trial(bench, profile, family.name, progress)
     located = LocatedEvidence()
     evidence = collect_runtime_evidence(bench, progress, located if instrumented else None)
     for spec in bench.artifacts():
@@ -328,29 +407,56 @@ def analyze_benchmark(
             builder.markdown_artifact(spec)
         else:
             builder.python_artifact(spec)
-    unknown = sorted(set(profile.overrides) - {e.id for e in builder.elements})
-    if unknown:
-        raise BabelflowError(
-            f"Profile overrides name {len(unknown)} unknown field(s): {', '.join(unknown[:5])}",
-            file=profile.sources[0],
-            field="overrides.element",
-            fix="use element ids from this benchmark's IR (`babelflow analyze ... --out ir.json`); ids change when the source files change",
-        )
+    _check_overrides(profile, builder.elements)
     builder.differential(progress)
     if instrumented:
         builder.code_differential(progress)
     builder.link_canonical_values()
     progress("linking")
-    groups = builder.link()
-    return IRDocument.model_construct(
-        schema_version=IR_SCHEMA_VERSION,
-        benchmark=bench.id,
-        source_version=bench.source_version,
-        analyzer_version=ANALYZER_VERSION,
-        profile_sha256=profile.sha256,
-        artifacts=bench.fingerprints(),
-        elements=builder.elements,
-        link_groups=groups,
-        evidence=located.table(),
-        analysis_findings=builder.findings,
-    )
+    return builder.document(profile, builder.link())
+
+
+def _check_overrides(profile: LoadedProfile, elements: list[IRElement]) -> None:
+    unknown = sorted(set(profile.overrides) - {e.id for e in elements})
+    if unknown:
+        raise BabelflowError(
+            f"Profile overrides name {len(unknown)} unknown field(s): {', '.join(unknown[:5])}",
+            file=profile.sources[0],
+            field="overrides.element",
+            fix="use element ids from this benchmark's IR (`babelflow analyze ... --out ir.json`); "
+            "ids change when the source files change",
+        )
+
+
+def _analyze_by_trial(
+    bench: SourceBenchmark, profile: LoadedProfile, canonical_group: str, progress: Progress
+) -> IRDocument:
+    """Inventory and shape typing by the builder, then the perturbation trial (perturbation_trial.py) decides
+    what links code and data; every canonical value is one group, named after the family."""
+    if not isinstance(bench, PerturbedBenchmark):
+        raise BabelflowError(
+            f"{bench.id}: its family declares perturbation analysis, but its adapter {type(bench).__name__} "
+            "lacks the methods the trial reads",
+            field="capabilities",
+            fix="implement source_benchmarks.protocol.PerturbedBenchmark on the adapter, "
+            "or drop Capability.PERTURBATION_ANALYSIS from the family",
+        )
+    builder = _Builder(bench, profile, RuntimeEvidenceIndex(), LocatedEvidence(), use_profile=False)
+    data_files = {}
+    for spec in bench.artifacts():
+        if not spec.translatable:
+            continue
+        progress(f"inventory {spec.path}")
+        if spec.format is ArtifactFormat.PYTHON:
+            builder.runtime_code_artifact(spec, bench)
+        else:
+            data_files[spec.path] = facts = bench.data_file(spec)
+            builder.shaped_data_artifact(spec, facts)
+    _check_overrides(profile, builder.elements)
+    state = TrialState(bench, builder.elements, data_files)
+    run_trial(state, profile, progress)
+    for element in builder.elements:
+        canonical = element.translation_type is TranslationType.TRANSLATE_CANONICAL
+        element.canonical_group = (element.canonical_group or canonical_group) if canonical else None
+    record_evidence(state, builder.located)
+    return builder.document(profile, value_link_groups(builder.elements, state.evidence))

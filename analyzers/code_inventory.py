@@ -2,13 +2,18 @@
 
 Also collects the string literals the code *compares* against (==, !=, in, startswith, dict keys,
 getattr): a data value equal to one of them is executable and must be preserved.
+
+`scan_runtime_literals` is the scan of a family typed by perturbation trial: every literal of a module's
+classes and functions, valued as the imported module holds it (the texts its code overlay replaces).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Literal
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -208,3 +213,150 @@ def _scan_cached(source: str) -> CodeScan:
 
 def scan_python_file(path: Path) -> CodeScan:
     return _scan_cached(Path(path).read_text(encoding="utf-8"))
+
+
+def _string_parts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.ConcatenatedString):
+        return _string_parts(node.left) + _string_parts(node.right)
+    return [node]
+
+
+def _plain_string(node: cst.BaseExpression) -> str | None:
+    """The value of a literal with no f-string in it (an f-string's value exists only at run time)."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    if any(isinstance(part, cst.FormattedString) for part in _string_parts(node)):
+        return None
+    return string_value(node)
+
+
+# ---- literals as the interpreter holds them (code and data typed together by a perturbation trial) ----
+# A runtime literal's value is what the interpreter holds (the evaluated PROMPT of an f-string, the
+# constant a literal compiles to, an f-string's text parts with `{{` unescaped), because that is what a
+# variant's code overlay replaces; LibCST says where it is (qualname, line, occurrence).
+Where = Literal["attribute", "class_constant", "module_constant", "function_literal", "fstring_part", "docstring"]
+
+
+@dataclass(frozen=True)
+class RuntimeLiteral:
+    qualname: str  # "UserTask3.PROMPT", "_FILENAME", "UserTask3.utility", "send_email"
+    where: Where
+    value: str
+    line: int
+    occurrence: int
+    is_dict_key: bool = False
+    in_container: bool = False  # an item of a list/tuple constant (_NAMES = ["Olivia Smith", ...])
+
+
+class _LiteralScanner(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, module: Any, text_attributes: frozenset[str]):
+        self.module = module
+        self.text_attributes = text_attributes
+        self.scope: list[tuple[str, str]] = []  # (kind, name)
+        self.found: list[RuntimeLiteral] = []
+        self.counts: dict[str, int] = {}
+        self.skip: set[int] = set()  # ids of nodes already handled (docstrings, dict keys)
+        self.keys: set[int] = set()
+
+    def _qual(self) -> str | None:
+        names = [n for _, n in self.scope]
+        kinds = [k for k, _ in self.scope]
+        if "def" not in kinds:
+            return None
+        first_def = kinds.index("def")
+        return ".".join(names[: first_def + 1])
+
+    def _add(self, qual: str, where: Where, value: str, node: cst.CSTNode, **flags: bool) -> None:
+        occurrence = self.counts.get(qual, 0)
+        self.counts[qual] = occurrence + 1
+        line = self.get_metadata(PositionProvider, node).start.line
+        self.found.append(RuntimeLiteral(qual, where, value, line, occurrence, **flags))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.append(("class", node.name.value))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scope.append(("def", node.name.value))
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr):
+            self.skip.add(id(body[0].body[0].value))  # the docstring: a tool's is inventoried separately
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scope.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self._assignment(node.targets[0].target.value, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:  # _NAMES: ClassVar[list[str]] = [...]
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self._assignment(node.target.value, node)
+
+    def _assignment(self, name: str, node: cst.Assign | cst.AnnAssign) -> None:
+        if not self.scope:
+            value = getattr(self.module, name, None)
+            literal = isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+            if isinstance(value, str) and literal:
+                self._add(name, "module_constant", value, node)
+                self.skip.add(id(node.value))
+        elif len(self.scope) == 1 and self.scope[0][0] == "class":
+            owner = self.scope[0][1]
+            cls = getattr(self.module, owner, None)
+            value = vars(cls).get(name) if isinstance(cls, type) else None
+            if isinstance(value, str):  # PROMPT/GOAL/... are texts; _TARGET, _FILENAME ... are values checks use
+                where: Where = "attribute" if name in self.text_attributes else "class_constant"
+                self._add(f"{owner}.{name}", where, value, node)
+                self.skip.add(id(node.value))
+            elif isinstance(node.value, (cst.List, cst.Tuple)):
+                for element in node.value.elements:
+                    item = _plain_string(element.value)
+                    if item is not None:
+                        self._add(f"{owner}.{name}", "class_constant", item, element.value, in_container=True)
+                        self.skip.add(id(element.value))
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        self.keys.add(id(node.key))
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self._literal(node)
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
+        if _plain_string(node) is not None:
+            self._literal(node)
+            return False
+        return True
+
+    def _literal(self, node: cst.BaseExpression) -> None:
+        qual = self._qual()
+        if qual is None or id(node) in self.skip:
+            return
+        value = _plain_string(node)
+        if value is not None:
+            self._add(qual, "function_literal", value, node, is_dict_key=id(node) in self.keys)
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        qual = self._qual()
+        if qual is None or id(node) in self.skip:
+            return
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText) and part.value:
+                text = part.value.replace("{{", "{").replace("}}", "}")
+                try:  # escapes (\n) as the compiler resolves them
+                    text = ast.literal_eval('"""' + text.replace('"', '\\"') + '"""') if "\\" in text else text
+                except (ValueError, SyntaxError):
+                    pass
+                self._add(qual, "fstring_part", text, part)
+
+
+def scan_runtime_literals(path: Path, module: Any, text_attributes: frozenset[str]) -> list[RuntimeLiteral]:
+    """Every string literal of a module's classes and functions, valued as the imported `module` holds it;
+    a class attribute named in `text_attributes` (a task's PROMPT) is text, other class strings constants."""
+    tree = cst.parse_module(Path(path).read_text(encoding="utf-8"))
+    scanner = _LiteralScanner(module, text_attributes)
+    MetadataWrapper(tree).visit(scanner)
+    return scanner.found

@@ -8,7 +8,7 @@ from collections import defaultdict
 from analyzers.located_evidence import EXECUTED, Observed
 from analyzers.mentions import MentionFinder
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
-from babelflow.ir import IRElement, LinkGroup, LinkKind, TranslationType
+from babelflow.ir import IRElement, LinkGroup, LinkKind, RuntimeEvidence, TranslationType
 
 
 def link_groups(elements: list[IRElement], evidence: RuntimeEvidenceIndex, observed: dict[str, Observed]) -> list[LinkGroup]:
@@ -58,4 +58,29 @@ def link_groups(elements: list[IRElement], evidence: RuntimeEvidenceIndex, obser
         )
         for holder in holders:
             holder.links.append(group_id)
+    return groups
+
+
+def value_link_groups(elements: list[IRElement], evidence: dict[str, list[RuntimeEvidence]]) -> list[LinkGroup]:
+    """Link groups of an IR typed by a perturbation trial: every value (not prose) held by fields of two
+    or more artifacts, or kept by a replay (`evidence`: element id -> what the replay showed)."""
+    members: dict[str, list[IRElement]] = defaultdict(list)
+    for element in elements:
+        if element.translation_type is not TranslationType.TRANSLATE_FREE:
+            members[element.source_text].append(element)
+    groups: list[LinkGroup] = []
+    for value, holders in members.items():
+        artifacts = sorted({h.artifact for h in holders})
+        samples = [e for h in holders for e in evidence.get(h.id, ())][:5]
+        if len(artifacts) < 2 and not samples:
+            continue
+        in_code = any(h.locator.kind == "python_literal" for h in holders)
+        kinds = [LinkKind.COMPARED_IN_CODE if in_code else LinkKind.DB_LOOKUP]
+        group_id = "lg_" + hashlib.blake2b(value.encode(), digest_size=8).hexdigest()
+        group = LinkGroup(
+            id=group_id, value=value, kinds=kinds, member_count=len(holders), artifacts=artifacts, evidence=samples
+        )
+        groups.append(group)
+        for holder in holders:
+            holder.links = [group_id]
     return groups

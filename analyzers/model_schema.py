@@ -77,3 +77,38 @@ def render_role(prefix: str, general: GeneralPath) -> str:
     for segment in general:
         text += segment if segment == LIST_ITEM else f".{segment}"
     return text
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Optional[X] -> X, Annotated[X, ...] -> X; a union of several types stays a union."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Union or origin is types.UnionType:
+            args = [a for a in get_args(annotation) if a is not type(None)]
+            if len(args) != 1:
+                return annotation
+            annotation = args[0]
+        elif origin is Annotated or hasattr(annotation, "__metadata__"):
+            annotation = get_args(annotation)[0]
+        else:
+            return annotation
+
+
+def annotation_at(model: Any, path: tuple) -> Any:
+    """The annotation a leaf at `path` of a `model` document is validated against (None when the
+    walk leaves the models: an unknown field, a union of several types)."""
+    node = model
+    for segment in path:
+        node = _unwrap(node)
+        if _is_model(node):
+            info = node.model_fields.get(str(segment))
+            if info is None:
+                return None
+            node = info.annotation
+        elif get_origin(node) is dict:
+            node = get_args(node)[1]
+        elif get_origin(node) in (list, tuple, set):
+            node = get_args(node)[0]
+        else:
+            return None
+    return _unwrap(node)

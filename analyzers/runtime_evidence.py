@@ -103,7 +103,10 @@ def record_tool_schemas(index: RuntimeEvidenceIndex, schemas: list[dict[str, Any
 
 
 def record_evaluation_criteria(index: RuntimeEvidenceIndex, task: Any) -> None:
-    criteria = task.evaluation_criteria
+    """What an evaluator in τ²'s task schema compares (communicate_info, compared action arguments,
+    env assertions). Tasks of another shape (a plug-in family's) add nothing here: their golden
+    replay's observed tool calls are their evidence."""
+    criteria = getattr(task, "evaluation_criteria", None)
     if criteria is None:
         return
     for info in criteria.communicate_info or []:

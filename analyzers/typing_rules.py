@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from analyzers.heuristics import WORD, is_prose, specific_reason
+from analyzers.code_inventory import RuntimeLiteral
+from analyzers.heuristics import WORD, is_prose, specific_reason, without_kept
 from analyzers.located_evidence import Observed
-from analyzers.profile import LoadedProfile
+from analyzers.profile import ElementOverride, LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
 from babelflow.ir import LinkKind, PreserveReason, TranslationType
 
@@ -36,6 +37,12 @@ class TypeDecision:
 @lru_cache(maxsize=200_000)
 def _shape(value: str) -> PreserveReason | None:
     return specific_reason(value)
+
+
+def override_decision(override: ElementOverride) -> TypeDecision:
+    """A reviewer's decision on one element: it wins over evidence, rules and shape."""
+    rule = f"profile override: {override.note or override.element}"
+    return TypeDecision(override.type, override.reason, override.canonical_group, rule)
 
 
 class FieldTyper:
@@ -91,7 +98,7 @@ class FieldTyper:
     ) -> TypeDecision:
         override = self.profile.overrides.get(element_id)
         if override is not None:
-            return TypeDecision(override.type, override.reason, override.canonical_group, f"profile override: {override.note or element_id}")
+            return override_decision(override)
         if not value.strip():
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: empty")
         if is_key and observed is not None and LinkKind.ARGUMENT_NAME in observed.kinds:
@@ -161,7 +168,7 @@ class FieldTyper:
         """None means: not read by any model or code path that matters; not an IR element."""
         override = self.profile.overrides.get(element_id)
         if override is not None:
-            return TypeDecision(override.type, override.reason, override.canonical_group, f"profile override: {override.note or element_id}")
+            return override_decision(override)
         rule = next((r for r in self.profile.rules if r.matches_code(artifact, qualname, name, role)), None)
         if rule is not None:
             label = ",".join(rule.rule.code_name or rule.rule.code_role)
@@ -183,3 +190,92 @@ class FieldTyper:
         if is_prose(value) or len(value.split()) >= 2:
             return TypeDecision(TranslationType.TRANSLATE_FREE, None, None, "heuristic: text in a tool result")
         return TypeDecision(TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "default: single-word code literal is kept")
+
+
+# ---- typing by shape, for a perturbation trial ----------------------------------------------------
+# A family whose code and data are typed together by a trial (Capability.PERTURBATION_ANALYSIS) starts
+# from these decisions; the trial then keeps what it finds linking code and data. Canonical decisions
+# carry no group here: the trial puts every canonical value in the family's one group.
+_YAML_ESCAPE = re.compile(r"\\[A-Za-z\\\"]")
+_NAME_CHARS = re.compile(r"[\w.-]+")
+_EXTENSION = re.compile(r"[A-Za-z0-9]{2,5}")
+_CODE_NAME = re.compile(r"[a-z_][a-z0-9_]*|[a-z]+(?: [a-z]+)?")
+
+
+def _decision(translation_type: TranslationType, reason: PreserveReason | None, rule: str) -> TypeDecision:
+    return TypeDecision(translation_type, reason, None, rule)
+
+
+def _is_file_name(text: str) -> bool:
+    r"""Whether `text` is name.ext (2 to 5 letters or digits after the last dot). The one pattern
+    r"[\w.-]+\.[A-Za-z0-9]{2,5}" said it, but searched from every position it backtracks quadratically."""
+    name, dot, extension = text.rpartition(".")
+    return bool(dot and _NAME_CHARS.fullmatch(name) and _EXTENSION.fullmatch(extension))
+
+
+def shape_decision(text: str) -> TypeDecision:
+    """Preserve by shape; a short value (five words or fewer, no sentence) is one rendering everywhere; else prose."""
+    reason = _shape(text)
+    if reason is not None:
+        return _decision(TranslationType.PRESERVE, reason, f"shape: {reason.value}")
+    if not WORD.search(without_kept(text)):
+        return _decision(TranslationType.PRESERVE, PreserveReason.EMPTY, "shape: no words outside ids, slots and paths")
+    if _is_file_name(text.strip()):
+        return _decision(TranslationType.PRESERVE, PreserveReason.IDENTIFIER, "shape: file name")
+    if len(WORD.findall(text)) <= 5 and "\n" not in text.strip() and not text.rstrip().endswith((".", "!", "?")):
+        return _decision(TranslationType.TRANSLATE_CANONICAL, None, "short value: one rendering everywhere")
+    return _decision(TranslationType.TRANSLATE_FREE, None, "prose")
+
+
+def data_leaf_decision(text: str, reparsed: bool, validated: bool, annotation: Any, messages: bool) -> TypeDecision:
+    """A data leaf: its shape, unless the file is parsed again at run time and the text holds an escape,
+    its model does not type it as free text (`validated`: the file loads into a model), or it is a
+    message (never one canonical value)."""
+    decision = shape_decision(text)
+    if reparsed and _YAML_ESCAPE.search(text):
+        # literal "\n", "\t": the benchmark re-parses the formatted file as YAML, where they are escapes
+        rule = "holds YAML escape sequences (re-parsed after str.format)"
+        return _decision(TranslationType.PRESERVE, PreserveReason.MARKUP, rule)
+    if validated:
+        if annotation is not str and decision.translation_type is not TranslationType.PRESERVE:
+            name = getattr(annotation, "__name__", annotation)
+            return _decision(TranslationType.PRESERVE, PreserveReason.ENUM_CODE, f"model type {name} is not free text")
+    elif messages and decision.translation_type is TranslationType.TRANSLATE_CANONICAL:
+        return _decision(TranslationType.TRANSLATE_FREE, None, "injection vector / system message text")
+    return decision
+
+
+def runtime_literal_decision(literal: RuntimeLiteral) -> TypeDecision:
+    """A literal of task code: a text attribute is prose; a check's literal is a value (kept when the
+    checks iterate or key on it, or it is a lowercase token), one rendering in code and data."""
+    decision = shape_decision(literal.value)
+    shape_kept = decision.preserve_reason if decision.translation_type is TranslationType.PRESERVE else None
+    if literal.where == "attribute":
+        if shape_kept is not None:  # GROUND_TRUTH_OUTPUT = _FILENAME
+            return _decision(TranslationType.PRESERVE, shape_kept, "task attribute: " + decision.typing_rule)
+        return _decision(TranslationType.TRANSLATE_FREE, None, "task text attribute (PROMPT/GOAL/...)")
+    if literal.in_container:
+        rule = "code: item of a constant list (checks iterate it)"
+        return _decision(TranslationType.PRESERVE, PreserveReason.EVALUATOR_TOKEN, rule)
+    if literal.is_dict_key:
+        return _decision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, "code: dict key")
+    if shape_kept is not None:
+        return _decision(TranslationType.PRESERVE, shape_kept, "code: " + decision.typing_rule)
+    if _CODE_NAME.fullmatch(literal.value.strip()):
+        # lowercase words in checks are usually matched against data ("pizza" in subject.lower()):
+        # kept unless the trial shows they can move with the data
+        return _decision(TranslationType.PRESERVE, PreserveReason.EVALUATOR_TOKEN, "code: lowercase check token")
+    if decision.translation_type is TranslationType.TRANSLATE_FREE and literal.where == "function_literal":
+        rule = "code: text literal (one rendering in code and data)"
+        return _decision(TranslationType.TRANSLATE_CANONICAL, None, rule)
+    return _decision(TranslationType.TRANSLATE_CANONICAL, None, "code: " + decision.typing_rule)
+
+
+def tool_message_decision(text: str) -> TypeDecision:
+    """A string a tool returns or raises: a message when it has three words or more, else a value."""
+    decision = shape_decision(text)
+    if decision.translation_type is TranslationType.PRESERVE:
+        return decision
+    if len(WORD.findall(text)) < 3:
+        return _decision(TranslationType.PRESERVE, PreserveReason.EVALUATOR_TOKEN, "tool code: a value, not a message")
+    return _decision(TranslationType.TRANSLATE_FREE, None, "tool message (returned or raised)")

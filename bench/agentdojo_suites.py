@@ -24,7 +24,7 @@ from rich.table import Table
 
 
 def main(argv: list[str] | None = None) -> int:
-    from analyzers.agentdojo import analyze_agentdojo
+    from analyzers.analyze import analyze_benchmark
     from babelflow.settings import BabelflowSettings, apply_offline_environment
     from flows.adapt import adapt
     from source_benchmarks import get_benchmark
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             bench = get_benchmark(benchmark_id)
             messages: list[str] = []
             started = time.perf_counter()
-            ir = analyze_agentdojo(bench, progress=messages.append)
+            ir = analyze_benchmark(bench, progress=messages.append)
             analysis = time.perf_counter() - started
             rounds = sum(1 for m in messages if m.startswith("perturbation trial") and m.split()[-1].isdigit())
             types = Counter(e.translation_type.value for e in ir.elements)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
@@ -109,6 +110,55 @@ class TracedBenchmark(Protocol):
     def task_functions(self, task_id: str) -> set[str]: ...
 
     def watched_tasks(self, limit: int) -> set[str]: ...
+
+
+# ---- perturbation trials (code and data typed together: Capability.PERTURBATION_ANALYSIS) ------------
+
+
+class DataFileFacts(Record):
+    """How a benchmark reads the texts of one data file, for the analysis that types them by shape and trial."""
+
+    model: str | None = Field(default=None, description="'module:qualname' of the pydantic model the file loads into")
+    model_path: tuple[str, ...] = Field(default=(), description="where the file sits in that model (an included file)")
+    reparsed: bool = Field(default=False, description="formatted and re-parsed at run time: an escape changes meaning")
+    messages: bool = Field(default=False, description="its texts are messages: prose, never one canonical value")
+    read_by_tasks: bool = Field(default=True, description="False: no task's environment or checks ever read it")
+    unread_keys: tuple[str, ...] = Field(default=(), description="leaves under these keys never reach a task")
+
+
+class ComposedText(Record):
+    """A text of a task its benchmark composes at import time from other tasks, located at their module."""
+
+    qualname: str = Field(description="'<task class>.<attribute>', e.g. UserTask3.PROMPT")
+    text: str
+
+
+class TaskCode(Record):
+    """A class whose literals a task's checks and ground truth hold."""
+
+    artifact: str = Field(description="the Python artifact (ArtifactSpec.path) that defines it")
+    qualname: str
+
+
+@runtime_checkable
+class PerturbedBenchmark(Protocol):
+    """A benchmark whose code and data texts are typed together by a perturbation trial
+    (Capability.PERTURBATION_ANALYSIS): what the analysis reads from it beyond the SourceBenchmark protocol.
+    The trial's perturbed copies open through its family's `open_variant`."""
+
+    text_attributes: frozenset[str]  # class attributes of a task that hold text (PROMPT, GOAL, ...)
+
+    def data_file(self, spec: ArtifactSpec) -> DataFileFacts: ...
+
+    def python_module(self, spec: ArtifactSpec) -> ModuleType: ...
+
+    def tool_functions(self, spec: ArtifactSpec) -> list[str]: ...
+
+    def docstring_pieces(self, doc: str) -> list[str]: ...
+
+    def composed_texts(self, spec: ArtifactSpec) -> list[ComposedText]: ...
+
+    def task_code(self, task_id: str) -> list[TaskCode]: ...
 
 
 # ---- code trials (analysis evidence for code texts) -------------------------------------------------

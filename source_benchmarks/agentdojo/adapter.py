@@ -7,9 +7,11 @@ overlay for the texts that live in Python (prompts, goals, checks' literals, too
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal
 
 from babelflow.atomic_io import sha256_file
@@ -17,13 +19,22 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFingerprint, ArtifactFormat
 from babelflow.progress import tracked
 from babelflow.variant import CodeOverlay
-from source_benchmarks.agentdojo.files import package_root, suite_artifacts
-from source_benchmarks.agentdojo.loader import LATEST_VERSION, agentdojo_version, get_suite
+from source_benchmarks.agentdojo.code_overlay import TEXT_ATTRIBUTES, docstring_pieces
+from source_benchmarks.agentdojo.combinations import combined_parts, default_combination
+from source_benchmarks.agentdojo.files import module_path, package_root, suite_artifacts
+from source_benchmarks.agentdojo.loader import LATEST_VERSION, VERSIONS, agentdojo_version, get_suite
 from source_benchmarks.agentdojo.replay import replay_do_nothing, replay_injection_task, replay_user_task
 from source_benchmarks.agentdojo.suite_view import variant_suite
-from source_benchmarks.yaml_io import load_yaml
 from source_benchmarks.formats import confined_file, read_text
-from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
+from source_benchmarks.protocol import (
+    ArtifactSpec,
+    ComposedText,
+    DataFileFacts,
+    ReplayOutcome,
+    TaskCode,
+    ToolCallObserver,
+)
+from source_benchmarks.yaml_io import load_yaml
 
 PREFIX = "agentdojo-"
 
@@ -99,6 +110,58 @@ class AgentDojoBenchmark:
     def tool_schemas(self) -> list[dict[str, Any]]:
         return [{"name": t.name, "description": t.description, "parameters": t.parameters.model_json_schema()} for t in self.suite.tools]
 
+    # ---- what the perturbation trial reads (protocol.PerturbedBenchmark) -----------------------
+    text_attributes = frozenset(TEXT_ATTRIBUTES)
+
+    def data_file(self, spec: ArtifactSpec) -> DataFileFacts:
+        """The environment (and its `!include` files) loads into the suite's environment model after
+        `str.format` with the injection vectors' defaults, then YAML parsing; the system message reaches no task."""
+        name = spec.path.rsplit("/", 1)[-1]
+        if name == "system_messages.yaml":
+            return DataFileFacts(messages=True, read_by_tasks=False)
+        if name == "injection_vectors.yaml":
+            return DataFileFacts(reparsed=True, messages=True, unread_keys=("description",))
+        model = self.source_suite.environment_type
+        where = (name.removesuffix(".yaml"),) if "/include/" in spec.path else ()
+        return DataFileFacts(model=f"{model.__module__}:{model.__qualname__}", model_path=where, reparsed=True)
+
+    def python_module(self, spec: ArtifactSpec) -> ModuleType:
+        return sys.modules["agentdojo." + spec.path.removesuffix(".py").replace("/", ".")]
+
+    def tool_functions(self, spec: ArtifactSpec) -> list[str]:
+        """The suite's tools this module defines (their docstrings are the tool descriptions)."""
+        module = self.python_module(spec).__name__
+        return sorted({t.run.__name__ for t in self.source_suite.tools if t.run.__module__ == module})
+
+    def docstring_pieces(self, doc: str) -> list[str]:
+        return docstring_pieces(doc)
+
+    def composed_texts(self, spec: ArtifactSpec) -> list[ComposedText]:
+        """PROMPT and GROUND_TRUTH_OUTPUT of the tasks AgentDojo's TaskCombinator makes from two tasks of this
+        module, where they are not the combinator's default (composed from the parts' texts at run time,
+        which the variant translates): `create_combined_task("UserTaskN", ...)` names them at the parts' module."""
+        module = self.python_module(spec).__name__
+        found = []
+        for task in self.source_suite.user_tasks.values():
+            parts = combined_parts(type(task))
+            if not parts or type(parts[0]).__module__ != module:
+                continue
+            default = default_combination(type(task).__name__, parts)
+            for attr in ("PROMPT", "GROUND_TRUTH_OUTPUT"):
+                value = getattr(task, attr, "")
+                if value and value != getattr(default, attr, None):
+                    found.append(ComposedText(qualname=f"{type(task).__name__}.{attr}", text=value))
+        return found
+
+    def task_code(self, task_id: str) -> list[TaskCode]:
+        """The task's class, or for a combined task the classes of its parts (recursively)."""
+        tasks = {**self.source_suite.user_tasks, **self.source_suite.injection_tasks}
+        classes = [type(tasks[task_id])]
+        while any(combined_parts(c) for c in classes):
+            parts = [type(p) for c in classes for p in combined_parts(c)]
+            classes = parts + [c for c in classes if not combined_parts(c)]
+        return [TaskCode(artifact=module_path(cls.__module__), qualname=cls.__name__) for cls in classes]
+
     # ---- execution ---------------------------------------------------------------------------
     def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True, label: str | None = None) -> list[ReplayOutcome]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
@@ -128,8 +191,6 @@ class AgentDojoBenchmark:
 
 def with_version(benchmark_id: str, version: str | None) -> str:
     """`--version v1.1.1` on `agentdojo-travel` -> `agentdojo-travel@v1.1.1` (None: the newest)."""
-    from source_benchmarks.agentdojo.loader import VERSIONS
-
     if version is None:
         return benchmark_id
     if not benchmark_id.startswith(PREFIX):

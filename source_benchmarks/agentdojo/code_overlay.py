@@ -19,10 +19,12 @@ from typing import Any
 
 from babelflow.text import WORD
 from babelflow.variant import CodeOverlay
+from source_benchmarks.agentdojo.combinations import combinator, combined_parts
 from source_benchmarks.agentdojo.files import module_path
 from source_benchmarks.agentdojo.loader import load_module
 
-TEXT_ROLES = ("prompt",)  # class attributes holding text (PROMPT, GOAL, GROUND_TRUTH_OUTPUT, COMMENT)
+TEXT_ROLES = ("prompt",)  # the overlay role of the class attributes holding text
+TEXT_ATTRIBUTES = ("PROMPT", "GOAL", "GROUND_TRUTH_OUTPUT", "COMMENT")  # a task's text attributes
 
 
 def _swap(value: Any, table: dict[str, str]) -> Any:
@@ -108,27 +110,6 @@ class TranslatedModule:
             if owner == cls.__name__:
                 body[attr] = target
         return type(cls.__name__, (cls,), body)
-
-
-COMBINATOR_MODULE = "agentdojo.task_suite.task_combinators"
-
-
-def combined_parts(cls: type) -> list[Any]:
-    """The two tasks a `TaskCombinator` task runs (its methods close over them), else []."""
-    if cls.__module__ != COMBINATOR_MODULE:
-        return []
-    fn = vars(cls).get("ground_truth")
-    return [c.cell_contents for c in (fn.__closure__ or ()) if hasattr(c.cell_contents, "ground_truth")] if fn else []
-
-
-def combinator() -> Any:
-    """A TaskCombinator bound to no suite: `_create_combined_task` builds the class without registering it."""
-    return load_module(COMBINATOR_MODULE).TaskCombinator(None)
-
-
-def default_combination(name: str, parts: list[Any]) -> type:
-    """The class AgentDojo's combinator makes from these parts with its default texts."""
-    return combinator()._create_combined_task(name, parts[0], parts[1])
 
 
 class _Translator:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
 
 from babelflow.ir import ArtifactFormat, ArtifactRole
+from source_benchmarks.agentdojo.combinations import COMBINATOR_MODULE, combined_parts
 from source_benchmarks.protocol import ArtifactSpec
 
 
 def package_root() -> Path:
-    import importlib.util
-
     spec = importlib.util.find_spec("agentdojo")
     assert spec is not None and spec.origin is not None
     return Path(spec.origin).resolve().parent
@@ -36,11 +36,9 @@ def suite_artifacts(suite: Any) -> list[ArtifactSpec]:
         specs.append(ArtifactSpec(path=f"{folder}/include/{include.name}", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE))
     specs.append(ArtifactSpec(path=f"{folder}/injection_vectors.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE))
     specs.append(ArtifactSpec(path="data/system_messages.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.POLICY))
-    from source_benchmarks.agentdojo.code_overlay import combined_parts
-
     tasks = [*suite.user_tasks.values(), *suite.injection_tasks.values()]
     tasks += [p for t in tasks for p in combined_parts(type(t))]
-    task_modules = sorted({type(t).__module__ for t in tasks} - {"agentdojo.task_suite.task_combinators"})
+    task_modules = sorted({type(t).__module__ for t in tasks} - {COMBINATOR_MODULE})
     for name in task_modules:
         specs.append(ArtifactSpec(path=module_path(name), format=ArtifactFormat.PYTHON, role=ArtifactRole.PROMPT_CODE))
     tool_modules = sorted({f.run.__module__ for f in suite.tools})

@@ -21,7 +21,6 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 
-from analyzers import agentdojo as analyzer
 from analyzers import heuristics
 from tests.babelflow.test_patterns_linear import (
     LONG,
@@ -67,7 +66,7 @@ PATTERNS = stage_patterns()
 def test_the_stage_patterns_are_discovered() -> None:
     found = list(PATTERNS.values())
     assert language_checks._CLAUSE in found and language_checks._BRACED in found
-    assert simulated_model._TOKEN in found and analyzer._KEPT_SLOT in found
+    assert simulated_model._TOKEN in found and heuristics._KEPT_SLOT in found
     assert len(found) >= 30
 
 
@@ -113,8 +112,8 @@ def test_stage_pattern_is_linear_on_adversarial_text(name: str) -> None:
 # The scanners that replaced super-linear patterns, with the characters those patterns named.
 SCANNERS: dict[str, tuple[Callable[[str], object], str, tuple[str, ...]]] = {
     "language_checks._masked": (language_checks._masked, "{}[]@_#/:h a1", ("a" * LONG,)),
-    "analyzers.agentdojo._kept_spans": (
-        analyzer._kept_spans,
+    "heuristics.kept_spans": (
+        heuristics.kept_spans,
         "{}@.+-_/\\:w a1",
         ("+-" * (LONG // 2), "{}a" * (LONG // 3), "www." * (LONG // 4), "a@" * (LONG // 2)),
     ),
@@ -195,7 +194,7 @@ def test_clauses_keep_their_matches(text: str, clauses: list[str]) -> None:
     ],
 )
 def test_kept_spans_keep_their_matches(text: str, spans: list[str]) -> None:
-    assert [text[start:end] for start, end in analyzer._kept_spans(text)] == spans
+    assert [text[start:end] for start, end in heuristics.kept_spans(text)] == spans
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,7 @@ def test_variant_tool_output_keeps_unicode_where_upstream_escapes_it():
 
 @pytest.fixture(scope="module")
 def banking_ir(analyzed):
-    # analyze_benchmark hands AgentDojo ids to analyze_agentdojo (default profile): the session's
+    # analyze_benchmark types AgentDojo by perturbation trial (default profile): the session's
     # one analysis of banking, also the IR test_banking_variant.py adapts
     return analyzed("agentdojo-banking")
 
@@ -99,14 +99,42 @@ def test_benchmark_ids_and_versions():
 
 @pytest.mark.slow
 def test_a_reviewed_override_wins_over_the_trial(banking_ir):
-    from analyzers.agentdojo import analyze_agentdojo
+    from analyzers.analyze import analyze_benchmark
     from analyzers.profile import ElementOverride, load_profile
     from babelflow.ir import PreserveReason, TranslationType
     from source_benchmarks import get_benchmark
 
     target = next(e for e in banking_ir.elements if e.artifact.endswith("environment.yaml") and e.translation_type is TranslationType.TRANSLATE_FREE)
     override = ElementOverride(element=target.id, type=TranslationType.PRESERVE, reason=PreserveReason.LINKED_ENTITY, note="reviewer: keep")
-    ir = analyze_agentdojo(get_benchmark("agentdojo-banking"), load_profile("agentdojo-banking", extra_overrides=[override]))
+    profile = load_profile("agentdojo-banking", extra_overrides=[override])
+    ir = analyze_benchmark(get_benchmark("agentdojo-banking"), profile)
     element = next(e for e in ir.elements if e.id == target.id)
     assert element.translation_type is TranslationType.PRESERVE and element.typing_rule.startswith("profile override")
     assert ir.profile_sha256 != banking_ir.profile_sha256  # the IR (and the flow's cache) follow the decision
+
+
+def test_the_trial_reads_the_suite_through_the_benchmark():
+    """What analyzers/perturbation_trial.py needs comes from the adapter (protocol.PerturbedBenchmark), not from
+    importing this package: a combined task's literals live in its parts' classes; an `!include` file sits in
+    its field of the environment model; the system message reaches no task."""
+    from source_benchmarks import get_benchmark
+    from source_benchmarks.protocol import PerturbedBenchmark
+
+    slack = get_benchmark("agentdojo-slack")
+    assert isinstance(slack, PerturbedBenchmark)
+    parts = slack.task_code("user_task_18")
+    assert [p.qualname for p in parts] == ["UserTask1", "UserTask5"]
+    assert parts[0].artifact.endswith("slack/user_tasks.py")
+    assert [p.qualname for p in slack.task_code("user_task_1")] == ["UserTask1"]
+    tasks = next(s for s in slack.artifacts() if s.path.endswith("slack/user_tasks.py"))
+    composed = {c.qualname for c in slack.composed_texts(tasks)}
+    assert "UserTask18.PROMPT" in composed and slack.python_module(tasks).__name__.endswith("slack.user_tasks")
+    workspace = get_benchmark("agentdojo-workspace")
+    yaml_files = [s for s in workspace.artifacts() if s.format.value == "yaml"]
+    files = {s.path.rsplit("/", 1)[-1]: workspace.data_file(s) for s in yaml_files}
+    inbox = files["inbox.yaml"]
+    assert inbox.model_path == ("inbox",) and inbox.model is not None and inbox.model.endswith(":WorkspaceEnvironment")
+    assert not files["system_messages.yaml"].read_by_tasks
+    assert files["injection_vectors.yaml"].unread_keys == ("description",)
+    tools = next(s for s in workspace.artifacts() if s.role.value == "tool_code" and "email" in s.path)
+    assert "send_email" in workspace.tool_functions(tools)
