@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 import orjson
+from babel import Locale, UnknownLocaleError
 from pydantic import Field, ValidationError
 
 from babelflow.atomic_io import write_bytes_atomic
@@ -144,8 +145,6 @@ def seed_from_cldr(
 
     `terms` are the English source names (e.g. "Monday", "France", "US Dollar") to look up.
     """
-    from babel import Locale, UnknownLocaleError
-
     try:
         target = Locale.parse(cmap.language, sep="-")
     except (UnknownLocaleError, ValueError) as exc:

@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import langcodes
+from babel import Locale, UnknownLocaleError
+from babel.numbers import get_decimal_symbol, get_group_symbol
+
 from babelflow.language_tag import tag_too_long
 
 _DATA = Path(__file__).with_name("data") / "language_data.toml"
@@ -48,8 +52,6 @@ def _table() -> dict:
 
 def script_of_tag(tag: str) -> str:
     """ISO 15924 script of a tag (CLDR likely subtags); pseudo-locales by what they render."""
-    import langcodes
-
     if tag == "ar-XB":
         return "Arab"
     if tag_too_long(tag):  # never handed to the parsers (checked at the CLI; this is the last guard)
@@ -82,9 +84,6 @@ def language_data(tag: str) -> LanguageData:
 
 
 def _cldr_numbers_and_months(tag: str) -> tuple[str, str, dict[str, int]]:
-    from babel import Locale, UnknownLocaleError
-    from babel.numbers import get_decimal_symbol, get_group_symbol
-
     try:
         locale = Locale.parse("en" if tag_too_long(tag) else tag, sep="-")
     except (UnknownLocaleError, ValueError):

@@ -13,6 +13,8 @@ import re
 import threading
 from functools import lru_cache
 
+from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+
 from babelflow.errors import BabelflowError
 
 _LETTERS = re.compile(r"[^\W\d_]")
@@ -20,8 +22,6 @@ _lock = threading.Lock()
 
 
 def _lingua_language(tag: str):
-    from lingua import IsoCode639_1, Language
-
     base = tag.split("-")[0].upper()
     code = getattr(IsoCode639_1, base, None)
     if code is None:
@@ -35,8 +35,6 @@ def supported(tag: str) -> bool:
 
 @lru_cache(maxsize=8)
 def _detector(tags: tuple[str, ...]):
-    from lingua import LanguageDetectorBuilder
-
     languages = [_lingua_language(tag) for tag in tags]
     if any(language is None for language in languages) or len(set(languages)) < 2:
         raise BabelflowError(f"No language identifier for {', '.join(tags)}", field="--lang", fix="lingua knows 75 languages by ISO 639-1 code; pseudo-locales are checked by their rendering")

@@ -5,10 +5,14 @@ builds one of these too, so both import the schema from here."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Literal
 
 import langcodes
+from babel import Locale
+from babel.dates import format_date
+from babel.numbers import format_currency, format_decimal
 from pydantic import Field, field_validator
 
 from babelflow.ir import Record
@@ -74,12 +78,6 @@ class LanguagePack(Record):
 
     def conventions(self) -> dict[str, str]:
         """Number, date and currency conventions from CLDR (babel)."""
-        import datetime
-
-        from babel import Locale
-        from babel.dates import format_date
-        from babel.numbers import format_currency, format_decimal
-
         locale = Locale.parse(self.cldr_locale, sep="_" if "_" in self.cldr_locale else "-")
         return {
             "decimal_example": format_decimal(1234567.89, locale=locale),

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from babelflow.errors import BabelflowError
 from babelflow.state_layout import StateLayout
 
 
@@ -62,8 +63,6 @@ def ensure_state_dirs(settings: BabelflowSettings) -> None:
 
     Prefect does not create PREFECT_HOME's parent, and SQLite cannot open a database in a folder
     that does not exist: a fresh clone has no `.babelflow/` until this runs."""
-    from babelflow.errors import BabelflowError
-
     folders = [settings.resolved_state_dir(), Path(os.environ["PREFECT_HOME"]), Path(os.environ["PREFECT_LOCAL_STORAGE_PATH"])]
     for folder in folders:
         try:

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import requests
+
 from babelflow.llm.config import ProviderConfig
 from babelflow.llm.costs import CostLedger, estimate_tokens
 from babelflow.llm.failures import read_failure, to_exception
@@ -84,7 +86,7 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
     OPENAI_API_KEY and add OPENAI_ORG_ID / OPENAI_PROJECT_ID as headers, so the key is explicit
     (a placeholder it never sends when there is none) and the rest omitted. Redirects are not
     followed (redirects.py)."""
-    import openai
+    import openai  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
     base_url = base_url or config.base_url
     http_client = openai.DefaultHttpxClient(follow_redirects=False)  # the SDK's defaults otherwise
@@ -109,7 +111,7 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
 def anthropic_client(config: ProviderConfig) -> Any:
     """Anthropic SDK client for `config`: its own key only, the SDK's retries off (ours retry),
     redirects not followed (redirects.py)."""
-    import anthropic
+    import anthropic  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
     return anthropic.Anthropic(
         api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout,
@@ -119,7 +121,7 @@ def anthropic_client(config: ProviderConfig) -> Any:
 
 class OpenAIChat:
     def __init__(self, config: ProviderConfig):
-        import openai
+        import openai  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
         self.sdk, self.config = openai, config
         self.plan = plan_request(config)
@@ -153,7 +155,7 @@ class OpenAIChat:
 
 class AnthropicChat:
     def __init__(self, config: ProviderConfig):
-        import anthropic
+        import anthropic  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
         self.sdk, self.config = anthropic, config
         self.plan = plan_request(config)
@@ -190,15 +192,13 @@ class _HandledByUs(logging.Filter):
     we retry and report ourselves; drop those records, keep everything else it logs."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        import requests
-
         handled = record.exc_info and isinstance(record.exc_info[1], (requests.Timeout, requests.ConnectionError, ValueError))
         return not (record.msg == "Request failed" and handled)
 
 
 class DashScopeChat:
     def __init__(self, config: ProviderConfig):
-        import dashscope
+        import dashscope  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
         self.sdk, self.config = dashscope, config
         self.plan = plan_request(config)
@@ -209,8 +209,7 @@ class DashScopeChat:
         self.session = NoRedirectSession()  # the SDK's shared session would follow a redirect
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
-        import requests
-        from dashscope.api_entities.dashscope_response import GenerationResponse
+        from dashscope.api_entities.dashscope_response import GenerationResponse  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
         extra: dict[str, Any] = {"base_address": self.config.base_url} if self.config.base_url else {}
         try:

@@ -8,11 +8,14 @@ Prefect table artifact with ``publish_costs`` (call it inside a flow or task run
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
 from pydantic import Field
+from rich.table import Table
 
+from babelflow.atomic_io import write_bytes_atomic
 from babelflow.ir import Record
 
 CHARS_PER_TOKEN = 4
@@ -91,8 +94,6 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
 
 
 def cost_table(report: CostReport, title: str = "model usage"):
-    from rich.table import Table
-
     table = Table(title=title)
     for column in ("stage", "language", "provider", "model", "agent", "requests", "input tokens", "output tokens"):
         table.add_column(column, justify="right" if column in ("requests", "input tokens", "output tokens") else "left")
@@ -102,17 +103,13 @@ def cost_table(report: CostReport, title: str = "model usage"):
 
 
 def save_costs(report: CostReport, path: Path) -> Path:
-    from babelflow.atomic_io import write_bytes_atomic
-
     write_bytes_atomic(Path(path), report.model_dump_json(indent=2).encode() + b"\n")
     return Path(path)
 
 
 def publish_costs(report: CostReport, key: str = "model-costs", description: str = "token usage per stage, language and provider"):
     """Publish the report as a Prefect table artifact (inside a flow/task run); returns its id."""
-    import re
-
-    from prefect.artifacts import create_table_artifact
+    from prefect.artifacts import create_table_artifact  # noqa: PLC0415 - Prefect (~6 s) only when publishing from a run
 
     safe_key = re.sub(r"[^a-z0-9-]+", "-", key.lower()).strip("-") or "model-costs"
     return create_table_artifact(key=safe_key, table=cost_rows(report) or [{"stage": "none", "requests": "0"}], description=description)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+import babel
+
 from babelflow.errors import BabelflowError
 
 
@@ -51,8 +53,6 @@ class PromptLibrary:
 def language_name(tag: str) -> str:
     """'Chinese (Simplified) (zh-Hans)' where CLDR knows the tag, else the tag itself."""
     try:
-        import babel
-
         return f"{babel.Locale.parse(tag, sep='-').english_name} ({tag})"
     except Exception:  # noqa: BLE001 - unknown to CLDR (pseudo-locales, private use)
         return tag

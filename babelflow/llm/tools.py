@@ -34,7 +34,7 @@ class ToolTurn:
 
 class _OpenAITools:
     def __init__(self, config: ProviderConfig):
-        import openai
+        import openai  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
         self.sdk, self.config = openai, config
         base_url = config.base_url or (DASHSCOPE_COMPATIBLE if config.provider == "dashscope" else None)
@@ -80,7 +80,7 @@ def anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
 
 class _AnthropicTools:
     def __init__(self, config: ProviderConfig):
-        import anthropic
+        import anthropic  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
         self.sdk, self.config = anthropic, config
         self.client = anthropic_client(config)
