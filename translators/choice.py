@@ -8,8 +8,12 @@ chosen silently: the chosen translator's id is in the manifest, the stats and th
 
 from __future__ import annotations
 
+import langcodes
+
 from babelflow.errors import BabelflowError
 from babelflow.language_pack import LanguagePack
+from translators.apertium import apertium_binary, installed_modes, mode_for
+from translators.interface import TranslationResponse, TranslationUsage
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES
 
 AUTO = "auto"
@@ -17,8 +21,6 @@ NONE = "none"  # no translator: export writes empty targets (for human translato
 
 
 def _iso3(tag: str) -> str:
-    import langcodes
-
     try:
         return langcodes.Language.get(tag).to_alpha3()
     except LookupError:
@@ -29,8 +31,6 @@ def default_spec(language: str, pack: LanguagePack, source_language: str = "en")
     """`pseudo`, `apertium` or None (no offline translator for this language on this machine)."""
     if pack.is_pseudo or language in SUPPORTED_PSEUDO_LOCALES:
         return "pseudo"
-    from translators.apertium import apertium_binary, installed_modes, mode_for
-
     binary = apertium_binary()
     if binary is not None and mode_for(source_language, language, installed_modes(binary)):
         return "apertium"
@@ -38,8 +38,6 @@ def default_spec(language: str, pack: LanguagePack, source_language: str = "en")
 
 
 def no_translator_error(language: str, source_language: str = "en") -> BabelflowError:
-    from translators.apertium import apertium_binary
-
     pair = f"apertium-{_iso3(source_language)}-{_iso3(language)}"
     missing = "Apertium is not installed" if apertium_binary() is None else f"no Apertium pair for {source_language}→{language} is installed"
     hint = " (did you mean the pseudo-locale en-XA?)" if language.split("-")[0] == source_language else ""
@@ -71,8 +69,6 @@ class NoTranslator:
     translator_id = "none/v1"
 
     def translate(self, request):
-        from translators.interface import TranslationResponse, TranslationUsage
-
         problem = ["no translator configured: translate this unit in the exchange file (babelflow export / import)"]
         return TranslationResponse(
             translator_id=self.translator_id,

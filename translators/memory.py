@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 
 log = logging.getLogger("babelflow.memory")
@@ -101,8 +102,6 @@ class TranslationMemory:
 
     def forget(self, keys: set[str]) -> int:
         """Drop entries (a confirmed bad translation) and rewrite the file atomically."""
-        from babelflow.atomic_io import write_bytes_atomic
-
         gone = [k for k in keys if k in self.entries]
         for key in gone:
             del self.entries[key]

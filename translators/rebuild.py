@@ -33,10 +33,12 @@ from babelflow.variant import (
     CodeOverlay,
     CodeText,
     VariantManifest,
+    load_manifest,
     save_record,
 )
 from source_benchmarks.formats import dump_document, load_document, read_text
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
 
 
 def _set_at(document: Any, path: tuple, value: Any, *, rename_key: bool) -> None:
@@ -85,8 +87,6 @@ def _write_data(spec: ArtifactSpec, source: Path, dest: Path, changes: list[tupl
 
 def _write_yaml(source: Path, dest: Path, changes: list[tuple[IRElement, str]]) -> None:
     """Round trip (ruamel.yaml): layout, comments and scalar styles of the source are kept."""
-    from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
-
     document = load_yaml(source)
     for element, target in changes:
         set_at(document, tuple(_data_locator(element).path), target)
@@ -134,8 +134,6 @@ def _overlay(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], la
 
 
 def _previous_outputs(out_root: Path) -> dict[str, ArtifactHash]:
-    from babelflow.variant import load_manifest
-
     try:
         return {o.path: o for o in load_manifest(out_root).outputs if o.inputs_sha256}
     except BabelflowError:  # no variant yet, or one we cannot read: rebuild every file

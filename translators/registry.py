@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from babelflow.errors import BabelflowError
 from babelflow.language_tag import check_language_tag
+from translators.apertium import ApertiumTranslator
+from translators.choice import NoTranslator
 from translators.interface import Translator
+from translators.providers import is_provider_spec, make_model_translator
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 
 
@@ -28,18 +31,10 @@ def make_translator(spec: str, language: str, *, costs=None) -> Translator:
             )
         return PseudoLocaleTranslator(language)
     if spec == "none":
-        from translators.choice import NoTranslator
-
         return NoTranslator()
     if spec == "apertium" or spec.startswith("apertium:"):
-        from translators.apertium import ApertiumTranslator
-
         return ApertiumTranslator(language, mode=spec.partition(":")[2] or None)
-    from translators.providers import is_provider_spec
-
     if is_provider_spec(spec):
-        from translators.providers import make_model_translator
-
         return make_model_translator(spec, language, costs=costs)
     raise BabelflowError(
         f"Unknown translator {spec!r}",

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from babelflow.llm.config import is_provider_spec, parse_spec
 from babelflow.llm.costs import CostLedger
+from translators.providers.translator import ModelTranslator
 
 
 def make_model_translator(spec: str, language: str, *, costs: CostLedger | None = None):
     """A ModelTranslator for ``spec``; raises BabelflowError (exit 2) when its key is missing."""
-    from translators.providers.translator import ModelTranslator
-
     return ModelTranslator(parse_spec(spec, field="--translator"), language, costs=costs)
 
 
