@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
+from pydantic import ValidationError
 
+from babelflow.atomic_io import sha256_file
 from babelflow.errors import BabelflowError, first_validation_error
-from babelflow.ir import ArtifactFormat
+from babelflow.ir import ArtifactFingerprint, ArtifactFormat
 from babelflow.memo import BoundedMemo
 from babelflow.progress import tracked
+from source_benchmarks.formats import load_document
 
 ArtifactOrigin = Literal["package", "source_dir", "fixture"]
 
@@ -83,8 +86,6 @@ class FileBenchmark(TaskSelection):
 
     def splits(self) -> dict[str, list[str]]:
         """The benchmark's named task splits (none when it has no split file)."""
-        from source_benchmarks.formats import load_document
-
         path = self._split_path()
         return load_document(path, ArtifactFormat.JSON) if path.exists() else {}
 
@@ -95,14 +96,9 @@ class FileBenchmark(TaskSelection):
         return "source_dir" if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents else self.packaged_origin
 
     def load_artifact(self, spec) -> Any:
-        from source_benchmarks.formats import load_document
-
         return load_document(self.artifact_path(spec), spec.format)
 
     def fingerprints(self) -> list:
-        from babelflow.atomic_io import sha256_file
-        from babelflow.ir import ArtifactFingerprint
-
         return [
             ArtifactFingerprint(path=a.path, format=a.format, role=a.role, sha256=sha256_file(self.artifact_path(a)), origin=self.origin_of(a))
             for a in self.artifacts()
@@ -111,8 +107,6 @@ class FileBenchmark(TaskSelection):
     @staticmethod
     def parse_tasks(path, raw: Any, model: Any, label: str, fix: str) -> dict[str, Any]:
         """Validate a task list with the benchmark's own Task model; the first error names its field."""
-        from pydantic import ValidationError
-
         if isinstance(raw, dict) and "tasks" in raw:
             raw = raw["tasks"]
         if not isinstance(raw, list):

@@ -11,6 +11,7 @@ usual, its `__init__` does not run. Nothing of AgentDojo is copied or changed.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 import sys
 import types
@@ -41,9 +42,7 @@ def _bypass_pipeline_init() -> None:
 
 @cache
 def agentdojo_version() -> str:
-    from importlib.metadata import version
-
-    return version("agentdojo")
+    return importlib.metadata.version("agentdojo")
 
 
 def load_module(name: str) -> Any:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.errors import BabelflowError
-from babelflow.variant import load_manifest
+from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
+from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
 from source_benchmarks.agentdojo.loader import load_module
 from source_benchmarks.yaml_io import load_yaml
 
@@ -23,9 +24,6 @@ def variant_version(base_version: str, language: str) -> str:
 
 def register_variant(variant_root: Path) -> tuple[str, Any]:
     """(benchmark version string, suite) of the variant, registered in AgentDojo's suite registry."""
-    from babelflow.variant import OVERLAY_NAME, load_overlay
-    from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark
-
     manifest = load_manifest(Path(variant_root))
     if not manifest.benchmark.startswith("agentdojo-"):
         raise BabelflowError(f"{manifest.benchmark} is not an AgentDojo variant", file=variant_root, fix="pass adapted/agentdojo-<suite>/<lang>")
