@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+import getpass
 from enum import Enum
 
 import typer
+from rich.prompt import Prompt
 
 from babelflow.errors import BabelflowError
+from babelflow.settings import BabelflowSettings
 from flows.cli_common import BENCHMARK_HELP, cli_errors, console, shown_text
-from flows.review_store import Decision, Route
+from flows.review_store import Decision, ReviewDecision, ReviewStore, Route
+from flows.server_auth import auth_path
+from flows.signoff import sign_off
+from validators.finding_kinds import suggested_route
+from validators.findings import group_findings
 
 
 class ReviewRoute(str, Enum):
@@ -35,13 +42,6 @@ def review(
     sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
 ) -> None:
     """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
-    import getpass
-
-    from rich.prompt import Prompt
-
-    from babelflow.settings import BabelflowSettings
-    from flows.review_store import ReviewDecision, ReviewStore
-
     settings = BabelflowSettings()
     store = ReviewStore(settings.layout.review_dir(benchmark, lang))
     queue = store.queue()
@@ -49,17 +49,12 @@ def review(
         raise BabelflowError("No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first")
     reviewer = reviewer or getpass.getuser()
     if sign:
-        from flows.signoff import sign_off
-
         if queue.findings:
             raise BabelflowError(f"{len(queue.findings)} findings are still open", file=store.queue_path, fix="review them and rerun the flow first")
         variant = settings.layout.variant(benchmark, lang)
         record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
         console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
         return
-    from validators.finding_kinds import suggested_route
-    from validators.findings import group_findings
-
     groups = group_findings(queue.findings)
     by_group = {g.id: g for g in groups}
     by_finding = {f.id: f for f in queue.findings}
@@ -117,9 +112,14 @@ def server(
     review forms live in the project's database either way. Every API call needs the project's
     auth string (the UI asks for it at login): it is in .babelflow/prefect/auth/, readable only by
     you; only 127.0.0.1/localhost on that port are answered."""
-    from babelflow.settings import BabelflowSettings
-    from flows.local_server import ServerRecord, check_port, run_foreground, running_server, stop_background
-    from flows.server_auth import auth_path
+    # the server's process code (urllib.request, http.client, the launcher: ~70 ms) stays off `babelflow --help`
+    from flows.local_server import (  # noqa: PLC0415
+        ServerRecord,
+        check_port,
+        run_foreground,
+        running_server,
+        stop_background,
+    )
 
     settings = BabelflowSettings()
     if stop:

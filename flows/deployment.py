@@ -21,6 +21,8 @@ from typing import Any, cast
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings, apply_offline_environment
+from flows.local_server import ensure_server
+from flows.run_guard import check_inside_project
 
 
 def deploy_time_parameters(args: argparse.Namespace) -> dict[str, Any]:
@@ -55,19 +57,17 @@ def main(argv: list[str] | None = None) -> None:
     fixed = deploy_time_parameters(args)
     try:
         apply_offline_environment(settings)
-        from flows.run_guard import check_inside_project
-
         check_inside_project(fixed, settings)  # a bad setting is an error/fix now, not a failed run later
-        from flows.local_server import ensure_server
-
         ensure_server(settings)  # PREFECT_API_URL and the auth string, for this process and the runs it starts
     except BabelflowError as exc:
         sys.stderr.write(f"error: {exc.render()}\n")
         raise SystemExit(exc.exit_code) from None
-    from prefect import serve
-    from prefect.deployments.runner import RunnerDeployment
+    # Prefect reads its settings from the environment when imported (prefect.context): only after
+    # apply_offline_environment has set the project's PREFECT_HOME and the offline variables
+    from prefect import serve  # noqa: PLC0415
+    from prefect.deployments.runner import RunnerDeployment  # noqa: PLC0415
 
-    from flows.prefect_flows import adapt_language, adapt_languages
+    from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - imports Prefect
 
     # to_deployment is sync-compatible: called from sync code it returns the deployment itself
     one = cast(RunnerDeployment, adapt_language.to_deployment(name="babelflow", tags=["babelflow"], parameters=fixed))

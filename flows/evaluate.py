@@ -11,6 +11,7 @@ variant's file hashes stay valid).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,9 +22,15 @@ from pydantic import Field
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from babelflow.language_id import identify, supported
+from babelflow.language_pack import load_pack
 from babelflow.llm.costs import CostLedger, CostReport
 from babelflow.settings import BabelflowSettings
+from babelflow.target_language import in_pack_language
+from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
+from flows.agent_models import ProviderChatModel
 from source_benchmarks import available_family_of, families, get_benchmark, open_variant
+from translators.registry import validate_language_tag
 
 SOURCE_LANGUAGE = "en"
 
@@ -79,14 +86,9 @@ def pass_hat_k(successes: list[int], trials: int) -> dict[int, float]:
 
 def language_checker(language: str) -> Callable[[str], str | None]:
     """text -> the language it is in (`language`, `en`, ...) or None when too short to tell."""
-    from babelflow.language_pack import load_pack
-    from babelflow.target_language import in_pack_language
-
     pack = load_pack(language)
     if pack.is_pseudo:  # lingua does not know pseudo-locales: their rendering is the signal
         return lambda text: (language if in_pack_language(text, pack) else SOURCE_LANGUAGE) if sum(c.isalpha() for c in text) >= 12 else None
-    from babelflow.language_id import identify, supported
-
     if language.split("-")[0] == SOURCE_LANGUAGE:
         return lambda text: language
     if not supported(language):
@@ -148,12 +150,6 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     costs: CostLedger | None = None,
 ) -> EvaluationReport:
-    import os
-
-    from babelflow.variant import OVERLAY_NAME, load_manifest, load_overlay
-    from flows.agent_models import ProviderChatModel
-    from translators.registry import validate_language_tag
-
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # tau2.registry imports litellm: stay offline
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)

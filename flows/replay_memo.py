@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.gc_pause import gc_paused
 from babelflow.memo import BoundedMemo
 from babelflow.progress import tracked
 from babelflow.settings import BabelflowSettings
@@ -51,8 +52,6 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
     memo_kind = family_of(bench.id).replay_memo()
     if memo_kind is None:
         return {}, -1
-    from babelflow.gc_pause import gc_paused
-
     reads_key, lookups_hold, replay_traced = memo_kind.reads_key, memo_kind.lookups_hold, memo_kind.replay_traced
 
     path = settings.layout.replays(bench.id) / "variant_memo.json"

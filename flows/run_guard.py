@@ -16,8 +16,10 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from babelflow.errors import BabelflowError
+from babelflow.llm.config import BASE_URL_ENV, PROVIDERS
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.registry import family_of
 
@@ -92,8 +94,6 @@ def _check_package(module: str, root: Path) -> None:
 
 def _check_endpoint(spec: str, field: str) -> None:
     """A provider spec may name no endpoint but the one configured for its provider here."""
-    from babelflow.llm.config import BASE_URL_ENV, PROVIDERS
-
     provider, _, rest = spec.partition(":")
     if provider not in PROVIDERS:
         return
@@ -109,10 +109,10 @@ def _check_endpoint(spec: str, field: str) -> None:
 def check_current_run(flow_fn: Callable[..., Any], values: Mapping[str, Any], settings: BabelflowSettings) -> None:
     """Inside a flow run: if it belongs to a deployment, check `values` (this run's deploy-time
     parameters, defaults applied) against that deployment's (the flow's defaults where it sets none)."""
-    from uuid import UUID
-
-    from prefect.client.orchestration import get_client
-    from prefect.context import FlowRunContext
+    # Prefect reads its settings from the environment when imported (prefect.context), and flows/deployment.py
+    # imports this module before it sets the project's PREFECT_HOME: only inside a run, where it is loaded already
+    from prefect.client.orchestration import get_client  # noqa: PLC0415
+    from prefect.context import FlowRunContext  # noqa: PLC0415
 
     context = FlowRunContext.get()
     # a subflow carries no deployment id: its parameters come from a parent run checked here first

@@ -23,6 +23,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from babelflow.settings import BabelflowSettings
+from flows.server_auth import basic_authorization, read_auth_string
+
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -105,16 +108,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--state", type=Path, required=True, help="the project's state folder (.babelflow)")
     args = parser.parse_args(argv)
-    from babelflow.settings import BabelflowSettings
-    from flows.server_auth import basic_authorization, read_auth_string
-
     settings = BabelflowSettings(state_dir=args.state)
     auth_string = read_auth_string(settings)
     os.environ.update(server_settings(args.port, settings.layout.prefect_home(), auth_string))
 
-    import uvicorn
-    from prefect.server.api.server import create_app
-    from prefect.settings import get_current_settings
+    # Prefect reads its settings from the environment when imported (prefect.context): after the update above
+    import uvicorn  # noqa: PLC0415
+    from prefect.server.api.server import create_app  # noqa: PLC0415
+    from prefect.settings import get_current_settings  # noqa: PLC0415
 
     api = get_current_settings().server.api
     app = ProjectGuard(
