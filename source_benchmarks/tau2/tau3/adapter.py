@@ -26,7 +26,7 @@ from source_benchmarks.tau2.tau3.client import worker_for
 from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS, task_folder
 from source_benchmarks.tau2.tau3.files import Tau3Files
 from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, Tau3Runtime, find_runtime
+from source_benchmarks.tau2.tau3.runtime import require_runtime
 
 CHUNK = 128  # tasks per request: a progress report between requests, one round trip each
 
@@ -58,13 +58,6 @@ class Tau3Task(_Loose):
 
     id: str
     evaluation_criteria: Tau3Criteria | None = None
-
-
-def require_runtime() -> Tau3Runtime:
-    found = find_runtime()
-    if isinstance(found, str):
-        raise BabelflowError(found, field="benchmark", fix=f"install τ³: {INSTALL_COMMAND}")
-    return found
 
 
 class Tau3Benchmark(Tau3Files, FileBenchmark):

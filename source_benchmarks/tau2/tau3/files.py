@@ -15,6 +15,7 @@ from source_benchmarks.formats import confined_file
 from source_benchmarks.protocol import ArtifactSpec
 from source_benchmarks.tau2.domains import Tau2DomainSpec, format_of
 from source_benchmarks.tau2.tau3.domains import USER_GUIDELINES, task_folder
+from source_benchmarks.tau2.tau3.mirrored_models import TASK_MODEL, mirrored
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
 
@@ -40,13 +41,15 @@ class Tau3Files:
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec, data = self.spec, self.spec.data_dir
-        items = [ArtifactSpec(path=f"{data}/{spec.db_file}", format=format_of(spec.db_file), role=ArtifactRole.DATABASE, data_model=spec.db_model)]
+        items = [ArtifactSpec(path=f"{data}/{spec.db_file}", format=format_of(spec.db_file), role=ArtifactRole.DATABASE, data_model=mirrored(spec.db_model))]
         if spec.user_db_file:
             items.append(ArtifactSpec(path=f"{data}/{spec.user_db_file}", format=format_of(spec.user_db_file), role=ArtifactRole.DATABASE,
-                                      data_model=spec.user_db_model))
-        # a folder of tasks holds one task per file: the model is the Task itself, not a list of them
+                                      data_model=mirrored(spec.user_db_model) if spec.user_db_model else None))
+        # the analyzer reads a tasks artifact as a list of tasks: a file holding one task (banking's
+        # task folder) names no model, so its structure is not misread (its values are traced all the same)
         for name in self.task_files():
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model="tau2.data_model.tasks:Task"))
+            model = None if task_folder(spec) else mirrored(TASK_MODEL)
+            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model=model))
         if (self.data_dir.parent / data / "split_tasks.json").is_file():
             items.append(ArtifactSpec(path=f"{data}/split_tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASK_SPLIT, translatable=False))
         for name in spec.policy_files:

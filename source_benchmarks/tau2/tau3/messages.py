@@ -14,7 +14,7 @@ from pydantic import Field
 from babelflow.ir import Record
 from source_benchmarks.protocol import ReplayOutcome
 
-Operation = Literal["hello", "task_ids", "splits", "tasks", "tool_schemas", "replay_golden", "run_do_nothing", "replay_pairs", "trace", "validate"]
+Operation = Literal["hello", "task_ids", "splits", "tasks", "tool_schemas", "replay_golden", "run_do_nothing", "replay_pairs", "trace", "validate", "model_schemas"]
 Segment = str | int
 
 
@@ -34,6 +34,7 @@ class WorkerRequest(Record):
     task_ids: list[str] | None = None
     scored: bool = True
     db_sample: int = 12
+    models: list[str] | None = Field(default=None, description="dotted τ³ models (module:Class) whose JSON schemas are wanted")
 
 
 class WorkerFailure(Record):
@@ -80,4 +81,5 @@ class WorkerReply(Record):
     pairs: list[ReplayPair] | None = None
     trace: list[TraceEntry] | None = None
     problems: list[str] | None = None
+    model_schemas: dict[str, dict[str, Any]] | None = None
     seconds: float = 0.0

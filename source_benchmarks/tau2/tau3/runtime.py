@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -69,3 +70,11 @@ def find_runtime() -> Tau3Runtime | str:
 def forget_runtime() -> None:
     """Look again next time (after an install in a running process; tests)."""
     _runtime_at.cache_clear()
+
+
+def require_runtime() -> Tau3Runtime:
+    """The installed runtime, or the refusal with the install command (exit 2)."""
+    found = find_runtime()
+    if isinstance(found, str):
+        raise BabelflowError(found, field="benchmark", fix=f"install τ³: {INSTALL_COMMAND}")
+    return found

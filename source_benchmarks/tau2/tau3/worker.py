@@ -64,6 +64,11 @@ class Worker:
 
             reply.hello = Hello(python=platform.python_version(), tau2_version=metadata.version("tau2"), pid=os.getpid())
             return reply
+        if request.op == "model_schemas":
+            from source_benchmarks.tau2.environment_factory import import_object
+
+            reply.model_schemas = {dotted: import_object(dotted).model_json_schema() for dotted in request.models or []}
+            return reply
         if request.bench is None:
             raise BabelflowError(f"worker request {request.op!r} names no benchmark", fix="this is a babelflow bug: report it")
         bench = self.harness(request.bench)
