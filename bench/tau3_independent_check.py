@@ -402,11 +402,40 @@ def _source_key(inputs: Inputs, args: argparse.Namespace) -> str:
     return digest.hexdigest()[:24]
 
 
+def merged_data(source: Path, variant: Path, into: Path) -> Path:
+    """A data/ folder for TAU2_DATA_DIR: the variant's files over the source's, as links. A babelflow
+    variant holds only the files it translated (tasks.json of banking, telecom's full task set and
+    the voice guidelines are not artifacts), τ³ needs the whole tree."""
+    for root in (source, variant):
+        for path in root.rglob("*"):
+            if path.is_file():
+                link = into / path.relative_to(root)
+                link.parent.mkdir(parents=True, exist_ok=True)
+                if link.is_symlink():
+                    link.unlink()
+                link.symlink_to(path.resolve())
+    return into
+
+
+def _missing_outputs(variant: Path) -> list[str]:
+    """Files the variant's manifest lists as written that are not there."""
+    manifest = variant / "babelflow_manifest.json"
+    if not manifest.is_file():
+        return []
+    outputs = _read_json(manifest, "variant manifest", "rebuild the variant (babelflow adapt)").get("outputs") or []
+    return sorted(o["path"] for o in outputs if isinstance(o, dict) and "path" in o and not _output_exists(variant, o["path"]))
+
+
+def _output_exists(variant: Path, path: str) -> bool:
+    return any((base / path).is_file() for base in (variant, variant / "data", variant / "data" / "tau2"))
+
+
 def run_sides(inputs: Inputs, args: argparse.Namespace) -> tuple[SideReport, SideReport]:
     cached = CACHE / f"{inputs.domain}-{_source_key(inputs, args)}.json" if not args.no_cache else None
     with tempfile.TemporaryDirectory(prefix="tau3-check-") as tmp:
         jobs = []
-        for label, data in (("source", inputs.source_data), ("variant", inputs.variant_data)):
+        variant_tree = merged_data(inputs.source_data, inputs.variant_data, Path(tmp) / "variant-data")
+        for label, data in (("source", inputs.source_data), ("variant", variant_tree)):
             out = Path(tmp) / f"{label}.json"
             if label == "source" and cached is not None and cached.is_file():
                 out.write_bytes(cached.read_bytes())
@@ -646,6 +675,9 @@ def print_report(inputs: Inputs, source: SideReport, variant: SideReport, rows: 
     documents = [d for d in differences if d.what == "document_tools"]
     for d in documents[:20]:
         print(f"  document {d.task_id}: {d.detail}")
+    for d in differences:
+        if d.what == "missing_file":
+            print(f"  file {d.task_id}: {d.detail}")
     agreeing = sum(r["agree"] for r in rows)
     kinds = Counter(d.what for d in differences)
     golden_s = sum(t.golden == 1.0 for t in source.tasks)
@@ -692,6 +724,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}\n  fix: {exc.fix}", file=sys.stderr)
         return 2
     rows, differences = compare(source, variant, inputs.names)
+    differences += [Difference(task_id=path, what="missing_file", detail="listed in the manifest's outputs, absent")
+                    for path in _missing_outputs(inputs.variant)]
     print_report(inputs, source, variant, rows, differences, args.show or ("all" if len(rows) <= 200 else "differ"))
     if args.json:
         args.json.write_text(json.dumps({"domain": inputs.domain, "rows": rows, "differences": [d.model_dump() for d in differences],
