@@ -12,7 +12,7 @@ from analyzers.heuristics import WORD
 from analyzers.linking import link_groups, value_link_groups
 from analyzers.located_evidence import LocatedEvidence, Observed
 from analyzers.model_schema import ModelSchemaFacts, annotation_at, render_role, schema_facts
-from analyzers.perturbation_trial import TrialState, record_evidence, run_trial
+from analyzers.perturbation_trial import TrialState, profile_disagreements, record_evidence, run_trial
 from analyzers.profile import LoadedProfile, empty_profile, load_profile
 from analyzers.runtime_evidence import (
     RuntimeEvidenceIndex,
@@ -459,4 +459,5 @@ def _analyze_by_trial(
         canonical = element.translation_type is TranslationType.TRANSLATE_CANONICAL
         element.canonical_group = (element.canonical_group or canonical_group) if canonical else None
     record_evidence(state, builder.located)
+    builder.findings = profile_disagreements(state)
     return builder.document(profile, value_link_groups(builder.elements, state.evidence))

@@ -24,6 +24,7 @@ from analyzers.mentions import always_token
 from analyzers.profile import LoadedProfile
 from analyzers.typing_rules import TypeDecision, override_decision
 from babelflow.ir import (
+    AnalysisFinding,
     ArtifactFormat,
     ArtifactRole,
     DataValueLocator,
@@ -385,6 +386,26 @@ def run_trial(state: TrialState, profile: LoadedProfile, progress: Progress) -> 
             still = f"{len(differing)} task(s) still differ after {MAX_TRIAL_ROUNDS} rounds"
             progress(f"perturbation trial: {still} (validation will name them)")
     _apply_overrides(state.elements, profile)  # a reviewer's decision wins over the trial
+
+
+def profile_disagreements(state: TrialState) -> list[AnalysisFinding]:
+    """Where a reviewer's override translates a field the trial had to keep (analysis route: validation
+    reports it, and the reviewer fixes the override, not the translation)."""
+    findings = []
+    for element in state.elements:
+        kept_by = state.evidence.get(element.id)
+        overridden = element.typing_rule.startswith("profile override")
+        if kept_by and overridden and element.translation_type is not TranslationType.PRESERVE:
+            findings.append(
+                AnalysisFinding(
+                    element=element.id,
+                    profile_type=element.translation_type,
+                    evidence_type=TranslationType.PRESERVE,
+                    profile_rule=element.typing_rule,
+                    evidence=f"{kept_by[0].task_id}: {kept_by[0].detail}",
+                )
+            )
+    return findings
 
 
 def record_evidence(state: TrialState, located: LocatedEvidence) -> None:

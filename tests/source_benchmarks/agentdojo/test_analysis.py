@@ -104,13 +104,23 @@ def test_a_reviewed_override_wins_over_the_trial(banking_ir):
     from babelflow.ir import PreserveReason, TranslationType
     from source_benchmarks import get_benchmark
 
-    target = next(e for e in banking_ir.elements if e.artifact.endswith("environment.yaml") and e.translation_type is TranslationType.TRANSLATE_FREE)
+    free = TranslationType.TRANSLATE_FREE
+    elements = banking_ir.elements
+    target = next(e for e in elements if e.artifact.endswith("environment.yaml") and e.translation_type is free)
     override = ElementOverride(element=target.id, type=TranslationType.PRESERVE, reason=PreserveReason.LINKED_ENTITY, note="reviewer: keep")
-    profile = load_profile("agentdojo-banking", extra_overrides=[override])
+    # a reviewer translating what the trial had to keep: the override wins, and analysis reports the disagreement
+    trial_kept = [e for e in elements if e.typing_rule.startswith("trial: holds a literal")]
+    kept = next(e for e in trial_kept if len(e.source_text.split()) > 5)
+    translated = ElementOverride(element=kept.id, type=free, note="reviewer: translate")
+    profile = load_profile("agentdojo-banking", extra_overrides=[override, translated])
     ir = analyze_benchmark(get_benchmark("agentdojo-banking"), profile)
     element = next(e for e in ir.elements if e.id == target.id)
     assert element.translation_type is TranslationType.PRESERVE and element.typing_rule.startswith("profile override")
     assert ir.profile_sha256 != banking_ir.profile_sha256  # the IR (and the flow's cache) follow the decision
+    assert next(e for e in ir.elements if e.id == kept.id).translation_type is free
+    findings = [(f.element, f.profile_type, f.evidence_type) for f in ir.analysis_findings]
+    assert findings == [(kept.id, free, TranslationType.PRESERVE)]
+    assert not banking_ir.analysis_findings
 
 
 def test_the_trial_reads_the_suite_through_the_benchmark():
