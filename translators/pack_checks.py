@@ -5,6 +5,7 @@ tokens). A failing check stops the write with the list of problems."""
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import langcodes
 
@@ -79,8 +80,13 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
             continue
         key = (pack_key, ir.benchmark, element.artifact, element.role, element.source_text, targets[element.id])
         target = targets[element.id]
-        problems += _CHECKED.get_or_compute(key, lambda e=element, t=target: tuple(_field_problems(pack, glossary, matcher, forbidden, e, t)))
+        compute = partial(_field_problem_tuple, pack, glossary, matcher, forbidden, element, target)  # typed, unlike a lambda
+        problems += _CHECKED.get_or_compute(key, compute)
     return problems
+
+
+def _field_problem_tuple(pack: LanguagePack, glossary, matcher: TermMatcher, forbidden, element, target: str) -> tuple[str, ...]:
+    return tuple(_field_problems(pack, glossary, matcher, forbidden, element, target))
 
 
 def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidden, element, target: str) -> list[str]:
