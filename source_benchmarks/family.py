@@ -31,7 +31,7 @@ class Capability(str, Enum):
     TRACED_REPLAY = "traced_replay"  # location-tagged replays and code trials (analysis evidence)
     PERTURBATION_ANALYSIS = "perturbation_analysis"  # data and code typed together by perturbation trials
     SCORED_BEHAVIOUR = "scored_behaviour"  # behaviour judged by the benchmark's ground-truth scores (utility, security)
-    FORMAT_TEMPLATES = "format_templates"  # data files go through str.format() when loaded: {…} slots and braces are syntax
+    FORMAT_TEMPLATES = "format_templates"  # data go through str.format() when loaded: {…} slots and braces are syntax
     CODE_OVERLAY = "code_overlay"  # a variant carries translated code texts applied at run time
     HARNESS_REGISTRATION = "harness_registration"  # a variant registers in the benchmark's own harness
     REPLAY_MEMO = "replay_memo"  # per-task replay results reusable across variants

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, MarkdownBlockLocator, PythonLiteralLocator, TranslationType
+from babelflow.ir import (
+    ArtifactFormat,
+    DataKeyLocator,
+    DataValueLocator,
+    IRDocument,
+    MarkdownBlockLocator,
+    PythonLiteralLocator,
+    TranslationType,
+)
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
@@ -179,7 +187,9 @@ class ValidationContext:
 
     def code_key(self, element) -> tuple[str, str, str, int] | None:
         locator = element.locator
-        return (element.artifact, locator.qualname, locator.role, locator.occurrence) if isinstance(locator, PythonLiteralLocator) else None
+        if not isinstance(locator, PythonLiteralLocator):
+            return None
+        return (element.artifact, locator.qualname, locator.role, locator.occurrence)
 
     def code_target(self, element) -> str | None:
         """A code text's rendering in the variant: the overlay's (docstrings whole), else the source

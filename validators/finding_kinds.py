@@ -111,7 +111,7 @@ for _name, _layer, _severity, _needs, _summary in (
     ("initial_state_changed", Layer.BEHAVIOR, _CRIT, _PL, "the initial DB state differs"),
     # families that declare them (source_benchmarks/family.py): data read through str.format()
     # (Capability.FORMAT_TEMPLATES), ground-truth scores beyond the reward (family.behaviour_scores())
-    ("format_slots_changed", Layer.INTEGRITY, _CRIT, _P, "the `{…}` format slots or braces of a field differ (the harness formats the file with str.format())"),
+    ("format_slots_changed", Layer.INTEGRITY, _CRIT, _P, "the `{…}` format slots or braces of a field differ (str.format() of the file)"),
     ("injectability_changed", Layer.BEHAVIOR, _CRIT, _PL, "a task's ground truth sees other injection vectors"),
 ):
     register_kind(_name, _layer, _severity, _needs, _summary)

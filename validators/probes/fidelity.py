@@ -50,7 +50,8 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             continue
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
-                findings += check_pair(validator_id, element.artifact, _code_place(element), element.id, element.source_text, element.source_text,
+                source = element.source_text
+                findings += check_pair(validator_id, element.artifact, _code_place(element), element.id, source, source,
                                        list(element.inline_tokens), ctx.language, ctx.pack)
             continue  # the overlay's texts are checked whole (below)
         target = ctx.target_text(element)
@@ -67,8 +68,9 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 fields.setdefault(key, []).append(element.id)
         for text in ctx.overlay.texts:
             ids = fields.get((text.module, text.qualname, text.role, text.occurrence), [])
-            findings += check_pair(validator_id, text.module, f"{text.qualname} ({text.role})", ids[0] if len(ids) == 1 else None, text.source, text.target, [],
-                                   ctx.language, ctx.pack)
+            element_id = ids[0] if len(ids) == 1 else None
+            where = f"{text.qualname} ({text.role})"
+            findings += check_pair(validator_id, text.module, where, element_id, text.source, text.target, [], ctx.language, ctx.pack)
     return findings
 
 

@@ -165,7 +165,8 @@ def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -
             detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
             element_id = by_path.get(("data_key", path)) or by_path.get(("data_value", path))  # name the field when it is one
             findings.append(
-                make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, _where(path), f"structure differs: {kind} ({what})", element_id=element_id, detail=detail)
+                make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, _where(path),
+                             f"structure differs: {kind} ({what})", element_id=element_id, detail=detail)
             )
     if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
         findings += _models_and_schemas(ctx, validator_id, suppressed)
@@ -193,9 +194,9 @@ def _format_slots(ctx: ValidationContext, artifact: str, source: Any, target: An
     for path, text in sorted(_strings(source), key=lambda item: str(item[0])):
         other = targets.get(path)
         if other is not None and sorted(_SLOT.findall(text)) != sorted(_SLOT.findall(other)):
+            message = "format slots or braces differ: the harness's str.format() of this file breaks or injects"
             out.append(make_finding(ctx.validator_id, Layer.INTEGRITY, "format_slots_changed", Severity.CRITICAL, artifact, _where(path),
-                                    "format slots or braces differ: the harness's str.format() of this file breaks or injects elsewhere",
-                                    element_id=ids.get(path), source=text, target=other))
+                                    message, element_id=ids.get(path), source=text, target=other))
     return out
 
 

@@ -35,7 +35,8 @@ def _english_again(project) -> str:
     ir = load_ir(project / ".babelflow" / "ir" / f"{BENCH}.json")
     element = next(
         e for e in ir.elements
-        if e.locator.kind == "data_value" and e.translation_type is TranslationType.TRANSLATE_FREE and e.artifact.endswith("environment.yaml") and len(e.source_text) > 30
+        if e.locator.kind == "data_value" and e.translation_type is TranslationType.TRANSLATE_FREE
+        and e.artifact.endswith("environment.yaml") and len(e.source_text) > 30
     )
     path = project / "adapted" / BENCH / "en-XA" / element.artifact
     document = load_yaml(path)
@@ -45,7 +46,7 @@ def _english_again(project) -> str:
 
 
 @pytest.mark.slow
-def test_validate_agentdojo_with_validators_runs_the_agents_and_merges_their_findings(project, fake, seed_analysis_cache):
+def test_validate_agentdojo_with_validators_runs_the_agents_and_merges(project, fake, seed_analysis_cache):
     seed_analysis_cache(project, BENCH)
     runner = CliRunner()
     adapt = runner.invoke(app, ["adapt", BENCH, "--lang", "en-XA"])
@@ -53,7 +54,9 @@ def test_validate_agentdojo_with_validators_runs_the_agents_and_merges_their_fin
     planted = _english_again(project)
 
     report = project / "failures.json"
-    result = runner.invoke(app, ["validate", BENCH, "--lang", "en-XA", "--validators", f"openai:{MODELS['openai']}", "--json", str(report)])
+    validators = f"openai:{MODELS['openai']}"
+    arguments = ["validate", BENCH, "--lang", "en-XA", "--validators", validators, "--json", str(report)]
+    result = runner.invoke(app, arguments)
     assert result.exit_code == 1, result.output  # the planted field is a finding
 
     requests = fake.state.requests("openai", "review")
