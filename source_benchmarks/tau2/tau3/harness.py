@@ -20,7 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from babelflow.errors import BabelflowError
+from babelflow.errors import BabelflowError, validate_input
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
@@ -64,10 +64,15 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
         documents = {}
         for name in self._documents():
             path = self.resolve(f"documents/{name}")
-            raw = load_document(path, ArtifactFormat.JSON)
-            document = Document.model_validate(raw)
+            document = validate_input(Document, load_document(path, ArtifactFormat.JSON), what=f"{name} does not fit τ³'s Document model", file=path,
+                                      fix="a policy document keeps τ³'s fields: id, title, content (strings)")
             documents[document.id] = document
         return KnowledgeBase(documents=documents)
+
+    def check_models(self) -> None:
+        super().check_models()
+        if task_folder(self.spec):
+            _ = self._knowledge_base  # every document, each named if it does not load
 
     def environment_kwargs(self) -> dict[str, Any]:
         if not task_folder(self.spec):
