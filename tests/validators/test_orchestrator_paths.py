@@ -1,0 +1,61 @@
+"""One orchestrator, two paths: `babelflow validate` (validators.run.validate_variant) and the Prefect
+flow's stages (flows/stages.py: integrity, then consistency/fidelity/behaviour, then merge) find the
+same defects on the same fields, because both call the orchestrator's layers; every probe has the
+signature probe(ctx, suppressed)."""
+
+from __future__ import annotations
+
+import inspect
+import random
+import shutil
+
+import pytest
+
+from babelflow.ir import save_ir
+from babelflow.settings import BabelflowSettings
+from bench.defects import inject_defect
+from flows import stages
+from flows.adapt import adapt
+from source_benchmarks import get_benchmark
+from validators.findings import Layer
+from validators.orchestrator import LAYERS
+from validators.run import validate_variant
+
+BENCH, LANG = "fixture-library", "en-XA"
+
+
+def test_every_probe_has_one_signature():
+    for _, probe in LAYERS.values():
+        assert list(inspect.signature(probe).parameters) == ["ctx", "suppressed"], probe.__qualname__
+
+
+def _stage_path(settings: BabelflowSettings, variant, ir_path):
+    integrity = stages.stage_integrity(settings, BENCH, LANG, None, ir_path, variant)
+    layers = [integrity] + [
+        stages.stage_layer(settings, layer, BENCH, LANG, None, ir_path, variant, integrity.suppressed)
+        for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+    ]
+    return layers, stages.stage_merge(settings, BENCH, LANG, layers, "", None, ir_path, variant)
+
+
+def _fields(failures) -> set[tuple]:
+    return {(f.layer.value, f.kind, f.severity.value, f.artifact, f.location, f.element_id) for f in failures.findings}
+
+
+@pytest.mark.parametrize("kind", ["gold_tool_name_translated", "preserved_code_literal_translated"])
+def test_cli_and_flow_stages_find_the_same_defects(tmp_path, analyzed, kind):
+    settings = BabelflowSettings(project_root=tmp_path)
+    result = adapt(BENCH, LANG, settings=settings, ir=analyzed(BENCH))
+    save_ir(result.ir, settings.layout.ir(BENCH))  # what the flow's analysis stage leaves for the others
+    variant = tmp_path / "planted"
+    shutil.copytree(result.paths.variant, variant)
+    inject_defect(kind, variant, result.ir, random.Random(0))
+
+    cli = validate_variant(get_benchmark(BENCH), variant, result.ir, LANG)
+    layers, flow = _stage_path(settings, variant, settings.layout.ir(BENCH))
+    assert _fields(cli) and _fields(flow) == _fields(cli)
+    assert flow.validators == cli.validators
+    assert layers[-1].tasks_replayed == len(get_benchmark(BENCH).task_ids(None))
+
+    again, _ = _stage_path(settings, variant, settings.layout.ir(BENCH))
+    assert again[-1].tasks_replayed == 0  # the behaviour layer's per-task cache holds
