@@ -18,14 +18,15 @@ from pathlib import Path
 def direct(benchmark: str, language: str, root: Path) -> float:
     from babelflow.settings import BabelflowSettings
     from flows import stages
+    from flows.run_setup import resolve_run
     from validators.findings import Layer
 
     settings = BabelflowSettings(project_root=root)
-    paths = stages.run_paths(settings, benchmark, language)
     started = time.perf_counter()
-    analysis = stages.stage_analyze(settings, benchmark, None, None, paths.overrides)
-    translated = stages.stage_translate(settings, benchmark, language, "pseudo", analysis.ir_path, {}, [])
-    rebuilt = stages.stage_rebuild(settings, benchmark, language, None, analysis.ir_path, translated)
+    run = resolve_run(settings, benchmark, language, translator="pseudo")
+    analysis = stages.stage_analyze(run)
+    translated = stages.stage_translate(run, analysis.ir_path, {}, [])
+    rebuilt = stages.stage_rebuild(run, analysis.ir_path, translated)
     integrity = stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir)
     layers = [integrity] + [
         stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)

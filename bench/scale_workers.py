@@ -31,6 +31,7 @@ def profile(benchmark: str, language: str) -> None:
 
     apply_offline_environment()
     from flows import stages
+    from flows.run_setup import resolve_run
     from validators.findings import Layer
 
     settings = BabelflowSettings()
@@ -42,11 +43,11 @@ def profile(benchmark: str, language: str) -> None:
         rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu})
         return out
 
-    paths = stages.run_paths(settings, benchmark, language)
-    analysis = timed("analysis (IR reused) + IR parse", lambda: stages.stage_analyze(settings, benchmark, None, None, paths.overrides))
+    run = resolve_run(settings, benchmark, language)
+    analysis = timed("analysis (IR reused) + IR parse", lambda: stages.stage_analyze(run))
     timed("IR parse (cached)", lambda: stages.read_ir(analysis.ir_path, benchmark))
-    translated = timed("translate", lambda: stages.stage_translate(settings, benchmark, language, "auto", analysis.ir_path, {}, []))
-    rebuilt = timed("rebuild", lambda: stages.stage_rebuild(settings, benchmark, language, None, analysis.ir_path, translated))
+    translated = timed("translate", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
+    rebuilt = timed("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
     integrity = timed("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir))
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):

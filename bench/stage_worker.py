@@ -37,6 +37,7 @@ def main() -> None:
     from babelflow.ir import load_ir
     from babelflow.settings import BabelflowSettings
     from flows import stages
+    from flows.run_setup import resolve_run
     from source_benchmarks import get_benchmark
     from validators.findings import Layer
 
@@ -52,10 +53,10 @@ def main() -> None:
     tasks = measure("parse inputs", parse)
     measure("tau2 golden replay + evaluate_simulation (reference)", lambda: stock_replay(bench, benchmark))
 
-    paths = stages.run_paths(settings, benchmark, "en-XA")
-    analysis = measure("analysis", lambda: stages.stage_analyze(settings, benchmark, source_dir, None, paths.overrides))
-    translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(settings, benchmark, "en-XA", "pseudo", analysis.ir_path, {}, []))
-    rebuilt = measure("rebuild", lambda: stages.stage_rebuild(settings, benchmark, "en-XA", source_dir, analysis.ir_path, translated))
+    run = resolve_run(settings, benchmark, "en-XA", translator="pseudo", source_dir=source_dir)
+    analysis = measure("analysis", lambda: stages.stage_analyze(run))
+    translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
+    rebuilt = measure("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
     integrity = measure("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir))
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
@@ -66,8 +67,8 @@ def main() -> None:
     element = next(e.id for e in ir.elements if e.translation_type.value == "translate_free" and e.artifact.endswith("tasks.json"))
 
     def rerun() -> tuple[int, int]:
-        t = stages.stage_translate(settings, benchmark, "en-XA", "pseudo", analysis.ir_path, {}, [element])
-        r = stages.stage_rebuild(settings, benchmark, "en-XA", source_dir, analysis.ir_path, t)
+        t = stages.stage_translate(run, analysis.ir_path, {}, [element])
+        r = stages.stage_rebuild(run, analysis.ir_path, t)
         i = stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir)
         rest = [stages.stage_layer(settings, layer, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir, i.suppressed) for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
         return t.retranslated_units, rest[-1].tasks_replayed

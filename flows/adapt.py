@@ -13,17 +13,19 @@ from pathlib import Path
 
 import orjson
 
+from babelflow.adaptation_run import AdaptationRun, RunPaths
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument
-from babelflow.language_pack import load_pack
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
-from flows.components import AdaptPaths, adapt_paths, analyze_or_reuse, owned_output, translator_for
+from flows.components import analyze_or_reuse, owned_output, translator_for
+from flows.run_setup import resolve_run
 from flows.stages import rebuild_into, translate_ir
 from source_benchmarks import get_benchmark
+from source_benchmarks.protocol import SourceBenchmark
 from translators.engine import TranslationOutcome
-from translators.registry import validate_language_tag
+from translators.interface import Translator
 
 
 @dataclass
@@ -31,7 +33,7 @@ class AdaptResult:
     ir: IRDocument
     outcome: TranslationOutcome
     manifest: VariantManifest
-    paths: AdaptPaths
+    paths: RunPaths
 
 
 def adapt(
@@ -53,28 +55,28 @@ def adapt(
     `costs`: a babelflow.llm.costs.CostLedger that receives a model translator's token usage."""
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
-    validate_language_tag(language)
-    pack = load_pack(language, settings.project_root)
-    translator = translator_for(translator_spec, language, pack)
+    run = resolve_run(settings, benchmark_id, language, translator=translator_spec, source_dir=source_dir, profile=profile, out=out)
+    translator = translator_for(run.translator_spec, run.language, run.pack)
     if costs is not None and hasattr(translator, "costs"):
         translator.costs = costs  # model providers report usage per stage/language/provider
     bench = get_benchmark(benchmark_id, source_dir=source_dir)
-    paths = adapt_paths(settings, benchmark_id, language, translator.translator_id, out)
-    with run_lock(settings.layout.locks(), benchmark_id, language), owned_output(settings, bench, language, paths.variant):
-        return _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profile, ir, progress, translation_progress)
+    with run_lock(settings.layout.locks(), benchmark_id, run.language), owned_output(settings, bench, run.language, run.paths.variant):
+        return _adapt_locked(run, bench, translator, ir, progress, translation_progress)
 
 
-def _adapt_locked(bench, benchmark_id, language, pack, translator, paths, profile, ir, progress, translation_progress) -> AdaptResult:
+def _adapt_locked(run: AdaptationRun, bench: SourceBenchmark, translator: Translator, ir: IRDocument | None, progress: Callable[[str], None],
+                  translation_progress: Callable[[int, int], None] | None) -> AdaptResult:
+    paths = run.paths
     if ir is None:
-        ir = analyze_or_reuse(bench, profile, paths.ir, progress)
-    elif ir.benchmark != benchmark_id:
-        raise BabelflowError(f"IR is for {ir.benchmark}, not {benchmark_id}", field="ir", fix="analyze this benchmark")
+        ir = analyze_or_reuse(bench, run.profile, paths.ir, progress)
+    elif ir.benchmark != run.benchmark:
+        raise BabelflowError(f"IR is for {ir.benchmark}, not {run.benchmark}", field="ir", fix="analyze this benchmark")
     progress("translating")
     reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
-    outcome, cmap = translate_ir(paths, benchmark_id, language, pack, translator, ir, reviewed, [], translation_progress)
+    outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress)
     progress("rebuilding")
     manifest = rebuild_into(
-        bench, ir, outcome.targets, paths.variant, language=language, canonical_map_version=cmap.version(),
-        translator_id=translator.translator_id, failed_units=len(outcome.failures), language_pack_version=f"{pack.tag}@{pack.version}",
+        bench, ir, outcome.targets, paths.variant, language=run.language, canonical_map_version=cmap.version(),
+        translator_id=translator.translator_id, failed_units=len(outcome.failures), language_pack_version=run.pack_version,
     )
     return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths)

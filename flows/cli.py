@@ -285,20 +285,14 @@ def flow(
     from flows.local_server import ensure_server, ui_base
     from flows.reporting import units_made_by
 
-    for tag in lang:
-        from translators.registry import validate_language_tag
-
-        validate_language_tag(tag)
     if validators:
         from validators.model_backends import make_validator_agents
 
         make_validator_agents(validators)  # a missing key is an error before any work starts
-    from babelflow.language_pack import load_pack
-    from babelflow.settings import BabelflowSettings as _Settings
-    from flows.components import translator_for
+    from flows.run_setup import resolve_run
 
-    for tag in lang:  # each language's translator exists (Apertium pair, provider key) before any work
-        translator_for(translator, tag, load_pack(tag, _Settings().project_root))
+    for tag in lang:  # each language resolves (tag, pack, Apertium pair or provider key) before any work
+        resolve_run(BabelflowSettings(), benchmark, tag, translator=translator, source_dir=source_dir, profile=profile, validators=validators)
     api_url, record = ensure_server(BabelflowSettings())
     from flows.prefect_flows import adapt_language, adapt_languages  # after PREFECT_API_URL is set
 

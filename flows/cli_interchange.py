@@ -11,11 +11,11 @@ import typer
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
 
 if TYPE_CHECKING:  # the commands import their modules lazily: `babelflow --help` stays fast
+    from babelflow.adaptation_run import RunPaths
     from babelflow.canonical_map import CanonicalMap
     from babelflow.ir import IRDocument
     from babelflow.language_pack import LanguagePack
     from babelflow.settings import BabelflowSettings
-    from flows.components import AdaptPaths
     from translators.interchange import ExchangeUnit
 
 
@@ -24,7 +24,7 @@ class _Context:
     """What export and import share: the IR, the exchange units and the translator for the rest."""
 
     settings: BabelflowSettings
-    paths: AdaptPaths
+    paths: RunPaths
     ir: IRDocument
     units: list[ExchangeUnit]
     translator: str
@@ -36,33 +36,29 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
     """`auto` without an offline translator for `lang` means none: the export goes out with empty
     targets (the offline path to any language); with a translator, `drafts` fills the targets."""
     from babelflow.canonical_map import load_canonical_map
-    from babelflow.language_pack import load_pack
     from babelflow.settings import BabelflowSettings
-    from flows.components import adapt_paths, analyze_or_reuse, translator_for
+    from flows.components import analyze_or_reuse, translator_for
+    from flows.run_setup import resolve_run
     from source_benchmarks import get_benchmark
+    from translators.choice import NONE
     from translators.engine import TranslationEngine, pack_glossary
     from translators.interchange import exchange_units
     from translators.memory import TranslationMemory
-    from translators.registry import validate_language_tag
 
-    validate_language_tag(lang)
     settings = BabelflowSettings()
-    pack = load_pack(lang, settings.project_root)
-    from translators.choice import AUTO, NONE, default_spec
-
-    if translator == AUTO:
-        translator = default_spec(lang, pack) or NONE
-    engine_translator = translator_for(translator, lang, pack)
-    paths = adapt_paths(settings, benchmark, lang, engine_translator.translator_id)
+    # `auto` without an offline translator for the language: the export goes out with empty targets
+    run = resolve_run(settings, benchmark, lang, translator=translator, source_dir=source_dir, auto_fallback=NONE)
+    pack, paths = run.pack, run.paths
+    engine_translator = translator_for(run.translator_spec, run.language, pack)
     bench = get_benchmark(benchmark, source_dir=source_dir)
     ir = analyze_or_reuse(bench, None, paths.ir, lambda m: None)
     cmap = load_canonical_map(paths.canonical_map, benchmark, lang)
     engine = TranslationEngine(
         engine_translator, lang, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark)
     )
-    if drafts and translator != NONE:
+    if drafts and run.translator_spec != NONE:
         engine.translate(ir, cmap)  # fills the translation memory: its drafts become the targets
-    return _Context(settings, paths, ir, exchange_units(ir, cmap, engine), translator, pack, cmap)
+    return _Context(settings, paths, ir, exchange_units(ir, cmap, engine), run.translator_spec, pack, cmap)
 
 
 @cli_errors

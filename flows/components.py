@@ -1,11 +1,10 @@
 """What the plain pipeline (`flows/adapt.py`) and the flow's stages (`flows/stages.py`) share:
-which translator a spec means, the paths one adaptation uses, and analysis that reuses a fresh IR."""
+which translator a spec means, who owns the output folder, and analysis that reuses a fresh IR."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from analyzers import ANALYZER_VERSION
@@ -35,27 +34,6 @@ def translator_for(spec: str, language: str, pack: LanguagePack, costs=None) -> 
     if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
         return PseudoLocaleTranslator(language, style=pack.offline_rendering)
     return make_translator(spec, language, costs=costs)
-
-
-@dataclass
-class AdaptPaths:
-    ir: Path
-    memory: Path
-    canonical_map: Path
-    variant: Path
-    reviewed: Path  # element id -> a reviewer's or human translator's text (review loop, imports)
-
-
-def adapt_paths(settings: BabelflowSettings, benchmark_id: str, language: str, translator_id: str, out: Path | None = None) -> AdaptPaths:
-    """The paths one adaptation with one translator uses (from the settings' layout)."""
-    layout = settings.layout
-    return AdaptPaths(
-        ir=layout.ir(benchmark_id),
-        memory=layout.memory(benchmark_id, language, translator_id),
-        canonical_map=layout.canonical_map(benchmark_id, language),
-        variant=layout.variant(benchmark_id, language, out),
-        reviewed=layout.reviewed_translations(benchmark_id, language),
-    )
 
 
 @contextmanager

@@ -24,16 +24,20 @@ from prefect.futures import wait
 from prefect.runtime import flow_run as current_flow_run
 from pydantic import Field
 
+from babelflow.adaptation_run import AdaptationRun
 from babelflow.ir import PreserveReason, Record, TranslationType
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
+from flows.components import owned_output
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_forms import SignOffForm, ask_for_review
 from flows.review_store import ReviewStore
 from flows.run_guard import check_current_run
+from flows.run_setup import resolve_run
 from flows.signoff import sign_off
+from source_benchmarks import get_benchmark
 from validators.findings import FailureSet, Layer
 
 
@@ -44,28 +48,29 @@ def _cached(stage: str):
         # results hold paths into one project's state folder (the IR, targets, the variant): a result
         # store shared by two projects (one process, or a global PREFECT_LOCAL_STORAGE_PATH) must not
         # hand one project the other's paths
-        project = stages.key_of(str(parameters["settings"].resolved_state_dir()))
+        settings = parameters["run"].settings if "run" in parameters else parameters["settings"]
+        project = stages.key_of(str(settings.resolved_state_dir()))
         return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{project}-{parameters['cache_key']}"
 
     return task(name=stage, cache_key_fn=key_fn, persist_result=True)
 
 
 @_cached("analyze")
-def analyze_task(cache_key: str, settings: BabelflowSettings, benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> stages.AnalyzeResult:
-    get_run_logger().info(f"analyzing {benchmark}: runtime trace of every task's golden replay")
-    return stages.stage_analyze(settings, benchmark, source_dir, profile, overrides)
+def analyze_task(cache_key: str, run: AdaptationRun) -> stages.AnalyzeResult:
+    get_run_logger().info(f"analyzing {run.benchmark}: runtime trace of every task's golden replay")
+    return stages.stage_analyze(run)
 
 
 @_cached("translate")
-def translate_task(cache_key: str, settings: BabelflowSettings, benchmark: str, language: str, translator: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> stages.TranslateResult:
-    result = stages.stage_translate(settings, benchmark, language, translator, ir_path, reviewed, forget)
+def translate_task(cache_key: str, run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> stages.TranslateResult:
+    result = stages.stage_translate(run, ir_path, reviewed, forget)
     get_run_logger().info(f"translated {result.retranslated_units} units ({result.stats.memory_hits} from translation memory), {len(result.failures)} failed")
     return result
 
 
 @_cached("rebuild")
-def rebuild_task(cache_key: str, settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, translated: stages.TranslateResult, out: Path | None) -> stages.RebuildResult:
-    return stages.stage_rebuild(settings, benchmark, language, source_dir, ir_path, translated, out)
+def rebuild_task(cache_key: str, run: AdaptationRun, ir_path: Path, translated: stages.TranslateResult) -> stages.RebuildResult:
+    return stages.stage_rebuild(run, ir_path, translated)
 
 
 @_cached("validate")
@@ -117,31 +122,27 @@ def _call(task_fn, **kwargs):
     return result, state.name == "Cached"
 
 
-def _one_round(settings, benchmark, language, translator, validators, source_dir, profile, out, reviewed, forget, record: RoundRecord):
-    paths = stages.run_paths(settings, benchmark, language)
-    analyze_key = stages.analyze_inputs_key(benchmark, source_dir, profile, paths.overrides)
-    analysis, cached = _call(
-        analyze_task.with_options(refresh_cache=not settings.layout.ir(benchmark).exists()),
-        cache_key=analyze_key, settings=settings, benchmark=benchmark, source_dir=source_dir, profile=profile, overrides=paths.overrides,
-    )
+def _one_round(run: AdaptationRun, reviewed: dict[str, str], forget: list[str], record: RoundRecord) -> tuple[FailureSet, Path]:
+    paths = run.paths
+    analysis, cached = _call(analyze_task.with_options(refresh_cache=not paths.ir.exists()), cache_key=stages.analyze_inputs_key(run), run=run)
     record.stages.append(StageRun(stage="analyze", cached=cached))
     # confirmed translation findings are cumulative inputs: the memory they purged stays purged
     history = sorted(f"{d.finding_id}@{d.at}" for d in ReviewStore(paths.review_dir).decisions() if d.decision == "confirm" and d.route == "translation")
-    translate_key = stages.translate_inputs_key(settings, benchmark, language, translator, analysis.ir_sha256, reviewed) + stages.key_of(history)
+    translate_key = stages.translate_inputs_key(run, analysis.ir_sha256, reviewed) + stages.key_of(history)
     translated, cached = _call(
         translate_task.with_options(refresh_cache=not paths.targets.exists()),
-        cache_key=translate_key, settings=settings, benchmark=benchmark, language=language, translator=translator, ir_path=analysis.ir_path, reviewed=reviewed, forget=forget,
+        cache_key=translate_key, run=run, ir_path=analysis.ir_path, reviewed=reviewed, forget=forget,
     )
     record.stages.append(StageRun(stage="translate", cached=cached))
     record.retranslated_units = 0 if cached else translated.retranslated_units
     record.units_by_origin = dict(translated.stats.units_by_origin)
-    variant = stages.adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
-    rebuild_key = stages.key_of(analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(variant))
+    rebuild_key = stages.key_of(analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(paths.variant))
     rebuilt, cached = _call(
-        rebuild_task.with_options(refresh_cache=not stages.variant_intact(variant)),
-        cache_key=rebuild_key, settings=settings, benchmark=benchmark, language=language, source_dir=source_dir, ir_path=analysis.ir_path, translated=translated, out=out,
+        rebuild_task.with_options(refresh_cache=not stages.variant_intact(paths.variant)),
+        cache_key=rebuild_key, run=run, ir_path=analysis.ir_path, translated=translated,
     )
     record.stages.append(StageRun(stage="rebuild", cached=cached))
+    settings, benchmark, language, source_dir, validators = run.settings, run.benchmark, run.language, run.source_dir, run.validators
     base = stages.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
     integrity, cached = _call(integrity_task, cache_key=base + "-integrity", settings=settings, benchmark=benchmark, language=language, source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir)
     record.stages.append(StageRun(stage="validate:integrity", cached=cached))
@@ -199,15 +200,15 @@ def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet,
     create_table_artifact(key=f"{key}-findings", table=failure_table_rows(failures) or [{"finding": "none"}], description=f"round {round_no}")
 
 
-def apply_decisions(settings: BabelflowSettings, benchmark: str, language: str, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
+def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
     """Route confirmed findings: analysis → profile override; translation → retranslate / reviewer text."""
     import orjson
 
     from analyzers.profile import ElementOverride
     from babelflow.atomic_io import write_bytes_atomic
 
-    paths = stages.run_paths(settings, benchmark, language)
-    reviewed_path = settings.layout.reviewed_translations(benchmark, language)
+    paths = run.paths
+    reviewed_path = paths.reviewed
     reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
     overrides = stages.load_overrides(paths.overrides)
     forget: list[str] = []
@@ -249,16 +250,15 @@ def adapt_language(
              "source_dir": source_dir, "out": out, "project_root": project_root}
     check_current_run(adapt_language.fn, asked, BabelflowSettings())
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
-    from flows.components import owned_output
-    from source_benchmarks import get_benchmark
-
-    variant = settings.layout.variant(benchmark, language, out)  # one writer per output folder (flows/components.py)
-    # the same language twice is refused; a run the lock outlived (killed) is marked Crashed in the UI
-    with run_lock(settings.layout.locks(), benchmark, language, holder=str(current_flow_run.id)) as previous, \
-            owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), language, variant), prefect_progress():
+    # resolved once (language, pack, translator, paths): every stage reads this frozen run
+    run = resolve_run(settings, benchmark, language, translator=translator, source_dir=source_dir, profile=profile, out=out, validators=validators)
+    # one writer per output folder (flows/components.py); the same language twice is refused; a run
+    # the lock outlived (killed) is marked Crashed in the UI
+    with run_lock(settings.layout.locks(), benchmark, run.language, holder=str(current_flow_run.id)) as previous, \
+            owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), run.language, run.paths.variant), prefect_progress():
         if killed := mark_killed_run_crashed(previous, str(current_flow_run.id)):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
-        return _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds)
+        return _rounds(run, review_timeout, max_rounds)
 
 
 def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | None:
@@ -291,23 +291,24 @@ def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | 
     return run_id
 
 
-def _rounds(settings, benchmark, language, profile, translator, validators, source_dir, out, review_timeout, max_rounds) -> AdaptFlowResult:
+def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFlowResult:
     logger = get_run_logger()
-    store = ReviewStore(stages.run_paths(settings, benchmark, language).review_dir)
+    benchmark, language = run.benchmark, run.language
+    store = ReviewStore(run.paths.review_dir)
     rounds: list[RoundRecord] = []
     variant = Path(".")
     run_url = _ui_url(f"runs/flow-run/{current_flow_run.id}")  # Prefect logs it once already ("View at")
     ids = {"flow_run_id": str(current_flow_run.id), "report_artifact_key": f"{artifact_key(benchmark, language)}-failure-report"}
     for round_no in range(1, max_rounds + 1):
-        reviewed, forget = apply_decisions(settings, benchmark, language, store)
+        reviewed, forget = apply_decisions(run, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
-        failures, variant = _one_round(settings, benchmark, language, translator, validators, source_dir, profile, out, reviewed, forget, record)
+        failures, variant = _one_round(run, reviewed, forget, record)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
         _publish(benchmark, language, round_no, failures, variant, record.units_by_origin)
         logger.info(f"round {round_no}: {len(failures.findings)} open findings")
         if not failures.findings:
-            return _sign(settings, benchmark, language, variant, store, rounds, review_timeout, ids, run_url)
+            return _sign(run, variant, store, rounds, review_timeout, ids, run_url)
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
             return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant, **ids)
@@ -320,11 +321,10 @@ def _rounds(settings, benchmark, language, profile, translator, validators, sour
     return AdaptFlowResult(benchmark=benchmark, language=language, status="rounds_exhausted", rounds=rounds, open_findings=[], variant_dir=variant, **ids)
 
 
-def _sign(settings, benchmark, language, variant: Path, store: ReviewStore, rounds, review_timeout: int, ids: dict[str, str], run_url: str | None) -> AdaptFlowResult:
-    from source_benchmarks import get_benchmark
-
+def _sign(run: AdaptationRun, variant: Path, store: ReviewStore, rounds: list[RoundRecord], review_timeout: int, ids: dict[str, str], run_url: str | None) -> AdaptFlowResult:
+    settings, benchmark, language = run.settings, run.benchmark, run.language
     # the behaviour layer's cache names every task; parsing a 2,285-task file just to sample 5 costs seconds
-    replayed = stages.run_paths(settings, benchmark, language).behavior_cache
+    replayed = run.paths.behavior_cache
     task_ids = sorted(orjson.loads(replayed.read_bytes())) if replayed.exists() else get_benchmark(benchmark).task_ids(None)
     sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(task_ids, min(5, len(task_ids))))
     result = AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_signoff", rounds=rounds, open_findings=[], variant_dir=variant, **ids)

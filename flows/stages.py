@@ -11,53 +11,40 @@ import gc
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 from pydantic import Field
 
+from analyzers.analyze import analyze_benchmark
 from analyzers.profile import ElementOverride, load_profile
+from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
-from babelflow.ir import IRDocument, Record
+from babelflow.ir import IRDocument, Record, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
-from babelflow.language_pack import LanguagePack, load_pack
+from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, VariantManifest
-from flows.components import AdaptPaths, adapt_paths, analyze_or_reuse, domain_name_for, translator_for
+from flows.components import analyze_or_reuse, domain_name_for, translator_for
+from flows.replay_memo import variant_replays
 from flows.review_store import ReviewStore
-from source_benchmarks import family_of, get_benchmark
-from source_benchmarks.family import Capability
+from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import SourceBenchmark
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.interface import Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import enforce
 from translators.rebuild import rebuild_variant
+from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
+from validators.model_backends import make_validator_agents
+from validators.orchestrator import review_and_merge, run_layer
+from validators.probes.policy import infer_policy
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
-STAGE_VERSIONS = {"analyze": "2", "translate": "1", "rebuild": "1", "validate": "1", "merge": "1"}
-
-
-class RunPaths(Record):
-    run_dir: Path
-    review_dir: Path
-    overrides: Path
-    targets: Path
-    behavior_cache: Path
-
-
-def run_paths(settings: BabelflowSettings, benchmark: str, language: str) -> RunPaths:
-    layout = settings.layout
-    run_dir = layout.run_dir(benchmark, language)
-    return RunPaths(
-        run_dir=run_dir,
-        review_dir=layout.review_dir(benchmark, language),
-        overrides=layout.profile_overrides(benchmark),
-        targets=run_dir / "targets.json",
-        behavior_cache=run_dir / "behavior_cache.json",
-    )
+STAGE_VERSIONS = {"analyze": "2", "translate": "1", "rebuild": "1", "validate": "2", "merge": "1"}
 
 
 _IR_CACHE: dict[tuple[str, int, int, int], IRDocument] = {}  # (path, inode, size, mtime_ns)
@@ -106,25 +93,22 @@ class AnalyzeResult(Record):
     ir_sha256: str
 
 
-def analyze_inputs_key(benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> str:
-    bench = get_benchmark(benchmark, source_dir=source_dir)
-    loaded = load_profile(benchmark, profile, load_overrides(overrides))
+def analyze_inputs_key(run: AdaptationRun) -> str:
+    bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
+    loaded = load_profile(run.benchmark, run.profile, load_overrides(run.paths.overrides))
     return key_of("analyze", STAGE_VERSIONS["analyze"], [f.sha256 for f in bench.fingerprints()], loaded.sha256)
 
 
-def stage_analyze(settings: BabelflowSettings, benchmark: str, source_dir: Path | None, profile: Path | None, overrides: Path) -> AnalyzeResult:
-    bench = get_benchmark(benchmark, source_dir=source_dir)
-    path = settings.layout.ir(benchmark)
-    loaded_overrides = load_overrides(overrides)
-    from analyzers.analyze import analyze_benchmark
-    from babelflow.ir import save_ir
-
+def stage_analyze(run: AdaptationRun) -> AnalyzeResult:
+    bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
+    path = run.paths.ir
+    loaded_overrides = load_overrides(run.paths.overrides)
     if loaded_overrides:
-        ir = analyze_benchmark(bench, load_profile(benchmark, profile, loaded_overrides))
+        ir = analyze_benchmark(bench, load_profile(run.benchmark, run.profile, loaded_overrides))
         save_ir(ir, path)
         remember(path, ir)
     else:
-        ir = analyze_or_reuse(bench, profile, path, lambda m: None)
+        ir = analyze_or_reuse(bench, run.profile, path, lambda m: None)
     keep_ir(path, ir)
     return AnalyzeResult(ir_path=path, ir_sha256=sha256_file(path))
 
@@ -146,55 +130,49 @@ def reviewed_map_key(cmap: CanonicalMap) -> str:
     return key_of(sorted((e.group, e.source, e.target) for e in cmap.entries if e.origin != "translator"))
 
 
-def translate_inputs_key(settings: BabelflowSettings, benchmark: str, language: str, translator: str, ir_sha: str, reviewed: dict[str, str]) -> str:
+def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, str]) -> str:
     """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
     changes the translator, so the cached translation must not be reused) and the pack version."""
-    cmap = load_canonical_map(settings.layout.canonical_map(benchmark, language), benchmark, language)
-    pack = load_pack(language, settings.project_root)
-    translator_id = translator_for(translator, language, pack).translator_id
-    return key_of("translate", STAGE_VERSIONS["translate"], benchmark, language, translator_id, f"{pack.tag}@{pack.version}", ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
+    cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
+    parts = (run.benchmark, run.language, run.translator_id, run.pack_version, ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
+    return key_of("translate", STAGE_VERSIONS["translate"], *parts)
 
 
 def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage: str) -> Path:
     return settings.layout.costs(benchmark, language, stage)
 
 
-def translate_ir(paths: AdaptPaths, benchmark: str, language: str, pack: LanguagePack, translator: Translator, ir: IRDocument,
-                 reviewed: dict[str, str], forget: list[str], progress: Callable[[int, int], None] | None) -> tuple[TranslationOutcome, CanonicalMap]:
+def translate_ir(run: AdaptationRun, translator: Translator, ir: IRDocument, reviewed: dict[str, str], forget: list[str],
+                 progress: Callable[[int, int], None] | None) -> tuple[TranslationOutcome, CanonicalMap]:
     """Translate the IR's units (canonical terms first), run the pack's release checks, then save
     the canonical map: nothing is written for a run the checks refuse. `forget`: element ids whose units are translated
     again (confirmed translation findings)."""
-    cmap = load_canonical_map(paths.canonical_map, benchmark, language)
-    engine = TranslationEngine(translator, language, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark))
+    cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
+    engine = TranslationEngine(translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark))
     if forget:
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress)
-    enforce(pack, ir, outcome.targets)  # release checks before anything is written, the map included
-    save_canonical_map(cmap, paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
+    enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included
+    save_canonical_map(cmap, run.paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap
 
 
-def stage_translate(settings: BabelflowSettings, benchmark: str, language: str, translator_spec: str, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
-    from babelflow.llm.costs import CostLedger, save_costs
-
-    pack = load_pack(language, settings.project_root)
+def stage_translate(run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
     ledger = CostLedger()
-    translator = translator_for(translator_spec, language, pack, costs=ledger)
-    paths = adapt_paths(settings, benchmark, language, translator.translator_id)
-    ir = read_ir(ir_path, benchmark)
-    progress = lambda done, total: report(f"translation units: {language}", done, total)  # noqa: E731
-    outcome, cmap = translate_ir(paths, benchmark, language, pack, translator, ir, reviewed, forget, progress)
+    translator = translator_for(run.translator_spec, run.language, run.pack, costs=ledger)
+    ir = read_ir(ir_path, run.benchmark)
+    progress = lambda done, total: report(f"translation units: {run.language}", done, total)  # noqa: E731
+    outcome, cmap = translate_ir(run, translator, ir, reviewed, forget, progress)
     if ledger.report().rows:
-        save_costs(ledger.report(), costs_path(settings, benchmark, language, "translate"))
-    target = run_paths(settings, benchmark, language).targets
+        save_costs(ledger.report(), costs_path(run.settings, run.benchmark, run.language, "translate"))
     data = orjson.dumps(outcome.targets, option=orjson.OPT_SORT_KEYS)
-    write_bytes_atomic(target, data)
+    write_bytes_atomic(run.paths.targets, data)
     return TranslateResult(
-        targets_path=target,
+        targets_path=run.paths.targets,
         targets_sha256=sha256_bytes(data),
         canonical_map_version=cmap.version(),
         translator_id=translator.translator_id,
-        language_pack_version=f"{pack.tag}@{pack.version}",
+        language_pack_version=run.pack_version,
         stats=outcome.stats,
         failures=outcome.failures,
         retranslated_units=outcome.stats.segments_sent,
@@ -216,13 +194,13 @@ def rebuild_into(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str]
     )
 
 
-def stage_rebuild(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, translated: TranslateResult, out: Path | None = None) -> RebuildResult:
-    bench = get_benchmark(benchmark, source_dir=source_dir)
-    ir = read_ir(ir_path, benchmark)
+def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult) -> RebuildResult:
+    bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
+    ir = read_ir(ir_path, run.benchmark)
     targets = orjson.loads(translated.targets_path.read_bytes())
-    variant = adapt_paths(settings, benchmark, language, translated.translator_id, out).variant
+    variant = run.paths.variant
     rebuild_into(
-        bench, ir, targets, variant, language=language, canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id,
+        bench, ir, targets, variant, language=run.language, canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id,
         failed_units=len(translated.failures), language_pack_version=translated.language_pack_version, ir_sha256=sha256_file(ir_path),
     )
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
@@ -249,32 +227,16 @@ class LayerResult(Record):
     variant_replays_run: int = Field(default=0, description="of those, variant replays actually executed (the rest reused: flows/replay_memo.py)")
 
 
-def _context(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path):
-    from validators.context import ValidationContext
-
+def _context(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> ValidationContext:
     bench = get_benchmark(benchmark, source_dir=source_dir)
     cmap_path = settings.layout.canonical_map(benchmark, language)
     cmap = load_canonical_map(cmap_path, benchmark, language) if cmap_path.exists() else None
     return ValidationContext(bench, variant, read_ir(ir_path, benchmark), language, cmap)
 
 
-def _scored_layer(layer: Layer, benchmark: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
-    """Families whose behaviour is judged by ground-truth scores (AgentDojo: utility/security/injectability)."""
-    from validators import agentdojo as checks
-
-    v = checks.AgentDojoValidation(get_benchmark(benchmark, source_dir=source_dir), variant, read_ir(ir_path, benchmark))
-    run = {Layer.INTEGRITY: checks.check_integrity, Layer.CONSISTENCY: checks.check_consistency, Layer.FIDELITY: checks.check_fidelity, Layer.BEHAVIOR: checks.check_behavior}[layer]
-    findings = run(v)
-    return LayerResult(layer=layer, findings=findings, tasks_replayed=len(v.source.task_ids()) if layer is Layer.BEHAVIOR else 0)
-
-
 def stage_integrity(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
-    from validators.probes.integrity import check_integrity
-
-    if Capability.SCORED_BEHAVIOUR in family_of(benchmark).capabilities:
-        return _scored_layer(Layer.INTEGRITY, benchmark, source_dir, ir_path, variant)
-
-    findings, suppressed = check_integrity(_context(settings, benchmark, language, source_dir, ir_path, variant), "probes")
+    suppressed: list[SuppressedCheck] = []
+    findings = run_layer(Layer.INTEGRITY, _context(settings, benchmark, language, source_dir, ir_path, variant), suppressed)
     return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
 
 
@@ -282,7 +244,7 @@ _POLICIES: dict[tuple, object] = {}
 _POLICY_LOCKS: dict[tuple, threading.Lock] = {}
 
 
-def share_policy(ctx, ir_path: Path, variant: Path) -> None:
+def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
     """The rendering policy inferred once per IR and variant content, not once per layer.
 
     Consistency and behaviour each get their own context (they run in parallel threads) and both
@@ -290,8 +252,6 @@ def share_policy(ctx, ir_path: Path, variant: Path) -> None:
     the IR file's identity and the content of every file in the variant folder (hashed, not taken
     from the manifest: a hand-edited variant must not reuse a stale policy): the second layer waits
     for the first one's result instead of computing it again."""
-    from validators.probes.policy import infer_policy
-
     stat = Path(ir_path).stat()
     files = sorted(p for p in Path(variant).rglob("*") if p.is_file())
     key = (str(ir_path), stat.st_ino, stat.st_size, stat.st_mtime_ns, str(variant), tuple((str(p), sha256_file(p)) for p in files))
@@ -304,35 +264,40 @@ def share_policy(ctx, ir_path: Path, variant: Path) -> None:
                 _POLICIES.pop(oldest)
                 _POLICY_LOCKS.pop(oldest, None)
             _POLICIES[key] = infer_policy(ctx)
-        ctx.inferred_policy = _POLICIES[key]
+        ctx.inferred_policy = _POLICIES[key]  # type: ignore[assignment]
 
 
 def stage_layer(settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
-    if Capability.SCORED_BEHAVIOUR in family_of(benchmark).capabilities:
-        return _scored_layer(layer, benchmark, source_dir, ir_path, variant)
-    from validators.probes.consistency import check_consistency
-    from validators.probes.fidelity import check_fidelity
-
+    """Consistency, fidelity or behaviour: the orchestrator's layer; behaviour per task, cached."""
     ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
     if layer is Layer.CONSISTENCY or (layer is Layer.BEHAVIOR and not any(s.layer is Layer.BEHAVIOR for s in suppressed)):
         share_policy(ctx, ir_path, variant)
-    if layer is Layer.CONSISTENCY:
-        return LayerResult(layer=layer, findings=check_consistency(ctx, "probes", list(suppressed)))
-    if layer is Layer.FIDELITY:
-        return LayerResult(layer=layer, findings=check_fidelity(ctx, "probes", list(suppressed)))
-    return _behavior(settings, ctx, benchmark, language, suppressed)
+    if layer is Layer.BEHAVIOR:
+        return _behavior(settings, ctx, benchmark, language, suppressed)
+    return LayerResult(layer=layer, findings=run_layer(layer, ctx, list(suppressed)))
 
 
-def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, suppressed: list[SuppressedCheck]) -> LayerResult:
+def _raw_tasks(ctx: ValidationContext) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(source, variant) task id -> its raw data, what a task's behaviour key hashes.
+
+    Raw task JSON, not model dumps: tau2 messages get a fresh timestamp each time they are built.
+    A family whose tasks live in code (AgentDojo) has no tasks file: every task then reads only
+    what all share (data files, the code overlay), which the shared key already covers."""
+    tasks_spec = next((s for s in ctx.specs if s.role.value == "tasks"), None)
+    if tasks_spec is None:
+        ids = ctx.source.task_ids(None)
+        return dict.fromkeys(ids, "code"), dict.fromkeys(ids, "code")
+    source_tasks = {t["id"]: t for t in ctx.source_document(tasks_spec)}
+    target_tasks = {str(t["id"]): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict) and "id" in t}
+    return source_tasks, target_tasks
+
+
+def _behavior(settings: BabelflowSettings, ctx: ValidationContext, benchmark: str, language: str, suppressed: list[SuppressedCheck]) -> LayerResult:
     """Replay only tasks whose inputs changed since the last run (per-task cache on content hashes)."""
-    from flows.replay_memo import variant_replays
-    from source_benchmarks import open_variant
-    from validators.probes.behavior import check_behavior
-
     if any(s.layer is Layer.BEHAVIOR for s in suppressed):
         return LayerResult(layer=Layer.BEHAVIOR, findings=[])
     ctx.variant_bench = open_variant(benchmark, ctx.variant_root)
-    cache_path = run_paths(settings, benchmark, language).behavior_cache
+    cache_path = settings.layout.run_dir(benchmark, language) / "behavior_cache.json"
     cache = orjson.loads(cache_path.read_bytes()) if cache_path.exists() else {}
     shared = key_of(
         [sha256_file(ctx.target_path(s)) for s in ctx.specs if s.role.value not in ("tasks", "task_split") and s.format.value != "python" and ctx.target_path(s).exists()],
@@ -340,21 +305,20 @@ def _behavior(settings: BabelflowSettings, ctx, benchmark: str, language: str, s
         [f.sha256 for f in ctx.source.fingerprints()],
         STAGE_VERSIONS["validate"],
     )
-    # raw task JSON, not model dumps: tau2 messages get a fresh timestamp each time they are built
-    tasks_spec = next(s for s in ctx.specs if s.role.value == "tasks")
-    source_tasks = {t["id"]: t for t in ctx.source_document(tasks_spec)}
-    target_tasks = {str(t["id"]): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict) and "id" in t}
+    source_tasks, target_tasks = _raw_tasks(ctx)
     keys = {task_id: key_of(shared, raw, target_tasks.get(task_id, "missing")) for task_id, raw in source_tasks.items()}
     stale = [t for t, k in keys.items() if cache.get(t, {}).get("key") != k]
     replayed = len(stale)
     fresh = []
     if stale:
-        present = [t for t in stale if isinstance(target_tasks.get(t), dict)]
+        present = [t for t in stale if t in target_tasks]
         try:  # variant replays reused where what they read is unchanged (flows/replay_memo.py)
             target_pairs, replayed = variant_replays(settings, ctx.variant_bench, target_tasks, present, f"behaviour replays: {language} variant")
-        except Exception:  # check_behavior replays again and reports the crash as its finding
+        except Exception:  # the probe replays again and reports the crash as its finding
             target_pairs, replayed = {}, -1
-        fresh = check_behavior(ctx, "probes", list(suppressed), task_ids=stale, source_pairs=source_replays(settings, ctx.source, stale), target_pairs=target_pairs if replayed >= 0 else None)
+        ctx.task_ids, ctx.source_pairs = stale, source_replays(settings, ctx.source, stale)
+        ctx.target_pairs = target_pairs if replayed >= 0 else None
+        fresh = run_layer(Layer.BEHAVIOR, ctx, list(suppressed))
         replayed = replayed if replayed >= 0 else len(stale)
     by_task: dict[str, list] = {t: [] for t in stale}
     for finding in fresh:
@@ -417,29 +381,24 @@ def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: 
 def stage_merge(
     settings: BabelflowSettings, benchmark: str, language: str, layers: list[LayerResult], validators: str = "", source_dir: Path | None = None, ir_path: Path | None = None, variant: Path | None = None
 ) -> FailureSet:
-    """Union of the probes' findings and, with model-backed validators, each agent's isolated review."""
-    from validators.findings import merge
-    from validators.run import AgentReviews, review_by_agents
-
+    """Union of the probes' findings and, with model-backed validators, each agent's isolated review
+    (the orchestrator's merge, as `babelflow validate` does it)."""
     suppressed = [s for layer in layers for s in layer.suppressed]
     probe_findings = [f for layer in layers for f in layer.findings]
-    reviews = AgentReviews.not_configured()
+    agents = None
+    ledger = CostLedger()
     if validators and ir_path is not None and variant is not None:
-        from babelflow.llm.costs import CostLedger, save_costs
-        from source_benchmarks import open_variant
-        from validators.model_backends import make_validator_agents
+        agents = make_validator_agents(validators, costs=ledger)
 
-        ledger = CostLedger()
+    def own_context() -> ValidationContext:
+        assert ir_path is not None and variant is not None  # agents exist only with both
+        ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
+        ctx.variant_bench = open_variant(benchmark, variant)
+        return ctx
 
-        def own_context():
-            ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
-            ctx.variant_bench = open_variant(benchmark, variant)
-            return ctx
-
-        reviews = review_by_agents(make_validator_agents(validators, costs=ledger), own_context, probe_findings)
-        if ledger.report().rows:
-            save_costs(ledger.report(), costs_path(settings, benchmark, language, "validate"))
-    merged = merge(benchmark, language, [probe_findings, *reviews.reports], ["probes", *reviews.names], suppressed, reviews.notes)
-    return ReviewStore(run_paths(settings, benchmark, language).review_dir).open_findings(merged)
+    merged = review_and_merge(benchmark, language, probe_findings, suppressed, agents, own_context)
+    if ledger.report().rows:
+        save_costs(ledger.report(), costs_path(settings, benchmark, language, "validate"))
+    return ReviewStore(settings.layout.review_dir(benchmark, language)).open_findings(merged)
 
 
