@@ -10,6 +10,7 @@ from pathlib import Path
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.ir import IRDocument
+from babelflow.language_pack import LanguagePack
 from source_benchmarks.protocol import SourceBenchmark
 from validators.agents import Reviewer
 from validators.context import ReplayPairs, ValidationContext
@@ -30,13 +31,15 @@ def validate_variant(
     progress: Callable[[str], None] = lambda m: None,
     source_pairs: ReplayPairs | None = None,
     target_pairs: ReplayPairs | None = None,
+    pack: LanguagePack | None = None,
 ) -> FailureSet:
-    """`source_pairs`/`target_pairs` reuse replays already run (benches replay the source once)."""
-    ctx = ValidationContext(source, variant_dir, ir, language, canonical_map)
+    """`source_pairs`/`target_pairs` reuse replays already run (benches replay the source once);
+    `pack`: the run's language pack (None: the one the project has for `language`, if any)."""
+    ctx = ValidationContext(source, variant_dir, ir, language, canonical_map, pack)
     ctx.source_pairs, ctx.target_pairs = source_pairs, target_pairs
 
     def own_context() -> ValidationContext:
-        own = ValidationContext(source, variant_dir, ir, language, canonical_map)
+        own = ValidationContext(source, variant_dir, ir, language, canonical_map, ctx.pack)
         own.variant_bench = ctx.variant_bench  # the loaded variant is read-only: shared
         return own
 

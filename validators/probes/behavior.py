@@ -4,6 +4,10 @@ tool results, error sequences, evaluator crashes and final state.
 
 A reward of 1.0 alone is not equivalence: translating retail cancel reasons keeps 1.0 while a
 do-nothing agent starts passing, which only the do-nothing comparison shows.
+
+A family whose ground truth scores more than a reward (Capability.SCORED_BEHAVIOUR: AgentDojo's
+utility, security and injectability) names its scores and the extra components to compare through
+`family.behaviour_scores()`; everything else is compared the same way for every family.
 """
 
 from __future__ import annotations
