@@ -27,12 +27,12 @@ def direct(benchmark: str, language: str, root: Path) -> float:
     analysis = stages.stage_analyze(run)
     translated = stages.stage_translate(run, analysis.ir_path, {}, [])
     rebuilt = stages.stage_rebuild(run, analysis.ir_path, translated)
-    integrity = stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir)
+    integrity = stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
     layers = [integrity] + [
-        stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
+        stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
-    stages.stage_merge(settings, benchmark, language, layers)
+    stages.stage_merge(run, layers)
     return time.perf_counter() - started
 
 

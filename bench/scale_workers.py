@@ -48,11 +48,11 @@ def profile(benchmark: str, language: str) -> None:
     timed("IR parse (cached)", lambda: stages.read_ir(analysis.ir_path, benchmark))
     translated = timed("translate", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
     rebuilt = timed("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
-    integrity = timed("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir))
+    integrity = timed("validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir))
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-        layers.append(timed(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(settings, layer, benchmark, language, None, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
-    failures = timed("merge", lambda: stages.stage_merge(settings, benchmark, language, layers))
+        layers.append(timed(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
+    failures = timed("merge", lambda: stages.stage_merge(run, layers))
     print("PROFILE " + json.dumps({"rows": rows, "findings": len(failures.findings), "replayed": layers[-1].tasks_replayed, "replays_run": layers[-1].variant_replays_run}))
 
 

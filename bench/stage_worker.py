@@ -57,11 +57,11 @@ def main() -> None:
     analysis = measure("analysis", lambda: stages.stage_analyze(run))
     translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
     rebuilt = measure("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
-    integrity = measure("validate: integrity", lambda: stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir))
+    integrity = measure("validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir))
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-        layers.append(measure(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(settings, layer, benchmark, "en-XA", source_dir, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
-    failures = measure("merge", lambda: stages.stage_merge(settings, benchmark, "en-XA", layers))
+        layers.append(measure(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
+    failures = measure("merge", lambda: stages.stage_merge(run, layers))
 
     ir = load_ir(analysis.ir_path, benchmark=benchmark)
     element = next(e.id for e in ir.elements if e.translation_type.value == "translate_free" and e.artifact.endswith("tasks.json"))
@@ -69,8 +69,8 @@ def main() -> None:
     def rerun() -> tuple[int, int]:
         t = stages.stage_translate(run, analysis.ir_path, {}, [element])
         r = stages.stage_rebuild(run, analysis.ir_path, t)
-        i = stages.stage_integrity(settings, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir)
-        rest = [stages.stage_layer(settings, layer, benchmark, "en-XA", source_dir, analysis.ir_path, r.variant_dir, i.suppressed) for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
+        i = stages.stage_integrity(run, analysis.ir_path, r.variant_dir)
+        rest = [stages.stage_layer(run, layer, analysis.ir_path, r.variant_dir, i.suppressed) for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
         return t.retranslated_units, rest[-1].tasks_replayed
 
     units, replayed = measure("rerun after one confirmed finding", rerun)

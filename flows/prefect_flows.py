@@ -74,20 +74,21 @@ def rebuild_task(cache_key: str, run: AdaptationRun, ir_path: Path, translated: 
 
 
 @_cached("validate")
-def integrity_task(cache_key: str, settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> stages.LayerResult:
-    return stages.stage_integrity(settings, benchmark, language, source_dir, ir_path, variant)
+def integrity_task(cache_key: str, run: AdaptationRun, ir_path: Path, variant: Path) -> stages.LayerResult:
+    return stages.stage_integrity(run, ir_path, variant)
 
 
 @_cached("validate")
-def layer_task(cache_key: str, settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list) -> stages.LayerResult:
-    result = stages.stage_layer(settings, layer, benchmark, language, source_dir, ir_path, variant, suppressed)
-    get_run_logger().info(f"{layer.value}: {len(result.findings)} findings" + (f", {result.tasks_replayed} tasks replayed" if layer is Layer.BEHAVIOR else ""))
+def layer_task(cache_key: str, run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list) -> stages.LayerResult:
+    result = stages.stage_layer(run, layer, ir_path, variant, suppressed)
+    replayed = f", {result.tasks_replayed} tasks replayed" if layer is Layer.BEHAVIOR else ""
+    get_run_logger().info(f"{layer.value}: {len(result.findings)} findings{replayed}")
     return result
 
 
 @task(name="merge", cache_policy=NO_CACHE)
-def merge_task(settings: BabelflowSettings, benchmark: str, language: str, layers: list[stages.LayerResult], validators: str, source_dir: Path | None, ir_path: Path, variant: Path) -> FailureSet:
-    return stages.stage_merge(settings, benchmark, language, layers, validators, source_dir, ir_path, variant)
+def merge_task(run: AdaptationRun, layers: list[stages.LayerResult], ir_path: Path, variant: Path) -> FailureSet:
+    return stages.stage_merge(run, layers, ir_path, variant)
 
 
 class StageRun(Record):
@@ -142,26 +143,25 @@ def _one_round(run: AdaptationRun, reviewed: dict[str, str], forget: list[str], 
         cache_key=rebuild_key, run=run, ir_path=analysis.ir_path, translated=translated,
     )
     record.stages.append(StageRun(stage="rebuild", cached=cached))
-    settings, benchmark, language, source_dir, validators = run.settings, run.benchmark, run.language, run.source_dir, run.validators
     base = stages.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
-    integrity, cached = _call(integrity_task, cache_key=base + "-integrity", settings=settings, benchmark=benchmark, language=language, source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir)
+    ir_path, variant = analysis.ir_path, rebuilt.variant_dir
+    integrity, cached = _call(integrity_task, cache_key=base + "-integrity", run=run, ir_path=ir_path, variant=variant)
     record.stages.append(StageRun(stage="validate:integrity", cached=cached))
     futures = {
         layer: layer_task.submit(
-            cache_key=f"{base}-{layer.value}", settings=settings, layer=layer, benchmark=benchmark, language=language,
-            source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir, suppressed=integrity.suppressed, return_state=False,
+            cache_key=f"{base}-{layer.value}", run=run, layer=layer, ir_path=ir_path, variant=variant, suppressed=integrity.suppressed, return_state=False
         )
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     }
     wait(list(futures.values()))
-    layers = [integrity, stages.translation_failures(translated, analysis.ir_path, benchmark)]
+    layers = [integrity, stages.translation_failures(translated, ir_path, run.benchmark)]
     for layer, future in futures.items():
         layers.append(future.result())  # raises on failure
         record.stages.append(StageRun(stage=f"validate:{layer.value}", cached=future.state.name == "Cached"))
         if layer is Layer.BEHAVIOR and future.state.name != "Cached":
             record.tasks_replayed = layers[-1].tasks_replayed
-    failures = merge_task(settings=settings, benchmark=benchmark, language=language, layers=layers, validators=validators, source_dir=source_dir, ir_path=analysis.ir_path, variant=rebuilt.variant_dir)
-    _publish_costs(settings, benchmark, language)
+    failures = merge_task(run=run, layers=layers, ir_path=ir_path, variant=variant)
+    _publish_costs(run.settings, run.benchmark, run.language)
     record.findings = len(failures.findings)
     return failures, rebuilt.variant_dir
 

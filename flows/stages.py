@@ -227,16 +227,17 @@ class LayerResult(Record):
     variant_replays_run: int = Field(default=0, description="of those, variant replays actually executed (the rest reused: flows/replay_memo.py)")
 
 
-def _context(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> ValidationContext:
-    bench = get_benchmark(benchmark, source_dir=source_dir)
-    cmap_path = settings.layout.canonical_map(benchmark, language)
-    cmap = load_canonical_map(cmap_path, benchmark, language) if cmap_path.exists() else None
-    return ValidationContext(bench, variant, read_ir(ir_path, benchmark), language, cmap)
+def _context(run: AdaptationRun, ir_path: Path, variant: Path) -> ValidationContext:
+    """What the probes read: the source, the variant, the IR, the run's canonical map and the run's pack."""
+    bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
+    cmap_path = run.paths.canonical_map
+    cmap = load_canonical_map(cmap_path, run.benchmark, run.language) if cmap_path.exists() else None
+    return ValidationContext(bench, variant, read_ir(ir_path, run.benchmark), run.language, cmap, pack=run.pack)
 
 
-def stage_integrity(settings: BabelflowSettings, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path) -> LayerResult:
+def stage_integrity(run: AdaptationRun, ir_path: Path, variant: Path) -> LayerResult:
     suppressed: list[SuppressedCheck] = []
-    findings = run_layer(Layer.INTEGRITY, _context(settings, benchmark, language, source_dir, ir_path, variant), suppressed)
+    findings = run_layer(Layer.INTEGRITY, _context(run, ir_path, variant), suppressed)
     return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
 
 
@@ -267,13 +268,13 @@ def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
         ctx.inferred_policy = _POLICIES[key]  # type: ignore[assignment]
 
 
-def stage_layer(settings: BabelflowSettings, layer: Layer, benchmark: str, language: str, source_dir: Path | None, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
+def stage_layer(run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
     """Consistency, fidelity or behaviour: the orchestrator's layer; behaviour per task, cached."""
-    ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
+    ctx = _context(run, ir_path, variant)
     if layer is Layer.CONSISTENCY or (layer is Layer.BEHAVIOR and not any(s.layer is Layer.BEHAVIOR for s in suppressed)):
         share_policy(ctx, ir_path, variant)
     if layer is Layer.BEHAVIOR:
-        return _behavior(settings, ctx, benchmark, language, suppressed)
+        return _behavior(run, ctx, suppressed)
     return LayerResult(layer=layer, findings=run_layer(layer, ctx, list(suppressed)))
 
 
@@ -292,12 +293,13 @@ def _raw_tasks(ctx: ValidationContext) -> tuple[dict[str, Any], dict[str, Any]]:
     return source_tasks, target_tasks
 
 
-def _behavior(settings: BabelflowSettings, ctx: ValidationContext, benchmark: str, language: str, suppressed: list[SuppressedCheck]) -> LayerResult:
+def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> LayerResult:
     """Replay only tasks whose inputs changed since the last run (per-task cache on content hashes)."""
     if any(s.layer is Layer.BEHAVIOR for s in suppressed):
         return LayerResult(layer=Layer.BEHAVIOR, findings=[])
-    ctx.variant_bench = open_variant(benchmark, ctx.variant_root)
-    cache_path = settings.layout.run_dir(benchmark, language) / "behavior_cache.json"
+    settings, language = run.settings, run.language
+    ctx.variant_bench = open_variant(run.benchmark, ctx.variant_root)
+    cache_path = run.paths.behavior_cache
     cache = orjson.loads(cache_path.read_bytes()) if cache_path.exists() else {}
     shared = key_of(
         [sha256_file(ctx.target_path(s)) for s in ctx.specs if s.role.value not in ("tasks", "task_split") and s.format.value != "python" and ctx.target_path(s).exists()],
@@ -378,27 +380,25 @@ def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: 
 
 
 # ---- merge -----------------------------------------------------------------------------------
-def stage_merge(
-    settings: BabelflowSettings, benchmark: str, language: str, layers: list[LayerResult], validators: str = "", source_dir: Path | None = None, ir_path: Path | None = None, variant: Path | None = None
-) -> FailureSet:
-    """Union of the probes' findings and, with model-backed validators, each agent's isolated review
-    (the orchestrator's merge, as `babelflow validate` does it)."""
+def stage_merge(run: AdaptationRun, layers: list[LayerResult], ir_path: Path | None = None, variant: Path | None = None) -> FailureSet:
+    """Union of the probes' findings and, with the run's model-backed validators, each agent's
+    isolated review (the orchestrator's merge, as `babelflow validate` does it)."""
     suppressed = [s for layer in layers for s in layer.suppressed]
     probe_findings = [f for layer in layers for f in layer.findings]
     agents = None
     ledger = CostLedger()
-    if validators and ir_path is not None and variant is not None:
-        agents = make_validator_agents(validators, costs=ledger)
+    if run.validators and ir_path is not None and variant is not None:
+        agents = make_validator_agents(run.validators, costs=ledger)
 
     def own_context() -> ValidationContext:
         assert ir_path is not None and variant is not None  # agents exist only with both
-        ctx = _context(settings, benchmark, language, source_dir, ir_path, variant)
-        ctx.variant_bench = open_variant(benchmark, variant)
+        ctx = _context(run, ir_path, variant)
+        ctx.variant_bench = open_variant(run.benchmark, variant)
         return ctx
 
-    merged = review_and_merge(benchmark, language, probe_findings, suppressed, agents, own_context)
+    merged = review_and_merge(run.benchmark, run.language, probe_findings, suppressed, agents, own_context)
     if ledger.report().rows:
-        save_costs(ledger.report(), costs_path(settings, benchmark, language, "validate"))
-    return ReviewStore(settings.layout.review_dir(benchmark, language)).open_findings(merged)
+        save_costs(ledger.report(), costs_path(run.settings, run.benchmark, run.language, "validate"))
+    return ReviewStore(run.paths.review_dir).open_findings(merged)
 
 

@@ -16,6 +16,7 @@ from babelflow.settings import BabelflowSettings
 from bench.defects import inject_defect
 from flows import stages
 from flows.adapt import adapt
+from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
 from validators.findings import Layer
 from validators.orchestrator import LAYERS
@@ -30,12 +31,12 @@ def test_every_probe_has_one_signature():
 
 
 def _stage_path(settings: BabelflowSettings, variant, ir_path):
-    integrity = stages.stage_integrity(settings, BENCH, LANG, None, ir_path, variant)
+    run = resolve_run(settings, BENCH, LANG, translator="pseudo")
+    integrity = stages.stage_integrity(run, ir_path, variant)
     layers = [integrity] + [
-        stages.stage_layer(settings, layer, BENCH, LANG, None, ir_path, variant, integrity.suppressed)
-        for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+        stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed) for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
-    return layers, stages.stage_merge(settings, BENCH, LANG, layers, "", None, ir_path, variant)
+    return layers, stages.stage_merge(run, layers, ir_path, variant)
 
 
 def _fields(failures) -> set[tuple]:
