@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from analyzers import ANALYZER_VERSION
+from analyzers.code_differential import code_differential
 from analyzers.code_inventory import CodeText, scan_python_file, scan_runtime_literals
 from analyzers.data_inventory import iter_data_texts
+from analyzers.differential import DifferentialRunner, OpenPath, watched_indices
 from analyzers.heuristics import WORD
 from analyzers.linking import link_groups, value_link_groups
 from analyzers.located_evidence import LocatedEvidence, Observed
@@ -61,8 +64,6 @@ Progress = Callable[[str], None]
 
 
 def _import(dotted: str) -> Any:
-    import importlib
-
     module, _, attr = dotted.partition(":")
     return getattr(importlib.import_module(module), attr)
 
@@ -73,7 +74,7 @@ def _parent_of(document: Any, path: tuple) -> Any:
     return document
 
 
-def _facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
+def facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
     if not spec.data_model:
         return ModelSchemaFacts()
     model = _import(spec.data_model)
@@ -122,8 +123,6 @@ class _Builder:
         """Perturb the open field paths (batched, bisected, cached by source hash) and record the outcome."""
         if not self.open_fields or not self.located.available:
             return
-        from analyzers.differential import DifferentialRunner, OpenPath, watched_indices
-
         grouped: dict[tuple, OpenPath] = {}
         for element, key, path in self.open_fields:
             open_path = grouped.get(key)
@@ -156,8 +155,6 @@ class _Builder:
 
     def code_differential(self, progress: Progress) -> None:
         """Perturb the Preserve code texts nothing observed (prompts, control tokens, id templates)."""
-        from analyzers.code_differential import code_differential
-
         code_differential(self.bench, self.located, self.code_texts, lambda what, compute, extra: cached(self.bench, what, compute, extra=extra), progress)
 
     def _record(self, element: IRElement, artifact: str, general: tuple, observed: Observed | None, plain: TypeDecision | None) -> None:
@@ -201,7 +198,7 @@ class _Builder:
 
     # Data (JSON/TOML): every string leaf and every map key.
     def data_artifact(self, spec: ArtifactSpec) -> None:
-        facts = _facts_for(spec)
+        facts = facts_for(spec)
         document = self.bench.load_artifact(spec)
         prefix = spec.path.rsplit("/", 1)[-1]
         role_names: dict[tuple, str] = {}
@@ -395,7 +392,7 @@ def analyze_benchmark(
     evidence = collect_runtime_evidence(bench, progress, located if instrumented else None)
     for spec in bench.artifacts():
         if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and spec.translatable:
-            record_schema_literals(evidence, spec.path, _facts_for(spec).literal_values)
+            record_schema_literals(evidence, spec.path, facts_for(spec).literal_values)
     builder = _Builder(bench, profile, evidence, located, use_profile=use_profile)
     for spec in bench.artifacts():
         if not spec.translatable:

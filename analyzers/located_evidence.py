@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from analyzers.model_schema import LIST_ITEM, MAP_KEY
 from babelflow.ir import EvidenceScope, FieldEvidence, LinkKind
 
 Location = tuple[str, tuple, bool]
@@ -83,8 +84,6 @@ class LocatedEvidence:
 
 def generalize(path: tuple, map_paths: frozenset | set, is_key: bool, open_map_paths: frozenset | set = frozenset()) -> tuple:
     """The generalized path of a concrete one, as the data inventory writes it (MAP_KEY / LIST_ITEM)."""
-    from analyzers.model_schema import LIST_ITEM, MAP_KEY
-
     general: tuple = ()
     last = len(path) - 1
     for index, segment in enumerate(path):

@@ -11,6 +11,8 @@ from collections import Counter, defaultdict
 
 import tomlkit
 
+from analyzers.analyze import facts_for
+from analyzers.located_evidence import generalize
 from analyzers.model_schema import LIST_ITEM, MAP_KEY
 from babelflow.ir import DataValueLocator, IRDocument, TranslationType
 
@@ -29,10 +31,7 @@ def _selector(general: tuple) -> str:
 
 def starter_profile(document: IRDocument, bench) -> str:
     """TOML text for `document` (an analysis of `bench`, best without a profile)."""
-    from analyzers.analyze import _facts_for
-    from analyzers.located_evidence import generalize
-
-    facts = {spec.path: _facts_for(spec) for spec in bench.artifacts()}
+    facts = {spec.path: facts_for(spec) for spec in bench.artifacts()}
     by_path: dict[tuple, list] = defaultdict(list)
     for element in document.elements:
         if isinstance(element.locator, DataValueLocator) and element.artifact in facts:

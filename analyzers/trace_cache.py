@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -22,7 +23,11 @@ from typing import Any
 import pydantic
 from pydantic import TypeAdapter
 
+from analyzers import ANALYZER_VERSION
+from analyzers.located_evidence import Observed
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.settings import BabelflowSettings
+from source_benchmarks.protocol import CodeTrialResult
 
 FORMAT = "json-1"  # part of every key: a format change never reads an entry of the old one
 SUFFIX = ".json"
@@ -36,12 +41,8 @@ def _adapter(what: str) -> TypeAdapter:
     if what == "trace":  # {(artifact, path, is_key): {link kind: detail}}
         return TypeAdapter(list[tuple[Location, dict[str, str]]])
     if what == "differential":  # {(artifact, generalized path, is_key): Observed}
-        from analyzers.located_evidence import Observed
-
         return TypeAdapter(list[tuple[Location, Observed]])
     if what == "code-differential":
-        from source_benchmarks.protocol import CodeTrialResult
-
         return TypeAdapter(list[CodeTrialResult])
     raise ValueError(f"analysis cache: no declared type for {what!r} (add it to analyzers/trace_cache.py)")
 
@@ -80,10 +81,6 @@ def _code_digest(what: str) -> bytes:
 
 
 def cache_dir() -> Path:
-    import os
-
-    from babelflow.settings import BabelflowSettings
-
     if os.environ.get("BABELFLOW_ANALYSIS_CACHE"):  # benches measure a cold and a warm cache
         return Path(os.environ["BABELFLOW_ANALYSIS_CACHE"])
 
@@ -92,9 +89,7 @@ def cache_dir() -> Path:
 
 def cache_key(bench: Any, what: str, extra: str = "") -> str:
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(_code_digest(what))
-    from analyzers import ANALYZER_VERSION  # the scanner and inventory decide what is tried
-
+    digest.update(_code_digest(what))  # with ANALYZER_VERSION: the scanner and inventory decide what is tried
     digest.update(f"{what}\0{ANALYZER_VERSION}\0{FORMAT}\0{bench.id}\0{bench.source_version}\0{extra}".encode())
     for fingerprint in bench.fingerprints():
         digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())
