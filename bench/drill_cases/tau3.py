@@ -135,4 +135,7 @@ CHECKS: list[Check] = [
     Check("τ³ mock task file cut in half (--source-dir)", _broken_source("mock", "tasks.json", _truncate, "tasks.json")),
     Check("τ³ banking task outside τ³'s Task model (--source-dir)",
           _broken_source("banking_knowledge", "tasks/task_001.json", _edit_json(_reward_basis), "task_001.json")),
+    Check("τ³ banking document without its content (--source-dir)",
+          _broken_source("banking_knowledge", "documents/doc_bank_accounts_bank_accounts_(general)_001.json",
+                         _edit_json(lambda doc: doc.pop("content")), "doc_bank_accounts_bank_accounts_(general)_001")),
 ]
