@@ -7,14 +7,18 @@ worker request per batch (split in chunks only to report progress).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import uuid
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import ConfigDict
 
+from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, Record
 from babelflow.progress import report
@@ -28,6 +32,7 @@ from source_benchmarks.tau2.tau3.files import Tau3Files
 from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
 from source_benchmarks.tau2.tau3.runtime import require_runtime
 
+_HARNESS_CODE = ("harness.py", "files.py", "domains.py", "worker.py", "../environment_factory.py", "../localization.py")
 CHUNK = 128  # tasks per request: a progress report between requests, one round trip each
 
 
@@ -129,8 +134,30 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
             self.task(task_id)  # an unknown id is the caller's error, named here
         return ids
 
+    # ---- answers that depend on the files only, kept across processes ---------------------------
+    # A warm analysis or validation asks τ³ only for these two; kept by content (τ³'s version, every
+    # artifact's sha256, the overlay, our harness code), so an unchanged benchmark needs no worker.
+
+    def _memo_path(self, what: str) -> Path:
+        digest = hashlib.sha256(f"{what}\0{self.id}\0{self.runtime.tau2_version}".encode())
+        for fingerprint in self.fingerprints():
+            digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())
+        for path in [*(Path(__file__).parent / name for name in _HARNESS_CODE), *([Path(self._ref.overlay_path)] if self._ref.overlay_path else [])]:
+            digest.update(sha256_file(path).encode())
+        return self.runtime.env_dir / "babelflow-memo" / f"{self.id}-{what}-{digest.hexdigest()[:32]}.json"
+
+    def _remembered(self, what: str, compute: Any) -> Any:
+        path = self._memo_path(what)
+        with contextlib.suppress(OSError, ValueError):
+            return orjson.loads(path.read_bytes())
+        value = compute()
+        with contextlib.suppress(OSError):  # a read-only environment folder only costs the memo
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(path, orjson.dumps(value))
+        return value
+
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return self._call("tool_schemas").schemas or []
+        return self._remembered("tool_schemas", lambda: self._call("tool_schemas").schemas or [])
 
     def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True,
                       label: str = "golden replays") -> list[ReplayOutcome]:
@@ -164,7 +191,7 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
     def validate_artifacts(self) -> list[str]:
         """Load every artifact with τ³'s own models (in the worker); nothing or a clear error."""
         _ = self._tasks
-        return self._call("validate").problems or []
+        return self._remembered("validate", lambda: self._call("validate").problems or [])
 
 
 def open_tau3(benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None, variant_root: Path | None = None) -> Tau3Benchmark:

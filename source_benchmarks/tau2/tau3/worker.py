@@ -8,11 +8,13 @@ request is a reply naming the benchmark and the task, never a dead pipe; the wor
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import sys
 import time
 import traceback
+import types
 from collections import OrderedDict
 from importlib import metadata
 from typing import IO
@@ -123,8 +125,22 @@ def serve(requests: IO[str], replies: IO[str]) -> None:
             replies.flush()
 
 
+def skip_package_exports() -> None:
+    """Import τ³'s modules without running `tau2/__init__.py`: it only re-exports the runner, the
+    registry and the LLM agents for convenience, and importing them imports litellm (~10 s of the
+    worker's start). The modules the worker uses import what they need themselves."""
+    spec = importlib.util.find_spec("tau2")
+    if spec is None or spec.submodule_search_locations is None or "tau2" in sys.modules:
+        return
+    package = types.ModuleType("tau2")
+    package.__path__ = list(spec.submodule_search_locations)
+    package.__file__, package.__spec__ = spec.origin, spec
+    sys.modules["tau2"] = package
+
+
 def main() -> None:
     die_with_parent()
+    skip_package_exports()
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # τ³'s prints must not reach the protocol pipe
     sys.stdout = sys.stderr
