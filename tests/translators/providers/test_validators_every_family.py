@@ -1,8 +1,8 @@
 """`--validators` runs the agents on every family: `babelflow validate agentdojo-banking --lang en-XA
 --validators openai:M` against the loopback fake. The agent reads the variant itself (YAML fields
 and code texts with their targets), its requests reach the provider, and what it raises merges with
-the probes' findings into one failure set, as the Prefect flow's merge does. Before the one
-orchestrator, this command checked the key and ran no agent on an AgentDojo variant."""
+the probes' findings into one failure set, the same set the Prefect flow's stages merge. Before the
+one orchestrator, this command checked the key and ran no agent on an AgentDojo variant."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from fakes import MODELS
 from typer.testing import CliRunner
 
 from babelflow.ir import TranslationType, load_ir
+from babelflow.settings import BabelflowSettings
+from flows import stages
 from flows.cli import app
+from flows.run_setup import resolve_run
 from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
+from validators.findings import Layer
 
 pytest.importorskip("agentdojo")
 
@@ -75,3 +79,15 @@ def test_validate_agentdojo_with_validators_runs_the_agents_and_merges(project, 
     assert on_planted[0]["validators"] == ["probes", "validator-1-openai"]
     assert {e["validator_id"] for e in on_planted[0]["evidence"]} == {"probes", "validator-1-openai"}
     assert fake.state.usage("openai", "review")[0] > 0
+
+    # the flow's path: the stages' layers, then their merge with the run's validators
+    settings = BabelflowSettings(project_root=project)
+    run = resolve_run(settings, BENCH, "en-XA", translator="pseudo", validators=validators)
+    ir_path, variant = project / ".babelflow" / "ir" / f"{BENCH}.json", project / "adapted" / BENCH / "en-XA"
+    integrity = stages.stage_integrity(run, ir_path, variant)
+    later = (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+    layers = [integrity] + [stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed) for layer in later]
+    flow = stages.stage_merge(run, layers, ir_path, variant)
+    assert {(f.layer.value, f.kind, f.element_id, tuple(f.validators)) for f in flow.findings} == {
+        (f["layer"], f["kind"], f["element_id"], tuple(f["validators"])) for f in failures["findings"]
+    }
