@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from babelflow.errors import BabelflowError
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text, stage_line, status_line
 from source_benchmarks.registry import resolve_benchmark
 
@@ -151,6 +152,23 @@ def adapt(
         raise typer.Exit(code=1)
 
 
+def check_variant_is_of(folder: Path, benchmark: str, lang: str) -> None:
+    """A variant babelflow built names its benchmark and language in its manifest: validating it as
+    another benchmark (tau2-mock's as tau3-mock) or language compares unrelated files. A folder made
+    elsewhere (no manifest, e.g. SEATau's) is taken as given."""
+    from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest
+
+    owner = folder_owner(folder)
+    if owner is not None and owner != benchmark:
+        raise BabelflowError(
+            f"{folder} holds a variant of {owner}, not of {benchmark}", field="--variant", fix=f"validate it as {owner}, or pass a variant of {benchmark}"
+        )
+    if owner is not None and (folder / MANIFEST_NAME).is_file():
+        made_for = load_manifest(folder).language
+        if made_for != lang:
+            raise BabelflowError(f"{folder} is the {made_for} variant, not {lang}", field="--lang", fix=f"pass --lang {made_for}, or the {lang} variant")
+
+
 @app.command()
 @cli_errors
 def validate(
@@ -191,6 +209,7 @@ def validate(
         if path is not None:
             check_file_out(path, sources, option)
     layout = settings.layout
+    check_variant_is_of(layout.variant(benchmark, lang, variant), benchmark, lang)
     try:
         from flows.progress_views import terminal_progress
 
