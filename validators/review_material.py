@@ -123,10 +123,11 @@ class ReviewMaterial:
         overlay = self.ctx.overlay
         if overlay is None:
             return
-        code = {(e.locator.qualname, e.locator.role, e.locator.occurrence): e for e in self.ctx.ir.elements
+        # keyed with the module too: AgentDojo's task modules of several versions share qualnames (UserTask0.PROMPT)
+        code = {self.ctx.code_key(e): e for e in self.ctx.ir.elements
                 if e.locator.kind == "python_literal" and e.translation_type is not TranslationType.PRESERVE}
         for text in overlay.texts:
-            element = code.get((text.qualname, text.role, text.occurrence))
+            element = code.get((text.module, text.qualname, text.role, text.occurrence))
             if element is not None and text.target.strip() and text.source.strip():
                 yield element, text.source, text.target
 
