@@ -15,7 +15,7 @@
 # .venv-tau3/src/tau2-bench and .venv-tau3/babelflow-tau3.json records where its data/ folder is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ENV_DIR="${TAU3_ENV:-.venv-tau3}"
+ENV_DIR="${TAU3_ENV:-${BABELFLOW_TAU3_ENV:-.venv-tau3}}"  # BABELFLOW_TAU3_ENV is where babelflow looks for it
 SOURCE="${TAU3_SOURCE:-git+https://github.com/sierra-research/tau2-bench@v1.0.1}"
 
 find_python() {
@@ -33,10 +33,8 @@ PY="$(find_python)"
   || { echo "tau3: $PY is Python $("$PY" -c 'import platform; print(platform.python_version())'); τ³ needs >= 3.12, < 3.14 (set PYTHON312)" >&2; exit 2; }
 
 started=$(date +%s)
-rm -f "$ENV_DIR/babelflow-tau3.json"  # written again only when this install completes
-[ -x "$ENV_DIR/bin/python" ] || "$PY" -m venv "$ENV_DIR"
 SRC="$ENV_DIR/src/tau2-bench"
-STAGE="$(mktemp -d "$ENV_DIR/.stage.XXXXXX")"
+STAGE="$(mktemp -d "${TMPDIR:-/tmp}/babelflow-tau3-src.XXXXXX")"  # the source is checked before anything is installed
 trap 'rm -rf "$STAGE"' EXIT
 
 unpack() {  # unpack archive $1 into $STAGE/tree (its single top-level folder, or the archive's root)
@@ -64,6 +62,8 @@ case "$SOURCE" in
 esac
 [ -f "$STAGE/tree/pyproject.toml" ] && [ -d "$STAGE/tree/src/tau2" ] && [ -d "$STAGE/tree/data/tau2/domains" ] \
   || { echo "tau3: $SOURCE is not a tau2-bench source tree (pyproject.toml, src/tau2, data/tau2/domains)" >&2; exit 2; }
+rm -f "$ENV_DIR/babelflow-tau3.json"  # written again only when this install completes
+[ -x "$ENV_DIR/bin/python" ] || "$PY" -m venv "$ENV_DIR"
 rm -rf "$SRC" && mkdir -p "$(dirname "$SRC")" && mv "$STAGE/tree" "$SRC"
 
 "$ENV_DIR/bin/python" -m pip install -q --upgrade pip

@@ -140,8 +140,12 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
 
     def _memo_path(self, what: str) -> Path:
         digest = hashlib.sha256(f"{what}\0{self.id}\0{self.runtime.tau2_version}".encode())
-        for fingerprint in self.fingerprints():
-            digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())
+        # each file by path, size and modification time (a differential trial opens hundreds of
+        # scratch benchmarks: hashing 823 banking files each time cost more than the memo saved)
+        for spec in self.artifacts():
+            path = self.artifact_path(spec)
+            stat = path.stat()
+            digest.update(f"{spec.path}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
         for path in [*(Path(__file__).parent / name for name in _HARNESS_CODE), *([Path(self._ref.overlay_path)] if self._ref.overlay_path else [])]:
             digest.update(sha256_file(path).encode())
         return self.runtime.env_dir / "babelflow-memo" / f"{self.id}-{what}-{digest.hexdigest()[:32]}.json"
