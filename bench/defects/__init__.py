@@ -60,6 +60,7 @@ from bench.defects.structure import (
     list_element_dropped,
     preserved_code_literal_translated,
 )
+from bench.defects.tau3 import tau3_class_name_renamed_in_data, tau3_tool_name_translated_in_document
 from bench.defects.text import (
     answered_not_translated,
     commentary_added,
@@ -117,6 +118,9 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (agentdojo_check_literal_translated_not_data, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
     (agentdojo_brace_in_yaml_prose, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
     (agentdojo_fstring_slot_translated, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
+    # τ³ banking_knowledge: names the data shares with tools.py
+    (tau3_class_name_renamed_in_data, ("tau3-banking_knowledge",)),
+    (tau3_tool_name_translated_in_document, ("tau3-banking_knowledge",)),
 ]
 
 CATALOGUE: dict[str, DefectKind] = {

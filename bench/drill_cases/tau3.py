@@ -47,11 +47,19 @@ def _refused(project: Path, args: list[str], must_name: str, tau3_env: Path | No
     finally:
         os.chdir(cwd)
     text = result.output
-    checks = {"exit 2": result.exit_code == 2, f"names {must_name!r}": must_name in text, "has a fix": "fix:" in text,
-              "no traceback": "Traceback" not in text, "nothing written": _tree(project / "adapted") == before}
+    checks = {
+        "exit 2": result.exit_code == 2,
+        f"names {must_name!r}": must_name in text,
+        "has a fix": "fix:" in text,
+        "no traceback": "Traceback" not in text,
+        "nothing written": _tree(project / "adapted") == before,
+    }
     failed = [label for label, ok in checks.items() if not ok]
     first = next((line.strip() for line in text.splitlines() if line.strip().startswith("error")), text.strip()[:120])
-    return CheckResult(not failed, f"{first[:110]}" if not failed else f"failed {failed} (exit {result.exit_code}): {text.strip()[-300:]}")
+    return CheckResult(
+        not failed,
+        f"{first[:110]}" if not failed else f"failed {failed} (exit {result.exit_code}): {text.strip()[-300:]}",
+    )
 
 
 def _installed() -> Path | None:
@@ -64,9 +72,11 @@ def _installed() -> Path | None:
 def _not_installed(project: Path) -> CheckResult:
     """Every tau3-* command without τ³ is refused with the install command (nothing else changes)."""
     missing = project / "no-tau3-here"
-    for args in (["analyze", "tau3-banking_knowledge", "--out", str(project / "ir.json")],
-                 ["adapt", "tau3-retail", "--lang", "en-XA"],
-                 ["validate", "tau3-airline", "--lang", "es", "--variant", str(project / "adapted")]):
+    for args in (
+        ["analyze", "tau3-banking_knowledge", "--out", str(project / "ir.json")],
+        ["adapt", "tau3-retail", "--lang", "en-XA"],
+        ["validate", "tau3-airline", "--lang", "es", "--variant", str(project / "adapted")],
+    ):
         outcome = _refused(project, args, INSTALL_COMMAND, tau3_env=missing)
         if not outcome.passed:
             return CheckResult(False, f"{args[0]}: {outcome.message}")
@@ -84,28 +94,45 @@ def _fake_install(project: Path, record: str) -> Path:
 
 def _data_folder_gone(project: Path) -> CheckResult:
     record = json.dumps({"data_dir": str(project / "moved-away" / "data"), "source": "drill", "tau2_version": "1.0.1"})
-    return _refused(project, ["analyze", "tau3-retail", "--out", str(project / "ir.json")], "data folder", _fake_install(project, record))
+    return _refused(
+        project,
+        ["analyze", "tau3-retail", "--out", str(project / "ir.json")],
+        "data folder",
+        _fake_install(project, record),
+    )
 
 
 def _install_record_garbage(project: Path) -> CheckResult:
-    return _refused(project, ["analyze", "tau3-mock", "--out", str(project / "ir.json")], "babelflow-tau3.json",
-                    _fake_install(project, "{half a record"))
+    return _refused(
+        project,
+        ["analyze", "tau3-mock", "--out", str(project / "ir.json")],
+        "babelflow-tau3.json",
+        _fake_install(project, "{half a record"),
+    )
 
 
-def _broken_source(domain: str, relative: str, mutate: Callable[[Path], None], must_name: str) -> Callable[[Path], CheckResult]:
+def _broken_source(
+    domain: str, relative: str, mutate: Callable[[Path], None], must_name: str
+) -> Callable[[Path], CheckResult]:
     """A copy of τ³'s data/ folder under the project, one file broken, analysed as --source-dir."""
 
     def run(project: Path) -> CheckResult:
         env = _installed()
         if env is None:
-            refused = _refused(project, ["analyze", f"tau3-{domain}", "--out", str(project / "ir.json")], INSTALL_COMMAND)
+            refused = _refused(
+                project, ["analyze", f"tau3-{domain}", "--out", str(project / "ir.json")], INSTALL_COMMAND
+            )
             return CheckResult(refused.passed, f"τ³ not installed, refusal checked instead: {refused.message}")
         record = json.loads((env / "babelflow-tau3.json").read_text(encoding="utf-8"))
         source = Path(os.environ.get("TAU2_DATA_DIR") or record["data_dir"])
         data = project / "tau3-src" / "data"
         shutil.copytree(source / "tau2" / "domains" / domain, data / "tau2" / "domains" / domain)
         mutate(data / "tau2" / "domains" / domain / relative)
-        return _refused(project, ["analyze", f"tau3-{domain}", "--out", str(project / "ir.json"), "--source-dir", str(data)], must_name)
+        return _refused(
+            project,
+            ["analyze", f"tau3-{domain}", "--out", str(project / "ir.json"), "--source-dir", str(data)],
+            must_name,
+        )
 
     return run
 
@@ -132,10 +159,20 @@ CHECKS: list[Check] = [
     Check("tau3 benchmark without τ³ installed (analyze, adapt, validate)", _not_installed),
     Check("τ³ installed but its data folder gone", _data_folder_gone),
     Check("τ³ install record that is not JSON", _install_record_garbage),
-    Check("τ³ mock task file cut in half (--source-dir)", _broken_source("mock", "tasks.json", _truncate, "tasks.json")),
-    Check("τ³ banking task outside τ³'s Task model (--source-dir)",
-          _broken_source("banking_knowledge", "tasks/task_001.json", _edit_json(_reward_basis), "task_001.json")),
-    Check("τ³ banking document without its content (--source-dir)",
-          _broken_source("banking_knowledge", "documents/doc_bank_accounts_bank_accounts_(general)_001.json",
-                         _edit_json(lambda doc: doc.pop("content")), "doc_bank_accounts_bank_accounts_(general)_001")),
+    Check(
+        "τ³ mock task file cut in half (--source-dir)", _broken_source("mock", "tasks.json", _truncate, "tasks.json")
+    ),
+    Check(
+        "τ³ banking task outside τ³'s Task model (--source-dir)",
+        _broken_source("banking_knowledge", "tasks/task_001.json", _edit_json(_reward_basis), "task_001.json"),
+    ),
+    Check(
+        "τ³ banking document without its content (--source-dir)",
+        _broken_source(
+            "banking_knowledge",
+            "documents/doc_bank_accounts_bank_accounts_(general)_001.json",
+            _edit_json(lambda doc: doc.pop("content")),
+            "doc_bank_accounts_bank_accounts_(general)_001",
+        ),
+    ),
 ]

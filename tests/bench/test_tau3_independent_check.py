@@ -18,12 +18,21 @@ TAU3_PYTHON = ROOT / ".venv-tau3" / "bin" / "python"
 TAU3_RECORD = ROOT / ".venv-tau3" / "babelflow-tau3.json"
 SCRIPT = ROOT / "bench" / "tau3_independent_check.py"
 
-OPENED = ("Bank account opened successfully!\n  - Account ID: 4d880a1fa314e3b3\n  - Account Class: Silver Plus Account\n"
-          "  - Initial Balance: $0.00\n  - Date Opened: 11/14/2025")
+OPENED = (
+    "Bank account opened successfully!\n  - Account ID: 4d880a1fa314e3b3\n  - Account Class: Silver Plus Account\n"
+    "  - Initial Balance: $0.00\n  - Date Opened: 11/14/2025"
+)
 
 
 def test_translated_strings_agree_numbers_ids_and_booleans_do_not() -> None:
-    assert compare_output(json.dumps({"title": "Test task", "done": False, "n": 2}), json.dumps({"title": "Tarea", "done": False, "n": 2}), {}) == []
+    assert (
+        compare_output(
+            json.dumps({"title": "Test task", "done": False, "n": 2}),
+            json.dumps({"title": "Tarea", "done": False, "n": 2}),
+            {},
+        )
+        == []
+    )
     assert compare_output(json.dumps({"n": 2}), json.dumps({"n": 3}), {})
     assert compare_output(json.dumps({"done": False}), json.dumps({"done": 0}), {})
     assert compare_output(json.dumps({"a": [1, 2]}), json.dumps({"a": [1]}), {})
@@ -40,7 +49,12 @@ def test_a_name_the_canonical_map_gives_must_read_as_rendered() -> None:
     assert compare_output(OPENED, OPENED.replace("Silver Plus Account", "Cuenta Plateada"), names)
     assert compare_output(json.dumps({"level": "Silver Plus Account"}), json.dumps({"level": "Cuenta Plateada"}), names)
     # json.dumps writes non-ASCII as \\u escapes: a rendering is recognised in that form too
-    assert compare_output(json.dumps([OPENED]), json.dumps([OPENED.replace("Silver Plus Account", "Cuenta Plata Plus")]), names) == []
+    assert (
+        compare_output(
+            json.dumps([OPENED]), json.dumps([OPENED.replace("Silver Plus Account", "Cuenta Plata Plus")]), names
+        )
+        == []
+    )
 
 
 def test_a_variant_of_the_other_tau_line_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -63,13 +77,20 @@ def _variant(tmp_path: Path, name: str, edit) -> Path:
         text = (domain / file).read_text(encoding="utf-8")
         assert old in text
         (domain / file).write_text(text.replace(old, new), encoding="utf-8")
-    (variant / "babelflow_manifest.json").write_text(json.dumps({"benchmark": "tau3-mock", "language": name}), encoding="utf-8")
+    (variant / "babelflow_manifest.json").write_text(
+        json.dumps({"benchmark": "tau3-mock", "language": name}), encoding="utf-8"
+    )
     return variant
 
 
 def _check(variant: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(TAU3_PYTHON), str(SCRIPT), str(variant), "--show", "differ", *extra],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return subprocess.run(
+        [str(TAU3_PYTHON), str(SCRIPT), str(variant), "--show", "differ", *extra],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
 
 
 @pytest.mark.slow
@@ -83,7 +104,17 @@ def test_on_small_mock_variants(tmp_path: Path) -> None:
     assert renamed.returncode == 1, renamed.stdout + renamed.stderr
     assert "error_flags" in renamed.stdout or "output" in renamed.stdout
     cmap = tmp_path / "map.json"
-    cmap.write_text(json.dumps({"benchmark": "tau3-mock", "language": "es-419", "entries": [
-        {"group": "title", "source": "Test task", "target": "Tarea de test", "origin": "reviewer"}]}), encoding="utf-8")
-    other = _check(_variant(tmp_path, "es-419", {"db.json": ('"Test task"', '"Tarea de prueba"')}), "--canonical-map", str(cmap))
+    cmap.write_text(
+        json.dumps(
+            {
+                "benchmark": "tau3-mock",
+                "language": "es-419",
+                "entries": [{"group": "title", "source": "Test task", "target": "Tarea de test", "origin": "reviewer"}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    other = _check(
+        _variant(tmp_path, "es-419", {"db.json": ('"Test task"', '"Tarea de prueba"')}), "--canonical-map", str(cmap)
+    )
     assert other.returncode == 1 and "the canonical map says" in other.stdout, other.stdout + other.stderr
