@@ -19,6 +19,7 @@ from babelflow.run_lock import output_lock
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import SourceBenchmark
 from source_benchmarks.registry import family_of
+from translators.choice import resolve_spec
 from translators.interface import Translator
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 from translators.rebuild import check_out
@@ -28,8 +29,6 @@ from translators.registry import make_translator
 def translator_for(spec: str, language: str, pack: LanguagePack, costs=None) -> Translator:
     """The pack may declare a pseudo style, so a new pseudo-locale is data, not code.
     `auto` picks the language's default (translators/choice.py): pseudo, Apertium, or an error."""
-    from translators.choice import resolve_spec
-
     spec = resolve_spec(spec, language, pack)
     if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
         return PseudoLocaleTranslator(language, style=pack.offline_rendering)

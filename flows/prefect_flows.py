@@ -11,21 +11,29 @@ from __future__ import annotations
 
 import random
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
+from uuid import UUID
 
 import orjson
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.client.orchestration import get_client
 from prefect.exceptions import FlowPauseTimeout
 from prefect.flow_runs import pause_flow_run
 from prefect.futures import wait
 from prefect.runtime import flow_run as current_flow_run
+from prefect.settings import get_current_settings
+from prefect.states import Crashed
 from pydantic import Field
 
+from analyzers.profile import ElementOverride
 from babelflow.adaptation_run import AdaptationRun
+from babelflow.atomic_io import write_bytes_atomic
 from babelflow.ir import PreserveReason, Record, TranslationType
+from babelflow.llm.costs import CostReport, publish_costs
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
@@ -168,8 +176,6 @@ def _one_round(run: AdaptationRun, reviewed: dict[str, str], forget: list[str], 
 
 def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -> None:
     """Token usage of model translators/validators (per stage, language, provider) as a table artifact."""
-    from babelflow.llm.costs import CostReport, publish_costs
-
     rows = []
     for stage in ("translate", "validate"):
         path = stages.costs_path(settings, benchmark, language, stage)
@@ -187,8 +193,6 @@ def artifact_key(benchmark: str, language: str) -> str:
 
 def _ui_url(path: str) -> str | None:
     """A UI address for the run's API (None on Prefect's ephemeral API, which has no lasting UI)."""
-    from prefect.settings import get_current_settings
-
     ui = get_current_settings().ui_url
     return f"{ui.rstrip('/')}/{path}" if ui else None
 
@@ -202,11 +206,6 @@ def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet,
 
 def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
     """Route confirmed findings: analysis → profile override; translation → retranslate / reviewer text."""
-    import orjson
-
-    from analyzers.profile import ElementOverride
-    from babelflow.atomic_io import write_bytes_atomic
-
     paths = run.paths
     reviewed_path = paths.reviewed
     reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
@@ -264,11 +263,6 @@ def adapt_language(
 def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | None:
     """A record left in the lock means its holder was killed (one that ends clears it). If that flow run
     still reads Running, Paused or Pending, say so in the UI (Crashed). Returns the run id marked."""
-    from uuid import UUID
-
-    from prefect.client.orchestration import get_client
-    from prefect.states import Crashed
-
     _, _, run_id = previous_holder.partition(" ")
     if not run_id or run_id == current_run_id:
         return None
@@ -348,8 +342,6 @@ def adapt_languages(
     benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None, translator: str = "auto", validators: str = ""
 ) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
-    from concurrent.futures import ThreadPoolExecutor
-
     asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "project_root": project_root}
     check_current_run(adapt_languages.fn, asked, BabelflowSettings())  # a deployment's run: flows/run_guard.py
 

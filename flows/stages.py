@@ -21,26 +21,28 @@ from analyzers.profile import ElementOverride, load_profile
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import sha256_bytes, sha256_file, write_bytes_atomic
 from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canonical_map
+from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
 from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
 from babelflow.settings import BabelflowSettings
-from babelflow.variant import MANIFEST_NAME, VariantManifest
+from babelflow.variant import MANIFEST_NAME, VariantManifest, load_manifest
 from flows.components import analyze_or_reuse, domain_name_for, translator_for
 from flows.replay_memo import variant_replays
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark, open_variant
-from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.protocol import ReplayOutcome, SourceBenchmark
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.interface import Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import enforce
 from translators.rebuild import rebuild_variant
 from validators.context import ValidationContext
-from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
+from validators.findings import FailureSet, Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.model_backends import make_validator_agents
 from validators.orchestrator import review_and_merge, run_layer
+from validators.probes.behavior import replay_pairs_of
 from validators.probes.policy import infer_policy
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
@@ -208,9 +210,6 @@ def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult
 
 def variant_intact(variant: Path) -> bool:
     """All files the manifest lists exist with their recorded hashes (else cached results are stale)."""
-    from babelflow.errors import BabelflowError
-    from babelflow.variant import load_manifest
-
     try:
         manifest = load_manifest(variant)
     except BabelflowError:
@@ -339,9 +338,6 @@ _SOURCE_REPLAYS_LOCK = threading.Lock()
 def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> dict[str, tuple]:
     """The source's (golden, do-nothing) outcomes, replayed once per source content for every
     language and rerun: kept in memory and in <state>/replays/<benchmark>/<source hash>.json."""
-    from source_benchmarks.protocol import ReplayOutcome
-    from validators.probes.behavior import replay_pairs_of
-
     source_key = key_of([f.sha256 for f in bench.fingerprints()], STAGE_VERSIONS["validate"], type(bench).__module__)
     path = settings.layout.replays(bench.id) / f"{source_key}.json"
     with _SOURCE_REPLAYS_LOCK:  # languages adapted at once in one process replay the source once
@@ -362,8 +358,6 @@ def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> d
 def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: str) -> LayerResult:
     """Units the translator could not deliver intact (e.g. a dropped placeholder) become findings,
     so the review loop can route them back (confirm → that unit is translated again)."""
-    from validators.findings import Severity, make_finding
-
     by_id = read_ir(ir_path, benchmark).by_id() if translated.failures else {}
     findings = []
     for failure in translated.failures:
