@@ -156,7 +156,11 @@ def _reward_basis(task: dict) -> None:
 
 
 CHECKS: list[Check] = [
-    Check("tau3 benchmark without τ³ installed (analyze, adapt, validate)", _not_installed),
+    Check(
+        "tau3 benchmark without τ³ installed (analyze, adapt, validate)",
+        _not_installed,
+        covered_by="tests/source_benchmarks/tau3/test_tau3_refusal.py::test_the_cli_refuses_with_the_install_command",
+    ),
     Check("τ³ installed but its data folder gone", _data_folder_gone),
     Check("τ³ install record that is not JSON", _install_record_garbage),
     Check(

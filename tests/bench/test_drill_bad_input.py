@@ -35,9 +35,10 @@ def test_bad_input_case(case: Case, good: Path, tmp_path: Path) -> None:
 
 
 def _param(check: Check):
-    # the server area's checks boot real Prefect servers (~18 s a boot): slow by the marker's definition
-    starts_a_server = check.run.__module__.endswith(".server")
-    return pytest.param(check, id=check.name, marks=[pytest.mark.slow] if starts_a_server else [])
+    # the server area's checks boot real Prefect servers (~18 s a boot), τ³'s start its worker and load its
+    # data (~20 s): slow by the marker's definition
+    slow = check.run.__module__.endswith((".server", ".tau3"))
+    return pytest.param(check, id=check.name, marks=[pytest.mark.slow] if slow else [])
 
 
 @pytest.mark.parametrize("check", [_param(c) for c in ALL_CHECKS if not c.covered_by])
