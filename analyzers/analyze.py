@@ -78,7 +78,9 @@ def facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
     if not spec.data_model:
         return ModelSchemaFacts()
     model = _import(spec.data_model)
-    return schema_facts(model, top_level_list=spec.role is ArtifactRole.TASKS)
+    # a tasks file holds a list of tasks; a per-file task (τ³ banking) is one task
+    holds_list = spec.holds_list if spec.holds_list is not None else spec.role is ArtifactRole.TASKS
+    return schema_facts(model, top_level_list=holds_list)
 
 
 def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located: LocatedEvidence | None = None) -> RuntimeEvidenceIndex:
@@ -118,6 +120,9 @@ class _Builder:
         self.findings: list[AnalysisFinding] = []
         self.open_fields: list[tuple[IRElement, tuple, tuple]] = []  # the trace left their role open
         self.code_texts: list[tuple[IRElement, CodeText, ArtifactSpec]] = []  # for code trials
+        self.specs_by_path = {spec.path: spec for spec in bench.artifacts()}
+        self.task_order = {task_id: index for index, task_id in enumerate(bench.task_ids(None))}
+        self.task_positions: dict[str, int] = {}  # a per-file task's file -> its task's position
 
     def differential(self, progress: Progress) -> None:
         """Perturb the open field paths (batched, bisected, cached by source hash) and record the outcome."""
@@ -128,10 +133,11 @@ class _Builder:
             open_path = grouped.get(key)
             if open_path is None:
                 open_path = grouped[key] = OpenPath(key, [], set(), [])
-            open_path.locations.append(path)
+            open_path.locations.append((element.artifact, path))
             open_path.values.add(element.source_text)
-            if key[0].endswith("tasks.json") and isinstance(path[0], int) and path[0] not in open_path.task_indices:
-                open_path.task_indices.append(path[0])
+            task_index = self._task_index(element.artifact, path)
+            if task_index is not None and task_index not in open_path.task_indices:
+                open_path.task_indices.append(task_index)
         paths = sorted(grouped.values(), key=lambda p: (p.key[0], repr(p.key[1]), p.key[2]))
         progress(f"differential: {len(paths)} open field paths")
 
@@ -152,6 +158,16 @@ class _Builder:
                     element.translation_type, element.canonical_group = TranslationType.PRESERVE, None
                     element.preserve_reason = PreserveReason.EVALUATOR_TOKEN
                     element.typing_rule = f"evidence (differential): {observed.detail}"
+
+    def _task_index(self, artifact: str, path: tuple) -> int | None:
+        """The position of the task a tasks-file field belongs to: its list index in a tasks file, the
+        file's task in a per-file group."""
+        spec = self.specs_by_path.get(artifact)
+        if spec is None or spec.role is not ArtifactRole.TASKS:
+            return None
+        if path and isinstance(path[0], int):
+            return path[0]
+        return self.task_positions.get(artifact)
 
     def code_differential(self, progress: Progress) -> None:
         """Perturb the Preserve code texts nothing observed (prompts, control tokens, id templates)."""
@@ -200,7 +216,9 @@ class _Builder:
     def data_artifact(self, spec: ArtifactSpec) -> None:
         facts = facts_for(spec)
         document = self.bench.load_artifact(spec)
-        prefix = spec.path.rsplit("/", 1)[-1]
+        prefix = spec.logical_path.rsplit("/", 1)[-1]
+        if spec.group and spec.role is ArtifactRole.TASKS and isinstance(document, dict) and "id" in document:
+            self.task_positions[spec.path] = self.task_order.get(str(document["id"]), -1)
         role_names: dict[tuple, str] = {}
         empty: frozenset[str] = frozenset()
         items = list(iter_data_texts(document, facts))
@@ -219,7 +237,7 @@ class _Builder:
             element = self.add(spec.path, locator, role, item.value, decision)
             self._record(element, spec.path, item.general, observed, plain)
             if spec.role in (ArtifactRole.DATABASE, ArtifactRole.TASKS) and (observed is None or observed.scope is EvidenceScope.STATIC):
-                self.open_fields.append((element, (spec.path, item.general, item.is_key), item.path))
+                self.open_fields.append((element, (spec.logical_path, item.general, item.is_key), item.path))
 
     def link_canonical_values(self) -> None:
         if not self.typer.canonical_values:

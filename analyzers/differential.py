@@ -31,8 +31,8 @@ MAX_TASKS = 4
 
 @dataclass
 class OpenPath:
-    key: PathKey
-    locations: list[tuple]  # concrete paths (a key's path ends with the key)
+    key: PathKey  # (the artifact or its group's pattern, generalized path, is_key)
+    locations: list[tuple[str, tuple]]  # (file, concrete path); a key's path ends with the key
     values: set[str]
     task_indices: list[int]
 
@@ -45,10 +45,10 @@ def _perturb(value: str, index: int) -> str:
     return f"{_marker(index)}{value}_qX"
 
 
-def _apply(document: Any, path: OpenPath, index: int) -> None:
-    artifact, _, is_key = path.key
+def _apply(document: Any, path: OpenPath, artifact: str, index: int) -> None:
+    is_key = path.key[2]
     # values first; then keys, deepest first, so a renamed parent never hides a child
-    for where in sorted(path.locations, key=len, reverse=True):
+    for where in sorted((where for file, where in path.locations if file == artifact), key=len, reverse=True):
         parent = document
         try:
             for segment in where[:-1]:
@@ -164,10 +164,10 @@ class DifferentialRunner:
     def _perturbed(self, paths: list[tuple[int, OpenPath]]) -> dict[str, Any]:
         documents: dict[str, Any] = {}
         for index, path in paths:
-            artifact = path.key[0]
-            if artifact not in documents:
-                documents[artifact] = copy.deepcopy(self.documents[artifact])
-            _apply(documents[artifact], path, index)
+            for artifact in dict.fromkeys(file for file, _ in path.locations):  # a group spans files
+                if artifact not in documents:
+                    documents[artifact] = copy.deepcopy(self.documents[artifact])
+                _apply(documents[artifact], path, artifact, index)
         return documents
 
     def run(self, paths: list[OpenPath], watched: list[int]) -> dict[PathKey, Observed]:

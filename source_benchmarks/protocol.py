@@ -21,6 +21,17 @@ class ArtifactSpec(Record):
     role: ArtifactRole
     data_model: str | None = Field(default=None, description="dotted path of the pydantic model that loads it")
     translatable: bool = Field(default=True, description="False for files kept as-is (task splits)")
+    group: str | None = Field(
+        default=None,
+        description="files that are one logical artifact (τ³ banking: one task per file): their shared pattern, e.g. "
+        "data/tau2/domains/banking_knowledge/tasks/*.json; analysis types and tries a field once per group, not per file",
+    )
+    holds_list: bool | None = Field(default=None, description="the file is a list of records (tasks.json); None: decided by the role")
+
+    @property
+    def logical_path(self) -> str:
+        """The artifact as the analysis keys it: the group's pattern, or the file."""
+        return self.group or self.path
 
 
 class ToolCallRecord(Record):
