@@ -87,7 +87,7 @@ def main(benchmarks: list[str]) -> None:
         start = time.perf_counter() - started
         ids = bench.task_ids()
         started = time.perf_counter()
-        pairs = bench.replay_pairs(ids)
+        pairs = bench.replay_pairs(ids)  # type: ignore[attr-defined]
         pairs_s = time.perf_counter() - started
         started = time.perf_counter()
         golden = bench.replay_golden(ids)

