@@ -9,9 +9,22 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic, write_text_atomic
 from babelflow.errors import BabelflowError
+from babelflow.ir import ir_json_schema, save_ir
+from babelflow.llm.costs import CostLedger, report_costs
+from babelflow.output_guard import check_file_out
+from babelflow.settings import BabelflowSettings
+from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text, stage_line, status_line
+from flows.reporting import units_made_by
+from flows.server_auth import auth_path
+from source_benchmarks import get_benchmark
 from source_benchmarks.registry import resolve_benchmark
+from validators.findings import group_findings, summarize
+
+# Every command imports its engine inside its body: this module is what `babelflow --help` loads, and each
+# noqa below names what the import would add to it (measured on top of `import flows.cli`).
 
 app = typer.Typer(
     name="babelflow",
@@ -32,12 +45,9 @@ def analyze(
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
     benchmark = resolve_benchmark(benchmark, domain_package)
-    from analyzers.analyze import analyze_benchmark
-    from analyzers.profile import load_profile
-    from babelflow.ir import save_ir
-    from babelflow.output_guard import check_file_out
-    from source_benchmarks import get_benchmark
-    from translators.rebuild import source_folders
+    from analyzers.analyze import analyze_benchmark  # noqa: PLC0415 - +1.6 s on --help
+    from analyzers.profile import load_profile  # noqa: PLC0415 - +73 ms on --help
+    from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
     sources, _ = source_folders(bench)
@@ -45,7 +55,7 @@ def analyze(
     if starter_profile is not None:
         check_file_out(starter_profile, sources, "--starter-profile")
     loaded = None if no_profile else load_profile(benchmark, profile)
-    from flows.progress_views import terminal_progress
+    from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     with terminal_progress(console):
         document = analyze_benchmark(bench, loaded, progress=lambda message: console.print(f"[cyan]{message}", highlight=False), use_profile=not no_profile)
@@ -57,13 +67,12 @@ def analyze(
     for name, count in sorted(counts.items()):
         table.add_row(name, str(count))
     console.print(table)
-    from analyzers.evidence_report import evidence_summary
+    from analyzers.evidence_report import evidence_summary  # noqa: PLC0415 - +11 ms on --help
 
     for line in evidence_summary(document):
         console.print(line, highlight=False)
     if starter_profile is not None:
-        from analyzers.starter_profile import starter_profile as draft
-        from babelflow.atomic_io import write_text_atomic
+        from analyzers.starter_profile import starter_profile as draft  # noqa: PLC0415 - +1.6 s on --help
 
         write_text_atomic(starter_profile, draft(document, bench))
         console.print(f"starter profile written to [bold]{starter_profile}[/] (review it, then pass it with --profile)")
@@ -89,18 +98,16 @@ def adapt(
     OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is printed per stage, language and provider, and saved under
     .babelflow/costs/<benchmark>/<lang>/adapt.json."""
     benchmark = resolve_benchmark(benchmark, domain_package, version)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415 - +17 ms on --help
 
-    from babelflow.llm.costs import CostLedger, report_costs
-    from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt as run_adapt
-    from validators.model_backends import make_validator_agents
+    from flows.adapt import adapt as run_adapt  # noqa: PLC0415 - +2.5 s on --help
+    from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
 
     costs = CostLedger()
     agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
     costs_path = BabelflowSettings().layout.costs(benchmark, lang, "adapt")
     try:
-        from flows.progress_views import bars_for_reports
+        from flows.progress_views import bars_for_reports  # noqa: PLC0415 - +50 ms on --help
 
         with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar, bars_for_reports(bar):
             stage = bar.add_task("starting", total=None)
@@ -132,9 +139,8 @@ def adapt(
         console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
         findings = []
         if agents:
-            from babelflow.canonical_map import load_canonical_map
-            from source_benchmarks import get_benchmark
-            from validators.run import validate_variant
+            from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
+            from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
 
             with console.status("validating", spinner="dots") as status:
                 cmap = load_canonical_map(result.paths.canonical_map, benchmark, lang)
@@ -156,7 +162,6 @@ def check_variant_is_of(folder: Path, benchmark: str, lang: str) -> None:
     """A variant babelflow built names its benchmark and language in its manifest: validating it as
     another benchmark (tau2-mock's as tau3-mock) or language compares unrelated files. A folder made
     elsewhere (no manifest, e.g. SEATau's) is taken as given."""
-    from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest
 
     owner = folder_owner(folder)
     if owner is not None and owner != benchmark:
@@ -186,22 +191,17 @@ def validate(
     With --validators, each agent reviews the probes' evidence with its own model; their token
     usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
     benchmark = resolve_benchmark(benchmark, domain_package)
-    from babelflow.canonical_map import load_canonical_map
-    from babelflow.llm.costs import CostLedger, report_costs
-    from babelflow.settings import BabelflowSettings
-    from babelflow.variant import save_record
-    from flows.components import analyze_or_reuse
-    from source_benchmarks import get_benchmark
-    from translators.registry import validate_language_tag
-    from validators.model_backends import make_validator_agents
-    from validators.run import validate_variant
+    from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
+    from flows.components import analyze_or_reuse  # noqa: PLC0415 - +1.8 s on --help
+    from translators.registry import validate_language_tag  # noqa: PLC0415 - +0.4 s on --help
+    from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
+    from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
 
     validate_language_tag(lang)
     costs = CostLedger()
     agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
     settings = BabelflowSettings()
-    from babelflow.output_guard import check_file_out
-    from translators.rebuild import source_folders
+    from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
     sources, _ = source_folders(bench)
@@ -211,7 +211,7 @@ def validate(
     layout = settings.layout
     check_variant_is_of(layout.variant(benchmark, lang, variant), benchmark, lang)
     try:
-        from flows.progress_views import terminal_progress
+        from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
         with terminal_progress(console) as bars:
             ir = analyze_or_reuse(bench, None, layout.ir(benchmark), stage_line(bars))
@@ -222,8 +222,7 @@ def validate(
         report_costs(costs.report(), console, settings.layout.costs(benchmark, lang, "validate"), f"{benchmark} {lang}: model usage")
     if json_out:
         save_record(failures, json_out)
-    from validators.findings import group_findings, summarize
-    from validators.probes.policy import save_inferred_map
+    from validators.probes.policy import save_inferred_map  # noqa: PLC0415 - +0.1 s on --help
 
     summary = failures.summary or summarize(failures.findings)
     console.print(f"{benchmark} {lang}: {summary.line()}")  # the first line a reviewer reads
@@ -252,9 +251,7 @@ def replay(
     split: str = typer.Option("all", help="Task split (all, base, test, ...)."),
 ) -> None:
     """Replay every task's golden actions and a do-nothing trajectory, scored by the benchmark's own evaluator."""
-    from rich.progress import track
-
-    from source_benchmarks import get_benchmark
+    from rich.progress import track  # noqa: PLC0415 - +17 ms on --help
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
     ids = bench.task_ids(split)
@@ -300,29 +297,26 @@ def flow(
     command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
     Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
     benchmark = resolve_benchmark(benchmark, domain_package, version)
-    from babelflow.settings import BabelflowSettings
-    from flows.local_server import ensure_server, ui_base
-    from flows.reporting import units_made_by
+    from flows.local_server import ensure_server, ui_base  # noqa: PLC0415 - +57 ms on --help
 
     if validators:
-        from validators.model_backends import make_validator_agents
+        from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
 
         make_validator_agents(validators)  # a missing key is an error before any work starts
-    from flows.run_setup import resolve_run
+    from flows.run_setup import resolve_run  # noqa: PLC0415 - +1.3 s on --help
 
     for tag in lang:  # each language resolves (tag, pack, Apertium pair or provider key) before any work
         resolve_run(BabelflowSettings(), benchmark, tag, translator=translator, source_dir=source_dir, profile=profile, validators=validators)
     api_url, record = ensure_server(BabelflowSettings())
-    from flows.prefect_flows import adapt_language, adapt_languages  # after PREFECT_API_URL is set
+    from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - Prefect reads PREFECT_API_URL at import
 
     ui = ui_base(api_url)
     console.print(f"Prefect UI: {ui}" + (" (this project's background server; stop it with `babelflow server --stop`)" if record else " (PREFECT_API_URL)"))
     if record:  # the UI asks for the auth string at login: say where it is, never what it is
-        from flows.server_auth import auth_path
 
         login = f"UI login: the auth string in {auth_path(BabelflowSettings())} (readable by you only)"
         console.print(login, highlight=False, soft_wrap=True)
-    from flows.progress_views import terminal_progress
+    from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     with terminal_progress(console):
         if len(lang) == 1:
@@ -348,9 +342,6 @@ def flow(
 @cli_errors
 def ir_schema(out: Path | None = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout.")) -> None:
     """Print the JSON Schema of the IR."""
-    from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic
-    from babelflow.ir import ir_json_schema
-
     data = dump_json_bytes(ir_json_schema())
     if out:
         write_bytes_atomic(out, data + b"\n")
