@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from analyzers.code_inventory import CodeText
+from analyzers.differential import MAX_TASKS, watched_indices
 from analyzers.located_evidence import LocatedEvidence, Observed
 from babelflow.ir import ArtifactRole, EvidenceScope, IRElement, LinkKind, TranslationType
 from babelflow.text import FORMAT_SLOT
@@ -46,8 +47,6 @@ def code_differential(
     open_texts = [(e, t, s) for e, t, s in code_texts if e.translation_type is TranslationType.PRESERVE and not e.evidence and t.role != "docstring"]
     if not open_texts:
         return 0
-    from analyzers.differential import MAX_TASKS, watched_indices
-
     ids = bench.task_ids(None)
     calls = {task_id: {name.split(":", 1)[-1] for name in bench.task_functions(task_id)} for task_id in ids}
     sample = [ids[index] for index in watched_indices(bench)]  # tasks that together run most tools

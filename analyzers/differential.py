@@ -23,6 +23,7 @@ from typing import Any
 
 from analyzers.located_evidence import Observed
 from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
+from source_benchmarks.formats import dump_document
 from source_benchmarks.protocol import parity_signature
 
 PathKey = tuple[str, tuple, bool]  # (artifact, generalized path, is_key)
@@ -104,8 +105,6 @@ class DifferentialRunner:
 
     # ---- one trial -------------------------------------------------------------------------
     def _write(self, folder: Path, documents: dict[str, Any]) -> None:
-        from source_benchmarks.formats import dump_document
-
         for artifact, document in documents.items():
             target = folder / artifact[len("data/") :]
             target.parent.mkdir(parents=True, exist_ok=True)
