@@ -152,7 +152,7 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
         for token in element.inline_tokens:
             wanted = rendering.get(token, token)
             inferred = policy.renderings.get(token)
-            if target.count(wanted) >= element.source_text.count(token):
+            if target.count(wanted) >= _standalone(token, element.source_text, element.inline_tokens):
                 continue
             renderings = [inferred] if inferred is not None else [t for t in policy.inconsistent.get(token, ()) if t != token]
             if any(r.casefold() in folded for r in renderings):
@@ -178,6 +178,14 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             )
             break
     return findings
+
+
+def _standalone(token: str, source: str, tokens: list[str]) -> int:
+    """How often the source names `token` outside a longer token of the field ('London' in 'London
+    Luxury', a hotel whose own rendering the check of that token follows)."""
+    longer = {t for t in tokens if token in t and t != token}
+    covered = [(m.start(), m.end()) for t in longer for m in re.finditer(re.escape(t), source)]
+    return sum(1 for m in re.finditer(re.escape(token), source) if not any(a <= m.start() and m.end() <= b for a, b in covered))
 
 
 def _overlay(ctx: ValidationContext, validator_id: str) -> list[Finding]:
