@@ -12,7 +12,6 @@ from rich.table import Table
 from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic, write_text_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import ir_json_schema, save_ir
-from babelflow.llm.costs import CostLedger, report_costs
 from babelflow.output_guard import check_file_out
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
@@ -100,6 +99,7 @@ def adapt(
     benchmark = resolve_benchmark(benchmark, domain_package, version)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415 - +17 ms on --help
 
+    from babelflow.llm.costs import CostLedger, report_costs  # noqa: PLC0415 - +11 ms on --help
     from flows.adapt import adapt as run_adapt  # noqa: PLC0415 - +2.5 s on --help
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
 
@@ -192,6 +192,7 @@ def validate(
     usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
     benchmark = resolve_benchmark(benchmark, domain_package)
     from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
+    from babelflow.llm.costs import CostLedger, report_costs  # noqa: PLC0415 - +11 ms on --help
     from flows.components import analyze_or_reuse  # noqa: PLC0415 - +1.8 s on --help
     from translators.registry import validate_language_tag  # noqa: PLC0415 - +0.4 s on --help
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
