@@ -24,6 +24,7 @@ from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
 from validators.finding_kinds import REVIEWER_JUDGEMENT, is_declared
 from validators.findings import Finding, Layer, Severity, make_finding
+from validators.probes.behavior import replay_pairs_of
 from validators.review_material import ReviewMaterial, ReviewPlan, TaskView, UnitView, plan_review
 
 
@@ -265,8 +266,6 @@ class ValidatorAgent:
 
     @staticmethod
     def _task_replay(ctx: ValidationContext, task_id: str | None) -> dict[str, str]:
-        from validators.probes.behavior import replay_pairs_of
-
         variant = ctx.variant_bench
         if variant is None or task_id not in ctx.source.task_ids(None):
             return {"error": f"cannot replay task {task_id}"}

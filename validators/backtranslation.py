@@ -110,7 +110,7 @@ class BacktranslationAgent:
 
     def score(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitScore] | None:
         """Every unit's back-translation and scores; None when no reverse pair is installed."""
-        from sacrebleu.metrics import CHRF
+        from sacrebleu.metrics import CHRF  # noqa: PLC0415 - sacrebleu takes ~0.5-1.5 s to import; only this offline agent uses it
 
         found = reverse_mode(ctx.language)
         if found is None:

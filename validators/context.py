@@ -25,7 +25,9 @@ from babelflow.ir import (
     PythonLiteralLocator,
     TranslationType,
 )
+from babelflow.language_pack import load_pack
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
+from babelflow.settings import BabelflowSettings
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
@@ -97,9 +99,6 @@ class ValidationContext:
 
     @staticmethod
     def _find_pack(language: str):
-        from babelflow.language_pack import load_pack
-        from babelflow.settings import BabelflowSettings
-
         try:
             return load_pack(language, BabelflowSettings().project_root)
         except BabelflowError:

@@ -25,6 +25,7 @@ from babelflow.llm.prompts import Prompt, language_name
 from babelflow.llm.replies import nullable, parse_json_reply
 from babelflow.llm.resilience import BatchRejected, ProviderError
 from validators.agents import Reviewer, ReviewReply, ReviewRequest, ValidatorAgent
+from validators.backtranslation import BacktranslationAgent
 from validators.findings import Layer, Severity
 from validators.prompts import load_prompt
 
@@ -126,8 +127,6 @@ def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | 
     agents: list[Reviewer] = []
     for i, spec in enumerate(items):
         if spec == "backtranslation":
-            from validators.backtranslation import BacktranslationAgent
-
             agents.append(BacktranslationAgent())
             continue
         config = configs[i]

@@ -28,6 +28,7 @@ from babelflow.ir import ArtifactRole, Record, TranslationType
 from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
 from validators.findings import Finding
+from validators.probes.policy import infer_policy
 
 # the prompt and the JSON envelope of one request, besides its items (measured on review.v2: ~900)
 REQUEST_OVERHEAD_TOKENS = 1000
@@ -87,8 +88,6 @@ class ReviewMaterial:
         policy the consistency probe infers from the variant's own DB and tasks."""
         if self.ctx.canonical_map is not None:
             return {e.source: e.target for e in self.ctx.canonical_map.entries if e.review_state != "rejected" and e.source != e.target}
-        from validators.probes.policy import infer_policy
-
         return {s: t for s, t in infer_policy(self.ctx).renderings.items() if s != t}
 
     @cached_property

@@ -13,7 +13,7 @@ from babelflow.language_data import language_data, month_numbers, numbers_in, sp
 from babelflow.target_language import language_problem
 from babelflow.text import FORMAT_SLOT, MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.findings import Finding, Layer, Severity, SuppressedCheck, finding_id, make_finding
 from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -97,8 +97,6 @@ def _checked_pair(validator_id: str, element, target: str, ctx: ValidationContex
 
 
 def _for_element(finding: Finding, element_id: str) -> Finding:
-    from validators.findings import finding_id
-
     copy = finding.model_copy(update={"element_id": element_id}, deep=True)
     copy.id = finding_id(copy.key)
     return copy

@@ -100,7 +100,7 @@ def _document_skeleton_diffs(source: Any, target: Any, renamed: set[tuple]) -> l
 
 def _explain(source: Any, target: Any, path: tuple) -> str:
     """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
-    from deepdiff import DeepDiff
+    from deepdiff import DeepDiff  # noqa: PLC0415 - deepdiff takes ~1-2 s to import; only a structure difference needs it
 
     for segment in path[:-1] if path else ():
         try:

@@ -21,7 +21,8 @@ import re
 from collections import Counter, defaultdict
 
 from babelflow.ir import PreserveReason, TranslationType
-from babelflow.language_data import LanguageData, language_data
+from babelflow.language_data import LanguageData, in_script, language_data
+from babelflow.language_id import identify, supported
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
 
@@ -201,8 +202,6 @@ _CLAUSE = re.compile(r"(?<![A-Za-z])(?<![A-Za-z]['-])(?:[A-Za-z]+(?:['-][A-Za-z]
 
 def _english_clauses(masked: str, source_words: set[str], language: str) -> list[tuple[str, str]]:
     """Runs of five or more source words in a Latin-script target that lingua reads as English."""
-    from babelflow.language_id import identify, supported
-
     if not supported(language):
         return []
     found = []
@@ -254,8 +253,6 @@ def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str
 
 
 def _spacing(validator_id: str, element, target: str, terms: set[str], data: LanguageData) -> list[Finding]:
-    from babelflow.language_data import in_script
-
     out = []
     for term in sorted(terms, key=len, reverse=True):
         if not term or not in_script(term[0], data.script):

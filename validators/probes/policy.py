@@ -10,10 +10,13 @@ critical. Behaviour decides the rest: merge() turns the notes critical when repl
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
 from babelflow.ir import PreserveReason, TranslationType
 from validators.context import ValidationContext
 
@@ -101,10 +104,6 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
 
 def inferred_canonical_map(failures, benchmark: str, language: str):
     """The policy notes of a failure set as a canonical map (unreviewed: a reviewer confirms it)."""
-    import json
-
-    from babelflow.canonical_map import CanonicalEntry, CanonicalMap
-
     cmap = CanonicalMap(benchmark=benchmark, language=language)
     for finding in failures.findings:
         if finding.kind != POLICY_KIND:
@@ -117,10 +116,6 @@ def inferred_canonical_map(failures, benchmark: str, language: str):
 
 
 def save_inferred_map(failures, path) -> int:
-    from pathlib import Path
-
-    from babelflow.canonical_map import save_canonical_map
-
     cmap = inferred_canonical_map(failures, failures.benchmark, failures.language)
     save_canonical_map(cmap, Path(path))
     return len(cmap.entries)
