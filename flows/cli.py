@@ -309,7 +309,7 @@ def flow(
     for tag in lang:  # each language resolves (tag, pack, Apertium pair or provider key) before any work
         resolve_run(BabelflowSettings(), benchmark, tag, translator=translator, source_dir=source_dir, profile=profile, validators=validators)
     api_url, record = ensure_server(BabelflowSettings())
-    from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - Prefect reads PREFECT_API_URL at import
+    from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - Prefect: after the URL is set
 
     ui = ui_base(api_url)
     console.print(f"Prefect UI: {ui}" + (" (this project's background server; stop it with `babelflow server --stop`)" if record else " (PREFECT_API_URL)"))

@@ -80,7 +80,8 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
             continue
         key = (pack_key, ir.benchmark, element.artifact, element.role, element.source_text, targets[element.id])
         target = targets[element.id]
-        compute = partial(_field_problem_tuple, pack, glossary, matcher, forbidden, element, target)  # typed, unlike a lambda
+        # a partial, not a lambda: mypy infers its type
+        compute = partial(_field_problem_tuple, pack, glossary, matcher, forbidden, element, target)
         problems += _CHECKED.get_or_compute(key, compute)
     return problems
 

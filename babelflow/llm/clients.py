@@ -209,7 +209,7 @@ class DashScopeChat:
         self.session = NoRedirectSession()  # the SDK's shared session would follow a redirect
 
     def complete(self, system: str, user: str, schema_name: str, schema: dict, strict: bool) -> Completion:
-        from dashscope.api_entities.dashscope_response import GenerationResponse  # noqa: PLC0415 - provider SDK, imported only when its provider is used
+        from dashscope.api_entities.dashscope_response import GenerationResponse  # noqa: PLC0415 - provider SDK
 
         extra: dict[str, Any] = {"base_address": self.config.base_url} if self.config.base_url else {}
         try:

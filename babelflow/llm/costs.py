@@ -109,7 +109,7 @@ def save_costs(report: CostReport, path: Path) -> Path:
 
 def publish_costs(report: CostReport, key: str = "model-costs", description: str = "token usage per stage, language and provider"):
     """Publish the report as a Prefect table artifact (inside a flow/task run); returns its id."""
-    from prefect.artifacts import create_table_artifact  # noqa: PLC0415 - Prefect (~6 s) only when publishing from a run
+    from prefect.artifacts import create_table_artifact  # noqa: PLC0415 - Prefect (~6 s), in a run
 
     safe_key = re.sub(r"[^a-z0-9-]+", "-", key.lower()).strip("-") or "model-costs"
     return create_table_artifact(key=safe_key, table=cost_rows(report) or [{"stage": "none", "requests": "0"}], description=description)
