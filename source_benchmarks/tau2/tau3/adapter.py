@@ -28,7 +28,7 @@ from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau2.tau3.client import worker_for
 from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS, task_folder
-from source_benchmarks.tau2.tau3.files import Tau3Files
+from source_benchmarks.tau2.tau3.files import Tau3Files, task_functions, watch_sample
 from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
 from source_benchmarks.tau2.tau3.runtime import require_runtime
 
@@ -47,7 +47,18 @@ class Tau3Action(_Loose):
     compare_args: list[str] | None = None
 
 
+class Tau3Call(_Loose):
+    env_type: str = "assistant"
+    func_name: str
+
+
+class Tau3State(_Loose):
+    initialization_data: Any = None
+    initialization_actions: list[Tau3Call] | None = None
+
+
 class Tau3EnvAssertion(_Loose):
+    env_type: str = "assistant"
     func_name: str
     arguments: dict[str, Any] = {}
 
@@ -62,6 +73,7 @@ class Tau3Task(_Loose):
     """What the main process reads of a τ³ task (τ³'s own Task model lives in the worker)."""
 
     id: str
+    initial_state: Tau3State | None = None
     evaluation_criteria: Tau3Criteria | None = None
 
 
@@ -159,6 +171,13 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
             path.parent.mkdir(parents=True, exist_ok=True)
             write_bytes_atomic(path, orjson.dumps(value))
         return value
+
+    def task_functions(self, task_id: str) -> set[str]:
+        return task_functions(self.task(task_id))
+
+    def watched_tasks(self, limit: int) -> set[str]:
+        """Task ids whose replays together reach most tools (differential trials replay these)."""
+        return watch_sample([self.task(task_id) for task_id in self.task_ids(None)], limit)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         return self._remembered("tool_schemas", lambda: self._call("tool_schemas").schemas or [])

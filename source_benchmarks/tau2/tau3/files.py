@@ -9,6 +9,7 @@ folders too: a variant holding only its translated files still sees all 97 tasks
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from source_benchmarks.formats import confined_file
@@ -18,6 +19,38 @@ from source_benchmarks.tau2.tau3.domains import USER_GUIDELINES, task_folder
 from source_benchmarks.tau2.tau3.mirrored_models import TASK_MODEL, mirrored
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
+DISCOVERABLE_CALLS = {"call_discoverable_agent_tool": "agent_tool_name", "call_discoverable_user_tool": "discoverable_tool_name",
+                      "unlock_discoverable_agent_tool": "agent_tool_name", "give_discoverable_user_tool": "discoverable_tool_name"}
+
+
+def task_functions(task: Any) -> set[str]:
+    """`requestor:name` of every function a task runs (gold actions, initialization, env assertions),
+    as the τ² tracer counts them; banking's discoverable calls count by the tool they reach
+    (`call_discoverable_agent_tool` reaches 48 different tools)."""
+    names: set[str] = set()
+    criteria, state = task.evaluation_criteria, getattr(task, "initial_state", None)
+    for action in (criteria.actions or []) if criteria else []:
+        reached = (action.arguments or {}).get(DISCOVERABLE_CALLS.get(action.name, ""), "")
+        names.add(f"{action.requestor}:{action.name}" + (f":{reached}" if reached else ""))
+    for call in [*((state.initialization_actions or []) if state else []), *((criteria.env_assertions or []) if criteria else [])]:
+        names.add(f"{call.env_type}:{call.func_name}")
+    if state is not None and state.initialization_data is not None:
+        names.add("initialization_data")
+    return names
+
+
+def watch_sample(tasks: list[Any], limit: int) -> set[str]:
+    """Task ids whose replays together run the most functions (greedy, file order on ties), at most `limit`."""
+    remaining = {task.id: task_functions(task) for task in tasks}
+    covered: set[str] = set()
+    chosen: set[str] = set()
+    while remaining and len(chosen) < limit:
+        best = max(remaining, key=lambda task_id: len(remaining[task_id] - covered))
+        if not remaining[best] - covered:
+            break
+        chosen.add(best)
+        covered |= remaining.pop(best)
+    return chosen
 
 
 class Tau3Files:
@@ -45,18 +78,19 @@ class Tau3Files:
         if spec.user_db_file:
             items.append(ArtifactSpec(path=f"{data}/{spec.user_db_file}", format=format_of(spec.user_db_file), role=ArtifactRole.DATABASE,
                                       data_model=mirrored(spec.user_db_model) if spec.user_db_model else None))
-        # the analyzer reads a tasks artifact as a list of tasks: a file holding one task (banking's
-        # task folder) names no model, so its structure is not misread (its values are traced all the same)
+        # banking's task folder is one logical tasks artifact split in files of one task each
+        one_per_file = task_folder(spec)
         for name in self.task_files():
-            model = None if task_folder(spec) else mirrored(TASK_MODEL)
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model=model))
+            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model=mirrored(TASK_MODEL),
+                                      group=f"{data}/tasks/*.json" if one_per_file else None, holds_list=not one_per_file))
         if (self.data_dir.parent / data / "split_tasks.json").is_file():
             items.append(ArtifactSpec(path=f"{data}/split_tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASK_SPLIT, translatable=False))
         for name in spec.policy_files:
             items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
         if task_folder(spec):  # banking_knowledge: the documents and the prompt templates retrieval.py assembles
             for name in self._listing("documents", "*.json"):
-                items.append(ArtifactSpec(path=f"{data}/documents/{name}", format=ArtifactFormat.JSON, role=DOCUMENT_ROLE))
+                items.append(ArtifactSpec(path=f"{data}/documents/{name}", format=ArtifactFormat.JSON, role=DOCUMENT_ROLE,
+                                          group=f"{data}/documents/*.json", holds_list=False))
             for folder in ("prompts", "prompts/components"):
                 for name in self._listing(folder, "*.md"):
                     items.append(ArtifactSpec(path=f"{data}/{folder}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))

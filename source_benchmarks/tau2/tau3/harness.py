@@ -31,7 +31,7 @@ from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
 from source_benchmarks.tau2.fast_replay import replay_pair
 from source_benchmarks.tau2.replay import replay_do_nothing_task, replay_golden_task
 from source_benchmarks.tau2.tau3.domains import PREFIX, REPLAY_RETRIEVAL_VARIANT, SCHEMA_RETRIEVAL_VARIANT, TAU3_DOMAINS, task_folder
-from source_benchmarks.tau2.tau3.files import Tau3Files
+from source_benchmarks.tau2.tau3.files import Tau3Files, watch_sample
 
 DISCOVERABLE_CALL = "call_discoverable_agent_tool"
 
@@ -202,13 +202,13 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         """Tau2Benchmark.trace on τ³'s task files (a task folder: each task is its own artifact)."""
         from tau2.data_model.tasks import Task
 
-        from source_benchmarks.tau2.traced_replay import db_watch_sample, trace_task
+        from source_benchmarks.tau2.traced_replay import trace_task
         from source_benchmarks.tau2.tracing import RECORDER, TRACE_LOCK
 
         data = self.spec.data_dir
         db_artifacts = (f"{data}/{self.spec.db_file}", f"{data}/{self.spec.user_db_file}" if self.spec.user_db_file else None)
         ids = list(task_ids) if task_ids is not None else self.task_ids(None)
-        watched = db_watch_sample([self.task(task_id) for task_id in ids], db_sample)
+        watched = watch_sample([self.task(task_id) for task_id in ids], db_sample)  # discoverable calls count by the tool they reach
         with TRACE_LOCK, gc_paused():
             RECORDER.observations = {}
             try:
