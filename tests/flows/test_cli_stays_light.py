@@ -30,7 +30,8 @@ def loaded_by(module: str) -> set[str]:
     """Every module `import <module>` (or a comma-separated list) loads, in a fresh interpreter."""
     env = {**os.environ, "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     code = f"import sys, {module}; print('\\n'.join(sys.modules))"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
+    command = [sys.executable, "-c", code]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
     return set(done.stdout.split())
 
 
