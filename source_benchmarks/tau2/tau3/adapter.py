@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import uuid
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,17 @@ from source_benchmarks.tau2.tau3.files import Tau3Files, task_functions, watch_s
 from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
 from source_benchmarks.tau2.tau3.runtime import require_runtime
 
-_HARNESS_CODE = ("harness.py", "files.py", "domains.py", "worker.py", "../environment_factory.py", "../localization.py")
+_HARNESS_CODE = ("harness.py", "files.py", "domains.py", "worker.py", "mirrored_models.py", "../environment_factory.py", "../localization.py",
+                 "../replay.py", "../fast_replay.py")  # what decides what the worker observes
 CHUNK = 128  # tasks per request: a progress report between requests, one round trip each
+
+
+@cache
+def _harness_digest() -> str:
+    digest = hashlib.sha256()
+    for name in _HARNESS_CODE:
+        digest.update(sha256_file(Path(__file__).parent / name).encode())
+    return digest.hexdigest()[:12]
 
 
 class _Loose(Record):
@@ -101,7 +110,9 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
 
     @property
     def source_version(self) -> str:
-        return f"tau2=={self.runtime.tau2_version} (τ³)"
+        """τ³'s version and our harness code's: the analysis caches are keyed by it (a change in how
+        the worker runs τ³ is a change of what the trace and the replays observe)."""
+        return f"tau2=={self.runtime.tau2_version} (τ³; harness {_harness_digest()})"
 
     # ---- tasks (read here) -------------------------------------------------------------------
 
@@ -158,8 +169,9 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
             path = self.artifact_path(spec)
             stat = path.stat()
             digest.update(f"{spec.path}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-        for path in [*(Path(__file__).parent / name for name in _HARNESS_CODE), *([Path(self._ref.overlay_path)] if self._ref.overlay_path else [])]:
-            digest.update(sha256_file(path).encode())
+        digest.update(_harness_digest().encode())
+        if self._ref.overlay_path:
+            digest.update(sha256_file(Path(self._ref.overlay_path)).encode())
         return self.runtime.env_dir / "babelflow-memo" / f"{self.id}-{what}-{digest.hexdigest()[:32]}.json"
 
     def _remembered(self, what: str, compute: Any) -> Any:
@@ -206,6 +218,8 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
     def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
         """{(artifact, path, is_key): {kind: detail}}: the τ² tracer run on τ³ in the worker."""
         ids = self._ids(task_ids)
+        if task_folder(self.spec):  # banking's DB is small (0.3 MB): watching every task's DB costs ~6 s, and
+            db_sample = len(ids)    # its tables are read by 48 discoverable tools, most of them by few tasks
         report(label, 0, len(ids))
         entries = self._call("trace", ids, db_sample=db_sample).trace or []
         report(label, len(ids), len(ids))
