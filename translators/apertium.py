@@ -19,7 +19,15 @@ from pathlib import Path
 
 from pydantic import Field
 
-from babelflow.apertium import apertium_binary, blocks_document, installed_modes, iso639_3, mode_for, read_blocks, run_apertium
+from babelflow.apertium import (
+    apertium_binary,
+    blocks_document,
+    installed_modes,
+    iso639_3,
+    mode_for,
+    read_blocks,
+    run_apertium,
+)
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.text import PLACEHOLDER

@@ -20,7 +20,13 @@ from babelflow.language_pack import LanguagePack
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
-from translators.units import TranslationUnit, canonical_groups_of_values, extract_units, naive_characters, unique_characters
+from translators.units import (
+    TranslationUnit,
+    canonical_groups_of_values,
+    extract_units,
+    naive_characters,
+    unique_characters,
+)
 
 Progress = Callable[[int, int], None]
 

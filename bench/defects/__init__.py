@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.ir import IRDocument
-from bench.defects._common import BEHAVIOR, CONSISTENCY, FIDELITY, INTEGRITY, DefectKind, DefectNotApplicable, InjectedDefect
+from bench.defects._common import (
+    BEHAVIOR,
+    CONSISTENCY,
+    FIDELITY,
+    INTEGRITY,
+    DefectKind,
+    DefectNotApplicable,
+    InjectedDefect,
+)
 from bench.defects.agentdojo import (
     agentdojo_brace_in_yaml_prose,
     agentdojo_check_literal_translated_not_data,

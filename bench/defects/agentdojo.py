@@ -11,7 +11,16 @@ from pathlib import Path
 
 from babelflow.ir import IRDocument, TranslationType
 from babelflow.variant import OVERLAY_NAME, CodeText, load_overlay, save_record
-from bench.defects._common import BEHAVIOR, CONSISTENCY, INTEGRITY, DefectNotApplicable, InjectedDefect, _accent, _pick, variant_language
+from bench.defects._common import (
+    BEHAVIOR,
+    CONSISTENCY,
+    INTEGRITY,
+    DefectNotApplicable,
+    InjectedDefect,
+    _accent,
+    _pick,
+    variant_language,
+)
 from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at, string_leaves
 
 

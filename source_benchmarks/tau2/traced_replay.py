@@ -21,7 +21,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tracing import RECORDER, Kind, Traced, copy_traced, leaf_values, string_leaves, tag_tree, traced_leaves
+from source_benchmarks.tau2.tracing import (
+    RECORDER,
+    Kind,
+    Traced,
+    copy_traced,
+    leaf_values,
+    string_leaves,
+    tag_tree,
+    traced_leaves,
+)
 
 
 class _TracingJson:

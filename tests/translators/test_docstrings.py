@@ -12,7 +12,13 @@ from tau2.domains.telecom.tools import TelecomTools
 from tau2.domains.telecom.user_tools import TelecomUserTools
 from tau2.environment.tool import Tool, as_tool
 
-from babelflow.docstring_parts import DocstringPart, docstring_problems, join_parts, reindent_translation, split_docstring
+from babelflow.docstring_parts import (
+    DocstringPart,
+    docstring_problems,
+    join_parts,
+    reindent_translation,
+    split_docstring,
+)
 from translators.pseudo_locale import pseudo_translate_text
 
 TOOLKITS = (RetailTools, AirlineTools, TelecomTools, TelecomUserTools, MockTools)

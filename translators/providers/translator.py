@@ -22,7 +22,13 @@ from babelflow.llm.config import ProviderConfig
 from babelflow.llm.costs import CostLedger
 from babelflow.llm.prompts import language_name
 from babelflow.llm.resilience import BatchRejected
-from translators.interface import ProtectedSegment, TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
+from translators.interface import (
+    ProtectedSegment,
+    TranslatedSegment,
+    TranslationRequest,
+    TranslationResponse,
+    TranslationUsage,
+)
 from translators.prompts import Prompt, load_prompt
 from translators.providers.checks import TRANSLATION_SCHEMA, BatchProblem, check_reply, parse_batch
 

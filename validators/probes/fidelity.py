@@ -11,7 +11,16 @@ from collections import Counter
 from babelflow.inline_codes import swapped_tokens
 from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
 from babelflow.target_language import language_problem
-from babelflow.text import FORMAT_SLOT, MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
+from babelflow.text import (
+    FORMAT_SLOT,
+    MODEL_ANSWER,
+    PATH_LIKE,
+    RLO,
+    TRANSLATOR_COMMENTARY,
+    WORD,
+    ascii_fold,
+    without_tokens,
+)
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, finding_id, make_finding
 from validators.probes.language_checks import READ_BY_NO_MODEL, check_language

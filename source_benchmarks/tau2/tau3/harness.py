@@ -30,7 +30,13 @@ from source_benchmarks.tau2.adapter import Tau2Benchmark, quiet_tau2_logging, ta
 from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
 from source_benchmarks.tau2.fast_replay import replay_pair
 from source_benchmarks.tau2.replay import replay_do_nothing_task, replay_golden_task
-from source_benchmarks.tau2.tau3.domains import PREFIX, REPLAY_RETRIEVAL_VARIANT, SCHEMA_RETRIEVAL_VARIANT, TAU3_DOMAINS, task_folder
+from source_benchmarks.tau2.tau3.domains import (
+    PREFIX,
+    REPLAY_RETRIEVAL_VARIANT,
+    SCHEMA_RETRIEVAL_VARIANT,
+    TAU3_DOMAINS,
+    task_folder,
+)
 from source_benchmarks.tau2.tau3.files import Tau3Files, watch_sample
 
 DISCOVERABLE_CALL = "call_discoverable_agent_tool"

@@ -21,7 +21,15 @@ from typing import IO
 
 from babelflow.child_lifetime import die_with_parent
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Hello, ReplayPair, TraceEntry, WorkerFailure, WorkerReply, WorkerRequest
+from source_benchmarks.tau2.tau3.messages import (
+    BenchmarkRef,
+    Hello,
+    ReplayPair,
+    TraceEntry,
+    WorkerFailure,
+    WorkerReply,
+    WorkerRequest,
+)
 
 KEEP = 6  # benchmarks kept open (source + a few variants); each holds parsed tasks and DBs
 
