@@ -39,8 +39,14 @@ def _analyze(root: Path | None = None, use_profile: bool = True):
 
 
 @pytest.fixture(scope="module")
-def mock_ir():
-    return _analyze()
+def mock_ir(analyzed):
+    return analyzed("tau2-mock")  # the session's IR of the packaged source: what _analyze() returns
+
+
+@pytest.fixture(scope="module")
+def plain_ir():
+    """The evidence-only IR of the packaged source (--no-profile), built once for the tests that read it."""
+    return _analyze(use_profile=False)
 
 
 def _element(ir, role_suffix: str, text: str):
@@ -72,8 +78,8 @@ def test_differential_finds_what_the_trace_cannot_see(mock_ir):
     assert "link" in table[task_id.evidence].detail and "split" in table[task_id.evidence].detail
 
 
-def test_no_profile_types_from_evidence_and_reports_what_the_profile_decides(mock_ir):
-    plain = _analyze(use_profile=False)
+def test_no_profile_types_from_evidence_and_reports_what_the_profile_decides(mock_ir, plain_ir):
+    plain = plain_ir
     by_id = plain.by_id()
     # the executed fields stay Preserve without any reviewed rule
     title = by_id[_element(mock_ir, "actions[*].arguments.title", "Important Meeting").id]
@@ -131,18 +137,18 @@ def _signature(pair) -> tuple:
     )
 
 
-def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_parity(tmp_path):
+def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_parity(tmp_path, plain_ir, source_pairs):
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt
     from source_benchmarks import get_benchmark, open_variant
 
-    plain = _analyze(use_profile=False)
+    plain = plain_ir
     result = adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=plain, out=tmp_path / "variant")
     assert result.outcome.targets, "something was translated"
     source, variant = get_benchmark("tau2-mock"), open_variant("tau2-mock", tmp_path / "variant")
     ids = source.task_ids(None)
     assert variant.task_ids(None) == ids
-    expected = {pair[0].task_id: _signature(pair) for pair in source.replay_pairs(ids)}
+    expected = {task_id: _signature(pair) for task_id, pair in source_pairs("tau2-mock").items()}  # the session's replays
     observed = {pair[0].task_id: _signature(pair) for pair in variant.replay_pairs(ids)}
     assert observed == expected
 
