@@ -66,8 +66,8 @@ def _localized_class(base: type[Any], namespace: dict[str, Any], catalog: TextCa
             return {key: catalog.translate(value) if isinstance(value, str) else value for key, value in result.items()}
         return result
 
-    def get_tools(self):
-        tools = super(localized, self).get_tools()
+    def get_tools(self, *args, **kwargs):  # τ³'s toolkits take include=[names]
+        tools = super(localized, self).get_tools(*args, **kwargs)
         for tool in tools.values():
             object.__setattr__(tool, "__class__", tool_class)
         return tools
