@@ -89,4 +89,12 @@ def read_blocks(output: str) -> dict[int, str]:
 def run_apertium(binary: str, mode: str, document: str, timeout: float) -> subprocess.CompletedProcess:
     """One call in HTML mode, unknown words unmarked (``-u``); raises OSError / TimeoutExpired."""
     env = dict(os.environ, APERTIUM_TRANSFUSE="no")
-    return subprocess.run([binary, "-u", "-f", "html-noent", mode], input=document, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    return subprocess.run(
+        [binary, "-u", "-f", "html-noent", mode],
+        input=document,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )

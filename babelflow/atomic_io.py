@@ -90,7 +90,8 @@ def _refuse_code(path: Path) -> None:
         if real.is_relative_to(folder):
             raise BabelflowError(
                 f"Output path lies inside {folder}, babelflow's own code or its installed packages",
-                file=path, fix="write outputs outside the code and the virtual environment (e.g. the project folder)",
+                file=path,
+                fix="write outputs outside the code and the virtual environment (e.g. the project folder)",
             )
 
 
@@ -122,8 +123,10 @@ def _existing_target(path: Path) -> os.stat_result | None:
             fix=f"write to the link's target itself ({os.path.realpath(path)}) or remove the link",
         )
     kind = {
-        stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-        stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
+        stat.S_IFCHR: "a character device",
+        stat.S_IFBLK: "a block device",
+        stat.S_IFIFO: "a FIFO",
+        stat.S_IFSOCK: "a socket",
     }
     raise BabelflowError(
         f"Output path is {kind.get(stat.S_IFMT(mode), 'not a regular file')}, not a regular file",

@@ -39,7 +39,12 @@ def cldr_default_pack(tag: str) -> LanguagePack | None:
         name_order="family_given" if language.language in _FAMILY_FIRST else "given_family",
         cldr_locale=str(locale),
         agent_language_clause=f"Always reply to the user in {english} ({autonym}).",
-        user_simulator=UserSimulator(persona=f"You are a customer who writes in {english} ({autonym}), briefly and clearly."),
-        reviewer_notes=f"Default pack derived from CLDR for {tag}: add language_packs/{tag}.toml to add a glossary, forbidden renderings and a persona written in {english}.",
+        user_simulator=UserSimulator(
+            persona=f"You are a customer who writes in {english} ({autonym}), briefly and clearly."
+        ),
+        reviewer_notes=(
+            f"Default pack derived from CLDR for {tag}: add language_packs/{tag}.toml to add a glossary, "
+            f"forbidden renderings and a persona written in {english}."
+        ),
         derived_from_cldr=True,
     )

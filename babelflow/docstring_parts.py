@@ -27,7 +27,8 @@ class DocstringPart(Record):
     text: str
     translatable: bool
     continuation_indent: str = ""  # indent any extra line of a translation needs to parse the same
-    kind: Literal["prose", "header", "spec", "layout"] = "prose"  # fixed parts: section header, `name (type):`, whitespace
+    # fixed parts: section header, `name (type):`, whitespace
+    kind: Literal["prose", "header", "spec", "layout"] = "prose"
 
 
 def _indent(line: str) -> str:
@@ -104,7 +105,9 @@ def split_docstring(doc: str) -> list[DocstringPart]:
         if _SECTION_TYPES[title] == SectionType.SINGULAR_OR_MULTIPLE:
             items = [body]  # Returns/Yields: the whole section is one entry
         else:
-            firsts = [i for i in body if cleaned[i].startswith(indent) and cleaned[i][len(indent) : len(indent) + 1].strip()]
+            firsts = [
+                i for i in body if cleaned[i].startswith(indent) and cleaned[i][len(indent) : len(indent) + 1].strip()
+            ]
             items = [list(range(a, b)) for a, b in zip(firsts, firsts[1:] + [body[-1] + 1])]
         for item in items:
             start, end = _trimmed(doc, starts[item[0]], ends[item[-1]])
@@ -133,7 +136,11 @@ def _fixed_parts(text: str) -> list[DocstringPart]:
     for match in _NON_SPACE.finditer(text):
         if match.start() > cursor:
             parts.append(DocstringPart(text=text[cursor : match.start()], translatable=False, kind="layout"))
-        parts.append(DocstringPart(text=match.group(0), translatable=False, kind="header" if _TITLES.match(match.group(0)) else "spec"))
+        parts.append(
+            DocstringPart(
+                text=match.group(0), translatable=False, kind="header" if _TITLES.match(match.group(0)) else "spec"
+            )
+        )
         cursor = match.end()
     if cursor < len(text) or not parts:
         parts.append(DocstringPart(text=text[cursor:], translatable=False, kind="layout"))

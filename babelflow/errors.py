@@ -15,7 +15,9 @@ class BabelflowError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, file: str | Path | None = None, field: str | None = None, fix: str | None = None):
+    def __init__(
+        self, message: str, *, file: str | Path | None = None, field: str | None = None, fix: str | None = None
+    ):
         self.message = message
         self.file = str(file) if file is not None else None
         self.field = field
@@ -43,11 +45,15 @@ def first_validation_error(exc) -> tuple[str, str]:
     return first["msg"], ".".join(str(p) for p in first["loc"])
 
 
-def validate_input(model: type[M], raw: Any, *, what: str, file: str | Path, fix: str, error: type[BabelflowError] = BabelflowError) -> M:
+def validate_input(
+    model: type[M], raw: Any, *, what: str, file: str | Path, fix: str, error: type[BabelflowError] = BabelflowError
+) -> M:
     """`raw` as `model`, or a user error naming `what` failed, the first field and the fix."""
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
         message, field = first_validation_error(exc)
         count = exc.error_count()
-        raise error(f"{what} ({count} error{'s' if count > 1 else ''}): {message}", file=file, field=field, fix=fix) from exc
+        raise error(
+            f"{what} ({count} error{'s' if count > 1 else ''}): {message}", file=file, field=field, fix=fix
+        ) from exc

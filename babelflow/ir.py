@@ -130,7 +130,8 @@ class LinkKind(str, Enum):
     SCHEMA_LITERAL = "schema_literal"
     ARGUMENT_NAME = "argument_name"  # a key the harness passes as a keyword argument name
     READ_BY_HARNESS = "read_by_harness"  # parsed and compared by the harness itself (set_state's recorded tool results)
-    PERTURBATION_CHANGES_OUTCOME = "perturbation_changes_outcome"  # differential replay: changing it alone changes an outcome
+    # differential replay: changing it alone changes an outcome
+    PERTURBATION_CHANGES_OUTCOME = "perturbation_changes_outcome"
 
 
 class EvidenceScope(str, Enum):
@@ -165,7 +166,16 @@ class AnalysisFinding(Record):
 class RuntimeEvidence(Record):
     """One observation that justifies a link: what ran, on which task, and what it saw."""
 
-    source: Literal["golden_replay", "tool_schema", "evaluator", "code_scan", "static_scan", "profile", "traced_replay", "differential"]
+    source: Literal[
+        "golden_replay",
+        "tool_schema",
+        "evaluator",
+        "code_scan",
+        "static_scan",
+        "profile",
+        "traced_replay",
+        "differential",
+    ]
     detail: str
     task_id: str | None = None
 
@@ -194,10 +204,14 @@ class IRElement(Record):
     links: list[str] = Field(default_factory=list, description="ids of LinkGroups this field belongs to")
     inline_tokens: list[str] = Field(
         default_factory=list,
-        description="Preserve values that occur as tokens inside this text (ids, names, quoted codes); translators protect them",
+        description=(
+            "Preserve values that occur as tokens inside this text (ids, names, quoted codes); translators protect them"
+        ),
     )
     evidence: str | None = Field(default=None, description="id of the FieldEvidence entry for this element's type")
-    evidence_type: TranslationType | None = Field(default=None, description="the type the evidence alone gives (no profile); differs => the profile decided")
+    evidence_type: TranslationType | None = Field(
+        default=None, description="the type the evidence alone gives (no profile); differs => the profile decided"
+    )
 
 
 class ArtifactFingerprint(Record):
@@ -212,13 +226,17 @@ class IRDocument(Record):
     schema_version: Literal["babelflow.ir/2"] = IR_SCHEMA_VERSION
     benchmark: str
     source_version: str
-    analyzer_version: str = Field(default="", description="version of the analysis logic; a saved IR from another is re-derived")
+    analyzer_version: str = Field(
+        default="", description="version of the analysis logic; a saved IR from another is re-derived"
+    )
     profile_sha256: str
     artifacts: list[ArtifactFingerprint]
     elements: list[IRElement]
     link_groups: list[LinkGroup]
     evidence: list[FieldEvidence] = Field(default_factory=list, description="evidence table referenced by elements")
-    analysis_findings: list[AnalysisFinding] = Field(default_factory=list, description="profile/evidence disagreements for review")
+    analysis_findings: list[AnalysisFinding] = Field(
+        default_factory=list, description="profile/evidence disagreements for review"
+    )
 
     def by_id(self) -> dict[str, IRElement]:
         return {element.id: element for element in self.elements}
@@ -278,4 +296,11 @@ def load_ir(path: Path, *, benchmark: str | None = None) -> IRDocument:
             field="benchmark",
             fix=f"analyze {benchmark} into its own IR file",
         )
-    return validate_input(IRDocument, raw, what="IR does not match the schema", file=path, fix="re-run `babelflow analyze`", error=StaleArtifactError)
+    return validate_input(
+        IRDocument,
+        raw,
+        what="IR does not match the schema",
+        file=path,
+        fix="re-run `babelflow analyze`",
+        error=StaleArtifactError,
+    )

@@ -76,10 +76,16 @@ def language_data(tag: str) -> LanguageData:
         observed, origin = (_FALLBACK_BAND[0] / _BAND_MARGIN[0], 1.0, _FALLBACK_BAND[1] / _BAND_MARGIN[1]), "fallback"
     decimal, group, months = _cldr_numbers_and_months(tag)
     return LanguageData(
-        tag=tag, script=script, length_observed=observed, length_source=origin,
+        tag=tag,
+        script=script,
+        length_observed=observed,
+        length_source=origin,
         loanwords=frozenset(w.lower() for w in entry.get("loanwords", []) + table.get("names_everywhere", [])),
         unspaced=script in table.get("unspaced_scripts", []),
-        decimal=decimal, group=group, months=months, number_words=tuple(entry.get("number_words", ())),
+        decimal=decimal,
+        group=group,
+        months=months,
+        number_words=tuple(entry.get("number_words", ())),
     )
 
 
@@ -139,9 +145,26 @@ def spelled_numbers(text: str, data: LanguageData) -> list[int]:
 
 # ---- scripts ---------------------------------------------------------------------------------
 
-_SCRIPT_PREFIX = {"Thai": ("THAI",), "Laoo": ("LAO",), "Khmr": ("KHMER",), "Mymr": ("MYANMAR",), "Hans": ("CJK",), "Hant": ("CJK",),
-                  "Jpan": ("CJK", "HIRAGANA", "KATAKANA"), "Kore": ("HANGUL",), "Arab": ("ARABIC",), "Hebr": ("HEBREW",), "Deva": ("DEVANAGARI",),
-                  "Beng": ("BENGALI",), "Taml": ("TAMIL",), "Cyrl": ("CYRILLIC",), "Grek": ("GREEK",), "Geor": ("GEORGIAN",), "Armn": ("ARMENIAN",), "Ethi": ("ETHIOPIC",)}
+_SCRIPT_PREFIX = {
+    "Thai": ("THAI",),
+    "Laoo": ("LAO",),
+    "Khmr": ("KHMER",),
+    "Mymr": ("MYANMAR",),
+    "Hans": ("CJK",),
+    "Hant": ("CJK",),
+    "Jpan": ("CJK", "HIRAGANA", "KATAKANA"),
+    "Kore": ("HANGUL",),
+    "Arab": ("ARABIC",),
+    "Hebr": ("HEBREW",),
+    "Deva": ("DEVANAGARI",),
+    "Beng": ("BENGALI",),
+    "Taml": ("TAMIL",),
+    "Cyrl": ("CYRILLIC",),
+    "Grek": ("GREEK",),
+    "Geor": ("GEORGIAN",),
+    "Armn": ("ARMENIAN",),
+    "Ethi": ("ETHIOPIC",),
+}
 
 
 def in_script(char: str, script: str) -> bool:

@@ -37,7 +37,11 @@ def supported(tag: str) -> bool:
 def _detector(tags: tuple[str, ...]):
     languages = [_lingua_language(tag) for tag in tags]
     if any(language is None for language in languages) or len(set(languages)) < 2:
-        raise BabelflowError(f"No language identifier for {', '.join(tags)}", field="--lang", fix="lingua knows 75 languages by ISO 639-1 code; pseudo-locales are checked by their rendering")
+        raise BabelflowError(
+            f"No language identifier for {', '.join(tags)}",
+            field="--lang",
+            fix="lingua knows 75 languages by ISO 639-1 code; pseudo-locales are checked by their rendering",
+        )
     return LanguageDetectorBuilder.from_languages(*languages).build()
 
 

@@ -19,7 +19,15 @@ from babelflow.language_pack_model import ForbiddenRendering, GlossaryTerm, Lang
 from babelflow.language_tag import MAX_TAG_LENGTH, tag_too_long
 from babelflow.toml_input import parse_toml, read_bounded
 
-__all__ = ["ForbiddenRendering", "GlossaryTerm", "LanguagePack", "UserSimulator", "available_packs", "load_pack", "read_pack"]
+__all__ = [
+    "ForbiddenRendering",
+    "GlossaryTerm",
+    "LanguagePack",
+    "UserSimulator",
+    "available_packs",
+    "load_pack",
+    "read_pack",
+]
 
 REPO_PACKS = Path(__file__).resolve().parent.parent / "language_packs"
 
@@ -45,7 +53,11 @@ def load_pack(tag: str, project_root: Path | None = None) -> LanguagePack:
     default = cldr_default_pack(tag)  # a pack refines a language; it is not a precondition
     if default is not None:
         return default
-    raise BabelflowError(f"No language pack for {tag!r}", field="--lang", fix=f"add language_packs/{tag}.toml (copy an existing pack; data only)")
+    raise BabelflowError(
+        f"No language pack for {tag!r}",
+        field="--lang",
+        fix=f"add language_packs/{tag}.toml (copy an existing pack; data only)",
+    )
 
 
 _GLOSSARY_FIX = f"keep the glossary to the renderings translators must follow (at most {MAX_GLOSSARY_TERMS:,} terms)"
@@ -81,9 +93,20 @@ def read_pack(path: Path) -> LanguagePack:
             field="glossary",
             fix=_GLOSSARY_FIX,
         )
-    pack = validate_input(LanguagePack, data, what="Language pack does not match the schema", file=path, fix="see language_packs/zh-Hans.toml for the format")
+    pack = validate_input(
+        LanguagePack,
+        data,
+        what="Language pack does not match the schema",
+        file=path,
+        fix="see language_packs/zh-Hans.toml for the format",
+    )
     if pack.tag != Path(path).stem:
-        raise BabelflowError(f"Pack file name must be its tag ({pack.tag}.toml)", file=path, field="tag", fix=f"rename the file to {pack.tag}.toml")
+        raise BabelflowError(
+            f"Pack file name must be its tag ({pack.tag}.toml)",
+            file=path,
+            field="tag",
+            fix=f"rename the file to {pack.tag}.toml",
+        )
     return pack
 
 

@@ -48,13 +48,17 @@ class LanguagePack(Record):
     direction: Literal["ltr", "rtl"]
     name_order: Literal["given_family", "family_given"]
     cldr_locale: str = Field(description="CLDR locale for conventions (pseudo-locales use their base, e.g. en)")
-    offline_rendering: Literal["accented", "mirrored"] | None = Field(default=None, description="pseudo-locale style the offline translator produces")
+    offline_rendering: Literal["accented", "mirrored"] | None = Field(
+        default=None, description="pseudo-locale style the offline translator produces"
+    )
     agent_language_clause: str
     user_simulator: UserSimulator
     glossary: list[GlossaryTerm] = Field(default_factory=list)
     forbidden: list[ForbiddenRendering] = Field(default_factory=list)
     reviewer_notes: str = ""
-    derived_from_cldr: bool = Field(default=False, description="a default made from CLDR (babelflow/cldr_pack.py), not a hand-written file")
+    derived_from_cldr: bool = Field(
+        default=False, description="a default made from CLDR (babelflow/cldr_pack.py), not a hand-written file"
+    )
 
     @field_validator("tag")
     @classmethod

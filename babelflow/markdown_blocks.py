@@ -16,7 +16,9 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 _LIST = re.compile(r"^\s{0,3}([-*+]|\d+[.)])\s")
 _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 
-BlockKind = Literal["heading", "paragraph", "list", "table", "code", "html", "rule", "quote"]  # the IR's MarkdownBlockLocator.block_kind
+BlockKind = Literal[
+    "heading", "paragraph", "list", "table", "code", "html", "rule", "quote"
+]  # the IR's MarkdownBlockLocator.block_kind
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,16 @@ def resolve_out(out: Path, what: str = "--out") -> Path:
         if os.path.islink(out):
             raise BabelflowError(
                 f"{what} is a symbolic link to nothing ({os.readlink(out)})",
-                file=out, field=what, fix="remove the link or point it at a folder",
+                file=out,
+                field=what,
+                fix="remove the link or point it at a folder",
             ) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise BabelflowError(
-                f"{what} is a symbolic link loop", file=out, field=what,
+                f"{what} is a symbolic link loop",
+                file=out,
+                field=what,
                 fix="remove the looping link or choose another folder",
             ) from None
         if exc.errno != errno.ENOTDIR:
@@ -89,7 +93,9 @@ def check_variant_out(
             raise BabelflowError(
                 f"{what} {relation} {real}, which holds code or data babelflow reads: "
                 "a variant there would overwrite it",
-                file=out, field=what, fix="choose a folder of its own, e.g. adapted/<benchmark>/<lang>/ (the default)",
+                file=out,
+                field=what,
+                fix="choose a folder of its own, e.g. adapted/<benchmark>/<lang>/ (the default)",
             )
     for source in sources:
         real = Path(os.path.realpath(source))
@@ -97,7 +103,8 @@ def check_variant_out(
             relation = "is" if resolved == real else "contains"
             raise BabelflowError(
                 f"{what} {relation} the source folder {real}: the variant would overwrite the English source",
-                file=out, field=what,
+                file=out,
+                field=what,
                 fix="choose a folder outside the source, e.g. adapted/<benchmark>/<lang>/ (the default)",
             )
     if resolved.is_dir():
@@ -105,13 +112,16 @@ def check_variant_out(
         if owner is not None and owner != benchmark:
             raise BabelflowError(
                 f"{what} holds a variant of {owner}, not of {benchmark}",
-                file=out, field=what, fix="choose another folder (or remove that variant yourself)",
+                file=out,
+                field=what,
+                fix="choose another folder (or remove that variant yourself)",
             )
         if owner is None and not _only_babelflow_temps(resolved):
             raise BabelflowError(
                 f"{what} is a non-empty folder without a babelflow variant of {benchmark}: "
                 "its files are not babelflow's to overwrite",
-                file=out, field=what,
+                file=out,
+                field=what,
                 fix="choose a new or empty folder, or the folder of an earlier variant of this benchmark",
             )
     return resolved
@@ -126,5 +136,7 @@ def check_file_out(path: Path, sources: Iterable[Path], what: str = "--out") -> 
         if real.is_relative_to(folder):
             raise BabelflowError(
                 f"{what} lies inside the source folder {folder}: writing there would change the benchmark's source",
-                file=path, field=what, fix="write it outside the source, e.g. in the project folder",
+                file=path,
+                field=what,
+                fix="write it outside the source, e.g. in the project folder",
             )

@@ -43,7 +43,9 @@ def _held(path: Path, record: str, refused: Callable[[str], BabelflowError]) -> 
         handle.flush()
         try:
             yield previous
-        finally:  # a holder that ends (normally or by an exception) leaves the file empty: only a killed one leaves its record
+        finally:
+            # a holder that ends (normally or by an exception) leaves the file empty:
+            # only a killed one leaves its record
             handle.seek(0)
             handle.truncate()
             handle.flush()

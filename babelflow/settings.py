@@ -33,7 +33,11 @@ class BabelflowSettings(BaseSettings):
 
     @property
     def layout(self) -> StateLayout:
-        return StateLayout(state=self.resolved_state_dir(), adapted=self.resolved_adapted_dir(), canonical_maps=self.resolved_canonical_maps_dir())
+        return StateLayout(
+            state=self.resolved_state_dir(),
+            adapted=self.resolved_adapted_dir(),
+            canonical_maps=self.resolved_canonical_maps_dir(),
+        )
 
 
 PREFECT_OFFLINE_ENV = {
@@ -63,7 +67,11 @@ def ensure_state_dirs(settings: BabelflowSettings) -> None:
 
     Prefect does not create PREFECT_HOME's parent, and SQLite cannot open a database in a folder
     that does not exist: a fresh clone has no `.babelflow/` until this runs."""
-    folders = [settings.resolved_state_dir(), Path(os.environ["PREFECT_HOME"]), Path(os.environ["PREFECT_LOCAL_STORAGE_PATH"])]
+    folders = [
+        settings.resolved_state_dir(),
+        Path(os.environ["PREFECT_HOME"]),
+        Path(os.environ["PREFECT_LOCAL_STORAGE_PATH"]),
+    ]
     for folder in folders:
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -78,11 +86,28 @@ def ensure_state_dirs(settings: BabelflowSettings) -> None:
 # What a process that needs no provider (the Prefect server) keeps of the environment: the
 # interpreter's and locale's variables and Prefect's own settings. Everything else (provider keys,
 # tokens, proxy URLs with passwords, cloud credentials) stays out of it.
-_KEEP_EXACT = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
-    "VIRTUAL_ENV", "LD_LIBRARY_PATH",
-    "SSL_CERT_FILE", "SSL_CERT_DIR", "DO_NOT_TRACK", "LITELLM_LOCAL_MODEL_COST_MAP", "COLUMNS", "NO_COLOR",
-})
+_KEEP_EXACT = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "TERM",
+        "VIRTUAL_ENV",
+        "LD_LIBRARY_PATH",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "DO_NOT_TRACK",
+        "LITELLM_LOCAL_MODEL_COST_MAP",
+        "COLUMNS",
+        "NO_COLOR",
+    }
+)
 _KEEP_PREFIXES = ("LC_", "PYTHON", "PREFECT_")
 # a Prefect client credential or a secret-looking name is dropped even under a kept prefix
 _SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS", "AUTH_STRING")

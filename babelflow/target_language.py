@@ -26,7 +26,9 @@ def in_pack_language(text: str, pack: LanguagePack) -> bool:
     return (script_share(text, pack.script) or 0.0) >= 0.3
 
 
-def language_problem(text: str, source: str, language: str, tokens: list[str], pack: LanguagePack | None = None) -> str | None:
+def language_problem(
+    text: str, source: str, language: str, tokens: list[str], pack: LanguagePack | None = None
+) -> str | None:
     """None if the translation is in the expected language/script, else what is wrong."""
     body = without_tokens(text, tokens)
     if not WORD.search(without_tokens(source, tokens)):

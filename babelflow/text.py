@@ -60,10 +60,24 @@ def unmirror(text: str) -> str:
 # ---- scripts -----------------------------------------------------------------------------------
 # ISO 15924 code -> prefixes of the Unicode character names of its letters.
 SCRIPT_NAME_PREFIXES: dict[str, tuple[str, ...]] = {
-    "Thai": ("THAI",), "Laoo": ("LAO",), "Khmr": ("KHMER",), "Mymr": ("MYANMAR",),
-    "Hans": ("CJK",), "Hant": ("CJK",), "Jpan": ("CJK", "HIRAGANA", "KATAKANA"), "Kore": ("HANGUL",),
-    "Arab": ("ARABIC",), "Hebr": ("HEBREW",), "Deva": ("DEVANAGARI",), "Beng": ("BENGALI",), "Taml": ("TAMIL",),
-    "Cyrl": ("CYRILLIC",), "Grek": ("GREEK",), "Geor": ("GEORGIAN",), "Armn": ("ARMENIAN",), "Ethi": ("ETHIOPIC",),
+    "Thai": ("THAI",),
+    "Laoo": ("LAO",),
+    "Khmr": ("KHMER",),
+    "Mymr": ("MYANMAR",),
+    "Hans": ("CJK",),
+    "Hant": ("CJK",),
+    "Jpan": ("CJK", "HIRAGANA", "KATAKANA"),
+    "Kore": ("HANGUL",),
+    "Arab": ("ARABIC",),
+    "Hebr": ("HEBREW",),
+    "Deva": ("DEVANAGARI",),
+    "Beng": ("BENGALI",),
+    "Taml": ("TAMIL",),
+    "Cyrl": ("CYRILLIC",),
+    "Grek": ("GREEK",),
+    "Geor": ("GEORGIAN",),
+    "Armn": ("ARMENIAN",),
+    "Ethi": ("ETHIOPIC",),
 }
 
 
@@ -84,8 +98,12 @@ def script_share(text: str, script: str) -> float | None:
 
 
 # ---- a model that answered instead of translating ----------------------------------------------
-MODEL_ANSWER = re.compile(r"^\W*(sure|certainly|of course|here is|here's|as an ai|i cannot|i can't|i'm sorry|translation)\b", re.I)
-TRANSLATOR_COMMENTARY = re.compile(r"\((note|translator'?s? note|nb)\b|\btranslator'?s note\b|\btranslated (by|with)\b", re.I)
+MODEL_ANSWER = re.compile(
+    r"^\W*(sure|certainly|of course|here is|here's|as an ai|i cannot|i can't|i'm sorry|translation)\b", re.I
+)
+TRANSLATOR_COMMENTARY = re.compile(
+    r"\((note|translator'?s? note|nb)\b|\btranslator'?s note\b|\btranslated (by|with)\b", re.I
+)
 
 
 def ascii_fold(text: str) -> str:

@@ -53,13 +53,22 @@ class CodeOverlay(Record):
 
     def message_pairs(self) -> list[tuple[str, str]]:
         """(source, target) of texts that reach models through tool results and schemas."""
-        return [(t.source, t.target) for t in self.texts if t.role in ("error_message", "tool_output", "constant", "field_description")]
+        return [
+            (t.source, t.target)
+            for t in self.texts
+            if t.role in ("error_message", "tool_output", "constant", "field_description")
+        ]
 
 
 class ArtifactHash(Record):
     path: str
     sha256: str
-    inputs_sha256: str | None = Field(default=None, description="hash of what this output was built from (source file + its translations); equal inputs are not rewritten")
+    inputs_sha256: str | None = Field(
+        default=None,
+        description=(
+            "hash of what this output was built from (source file + its translations); equal inputs are not rewritten"
+        ),
+    )
 
 
 class VariantManifest(Record):
@@ -110,9 +119,15 @@ def load_manifest(variant_root: Path) -> VariantManifest:
     try:
         return VariantManifest.model_validate(orjson.loads(path.read_bytes()))
     except FileNotFoundError as exc:
-        raise StaleArtifactError("Variant has no manifest", file=path, fix="run `babelflow adapt` to (re)build the variant") from exc
+        raise StaleArtifactError(
+            "Variant has no manifest", file=path, fix="run `babelflow adapt` to (re)build the variant"
+        ) from exc
     except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise StaleArtifactError(f"Variant manifest is corrupt: {str(exc).splitlines()[0]}", file=path, fix="rebuild the variant with `babelflow adapt`") from exc
+        raise StaleArtifactError(
+            f"Variant manifest is corrupt: {str(exc).splitlines()[0]}",
+            file=path,
+            fix="rebuild the variant with `babelflow adapt`",
+        ) from exc
 
 
 def load_overlay(path: Path) -> CodeOverlay | None:
@@ -122,4 +137,8 @@ def load_overlay(path: Path) -> CodeOverlay | None:
     try:
         return CodeOverlay.model_validate(orjson.loads(path.read_bytes()))
     except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise StaleArtifactError(f"Code overlay is corrupt: {str(exc).splitlines()[0]}", file=path, fix="rebuild the variant with `babelflow adapt`") from exc
+        raise StaleArtifactError(
+            f"Code overlay is corrupt: {str(exc).splitlines()[0]}",
+            file=path,
+            fix="rebuild the variant with `babelflow adapt`",
+        ) from exc

@@ -70,8 +70,14 @@ def sdk_error(config: ProviderConfig, exc: Exception, sdk) -> Exception:
         # openai: error.code ("insufficient_quota"); anthropic: error.details.error_code, else error.type
         details = _as_dict(error.get("details"))
         code = getattr(exc, "error_code", None) or details.get("error_code") or error.get("code")
-        failure = read_failure(config.provider, exc.status_code, code=str(code) if code else None, message=message,
-                               error_type=error.get("type"), headers=exc.response.headers)
+        failure = read_failure(
+            config.provider,
+            exc.status_code,
+            code=str(code) if code else None,
+            message=message,
+            error_type=error.get("type"),
+            headers=exc.response.headers,
+        )
         return to_exception(config, failure)
     if isinstance(exc, (sdk.APITimeoutError, sdk.APIConnectionError)):
         return TransientError(f"{type(exc).__name__}: {exc}")
@@ -92,8 +98,9 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
     http_client = openai.DefaultHttpxClient(follow_redirects=False)  # the SDK's defaults otherwise
     if config.provider == "openai":
         key = config.key.reveal() if config.key else None
-        return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout, max_retries=0,
-                             http_client=http_client), {}
+        return openai.OpenAI(
+            api_key=key, base_url=base_url, timeout=config.timeout, max_retries=0, http_client=http_client
+        ), {}
     client = openai.OpenAI(
         api_key=config.key.reveal() if config.key else "unused",
         organization=None,
@@ -103,7 +110,10 @@ def openai_client(config: ProviderConfig, base_url: str | None = None) -> tuple[
         max_retries=0,
         http_client=http_client,
         # Omit() removes a header the SDK would add; its annotation admits only str values
-        default_headers={"OpenAI-Organization": openai.Omit(), "OpenAI-Project": openai.Omit()},  # type: ignore[dict-item]
+        default_headers={
+            "OpenAI-Organization": openai.Omit(),  # type: ignore[dict-item]
+            "OpenAI-Project": openai.Omit(),  # type: ignore[dict-item]
+        },
     )
     return client, ({"Authorization": openai.Omit()} if config.key is None else {})
 
@@ -114,8 +124,11 @@ def anthropic_client(config: ProviderConfig) -> Any:
     import anthropic  # noqa: PLC0415 - provider SDK, imported only when its provider is used
 
     return anthropic.Anthropic(
-        api_key=config.key.reveal() if config.key else None, base_url=config.base_url, timeout=config.timeout,
-        max_retries=0, http_client=anthropic.DefaultHttpxClient(follow_redirects=False),
+        api_key=config.key.reveal() if config.key else None,
+        base_url=config.base_url,
+        timeout=config.timeout,
+        max_retries=0,
+        http_client=anthropic.DefaultHttpxClient(follow_redirects=False),
     )
 
 
@@ -133,7 +146,10 @@ class OpenAIChat:
             response = self.client.chat.completions.create(
                 model=self.config.model,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                response_format={"type": "json_schema", "json_schema": {"name": schema_name, "schema": schema, "strict": strict}},
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": schema_name, "schema": schema, "strict": strict},
+                },
                 extra_headers=self.extra_headers or None,
                 **self.plan.params,
             )
@@ -146,7 +162,9 @@ class OpenAIChat:
         choice = response.choices[0]
         refusal = getattr(choice.message, "refusal", None)
         if refusal or choice.finish_reason == "content_filter":
-            return Completion("", None, False, *tokens, problem=f"refused by the model ({(refusal or 'content_filter')[:120]})")
+            return Completion(
+                "", None, False, *tokens, problem=f"refused by the model ({(refusal or 'content_filter')[:120]})"
+            )
         text = choice.message.content or ""
         if not text.strip() and choice.finish_reason != "length":
             return Completion("", None, False, *tokens, problem="empty reply (no content)")
@@ -168,7 +186,13 @@ class AnthropicChat:
                 model=self.config.model,
                 system=system,
                 messages=[{"role": "user", "content": user}],
-                tools=[{"name": schema_name, "description": "Submit the result. Call exactly once.", "input_schema": schema}],
+                tools=[
+                    {
+                        "name": schema_name,
+                        "description": "Submit the result. Call exactly once.",
+                        "input_schema": schema,
+                    }
+                ],
                 tool_choice={"type": "tool", "name": schema_name},
                 **self.plan.params,
             )
@@ -183,7 +207,9 @@ class AnthropicChat:
         text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
         truncated = response.stop_reason in ANTHROPIC_TRUNCATED
         if tool is None and not text.strip() and not truncated:
-            return Completion("", None, False, *tokens, problem=f"empty reply (no tool call, stop_reason {response.stop_reason})")
+            return Completion(
+                "", None, False, *tokens, problem=f"empty reply (no tool call, stop_reason {response.stop_reason})"
+            )
         return Completion(text, tool.input if tool is not None else None, truncated, *tokens)
 
 
@@ -192,7 +218,9 @@ class _HandledByUs(logging.Filter):
     we retry and report ourselves; drop those records, keep everything else it logs."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        handled = record.exc_info and isinstance(record.exc_info[1], (requests.Timeout, requests.ConnectionError, ValueError))
+        handled = record.exc_info and isinstance(
+            record.exc_info[1], (requests.Timeout, requests.ConnectionError, ValueError)
+        )
         return not (record.msg == "Request failed" and handled)
 
 
@@ -217,7 +245,10 @@ class DashScopeChat:
                 model=self.config.model,
                 api_key=self.config.key.reveal() if self.config.key else None,
                 # plain dicts are what the SDK sends (the wire tests check them); its annotation says Message
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],  # type: ignore[list-item]
+                messages=[
+                    {"role": "system", "content": system},  # type: ignore[list-item]
+                    {"role": "user", "content": user},  # type: ignore[list-item]
+                ],
                 result_format="message",
                 response_format={"type": "json_object"},
                 request_timeout=self.config.timeout,
@@ -235,7 +266,13 @@ class DashScopeChat:
             location = {str(k).lower(): v for k, v in (response.headers or {}).items()}.get("location")
             raise redirect_refused(self.config, int(response.status_code), self.config.base_url, location) from None
         if response.status_code != 200:
-            failure = read_failure("dashscope", int(response.status_code), code=response.code or None, message=str(response.message or ""), headers=response.headers)
+            failure = read_failure(
+                "dashscope",
+                int(response.status_code),
+                code=response.code or None,
+                message=str(response.message or ""),
+                headers=response.headers,
+            )
             raise to_exception(self.config, failure) from None
         usage = response.usage or {}
         tokens = (_tokens(usage.get("input_tokens")), _tokens(usage.get("output_tokens")))
@@ -255,7 +292,12 @@ class DashScopeChat:
         return Completion(content, None, finish == "length", *tokens)
 
 
-CLIENTS: dict[str, Callable[[ProviderConfig], ChatClient]] = {"openai": OpenAIChat, "openai-compatible": OpenAIChat, "anthropic": AnthropicChat, "dashscope": DashScopeChat}
+CLIENTS: dict[str, Callable[[ProviderConfig], ChatClient]] = {
+    "openai": OpenAIChat,
+    "openai-compatible": OpenAIChat,
+    "anthropic": AnthropicChat,
+    "dashscope": DashScopeChat,
+}
 
 
 class ModelCaller:
@@ -268,7 +310,18 @@ class ModelCaller:
         self.requests = 0
         self._lock = threading.Lock()
 
-    def call(self, system: str, user: str, schema_name: str, schema: dict, *, stage: str, language: str, strict: bool = True, agent: str = "") -> Completion:
+    def call(
+        self,
+        system: str,
+        user: str,
+        schema_name: str,
+        schema: dict,
+        *,
+        stage: str,
+        language: str,
+        strict: bool = True,
+        agent: str = "",
+    ) -> Completion:
         """The completion (``problem`` set when it holds no usable answer); raises ``BatchRejected``
         for a request the provider will not take as it is, ``ProviderError`` to stop."""
 
@@ -282,9 +335,19 @@ class ModelCaller:
         if completion.input_tokens is None:
             completion.input_tokens = estimate_tokens(system + user)
         if completion.output_tokens is None:
-            completion.output_tokens = estimate_tokens(completion.text or json.dumps(completion.data, ensure_ascii=False))
-        self.costs.record(stage=stage, language=language, provider=self.config.provider, model=self.config.model,
-                          input_tokens=completion.input_tokens, output_tokens=completion.output_tokens, estimated=estimated, agent=agent)
+            completion.output_tokens = estimate_tokens(
+                completion.text or json.dumps(completion.data, ensure_ascii=False)
+            )
+        self.costs.record(
+            stage=stage,
+            language=language,
+            provider=self.config.provider,
+            model=self.config.model,
+            input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens,
+            estimated=estimated,
+            agent=agent,
+        )
         return completion
 
 

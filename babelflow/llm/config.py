@@ -85,8 +85,19 @@ DEFAULTS: dict[str, float | int | str | None] = {
     "rpm": 0,
     "budget": 0,
 }
-_TYPES: dict[str, type] = {"temperature": float, "max_tokens": int, "reasoning_effort": str, "concurrency": int, "timeout": float,
-                           "max_retries": int, "backoff": float, "throttle_floor": float, "batch": int, "rpm": int, "budget": int}
+_TYPES: dict[str, type] = {
+    "temperature": float,
+    "max_tokens": int,
+    "reasoning_effort": str,
+    "concurrency": int,
+    "timeout": float,
+    "max_retries": int,
+    "backoff": float,
+    "throttle_floor": float,
+    "batch": int,
+    "rpm": int,
+    "budget": int,
+}
 _EXAMPLES = {"temperature": "0", "max_tokens": "4096", "reasoning_effort": "low"}
 REDACTED = "***"
 
@@ -195,14 +206,24 @@ def _option(name: str, provider: str, given: dict[str, str]) -> float | int | st
         return default
     if name == "reasoning_effort":
         if raw not in get_args(ReasoningEffort):
-            raise BabelflowError(f"Option reasoning_effort={raw!r} is not one of {', '.join(get_args(ReasoningEffort))}", field=name, fix="e.g. reasoning_effort=low")
+            raise BabelflowError(
+                f"Option reasoning_effort={raw!r} is not one of {', '.join(get_args(ReasoningEffort))}",
+                field=name,
+                fix="e.g. reasoning_effort=low",
+            )
         return raw
     kind = _TYPES[name]
     try:
         value = kind(raw)
     except ValueError:
-        raise BabelflowError(f"Option {name}={raw!r} is not a {kind.__name__}", field=name, fix=f"e.g. {name}={example}") from None
-    if value < 0 or (name in ("concurrency", "batch", "max_tokens") and value < 1) or (name == "timeout" and value <= 0):
+        raise BabelflowError(
+            f"Option {name}={raw!r} is not a {kind.__name__}", field=name, fix=f"e.g. {name}={example}"
+        ) from None
+    if (
+        value < 0
+        or (name in ("concurrency", "batch", "max_tokens") and value < 1)
+        or (name == "timeout" and value <= 0)
+    ):
         raise BabelflowError(f"Option {name}={raw!r} is out of range", field=name, fix=f"e.g. {name}={example}")
     return value
 
@@ -225,11 +246,17 @@ def _check_transport(provider: str, base_url: str | None, has_key: bool, field: 
         return
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BabelflowError(f"Base URL {base_url!r} is not an http(s) URL", field=field, fix=f"write {provider}:MODEL@https://HOST/PATH")
+        raise BabelflowError(
+            f"Base URL {base_url!r} is not an http(s) URL", field=field, fix=f"write {provider}:MODEL@https://HOST/PATH"
+        )
     if not has_key or parts.scheme == "https" or _is_loopback(parts.hostname):
         return
     if provider == "openai-compatible":
-        log.warning("%s is sent over plain http to %s: anyone on the network path can read it", KEY_ENV[provider], parts.hostname)
+        log.warning(
+            "%s is sent over plain http to %s: anyone on the network path can read it",
+            KEY_ENV[provider],
+            parts.hostname,
+        )
         return
     raise BabelflowError(
         f"{provider} would send {KEY_ENV[provider]} over plain http to {parts.hostname}",
@@ -242,7 +269,11 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
     """Parse and check a provider spec; the key must be in the environment before any work starts."""
     provider, _, rest = spec.partition(":")
     if provider not in PROVIDERS or not rest:
-        raise BabelflowError(f"Unknown provider spec {spec!r}", field=field, fix=f"write PROVIDER:MODEL with PROVIDER one of {', '.join(PROVIDERS)}")
+        raise BabelflowError(
+            f"Unknown provider spec {spec!r}",
+            field=field,
+            fix=f"write PROVIDER:MODEL with PROVIDER one of {', '.join(PROVIDERS)}",
+        )
     rest, _, query = rest.partition("?")
     model, _, base_url = rest.partition("@")
     if not model:
@@ -250,10 +281,16 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
     given = dict(parse_qsl(query, keep_blank_values=True))
     unknown = sorted(set(given) - set(DEFAULTS))
     if unknown:
-        raise BabelflowError(f"Unknown option(s) {', '.join(unknown)} in {spec!r}", field=field, fix=f"use {', '.join(DEFAULTS)}")
+        raise BabelflowError(
+            f"Unknown option(s) {', '.join(unknown)} in {spec!r}", field=field, fix=f"use {', '.join(DEFAULTS)}"
+        )
     endpoint = base_url or os.environ.get(BASE_URL_ENV[provider]) or None
     if provider == "openai-compatible" and not endpoint:
-        raise BabelflowError(f"{spec!r} needs an endpoint", field=field, fix="write openai-compatible:MODEL@http://HOST:PORT/v1 or set OPENAI_COMPATIBLE_BASE_URL")
+        raise BabelflowError(
+            f"{spec!r} needs an endpoint",
+            field=field,
+            fix="write openai-compatible:MODEL@http://HOST:PORT/v1 or set OPENAI_COMPATIBLE_BASE_URL",
+        )
     raw_key = os.environ.get(KEY_ENV[provider], "").strip()
     # a self-hosted server usually needs no key: none is sent unless OPENAI_COMPATIBLE_API_KEY is set
     if not raw_key and require_key and provider != "openai-compatible":
@@ -261,11 +298,17 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
             f"{provider} is configured ({spec.split('?')[0]}) but {KEY_ENV[provider]} is not set",
             field=KEY_ENV[provider],
             fix=f"export {KEY_ENV[provider]}=... (keys are read only from the environment)"
-            + (", or use --translator pseudo offline" if field == "--translator" else f", or drop {provider} from {field}"),
+            + (
+                ", or use --translator pseudo offline"
+                if field == "--translator"
+                else f", or drop {provider} from {field}"
+            ),
         )
     _check_transport(provider, endpoint, bool(raw_key), field)
     # each value is parsed to the type _TYPES names for its option; mypy cannot tie a key to its value's type
     options: dict[str, Any] = {name: _option(name, provider, given) for name in DEFAULTS}
-    config = ProviderConfig(provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=endpoint, **options)
+    config = ProviderConfig(
+        provider=provider, model=model, key=Secret(raw_key) if raw_key else None, base_url=endpoint, **options
+    )
     check_model(config, field=field)
     return config

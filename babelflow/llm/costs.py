@@ -30,8 +30,12 @@ class CostRow(Record):
     language: str
     provider: str
     model: str
-    agent: str = Field(default="", description="the validator agent that spent them (one row per agent, even on one model)")
-    requests: int = Field(default=0, description="responses received; failed attempts (429, 5xx, timeouts) are not billed")
+    agent: str = Field(
+        default="", description="the validator agent that spent them (one row per agent, even on one model)"
+    )
+    requests: int = Field(
+        default=0, description="responses received; failed attempts (429, 5xx, timeouts) are not billed"
+    )
     input_tokens: int = 0
     output_tokens: int = 0
     estimated_requests: int = Field(default=0, description="requests whose tokens were estimated (chars/4)")
@@ -44,9 +48,23 @@ class CostRow(Record):
 class CostReport(Record):
     rows: list[CostRow] = Field(default_factory=list)
 
-    def total(self, *, stage: str | None = None, provider: str | None = None, language: str | None = None, agent: str | None = None) -> tuple[int, int]:
+    def total(
+        self,
+        *,
+        stage: str | None = None,
+        provider: str | None = None,
+        language: str | None = None,
+        agent: str | None = None,
+    ) -> tuple[int, int]:
         """(input tokens, output tokens) over the matching rows."""
-        rows = [r for r in self.rows if stage in (None, r.stage) and provider in (None, r.provider) and language in (None, r.language) and agent in (None, r.agent)]
+        rows = [
+            r
+            for r in self.rows
+            if stage in (None, r.stage)
+            and provider in (None, r.provider)
+            and language in (None, r.language)
+            and agent in (None, r.agent)
+        ]
         return sum(r.input_tokens for r in rows), sum(r.output_tokens for r in rows)
 
 
@@ -57,10 +75,23 @@ class CostLedger:
         self._rows: dict[tuple[str, str, str, str, str], CostRow] = {}
         self._lock = threading.Lock()
 
-    def record(self, *, stage: str, language: str, provider: str, model: str, input_tokens: int, output_tokens: int, estimated: bool, agent: str = "") -> None:
+    def record(
+        self,
+        *,
+        stage: str,
+        language: str,
+        provider: str,
+        model: str,
+        input_tokens: int,
+        output_tokens: int,
+        estimated: bool,
+        agent: str = "",
+    ) -> None:
         with self._lock:
             key = (stage, language, provider, model, agent)
-            row = self._rows.setdefault(key, CostRow(stage=stage, language=language, provider=provider, model=model, agent=agent))
+            row = self._rows.setdefault(
+                key, CostRow(stage=stage, language=language, provider=provider, model=model, agent=agent)
+            )
             row.requests += 1
             row.input_tokens += input_tokens
             row.output_tokens += output_tokens
@@ -89,7 +120,18 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
     if report.rows:
         total_in, total_out = report.total()
         estimated = " (incl. est.)" if any(r.estimated for r in report.rows) else ""
-        rows.append({"stage": "total", "language": "", "provider": "", "model": "", "agent": "", "requests": str(sum(r.requests for r in report.rows)), "input tokens": f"{total_in:,}{estimated}", "output tokens": f"{total_out:,}{estimated}"})
+        rows.append(
+            {
+                "stage": "total",
+                "language": "",
+                "provider": "",
+                "model": "",
+                "agent": "",
+                "requests": str(sum(r.requests for r in report.rows)),
+                "input tokens": f"{total_in:,}{estimated}",
+                "output tokens": f"{total_out:,}{estimated}",
+            }
+        )
     return rows
 
 
@@ -107,12 +149,16 @@ def save_costs(report: CostReport, path: Path) -> Path:
     return Path(path)
 
 
-def publish_costs(report: CostReport, key: str = "model-costs", description: str = "token usage per stage, language and provider"):
+def publish_costs(
+    report: CostReport, key: str = "model-costs", description: str = "token usage per stage, language and provider"
+):
     """Publish the report as a Prefect table artifact (inside a flow/task run); returns its id."""
     from prefect.artifacts import create_table_artifact  # noqa: PLC0415 - Prefect (~6 s), in a run
 
     safe_key = re.sub(r"[^a-z0-9-]+", "-", key.lower()).strip("-") or "model-costs"
-    return create_table_artifact(key=safe_key, table=cost_rows(report) or [{"stage": "none", "requests": "0"}], description=description)
+    return create_table_artifact(
+        key=safe_key, table=cost_rows(report) or [{"stage": "none", "requests": "0"}], description=description
+    )
 
 
 def report_costs(report: CostReport, console, path: Path | None, title: str) -> None:

@@ -36,7 +36,19 @@ from pydantic import BaseModel
 from babelflow.llm.config import ProviderConfig
 from babelflow.llm.resilience import BatchRejected, ProviderError, TransientError, retry_after_seconds
 
-Cause = Literal["auth", "permission", "region", "quota", "not_found", "bad_request", "refusal", "too_large", "rate_limited", "overloaded", "server"]
+Cause = Literal[
+    "auth",
+    "permission",
+    "region",
+    "quota",
+    "not_found",
+    "bad_request",
+    "refusal",
+    "too_large",
+    "rate_limited",
+    "overloaded",
+    "server",
+]
 
 DASHSCOPE_REGIONS = {
     "mainland China (Beijing)": "https://dashscope.aliyuncs.com/api/v1",
@@ -117,14 +129,29 @@ def _by_status(status: int) -> Cause:
     return "bad_request"
 
 
-def read_failure(provider: str, status: int, *, code: str | None, message: str, error_type: str | None = None, headers: Mapping[str, str] | None = None) -> Failure:
+def read_failure(
+    provider: str,
+    status: int,
+    *,
+    code: str | None,
+    message: str,
+    error_type: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Failure:
     if provider == "anthropic":
         cause = _anthropic_cause(status, code, error_type, message)
     elif provider == "dashscope":
         cause = _dashscope_cause(status, code, message)
     else:
         cause = _openai_cause(status, code)
-    return Failure(provider=provider, status=status, code=code or error_type, message=message[:300], cause=cause, retry_after=retry_after_seconds(headers))
+    return Failure(
+        provider=provider,
+        status=status,
+        code=code or error_type,
+        message=message[:300],
+        cause=cause,
+        retry_after=retry_after_seconds(headers),
+    )
 
 
 def _endpoint(config: ProviderConfig) -> str:
@@ -150,13 +177,36 @@ def to_exception(config: ProviderConfig, failure: Failure) -> Exception:
                 field=env,
                 fix=f"set DASHSCOPE_HTTP_BASE_URL to your key's region, or check {env}",
             )
-        return ProviderError(f"{config.provider} rejected the API key (HTTP {failure.status}) at {_endpoint(config)}", field=env, fix=f"check {env}")
+        return ProviderError(
+            f"{config.provider} rejected the API key (HTTP {failure.status}) at {_endpoint(config)}",
+            field=env,
+            fix=f"check {env}",
+        )
     if cause == "permission":
-        return ProviderError(f"{config.label}: access denied ({said})", field=env, fix=f"check that the key in {env} may use {config.model} (project, workspace, region)")
+        return ProviderError(
+            f"{config.label}: access denied ({said})",
+            field=env,
+            fix=f"check that the key in {env} may use {config.model} (project, workspace, region)",
+        )
     if cause == "region":
-        return ProviderError(f"{config.provider} does not serve requests from this country or region ({said})", fix=f"run from a region {config.provider} supports")
+        return ProviderError(
+            f"{config.provider} does not serve requests from this country or region ({said})",
+            fix=f"run from a region {config.provider} supports",
+        )
     if cause == "quota":
-        return ProviderError(f"{config.label}: quota or spend limit exhausted ({said})", field=env, fix=_BILLING[config.provider] + _RERUN)
+        return ProviderError(
+            f"{config.label}: quota or spend limit exhausted ({said})",
+            field=env,
+            fix=_BILLING[config.provider] + _RERUN,
+        )
     if cause == "not_found":
-        return ProviderError(f"{config.label}: model or endpoint not found at {_endpoint(config)} ({said})", fix="check the model name and base URL in the spec")
-    return ProviderError(f"{config.label} refused the request ({said})", fix="the request carries something this model does not take: check the spec's options (README, Model providers)")
+        return ProviderError(
+            f"{config.label}: model or endpoint not found at {_endpoint(config)} ({said})",
+            fix="check the model name and base URL in the spec",
+        )
+    return ProviderError(
+        f"{config.label} refused the request ({said})",
+        fix=(
+            "the request carries something this model does not take: check the spec's options (README, Model providers)"
+        ),
+    )

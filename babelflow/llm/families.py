@@ -43,7 +43,9 @@ REASONING_MAX_TOKENS = 16000
 
 _OPENAI_REASONING = re.compile(r"^(o\d|gpt-5|gpt-6)")
 _QWEN_THINKING_ONLY = re.compile(r"^(qwq|qvq)|-thinking")
-_QWEN_HYBRID = re.compile(r"^(qwen3-\d+(\.\d+)?b(-a\d+(\.\d+)?b)?|qwen-(plus|turbo|flash)(-latest|-\d{4}-\d{2}-\d{2})?)$")
+_QWEN_HYBRID = re.compile(
+    r"^(qwen3-\d+(\.\d+)?b(-a\d+(\.\d+)?b)?|qwen-(plus|turbo|flash)(-latest|-\d{4}-\d{2}-\d{2})?)$"
+)
 
 
 class RequestPlan(BaseModel):
@@ -72,7 +74,8 @@ def check_model(config: ProviderConfig, *, field: str) -> None:
     """Refuse, before any work, a model no request of ours could succeed with."""
     if family_of(config.provider, config.model) == "qwen-thinking-only":
         raise BabelflowError(
-            f"{config.label} answers only streaming calls (a thinking-only model); babelflow sends one JSON request per batch",
+            f"{config.label} answers only streaming calls (a thinking-only model); "
+            "babelflow sends one JSON request per batch",
             field=field,
             fix="use a model with a non-thinking mode, e.g. dashscope:qwen-plus or dashscope:qwen3-32b",
         )
@@ -91,7 +94,11 @@ def plan_request(config: ProviderConfig) -> RequestPlan:
         # deterministic by default where the model lets us choose
         params["temperature"] = 0.0 if config.temperature is None else config.temperature
     elif config.temperature is not None:
-        why = "reasoning models take no sampling parameters" if reasoning else "the Messages API of the installed SDK takes no sampling parameters"
+        why = (
+            "reasoning models take no sampling parameters"
+            if reasoning
+            else "the Messages API of the installed SDK takes no sampling parameters"
+        )
         dropped.append(f"temperature={config.temperature:g} ({why})")
 
     if config.reasoning_effort is not None:

@@ -36,7 +36,9 @@ class Prompt:
 def load_prompt_from(package: str, name: str, version: str) -> Prompt:
     path = resources.files(package) / f"{name}.{version}.md"
     if not path.is_file():
-        raise BabelflowError(f"No prompt {name}.{version}", file=str(path), fix=f"add {package.replace('.', '/')}/{name}.{version}.md")
+        raise BabelflowError(
+            f"No prompt {name}.{version}", file=str(path), fix=f"add {package.replace('.', '/')}/{name}.{version}.md"
+        )
     return Prompt(name, version, path.read_text(encoding="utf-8"))
 
 

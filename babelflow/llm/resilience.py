@@ -141,7 +141,9 @@ def backoff_delay(attempt: int, base: float, retry_after: float | None, floor: f
     return min(MAX_WAIT, max(delay, floor * (1 + random.random() * 0.1)))
 
 
-def call_with_retries(fn: Callable[[], T], config: ProviderConfig, *, what: str, sleep: Callable[[float], None] = time.sleep) -> T:
+def call_with_retries(
+    fn: Callable[[], T], config: ProviderConfig, *, what: str, sleep: Callable[[float], None] = time.sleep
+) -> T:
     """Run ``fn`` inside the provider's limiter, retrying TransientError up to ``max_retries`` times."""
     limiter = limiter_for(config)
     attempt = 0
@@ -155,9 +157,13 @@ def call_with_retries(fn: Callable[[], T], config: ProviderConfig, *, what: str,
                     f"{config.label} still failing after {attempt + 1} attempts ({what}): {exc.reason}",
                     fix="rerun later: finished batches are kept in the translation memory and are not paid again",
                 ) from None
-            delay = backoff_delay(attempt, config.backoff, exc.retry_after, config.throttle_floor if exc.throttled else 0.0)
+            delay = backoff_delay(
+                attempt, config.backoff, exc.retry_after, config.throttle_floor if exc.throttled else 0.0
+            )
             if exc.retry_after is not None or exc.throttled:
                 limiter.cool_down(delay)  # everyone calling this provider waits, not only this call
-            log.warning("%s: %s; retry %d/%d in %.2fs", config.label, exc.reason, attempt + 1, config.max_retries, delay)
+            log.warning(
+                "%s: %s; retry %d/%d in %.2fs", config.label, exc.reason, attempt + 1, config.max_retries, delay
+            )
             sleep(delay)
             attempt += 1

@@ -22,7 +22,9 @@ from babelflow.llm.costs import estimate_tokens
 
 def simulated_config(model: str = "simulated") -> ProviderConfig:
     """A configuration that needs no key and names no endpoint (nothing is ever sent)."""
-    return ProviderConfig(provider="openai-compatible", model=model, key=None, base_url="http://127.0.0.1:9/simulated", max_retries=0)
+    return ProviderConfig(
+        provider="openai-compatible", model=model, key=None, base_url="http://127.0.0.1:9/simulated", max_retries=0
+    )
 
 
 class SimulatedChatClient:

@@ -38,17 +38,27 @@ class _OpenAITools:
 
         self.sdk, self.config = openai, config
         base_url = config.base_url or (DASHSCOPE_COMPATIBLE if config.provider == "dashscope" else None)
-        self.client, self.extra_headers = openai_client(config, base_url)  # no OpenAI-account key or header to anyone else
+        self.client, self.extra_headers = openai_client(
+            config, base_url
+        )  # no OpenAI-account key or header to anyone else
 
     def turn(self, messages: list[dict], tools: list[dict] | None) -> tuple[ToolTurn, int | None, int | None]:
         extra = {"tools": tools, "tool_choice": "auto"} if tools else {}
         try:
             # only what this model family accepts (babelflow/llm/families.py)
-            response = self.client.chat.completions.create(model=self.config.model, messages=messages, extra_headers=self.extra_headers or None, **openai_sdk_params(self.config), **extra)
+            response = self.client.chat.completions.create(
+                model=self.config.model,
+                messages=messages,
+                extra_headers=self.extra_headers or None,
+                **openai_sdk_params(self.config),
+                **extra,
+            )
             if not response.choices:
                 raise TransientError("empty reply: no choices")
             message = response.choices[0].message
-            calls = [(c.id, c.function.name, json.loads(c.function.arguments or "{}")) for c in message.tool_calls or []]
+            calls = [
+                (c.id, c.function.name, json.loads(c.function.arguments or "{}")) for c in message.tool_calls or []
+            ]
             usage = response.usage
         except TransientError:
             raise
@@ -73,7 +83,14 @@ def anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
             continue
         blocks: list[dict] = [{"type": "text", "text": m["content"]}] if m.get("content") else []
         for call in m.get("tool_calls") or []:
-            blocks.append({"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": json.loads(call["function"]["arguments"])})
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["function"]["name"],
+                    "input": json.loads(call["function"]["arguments"]),
+                }
+            )
         out.append({"role": m["role"], "content": blocks or [{"type": "text", "text": "…"}]})
     return system, out
 
@@ -87,14 +104,33 @@ class _AnthropicTools:
 
     def turn(self, messages: list[dict], tools: list[dict] | None) -> tuple[ToolTurn, int | None, int | None]:
         system, history = anthropic_messages(messages)
-        extra = {"tools": [{"name": t["function"]["name"], "description": t["function"].get("description", ""), "input_schema": t["function"]["parameters"]} for t in tools]} if tools else {}
+        extra = (
+            {
+                "tools": [
+                    {
+                        "name": t["function"]["name"],
+                        "description": t["function"].get("description", ""),
+                        "input_schema": t["function"]["parameters"],
+                    }
+                    for t in tools
+                ]
+            }
+            if tools
+            else {}
+        )
         try:
-            response = self.client.messages.create(model=self.config.model, system=system, messages=history, **plan_request(self.config).params, **extra)
+            response = self.client.messages.create(
+                model=self.config.model, system=system, messages=history, **plan_request(self.config).params, **extra
+            )
         except Exception as exc:  # noqa: BLE001 - classified, re-raised otherwise
             raise sdk_error(self.config, exc, self.sdk) from None
         text = "".join(getattr(b, "text", "") for b in response.content if getattr(b, "type", None) == "text") or None
         calls = [(b.id, b.name, dict(b.input)) for b in response.content if getattr(b, "type", None) == "tool_use"]
-        return ToolTurn(text, calls), response.usage and response.usage.input_tokens, response.usage and response.usage.output_tokens
+        return (
+            ToolTurn(text, calls),
+            response.usage and response.usage.input_tokens,
+            response.usage and response.usage.output_tokens,
+        )
 
 
 class ToolChatModel:
@@ -109,12 +145,24 @@ class ToolChatModel:
         self._lock = threading.Lock()
 
     def turn(self, messages: list[dict], tools: list[dict] | None) -> ToolTurn:
-        reply, tokens_in, tokens_out = call_with_retries(lambda: self.client.turn(messages, tools), self.config, what=self.stage)
+        reply, tokens_in, tokens_out = call_with_retries(
+            lambda: self.client.turn(messages, tools), self.config, what=self.stage
+        )
         with self._lock:
             self.requests += 1
         # some compatible servers omit usage: estimated (only what is missing), and marked as such
         estimated = not tokens_in or not tokens_out
         tokens_in = tokens_in or estimate_tokens(json.dumps(messages, ensure_ascii=False))
-        tokens_out = tokens_out or estimate_tokens((reply.content or "") + json.dumps(reply.tool_calls, ensure_ascii=False))
-        self.costs.record(stage=self.stage, language=self.language, provider=self.config.provider, model=self.config.model, input_tokens=tokens_in, output_tokens=tokens_out, estimated=estimated)
+        tokens_out = tokens_out or estimate_tokens(
+            (reply.content or "") + json.dumps(reply.tool_calls, ensure_ascii=False)
+        )
+        self.costs.record(
+            stage=self.stage,
+            language=self.language,
+            provider=self.config.provider,
+            model=self.config.model,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            estimated=estimated,
+        )
         return reply
