@@ -65,13 +65,12 @@ def test_an_error_in_the_worker_names_the_benchmark_and_the_task(tmp_path, mock)
 @pytest.mark.slow
 def test_a_killed_worker_is_an_error_then_a_new_worker(mock):
     worker = worker_for(mock.runtime)
-    mock.task_ids()
-    mock.tool_schemas()
+    first = mock.replay_pairs(["create_task_1"])  # schemas and validation are memoized: a replay asks the worker
     process = worker._process
     assert process is not None
     os.kill(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
-    assert len(mock.tool_schemas()) > 0  # found dead before the request: started again
+    assert mock.replay_pairs(["create_task_1"]) == first  # found dead before the request: started again
     assert worker.pid != process.pid
 
 
