@@ -55,17 +55,28 @@ def adapt(
     `costs`: a babelflow.llm.costs.CostLedger that receives a model translator's token usage."""
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
-    run = resolve_run(settings, benchmark_id, language, translator=translator_spec, source_dir=source_dir, profile=profile, out=out)
+    run = resolve_run(
+        settings, benchmark_id, language, translator=translator_spec, source_dir=source_dir, profile=profile, out=out
+    )
     translator = translator_for(run.translator_spec, run.language, run.pack)
     if costs is not None and hasattr(translator, "costs"):
         translator.costs = costs  # model providers report usage per stage/language/provider
     bench = get_benchmark(benchmark_id, source_dir=source_dir)
-    with run_lock(settings.layout.locks(), benchmark_id, run.language), owned_output(settings, bench, run.language, run.paths.variant):
+    with (
+        run_lock(settings.layout.locks(), benchmark_id, run.language),
+        owned_output(settings, bench, run.language, run.paths.variant),
+    ):
         return _adapt_locked(run, bench, translator, ir, progress, translation_progress)
 
 
-def _adapt_locked(run: AdaptationRun, bench: SourceBenchmark, translator: Translator, ir: IRDocument | None, progress: Callable[[str], None],
-                  translation_progress: Callable[[int, int], None] | None) -> AdaptResult:
+def _adapt_locked(
+    run: AdaptationRun,
+    bench: SourceBenchmark,
+    translator: Translator,
+    ir: IRDocument | None,
+    progress: Callable[[str], None],
+    translation_progress: Callable[[int, int], None] | None,
+) -> AdaptResult:
     paths = run.paths
     if ir is None:
         ir = analyze_or_reuse(bench, run.profile, paths.ir, progress)
@@ -76,7 +87,14 @@ def _adapt_locked(run: AdaptationRun, bench: SourceBenchmark, translator: Transl
     outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress)
     progress("rebuilding")
     manifest = rebuild_into(
-        bench, ir, outcome.targets, paths.variant, language=run.language, canonical_map_version=cmap.version(),
-        translator_id=translator.translator_id, failed_units=len(outcome.failures), language_pack_version=run.pack_version,
+        bench,
+        ir,
+        outcome.targets,
+        paths.variant,
+        language=run.language,
+        canonical_map_version=cmap.version(),
+        translator_id=translator.translator_id,
+        failed_units=len(outcome.failures),
+        language_pack_version=run.pack_version,
     )
     return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths)

@@ -31,6 +31,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
 @app.command()
 @cli_errors
 def analyze(
@@ -38,11 +40,20 @@ def analyze(
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the IR (JSON)."),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
-    no_profile: bool = typer.Option(False, "--no-profile", help="Type from runtime evidence, structure and shape alone (no reviewed profile)."),
-    starter_profile: Path | None = typer.Option(None, "--starter-profile", help="Also write a profile drafted from the evidence (TOML) here, for review."),
-    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
+    no_profile: bool = typer.Option(
+        False, "--no-profile", help="Type from runtime evidence, structure and shape alone (no reviewed profile)."
+    ),
+    starter_profile: Path | None = typer.Option(
+        None, "--starter-profile", help="Also write a profile drafted from the evidence (TOML) here, for review."
+    ),
+    domain_package: str | None = typer.Option(
+        None,
+        "--domain-package",
+        help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`.",
+    ),
 ) -> None:
-    """Trace every text field the benchmark reads at run time and type it (Preserve / Translate-Free / Translate-Canonical)."""
+    """Trace every text field the benchmark reads at run time and type it
+    (Preserve / Translate-Free / Translate-Canonical)."""
     benchmark = resolve_benchmark(benchmark, domain_package)
     from analyzers.analyze import analyze_benchmark  # noqa: PLC0415 - +1.6 s on --help
     from analyzers.profile import load_profile  # noqa: PLC0415 - +73 ms on --help
@@ -57,7 +68,12 @@ def analyze(
     from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     with terminal_progress(console):
-        document = analyze_benchmark(bench, loaded, progress=lambda message: console.print(f"[cyan]{message}", highlight=False), use_profile=not no_profile)
+        document = analyze_benchmark(
+            bench,
+            loaded,
+            progress=lambda message: console.print(f"[cyan]{message}", highlight=False),
+            use_profile=not no_profile,
+        )
         save_ir(document, out)
     counts = Counter(e.translation_type.value for e in document.elements)
     table = Table(title=f"{benchmark}: {len(document.elements)} text fields, {len(document.link_groups)} link groups")
@@ -82,20 +98,42 @@ def analyze(
 @cli_errors
 def adapt(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47). Offline: en-XA or ar-XB pseudo-locales."),
-    translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for en-XA/ar-XB, Apertium for a language with an installed pair), `pseudo`, `apertium[:MODE]`, or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL."),
+    lang: str = typer.Option(
+        ..., "--lang", "-l", help="Target language (BCP 47). Offline: en-XA or ar-XB pseudo-locales."
+    ),
+    translator: str = typer.Option(
+        "auto",
+        "--translator",
+        help=(
+            "`auto` (default: pseudo for en-XA/ar-XB, Apertium for a language with an installed pair), `pseudo`, "
+            "`apertium[:MODE]`, or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL."
+        ),
+    ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML); default: the packaged one."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Variant folder; default adapted/<benchmark>/<lang>/."),
-    validators: str = typer.Option("", "--validators", help="Then validate the variant with model-backed agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M."),
-    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
-    version: str | None = typer.Option(None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."),
+    validators: str = typer.Option(
+        "",
+        "--validators",
+        help=(
+            "Then validate the variant with model-backed agents, one per comma-separated spec, "
+            "e.g. openai:M,dashscope:M,anthropic:M."
+        ),
+    ),
+    domain_package: str | None = typer.Option(
+        None,
+        "--domain-package",
+        help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`.",
+    ),
+    version: str | None = typer.Option(
+        None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."
+    ),
 ) -> None:
     """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
 
     Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY (and
-    OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is printed per stage, language and provider, and saved under
-    .babelflow/costs/<benchmark>/<lang>/adapt.json."""
+    OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is
+    printed per stage, language and provider, and saved under .babelflow/costs/<benchmark>/<lang>/adapt.json."""
     benchmark = resolve_benchmark(benchmark, domain_package, version)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415 - +17 ms on --help
 
@@ -104,12 +142,17 @@ def adapt(
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
 
     costs = CostLedger()
-    agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
+    agents = (
+        make_validator_agents(validators, costs=costs) if validators.strip() else None
+    )  # keys checked before any work
     costs_path = BabelflowSettings().layout.costs(benchmark, lang, "adapt")
     try:
         from flows.progress_views import bars_for_reports  # noqa: PLC0415 - +50 ms on --help
 
-        with Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar, bars_for_reports(bar):
+        with (
+            Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar,
+            bars_for_reports(bar),
+        ):
             stage = bar.add_task("starting", total=None)
             units = bar.add_task("translation units", total=None, visible=False)
 
@@ -117,8 +160,15 @@ def adapt(
                 bar.update(units, completed=done, total=total, visible=True)
 
             result = run_adapt(
-                benchmark, lang, translator_spec=translator, source_dir=source_dir, profile=profile, out=out,
-                progress=lambda message: bar.update(stage, description=message), translation_progress=on_units, costs=costs,
+                benchmark,
+                lang,
+                translator_spec=translator,
+                source_dir=source_dir,
+                profile=profile,
+                out=out,
+                progress=lambda message: bar.update(stage, description=message),
+                translation_progress=on_units,
+                costs=costs,
             )
             bar.update(stage, description="done", total=1, completed=1)
         stats = result.outcome.stats
@@ -144,16 +194,31 @@ def adapt(
 
             with console.status("validating", spinner="dots") as status:
                 cmap = load_canonical_map(result.paths.canonical_map, benchmark, lang)
-                failures = validate_variant(get_benchmark(benchmark, source_dir=source_dir), result.paths.variant, result.ir, lang, canonical_map=cmap, agents=agents, progress=status_line(status))
+                failures = validate_variant(
+                    get_benchmark(benchmark, source_dir=source_dir),
+                    result.paths.variant,
+                    result.ir,
+                    lang,
+                    canonical_map=cmap,
+                    agents=agents,
+                    progress=status_line(status),
+                )
             findings = failures.findings
-            console.print(f"validation by probes + {', '.join(a.validator_id for a in agents)}: {len(findings)} findings")
+            console.print(
+                f"validation by probes + {', '.join(a.validator_id for a in agents)}: {len(findings)} findings"
+            )
             for finding in findings[:20]:
-                console.print(f"[red]{finding.id}[/] {finding.layer.value}/{finding.kind} {shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}")
+                console.print(
+                    f"[red]{finding.id}[/] {finding.layer.value}/{finding.kind} "
+                    f"{shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}"
+                )
     finally:
         report_costs(costs.report(), console, costs_path, f"{benchmark} → {lang}: model usage")
     if result.outcome.failures:
         for failure in result.outcome.failures[:10]:
-            console.print(f"[red]failed[/] {shown_text(f'{failure.source_text[:60]!r}: ' + '; '.join(failure.problems))}")
+            console.print(
+                f"[red]failed[/] {shown_text(f'{failure.source_text[:60]!r}: ' + '; '.join(failure.problems))}"
+            )
     if result.outcome.failures or findings:
         raise typer.Exit(code=1)
 
@@ -166,12 +231,18 @@ def check_variant_is_of(folder: Path, benchmark: str, lang: str) -> None:
     owner = folder_owner(folder)
     if owner is not None and owner != benchmark:
         raise BabelflowError(
-            f"{folder} holds a variant of {owner}, not of {benchmark}", field="--variant", fix=f"validate it as {owner}, or pass a variant of {benchmark}"
+            f"{folder} holds a variant of {owner}, not of {benchmark}",
+            field="--variant",
+            fix=f"validate it as {owner}, or pass a variant of {benchmark}",
         )
     if owner is not None and (folder / MANIFEST_NAME).is_file():
         made_for = load_manifest(folder).language
         if made_for != lang:
-            raise BabelflowError(f"{folder} is the {made_for} variant, not {lang}", field="--lang", fix=f"pass --lang {made_for}, or the {lang} variant")
+            raise BabelflowError(
+                f"{folder} is the {made_for} variant, not {lang}",
+                field="--lang",
+                fix=f"pass --lang {made_for}, or the {lang} variant",
+            )
 
 
 @app.command()
@@ -179,12 +250,31 @@ def check_variant_is_of(folder: Path, benchmark: str, lang: str) -> None:
 def validate(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant (BCP 47)."),
-    variant: Path | None = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder."),
+    variant: Path | None = typer.Option(
+        None,
+        "--variant",
+        help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder.",
+    ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     json_out: Path | None = typer.Option(None, "--json", help="Write the failure set as JSON here."),
-    validators: str = typer.Option("", "--validators", help="Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M (default: probes only)."),
-    save_inferred_map_to: Path | None = typer.Option(None, "--save-inferred-map", help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here."),
-    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
+    validators: str = typer.Option(
+        "",
+        "--validators",
+        help=(
+            "Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M "
+            "(default: probes only)."
+        ),
+    ),
+    save_inferred_map_to: Path | None = typer.Option(
+        None,
+        "--save-inferred-map",
+        help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here.",
+    ),
+    domain_package: str | None = typer.Option(
+        None,
+        "--domain-package",
+        help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`.",
+    ),
 ) -> None:
     """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
 
@@ -200,7 +290,9 @@ def validate(
 
     validate_language_tag(lang)
     costs = CostLedger()
-    agents = make_validator_agents(validators, costs=costs) if validators.strip() else None  # keys checked before any work
+    agents = (
+        make_validator_agents(validators, costs=costs) if validators.strip() else None
+    )  # keys checked before any work
     settings = BabelflowSettings()
     from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 
@@ -218,9 +310,22 @@ def validate(
             ir = analyze_or_reuse(bench, None, layout.ir(benchmark), stage_line(bars))
             cmap_path = layout.canonical_map(benchmark, lang)
             cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() else None
-            failures = validate_variant(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap, agents=agents, progress=stage_line(bars))
+            failures = validate_variant(
+                bench,
+                layout.variant(benchmark, lang, variant),
+                ir,
+                lang,
+                canonical_map=cmap,
+                agents=agents,
+                progress=stage_line(bars),
+            )
     finally:
-        report_costs(costs.report(), console, settings.layout.costs(benchmark, lang, "validate"), f"{benchmark} {lang}: model usage")
+        report_costs(
+            costs.report(),
+            console,
+            settings.layout.costs(benchmark, lang, "validate"),
+            f"{benchmark} {lang}: model usage",
+        )
     if json_out:
         save_record(failures, json_out)
     from validators.probes.policy import save_inferred_map  # noqa: PLC0415 - +0.1 s on --help
@@ -234,7 +339,14 @@ def validate(
     for column in ("group", "severity", "layer/kind", "n", "where", "example"):
         table.add_column(column, overflow="fold")
     for group in group_findings(failures.findings)[:200]:
-        table.add_row(group.id, group.severity.value, f"{group.layer.value}/{group.kind}", str(len(group.finding_ids)), shown_text(f"{group.artifact} {group.pattern}"), shown_text(group.example))
+        table.add_row(
+            group.id,
+            group.severity.value,
+            f"{group.layer.value}/{group.kind}",
+            str(len(group.finding_ids)),
+            shown_text(f"{group.artifact} {group.pattern}"),
+            shown_text(group.example),
+        )
     console.print(table)
     for note in failures.notes[:3]:
         console.print(f"[dim]{note}[/]")
@@ -281,15 +393,39 @@ def replay(
 @cli_errors
 def flow(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: list[str] = typer.Option(..., "--lang", "-l", help="Target language(s); repeat for several (run with a concurrency limit)."),
-    review_timeout: int = typer.Option(0, "--review-timeout", help="Seconds to wait in the paused review form (Prefect UI or `babelflow review`). 0 = unattended: stop awaiting review."),
+    lang: list[str] = typer.Option(
+        ..., "--lang", "-l", help="Target language(s); repeat for several (run with a concurrency limit)."
+    ),
+    review_timeout: int = typer.Option(
+        0,
+        "--review-timeout",
+        help=(
+            "Seconds to wait in the paused review form (Prefect UI or `babelflow review`). "
+            "0 = unattended: stop awaiting review."
+        ),
+    ),
     max_concurrency: int = typer.Option(2, "--max-concurrency", help="Languages adapted at once."),
     profile: Path | None = typer.Option(None, "--profile", help="Analysis profile (TOML)."),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
-    translator: str = typer.Option("auto", "--translator", help="`auto` (default: pseudo for pseudo-locales, Apertium where a pair is installed), `pseudo`, `apertium[:MODE]` or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."),
-    validators: str = typer.Option("", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."),
-    domain_package: str | None = typer.Option(None, "--domain-package", help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`."),
-    version: str | None = typer.Option(None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."),
+    translator: str = typer.Option(
+        "auto",
+        "--translator",
+        help=(
+            "`auto` (default: pseudo for pseudo-locales, Apertium where a pair is installed), `pseudo`, "
+            "`apertium[:MODE]` or PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible)."
+        ),
+    ),
+    validators: str = typer.Option(
+        "", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."
+    ),
+    domain_package: str | None = typer.Option(
+        None,
+        "--domain-package",
+        help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`.",
+    ),
+    version: str | None = typer.Option(
+        None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."
+    ),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
 
@@ -307,33 +443,75 @@ def flow(
     from flows.run_setup import resolve_run  # noqa: PLC0415 - +1.3 s on --help
 
     for tag in lang:  # each language resolves (tag, pack, Apertium pair or provider key) before any work
-        resolve_run(BabelflowSettings(), benchmark, tag, translator=translator, source_dir=source_dir, profile=profile, validators=validators)
+        resolve_run(
+            BabelflowSettings(),
+            benchmark,
+            tag,
+            translator=translator,
+            source_dir=source_dir,
+            profile=profile,
+            validators=validators,
+        )
     api_url, record = ensure_server(BabelflowSettings())
     from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - Prefect: after the URL is set
 
     ui = ui_base(api_url)
-    console.print(f"Prefect UI: {ui}" + (" (this project's background server; stop it with `babelflow server --stop`)" if record else " (PREFECT_API_URL)"))
+    console.print(
+        f"Prefect UI: {ui}"
+        + (
+            " (this project's background server; stop it with `babelflow server --stop`)"
+            if record
+            else " (PREFECT_API_URL)"
+        )
+    )
     if record:  # the UI asks for the auth string at login: say where it is, never what it is
-
         login = f"UI login: the auth string in {auth_path(BabelflowSettings())} (readable by you only)"
         console.print(login, highlight=False, soft_wrap=True)
     from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     with terminal_progress(console):
         if len(lang) == 1:
-            results = [adapt_language(benchmark, lang[0], profile=profile, source_dir=source_dir, review_timeout=review_timeout, translator=translator, validators=validators)]
+            results = [
+                adapt_language(
+                    benchmark,
+                    lang[0],
+                    profile=profile,
+                    source_dir=source_dir,
+                    review_timeout=review_timeout,
+                    translator=translator,
+                    validators=validators,
+                )
+            ]
         else:
-            results = adapt_languages(benchmark, lang, max_concurrency=max_concurrency, review_timeout=review_timeout, translator=translator, validators=validators)
+            results = adapt_languages(
+                benchmark,
+                lang,
+                max_concurrency=max_concurrency,
+                review_timeout=review_timeout,
+                translator=translator,
+                validators=validators,
+            )
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "units made by"):
         table.add_column(column, overflow="fold")
     for result in results:
-        table.add_row(result.language, result.status, str(len(result.rounds)), str(len(result.open_findings)), units_made_by(result.rounds[-1].units_by_origin if result.rounds else {}))
+        table.add_row(
+            result.language,
+            result.status,
+            str(len(result.rounds)),
+            str(len(result.open_findings)),
+            units_made_by(result.rounds[-1].units_by_origin if result.rounds else {}),
+        )
     console.print(table)
     for result in results:
         console.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
     for result in results:
-        console.print(f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  failure report {ui}/artifacts/key/{result.report_artifact_key}", highlight=False, soft_wrap=True)
+        console.print(
+            f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  "
+            f"failure report {ui}/artifacts/key/{result.report_artifact_key}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
         console.print("findings await review: run [bold]babelflow review[/] then rerun this command")
         raise typer.Exit(code=1)
@@ -341,7 +519,9 @@ def flow(
 
 @app.command("ir-schema")
 @cli_errors
-def ir_schema(out: Path | None = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout.")) -> None:
+def ir_schema(
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write the JSON Schema here instead of stdout."),
+) -> None:
     """Print the JSON Schema of the IR."""
     data = dump_json_bytes(ir_json_schema())
     if out:
@@ -350,7 +530,8 @@ def ir_schema(out: Path | None = typer.Option(None, "--out", "-o", help="Write t
         sys.stdout.write(data.decode() + "\n")
 
 
-from flows import cli_evaluate, cli_families, cli_interchange, cli_review  # noqa: E402  (command modules; they never import this one)
+# command modules; they never import this one
+from flows import cli_evaluate, cli_families, cli_interchange, cli_review  # noqa: E402
 
 app.command("review")(cli_review.review)
 app.command("server")(cli_review.server)

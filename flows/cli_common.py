@@ -16,7 +16,10 @@ from babelflow.settings import apply_offline_environment
 
 console = Console(stderr=True)
 
-BENCHMARK_HELP = "Benchmark id, e.g. tau2-retail, agentdojo-travel (agentdojo-travel@v1.1.1: an older version), fixture-library; `babelflow families` lists every installed one."
+BENCHMARK_HELP = (
+    "Benchmark id, e.g. tau2-retail, agentdojo-travel (agentdojo-travel@v1.1.1: an older version), fixture-library; "
+    "`babelflow families` lists every installed one."
+)
 SOURCE_DIR_HELP = "Folder laid out like tau2's data/ (tau2/domains/<domain>/...) whose files replace the packaged ones."
 
 

@@ -19,12 +19,20 @@ def _summary_rows(table: Table, label: str, run) -> None:
 @cli_errors
 def evaluate_command(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant (made by `babelflow flow` or `adapt`)."),
-    agent_llm: str = typer.Option(..., "--agent-llm", help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL."),
+    lang: str = typer.Option(
+        ..., "--lang", "-l", help="Language of the variant (made by `babelflow flow` or `adapt`)."
+    ),
+    agent_llm: str = typer.Option(
+        ...,
+        "--agent-llm",
+        help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL.",
+    ),
     user_llm: str = typer.Option(..., "--user-llm", help="The user simulator's model (same grammar)."),
     trials: int = typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k)."),
     tasks: list[str] = typer.Option([], "--tasks", help="Task ids (repeat or comma-separate); default: every task."),
-    with_source: bool = typer.Option(False, "--with-source", help="Also run the same agent on the English source, for comparison."),
+    with_source: bool = typer.Option(
+        False, "--with-source", help="Also run the same agent on the English source, for comparison."
+    ),
     variant: Path | None = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/."),
 ) -> None:
     """Run an agent and a user simulator on the variant with tau2's orchestrator (localized prompts and greeting).
@@ -37,7 +45,17 @@ def evaluate_command(
 
     task_ids = [t.strip() for item in tasks for t in item.split(",") if t.strip()] or None
     with console.status("evaluating", spinner="dots") as status:
-        report = evaluate(benchmark, lang, agent_llm, user_llm, trials=trials, task_ids=task_ids, with_source=with_source, variant=variant, progress=status_line(status))
+        report = evaluate(
+            benchmark,
+            lang,
+            agent_llm,
+            user_llm,
+            trials=trials,
+            task_ids=task_ids,
+            with_source=with_source,
+            variant=variant,
+            progress=status_line(status),
+        )
     per_task = Table(title=f"{benchmark} {lang}: reward per task ({report.trials_per_task} trial(s) each)")
     for column in ("task", "rewards", "successes"):
         per_task.add_column(column, overflow="fold")

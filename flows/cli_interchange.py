@@ -72,7 +72,10 @@ def export_command(
     translator: str = typer.Option(
         "auto",
         "--translator",
-        help="Who drafts the targets: `auto` (pseudo-locales: pseudo; a language with an Apertium pair: apertium; else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL.",
+        help=(
+            "Who drafts the targets: `auto` (pseudo-locales: pseudo; a language with an Apertium pair: apertium; "
+            "else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL."
+        ),
     ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
 ) -> None:
@@ -104,7 +107,10 @@ def import_command(
     translator: str = typer.Option(
         "auto",
         "--translator",
-        help="Translator for units the file does not cover (`auto` as for export; `none` keeps their source text and reports them).",
+        help=(
+            "Translator for units the file does not cover (`auto` as for export; "
+            "`none` keeps their source text and reports them)."
+        ),
     ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     max_bytes: int | None = typer.Option(

@@ -33,11 +33,23 @@ def _decision(choice: str) -> Decision:
 def review(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant under review."),
-    decide: list[str] = typer.Option([], "--decide", help="ID=confirm|dismiss, ID a finding (F-…) or a whole group (G-…); repeatable. Without it, asks group by group in the terminal."),
+    decide: list[str] = typer.Option(
+        [],
+        "--decide",
+        help=(
+            "ID=confirm|dismiss, ID a finding (F-…) or a whole group (G-…); repeatable. "
+            "Without it, asks group by group in the terminal."
+        ),
+    ),
     reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
     note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
     route: ReviewRoute | None = typer.Option(
-        None, "--route", help="Where confirmed findings go: translation, or analysis (mistyped field). Default: what each finding's kind suggests (analysis for profile_contradicts_evidence)."
+        None,
+        "--route",
+        help=(
+            "Where confirmed findings go: translation, or analysis (mistyped field). "
+            "Default: what each finding's kind suggests (analysis for profile_contradicts_evidence)."
+        ),
     ),
     sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
 ) -> None:
@@ -46,11 +58,17 @@ def review(
     store = ReviewStore(settings.layout.review_dir(benchmark, lang))
     queue = store.queue()
     if queue is None:
-        raise BabelflowError("No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first")
+        raise BabelflowError(
+            "No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first"
+        )
     reviewer = reviewer or getpass.getuser()
     if sign:
         if queue.findings:
-            raise BabelflowError(f"{len(queue.findings)} findings are still open", file=store.queue_path, fix="review them and rerun the flow first")
+            raise BabelflowError(
+                f"{len(queue.findings)} findings are still open",
+                file=store.queue_path,
+                fix="review them and rerun the flow first",
+            )
         variant = settings.layout.variant(benchmark, lang)
         record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
         console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
@@ -63,12 +81,23 @@ def review(
         for item in decide:
             target_id, _, choice = item.partition("=")
             if choice not in ("confirm", "dismiss"):
-                raise BabelflowError(f"Bad decision {item!r}", field="--decide", fix="write ID=confirm or ID=dismiss (ID: a finding F-… or a group G-…)")
+                raise BabelflowError(
+                    f"Bad decision {item!r}",
+                    field="--decide",
+                    fix="write ID=confirm or ID=dismiss (ID: a finding F-… or a group G-…)",
+                )
             targets = by_group[target_id].finding_ids if target_id in by_group else [target_id]
             decided += [
                 ReviewDecision(
-                    finding_id=f, decision=_decision(choice), reviewer=reviewer, note=note or (f"group {target_id}" if target_id in by_group else ""),
-                    route=route.value if route else suggested_route(by_finding[f].layer, by_finding[f].kind) if f in by_finding else "translation",
+                    finding_id=f,
+                    decision=_decision(choice),
+                    reviewer=reviewer,
+                    note=note or (f"group {target_id}" if target_id in by_group else ""),
+                    route=route.value
+                    if route
+                    else suggested_route(by_finding[f].layer, by_finding[f].kind)
+                    if f in by_finding
+                    else "translation",
                 )
                 for f in targets
             ]
@@ -80,29 +109,62 @@ def review(
             console.print(shown_text(group.summary), highlight=False)
             first = by_finding[group.finding_ids[0]]
             for evidence in first.evidence[:1]:
-                console.print(f"  source: {shown_text(str(evidence.source))}\n  target: {shown_text(str(evidence.target))}", highlight=False)
-            choice = Prompt.ask("decision for the group", choices=["confirm", "dismiss", "open", "skip"], default="skip", console=console)
+                console.print(
+                    f"  source: {shown_text(str(evidence.source))}\n  target: {shown_text(str(evidence.target))}",
+                    highlight=False,
+                )
+            choice = Prompt.ask(
+                "decision for the group",
+                choices=["confirm", "dismiss", "open", "skip"],
+                default="skip",
+                console=console,
+            )
             members: list[list[str]] = [group.finding_ids] if choice != "open" else [[f] for f in group.finding_ids]
             for ids in members:
                 if choice == "open":
                     finding = by_finding[ids[0]]
-                    console.print(f"[bold]{finding.id}[/] {shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}", highlight=False)
-                    one = Prompt.ask("decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console)
+                    console.print(
+                        f"[bold]{finding.id}[/] "
+                        f"{shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}",
+                        highlight=False,
+                    )
+                    one = Prompt.ask(
+                        "decision", choices=["confirm", "dismiss", "skip"], default="skip", console=console
+                    )
                 else:
                     one = choice
                 if one in ("skip",):
                     continue
                 reason = Prompt.ask("note", default="", console=console)
                 offered = suggested_route(group.layer, group.kind)
-                where: Route = "analysis" if one == "confirm" and Prompt.ask("route", choices=["translation", "analysis"], default=offered, console=console) == "analysis" else "translation"
-                decided += store.append_many([ReviewDecision(finding_id=f, decision=_decision(one), reviewer=reviewer, note=reason, route=where) for f in ids], queue)
-    console.print(f"{len(decided)} decisions appended to {store.log}; rerun `babelflow flow {benchmark} --lang {lang}` to apply them")
+                where: Route = (
+                    "analysis"
+                    if one == "confirm"
+                    and Prompt.ask("route", choices=["translation", "analysis"], default=offered, console=console)
+                    == "analysis"
+                    else "translation"
+                )
+                decided += store.append_many(
+                    [
+                        ReviewDecision(
+                            finding_id=f, decision=_decision(one), reviewer=reviewer, note=reason, route=where
+                        )
+                        for f in ids
+                    ],
+                    queue,
+                )
+    console.print(
+        f"{len(decided)} decisions appended to {store.log}; "
+        f"rerun `babelflow flow {benchmark} --lang {lang}` to apply them"
+    )
 
 
 @cli_errors
 def server(
     port: int = typer.Option(4200, help="Port on 127.0.0.1 (UI and API; the UI is pointed at this port's API)."),
-    stop: bool = typer.Option(False, "--stop", help="Stop the background server that `babelflow flow` started for this project."),
+    stop: bool = typer.Option(
+        False, "--stop", help="Stop the background server that `babelflow flow` started for this project."
+    ),
     status: bool = typer.Option(False, "--status", help="Print the background server's address, if one runs."),
 ) -> None:
     """The project's Prefect server (UI + API) on 127.0.0.1, telemetry off, state in .babelflow/prefect.
@@ -143,7 +205,8 @@ def server(
         console.print(
             f"Prefect UI: {record.ui_url}  ·  API: {record.api_url}  ·  state: {record.prefect_home}\n"
             f"log in with the auth string in {auth_path(settings)} (owner-only; `babelflow flow` reads it there)",
-            highlight=False, soft_wrap=True,
+            highlight=False,
+            soft_wrap=True,
         )
 
     console.print(f"starting the project's Prefect server on 127.0.0.1:{port} …", highlight=False)

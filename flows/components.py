@@ -52,7 +52,9 @@ def domain_name_for(benchmark_id: str, language: str) -> str:
     return family_of(benchmark_id).variant_harness_name(benchmark_id, language)
 
 
-def analyze_or_reuse(bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]) -> IRDocument:
+def analyze_or_reuse(
+    bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]
+) -> IRDocument:
     """Reuse the saved IR iff it was made from the same source files and profile."""
     profile = load_profile(bench.id, profile_path)
     saved: IRDocument | None = None

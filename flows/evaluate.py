@@ -57,8 +57,12 @@ class RunSummary(Record):
     user: str
     language: str
     average_reward: float
-    pass_hat_k: dict[int, float] = Field(description="k -> probability that all k i.i.d. trials succeed (τ-bench's pass^k)")
-    language_consistency: float | None = Field(description="share of identified agent replies in the run's language; None if none were identifiable")
+    pass_hat_k: dict[int, float] = Field(
+        description="k -> probability that all k i.i.d. trials succeed (τ-bench's pass^k)"
+    )
+    language_consistency: float | None = Field(
+        description="share of identified agent replies in the run's language; None if none were identifiable"
+    )
     tasks: list[TaskResult]
     trials: list[TrialResult]
 
@@ -81,24 +85,46 @@ def pass_hat_k(successes: list[int], trials: int) -> dict[int, float]:
     """τ-bench's pass^k: mean over tasks of C(c, k) / C(n, k), for k = 1..n."""
     if not successes:
         return {}
-    return {k: sum(math.comb(c, k) for c in successes) / (len(successes) * math.comb(trials, k)) for k in range(1, trials + 1)}
+    return {
+        k: sum(math.comb(c, k) for c in successes) / (len(successes) * math.comb(trials, k))
+        for k in range(1, trials + 1)
+    }
 
 
 def language_checker(language: str) -> Callable[[str], str | None]:
     """text -> the language it is in (`language`, `en`, ...) or None when too short to tell."""
     pack = load_pack(language)
     if pack.is_pseudo:  # lingua does not know pseudo-locales: their rendering is the signal
-        return lambda text: (language if in_pack_language(text, pack) else SOURCE_LANGUAGE) if sum(c.isalpha() for c in text) >= 12 else None
+        return lambda text: (
+            (language if in_pack_language(text, pack) else SOURCE_LANGUAGE)
+            if sum(c.isalpha() for c in text) >= 12
+            else None
+        )
     if language.split("-")[0] == SOURCE_LANGUAGE:
         return lambda text: language
     if not supported(language):
-        raise BabelflowError(f"No language identifier for {language!r}", field="--lang", fix="language consistency needs a language lingua knows (ISO 639-1)")
+        raise BabelflowError(
+            f"No language identifier for {language!r}",
+            field="--lang",
+            fix="language consistency needs a language lingua knows (ISO 639-1)",
+        )
     tags = (language, SOURCE_LANGUAGE)
     return lambda text: identify(text, tags)
 
 
 def run_domain(
-    runner: Any, domain: str, agent_name: str, user_name: str, language: str, tasks: list, agent_model, user_model, *, trials: int, greeting: str | None, progress: Callable[[str], None]
+    runner: Any,
+    domain: str,
+    agent_name: str,
+    user_name: str,
+    language: str,
+    tasks: list,
+    agent_model,
+    user_model,
+    *,
+    trials: int,
+    greeting: str | None,
+    progress: Callable[[str], None],
 ) -> RunSummary:
     """`runner`: the family's agent evaluation (run_trial, agent_texts)."""
     identify = language_checker(language)
@@ -108,7 +134,9 @@ def run_domain(
         rewards = []
         for trial in range(trials):
             progress(f"{domain}: task {task.id} trial {trial + 1}/{trials}")
-            simulation = runner.run_trial(domain, task, agent_name, user_name, agent_model, user_model, greeting=greeting, seed=trial)
+            simulation = runner.run_trial(
+                domain, task, agent_name, user_name, agent_model, user_model, greeting=greeting, seed=trial
+            )
             reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
             found = [identify(text) for text in runner.agent_texts(simulation, task)]
             counts: dict[str, int] = {}
@@ -116,19 +144,28 @@ def run_domain(
                 counts[tag] = counts.get(tag, 0) + 1
             results.append(
                 TrialResult(
-                    task_id=task.id, trial=trial, reward=reward, termination_reason=simulation.termination_reason.value,
-                    agent_replies=sum(counts.values()), agent_replies_in_language=counts.get(language, 0), agent_reply_languages=counts,
+                    task_id=task.id,
+                    trial=trial,
+                    reward=reward,
+                    termination_reason=simulation.termination_reason.value,
+                    agent_replies=sum(counts.values()),
+                    agent_replies_in_language=counts.get(language, 0),
+                    agent_reply_languages=counts,
                 )
             )
             rewards.append(reward)
         by_task.append(TaskResult(task_id=task.id, rewards=rewards, successes=sum(r >= 1.0 for r in rewards)))
     replies = sum(r.agent_replies for r in results)
     return RunSummary(
-        domain=domain, agent=agent_name, user=user_name, language=language,
+        domain=domain,
+        agent=agent_name,
+        user=user_name,
+        language=language,
         average_reward=sum(r.reward for r in results) / len(results) if results else 0.0,
         pass_hat_k=pass_hat_k([t.successes for t in by_task], trials),
         language_consistency=(sum(r.agent_replies_in_language for r in results) / replies) if replies else None,
-        tasks=by_task, trials=results,
+        tasks=by_task,
+        trials=results,
     )
 
 
@@ -159,34 +196,84 @@ def evaluate(
     runner = family.agent_evaluation()
     if runner is None:
         able = [bid for f in families().values() if f.agent_evaluation() is not None for bid in f.benchmark_ids()]
-        raise BabelflowError(f"`evaluate` has no agent runner for the {family.name} family ({benchmark})", field="BENCHMARK", fix=f"use one of: {', '.join(able)}")
+        raise BabelflowError(
+            f"`evaluate` has no agent runner for the {family.name} family ({benchmark})",
+            field="BENCHMARK",
+            fix=f"use one of: {', '.join(able)}",
+        )
     if trials < 1:
         raise BabelflowError("--trials must be at least 1", field="--trials", fix="e.g. --trials 4 for pass^1..pass^4")
-    agent_model = ProviderChatModel(agent_llm, field="--agent-llm", stage="evaluate-agent", language=language, costs=costs)
+    agent_model = ProviderChatModel(
+        agent_llm, field="--agent-llm", stage="evaluate-agent", language=language, costs=costs
+    )
     user_model = ProviderChatModel(user_llm, field="--user-llm", stage="evaluate-user", language=language, costs=costs)
     variant = variant or settings.layout.variant(benchmark, language)
     if not (variant / "babelflow_manifest.json").exists():
-        raise BabelflowError(f"No {language} variant of {benchmark}", file=variant, fix=f"run `babelflow flow {benchmark} --lang {language}` (or `babelflow adapt`) first")
+        raise BabelflowError(
+            f"No {language} variant of {benchmark}",
+            file=variant,
+            fix=f"run `babelflow flow {benchmark} --lang {language}` (or `babelflow adapt`) first",
+        )
     manifest = load_manifest(variant)
     if manifest.benchmark != benchmark or manifest.language != language:
-        raise BabelflowError(f"The variant is {manifest.benchmark} in {manifest.language}", file=variant, fix=f"point --variant at a {benchmark} {language} variant")
+        raise BabelflowError(
+            f"The variant is {manifest.benchmark} in {manifest.language}",
+            file=variant,
+            fix=f"point --variant at a {benchmark} {language} variant",
+        )
     progress(f"registering the variant in {family.name}")
     domain = runner.register_variant(variant)
     bench = open_variant(benchmark, variant)
     chosen = task_ids or bench.task_ids(None)
     unknown = [t for t in chosen if t not in set(bench.task_ids(None))]
     if unknown:
-        raise BabelflowError(f"Unknown task id(s) {', '.join(unknown[:5])}", field="--tasks", fix=f"task ids of {benchmark}: {', '.join(bench.task_ids(None)[:5])}, …")
+        raise BabelflowError(
+            f"Unknown task id(s) {', '.join(unknown[:5])}",
+            field="--tasks",
+            fix=f"task ids of {benchmark}: {', '.join(bench.task_ids(None)[:5])}, …",
+        )
     overlay = load_overlay(variant / OVERLAY_NAME)
     greeting = overlay.translated("orchestrator/orchestrator.py", runner.default_greeting()) if overlay else None
-    run = run_domain(runner, domain, f"llm_agent_{language}", f"user_simulator_{language}", language, [bench.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=greeting, progress=progress)
+    run = run_domain(
+        runner,
+        domain,
+        f"llm_agent_{language}",
+        f"user_simulator_{language}",
+        language,
+        [bench.task(t) for t in chosen],
+        agent_model,
+        user_model,
+        trials=trials,
+        greeting=greeting,
+        progress=progress,
+    )
     source_run = None
     if with_source:
         source = get_benchmark(benchmark)  # the packaged source, registered by its harness itself
-        source_run = run_domain(runner, runner.source_domain(benchmark), "llm_agent", "user_simulator", SOURCE_LANGUAGE, [source.task(t) for t in chosen], agent_model, user_model, trials=trials, greeting=None, progress=progress)
+        source_run = run_domain(
+            runner,
+            runner.source_domain(benchmark),
+            "llm_agent",
+            "user_simulator",
+            SOURCE_LANGUAGE,
+            [source.task(t) for t in chosen],
+            agent_model,
+            user_model,
+            trials=trials,
+            greeting=None,
+            progress=progress,
+        )
     report = EvaluationReport(
-        benchmark=benchmark, language=language, variant=variant, created=datetime.now(UTC).isoformat(timespec="seconds"),
-        agent_llm=agent_model.label, user_llm=user_model.label, trials_per_task=trials, variant_run=run, source_run=source_run, costs=costs.report(),
+        benchmark=benchmark,
+        language=language,
+        variant=variant,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        agent_llm=agent_model.label,
+        user_llm=user_model.label,
+        trials_per_task=trials,
+        variant_run=run,
+        source_run=source_run,
+        costs=costs.report(),
     )
     write_bytes_atomic(evaluation_path(variant), report.model_dump_json(indent=2).encode())
     return report

@@ -70,14 +70,21 @@ def analyze_task(cache_key: str, run: AdaptationRun) -> stages.AnalyzeResult:
 
 
 @_cached("translate")
-def translate_task(cache_key: str, run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> stages.TranslateResult:
+def translate_task(
+    cache_key: str, run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]
+) -> stages.TranslateResult:
     result = stages.stage_translate(run, ir_path, reviewed, forget)
-    get_run_logger().info(f"translated {result.retranslated_units} units ({result.stats.memory_hits} from translation memory), {len(result.failures)} failed")
+    get_run_logger().info(
+        f"translated {result.retranslated_units} units ({result.stats.memory_hits} from translation memory), "
+        f"{len(result.failures)} failed"
+    )
     return result
 
 
 @_cached("rebuild")
-def rebuild_task(cache_key: str, run: AdaptationRun, ir_path: Path, translated: stages.TranslateResult) -> stages.RebuildResult:
+def rebuild_task(
+    cache_key: str, run: AdaptationRun, ir_path: Path, translated: stages.TranslateResult
+) -> stages.RebuildResult:
     return stages.stage_rebuild(run, ir_path, translated)
 
 
@@ -87,7 +94,9 @@ def integrity_task(cache_key: str, run: AdaptationRun, ir_path: Path, variant: P
 
 
 @_cached("validate")
-def layer_task(cache_key: str, run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list) -> stages.LayerResult:
+def layer_task(
+    cache_key: str, run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list
+) -> stages.LayerResult:
     result = stages.stage_layer(run, layer, ir_path, variant, suppressed)
     replayed = f", {result.tasks_replayed} tasks replayed" if layer is Layer.BEHAVIOR else ""
     get_run_logger().info(f"{layer.value}: {len(result.findings)} findings{replayed}")
@@ -110,7 +119,10 @@ class RoundRecord(Record):
     findings: int
     retranslated_units: int
     tasks_replayed: int
-    units_by_origin: dict[str, int] = Field(default_factory=dict, description="who made the variant's translation units (translator id, memory, canonical map, reviewed)")
+    units_by_origin: dict[str, int] = Field(
+        default_factory=dict,
+        description="who made the variant's translation units (translator id, memory, canonical map, reviewed)",
+    )
 
 
 class AdaptFlowResult(Record):
@@ -121,7 +133,9 @@ class AdaptFlowResult(Record):
     open_findings: list[str]
     variant_dir: Path
     flow_run_id: str = Field(default="", description="the adapt-language flow run (UI: runs/flow-run/<id>)")
-    report_artifact_key: str = Field(default="", description="key of the failure-report artifact (UI: artifacts/key/<key>)")
+    report_artifact_key: str = Field(
+        default="", description="key of the failure-report artifact (UI: artifacts/key/<key>)"
+    )
 
 
 def _call(task_fn, **kwargs):
@@ -131,24 +145,43 @@ def _call(task_fn, **kwargs):
     return result, state.name == "Cached"
 
 
-def _one_round(run: AdaptationRun, reviewed: dict[str, str], forget: list[str], record: RoundRecord) -> tuple[FailureSet, Path]:
+def _one_round(
+    run: AdaptationRun, reviewed: dict[str, str], forget: list[str], record: RoundRecord
+) -> tuple[FailureSet, Path]:
     paths = run.paths
-    analysis, cached = _call(analyze_task.with_options(refresh_cache=not paths.ir.exists()), cache_key=stages.analyze_inputs_key(run), run=run)
+    analysis, cached = _call(
+        analyze_task.with_options(refresh_cache=not paths.ir.exists()),
+        cache_key=stages.analyze_inputs_key(run),
+        run=run,
+    )
     record.stages.append(StageRun(stage="analyze", cached=cached))
     # confirmed translation findings are cumulative inputs: the memory they purged stays purged
-    history = sorted(f"{d.finding_id}@{d.at}" for d in ReviewStore(paths.review_dir).decisions() if d.decision == "confirm" and d.route == "translation")
+    history = sorted(
+        f"{d.finding_id}@{d.at}"
+        for d in ReviewStore(paths.review_dir).decisions()
+        if d.decision == "confirm" and d.route == "translation"
+    )
     translate_key = stages.translate_inputs_key(run, analysis.ir_sha256, reviewed) + stages.key_of(history)
     translated, cached = _call(
         translate_task.with_options(refresh_cache=not paths.targets.exists()),
-        cache_key=translate_key, run=run, ir_path=analysis.ir_path, reviewed=reviewed, forget=forget,
+        cache_key=translate_key,
+        run=run,
+        ir_path=analysis.ir_path,
+        reviewed=reviewed,
+        forget=forget,
     )
     record.stages.append(StageRun(stage="translate", cached=cached))
     record.retranslated_units = 0 if cached else translated.retranslated_units
     record.units_by_origin = dict(translated.stats.units_by_origin)
-    rebuild_key = stages.key_of(analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(paths.variant))
+    rebuild_key = stages.key_of(
+        analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(paths.variant)
+    )
     rebuilt, cached = _call(
         rebuild_task.with_options(refresh_cache=not stages.variant_intact(paths.variant)),
-        cache_key=rebuild_key, run=run, ir_path=analysis.ir_path, translated=translated,
+        cache_key=rebuild_key,
+        run=run,
+        ir_path=analysis.ir_path,
+        translated=translated,
     )
     record.stages.append(StageRun(stage="rebuild", cached=cached))
     base = stages.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
@@ -157,7 +190,13 @@ def _one_round(run: AdaptationRun, reviewed: dict[str, str], forget: list[str], 
     record.stages.append(StageRun(stage="validate:integrity", cached=cached))
     futures = {
         layer: layer_task.submit(
-            cache_key=f"{base}-{layer.value}", run=run, layer=layer, ir_path=ir_path, variant=variant, suppressed=integrity.suppressed, return_state=False
+            cache_key=f"{base}-{layer.value}",
+            run=run,
+            layer=layer,
+            ir_path=ir_path,
+            variant=variant,
+            suppressed=integrity.suppressed,
+            return_state=False,
         )
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     }
@@ -197,11 +236,21 @@ def _ui_url(path: str) -> str | None:
     return f"{ui.rstrip('/')}/{path}" if ui else None
 
 
-def _publish(benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]) -> None:
+def _publish(
+    benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]
+) -> None:
     key = artifact_key(benchmark, language)
     made_by = "Translation units made by: " + (units_made_by(units_by_origin) or "—")
-    create_markdown_artifact(key=f"{key}-failure-report", markdown=failure_report_markdown(failures, round_no, variant, made_by), description=f"round {round_no}")
-    create_table_artifact(key=f"{key}-findings", table=failure_table_rows(failures) or [{"finding": "none"}], description=f"round {round_no}")
+    create_markdown_artifact(
+        key=f"{key}-failure-report",
+        markdown=failure_report_markdown(failures, round_no, variant, made_by),
+        description=f"round {round_no}",
+    )
+    create_table_artifact(
+        key=f"{key}-findings",
+        table=failure_table_rows(failures) or [{"finding": "none"}],
+        description=f"round {round_no}",
+    )
 
 
 def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
@@ -218,7 +267,12 @@ def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, s
         if decision.route == "analysis":
             reason = decision.preserve_reason
             overrides = [o for o in overrides if o.element != decision.element_id] + [
-                ElementOverride(element=decision.element_id, type=TranslationType.PRESERVE, reason=reason or PreserveReason.LINKED_ENTITY, note=f"review {decision.finding_id} by {decision.reviewer}: {decision.note}")
+                ElementOverride(
+                    element=decision.element_id,
+                    type=TranslationType.PRESERVE,
+                    reason=reason or PreserveReason.LINKED_ENTITY,
+                    note=f"review {decision.finding_id} by {decision.reviewer}: {decision.note}",
+                )
             ]
         elif decision.replacement:
             reviewed[decision.element_id] = decision.replacement
@@ -245,16 +299,35 @@ def adapt_language(
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     # a deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)
-    asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "profile": profile,
-             "source_dir": source_dir, "out": out, "project_root": project_root}
+    asked = {
+        "benchmark": benchmark,
+        "translator": translator,
+        "validators": validators,
+        "profile": profile,
+        "source_dir": source_dir,
+        "out": out,
+        "project_root": project_root,
+    }
     check_current_run(adapt_language.fn, asked, BabelflowSettings())
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
     # resolved once (language, pack, translator, paths): every stage reads this frozen run
-    run = resolve_run(settings, benchmark, language, translator=translator, source_dir=source_dir, profile=profile, out=out, validators=validators)
+    run = resolve_run(
+        settings,
+        benchmark,
+        language,
+        translator=translator,
+        source_dir=source_dir,
+        profile=profile,
+        out=out,
+        validators=validators,
+    )
     # one writer per output folder (flows/components.py); the same language twice is refused; a run
     # the lock outlived (killed) is marked Crashed in the UI
-    with run_lock(settings.layout.locks(), benchmark, run.language, holder=str(current_flow_run.id)) as previous, \
-            owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), run.language, run.paths.variant), prefect_progress():
+    with (
+        run_lock(settings.layout.locks(), benchmark, run.language, holder=str(current_flow_run.id)) as previous,
+        owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), run.language, run.paths.variant),
+        prefect_progress(),
+    ):
         if killed := mark_killed_run_crashed(previous, str(current_flow_run.id)):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
         return _rounds(run, review_timeout, max_rounds)
@@ -277,7 +350,10 @@ def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | 
             return None
         if run.state is None or not (run.state.is_running() or run.state.is_paused() or run.state.is_pending()):
             return None
-        message = f"its process ended without finishing (lock taken over by flow run {current_run_id}); rerun to resume from the cached stages"
+        message = (
+            f"its process ended without finishing (lock taken over by flow run {current_run_id}); "
+            "rerun to resume from the cached stages"
+        )
         try:
             client.set_flow_run_state(stale, Crashed(message=message), force=True)
         except Exception:  # best effort: a UI label must never stop the new run
@@ -292,7 +368,10 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
     rounds: list[RoundRecord] = []
     variant = Path(".")
     run_url = _ui_url(f"runs/flow-run/{current_flow_run.id}")  # Prefect logs it once already ("View at")
-    ids = {"flow_run_id": str(current_flow_run.id), "report_artifact_key": f"{artifact_key(benchmark, language)}-failure-report"}
+    ids = {
+        "flow_run_id": str(current_flow_run.id),
+        "report_artifact_key": f"{artifact_key(benchmark, language)}-failure-report",
+    }
     for round_no in range(1, max_rounds + 1):
         reviewed, forget = apply_decisions(run, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
@@ -305,41 +384,105 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
             return _sign(run, variant, store, rounds, review_timeout, ids, run_url)
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
-            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant, **ids)
+            return AdaptFlowResult(
+                benchmark=benchmark,
+                language=language,
+                status="awaiting_review",
+                rounds=rounds,
+                open_findings=[f.id for f in failures.findings],
+                variant_dir=variant,
+                **ids,
+            )
         if run_url:
             logger.info(f"review form (open the paused run, then Resume): {run_url}")
         decisions = ask_for_review(failures, round_no, review_timeout)
         if decisions is None:
-            return AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_review", rounds=rounds, open_findings=[f.id for f in failures.findings], variant_dir=variant, **ids)
+            return AdaptFlowResult(
+                benchmark=benchmark,
+                language=language,
+                status="awaiting_review",
+                rounds=rounds,
+                open_findings=[f.id for f in failures.findings],
+                variant_dir=variant,
+                **ids,
+            )
         store.append_many(decisions, failures)
-    return AdaptFlowResult(benchmark=benchmark, language=language, status="rounds_exhausted", rounds=rounds, open_findings=[], variant_dir=variant, **ids)
+    return AdaptFlowResult(
+        benchmark=benchmark,
+        language=language,
+        status="rounds_exhausted",
+        rounds=rounds,
+        open_findings=[],
+        variant_dir=variant,
+        **ids,
+    )
 
 
-def _sign(run: AdaptationRun, variant: Path, store: ReviewStore, rounds: list[RoundRecord], review_timeout: int, ids: dict[str, str], run_url: str | None) -> AdaptFlowResult:
+def _sign(
+    run: AdaptationRun,
+    variant: Path,
+    store: ReviewStore,
+    rounds: list[RoundRecord],
+    review_timeout: int,
+    ids: dict[str, str],
+    run_url: str | None,
+) -> AdaptFlowResult:
     settings, benchmark, language = run.settings, run.benchmark, run.language
     # the behaviour layer's cache names every task; parsing a 2,285-task file just to sample 5 costs seconds
     replayed = run.paths.behavior_cache
-    task_ids = sorted(orjson.loads(replayed.read_bytes())) if replayed.exists() else get_benchmark(benchmark).task_ids(None)
+    task_ids = (
+        sorted(orjson.loads(replayed.read_bytes())) if replayed.exists() else get_benchmark(benchmark).task_ids(None)
+    )
     sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(task_ids, min(5, len(task_ids))))
-    result = AdaptFlowResult(benchmark=benchmark, language=language, status="awaiting_signoff", rounds=rounds, open_findings=[], variant_dir=variant, **ids)
+    result = AdaptFlowResult(
+        benchmark=benchmark,
+        language=language,
+        status="awaiting_signoff",
+        rounds=rounds,
+        open_findings=[],
+        variant_dir=variant,
+        **ids,
+    )
     if review_timeout <= 0:
         return result
     if run_url:
         get_run_logger().info(f"sign-off form (open the paused run, then Resume): {run_url}")
-    form = SignOffForm.with_initial_data(description="No open findings. Spot-check these tasks end to end, then approve.", reviewer="", spot_checked_tasks=sample)
+    form = SignOffForm.with_initial_data(
+        description="No open findings. Spot-check these tasks end to end, then approve.",
+        reviewer="",
+        spot_checked_tasks=sample,
+    )
     try:
-        answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}")
+        answer = pause_flow_run(
+            wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}"
+        )
     except FlowPauseTimeout:
         return result
     if not answer.approve:
         return result
-    sign_off(settings, benchmark, language, variant, store, reviewer=answer.reviewer, spot_checked=answer.spot_checked_tasks, note=answer.note, flow_run_id=str(current_flow_run.id))
+    sign_off(
+        settings,
+        benchmark,
+        language,
+        variant,
+        store,
+        reviewer=answer.reviewer,
+        spot_checked=answer.spot_checked_tasks,
+        note=answer.note,
+        flow_run_id=str(current_flow_run.id),
+    )
     return result.model_copy(update={"status": "signed"})
 
 
 @flow(name="adapt-languages")
 def adapt_languages(
-    benchmark: str, languages: list[str], max_concurrency: int = 2, review_timeout: int = 0, project_root: Path | None = None, translator: str = "auto", validators: str = ""
+    benchmark: str,
+    languages: list[str],
+    max_concurrency: int = 2,
+    review_timeout: int = 0,
+    project_root: Path | None = None,
+    translator: str = "auto",
+    validators: str = "",
 ) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
     asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "project_root": project_root}
@@ -347,7 +490,15 @@ def adapt_languages(
 
     with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
         futures = [
-            pool.submit(adapt_language, benchmark, language, review_timeout=review_timeout, project_root=project_root, translator=translator, validators=validators)
+            pool.submit(
+                adapt_language,
+                benchmark,
+                language,
+                review_timeout=review_timeout,
+                project_root=project_root,
+                translator=translator,
+                validators=validators,
+            )
             for language in languages
         ]
         return [f.result() for f in futures]

@@ -25,7 +25,15 @@ from babelflow.progress import Throttled, listening
 @contextmanager
 def terminal_progress(console: Console) -> Iterator[Progress]:
     """One bar per reported stage, created when the stage first reports."""
-    bars = Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
+    bars = Progress(
+        TextColumn("[cyan]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
     with bars, bars_for_reports(bars):
         yield bars
 

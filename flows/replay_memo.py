@@ -45,7 +45,9 @@ def _load(path: Path) -> dict[str, list[dict]]:
         return {}  # a damaged memo only costs replays
 
 
-def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str, dict], task_ids: list[str], label: str) -> tuple[dict[str, tuple], int]:
+def variant_replays(
+    settings: BabelflowSettings, bench: Any, raw_tasks: dict[str, dict], task_ids: list[str], label: str
+) -> tuple[dict[str, tuple], int]:
     """task id -> (golden, do-nothing) for the variant `bench`, and how many were replayed.
 
     Families without a replay memo (Capability.REPLAY_MEMO) return ({}, -1): the caller replays as before."""
@@ -61,7 +63,10 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
     keys = {task_id: reads_key(bench, raw_tasks[task_id]) for task_id in task_ids}
     todo = []
     for task_id in task_ids:
-        entry = next((e for e in list(memo.get(keys[task_id], ())) if lookups_hold(bench, [tuple(x) for x in e["lookups"]])), None)
+        entry = next(
+            (e for e in list(memo.get(keys[task_id], ())) if lookups_hold(bench, [tuple(x) for x in e["lookups"]])),
+            None,
+        )
         if entry is None:
             todo.append(task_id)
         else:
@@ -70,7 +75,10 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
         for task_id in tracked(todo, label, len(todo)):
             pair, lookups = replay_traced(bench, task_id)
             pairs[task_id] = pair
-            fresh[keys[task_id]] = {"lookups": [list(x) for x in lookups], "pair": [o.model_dump(mode="json") for o in pair]}
+            fresh[keys[task_id]] = {
+                "lookups": [list(x) for x in lookups],
+                "pair": [o.model_dump(mode="json") for o in pair],
+            }
     if fresh:
         with _LOCK:
             on_disk = _load(path)
@@ -78,6 +86,8 @@ def variant_replays(settings: BabelflowSettings, bench: Any, raw_tasks: dict[str
                 known = memo.setdefault(key, [])
                 known.extend(e for e in entries if e not in known)
             for key, entry in fresh.items():
-                memo[key] = ([entry] + [e for e in memo.get(key, []) if e["lookups"] != entry["lookups"]])[:MAX_ENTRIES_PER_KEY]
+                memo[key] = ([entry] + [e for e in memo.get(key, []) if e["lookups"] != entry["lookups"]])[
+                    :MAX_ENTRIES_PER_KEY
+                ]
             write_bytes_atomic(path, orjson.dumps(memo))
     return {t: pairs[t] for t in task_ids}, len(todo)

@@ -23,7 +23,9 @@ class FindingDecision(BaseModel):
     decision: Literal["confirm", "dismiss", "skip"] = "skip"
     note: str = ""
     route: Route = "translation"
-    preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
+    preserve_reason: PreserveReason | None = Field(
+        default=None, description="analysis route: the type the field should have had"
+    )
     replacement: str | None = None
 
 
@@ -36,8 +38,12 @@ class GroupDecision(BaseModel):
     decision: Literal["confirm", "dismiss", "skip", "open"] = "skip"
     note: str = ""
     route: Route = "translation"
-    preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
-    replacement: str | None = Field(default=None, description="your translation; only for a group of one finding (open larger groups)")
+    preserve_reason: PreserveReason | None = Field(
+        default=None, description="analysis route: the type the field should have had"
+    )
+    replacement: str | None = Field(
+        default=None, description="your translation; only for a group of one finding (open larger groups)"
+    )
 
 
 class ReviewForm(RunInput):
@@ -64,10 +70,16 @@ def ask_for_review(failures: FailureSet, round_no: int, review_timeout: int) -> 
     by_group = {g.id: g for g in groups}
     by_finding = {f.id: f for f in failures.findings}
     form = ReviewForm.with_initial_data(
-        description=f"Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups, most severe first (details in the failure-report artifact). "
+        description=f"Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups, "
+        "most severe first (details in the failure-report artifact). "
         "One decision per group; choose `open` to decide a group's findings one by one.",
         reviewer="",
-        groups=[GroupDecision(group_id=g.id, summary=g.summary, findings=len(g.finding_ids), route=suggested_route(g.layer, g.kind)) for g in groups],
+        groups=[
+            GroupDecision(
+                group_id=g.id, summary=g.summary, findings=len(g.finding_ids), route=suggested_route(g.layer, g.kind)
+            )
+            for g in groups
+        ],
     )
     try:
         answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}")
@@ -84,27 +96,56 @@ def ask_for_review(failures: FailureSet, round_no: int, review_timeout: int) -> 
             opened += group.finding_ids
             continue
         if item.replacement and len(group.finding_ids) > 1:
-            get_run_logger().warning(f"{group.id}: a replacement text applies to one finding; open the group of {len(group.finding_ids)} to give it")
+            get_run_logger().warning(
+                f"{group.id}: a replacement text applies to one finding; "
+                f"open the group of {len(group.finding_ids)} to give it"
+            )
         replacement = item.replacement if len(group.finding_ids) == 1 else None
         for finding_id in group.finding_ids:
-            decisions.append(ReviewDecision(finding_id=finding_id, decision=item.decision, reviewer=reviewer, note=item.note or f"group {group.id}", route=item.route, preserve_reason=item.preserve_reason, replacement=replacement))
+            decisions.append(
+                ReviewDecision(
+                    finding_id=finding_id,
+                    decision=item.decision,
+                    reviewer=reviewer,
+                    note=item.note or f"group {group.id}",
+                    route=item.route,
+                    preserve_reason=item.preserve_reason,
+                    replacement=replacement,
+                )
+            )
     if opened:
         detail = OpenedGroupsForm.with_initial_data(
             description=f"Round {round_no}: the {len(opened)} findings of the groups you opened.",
             reviewer=reviewer,
             decisions=[
                 FindingDecision(
-                    finding_id=f, summary=f"[{by_finding[f].layer.value}/{by_finding[f].kind}] {by_finding[f].artifact} {by_finding[f].location}: {by_finding[f].message}",
+                    finding_id=f,
+                    summary=(
+                        f"[{by_finding[f].layer.value}/{by_finding[f].kind}] "
+                        f"{by_finding[f].artifact} {by_finding[f].location}: {by_finding[f].message}"
+                    ),
                     route=suggested_route(by_finding[f].layer, by_finding[f].kind),
                 )
                 for f in opened
             ],
         )
         try:
-            answer_detail = pause_flow_run(wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}-opened")
+            answer_detail = pause_flow_run(
+                wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}-opened"
+            )
         except FlowPauseTimeout:
             return decisions  # the group decisions stand; the opened findings stay open
         for row in answer_detail.decisions:
             if row.decision != "skip" and row.finding_id in by_finding:
-                decisions.append(ReviewDecision(finding_id=row.finding_id, decision=row.decision, reviewer=answer_detail.reviewer or reviewer, note=row.note, route=row.route, preserve_reason=row.preserve_reason, replacement=row.replacement))
+                decisions.append(
+                    ReviewDecision(
+                        finding_id=row.finding_id,
+                        decision=row.decision,
+                        reviewer=answer_detail.reviewer or reviewer,
+                        note=row.note,
+                        route=row.route,
+                        preserve_reason=row.preserve_reason,
+                        replacement=row.replacement,
+                    )
+                )
     return decisions

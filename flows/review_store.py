@@ -31,7 +31,9 @@ class ReviewDecision(Record):
     reviewer: str
     note: str = ""
     route: Route = "translation"
-    preserve_reason: PreserveReason | None = Field(default=None, description="analysis route: the type the field should have had")
+    preserve_reason: PreserveReason | None = Field(
+        default=None, description="analysis route: the type the field should have had"
+    )
     replacement: str | None = Field(default=None, description="translation route: the reviewer's own translation")
     element_id: str | None = None
     field_fingerprint: str = ""
@@ -59,8 +61,15 @@ class ReviewStore:
             try:
                 out.append(ReviewDecision.model_validate(orjson.loads(line)))
             except (orjson.JSONDecodeError, ValidationError) as exc:
-                if number < len(self.log.read_bytes().splitlines()):  # only a torn last line (a killed write) is skipped
-                    raise BabelflowError("Decision log is corrupt", file=self.log, field=f"line {number}", fix="restore the line from backup; decisions are append-only") from exc
+                if number < len(
+                    self.log.read_bytes().splitlines()
+                ):  # only a torn last line (a killed write) is skipped
+                    raise BabelflowError(
+                        "Decision log is corrupt",
+                        file=self.log,
+                        field=f"line {number}",
+                        fix="restore the line from backup; decisions are append-only",
+                    ) from exc
         return out
 
     def append(self, decision: ReviewDecision, queue: FailureSet | None = None) -> ReviewDecision:
@@ -77,8 +86,21 @@ class ReviewStore:
         for decision in decisions:
             finding = findings.get(decision.finding_id)
             if finding is None:
-                raise BabelflowError(f"No open finding {decision.finding_id!r}", file=self.queue_path, field="finding_id", fix="run `babelflow review` to list the open findings")
-            stamped.append(decision.model_copy(update={"element_id": finding.element_id, "field_fingerprint": fingerprint(finding), "at": decision.at or now}))
+                raise BabelflowError(
+                    f"No open finding {decision.finding_id!r}",
+                    file=self.queue_path,
+                    field="finding_id",
+                    fix="run `babelflow review` to list the open findings",
+                )
+            stamped.append(
+                decision.model_copy(
+                    update={
+                        "element_id": finding.element_id,
+                        "field_fingerprint": fingerprint(finding),
+                        "at": decision.at or now,
+                    }
+                )
+            )
         if not stamped:
             return []
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -129,4 +151,8 @@ class ReviewStore:
         try:
             return FailureSet.model_validate(orjson.loads(self.queue_path.read_bytes()))
         except (orjson.JSONDecodeError, ValidationError) as exc:
-            raise BabelflowError("Review queue is corrupt", file=self.queue_path, fix="rerun the flow to rebuild the queue; decisions are kept") from exc
+            raise BabelflowError(
+                "Review queue is corrupt",
+                file=self.queue_path,
+                fix="rerun the flow to rebuild the queue; decisions are kept",
+            ) from exc

@@ -15,7 +15,9 @@ from translators.choice import AUTO, default_spec
 from translators.registry import validate_language_tag
 
 
-def run_paths(settings: BabelflowSettings, benchmark: str, language: str, translator_id: str, out: Path | None = None) -> RunPaths:
+def run_paths(
+    settings: BabelflowSettings, benchmark: str, language: str, translator_id: str, out: Path | None = None
+) -> RunPaths:
     layout = settings.layout
     run_dir = layout.run_dir(benchmark, language)
     return RunPaths(

@@ -30,7 +30,18 @@ class SignOff(Record):
     flow_run_id: str | None = None
 
 
-def sign_off(settings: BabelflowSettings, benchmark: str, language: str, variant: Path, store: ReviewStore, *, reviewer: str, spot_checked: list[str], note: str = "", flow_run_id: str | None = None) -> SignOff:
+def sign_off(
+    settings: BabelflowSettings,
+    benchmark: str,
+    language: str,
+    variant: Path,
+    store: ReviewStore,
+    *,
+    reviewer: str,
+    spot_checked: list[str],
+    note: str = "",
+    flow_run_id: str | None = None,
+) -> SignOff:
     manifest = load_manifest(variant)
     files = sorted(p for p in variant.rglob("*") if p.is_file() and p.name != SIGNOFF_NAME)
     record = SignOff(

@@ -136,7 +136,15 @@ def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, st
     """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
     changes the translator, so the cached translation must not be reused) and the pack version."""
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
-    parts = (run.benchmark, run.language, run.translator_id, run.pack_version, ir_sha, reviewed_map_key(cmap), sorted(reviewed.items()))
+    parts = (
+        run.benchmark,
+        run.language,
+        run.translator_id,
+        run.pack_version,
+        ir_sha,
+        reviewed_map_key(cmap),
+        sorted(reviewed.items()),
+    )
     return key_of("translate", STAGE_VERSIONS["translate"], *parts)
 
 
@@ -144,13 +152,21 @@ def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage
     return settings.layout.costs(benchmark, language, stage)
 
 
-def translate_ir(run: AdaptationRun, translator: Translator, ir: IRDocument, reviewed: dict[str, str], forget: list[str],
-                 progress: Callable[[int, int], None] | None) -> tuple[TranslationOutcome, CanonicalMap]:
+def translate_ir(
+    run: AdaptationRun,
+    translator: Translator,
+    ir: IRDocument,
+    reviewed: dict[str, str],
+    forget: list[str],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[TranslationOutcome, CanonicalMap]:
     """Translate the IR's units (canonical terms first), run the pack's release checks, then save
     the canonical map: nothing is written for a run the checks refuse. `forget`: element ids whose units are translated
     again (confirmed translation findings)."""
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
-    engine = TranslationEngine(translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark))
+    engine = TranslationEngine(
+        translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark)
+    )
     if forget:
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress)
@@ -187,12 +203,32 @@ class RebuildResult(Record):
     manifest_sha256: str
 
 
-def rebuild_into(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], variant: Path, *, language: str, canonical_map_version: str,
-                 translator_id: str, failed_units: int, language_pack_version: str, ir_sha256: str | None = None) -> VariantManifest:
+def rebuild_into(
+    bench: SourceBenchmark,
+    ir: IRDocument,
+    targets: dict[str, str],
+    variant: Path,
+    *,
+    language: str,
+    canonical_map_version: str,
+    translator_id: str,
+    failed_units: int,
+    language_pack_version: str,
+    ir_sha256: str | None = None,
+) -> VariantManifest:
     """Write the variant (only outputs whose inputs changed) under the benchmark's domain name for the language."""
     return rebuild_variant(
-        bench, ir, targets, variant, language=language, domain_name=domain_name_for(bench.id, language), canonical_map_version=canonical_map_version,
-        translator_id=translator_id, failed_units=failed_units, language_pack_version=language_pack_version, ir_sha256=ir_sha256,
+        bench,
+        ir,
+        targets,
+        variant,
+        language=language,
+        domain_name=domain_name_for(bench.id, language),
+        canonical_map_version=canonical_map_version,
+        translator_id=translator_id,
+        failed_units=failed_units,
+        language_pack_version=language_pack_version,
+        ir_sha256=ir_sha256,
     )
 
 
@@ -202,8 +238,16 @@ def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult
     targets = orjson.loads(translated.targets_path.read_bytes())
     variant = run.paths.variant
     rebuild_into(
-        bench, ir, targets, variant, language=run.language, canonical_map_version=translated.canonical_map_version, translator_id=translated.translator_id,
-        failed_units=len(translated.failures), language_pack_version=translated.language_pack_version, ir_sha256=sha256_file(ir_path),
+        bench,
+        ir,
+        targets,
+        variant,
+        language=run.language,
+        canonical_map_version=translated.canonical_map_version,
+        translator_id=translated.translator_id,
+        failed_units=len(translated.failures),
+        language_pack_version=translated.language_pack_version,
+        ir_sha256=sha256_file(ir_path),
     )
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
 
@@ -223,7 +267,9 @@ class LayerResult(Record):
     findings: list[Finding]
     suppressed: list[SuppressedCheck] = Field(default_factory=list)
     tasks_replayed: int = Field(default=0, description="tasks compared again (their inputs changed since the last run)")
-    variant_replays_run: int = Field(default=0, description="of those, variant replays actually executed (the rest reused: flows/replay_memo.py)")
+    variant_replays_run: int = Field(
+        default=0, description="of those, variant replays actually executed (the rest reused: flows/replay_memo.py)"
+    )
 
 
 def _context(run: AdaptationRun, ir_path: Path, variant: Path) -> ValidationContext:
@@ -254,7 +300,14 @@ def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
     for the first one's result instead of computing it again."""
     stat = Path(ir_path).stat()
     files = sorted(p for p in Path(variant).rglob("*") if p.is_file())
-    key = (str(ir_path), stat.st_ino, stat.st_size, stat.st_mtime_ns, str(variant), tuple((str(p), sha256_file(p)) for p in files))
+    key = (
+        str(ir_path),
+        stat.st_ino,
+        stat.st_size,
+        stat.st_mtime_ns,
+        str(variant),
+        tuple((str(p), sha256_file(p)) for p in files),
+    )
     with _IR_LOCK:
         lock = _POLICY_LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -267,10 +320,14 @@ def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
         ctx.inferred_policy = _POLICIES[key]  # type: ignore[assignment]
 
 
-def stage_layer(run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]) -> LayerResult:
+def stage_layer(
+    run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list[SuppressedCheck]
+) -> LayerResult:
     """Consistency, fidelity or behaviour: the orchestrator's layer; behaviour per task, cached."""
     ctx = _context(run, ir_path, variant)
-    if layer is Layer.CONSISTENCY or (layer is Layer.BEHAVIOR and not any(s.layer is Layer.BEHAVIOR for s in suppressed)):
+    if layer is Layer.CONSISTENCY or (
+        layer is Layer.BEHAVIOR and not any(s.layer is Layer.BEHAVIOR for s in suppressed)
+    ):
         share_policy(ctx, ir_path, variant)
     if layer is Layer.BEHAVIOR:
         return _behavior(run, ctx, suppressed)
@@ -288,7 +345,9 @@ def _raw_tasks(ctx: ValidationContext) -> tuple[dict[str, Any], dict[str, Any]]:
         ids = ctx.source.task_ids(None)
         return dict.fromkeys(ids, "code"), dict.fromkeys(ids, "code")
     source_tasks = {t["id"]: t for t in ctx.source_document(tasks_spec)}
-    target_tasks = {str(t["id"]): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict) and "id" in t}
+    target_tasks = {
+        str(t["id"]): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict) and "id" in t
+    }
     return source_tasks, target_tasks
 
 
@@ -301,8 +360,16 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
     cache_path = run.paths.behavior_cache
     cache = orjson.loads(cache_path.read_bytes()) if cache_path.exists() else {}
     shared = key_of(
-        [sha256_file(ctx.target_path(s)) for s in ctx.specs if s.role.value not in ("tasks", "task_split") and s.format.value != "python" and ctx.target_path(s).exists()],
-        sha256_file(ctx.variant_root / "babelflow_code_overlay.json") if (ctx.variant_root / "babelflow_code_overlay.json").exists() else "",
+        [
+            sha256_file(ctx.target_path(s))
+            for s in ctx.specs
+            if s.role.value not in ("tasks", "task_split")
+            and s.format.value != "python"
+            and ctx.target_path(s).exists()
+        ],
+        sha256_file(ctx.variant_root / "babelflow_code_overlay.json")
+        if (ctx.variant_root / "babelflow_code_overlay.json").exists()
+        else "",
         [f.sha256 for f in ctx.source.fingerprints()],
         STAGE_VERSIONS["validate"],
     )
@@ -314,7 +381,9 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
     if stale:
         present = [t for t in stale if t in target_tasks]
         try:  # variant replays reused where what they read is unchanged (flows/replay_memo.py)
-            target_pairs, replayed = variant_replays(settings, ctx.variant_bench, target_tasks, present, f"behaviour replays: {language} variant")
+            target_pairs, replayed = variant_replays(
+                settings, ctx.variant_bench, target_tasks, present, f"behaviour replays: {language} variant"
+            )
         except Exception:  # the probe replays again and reports the crash as its finding
             target_pairs, replayed = {}, -1
         ctx.task_ids, ctx.source_pairs = stale, source_replays(settings, ctx.source, stale)
@@ -351,7 +420,9 @@ def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> d
         missing = [t for t in task_ids if t not in known]
         if missing:
             known.update(replay_pairs_of(bench, missing, "behaviour replays: source"))
-            write_bytes_atomic(path, orjson.dumps({t: [o.model_dump(mode="json") for o in pair] for t, pair in known.items()}))
+            write_bytes_atomic(
+                path, orjson.dumps({t: [o.model_dump(mode="json") for o in pair] for t, pair in known.items()})
+            )
         return {t: known[t] for t in task_ids}
 
 
@@ -364,17 +435,25 @@ def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: 
         element = by_id.get(failure.element_ids[0]) if failure.element_ids else None
         findings.append(
             make_finding(
-                "translator", Layer.FIDELITY, "translation_failed", Severity.CRITICAL,
-                element.artifact if element else "<translation>", element.role if element else failure.unit_key,
+                "translator",
+                Layer.FIDELITY,
+                "translation_failed",
+                Severity.CRITICAL,
+                element.artifact if element else "<translation>",
+                element.role if element else failure.unit_key,
                 f"the translation of this unit was rejected: {'; '.join(failure.problems)[:200]}",
-                element_id=element.id if element else None, source=failure.source_text, detail={"fields": str(len(failure.element_ids))},
+                element_id=element.id if element else None,
+                source=failure.source_text,
+                detail={"fields": str(len(failure.element_ids))},
             )
         )
     return LayerResult(layer=Layer.FIDELITY, findings=findings)
 
 
 # ---- merge -----------------------------------------------------------------------------------
-def stage_merge(run: AdaptationRun, layers: list[LayerResult], ir_path: Path | None = None, variant: Path | None = None) -> FailureSet:
+def stage_merge(
+    run: AdaptationRun, layers: list[LayerResult], ir_path: Path | None = None, variant: Path | None = None
+) -> FailureSet:
     """Union of the probes' findings and, with the run's model-backed validators, each agent's
     isolated review (the orchestrator's merge, as `babelflow validate` does it)."""
     suppressed = [s for layer in layers for s in layer.suppressed]
@@ -394,5 +473,3 @@ def stage_merge(run: AdaptationRun, layers: list[LayerResult], ir_path: Path | N
     if ledger.report().rows:
         save_costs(ledger.report(), costs_path(run.settings, run.benchmark, run.language, "validate"))
     return ReviewStore(run.paths.review_dir).open_findings(merged)
-
-
