@@ -34,7 +34,10 @@ from babelflow.text import PLACEHOLDER
 from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
 
 APERTIUM_VERSION = "v1"  # bump when the markup protocol below changes (part of translator_id)
-INSTALL_HINT = "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` (scripts/install.sh does this as root)"
+INSTALL_HINT = (
+    "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` "
+    "(scripts/install.sh does this as root)"
+)
 
 
 def require_mode(target: str, source: str = "en", mode: str | None = None) -> tuple[str, str]:
@@ -44,7 +47,8 @@ def require_mode(target: str, source: str = "en", mode: str | None = None) -> tu
         raise BabelflowError(
             "Apertium is not installed (no `apertium` on PATH)",
             field="--translator",
-            fix=INSTALL_HINT + "; or pass --translator PROVIDER:MODEL, or translate elsewhere and use `babelflow import`",
+            fix=INSTALL_HINT
+            + "; or pass --translator PROVIDER:MODEL, or translate elsewhere and use `babelflow import`",
         )
     modes = installed_modes(binary)
     chosen = mode if mode in modes else None if mode else mode_for(source, target, modes)
@@ -53,7 +57,10 @@ def require_mode(target: str, source: str = "en", mode: str | None = None) -> tu
         raise BabelflowError(
             f"No Apertium pair {wanted} installed (installed: {', '.join(modes) or 'none'})",
             field="--translator",
-            fix=f"apt-get install -y apertium-{wanted} if Debian packages it (apt-cache search apertium), or pass --translator PROVIDER:MODEL",
+            fix=(
+                f"apt-get install -y apertium-{wanted} if Debian packages it (apt-cache search apertium), "
+                "or pass --translator PROVIDER:MODEL"
+            ),
         )
     return binary, chosen
 
@@ -88,7 +95,11 @@ def tag_problems(source: str, translated: str) -> list[str]:
     """Placeholders lost, duplicated or invented (ordering is checked later by `restore`)."""
     asked = Counter(PLACEHOLDER.findall(source))
     got = Counter(PLACEHOLDER.findall(translated))
-    problems = [f"placeholder ⟦{i}⟧ {'is missing' if got[i] == 0 else f'appears {got[i]} times'}" for i in sorted(asked, key=int) if got[i] != asked[i]]
+    problems = [
+        f"placeholder ⟦{i}⟧ {'is missing' if got[i] == 0 else f'appears {got[i]} times'}"
+        for i in sorted(asked, key=int)
+        if got[i] != asked[i]
+    ]
     problems += [f"placeholder ⟦{i}⟧ was never issued" for i in sorted(set(got) - set(asked), key=int)]
     return problems
 
@@ -107,7 +118,9 @@ class ApertiumTranslator:
 
     batch_limits = (500, 200_000)  # segments, characters per process call (read by the engine)
 
-    def __init__(self, target_language: str, *, mode: str | None = None, source_language: str = "en", timeout: float = 600.0):
+    def __init__(
+        self, target_language: str, *, mode: str | None = None, source_language: str = "en", timeout: float = 600.0
+    ):
         self.binary, self.mode = require_mode(target_language, source_language, mode)
         self.target_language = target_language
         self.timeout = timeout
@@ -119,12 +132,16 @@ class ApertiumTranslator:
         try:
             done = run_apertium(self.binary, self.mode, document, self.timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise BabelflowError(f"Apertium ({self.mode}) did not run: {exc}", field="--translator", fix=INSTALL_HINT) from exc
+            raise BabelflowError(
+                f"Apertium ({self.mode}) did not run: {exc}", field="--translator", fix=INSTALL_HINT
+            ) from exc
         finally:
             self.stats.seconds += time.perf_counter() - started
             self.stats.calls += 1
         if done.returncode != 0:
-            raise BabelflowError(f"Apertium ({self.mode}) failed: {done.stderr.strip()[:300]}", field="--translator", fix=INSTALL_HINT)
+            raise BabelflowError(
+                f"Apertium ({self.mode}) failed: {done.stderr.strip()[:300]}", field="--translator", fix=INSTALL_HINT
+            )
         return done.stdout
 
     def _batch(self, texts: list[str]) -> dict[int, str]:
@@ -134,7 +151,9 @@ class ApertiumTranslator:
         # The glossary is not passed on: Apertium has no per-call terminology; canonical terms
         # reach it as placeholders, and the language pack's release checks verify required terms.
         if request.target_language != self.target_language:
-            raise ValueError(f"{self.translator_id} translates into {self.target_language!r}, not {request.target_language!r}")
+            raise ValueError(
+                f"{self.translator_id} translates into {self.target_language!r}, not {request.target_language!r}"
+            )
         texts = [segment.text for segment in request.segments]
         batch = self._batch(texts) if texts else {}
         out: list[TranslatedSegment] = []
@@ -145,7 +164,9 @@ class ApertiumTranslator:
             if problems:
                 self.stats.fallbacks += 1
                 text = self._batch([segment.text]).get(0)
-                problems = ["segment missing from Apertium's output"] if text is None else tag_problems(segment.text, text)
+                problems = (
+                    ["segment missing from Apertium's output"] if text is None else tag_problems(segment.text, text)
+                )
             if problems or text is None:
                 self.stats.failed += 1
                 failed[segment.segment_id] = [f"apertium {self.mode}: {p}" for p in problems]

@@ -39,15 +39,21 @@ def default_spec(language: str, pack: LanguagePack, source_language: str = "en")
 
 def no_translator_error(language: str, source_language: str = "en") -> BabelflowError:
     pair = f"apertium-{_iso3(source_language)}-{_iso3(language)}"
-    missing = "Apertium is not installed" if apertium_binary() is None else f"no Apertium pair for {source_language}→{language} is installed"
+    missing = (
+        "Apertium is not installed"
+        if apertium_binary() is None
+        else f"no Apertium pair for {source_language}→{language} is installed"
+    )
     hint = " (did you mean the pseudo-locale en-XA?)" if language.split("-")[0] == source_language else ""
     return BabelflowError(
         f"No offline translator for {language!r}{hint}: {missing}",
         field="--translator",
         fix=(
-            f"`apt-get install -y {pair}` if Debian packages that pair (scripts/install.sh installs apertium-eng-spa as root), "
+            f"`apt-get install -y {pair}` if Debian packages that pair "
+            "(scripts/install.sh installs apertium-eng-spa as root), "
             "or pass --translator PROVIDER:MODEL (openai, anthropic, dashscope, openai-compatible:MODEL@URL), "
-            f"or `babelflow export --lang {language}` for human translators and bring their file back with `babelflow import`"
+            f"or `babelflow export --lang {language}` for human translators "
+            "and bring their file back with `babelflow import`"
         ),
     )
 

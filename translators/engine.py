@@ -48,14 +48,19 @@ class TranslationStats(Record):
     requests: int = 0
     segments_sent: int = 0
     memory_hits: int = 0
-    units_by_origin: dict[str, int] = Field(default_factory=dict, description="who made the units: translator id, '… (memory)', 'canonical map (…)', 'reviewed', 'failed'")
+    units_by_origin: dict[str, int] = Field(
+        default_factory=dict,
+        description="who made the units: translator id, '… (memory)', 'canonical map (…)', 'reviewed', 'failed'",
+    )
 
 
 class TranslationOutcome(Record):
     targets: dict[str, str] = Field(description="element id -> translated text (source text for failed units)")
     failures: list[UnitFailure]
     stats: TranslationStats
-    unit_origins: dict[str, str] = Field(default_factory=dict, description="unit key -> who made its text (see TranslationStats.units_by_origin)")
+    unit_origins: dict[str, str] = Field(
+        default_factory=dict, description="unit key -> who made its text (see TranslationStats.units_by_origin)"
+    )
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,17 @@ class TranslationEngine:
     """`glossary`: the language pack's required renderings; each request carries the entries its
     segments mention, and a unit's memory key includes them (a changed term is translated again)."""
 
-    def __init__(self, translator: Translator, language: str, memory: TranslationMemory, *, source_language: str = "en", max_items: int = 40, max_chars: int = 12_000, glossary: list[GlossaryEntry] | None = None):
+    def __init__(
+        self,
+        translator: Translator,
+        language: str,
+        memory: TranslationMemory,
+        *,
+        source_language: str = "en",
+        max_items: int = 40,
+        max_chars: int = 12_000,
+        glossary: list[GlossaryEntry] | None = None,
+    ):
         self.translator = translator
         self.glossary = list(glossary or [])
         self._terms = term_matcher(tuple(entry.source for entry in self.glossary))  # one index, not a regex per term
@@ -128,7 +143,14 @@ class TranslationEngine:
     def _terms_in(self, text: str) -> list[GlossaryEntry]:
         return [self.glossary[index] for index in self._terms.present(text)]
 
-    def _run(self, pending: list[PendingUnit], stats: TranslationStats, progress: Progress | None, done_offset: int, total: int) -> dict[str, UnitResult]:
+    def _run(
+        self,
+        pending: list[PendingUnit],
+        stats: TranslationStats,
+        progress: Progress | None,
+        done_offset: int,
+        total: int,
+    ) -> dict[str, UnitResult]:
         """Translate what the memory does not have; returns unit key -> its result."""
         results: dict[str, UnitResult] = {}
         misses = []
@@ -149,7 +171,12 @@ class TranslationEngine:
             request = TranslationRequest(
                 source_language=self.source_language,
                 target_language=self.language,
-                segments=[ProtectedSegment(segment_id=i.unit.key, text=i.protected.text, context=i.unit.context, kind=i.unit.kind) for i in batch],
+                segments=[
+                    ProtectedSegment(
+                        segment_id=i.unit.key, text=i.protected.text, context=i.unit.context, kind=i.unit.kind
+                    )
+                    for i in batch
+                ],
                 glossary=self._terms_in("\n".join(i.protected.text for i in batch)),
             )
             response = self.translator.translate(request)
@@ -164,7 +191,11 @@ class TranslationEngine:
                 for item in sharing[first.tm_key]:
                     if text is None:
                         failed = response.failed.get(first.unit.key)
-                        results[item.unit.key] = Failed((list(failed) if failed else None) or problems or ["translator returned no text for this segment"])
+                        results[item.unit.key] = Failed(
+                            (list(failed) if failed else None)
+                            or problems
+                            or ["translator returned no text for this segment"]
+                        )
                         continue
                     restored = self._restore(item, text)
                     results[item.unit.key] = restored
@@ -202,7 +233,13 @@ class TranslationEngine:
                 keys.add(self.pending_unit(unit, protect_unit(unit, cmap, groups)).tm_key)
         return keys
 
-    def translate(self, ir: IRDocument, cmap: CanonicalMap, progress: Progress | None = None, reviewed: dict[str, str] | None = None) -> TranslationOutcome:
+    def translate(
+        self,
+        ir: IRDocument,
+        cmap: CanonicalMap,
+        progress: Progress | None = None,
+        reviewed: dict[str, str] | None = None,
+    ) -> TranslationOutcome:
         """`reviewed`: element id -> a reviewer's translation, used instead of the translator's."""
         canonical_units, free_units = extract_units(ir)
         stats = TranslationStats(
@@ -219,7 +256,9 @@ class TranslationEngine:
 
         # 1. canonical terms: reviewed map entries win; new terms go to the translator once
         known = cmap.lookup()
-        todo = [self.pending_unit(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known]
+        todo = [
+            self.pending_unit(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known
+        ]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
         for unit in canonical_units:
             entry = known.get((unit.canonical_group or "default", unit.text))
@@ -227,10 +266,22 @@ class TranslationEngine:
             if entry:
                 self._origins[unit.key] = f"canonical map ({entry.origin})"
             if isinstance(result, Failed):
-                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result.problems))
+                failures.append(
+                    UnitFailure(
+                        unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result.problems
+                    )
+                )
                 continue
             if entry is None:
-                cmap.upsert(CanonicalEntry(group=unit.canonical_group or "default", source=unit.text, target=result.text, origin="translator", origin_detail=self.translator.translator_id))
+                cmap.upsert(
+                    CanonicalEntry(
+                        group=unit.canonical_group or "default",
+                        source=unit.text,
+                        target=result.text,
+                        origin="translator",
+                        origin_detail=self.translator.translator_id,
+                    )
+                )
             targets.update(dict.fromkeys(unit.element_ids, result.text))
 
         # 2. free text, with canonical terms injected and preserved tokens protected
@@ -238,7 +289,9 @@ class TranslationEngine:
         reviewed = reviewed or {}
         # a unit whose every field has a reviewer's (or imported) text is not sent at all
         settled = {u.key for u in free_units if u.element_ids and all(e in reviewed for e in u.element_ids)}
-        pending = [self.pending_unit(unit, protect_unit(unit, cmap, groups)) for unit in free_units if unit.key not in settled]
+        pending = [
+            self.pending_unit(unit, protect_unit(unit, cmap, groups)) for unit in free_units if unit.key not in settled
+        ]
         results = self._run(pending, stats, progress, len(canonical_units) + len(settled), total)
         for unit in free_units:
             if unit.key in settled:
@@ -247,7 +300,11 @@ class TranslationEngine:
                 continue
             result = results[unit.key]
             if isinstance(result, Failed):
-                failures.append(UnitFailure(unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result.problems))
+                failures.append(
+                    UnitFailure(
+                        unit_key=unit.key, element_ids=unit.element_ids, source_text=unit.text, problems=result.problems
+                    )
+                )
                 continue
             targets.update(dict.fromkeys(unit.element_ids, result.text))
         for element_id, text in reviewed.items():

@@ -77,7 +77,9 @@ class TranslationMemory:
             log.warning(
                 "translation memory %s: %d line(s) are not {key, target} records (line %s): dropped, whatever they "
                 "held is translated again; fix: delete those lines, or the file (it is a cache)",
-                path, len(self.damaged), shown,
+                path,
+                len(self.damaged),
+                shown,
             )
 
     def get(self, key: str) -> str | None:
@@ -106,5 +108,7 @@ class TranslationMemory:
         for key in gone:
             del self.entries[key]
         if self.path and gone:
-            write_bytes_atomic(self.path, b"".join(orjson.dumps({"key": k, "target": v}) + b"\n" for k, v in self.entries.items()))
+            write_bytes_atomic(
+                self.path, b"".join(orjson.dumps({"key": k, "target": v}) + b"\n" for k, v in self.entries.items())
+            )
         return len(gone)

@@ -48,15 +48,18 @@ def check_pack(pack: LanguagePack) -> list[str]:
         return problems + [f"CLDR has no locale {pack.cldr_locale!r}: {exc}"]
     if not pack.is_pseudo and conventions["cldr_text_direction"] != pack.direction:
         problems.append(f"direction {pack.direction} differs from CLDR ({conventions['cldr_text_direction']})")
-    for text, what in [(pack.agent_language_clause, "agent_language_clause"), (pack.user_simulator.persona, "user_simulator.persona")] + [
-        (g.target, f"glossary {g.source!r}") for g in pack.glossary
-    ]:
+    for text, what in [
+        (pack.agent_language_clause, "agent_language_clause"),
+        (pack.user_simulator.persona, "user_simulator.persona"),
+    ] + [(g.target, f"glossary {g.source!r}") for g in pack.glossary]:
         if not text.strip():
             problems.append(f"{what} is empty")
         elif not in_pack_language(text, pack) and not pack.derived_from_cldr:  # CLDR defaults are English on purpose
             problems.append(f"{what} is not written in {pack.name}: {text[:60]!r}")
     targets = {g.target for g in pack.glossary}
-    problems += [f"forbidden rendering {f.target!r} is also a glossary target" for f in pack.forbidden if f.target in targets]
+    problems += [
+        f"forbidden rendering {f.target!r} is also a glossary target" for f in pack.forbidden if f.target in targets
+    ]
     return problems
 
 
@@ -86,7 +89,9 @@ def check_translations(pack: LanguagePack, ir: IRDocument, targets: dict[str, st
     return problems
 
 
-def _field_problem_tuple(pack: LanguagePack, glossary, matcher: TermMatcher, forbidden, element, target: str) -> tuple[str, ...]:
+def _field_problem_tuple(
+    pack: LanguagePack, glossary, matcher: TermMatcher, forbidden, element, target: str
+) -> tuple[str, ...]:
     return tuple(_field_problems(pack, glossary, matcher, forbidden, element, target))
 
 
@@ -120,7 +125,8 @@ def enforce(pack: LanguagePack, ir: IRDocument, targets: dict[str, str]) -> None
     if problems:
         shown = "\n  ".join(problems[:20])
         raise BabelflowError(
-            f"Language pack {pack.tag} {pack.version}: {len(problems)} release check(s) failed; nothing was written:\n  {shown}",
+            f"Language pack {pack.tag} {pack.version}: {len(problems)} release check(s) failed; "
+            f"nothing was written:\n  {shown}",
             field="language pack",
             fix="fix the pack (glossary, forbidden renderings) or confirm the translation findings, then rerun",
         )

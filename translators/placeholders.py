@@ -53,7 +53,10 @@ GENERIC_PATTERNS: tuple[tuple[PlaceholderKind, re.Pattern[str]], ...] = (
     ("url", re.compile(r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]")),
     # starts only where a run of local-part characters starts ("%" too), so each run is scanned once
     ("email", re.compile(r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")),
-    ("date", re.compile(r"(?<!\w)\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\w)")),
+    (
+        "date",
+        re.compile(r"(?<!\w)\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\w)"),
+    ),
     ("date", re.compile(r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])")),  # times
     # amounts, decimals, thousands groups, ranges and phone-like groups stay one unit
     ("number", re.compile(r"(?<!\w)[$€£¥]?\d+(?:[.,]\d+)*(?:[-/]\d+(?:[.,]\d+)*)*%?(?!\w)")),
@@ -143,7 +146,9 @@ def protect(
         original = text[start:end]
         index = len(placeholders)
         placeholders.append(
-            Placeholder(index=index, original=original, restore_as=original if restore_as is None else restore_as, kind=kind)
+            Placeholder(
+                index=index, original=original, restore_as=original if restore_as is None else restore_as, kind=kind
+            )
         )
         pieces.append(text[cursor:start])
         pieces.append(f"⟦{index}⟧")

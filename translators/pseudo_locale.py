@@ -119,7 +119,10 @@ class PseudoLocaleTranslator:
                 f"create PseudoLocaleTranslator({request.target_language!r}) instead"
             )
         segments = [
-            TranslatedSegment(segment_id=segment.segment_id, text=pseudo_translate_text(segment.text, self.target_language, self.style))
+            TranslatedSegment(
+                segment_id=segment.segment_id,
+                text=pseudo_translate_text(segment.text, self.target_language, self.style),
+            )
             for segment in request.segments
         ]
         usage = TranslationUsage(

@@ -57,13 +57,21 @@ def _set_at(document: Any, path: tuple, value: Any, *, rename_key: bool) -> None
 
 def _data_locator(element: IRElement) -> DataValueLocator | DataKeyLocator:
     if not isinstance(element.locator, (DataValueLocator, DataKeyLocator)):
-        raise BabelflowError(f"A data file's field has a {element.locator.kind} locator", field=element.role, fix="the IR is stale: re-run `babelflow analyze`")
+        raise BabelflowError(
+            f"A data file's field has a {element.locator.kind} locator",
+            field=element.role,
+            fix="the IR is stale: re-run `babelflow analyze`",
+        )
     return element.locator
 
 
 def _block_locator(element: IRElement) -> MarkdownBlockLocator:
     if not isinstance(element.locator, MarkdownBlockLocator):
-        raise BabelflowError(f"A Markdown file's field has a {element.locator.kind} locator", field=element.role, fix="the IR is stale: re-run `babelflow analyze`")
+        raise BabelflowError(
+            f"A Markdown file's field has a {element.locator.kind} locator",
+            field=element.role,
+            fix="the IR is stale: re-run `babelflow analyze`",
+        )
     return element.locator
 
 
@@ -78,7 +86,12 @@ def _write_data(spec: ArtifactSpec, source: Path, dest: Path, changes: list[tupl
         try:
             _set_at(document, tuple(locator.path), target, rename_key=locator.kind == "data_key")
         except (KeyError, IndexError, TypeError) as exc:
-            raise BabelflowError(f"IR locator does not exist in the source: {locator.path}", file=source, field=element.role, fix="the IR is stale: re-run `babelflow analyze`") from exc
+            raise BabelflowError(
+                f"IR locator does not exist in the source: {locator.path}",
+                file=source,
+                field=element.role,
+                fix="the IR is stale: re-run `babelflow analyze`",
+            ) from exc
     if spec.format is ArtifactFormat.TOML:
         write_bytes_atomic(dest, tomlkit.dumps(document).encode("utf-8"))
     else:
@@ -103,7 +116,11 @@ def _docstring_target(original: str, part_targets: dict[int, tuple[str, str]], w
     parts: list[DocstringPart] = split_docstring(original)
     for index, (source, _) in part_targets.items():
         if index >= len(parts) or parts[index].text != source:
-            raise BabelflowError(f"docstring part {index} no longer matches the IR", file=where, fix="the IR is stale: re-run `babelflow analyze`")
+            raise BabelflowError(
+                f"docstring part {index} no longer matches the IR",
+                file=where,
+                fix="the IR is stale: re-run `babelflow analyze`",
+            )
     out = []
     for index, part in enumerate(parts):
         target = part_targets.get(index)
@@ -120,16 +137,39 @@ def _overlay(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], la
         if locator.kind != "python_literal" or element.id not in targets:
             continue
         if locator.role == "docstring" and locator.part is not None:
-            docstring_parts[(element.artifact, locator.qualname, locator.occurrence)][locator.part] = (element.source_text, targets[element.id])
+            docstring_parts[(element.artifact, locator.qualname, locator.occurrence)][locator.part] = (
+                element.source_text,
+                targets[element.id],
+            )
         elif targets[element.id] != element.source_text:
-            overlay.texts.append(CodeText(module=element.artifact, qualname=locator.qualname, role=locator.role, occurrence=locator.occurrence, source=element.source_text, target=targets[element.id]))
+            overlay.texts.append(
+                CodeText(
+                    module=element.artifact,
+                    qualname=locator.qualname,
+                    role=locator.role,
+                    occurrence=locator.occurrence,
+                    source=element.source_text,
+                    target=targets[element.id],
+                )
+            )
     for (module, qualname, occurrence), part_targets in sorted(docstring_parts.items()):
         where = bench.artifact_path(specs[module])
         original = docstrings_of(where).get(qualname)
         if original is None:
-            raise BabelflowError(f"docstring of {qualname} not found", file=where, fix="the IR is stale: re-run `babelflow analyze`")
+            raise BabelflowError(
+                f"docstring of {qualname} not found", file=where, fix="the IR is stale: re-run `babelflow analyze`"
+            )
         target = _docstring_target(original, part_targets, f"{where}:{qualname}")
-        overlay.texts.append(CodeText(module=module, qualname=qualname, role="docstring", occurrence=occurrence, source=original, target=target))
+        overlay.texts.append(
+            CodeText(
+                module=module,
+                qualname=qualname,
+                role="docstring",
+                occurrence=occurrence,
+                source=original,
+                target=target,
+            )
+        )
     return overlay
 
 
@@ -150,7 +190,9 @@ def source_folders(bench: SourceBenchmark) -> tuple[list[Path], list[Path]]:
     return sorted(sources), [Path(bench.root)]
 
 
-def check_out(bench: SourceBenchmark, out_root: Path, benchmark: str | None = None, extra_packages: Sequence[Path] = ()) -> Path:
+def check_out(
+    bench: SourceBenchmark, out_root: Path, benchmark: str | None = None, extra_packages: Sequence[Path] = ()
+) -> Path:
     """The resolved variant folder if babelflow may write this benchmark's variant there (else exit 2)."""
     sources, packages = source_folders(bench)
     return check_variant_out(out_root, benchmark or bench.id, sources=sources, packages=[*packages, *extra_packages])
@@ -161,7 +203,8 @@ def _inside(dest: Path, root: Path) -> Path:
     if not Path(os.path.realpath(dest.parent)).is_relative_to(root):
         raise BabelflowError(
             "A folder inside the variant is a link out of it: the write would land elsewhere",
-            file=dest.parent, fix="remove the link from the variant folder (babelflow writes real folders only)",
+            file=dest.parent,
+            fix="remove the link from the variant folder (babelflow writes real folders only)",
         )
     return dest
 
@@ -200,7 +243,9 @@ def rebuild_variant(
         if spec.format is ArtifactFormat.PYTHON:
             continue
         changes = by_artifact.get(spec.path, [])
-        inputs = sha256_bytes(orjson.dumps([source_hashes.get(spec.path) or sha256_file(source), sorted((e.id, t) for e, t in changes)]))
+        inputs = sha256_bytes(
+            orjson.dumps([source_hashes.get(spec.path) or sha256_file(source), sorted((e.id, t) for e, t in changes)])
+        )
         kept = previous.get(spec.path)
         if kept is not None and kept.inputs_sha256 == inputs and dest.exists() and sha256_file(dest) == kept.sha256:
             outputs.append(kept)

@@ -39,5 +39,8 @@ def make_translator(spec: str, language: str, *, costs=None) -> Translator:
     raise BabelflowError(
         f"Unknown translator {spec!r}",
         field="--translator",
-        fix="use `auto` (default), `pseudo`, `apertium[:MODE]` (offline) or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL",
+        fix=(
+            "use `auto` (default), `pseudo`, `apertium[:MODE]` (offline) "
+            "or openai:MODEL, anthropic:MODEL, dashscope:MODEL, openai-compatible:MODEL@URL"
+        ),
     )

@@ -91,7 +91,6 @@ _CODE = re.compile(r"[A-Z]{2,}[A-Z0-9]*")
 _MASK = re.compile("\ue000([0-9]+)\ue001")
 
 
-
 def _tokens(text: str) -> Iterator[tuple[str, int, int]]:
     """(group, start, end) of each token, as `finditer` with the one pattern whose email could also
     start right after any '%' gave them: the email after a `percent` marker is the run of local-part
@@ -111,6 +110,7 @@ def _tokens(text: str) -> Iterator[tuple[str, int, int]]:
             yield "email", pos, email_end
             pos = email_end
 
+
 @dataclass(frozen=True)
 class ErrorRates:
     """Probabilities of the four error behaviours (see the module docstring for their units)."""
@@ -126,7 +126,9 @@ class ErrorRates:
 
     @property
     def error_free(self) -> bool:
-        return not any((self.entity_variant, self.identifier_translated, self.placeholder_dropped, self.number_reformatted))
+        return not any(
+            (self.entity_variant, self.identifier_translated, self.placeholder_dropped, self.number_reformatted)
+        )
 
     def tag(self) -> str:
         if self.error_free:
@@ -142,7 +144,13 @@ def classify(token: str) -> str:
     """number | identifier | entity | plain, for a word-like token outside placeholders."""
     if _NUMBER.fullmatch(token):
         return "number"
-    if token.startswith("#") or "_" in token or "@" in token or any(ch.isdecimal() for ch in token) or _CODE.fullmatch(token):
+    if (
+        token.startswith("#")
+        or "_" in token
+        or "@" in token
+        or any(ch.isdecimal() for ch in token)
+        or _CODE.fullmatch(token)
+    ):
         return "identifier"
     if token[0].isupper() and any(ch.islower() for ch in token):
         return "entity"
@@ -189,11 +197,15 @@ class SimulatedModelTranslator:
 
     def __init__(self, target_language: str = "en-XA", *, seed: int = 0, rates: ErrorRates | None = None):
         if target_language not in SUPPORTED_LANGUAGES:
-            raise ValueError(f"the simulated model renders only {', '.join(SUPPORTED_LANGUAGES)}, not {target_language!r}")
+            raise ValueError(
+                f"the simulated model renders only {', '.join(SUPPORTED_LANGUAGES)}, not {target_language!r}"
+            )
         self.target_language = target_language
         self.seed = seed
         self.rates = rates if rates is not None else ErrorRates()
-        self.translator_id = f"simulated-model:{SIMULATED_MODEL_VERSION}/{target_language}/seed{seed}/{self.rates.tag()}"
+        self.translator_id = (
+            f"simulated-model:{SIMULATED_MODEL_VERSION}/{target_language}/seed{seed}/{self.rates.tag()}"
+        )
         self._attempts: Counter[tuple[str, str]] = Counter()
         self.events: Counter[str] = Counter()  # errors made, by kind
         self.opportunities: Counter[str] = Counter()  # chances to make them, by kind
@@ -218,7 +230,9 @@ class SimulatedModelTranslator:
         if placeholders:
             self.opportunities["placeholder_dropped"] += 1
             if self._draw("drop", context, text, attempt) < rates.placeholder_dropped:
-                dropped = min(int(self._draw("drop-which", context, text, attempt) * len(placeholders)), len(placeholders) - 1)
+                dropped = min(
+                    int(self._draw("drop-which", context, text, attempt) * len(placeholders)), len(placeholders) - 1
+                )
                 self.events["placeholder_dropped"] += 1
         masks: list[str] = []
 
@@ -290,7 +304,12 @@ class SimulatedModelTranslator:
             key = (segment.context, segment.text)
             attempt = self._attempts[key]
             self._attempts[key] += 1
-            segments.append(TranslatedSegment(segment_id=segment.segment_id, text=self.render(segment.text, segment.context, kind=segment.kind, attempt=attempt)))
+            segments.append(
+                TranslatedSegment(
+                    segment_id=segment.segment_id,
+                    text=self.render(segment.text, segment.context, kind=segment.kind, attempt=attempt),
+                )
+            )
         chars_in = sum(len(s.text) for s in request.segments)
         chars_out = sum(len(s.text) for s in segments)
         self.characters_in += chars_in

@@ -50,11 +50,23 @@ def extract_units(ir: IRDocument) -> tuple[list[TranslationUnit], list[Translati
         if element.translation_type is TranslationType.TRANSLATE_CANONICAL:
             group = element.canonical_group or "default"
             key = unit_key("canonical", "canonical", group, element.source_text)
-            unit = canonical.setdefault(key, TranslationUnit(key, element.source_text, "canonical", f"canonical term ({group})", group, ()))
+            unit = canonical.setdefault(
+                key, TranslationUnit(key, element.source_text, "canonical", f"canonical term ({group})", group, ())
+            )
         else:
             context = context_class(element, roles)
             key = unit_key("free", context, None, element.source_text)
-            unit = free.setdefault(key, TranslationUnit(key, element.source_text, "free", f"{ir.benchmark} {element.role}", None, tuple(element.inline_tokens)))
+            unit = free.setdefault(
+                key,
+                TranslationUnit(
+                    key,
+                    element.source_text,
+                    "free",
+                    f"{ir.benchmark} {element.role}",
+                    None,
+                    tuple(element.inline_tokens),
+                ),
+            )
         unit.element_ids.append(element.id)
     return list(canonical.values()), list(free.values())
 

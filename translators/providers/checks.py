@@ -75,7 +75,12 @@ def parse_batch(text: str, data: Any | None, truncated: bool) -> dict[str, str] 
 
 def _protected(segment: ProtectedSegment) -> ProtectedText:
     indexes = sorted({int(m.group(1)) for m in PLACEHOLDER.finditer(segment.text)})
-    return ProtectedText(text=segment.text, placeholders=[Placeholder(index=i, original=placeholder(i), restore_as=placeholder(i), kind="marker") for i in indexes])
+    return ProtectedText(
+        text=segment.text,
+        placeholders=[
+            Placeholder(index=i, original=placeholder(i), restore_as=placeholder(i), kind="marker") for i in indexes
+        ],
+    )
 
 
 def segment_problems(segment: ProtectedSegment, text: str, language: str) -> list[str]:
@@ -95,13 +100,21 @@ def segment_problems(segment: ProtectedSegment, text: str, language: str) -> lis
     return problems
 
 
-def check_reply(segments: list[ProtectedSegment], by_id: dict[str, str], language: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+def check_reply(
+    segments: list[ProtectedSegment], by_id: dict[str, str], language: str
+) -> tuple[dict[str, str], dict[str, list[str]]]:
     """(accepted id -> text, rejected id -> problems) for one parsed reply."""
     asked = {s.segment_id for s in segments}
     unexpected = sorted(set(by_id) - asked)
     if unexpected:
         # wrong count or renamed ids: nothing in this reply can be trusted to belong where it says
-        return {}, {s.segment_id: [f"reply had {len(by_id)} translations for {len(asked)} segments, unexpected ids {', '.join(unexpected[:3])}"] for s in segments}
+        return {}, {
+            s.segment_id: [
+                f"reply had {len(by_id)} translations for {len(asked)} segments, "
+                f"unexpected ids {', '.join(unexpected[:3])}"
+            ]
+            for s in segments
+        }
     good: dict[str, str] = {}
     bad: dict[str, list[str]] = {}
     for segment in segments:

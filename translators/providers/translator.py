@@ -49,7 +49,15 @@ class _Run:
 class ModelTranslator:
     """``translator_id`` = ``<provider>:<model>/<prompt id>`` (e.g. ``openai:gpt-x/prompt-translate.v1``)."""
 
-    def __init__(self, config: ProviderConfig, target_language: str, *, costs: CostLedger | None = None, prompt: Prompt | None = None, client: ChatClient | None = None):
+    def __init__(
+        self,
+        config: ProviderConfig,
+        target_language: str,
+        *,
+        costs: CostLedger | None = None,
+        prompt: Prompt | None = None,
+        client: ChatClient | None = None,
+    ):
         self.config = config
         self.target_language = target_language
         self.prompt = prompt or load_prompt("translate")
@@ -70,12 +78,19 @@ class ModelTranslator:
 
     def translate(self, request: TranslationRequest) -> TranslationResponse:
         if request.target_language != self.target_language:
-            raise ValueError(f"{self.translator_id} was configured for {self.target_language!r}, not {request.target_language!r}")
-        system = self.prompt.render(source_language=language_name(request.source_language), target_language=language_name(request.target_language))
+            raise ValueError(
+                f"{self.translator_id} was configured for {self.target_language!r}, not {request.target_language!r}"
+            )
+        system = self.prompt.render(
+            source_language=language_name(request.source_language),
+            target_language=language_name(request.target_language),
+        )
         if request.instructions:
             system += "\n\nAdditional instructions:\n" + request.instructions
         run = _Run()
-        chunks = [request.segments[i : i + self.config.batch] for i in range(0, len(request.segments), self.config.batch)]
+        chunks = [
+            request.segments[i : i + self.config.batch] for i in range(0, len(request.segments), self.config.batch)
+        ]
         workers = max(1, min(self.config.concurrency, len(chunks)))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="babelflow-llm")
         try:
@@ -85,7 +100,11 @@ class ModelTranslator:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
-        segments = [TranslatedSegment(segment_id=s.segment_id, text=run.good[s.segment_id]) for s in request.segments if s.segment_id in run.good]
+        segments = [
+            TranslatedSegment(segment_id=s.segment_id, text=run.good[s.segment_id])
+            for s in request.segments
+            if s.segment_id in run.good
+        ]
         usage = TranslationUsage(
             input_characters=run.input_characters,
             output_characters=sum(len(s.text) for s in segments),
@@ -95,7 +114,9 @@ class ModelTranslator:
         )
         return TranslationResponse(translator_id=self.translator_id, segments=segments, usage=usage, failed=run.failed)
 
-    def _exchange(self, segments: list[ProtectedSegment], request: TranslationRequest, system: str, run: _Run) -> tuple[dict[str, str], dict[str, list[str]]]:
+    def _exchange(
+        self, segments: list[ProtectedSegment], request: TranslationRequest, system: str, run: _Run
+    ) -> tuple[dict[str, str], dict[str, list[str]]]:
         payload = {
             "task": "translate",
             "source_language": request.source_language,
@@ -104,7 +125,14 @@ class ModelTranslator:
             "glossary": [{"source": g.source, "target": g.target} for g in request.glossary],
         }
         try:
-            completion = self.caller.call(system, json.dumps(payload, ensure_ascii=False), SCHEMA_NAME, TRANSLATION_SCHEMA, stage="translate", language=request.target_language)
+            completion = self.caller.call(
+                system,
+                json.dumps(payload, ensure_ascii=False),
+                SCHEMA_NAME,
+                TRANSLATION_SCHEMA,
+                stage="translate",
+                language=request.target_language,
+            )
         except BatchRejected as rejected:  # not billed: the provider answered with an error
             return {}, {s.segment_id: [rejected.reason] for s in segments}
         with run.lock:
@@ -119,7 +147,9 @@ class ModelTranslator:
             return {}, {s.segment_id: [parsed.reason] for s in segments}
         return check_reply(segments, parsed, request.target_language)
 
-    def _solve(self, segments: list[ProtectedSegment], stage: int, request: TranslationRequest, system: str, run: _Run) -> None:
+    def _solve(
+        self, segments: list[ProtectedSegment], stage: int, request: TranslationRequest, system: str, run: _Run
+    ) -> None:
         """Translate ``segments``; retry the bad ones smaller, then alone; record what stays bad."""
         good, bad = self._exchange(segments, request, system, run)
         with run.lock:
@@ -129,7 +159,12 @@ class ModelTranslator:
         retry = [s for s in segments if s.segment_id in bad]
         if stage == SINGLE:
             with run.lock:
-                run.failed.update({sid: [f"{p} (after retrying smaller batches and alone)" for p in problems] for sid, problems in bad.items()})
+                run.failed.update(
+                    {
+                        sid: [f"{p} (after retrying smaller batches and alone)" for p in problems]
+                        for sid, problems in bad.items()
+                    }
+                )
             return
         if stage == ORIGINAL and len(retry) > 2:
             half = -(-len(retry) // 2)
