@@ -83,7 +83,9 @@ def facts_for(spec: ArtifactSpec) -> ModelSchemaFacts:
     return schema_facts(model, top_level_list=holds_list)
 
 
-def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located: LocatedEvidence | None = None) -> RuntimeEvidenceIndex:
+def collect_runtime_evidence(
+    bench: SourceBenchmark, progress: Progress, located: LocatedEvidence | None = None
+) -> RuntimeEvidenceIndex:
     index = RuntimeEvidenceIndex()
     progress("tool schemas")
     record_tool_schemas(index, bench.tool_schemas())
@@ -96,7 +98,12 @@ def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located
         located.available = True
     else:
         progress(f"golden replay of {len(task_ids)} tasks")
-        bench.replay_golden(task_ids, observer=lambda task_id, record: record_tool_call(index, task_id, record), scored=False, label="analysis: golden replays")
+        bench.replay_golden(
+            task_ids,
+            observer=lambda task_id, record: record_tool_call(index, task_id, record),
+            scored=False,
+            label="analysis: golden replays",
+        )
         for task_id in task_ids:  # without a trace, what the evaluator reads is taken from the criteria
             record_evaluation_criteria(index, bench.task(task_id))
     index.replayed_tasks = len(task_ids)
@@ -107,7 +114,14 @@ def collect_runtime_evidence(bench: SourceBenchmark, progress: Progress, located
 
 
 class _Builder:
-    def __init__(self, bench: SourceBenchmark, profile: LoadedProfile, evidence: RuntimeEvidenceIndex, located: LocatedEvidence, use_profile: bool = True):
+    def __init__(
+        self,
+        bench: SourceBenchmark,
+        profile: LoadedProfile,
+        evidence: RuntimeEvidenceIndex,
+        located: LocatedEvidence,
+        use_profile: bool = True,
+    ):
         self.bench = bench
         self.located = located
         empty = empty_profile(bench.id)
@@ -151,10 +165,16 @@ class _Builder:
             if observed is None:
                 continue
             element.evidence = self.located.entry(key[0], key[1], observed)
-            plain_changed = LinkKind.PERTURBATION_CHANGES_OUTCOME in observed.kinds or LinkKind.TOOL_OUTPUT in observed.kinds
+            plain_changed = (
+                LinkKind.PERTURBATION_CHANGES_OUTCOME in observed.kinds or LinkKind.TOOL_OUTPUT in observed.kinds
+            )
             if plain_changed:
                 element.evidence_type = TranslationType.PRESERVE
-                if self.plain_typer is self.typer and element.translation_type is not TranslationType.PRESERVE and not element.typing_rule.startswith("profile"):
+                if (
+                    self.plain_typer is self.typer
+                    and element.translation_type is not TranslationType.PRESERVE
+                    and not element.typing_rule.startswith("profile")
+                ):
                     element.translation_type, element.canonical_group = TranslationType.PRESERVE, None
                     element.preserve_reason = PreserveReason.EVALUATOR_TOKEN
                     element.typing_rule = f"evidence (differential): {observed.detail}"
@@ -171,9 +191,17 @@ class _Builder:
 
     def code_differential(self, progress: Progress) -> None:
         """Perturb the Preserve code texts nothing observed (prompts, control tokens, id templates)."""
-        code_differential(self.bench, self.located, self.code_texts, lambda what, compute, extra: cached(self.bench, what, compute, extra=extra), progress)
+        code_differential(
+            self.bench,
+            self.located,
+            self.code_texts,
+            lambda what, compute, extra: cached(self.bench, what, compute, extra=extra),
+            progress,
+        )
 
-    def _record(self, element: IRElement, artifact: str, general: tuple, observed: Observed | None, plain: TypeDecision | None) -> None:
+    def _record(
+        self, element: IRElement, artifact: str, general: tuple, observed: Observed | None, plain: TypeDecision | None
+    ) -> None:
         if observed is not None:
             element.evidence = self.located.entry(artifact, general, observed)
             if observed.scope is EvidenceScope.LOCATION:
@@ -181,7 +209,8 @@ class _Builder:
         element.evidence_type = plain.translation_type if plain is not None else None
         if (
             observed is not None
-            and observed.scope is EvidenceScope.LOCATION  # a field path mixes roles (message_history[*].content: tool results and prose)
+            and observed.scope
+            is EvidenceScope.LOCATION  # a field path mixes roles (message_history[*].content: tool results and prose)
             and observed.executed
             and element.translation_type is TranslationType.TRANSLATE_FREE
         ):
@@ -222,7 +251,9 @@ class _Builder:
         role_names: dict[tuple, str] = {}
         empty: frozenset[str] = frozenset()
         items = list(iter_data_texts(document, facts))
-        by_path = self.located.for_paths(spec.path, facts.map_paths, facts.open_map_paths) if self.located.available else {}
+        by_path = (
+            self.located.for_paths(spec.path, facts.map_paths, facts.open_map_paths) if self.located.available else {}
+        )
         for item in items:
             locator = DataKeyLocator(path=item.path) if item.is_key else DataValueLocator(path=item.path)
             eid = element_id(spec.path, locator)
@@ -230,13 +261,25 @@ class _Builder:
             seen = self.located.at(spec.path, item.path, item.is_key) if by_path else None
             observed = self.located.located(seen) if seen else by_path.get((item.general, item.is_key))
             parent = lambda p=item.path: _parent_of(document, p)  # noqa: E731
-            decision = self.typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed)
-            plain = decision if self.plain_typer is self.typer else self.plain_typer.type_data(eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed)
+            decision = self.typer.type_data(
+                eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed
+            )
+            plain = (
+                decision
+                if self.plain_typer is self.typer
+                else self.plain_typer.type_data(
+                    eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed
+                )
+            )
             role_key = (item.general, item.is_key)
-            role = role_names.get(role_key) or role_names.setdefault(role_key, render_role(prefix, item.general) + ("{key}" if item.is_key else ""))
+            role = role_names.get(role_key) or role_names.setdefault(
+                role_key, render_role(prefix, item.general) + ("{key}" if item.is_key else "")
+            )
             element = self.add(spec.path, locator, role, item.value, decision)
             self._record(element, spec.path, item.general, observed, plain)
-            if spec.role in (ArtifactRole.DATABASE, ArtifactRole.TASKS) and (observed is None or observed.scope is EvidenceScope.STATIC):
+            if spec.role in (ArtifactRole.DATABASE, ArtifactRole.TASKS) and (
+                observed is None or observed.scope is EvidenceScope.STATIC
+            ):
                 self.open_fields.append((element, (spec.logical_path, item.general, item.is_key), item.path))
 
     def link_canonical_values(self) -> None:
@@ -245,21 +288,33 @@ class _Builder:
         for element in self.elements:
             if element.locator.kind in ("data_value", "data_key"):
                 decision = self.typer.link_canonical(
-                    TypeDecision(element.translation_type, element.preserve_reason, element.canonical_group, element.typing_rule), element.source_text
+                    TypeDecision(
+                        element.translation_type, element.preserve_reason, element.canonical_group, element.typing_rule
+                    ),
+                    element.source_text,
                 )
-                if decision.translation_type is TranslationType.TRANSLATE_CANONICAL and element.translation_type is TranslationType.PRESERVE:
+                if (
+                    decision.translation_type is TranslationType.TRANSLATE_CANONICAL
+                    and element.translation_type is TranslationType.PRESERVE
+                ):
                     element.translation_type, element.preserve_reason = decision.translation_type, None
                     element.canonical_group, element.typing_rule = decision.canonical_group, decision.typing_rule
 
     def markdown_artifact(self, spec: ArtifactSpec) -> None:
         text = self.bench.load_artifact(spec)
         for block in split_markdown(text).blocks:
-            locator = MarkdownBlockLocator(block_index=block.index, block_kind=block.kind, start_line=block.start_line, end_line=block.end_line)
+            locator = MarkdownBlockLocator(
+                block_index=block.index, block_kind=block.kind, start_line=block.start_line, end_line=block.end_line
+            )
             if block.kind in ("code", "html", "rule") or not WORD.search(block.text):
-                decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.MARKUP, None, f"markdown: {block.kind} block")
+                decision = TypeDecision(
+                    TranslationType.PRESERVE, PreserveReason.MARKUP, None, f"markdown: {block.kind} block"
+                )
             else:
                 decision = TypeDecision(TranslationType.TRANSLATE_FREE, None, None, f"markdown: {block.kind} block")
-            self.add(spec.path, locator, f"{spec.role.value}:{block.kind}", block.text, decision).evidence_type = decision.translation_type
+            self.add(
+                spec.path, locator, f"{spec.role.value}:{block.kind}", block.text, decision
+            ).evidence_type = decision.translation_type
 
     def python_artifact(self, spec: ArtifactSpec) -> None:
         scan = scan_python_file(self.bench.artifact_path(spec))
@@ -267,18 +322,30 @@ class _Builder:
             if spec.role is ArtifactRole.TOOL_CODE and text.role == "docstring" and not text.in_tool:
                 continue  # tau2 builds schemas from @is_tool functions only: no model reads this docstring
             include = self._included_by_default(spec, text)
-            probe = PythonLiteralLocator(module=spec.path, qualname=text.qualname, role=text.role, occurrence=text.occurrence, line=text.line)
+            probe = PythonLiteralLocator(
+                module=spec.path, qualname=text.qualname, role=text.role, occurrence=text.occurrence, line=text.line
+            )
             eid = element_id(spec.path, probe)
             decision = self.typer.type_code(eid, spec.path, text.qualname, text.name, text.role, text.text, include)
             if decision is None:
                 continue
-            plain = decision if self.plain_typer is self.typer else self.plain_typer.type_code(eid, spec.path, text.qualname, text.name, text.role, text.text, include)
+            plain = (
+                decision
+                if self.plain_typer is self.typer
+                else self.plain_typer.type_code(eid, spec.path, text.qualname, text.name, text.role, text.text, include)
+            )
             if text.role == "docstring" and decision.translation_type is TranslationType.TRANSLATE_FREE:
                 for element in self._docstring_parts(spec, text, decision):
                     # parts the structure keeps are kept without a profile too; prose parts follow the plain decision
-                    element.evidence_type = element.translation_type if element.translation_type is TranslationType.PRESERVE or plain is None else plain.translation_type
+                    element.evidence_type = (
+                        element.translation_type
+                        if element.translation_type is TranslationType.PRESERVE or plain is None
+                        else plain.translation_type
+                    )
                     if plain is None:
-                        element.evidence_type = None if element.translation_type is not TranslationType.PRESERVE else element.evidence_type
+                        element.evidence_type = (
+                            None if element.translation_type is not TranslationType.PRESERVE else element.evidence_type
+                        )
             else:
                 element = self.add(spec.path, probe, f"{spec.role.value}:{text.role}", text.text, decision)
                 element.evidence_type = plain.translation_type if plain is not None else None
@@ -290,18 +357,36 @@ class _Builder:
         for index, part in enumerate(split_docstring(text.text)):
             if not part.text.strip():
                 continue
-            locator = PythonLiteralLocator(module=spec.path, qualname=text.qualname, role="docstring", occurrence=text.occurrence, line=text.line, part=index)
+            locator = PythonLiteralLocator(
+                module=spec.path,
+                qualname=text.qualname,
+                role="docstring",
+                occurrence=text.occurrence,
+                line=text.line,
+                part=index,
+            )
             if part.translatable:
                 part_decision = decision
             elif part.kind == "header":
-                part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.DOCSTRING_HEADER, None, "docstring: Google-style section header")
+                part_decision = TypeDecision(
+                    TranslationType.PRESERVE,
+                    PreserveReason.DOCSTRING_HEADER,
+                    None,
+                    "docstring: Google-style section header",
+                )
             else:
-                part_decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "docstring: parameter name and type")
+                part_decision = TypeDecision(
+                    TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "docstring: parameter name and type"
+                )
             element = self.add(spec.path, locator, f"{spec.role.value}:docstring", part.text, part_decision)
             tool = text.qualname.rsplit(".", 1)[-1]
             if not part.translatable and tool in self.evidence.tool_names:
                 # tau2 parsed this docstring into the schema the running environment gives the model
-                seen = Observed(EvidenceScope.LOCATION, frozenset({LinkKind.SCHEMA_LITERAL}), f"parsed by the benchmark into the live schema of tool {tool}")
+                seen = Observed(
+                    EvidenceScope.LOCATION,
+                    frozenset({LinkKind.SCHEMA_LITERAL}),
+                    f"parsed by the benchmark into the live schema of tool {tool}",
+                )
                 element.evidence = self.located.entry(spec.path, (text.qualname, part.kind), seen)
             added.append(element)
         return added
@@ -392,7 +477,11 @@ def _free_text(rule: str) -> TypeDecision:
 
 
 def analyze_benchmark(
-    bench: SourceBenchmark, profile: LoadedProfile | None = None, progress: Progress | None = None, use_profile: bool = True, instrumented: bool = True
+    bench: SourceBenchmark,
+    profile: LoadedProfile | None = None,
+    progress: Progress | None = None,
+    use_profile: bool = True,
+    instrumented: bool = True,
 ) -> IRDocument:
     """Build the IR of one benchmark. Runs its golden replays instrumented; no translation happens here.
 

@@ -44,7 +44,11 @@ def code_differential(
     trials = getattr(bench, "code_trials", None)
     if trials is None or not located.available:
         return 0
-    open_texts = [(e, t, s) for e, t, s in code_texts if e.translation_type is TranslationType.PRESERVE and not e.evidence and t.role != "docstring"]
+    open_texts = [
+        (e, t, s)
+        for e, t, s in code_texts
+        if e.translation_type is TranslationType.PRESERVE and not e.evidence and t.role != "docstring"
+    ]
     if not open_texts:
         return 0
     ids = bench.task_ids(None)
@@ -61,7 +65,11 @@ def code_differential(
         else:
             conversation_keys.append(element.id)
     literals = [
-        CodeLiteral(key=e.id, artifact=s.path, file=str(bench.artifact_path(s)), qualname=t.qualname, name=t.name, text=t.text) for e, t, s in code_texts if t.role != "docstring"
+        CodeLiteral(
+            key=e.id, artifact=s.path, file=str(bench.artifact_path(s)), qualname=t.qualname, name=t.name, text=t.text
+        )
+        for e, t, s in code_texts
+        if t.role != "docstring"
     ]
     progress(f"differential: {len(open_texts)} open code texts (scripted conversations, replays)")
     open_keys = [e.id for e, _, _ in open_texts]
@@ -69,7 +77,9 @@ def code_differential(
         "code-differential",
         lambda: trials(literals, open_keys, conversation_keys, replay_tasks),
         # every input of the trials: the texts tried, their equal texts (link trials) and what reruns
-        repr(([literal.model_dump() for literal in literals], open_keys, conversation_keys, sorted(replay_tasks.items()))),
+        repr(
+            ([literal.model_dump() for literal in literals], open_keys, conversation_keys, sorted(replay_tasks.items()))
+        ),
     )
     by_key = {result.key: result for result in results}
     for element, text, _ in open_texts:
@@ -77,14 +87,30 @@ def code_differential(
         if result is None or not result.found:
             continue
         if result.changed is None and result.shown:
-            observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.TOOL_OUTPUT}), "perturbed in the running code: reaches a tool result the model reads, changes no outcome")
+            observed = Observed(
+                EvidenceScope.DIFFERENTIAL,
+                frozenset({LinkKind.TOOL_OUTPUT}),
+                "perturbed in the running code: reaches a tool result the model reads, changes no outcome",
+            )
         elif result.changed is None:
-            observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed in the running code: changes no outcome")
+            observed = Observed(
+                EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed in the running code: changes no outcome"
+            )
         else:
-            link = f"; with {', '.join(result.linked)} perturbed too, the outcome returns (link)" if result.linked else ""
+            link = (
+                f"; with {', '.join(result.linked)} perturbed too, the outcome returns (link)" if result.linked else ""
+            )
             if "raised KeyError" in result.changed and FORMAT_SLOT.search(text.text):
-                link += "; what the run reads is its {slot} names (str.format): the rest of the template is kept by shape"
-            observed = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), f"perturbed in the running code: {result.changed}{link}")
-            element.evidence_type = TranslationType.PRESERVE  # the run alone types it: translated, it changes an outcome
+                link += (
+                    "; what the run reads is its {slot} names (str.format): the rest of the template is kept by shape"
+                )
+            observed = Observed(
+                EvidenceScope.DIFFERENTIAL,
+                frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}),
+                f"perturbed in the running code: {result.changed}{link}",
+            )
+            element.evidence_type = (
+                TranslationType.PRESERVE
+            )  # the run alone types it: translated, it changes an outcome
         element.evidence = located.entry(element.artifact, general_of(text), observed)
     return len(open_texts)

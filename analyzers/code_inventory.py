@@ -59,7 +59,12 @@ def string_value(node: cst.BaseExpression) -> str | None:
             else:
                 raise TypeError(f"unknown f-string part {type(part).__name__}")
         return "".join(parts)
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _TEXT_METHODS and not node.args:
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _TEXT_METHODS
+        and not node.args
+    ):
         return string_value(node.func.value)  # """...""".strip(): the literal is what gets read
     if isinstance(node, cst.ConcatenatedString):
         left, right = string_value(node.left), string_value(node.right)
@@ -191,7 +196,9 @@ def _string_children(node: cst.CSTNode, top_only: bool = False) -> list[cst.Base
     found: list[cst.BaseExpression] = []
 
     def visit(n: cst.CSTNode) -> None:
-        if isinstance(n, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) or (isinstance(n, cst.Call) and string_value(n) is not None):
+        if isinstance(n, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) or (
+            isinstance(n, cst.Call) and string_value(n) is not None
+        ):
             found.append(n)
             return
         if top_only and isinstance(n, (cst.Lambda, cst.FunctionDef)):

@@ -96,7 +96,11 @@ class DifferentialRunner:
     def __init__(self, bench: Any, open_benchmark: Callable[[Path], Any]):
         self.bench = bench
         self.open_benchmark = open_benchmark  # source_dir -> adapter, e.g. get_benchmark(id, source_dir=...)
-        self.data_specs = [s for s in bench.artifacts() if s.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and s.path.startswith("data/")]
+        self.data_specs = [
+            s
+            for s in bench.artifacts()
+            if s.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and s.path.startswith("data/")
+        ]
         self.documents = {s.path: bench.load_artifact(s) for s in self.data_specs}
         self.formats = {s.path: s.format for s in self.data_specs}
         self.trials = 0
@@ -110,7 +114,9 @@ class DifferentialRunner:
             target.parent.mkdir(parents=True, exist_ok=True)
             dump_document(target, self.formats[artifact], document)
 
-    def _outcome(self, bench: Any, indices: list[int], replay: bool = True) -> tuple[tuple, dict[int, tuple], str | None]:
+    def _outcome(
+        self, bench: Any, indices: list[int], replay: bool = True
+    ) -> tuple[tuple, dict[int, tuple], str | None]:
         try:
             bench.validate_artifacts()
             ids = bench.task_ids(None)
@@ -137,7 +143,9 @@ class DifferentialRunner:
             self._baseline.update({i: signature for i, (signature, _) in result.items()})
         return splits
 
-    def trial(self, documents: dict[str, Any], indices: list[int], replay: bool = True) -> tuple[str | None, dict[int, str]]:
+    def trial(
+        self, documents: dict[str, Any], indices: list[int], replay: bool = True
+    ) -> tuple[str | None, dict[int, str]]:
         """(what changed or None, outputs per task) for perturbed `documents` (others unchanged).
         Without `replay`, only the loaders, models and split selection run (cheap)."""
         self.trials += 1
@@ -156,7 +164,11 @@ class DifferentialRunner:
         outputs = {i: out for i, (_, out) in result.items()}
         for index, (signature, _) in result.items():
             if signature != self._baseline[index]:
-                return f"task #{index}: outcome {self._baseline[index][:2]} -> {signature[:2]}, tool errors/DB parity {signature[2:]}", outputs
+                return (
+                    f"task #{index}: outcome {self._baseline[index][:2]} -> {signature[:2]}, "
+                    f"tool errors/DB parity {signature[2:]}",
+                    outputs,
+                )
         return None, outputs
 
     # ---- batches, bisection, links ---------------------------------------------------------
@@ -190,7 +202,9 @@ class DifferentialRunner:
                 chosen.append(index)
         return chosen[:MAX_TASKS]
 
-    def _bisect(self, batch: list[tuple[int, OpenPath]], watched: list[int], found: dict[PathKey, Observed], replay: bool) -> None:
+    def _bisect(
+        self, batch: list[tuple[int, OpenPath]], watched: list[int], found: dict[PathKey, Observed], replay: bool
+    ) -> None:
         if not batch:
             return
         indices = self._indices(batch, watched)
@@ -201,7 +215,11 @@ class DifferentialRunner:
             shown = " ".join(outputs.values())
             for index, path in batch:
                 if _marker(index) in shown:
-                    found[path.key] = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.TOOL_OUTPUT}), "perturbed: reaches a tool result, changes no outcome")
+                    found[path.key] = Observed(
+                        EvidenceScope.DIFFERENTIAL,
+                        frozenset({LinkKind.TOOL_OUTPUT}),
+                        "perturbed: reaches a tool result, changes no outcome",
+                    )
                 else:
                     found[path.key] = Observed(EvidenceScope.DIFFERENTIAL, frozenset(), "perturbed: changes no outcome")
             return
@@ -218,4 +236,6 @@ class DifferentialRunner:
             detail = f"perturbed alone: {changed}; with its equal fields in every data file: outcome returns (link)"
         else:
             detail = f"perturbed alone: {changed}"
-        found[path.key] = Observed(EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), detail)
+        found[path.key] = Observed(
+            EvidenceScope.DIFFERENTIAL, frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME}), detail
+        )

@@ -37,19 +37,28 @@ def evidence_shares(document: IRDocument) -> EvidenceShares:
         entry = table.get(element.evidence) if element.evidence else None
         if entry is None or entry.scope not in RUNTIME_SCOPES:
             continue
-        if entry.scope is EvidenceScope.DIFFERENTIAL and LinkKind.PERTURBATION_CHANGES_OUTCOME not in entry.kinds and not entry.kinds:
+        if (
+            entry.scope is EvidenceScope.DIFFERENTIAL
+            and LinkKind.PERTURBATION_CHANGES_OUTCOME not in entry.kinds
+            and not entry.kinds
+        ):
             no_role += 1
             continue
         with_runtime += 1
     profile_only = sum(1 for element in document.elements if element.evidence_type is not element.translation_type)
-    return EvidenceShares(len(document.elements), preserve, with_runtime, no_role, profile_only, len(document.analysis_findings))
+    return EvidenceShares(
+        len(document.elements), preserve, with_runtime, no_role, profile_only, len(document.analysis_findings)
+    )
 
 
 def evidence_summary(document: IRDocument) -> list[str]:
     shares = evidence_shares(document)
     return [
-        f"Preserve fields with runtime evidence (traced or differential): {shares.preserve_with_runtime_evidence:,} of {shares.preserve:,} "
-        f"({100 * shares.runtime_share:.1f}%); perturbed without effect, kept by shape: {shares.preserve_without_runtime_role:,}",
-        f"decided by the profile alone (evidence alone would type them otherwise): {shares.profile_only:,} of {shares.elements:,} ({100 * shares.profile_only_share:.2f}%)",
+        f"Preserve fields with runtime evidence (traced or differential): "
+        f"{shares.preserve_with_runtime_evidence:,} of {shares.preserve:,} "
+        f"({100 * shares.runtime_share:.1f}%); perturbed without effect, kept by shape: "
+        f"{shares.preserve_without_runtime_role:,}",
+        f"decided by the profile alone (evidence alone would type them otherwise): "
+        f"{shares.profile_only:,} of {shares.elements:,} ({100 * shares.profile_only_share:.2f}%)",
         f"profile/evidence disagreements for review: {shares.findings}",
     ]

@@ -11,7 +11,9 @@ CONTROL_TOKEN = re.compile(r"^#{3}[A-Z][A-Z_-]*#{3}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 URL = re.compile(r"^(https?|ftp)://\S+$")
 DATE_TIME = re.compile(
-    r"^(\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:\d{2})?|\d{1,2}:\d{2}(:\d{2})?(\s?[AaPp][Mm])?(\+\d)?|\d{1,2}/\d{4}|\d{1,2}/\d{1,2}/\d{2,4})$"
+    r"^(\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:\d{2})?"  # ISO date, optional time and zone
+    r"|\d{1,2}:\d{2}(:\d{2})?(\s?[AaPp][Mm])?(\+\d)?"  # clock time
+    r"|\d{1,2}/\d{4}|\d{1,2}/\d{1,2}/\d{2,4})$"  # month/year, day/month/year
 )
 NUMBER = re.compile(r"^[+-]?[$€£]?\d[\d,]*(\.\d+)?%?$")
 IDENTIFIER = re.compile(r"^(?=\S*[\d_#])[#\w.+-]+$|^[A-Z][A-Z0-9]{1,5}$")

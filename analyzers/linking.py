@@ -11,7 +11,9 @@ from analyzers.runtime_evidence import RuntimeEvidenceIndex
 from babelflow.ir import IRElement, LinkGroup, LinkKind, RuntimeEvidence, TranslationType
 
 
-def link_groups(elements: list[IRElement], evidence: RuntimeEvidenceIndex, observed: dict[str, Observed]) -> list[LinkGroup]:
+def link_groups(
+    elements: list[IRElement], evidence: RuntimeEvidenceIndex, observed: dict[str, Observed]
+) -> list[LinkGroup]:
     """Group every value held by several fields (or executed by the run); set each prose field's inline tokens."""
     vocabulary = {e.source_text for e in elements if e.translation_type is not TranslationType.TRANSLATE_FREE}
     vocabulary |= {v for v in evidence.values if evidence.values[v].kinds}
@@ -39,7 +41,11 @@ def link_groups(elements: list[IRElement], evidence: RuntimeEvidenceIndex, obser
     for value, holders in members.items():
         trace = evidence.values.get(value)
         kinds = set(trace.kinds) if trace else set()
-        kinds |= located_kinds.get(value, set()) - {LinkKind.ARGUMENT_NAME, LinkKind.READ_BY_HARNESS, LinkKind.PERTURBATION_CHANGES_OUTCOME}
+        kinds |= located_kinds.get(value, set()) - {
+            LinkKind.ARGUMENT_NAME,
+            LinkKind.READ_BY_HARNESS,
+            LinkKind.PERTURBATION_CHANGES_OUTCOME,
+        }
         if any(h.translation_type is TranslationType.TRANSLATE_FREE for h in holders):
             kinds.add(LinkKind.MENTIONED_IN_PROSE)
         artifacts = sorted({h.artifact for h in holders})

@@ -19,7 +19,14 @@ Location = tuple[str, tuple, bool]
 
 # Kinds that show the running code depends on the exact text (vs. merely displaying it).
 EXECUTED = frozenset(
-    {LinkKind.TOOL_ARGUMENT, LinkKind.ARGUMENT_NAME, LinkKind.COMPARED_IN_CODE, LinkKind.COMPARED_BY_EVALUATOR, LinkKind.DB_WRITE, LinkKind.READ_BY_HARNESS}
+    {
+        LinkKind.TOOL_ARGUMENT,
+        LinkKind.ARGUMENT_NAME,
+        LinkKind.COMPARED_IN_CODE,
+        LinkKind.COMPARED_BY_EVALUATOR,
+        LinkKind.DB_WRITE,
+        LinkKind.READ_BY_HARNESS,
+    }
 )
 
 
@@ -46,7 +53,9 @@ class LocatedEvidence:
     def at(self, artifact: str, path: tuple, is_key: bool) -> dict[str, str] | None:
         return self.by_location.get((artifact, path, is_key))
 
-    def for_paths(self, artifact: str, map_paths: frozenset | set, open_map_paths: frozenset | set = frozenset()) -> dict[tuple, Observed]:
+    def for_paths(
+        self, artifact: str, map_paths: frozenset | set, open_map_paths: frozenset | set = frozenset()
+    ) -> dict[tuple, Observed]:
         """Per (generalized path, is_key): the union of what was observed on its locations, including
         records the run created (a reservation a tool booked has the same field paths as the file's)."""
         kinds: dict[tuple, set[LinkKind]] = {}
@@ -60,7 +69,10 @@ class LocatedEvidence:
             bucket.update(LinkKind(k) for k in seen)
             detail.setdefault(key, _first(seen))
             count[key] = count.get(key, 0) + 1
-        return {key: Observed(EvidenceScope.FIELD_PATH, frozenset(value), detail[key], count[key]) for key, value in kinds.items()}
+        return {
+            key: Observed(EvidenceScope.FIELD_PATH, frozenset(value), detail[key], count[key])
+            for key, value in kinds.items()
+        }
 
     def located(self, seen: dict[str, str]) -> Observed:
         return Observed(EvidenceScope.LOCATION, frozenset(LinkKind(k) for k in seen), _first(seen))
@@ -74,7 +86,11 @@ class LocatedEvidence:
             stable = (artifact, general, observed.scope.value, tuple(sorted(k.value for k in observed.kinds)))
             digest = hashlib.blake2b(repr(stable).encode(), digest_size=6).hexdigest()
             found = self._table[key] = FieldEvidence(
-                id=f"ev_{digest}", scope=observed.scope, kinds=sorted(observed.kinds, key=lambda k: k.value), detail=observed.detail, observed=observed.observed
+                id=f"ev_{digest}",
+                scope=observed.scope,
+                kinds=sorted(observed.kinds, key=lambda k: k.value),
+                detail=observed.detail,
+                observed=observed.observed,
             )
         return found.id
 
@@ -82,7 +98,9 @@ class LocatedEvidence:
         return list(self._table.values())
 
 
-def generalize(path: tuple, map_paths: frozenset | set, is_key: bool, open_map_paths: frozenset | set = frozenset()) -> tuple:
+def generalize(
+    path: tuple, map_paths: frozenset | set, is_key: bool, open_map_paths: frozenset | set = frozenset()
+) -> tuple:
     """The generalized path of a concrete one, as the data inventory writes it (MAP_KEY / LIST_ITEM)."""
     general: tuple = ()
     last = len(path) - 1
@@ -98,7 +116,14 @@ def generalize(path: tuple, map_paths: frozenset | set, is_key: bool, open_map_p
 
 def _first(seen: dict[str, str]) -> str:
     # the most telling observation first: what the evaluator or code compares beats display
-    for kind in (LinkKind.COMPARED_BY_EVALUATOR, LinkKind.READ_BY_HARNESS, LinkKind.DB_WRITE, LinkKind.TOOL_ARGUMENT, LinkKind.ARGUMENT_NAME, LinkKind.COMPARED_IN_CODE):
+    for kind in (
+        LinkKind.COMPARED_BY_EVALUATOR,
+        LinkKind.READ_BY_HARNESS,
+        LinkKind.DB_WRITE,
+        LinkKind.TOOL_ARGUMENT,
+        LinkKind.ARGUMENT_NAME,
+        LinkKind.COMPARED_IN_CODE,
+    ):
         if kind.value in seen:
             return f"{kind.value}: {seen[kind.value]}"
     name, text = next(iter(seen.items()))

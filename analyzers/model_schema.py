@@ -45,7 +45,9 @@ def _walk(annotation: Any, path: GeneralPath, facts: ModelSchemaFacts, stack: tu
     elif isinstance(annotation, type) and issubclass(annotation, Enum):
         values = frozenset(str(m.value) for m in annotation if isinstance(m.value, str))
         facts.literal_values[path] = facts.literal_values.get(path, frozenset()) | values
-    elif origin in (list, set, tuple, frozenset) or (origin is not None and isinstance(origin, type) and issubclass(origin, Sequence) and origin is not str):
+    elif origin in (list, set, tuple, frozenset) or (
+        origin is not None and isinstance(origin, type) and issubclass(origin, Sequence) and origin is not str
+    ):
         for arm in args:
             if arm is not Ellipsis:
                 _walk(arm, path + (LIST_ITEM,), facts, stack)

@@ -30,10 +30,14 @@ class FieldRule(Record):
     code_name: list[str] = Field(default_factory=list, description="assigned names / keywords (Python artifacts)")
     code_role: list[str] = Field(default_factory=list, description="docstring, field_description, error_message, ...")
     code_qualname: str | None = Field(default=None, description="glob over qualified names, e.g. *._add_stop_tool.*")
-    where: dict[str, str] = Field(default_factory=dict, description="sibling conditions on the field's parent object, e.g. {role = 'tool'}")
+    where: dict[str, str] = Field(
+        default_factory=dict, description="sibling conditions on the field's parent object, e.g. {role = 'tool'}"
+    )
     type: TranslationType
     reason: PreserveReason | None = None
-    refine: bool = Field(default=False, description="let a more specific heuristic reason (id, date, number, email) replace `reason`")
+    refine: bool = Field(
+        default=False, description="let a more specific heuristic reason (id, date, number, email) replace `reason`"
+    )
     note: str = ""
 
     @model_validator(mode="after")
@@ -75,7 +79,9 @@ class CompiledRule:
         self.selector: Selector | None = compile_selector(rule.select, where=where) if rule.select else None
 
     def matches_data(self, artifact: str, path: tuple) -> bool:
-        return self.selector is not None and fnmatch.fnmatch(artifact, self.rule.artifact) and self.selector.matches(path)
+        return (
+            self.selector is not None and fnmatch.fnmatch(artifact, self.rule.artifact) and self.selector.matches(path)
+        )
 
     def matches_code(self, artifact: str, qualname: str, name: str | None, role: str) -> bool:
         if self.selector is not None or not fnmatch.fnmatch(artifact, self.rule.artifact):
@@ -95,7 +101,12 @@ class CompiledEntity:
         for text in entity.selectors:
             glob, sep, path = text.partition(":$")
             if not sep:
-                raise BabelflowError(f"Entity selector {text!r} lacks ':$'", file=where, field=f"entities.{name}.selectors", fix="write artifact-glob:$.json.path")
+                raise BabelflowError(
+                    f"Entity selector {text!r} lacks ':$'",
+                    file=where,
+                    field=f"entities.{name}.selectors",
+                    fix="write artifact-glob:$.json.path",
+                )
             self.parts.append((glob, compile_selector("$" + path, where=where)))
 
     def matches(self, artifact: str, path: tuple) -> bool:
@@ -121,20 +132,36 @@ def _read_profile(path: Path) -> tuple[Profile, bytes]:
     except FileNotFoundError as exc:
         raise BabelflowError("Profile not found", file=path, fix="pass --profile with an existing TOML file") from exc
     data = parse_toml(raw, what="Profile", file=path)  # not UTF-8 or nested too deep: named errors, not tracebacks
-    return validate_input(Profile, data, what="Profile does not match the schema", file=path, fix="see source_benchmarks/profiles/*.toml for the format"), raw
+    return validate_input(
+        Profile,
+        data,
+        what="Profile does not match the schema",
+        file=path,
+        fix="see source_benchmarks/profiles/*.toml for the format",
+    ), raw
 
 
-def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list[ElementOverride] | None = None) -> LoadedProfile:
+def load_profile(
+    benchmark: str, path: Path | None = None, extra_overrides: list[ElementOverride] | None = None
+) -> LoadedProfile:
     """Load `path` (default: the packaged profile of `benchmark`) and merge what it extends.
 
     `extra_overrides` are reviewed per-element decisions (from the review loop); they take
     precedence and are part of the profile hash, so the IR is rebuilt when they change.
     """
     path = Path(path) if path else PROFILES_DIR / f"{benchmark}.toml"
-    choice = family_of(benchmark).profile_choice(benchmark, PROFILES_DIR) if not path.exists() and path.parent == PROFILES_DIR else None
-    if choice is not None:  # an id without a profile of its own (a domain package, another version): the family's choice
+    choice = (
+        family_of(benchmark).profile_choice(benchmark, PROFILES_DIR)
+        if not path.exists() and path.parent == PROFILES_DIR
+        else None
+    )
+    if (
+        choice is not None
+    ):  # an id without a profile of its own (a domain package, another version): the family's choice
         profile, raw = _read_profile(choice.path)
-        profile = profile.model_copy(update={"benchmark": benchmark, "extends": None, "description": choice.description})
+        profile = profile.model_copy(
+            update={"benchmark": benchmark, "extends": None, "description": choice.description}
+        )
         raw = choice.description.encode() + b"\0" + raw
     else:
         profile, raw = _read_profile(path)
@@ -142,7 +169,12 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
         profile = profile.model_copy(update={"overrides": list(extra_overrides) + profile.overrides})
         raw += b"\0overrides:" + b"".join(o.model_dump_json().encode() for o in extra_overrides)
     if profile.benchmark != benchmark:
-        raise BabelflowError(f"Profile is for {profile.benchmark!r}, not {benchmark!r}", file=path, field="benchmark", fix="use the profile of this benchmark")
+        raise BabelflowError(
+            f"Profile is for {profile.benchmark!r}, not {benchmark!r}",
+            file=path,
+            field="benchmark",
+            fix="use the profile of this benchmark",
+        )
     sources, blobs = [path], [raw]
     parent_name = profile.extends
     while parent_name:
@@ -174,4 +206,6 @@ def load_profile(benchmark: str, path: Path | None = None, extra_overrides: list
 def empty_profile(benchmark: str) -> LoadedProfile:
     """No reviewed rules at all: types come from evidence, structure and shape (`--no-profile`)."""
     raw = f"no-profile:{benchmark}".encode()
-    return LoadedProfile(Profile(benchmark=benchmark, version=0, description="no profile"), [Path(f"<no profile for {benchmark}>")], raw)
+    return LoadedProfile(
+        Profile(benchmark=benchmark, version=0, description="no profile"), [Path(f"<no profile for {benchmark}>")], raw
+    )

@@ -70,15 +70,27 @@ def record_tool_call(index: RuntimeEvidenceIndex, task_id: str, record: Any) -> 
     """Observer for golden replays (called once per executed tool call)."""
     index.tool_calls += 1
     for value in string_leaves(record.arguments):
-        index.note(value, LinkKind.TOOL_ARGUMENT, RuntimeEvidence(source="golden_replay", detail=f"argument of {record.name}", task_id=task_id))
+        index.note(
+            value,
+            LinkKind.TOOL_ARGUMENT,
+            RuntimeEvidence(source="golden_replay", detail=f"argument of {record.name}", task_id=task_id),
+        )
         if record.is_write and not record.error:
-            index.note(value, LinkKind.DB_WRITE, RuntimeEvidence(source="golden_replay", detail=f"written by {record.name}", task_id=task_id))
+            index.note(
+                value,
+                LinkKind.DB_WRITE,
+                RuntimeEvidence(source="golden_replay", detail=f"written by {record.name}", task_id=task_id),
+            )
     try:
         output = orjson.loads(record.output)
     except orjson.JSONDecodeError:
         output = record.output
     for value in string_leaves(output):
-        index.note(value, LinkKind.TOOL_OUTPUT, RuntimeEvidence(source="golden_replay", detail=f"output of {record.name}", task_id=task_id))
+        index.note(
+            value,
+            LinkKind.TOOL_OUTPUT,
+            RuntimeEvidence(source="golden_replay", detail=f"output of {record.name}", task_id=task_id),
+        )
 
 
 def record_tool_schemas(index: RuntimeEvidenceIndex, schemas: list[dict[str, Any]]) -> None:
@@ -96,7 +108,11 @@ def record_tool_schemas(index: RuntimeEvidenceIndex, schemas: list[dict[str, Any
                     index.argument_names.add(name)
                 for value in node.get("enum") or ():
                     if isinstance(value, str):
-                        index.note(value, LinkKind.SCHEMA_LITERAL, RuntimeEvidence(source="tool_schema", detail=f"enum in {function['name']}"))
+                        index.note(
+                            value,
+                            LinkKind.SCHEMA_LITERAL,
+                            RuntimeEvidence(source="tool_schema", detail=f"enum in {function['name']}"),
+                        )
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
@@ -110,23 +126,47 @@ def record_evaluation_criteria(index: RuntimeEvidenceIndex, task: Any) -> None:
     if criteria is None:
         return
     for info in criteria.communicate_info or []:
-        index.note(info, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail="communicate_info: substring of agent messages", task_id=task.id))
+        index.note(
+            info,
+            LinkKind.COMPARED_BY_EVALUATOR,
+            RuntimeEvidence(
+                source="evaluator", detail="communicate_info: substring of agent messages", task_id=task.id
+            ),
+        )
     for action in criteria.actions or []:
         compared = action.compare_args if action.compare_args is not None else list(action.arguments)
         for name in compared:
             for value in string_leaves(action.arguments.get(name)):
-                index.note(value, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail=f"{action.name}.{name} compared exactly", task_id=task.id))
+                index.note(
+                    value,
+                    LinkKind.COMPARED_BY_EVALUATOR,
+                    RuntimeEvidence(
+                        source="evaluator", detail=f"{action.name}.{name} compared exactly", task_id=task.id
+                    ),
+                )
     for assertion in getattr(criteria, "env_assertions", None) or []:
         for value in string_leaves(assertion.arguments):
-            index.note(value, LinkKind.COMPARED_BY_EVALUATOR, RuntimeEvidence(source="evaluator", detail=f"env assertion {assertion.func_name}", task_id=task.id))
+            index.note(
+                value,
+                LinkKind.COMPARED_BY_EVALUATOR,
+                RuntimeEvidence(source="evaluator", detail=f"env assertion {assertion.func_name}", task_id=task.id),
+            )
 
 
 def record_compared_literals(index: RuntimeEvidenceIndex, artifact: str, compared: dict[str, list[int]]) -> None:
     for value, lines in compared.items():
-        index.note(value, LinkKind.COMPARED_IN_CODE, RuntimeEvidence(source="code_scan", detail=f"{artifact} line {lines[0]}"))
+        index.note(
+            value, LinkKind.COMPARED_IN_CODE, RuntimeEvidence(source="code_scan", detail=f"{artifact} line {lines[0]}")
+        )
 
 
-def record_schema_literals(index: RuntimeEvidenceIndex, artifact: str, literal_values: dict[tuple, frozenset[str]]) -> None:
+def record_schema_literals(
+    index: RuntimeEvidenceIndex, artifact: str, literal_values: dict[tuple, frozenset[str]]
+) -> None:
     for path, values in literal_values.items():
         for value in values:
-            index.note(value, LinkKind.SCHEMA_LITERAL, RuntimeEvidence(source="static_scan", detail=f"Literal/Enum of {artifact}:{'.'.join(path)}"))
+            index.note(
+                value,
+                LinkKind.SCHEMA_LITERAL,
+                RuntimeEvidence(source="static_scan", detail=f"Literal/Enum of {artifact}:{'.'.join(path)}"),
+            )

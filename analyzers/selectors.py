@@ -80,4 +80,9 @@ def compile_selector(text: str, *, where: str = "profile") -> Selector:
         tree = jsonpath_parse(text)
         return Selector(text, _compile(tree))
     except Exception as exc:
-        raise BabelflowError(f"Bad JSONPath selector {text!r}: {exc}", file=where, field="select", fix="write a JSONPath such as $[*].user_scenario.instructions.known_info") from exc
+        raise BabelflowError(
+            f"Bad JSONPath selector {text!r}: {exc}",
+            file=where,
+            field="select",
+            fix="write a JSONPath such as $[*].user_scenario.instructions.known_info",
+        ) from exc

@@ -36,10 +36,16 @@ def starter_profile(document: IRDocument, bench) -> str:
     for element in document.elements:
         if isinstance(element.locator, DataValueLocator) and element.artifact in facts:
             fact = facts[element.artifact]
-            by_path[(element.artifact, generalize(element.locator.path, fact.map_paths, False, fact.open_map_paths))].append(element)
+            by_path[
+                (element.artifact, generalize(element.locator.path, fact.map_paths, False, fact.open_map_paths))
+            ].append(element)
     table = {entry.id: entry for entry in document.evidence}
     profile = tomlkit.document()
-    profile.add(tomlkit.comment(f"Starter profile for {document.benchmark}, written from the evidence of one analysis: review every rule."))
+    profile.add(
+        tomlkit.comment(
+            f"Starter profile for {document.benchmark}, written from the evidence of one analysis: review every rule."
+        )
+    )
     profile["benchmark"] = document.benchmark
     profile["version"] = 1
     profile["description"] = "starter profile from evidence"
@@ -54,10 +60,14 @@ def starter_profile(document: IRDocument, bench) -> str:
         rule["select"] = _selector(general)
         rule["type"] = kind.value
         if kind is TranslationType.PRESERVE:
-            rule["reason"] = Counter(e.preserve_reason.value for e in elements if e.preserve_reason).most_common(1)[0][0]
+            rule["reason"] = Counter(e.preserve_reason.value for e in elements if e.preserve_reason).most_common(1)[0][
+                0
+            ]
             rule["refine"] = True
         evidence = next((table[e.evidence] for e in elements if e.evidence in table), None)
-        rule["note"] = f"{len(elements)} fields; " + (f"{evidence.scope.value}: {evidence.detail}" if evidence else elements[0].typing_rule)
+        rule["note"] = f"{len(elements)} fields; " + (
+            f"{evidence.scope.value}: {evidence.detail}" if evidence else elements[0].typing_rule
+        )
         rules.append(rule)
     profile["rules"] = rules
     return tomlkit.dumps(profile)

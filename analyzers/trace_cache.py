@@ -62,11 +62,21 @@ def decode(what: str, data: bytes) -> Any:
 
 _TRACE_CODE = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py")
 _CODE_TRIALS = (
-    "source_benchmarks/tau2/scripted_conversation.py", "source_benchmarks/tau2/code_perturbation.py", "source_benchmarks/tau2/code_trials.py", "analyzers/code_differential.py",
-    "source_benchmarks/tau2/localized_roles.py", "source_benchmarks/tau2/fast_replay.py", "source_benchmarks/tau2/replay.py", "source_benchmarks/tau2/environment_factory.py",
+    "source_benchmarks/tau2/scripted_conversation.py",
+    "source_benchmarks/tau2/code_perturbation.py",
+    "source_benchmarks/tau2/code_trials.py",
+    "analyzers/code_differential.py",
+    "source_benchmarks/tau2/localized_roles.py",
+    "source_benchmarks/tau2/fast_replay.py",
+    "source_benchmarks/tau2/replay.py",
+    "source_benchmarks/tau2/environment_factory.py",
     "babelflow/text.py",  # the accent table the perturbation uses
 )
-_CODE_FILES = {"trace": _TRACE_CODE, "differential": _TRACE_CODE + ("analyzers/differential.py",), "code-differential": _CODE_TRIALS}
+_CODE_FILES = {
+    "trace": _TRACE_CODE,
+    "differential": _TRACE_CODE + ("analyzers/differential.py",),
+    "code-differential": _CODE_TRIALS,
+}
 _ROOT = Path(__file__).resolve().parent.parent
 KEEP = 3  # per benchmark and kind: the current source plus a couple of edited copies
 

@@ -102,13 +102,22 @@ class FieldTyper:
         if not value.strip():
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: empty")
         if is_key and observed is not None and LinkKind.ARGUMENT_NAME in observed.kinds:
-            return TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, f"evidence ({observed.scope.value}): {observed.detail}")
+            return TypeDecision(
+                TranslationType.PRESERVE,
+                PreserveReason.ARGUMENT_NAME,
+                None,
+                f"evidence ({observed.scope.value}): {observed.detail}",
+            )
         if is_key and len(general) >= 2 and general[-2] == "arguments":
-            return TypeDecision(TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "path rule: key of tool-call arguments")
+            return TypeDecision(
+                TranslationType.PRESERVE, PreserveReason.ARGUMENT_NAME, None, "path rule: key of tool-call arguments"
+            )
         candidates = self._data_rules(artifact, general, is_key)
         rule = None
         for candidate in candidates:
-            if self._where_holds(candidate, parent() if getattr(getattr(candidate, "rule", None), "where", None) else None):
+            if self._where_holds(
+                candidate, parent() if getattr(getattr(candidate, "rule", None), "where", None) else None
+            ):
                 rule = candidate
                 break
         if rule is not None and hasattr(rule, "entity"):
@@ -121,7 +130,9 @@ class FieldTyper:
         name, policy = compiled.name, compiled.entity.policy
         if policy == "translate" and _shape(value) is None and self._evidence_reason(value, literals) is None:
             self.canonical_values[value] = name
-            return TypeDecision(TranslationType.TRANSLATE_CANONICAL, None, name, f"entity {name}: translate consistently")
+            return TypeDecision(
+                TranslationType.TRANSLATE_CANONICAL, None, name, f"entity {name}: translate consistently"
+            )
         reason = self._refined(value, PreserveReason.LINKED_ENTITY, literals)
         return TypeDecision(TranslationType.PRESERVE, reason, None, f"entity {name}: {policy}")
 
@@ -135,26 +146,47 @@ class FieldTyper:
                 reason = _shape(value) or reason
             return TypeDecision(TranslationType.PRESERVE, reason, None, where)
         if rule.type is not TranslationType.PRESERVE and not WORD.search(value):
-            return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: no words to translate")
+            return TypeDecision(
+                TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: no words to translate"
+            )
         return TypeDecision(rule.type, None, None, where)
 
     def _fallback(self, value: str, literals: frozenset[str], observed: Observed | None = None) -> TypeDecision:
         if observed is not None and observed.executed:
-            return TypeDecision(TranslationType.PRESERVE, _shape(value) or PreserveReason.EVALUATOR_TOKEN, None, f"evidence ({observed.scope.value}): {observed.detail}")
+            return TypeDecision(
+                TranslationType.PRESERVE,
+                _shape(value) or PreserveReason.EVALUATOR_TOKEN,
+                None,
+                f"evidence ({observed.scope.value}): {observed.detail}",
+            )
         evidence = self._evidence_reason(value, literals)
         if evidence is not None:
-            return TypeDecision(TranslationType.PRESERVE, _shape(value) or evidence, None, "evidence: compared in code / schema literal")
+            return TypeDecision(
+                TranslationType.PRESERVE, _shape(value) or evidence, None, "evidence: compared in code / schema literal"
+            )
         if observed is not None and LinkKind.TOOL_OUTPUT in observed.kinds:
             # shown to the agent and possibly repeated back: kept unless a reviewed entity class translates it
-            return TypeDecision(TranslationType.PRESERVE, _shape(value) or PreserveReason.LINKED_ENTITY, None, f"evidence ({observed.scope.value}): {observed.detail}")
+            return TypeDecision(
+                TranslationType.PRESERVE,
+                _shape(value) or PreserveReason.LINKED_ENTITY,
+                None,
+                f"evidence ({observed.scope.value}): {observed.detail}",
+            )
         if not self.traced and self.evidence.kinds_of(value) & {LinkKind.TOOL_ARGUMENT, LinkKind.COMPARED_BY_EVALUATOR}:
-            return TypeDecision(TranslationType.PRESERVE, _shape(value) or PreserveReason.EVALUATOR_TOKEN, None, "evidence: flows into tool calls / evaluator")
+            return TypeDecision(
+                TranslationType.PRESERVE,
+                _shape(value) or PreserveReason.EVALUATOR_TOKEN,
+                None,
+                "evidence: flows into tool calls / evaluator",
+            )
         shape = _shape(value)
         if shape is not None:
             return TypeDecision(TranslationType.PRESERVE, shape, None, "heuristic: shape")
         if is_prose(value):
             return TypeDecision(TranslationType.TRANSLATE_FREE, None, None, "heuristic: prose")
-        return TypeDecision(TranslationType.PRESERVE, PreserveReason.LINKED_ENTITY, None, "default: short text without evidence is kept")
+        return TypeDecision(
+            TranslationType.PRESERVE, PreserveReason.LINKED_ENTITY, None, "default: short text without evidence is kept"
+        )
 
     def link_canonical(self, decision: TypeDecision, value: str) -> TypeDecision:
         """A kept-by-rule value equal to a canonical entity follows the entity (gold args, communicate_info)."""
@@ -164,7 +196,16 @@ class FieldTyper:
         return decision
 
     # ---- code texts ------------------------------------------------------------------------
-    def type_code(self, element_id: str, artifact: str, qualname: str, name: str | None, role: str, value: str, default_include: bool) -> TypeDecision | None:
+    def type_code(
+        self,
+        element_id: str,
+        artifact: str,
+        qualname: str,
+        name: str | None,
+        role: str,
+        value: str,
+        default_include: bool,
+    ) -> TypeDecision | None:
         """None means: not read by any model or code path that matters; not an IR element."""
         override = self.profile.overrides.get(element_id)
         if override is not None:
@@ -182,14 +223,18 @@ class FieldTyper:
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "evidence: compared in code")
         literal = _SLOT.sub("", value)  # f"task_{n + 1}" is an id template: judge the literal text only
         if literal.strip() and _shape(literal.strip()) is PreserveReason.IDENTIFIER:
-            return TypeDecision(TranslationType.PRESERVE, PreserveReason.IDENTIFIER, None, "heuristic: identifier template")
+            return TypeDecision(
+                TranslationType.PRESERVE, PreserveReason.IDENTIFIER, None, "heuristic: identifier template"
+            )
         value = literal if literal.strip() else value
         shape = _shape(value)
         if shape is not None:
             return TypeDecision(TranslationType.PRESERVE, shape, None, "heuristic: shape")
         if is_prose(value) or len(value.split()) >= 2:
             return TypeDecision(TranslationType.TRANSLATE_FREE, None, None, "heuristic: text in a tool result")
-        return TypeDecision(TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "default: single-word code literal is kept")
+        return TypeDecision(
+            TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "default: single-word code literal is kept"
+        )
 
 
 # ---- typing by shape, for a perturbation trial ----------------------------------------------------
