@@ -44,7 +44,9 @@ def _normalize(text: str) -> str:
 def test_every_string_leaf_of_db_and_task_files_is_an_element(benchmark_id, analyzed):
     ir = analyzed(benchmark_id)
     bench = get_benchmark(benchmark_id)
-    covered = {(e.artifact, tuple(e.locator.path)): e.source_text for e in ir.elements if e.locator.kind == "data_value"}
+    covered = {
+        (e.artifact, tuple(e.locator.path)): e.source_text for e in ir.elements if e.locator.kind == "data_value"
+    }
     checked = 0
     for spec in bench.artifacts():
         if spec.role.value not in ("database", "tasks"):
@@ -111,7 +113,15 @@ def _module_constants(relative: str) -> dict[str, str]:
 
 
 PROMPTS = {
-    "agent/llm_agent.py": ["AGENT_INSTRUCTION", "SYSTEM_PROMPT", "AGENT_GT_INSTRUCTION", "SYSTEM_PROMPT_GT", "AGENT_SOLO_INSTRUCTION", "SYSTEM_PROMPT_SOLO", "STOP_TOKEN"],
+    "agent/llm_agent.py": [
+        "AGENT_INSTRUCTION",
+        "SYSTEM_PROMPT",
+        "AGENT_GT_INSTRUCTION",
+        "SYSTEM_PROMPT_GT",
+        "AGENT_SOLO_INSTRUCTION",
+        "SYSTEM_PROMPT_SOLO",
+        "STOP_TOKEN",
+    ],
     "user/user_simulator.py": ["SYSTEM_PROMPT"],
     "user/base.py": ["STOP", "TRANSFER", "OUT_OF_SCOPE"],
 }
@@ -130,13 +140,19 @@ def test_every_hard_coded_prompt_sent_to_a_model_is_an_element(benchmark_id, ana
     assert ("orchestrator/orchestrator.py", DEFAULT_FIRST_AGENT_MESSAGE.content) in texts
     judge = [e for e in ir.elements if e.artifact == "evaluator/evaluator_nl_assertions.py"]
     source = (tau2_package_root() / "evaluator/evaluator_nl_assertions.py").read_text()
-    assert len(judge) == 2 and all(e.source_text in source and e.translation_type.value == "translate_free" for e in judge)
+    assert len(judge) == 2 and all(
+        e.source_text in source and e.translation_type.value == "translate_free" for e in judge
+    )
 
 
 def test_telecom_policy_wrappers_and_user_tool_outputs_are_inventoried(analyzed):
     ir = analyzed("tau2-telecom")
     wrappers = {e.source_text for e in ir.elements if e.artifact == "domains/telecom/environment.py"}
     assert {"<main_policy>\n", "\n</main_policy>\n", "<tech_support_policy>\n", "\n</tech_support_policy>"} <= wrappers
-    outputs = [e for e in ir.elements if e.artifact == "domains/telecom/user_tools.py" and e.locator.role in ("tool_output", "constant")]
+    outputs = [
+        e
+        for e in ir.elements
+        if e.artifact == "domains/telecom/user_tools.py" and e.locator.role in ("tool_output", "constant")
+    ]
     assert len(outputs) > 50
     assert any(e.source_text == "Excellent" and e.translation_type.value == "preserve" for e in outputs)

@@ -16,7 +16,9 @@ def elements(ir, artifact_suffix: str, role_suffix: str = "", text: str | None =
     found = [
         e
         for e in ir.elements
-        if e.artifact.endswith(artifact_suffix) and e.role.endswith(role_suffix) and (text is None or e.source_text == text)
+        if e.artifact.endswith(artifact_suffix)
+        and e.role.endswith(role_suffix)
+        and (text is None or e.source_text == text)
     ]
     assert found, (artifact_suffix, role_suffix, text)
     return found
@@ -108,7 +110,9 @@ def test_control_tokens_tool_names_and_docstring_headers(benchmark_id, analyzed)
     ir = analyzed(benchmark_id)
     for token in ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"):
         assert_all(elements(ir, "user/base.py", "", token), P, PreserveReason.CONTROL_TOKEN)
-    headers = [e for e in ir.elements if e.role.endswith(":docstring") and e.source_text in ("Args:", "Returns:", "Raises:")]
+    headers = [
+        e for e in ir.elements if e.role.endswith(":docstring") and e.source_text in ("Args:", "Returns:", "Raises:")
+    ]
     assert headers
     assert_all(headers, P, PreserveReason.DOCSTRING_HEADER)
     assert_all(elements(ir, "tasks.json", ".evaluation_criteria.actions[*].name"), P, PreserveReason.TOOL_NAME)
@@ -119,5 +123,7 @@ def test_control_tokens_tool_names_and_docstring_headers(benchmark_id, analyzed)
 
 def test_guidelines_name_control_tokens_as_protected_tokens(analyzed):
     ir = analyzed("tau2-mock")
-    guideline_blocks = [e for e in ir.elements if "simulation_guidelines.md" in e.artifact and "###STOP###" in e.source_text]
+    guideline_blocks = [
+        e for e in ir.elements if "simulation_guidelines.md" in e.artifact and "###STOP###" in e.source_text
+    ]
     assert guideline_blocks and all("###STOP###" in e.inline_tokens for e in guideline_blocks)

@@ -19,7 +19,9 @@ def mock_ir(tmp_path_factory):
     from source_benchmarks import get_benchmark
 
     saved = os.environ.get("BABELFLOW_ANALYSIS_CACHE")
-    os.environ["BABELFLOW_ANALYSIS_CACHE"] = str(tmp_path_factory.mktemp("analysis-cache"))  # cold: the trials really run
+    os.environ["BABELFLOW_ANALYSIS_CACHE"] = str(
+        tmp_path_factory.mktemp("analysis-cache")
+    )  # cold: the trials really run
     try:
         yield analyze_benchmark(get_benchmark("tau2-mock"))
     finally:
@@ -30,7 +32,14 @@ def mock_ir(tmp_path_factory):
 
 
 def _code(ir, artifact: str, text: str, qualname: str = "<module>"):
-    found = [e for e in ir.elements if e.artifact == artifact and e.locator.kind == "python_literal" and e.locator.qualname == qualname and e.source_text.strip() == text.strip()]
+    found = [
+        e
+        for e in ir.elements
+        if e.artifact == artifact
+        and e.locator.kind == "python_literal"
+        and e.locator.qualname == qualname
+        and e.source_text.strip() == text.strip()
+    ]
     assert len(found) == 1, (artifact, qualname, text, found)
     return found[0]
 
@@ -43,7 +52,8 @@ def _evidence(ir, element):
 def test_user_stop_token_changes_the_conversation_and_links_to_the_guidelines(mock_ir):
     entry = _evidence(mock_ir, _code(mock_ir, "user/base.py", "###STOP###"))
     assert entry.scope is EvidenceScope.DIFFERENTIAL and LinkKind.PERTURBATION_CHANGES_OUTCOME in entry.kinds
-    # alone: the scripted user says the guidelines' token, tau2 no longer recognises it, the conversation runs to max steps
+    # alone: the scripted user says the guidelines' token, tau2 no longer recognises it,
+    # the conversation runs to max steps
     assert "user_stop -> max_steps" in entry.detail, entry.detail
     # with the guideline mentions perturbed the same way, the user's token matches again
     assert "simulation_guidelines.md" in entry.detail and "(link)" in entry.detail, entry.detail
@@ -59,7 +69,12 @@ def test_every_user_control_token_has_its_own_conversation(mock_ir, token):
 
 def test_prompt_templates_break_when_their_slots_are_translated(mock_ir):
     for artifact, name in (("agent/llm_agent.py", "SYSTEM_PROMPT"), ("user/user_simulator.py", "SYSTEM_PROMPT")):
-        templates = [e for e in mock_ir.elements if e.artifact == artifact and e.source_text.lstrip().startswith("<instructions>" if "agent" in artifact else "{global")]
+        templates = [
+            e
+            for e in mock_ir.elements
+            if e.artifact == artifact
+            and e.source_text.lstrip().startswith("<instructions>" if "agent" in artifact else "{global")
+        ]
         assert templates, (artifact, name)
         for element in templates:
             assert element.translation_type is TranslationType.PRESERVE
@@ -69,7 +84,10 @@ def test_prompt_templates_break_when_their_slots_are_translated(mock_ir):
 
 
 def test_id_template_in_a_tool_is_read_by_an_env_assertion(mock_ir):
-    entry = _evidence(mock_ir, _code(mock_ir, "domains/mock/tools.py", "task_{len(self.db.tasks) + 1}", qualname="MockTools.create_task"))
+    entry = _evidence(
+        mock_ir,
+        _code(mock_ir, "domains/mock/tools.py", "task_{len(self.db.tasks) + 1}", qualname="MockTools.create_task"),
+    )
     assert LinkKind.PERTURBATION_CHANGES_OUTCOME in entry.kinds
     assert "create_task_1_with_env_assertions" in entry.detail, entry.detail  # asserts task_2 exists
 

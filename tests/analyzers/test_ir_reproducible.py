@@ -15,7 +15,13 @@ def _analyze(tmp_path: Path, seed: str) -> bytes:
     out = tmp_path / f"ir-{seed}.json"
     env = {**os.environ, "PYTHONHASHSEED": seed, "BABELFLOW_PROJECT_ROOT": str(tmp_path / f"project-{seed}")}
     env.pop("BABELFLOW_STATE_DIR", None)
-    subprocess.run([sys.executable, "-m", "flows.cli", "analyze", "tau2-mock", "--out", str(out)], cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "flows.cli", "analyze", "tau2-mock", "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     return out.read_bytes()
 
 

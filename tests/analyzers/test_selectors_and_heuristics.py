@@ -13,8 +13,16 @@ from babelflow.ir import PreserveReason
 @pytest.mark.parametrize(
     ("selector", "path", "matches"),
     [
-        ("$[*].evaluation_criteria.actions[*].arguments.reason", (3, "evaluation_criteria", "actions", 0, "arguments", "reason"), True),
-        ("$[*].evaluation_criteria.actions[*].arguments.reason", (3, "evaluation_criteria", "actions", 0, "arguments", "order_id"), False),
+        (
+            "$[*].evaluation_criteria.actions[*].arguments.reason",
+            (3, "evaluation_criteria", "actions", 0, "arguments", "reason"),
+            True,
+        ),
+        (
+            "$[*].evaluation_criteria.actions[*].arguments.reason",
+            (3, "evaluation_criteria", "actions", 0, "arguments", "order_id"),
+            False,
+        ),
         ("$..status", ("orders", "#W1", "status"), True),
         ("$..status", ("orders", "#W1", "items", 0, "status"), True),
         ("$.users[*]['name','email']", ("users", "u1", "email"), True),

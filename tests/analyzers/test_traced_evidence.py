@@ -63,7 +63,11 @@ def test_evidence_is_keyed_by_location_and_observed_in_the_run(mock_ir):
     # create_task received it and the DB diff after the call found it written
     assert {LinkKind.TOOL_ARGUMENT, LinkKind.DB_WRITE, LinkKind.COMPARED_BY_EVALUATOR} <= set(entry.kinds), entry
     # the recorded tool result set_state re-executes and compares is read by the harness itself
-    history = [e for e in mock_ir.elements if e.role.endswith("message_history[*].content") and e.source_text.startswith('{"task_id"')]
+    history = [
+        e
+        for e in mock_ir.elements
+        if e.role.endswith("message_history[*].content") and e.source_text.startswith('{"task_id"')
+    ]
     assert history and all(LinkKind.READ_BY_HARNESS in table[e.evidence].kinds for e in history)
 
 
@@ -88,7 +92,9 @@ def test_no_profile_types_from_evidence_and_reports_what_the_profile_decides(moc
     # the profile IR records, per element, the type the evidence alone gives
     decided = [e for e in mock_ir.elements if e.evidence_type is not e.translation_type]
     same = [e for e in mock_ir.elements if e.id in by_id and e.evidence_type is e.translation_type]
-    assert same and all(by_id[e.id].translation_type is e.translation_type for e in same if e.locator.kind in ("data_value", "data_key"))
+    assert same and all(
+        by_id[e.id].translation_type is e.translation_type for e in same if e.locator.kind in ("data_value", "data_key")
+    )
     assert len(decided) < len(mock_ir.elements) // 4
 
 
@@ -97,7 +103,9 @@ def test_multi_word_value_written_to_the_db_is_protected_in_prose(tmp_path):
     path, tasks = _tasks(root)
     title = "buy milk and fresh eggs for the office"  # lowercase, 8 words: no shape makes it a token
     tasks[0]["evaluation_criteria"]["actions"][0]["arguments"]["title"] = title
-    tasks[0]["user_scenario"]["instructions"] = f"You want a new task for user_1. Ask the agent to create it with the title {title} and nothing else."
+    tasks[0]["user_scenario"]["instructions"] = (
+        f"You want a new task for user_1. Ask the agent to create it with the title {title} and nothing else."
+    )
     path.write_text(json.dumps(tasks))
     ir = _analyze(root)
     instructions = _element(ir, "user_scenario.instructions", tasks[0]["user_scenario"]["instructions"])
@@ -115,7 +123,9 @@ def test_set_state_failure_exits_2_naming_the_task(tmp_path):
     broken = next(t for t in tasks if t["id"] == "update_task_with_initialization_actions")
     broken["initial_state"]["initialization_actions"][0]["arguments"] = {"user_id": "no_such_user", "title": "x"}
     path.write_text(json.dumps(tasks))
-    result = CliRunner().invoke(app, ["analyze", "tau2-mock", "--source-dir", str(root), "--out", str(tmp_path / "ir.json")])
+    result = CliRunner().invoke(
+        app, ["analyze", "tau2-mock", "--source-dir", str(root), "--out", str(tmp_path / "ir.json")]
+    )
     assert result.exit_code == 2, result.output
     assert "update_task_with_initialization_actions" in result.output and "set_state" in result.output
     assert "Traceback" not in result.output
@@ -132,23 +142,33 @@ def test_an_ir_of_the_previous_schema_is_refused_clearly(tmp_path, mock_ir):
 def _signature(pair) -> tuple:
     golden, nothing = pair
     return (
-        golden.reward, nothing.reward, golden.evaluator_error is None, nothing.evaluator_error is None,
-        tuple(call.error for call in golden.tool_calls), golden.final_db_sha256 == nothing.final_db_sha256,
+        golden.reward,
+        nothing.reward,
+        golden.evaluator_error is None,
+        nothing.evaluator_error is None,
+        tuple(call.error for call in golden.tool_calls),
+        golden.final_db_sha256 == nothing.final_db_sha256,
     )
 
 
-def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_parity(tmp_path, plain_ir, source_pairs):
+def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_parity(
+    tmp_path, plain_ir, source_pairs
+):
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt
     from source_benchmarks import get_benchmark, open_variant
 
     plain = plain_ir
-    result = adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=plain, out=tmp_path / "variant")
+    result = adapt(
+        "tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=plain, out=tmp_path / "variant"
+    )
     assert result.outcome.targets, "something was translated"
     source, variant = get_benchmark("tau2-mock"), open_variant("tau2-mock", tmp_path / "variant")
     ids = source.task_ids(None)
     assert variant.task_ids(None) == ids
-    expected = {task_id: _signature(pair) for task_id, pair in source_pairs("tau2-mock").items()}  # the session's replays
+    expected = {
+        task_id: _signature(pair) for task_id, pair in source_pairs("tau2-mock").items()
+    }  # the session's replays
     observed = {pair[0].task_id: _signature(pair) for pair in variant.replay_pairs(ids)}
     assert observed == expected
 
@@ -163,20 +183,33 @@ def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_pat
     path, tasks = _tasks(root)
     title = "buy milk and fresh eggs for the office"
     tasks[0]["evaluation_criteria"]["actions"][0]["arguments"]["title"] = title
-    tasks[0]["user_scenario"]["instructions"] = f"You want a new task for user_1. Ask the agent to create it with the title {title} and nothing else."
+    tasks[0]["user_scenario"]["instructions"] = (
+        f"You want a new task for user_1. Ask the agent to create it with the title {title} and nothing else."
+    )
     path.write_text(json.dumps(tasks))
     source = get_benchmark("tau2-mock", source_dir=root)
     ir = _analyze(root)
-    adapt("tau2-mock", "en-XA", source_dir=root, settings=BabelflowSettings(project_root=tmp_path), ir=ir, out=tmp_path / "variant")
+    adapt(
+        "tau2-mock",
+        "en-XA",
+        source_dir=root,
+        settings=BabelflowSettings(project_root=tmp_path),
+        ir=ir,
+        out=tmp_path / "variant",
+    )
     variant_tasks = tmp_path / "variant" / "data" / "tau2" / "domains" / "mock" / "tasks.json"
     rebuilt = json.loads(variant_tasks.read_text())
     assert title in rebuilt[0]["user_scenario"]["instructions"]  # protected: the user simulator dictates it verbatim
     assert validate_variant(source, tmp_path / "variant", ir, "en-XA").findings == []
     # a translator that renders the dictated title anyway is caught by the consistency layer
-    rebuilt[0]["user_scenario"]["instructions"] = rebuilt[0]["user_scenario"]["instructions"].replace(title, "comprar leche y huevos frescos para la oficina")
+    rebuilt[0]["user_scenario"]["instructions"] = rebuilt[0]["user_scenario"]["instructions"].replace(
+        title, "comprar leche y huevos frescos para la oficina"
+    )
     variant_tasks.write_text(json.dumps(rebuilt))
     findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
-    assert any(f.kind == "reference_lost" and title in f.message for f in findings), [(f.kind, f.message) for f in findings]
+    assert any(f.kind == "reference_lost" and title in f.message for f in findings), [
+        (f.kind, f.message) for f in findings
+    ]
 
 
 def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
@@ -189,8 +222,10 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
 
     profile = tmp_path / "tau2-mock.toml"
     profile.write_text(
-        'benchmark = "tau2-mock"\nversion = 1\nextends = "tau2-common"\n\n[[rules]]\nartifact = "data/tau2/domains/*/tasks.json"\n'
-        'select = "$[*].evaluation_criteria.actions[*].arguments.title"\ntype = "translate_free"\nnote = "a wrong review"\n'
+        'benchmark = "tau2-mock"\nversion = 1\nextends = "tau2-common"\n\n'
+        '[[rules]]\nartifact = "data/tau2/domains/*/tasks.json"\n'
+        'select = "$[*].evaluation_criteria.actions[*].arguments.title"\n'
+        'type = "translate_free"\nnote = "a wrong review"\n'
     )
     source = get_benchmark("tau2-mock")
     ir = analyze_benchmark(source, load_profile("tau2-mock", profile))

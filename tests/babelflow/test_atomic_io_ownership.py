@@ -43,8 +43,13 @@ def test_temp_names_carry_the_writer_pid_and_are_recognised(tmp_path: Path) -> N
     name = temp_name_for(tmp_path / ("x" * 250))
     assert len(name) < 255 and name.endswith(".tmp")
     assert temp_owner_pid(tmp_path / name) == os.getpid()
-    users_names = ("notes.tmp", ".x.tmp", ".db.json.ABC123.tmp", ".a.babelflow-12-nothex!.tmp",
-                   "a.babelflow-12-0123abcd.tmp")
+    users_names = (
+        "notes.tmp",
+        ".x.tmp",
+        ".db.json.ABC123.tmp",
+        ".a.babelflow-12-nothex!.tmp",
+        "a.babelflow-12-0123abcd.tmp",
+    )
     for users in users_names:
         assert temp_owner_pid(tmp_path / users) is None, users
 

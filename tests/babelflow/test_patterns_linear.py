@@ -221,7 +221,9 @@ def assert_sweep_linear(label: str, sweep: Callable[..., None], args: tuple) -> 
     assert measured[0][0] == "benign" and benign is not None
     case, worst = max(((case, took) for case, took in measured[1:] if took is not None), key=lambda pair: pair[1])
     # linear: the same order as benign text of the same length (quadratic at 100,000 characters is >1,000x)
-    assert worst < 1.0 + 50 * benign, f"{label} took {worst:.3f} s on {case!r}... ({LONG:,} chars), benign {benign:.4f} s"
+    assert worst < 1.0 + 50 * benign, (
+        f"{label} took {worst:.3f} s on {case!r}... ({LONG:,} chars), benign {benign:.4f} s"
+    )
 
 
 def test_protect_on_an_unclosed_tag_takes_what_benign_text_takes() -> None:

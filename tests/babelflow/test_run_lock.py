@@ -13,7 +13,10 @@ from babelflow.run_lock import run_lock
 
 def test_same_language_is_refused_other_languages_are_not(tmp_path):
     with run_lock(tmp_path, "tau2-mock", "en-XA"):
-        holder = "import sys; from babelflow.run_lock import run_lock\nwith run_lock(sys.argv[1], 'tau2-mock', sys.argv[2]): print('locked')"
+        holder = (
+            "import sys; from babelflow.run_lock import run_lock\n"
+            "with run_lock(sys.argv[1], 'tau2-mock', sys.argv[2]): print('locked')"
+        )
         same = subprocess.run([sys.executable, "-c", holder, str(tmp_path), "en-XA"], capture_output=True, text=True)
         other = subprocess.run([sys.executable, "-c", holder, str(tmp_path), "ar-XB"], capture_output=True, text=True)
         assert same.returncode != 0 and "Another babelflow run is adapting tau2-mock into en-XA" in same.stderr
@@ -36,7 +39,10 @@ def test_the_next_holder_learns_of_a_killed_holder_only(tmp_path):
         assert previous == ""
     with run_lock(tmp_path, "tau2-mock", "es", holder="run-2") as previous:
         assert previous == ""  # run-1 ended: nothing to report
-    killed = "import os, sys; from babelflow.run_lock import run_lock\nwith run_lock(sys.argv[1], 'tau2-mock', 'es', holder='run-3'): os._exit(9)"
+    killed = (
+        "import os, sys; from babelflow.run_lock import run_lock\n"
+        "with run_lock(sys.argv[1], 'tau2-mock', 'es', holder='run-3'): os._exit(9)"
+    )
     done = subprocess.run([sys.executable, "-c", killed, str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 9
     with run_lock(tmp_path, "tau2-mock", "es", holder="run-4") as previous:

@@ -32,7 +32,11 @@ def test_placeholders_round_trip_through_the_pattern():
 def test_control_tokens_and_format_slots():
     assert CONTROL_TOKEN.findall("done ###STOP### then ###OUT-OF-SCOPE###") == ["###STOP###", "###OUT-OF-SCOPE###"]
     assert not CONTROL_TOKEN.search("## heading ##")
-    assert FORMAT_SLOT.findall("Hi {user_id}, order {order.id} costs {{literal}}") == ["{user_id}", "{order.id}", "{literal}"]
+    assert FORMAT_SLOT.findall("Hi {user_id}, order {order.id} costs {{literal}}") == [
+        "{user_id}",
+        "{order.id}",
+        "{literal}",
+    ]
 
 
 def test_pseudo_alphabet_changes_every_letter_and_mirrored_runs_undo():

@@ -52,7 +52,9 @@ def _reply(content: str | None = None, call: tuple[str, str, dict] | None = None
     message: dict = {"role": "assistant", "content": content}
     if call is not None:
         call_id, name, arguments = call
-        message["tool_calls"] = [{"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]
+        message["tool_calls"] = [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        ]
     return {
         "id": "fake",
         "object": "chat.completion",
@@ -76,7 +78,11 @@ def play_agent(messages: list[dict], book: TaskBook, english: bool) -> dict:
     if task is None:
         return _reply("I cannot identify the task." if english else _closing(messages))
     actions = [a for a in (task.evaluation_criteria.actions or []) if a.requestor == "assistant"]
-    done = sum(1 for m in messages if m["role"] == "assistant" and any(c["id"].startswith("fake_") for c in m.get("tool_calls") or []))
+    done = sum(
+        1
+        for m in messages
+        if m["role"] == "assistant" and any(c["id"].startswith("fake_") for c in m.get("tool_calls") or [])
+    )
     if done < len(actions):
         action = actions[done]
         return _reply(None, (f"fake_{done}", action.name, action.arguments))

@@ -66,7 +66,16 @@ def test_rerun_reuses_memory_and_reviewed_canonical_entries(tmp_path):
     assert before == (second.paths.variant / "data/tasks.json").read_bytes()
     # a reviewer fixes one title: it is used everywhere on the next run, nothing else is retranslated
     cmap = load_canonical_map(first.paths.canonical_map, "fixture-library", "en-XA")
-    cmap.upsert(CanonicalEntry(group="book_title", source="The Salt Road", target="[Ŕöûţé ðû Šéļ]", origin="reviewer", origin_detail="ana", review_state="confirmed"))
+    cmap.upsert(
+        CanonicalEntry(
+            group="book_title",
+            source="The Salt Road",
+            target="[Ŕöûţé ðû Šéļ]",
+            origin="reviewer",
+            origin_detail="ana",
+            review_state="confirmed",
+        )
+    )
     save_canonical_map(cmap, first.paths.canonical_map)
     third = adapt("fixture-library", "en-XA", settings=settings)
     tasks = (third.paths.variant / "data/tasks.json").read_text(encoding="utf-8")

@@ -46,7 +46,9 @@ def _value_at(document, path):
 
 
 def _parse(path: Path):
-    return tomllib.loads(path.read_text(encoding="utf-8")) if path.suffix == ".toml" else orjson.loads(path.read_bytes())
+    return (
+        tomllib.loads(path.read_text(encoding="utf-8")) if path.suffix == ".toml" else orjson.loads(path.read_bytes())
+    )
 
 
 CASES = [(b, lang) for b in TAU2_BENCHMARKS for lang in LANGUAGES]
@@ -77,7 +79,11 @@ def test_preserve_fields_identical_translate_fields_changed_no_placeholders(benc
             now = _value_at(documents[element.artifact], locator.path)
         elif locator.kind == "data_key":
             parent = _value_at(documents[element.artifact], locator.path[:-1])
-            now = locator.path[-1] if locator.path[-1] in parent else next(iter(k for k in parent if k not in element.source_text), None)
+            now = (
+                locator.path[-1]
+                if locator.path[-1] in parent
+                else next(iter(k for k in parent if k not in element.source_text), None)
+            )
         elif locator.kind == "markdown_block":
             now = documents[element.artifact].blocks[locator.block_index].text
         else:
@@ -108,7 +114,9 @@ def target_pairs(adapted):
             from babelflow.gc_pause import gc_paused
 
             _, variant = adapted(benchmark_id, language)
-            with gc_paused():  # as the behaviour layer replays: collections walking the session's IRs doubled replay time
+            with (
+                gc_paused()
+            ):  # as the behaviour layer replays: collections walking the session's IRs doubled replay time
                 cache[(benchmark_id, language)] = variant.replay_pairs(variant.task_ids(None))
         return cache[(benchmark_id, language)]
 
@@ -121,8 +129,17 @@ def test_clean_variant_validates_to_an_empty_failure_set(benchmark_id, language,
 
     result, _ = adapted(benchmark_id, language)
     pairs = {g.task_id: (g, n) for g, n in target_pairs(benchmark_id, language)}
-    failures = validate_variant(get_benchmark(benchmark_id), result.paths.variant, result.ir, language, source_pairs=source_pairs(benchmark_id), target_pairs=pairs)
-    assert failures.findings == [], [(f.layer.value, f.kind, f.artifact, f.location, f.message) for f in failures.findings[:10]]
+    failures = validate_variant(
+        get_benchmark(benchmark_id),
+        result.paths.variant,
+        result.ir,
+        language,
+        source_pairs=source_pairs(benchmark_id),
+        target_pairs=pairs,
+    )
+    assert failures.findings == [], [
+        (f.layer.value, f.kind, f.artifact, f.location, f.message) for f in failures.findings[:10]
+    ]
     assert failures.notes and "not configured" in failures.notes[0]
 
 
@@ -142,7 +159,9 @@ def test_behaviour_equals_the_source_for_every_task(benchmark_id, language, adap
         assert [(c.name, c.error) for c in golden.tool_calls] == [(c.name, c.error) for c in source_golden.tool_calls]
         for ours, theirs in zip(golden.tool_calls, source_golden.tool_calls):
             if theirs.error:
-                assert ours.output == "Error: " + catalog.translate(theirs.output.removeprefix("Error: ")), golden.task_id
+                assert ours.output == "Error: " + catalog.translate(theirs.output.removeprefix("Error: ")), (
+                    golden.task_id
+                )
         # the DB is not translated under the default profile: final states are byte-identical
         assert golden.final_db_sha256 == source_golden.final_db_sha256, golden.task_id
         assert golden.final_user_db_sha256 == source_golden.final_user_db_sha256, golden.task_id
@@ -159,7 +178,9 @@ def test_translated_tool_schemas_keep_every_parameter(benchmark_id, adapted):
             a, b = source_tool.openai_schema["function"], target_tool.openai_schema["function"]
             assert a["name"] == b["name"] and a["description"] != b["description"]
             pa, pb = a["parameters"], b["parameters"]
-            assert list(pa.get("properties", {})) == list(pb.get("properties", {})) and pa.get("required") == pb.get("required")
+            assert list(pa.get("properties", {})) == list(pb.get("properties", {})) and pa.get("required") == pb.get(
+                "required"
+            )
             for name, prop in pa.get("properties", {}).items():
                 assert ("description" in prop) == ("description" in pb["properties"][name]), (a["name"], name)
                 if "description" in prop:
@@ -189,7 +210,15 @@ def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
     assert len(tasks) == 40 and tasks[0].user_scenario.instructions.reason_for_call.startswith("[")
     for task in tasks[:3]:
         messages, _, _ = golden_trajectory(task, registry.get_env_constructor(name), task.id, None)
-        run = SimulationRun(id="r", task_id=task.id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+        run = SimulationRun(
+            id="r",
+            task_id=task.id,
+            start_time="",
+            end_time="",
+            duration=0.0,
+            termination_reason=TerminationReason.AGENT_STOP,
+            messages=messages,
+        )
         assert evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=name).reward == 1.0
     policy = registry.get_env_constructor(name)().get_policy()
     assert "'pending'" in policy and "Ŕéţåîļ" in policy
@@ -204,10 +233,19 @@ def test_registered_agent_and_user_read_the_translated_prompts(adapted):
     result, _ = adapted("tau2-retail", "en-XA")
     name = register_variant(result.paths.variant)
     env = registry.get_env_constructor(name)()
-    agent = registry.get_agent_constructor("llm_agent_en-XA")(tools=env.get_tools(), domain_policy=env.get_policy(), llm="offline-never-called")
+    agent = registry.get_agent_constructor("llm_agent_en-XA")(
+        tools=env.get_tools(), domain_policy=env.get_policy(), llm="offline-never-called"
+    )
     prompt = agent.system_prompt
     assert "Ýöû åŕé å çûšţöɱéŕ šéŕṽîçé åĝéñţ" in prompt and "Åļŵåýš ŕéþļý" in prompt and "Ŕéţåîļ" in prompt
     assert "You are a customer service agent" not in prompt
-    user = registry.get_user_constructor("user_simulator_en-XA")(tools=None, instructions="[task]", llm="offline-never-called")
+    user = registry.get_user_constructor("user_simulator_en-XA")(
+        tools=None, instructions="[task]", llm="offline-never-called"
+    )
     assert "###STOP###" in user.system_prompt and "[task]" in user.system_prompt
-    assert user.global_simulation_guidelines != registry.get_user_constructor("user_simulator")(tools=None, instructions="x", llm="x").global_simulation_guidelines
+    assert (
+        user.global_simulation_guidelines
+        != registry.get_user_constructor("user_simulator")(
+            tools=None, instructions="x", llm="x"
+        ).global_simulation_guidelines
+    )

@@ -17,7 +17,8 @@ from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.message_catalog import MessageCatalog
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)"
+    shutil.which("apertium") is None,
+    reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)",
 )
 
 _TOKENS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|#W\d+|\b[a-z]+_[a-z]+_\d+\b|'(?:pending|delivered|processed|cancelled)'")
@@ -51,10 +52,14 @@ def _check_behaviour(result, variant, expected) -> None:
         source_golden, source_nothing = expected[golden.task_id]
         assert golden.reward == source_golden.reward, golden.task_id
         assert nothing.reward == source_nothing.reward, golden.task_id
-        assert [(c.name, c.error) for c in golden.tool_calls] == [(c.name, c.error) for c in source_golden.tool_calls], golden.task_id
+        assert [(c.name, c.error) for c in golden.tool_calls] == [
+            (c.name, c.error) for c in source_golden.tool_calls
+        ], golden.task_id
         for ours, theirs in zip(golden.tool_calls, source_golden.tool_calls):
             if theirs.error:
-                assert ours.output == "Error: " + catalog.translate(theirs.output.removeprefix("Error: ")), golden.task_id
+                assert ours.output == "Error: " + catalog.translate(theirs.output.removeprefix("Error: ")), (
+                    golden.task_id
+                )
         assert golden.final_db_sha256 == source_golden.final_db_sha256, golden.task_id
         assert golden.final_user_db_sha256 == source_golden.final_user_db_sha256, golden.task_id
 
@@ -64,9 +69,17 @@ def _check_language_and_tokens(result, variant) -> None:
 
     ir = result.ir
     policy = next(p for p in variant.artifacts() if p.path.endswith("policy.md"))
-    paragraphs = [p for p in variant.artifact_path(policy).read_text(encoding="utf-8").split("\n\n") if len(re.findall(r"[^\W\d_]", p)) >= 40]
+    paragraphs = [
+        p
+        for p in variant.artifact_path(policy).read_text(encoding="utf-8").split("\n\n")
+        if len(re.findall(r"[^\W\d_]", p)) >= 40
+    ]
     assert paragraphs and sum(identify(p, ("es", "en")) == "es" for p in paragraphs) >= 0.9 * len(paragraphs)
-    prose = [e for e in ir.elements if e.translation_type is not TranslationType.PRESERVE and "user_scenario" in e.role and len(e.source_text) >= 60]
+    prose = [
+        e
+        for e in ir.elements
+        if e.translation_type is not TranslationType.PRESERVE and "user_scenario" in e.role and len(e.source_text) >= 60
+    ]
     targets = result.outcome.targets
     spanish = [identify(targets[e.id], ("es", "en")) for e in prose if e.id in targets]
     assert prose and sum(tag == "es" for tag in spanish) >= 0.9 * len(prose)

@@ -59,8 +59,14 @@ def test_review_prints_translated_text_as_text(tmp_path, monkeypatch):
     from validators.findings import Evidence, FailureSet, Finding, Layer, Severity
 
     finding = Finding(
-        id="F-1", layer=Layer.FIDELITY, kind="untranslated", severity=Severity.MAJOR, artifact="tasks.json",
-        location="user_scenario [/]", message="left in English: [bold]Order[/bold] [/]", validators=["probe"],
+        id="F-1",
+        layer=Layer.FIDELITY,
+        kind="untranslated",
+        severity=Severity.MAJOR,
+        artifact="tasks.json",
+        location="user_scenario [/]",
+        message="left in English: [bold]Order[/bold] [/]",
+        validators=["probe"],
         evidence=[Evidence(validator_id="probe", reasoning="r", source="the [/] order", target="la [red]orden[/red]")],
     )
     queue = FailureSet(benchmark="tau2-mock", language="en-XA", findings=[finding], validators=["probe"])

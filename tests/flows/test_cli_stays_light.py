@@ -18,12 +18,44 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # third-party packages that would cost `babelflow --help` from 0.1 s (babel) to 25 s (tau2.registry)
-HEAVY = ("prefect", "tau2", "agentdojo", "litellm", "openai", "anthropic", "dashscope", "httpx", "requests",
-         "sacrebleu", "deepdiff", "translate", "lxml", "libcst", "babel", "lingua", "ruamel", "yaml", "uvicorn")
+HEAVY = (
+    "prefect",
+    "tau2",
+    "agentdojo",
+    "litellm",
+    "openai",
+    "anthropic",
+    "dashscope",
+    "httpx",
+    "requests",
+    "sacrebleu",
+    "deepdiff",
+    "translate",
+    "lxml",
+    "libcst",
+    "babel",
+    "lingua",
+    "ruamel",
+    "yaml",
+    "uvicorn",
+)
 # our engines: analysis, translation, rebuild, validation, the pipeline and the Prefect flow
-ENGINES = ("analyzers", "translators.engine", "translators.rebuild", "translators.registry", "validators.run",
-           "validators.orchestrator", "validators.model_backends", "flows.adapt", "flows.stages", "flows.prefect_flows",
-           "flows.evaluate", "flows.local_server", "babelflow.llm.costs", "babelflow.canonical_map")
+ENGINES = (
+    "analyzers",
+    "translators.engine",
+    "translators.rebuild",
+    "translators.registry",
+    "validators.run",
+    "validators.orchestrator",
+    "validators.model_backends",
+    "flows.adapt",
+    "flows.stages",
+    "flows.prefect_flows",
+    "flows.evaluate",
+    "flows.local_server",
+    "babelflow.llm.costs",
+    "babelflow.canonical_map",
+)
 
 
 def loaded_by(module: str) -> set[str]:

@@ -19,7 +19,10 @@ def test_prefect_yaml_declares_the_flows_for_a_process_pool():
     assert all(d["work_pool"]["name"] == "babelflow-process" for d in entries.values())
     from flows import prefect_flows
 
-    assert prefect_flows.adapt_language.name == "adapt-language" and prefect_flows.adapt_languages.name == "adapt-languages"
+    assert (
+        prefect_flows.adapt_language.name == "adapt-language"
+        and prefect_flows.adapt_languages.name == "adapt-languages"
+    )
 
 
 @pytest.mark.timeout(300)
@@ -30,17 +33,32 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
 
     with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
         # the project is the served process's own (a run may not name another: flows/run_guard.py)
-        env = {**os.environ, "PREFECT_API_URL": str(get_current_settings().api.url), "PREFECT_HOME": str(tmp_path / "home"),
-               "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "storage"), "BABELFLOW_PROJECT_ROOT": str(tmp_path / "project")}
+        env = {
+            **os.environ,
+            "PREFECT_API_URL": str(get_current_settings().api.url),
+            "PREFECT_HOME": str(tmp_path / "home"),
+            "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "storage"),
+            "BABELFLOW_PROJECT_ROOT": str(tmp_path / "project"),
+        }
         root = Path(__file__).resolve().parents[2]
-        server = subprocess.Popen([sys.executable, "-m", "flows.deployment", "--limit", "2"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "flows.deployment", "--limit", "2"],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         try:
             runs = []
             deadline = time.time() + 120
             while time.time() < deadline:
                 try:
                     runs = [
-                        run_deployment("adapt-language/babelflow", parameters={"benchmark": "fixture-library", "language": lang}, timeout=0)
+                        run_deployment(
+                            "adapt-language/babelflow",
+                            parameters={"benchmark": "fixture-library", "language": lang},
+                            timeout=0,
+                        )
                         for lang in ("en-XA", "ar-XB")
                     ]
                     break
@@ -57,7 +75,9 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
                     time.sleep(1)
             assert [s.type.value for s in states] == ["COMPLETED", "COMPLETED"], [s.message for s in states]
             for lang in ("en-XA", "ar-XB"):
-                assert (tmp_path / "project" / "adapted" / "fixture-library" / lang / "babelflow_manifest.json").exists()
+                assert (
+                    tmp_path / "project" / "adapted" / "fixture-library" / lang / "babelflow_manifest.json"
+                ).exists()
         finally:
             server.terminate()
             server.wait(30)

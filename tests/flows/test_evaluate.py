@@ -14,7 +14,8 @@ from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)"
+    shutil.which("apertium") is None,
+    reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)",
 )
 
 
@@ -41,15 +42,28 @@ def test_scripted_agent_scores_the_same_on_the_variant_as_on_the_source(mock_es,
     from flows.evaluate import evaluate, evaluation_path
 
     settings, variant = mock_es
-    report = evaluate("tau2-mock", "es", f"openai-compatible:agent@{fake.url}", f"openai-compatible:user@{fake.url}", with_source=True, settings=settings)
+    report = evaluate(
+        "tau2-mock",
+        "es",
+        f"openai-compatible:agent@{fake.url}",
+        f"openai-compatible:user@{fake.url}",
+        with_source=True,
+        settings=settings,
+    )
     ours = {t.task_id: t.rewards for t in report.variant_run.tasks}
     theirs = {t.task_id: t.rewards for t in report.source_run.tasks}
     assert ours == theirs and len(ours) == 9
     assert sum(r == [1.0] for r in ours.values()) >= 6  # the golden actions, played through tau2's orchestrator
-    assert report.variant_run.domain == "mock_es" and report.variant_run.agent == "llm_agent_es" and report.variant_run.user == "user_simulator_es"
+    assert (
+        report.variant_run.domain == "mock_es"
+        and report.variant_run.agent == "llm_agent_es"
+        and report.variant_run.user == "user_simulator_es"
+    )
     assert report.variant_run.language_consistency >= 0.6 and report.source_run.language_consistency == 1.0
     saved = orjson.loads(evaluation_path(variant).read_bytes())
-    assert saved["schema_version"] == "babelflow.evaluation/1" and saved["variant_run"]["pass_hat_k"] == {"1": report.variant_run.pass_hat_k[1]}
+    assert saved["schema_version"] == "babelflow.evaluation/1" and saved["variant_run"]["pass_hat_k"] == {
+        "1": report.variant_run.pass_hat_k[1]
+    }
     stages = {row.stage: row for row in report.costs.rows}
     assert stages["evaluate-agent"].requests > 9 and stages["evaluate-user"].input_tokens > 0
     assert "user" in fake.requests and "agent" in fake.requests  # every model call went to the loopback fake
@@ -59,7 +73,14 @@ def test_an_agent_replying_in_english_has_low_language_consistency(mock_es, fake
     from flows.evaluate import evaluate
 
     settings, _ = mock_es
-    report = evaluate("tau2-mock", "es", f"openai-compatible:agent-english@{fake.url}", f"openai-compatible:user@{fake.url}", task_ids=["create_task_1", "update_task_1"], settings=settings)
+    report = evaluate(
+        "tau2-mock",
+        "es",
+        f"openai-compatible:agent-english@{fake.url}",
+        f"openai-compatible:user@{fake.url}",
+        task_ids=["create_task_1", "update_task_1"],
+        settings=settings,
+    )
     assert report.variant_run.language_consistency is not None and report.variant_run.language_consistency <= 0.2
     assert all(trial.agent_reply_languages.get("en", 0) >= 1 for trial in report.variant_run.trials)
     assert [t.rewards for t in report.variant_run.tasks] == [[1.0], [1.0]]  # scoring does not depend on the language
@@ -79,9 +100,22 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     greeting = overlay.translated("orchestrator/orchestrator.py", default_greeting()) if overlay else None
     assert greeting and greeting != default_greeting()
     ledger = CostLedger()
-    agent = ProviderChatModel(f"openai-compatible:agent@{fake.url}", field="--agent-llm", stage="evaluate-agent", language="es", costs=ledger)
-    user = ProviderChatModel(f"openai-compatible:user@{fake.url}", field="--user-llm", stage="evaluate-user", language="es", costs=ledger)
-    simulation = run_trial(domain, variant.task("create_task_1"), "llm_agent_es", "user_simulator_es", agent, user, greeting=greeting, seed=0)
+    agent = ProviderChatModel(
+        f"openai-compatible:agent@{fake.url}", field="--agent-llm", stage="evaluate-agent", language="es", costs=ledger
+    )
+    user = ProviderChatModel(
+        f"openai-compatible:user@{fake.url}", field="--user-llm", stage="evaluate-user", language="es", costs=ledger
+    )
+    simulation = run_trial(
+        domain,
+        variant.task("create_task_1"),
+        "llm_agent_es",
+        "user_simulator_es",
+        agent,
+        user,
+        greeting=greeting,
+        seed=0,
+    )
     assert simulation.messages[0].content == greeting and simulation.reward_info.reward == 1.0
     # the module constant is untouched: the English source still greets in English
     from tau2.orchestrator.orchestrator import DEFAULT_FIRST_AGENT_MESSAGE
@@ -97,15 +131,42 @@ def test_cli_reports_pass_hat_k_and_saves_json(mock_es, fake, monkeypatch):
     settings, variant = mock_es
     monkeypatch.chdir(settings.project_root)
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(settings.project_root))
-    result = CliRunner().invoke(app, [
-        "evaluate", "tau2-mock", "--lang", "es", "--agent-llm", f"openai-compatible:agent@{fake.url}",
-        "--user-llm", f"openai-compatible:user@{fake.url}", "--trials", "2", "--tasks", "create_task_1,update_task_1",
-    ])
+    result = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            "tau2-mock",
+            "--lang",
+            "es",
+            "--agent-llm",
+            f"openai-compatible:agent@{fake.url}",
+            "--user-llm",
+            f"openai-compatible:user@{fake.url}",
+            "--trials",
+            "2",
+            "--tasks",
+            "create_task_1,update_task_1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "pass^" in result.output and "es.evaluation.json" in result.output.replace("\n", "")
     saved = orjson.loads((variant.parent / "es.evaluation.json").read_bytes())
     assert saved["variant_run"]["pass_hat_k"] == {"1": 1.0, "2": 1.0} and saved["trials_per_task"] == 2
-    missing = CliRunner().invoke(app, ["evaluate", "tau2-mock", "--lang", "es", "--agent-llm", f"openai-compatible:agent@{fake.url}", "--user-llm", f"openai-compatible:user@{fake.url}", "--tasks", "nope"])
+    missing = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            "tau2-mock",
+            "--lang",
+            "es",
+            "--agent-llm",
+            f"openai-compatible:agent@{fake.url}",
+            "--user-llm",
+            f"openai-compatible:user@{fake.url}",
+            "--tasks",
+            "nope",
+        ],
+    )
     assert missing.exit_code == 2 and "Unknown task id" in missing.output
 
 

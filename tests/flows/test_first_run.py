@@ -47,7 +47,14 @@ def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
     assert not (project / ".babelflow").exists()
     env = _clean_env()
     try:
-        run = subprocess.run([*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            [*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
         record = json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())
         ui, api = record["ui_url"], record["api_url"]
@@ -58,19 +65,34 @@ def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
         flow_run = _get(f"{api}/flow_runs/{run_id}", _auth(project))
         assert flow_run["state"]["type"] == "COMPLETED"
         artifact_key = printed.split(f"{ui}/artifacts/key/")[1].split()[0]
-        req = urllib.request.Request(f"{api}/artifacts/filter", data=json.dumps({"artifacts": {"key": {"any_": [artifact_key]}}}).encode(), headers={"Content-Type": "application/json", **_auth(project)})
-        csrf = _get(f"{api}/csrf-token?client=first-run-test", _auth(project))["token"]  # changes and filters are POSTs: CSRF on
+        req = urllib.request.Request(
+            f"{api}/artifacts/filter",
+            data=json.dumps({"artifacts": {"key": {"any_": [artifact_key]}}}).encode(),
+            headers={"Content-Type": "application/json", **_auth(project)},
+        )
+        csrf = _get(f"{api}/csrf-token?client=first-run-test", _auth(project))[
+            "token"
+        ]  # changes and filters are POSTs: CSRF on
         req.add_header("Prefect-Csrf-Token", csrf)
         req.add_header("Prefect-Csrf-Client", "first-run-test")
         with urllib.request.urlopen(req, timeout=5) as reply:
             artifacts = json.loads(reply.read())
         assert artifacts and artifacts[0]["flow_run_id"] == run_id and "open findings" in artifacts[0]["data"]
         # a second run reuses the same server (no second start-up)
-        again = subprocess.run([*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        again = subprocess.run(
+            [*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert again.returncode == 0, again.stderr[-3000:]
         assert json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())["pid"] == record["pid"]
     finally:
-        stop = subprocess.run([*BABELFLOW, "server", "--stop"], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+        stop = subprocess.run(
+            [*BABELFLOW, "server", "--stop"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        )
     assert stop.returncode == 0, stop.stderr
     assert not (project / ".babelflow" / "prefect" / "server.json").exists()
     with pytest.raises(OSError):
@@ -81,7 +103,14 @@ def test_unwritable_state_folder_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "state-is-a-file"
     blocker.write_text("not a folder")
     env = {**_clean_env(), "BABELFLOW_STATE_DIR": str(blocker / "state")}
-    run = subprocess.run([*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2
     assert "state folder" in run.stderr and "BABELFLOW_STATE_DIR" in run.stderr
 
@@ -95,7 +124,14 @@ def _free_port() -> int:
 @pytest.mark.slow
 def test_foreground_server_points_its_ui_at_its_own_port(tmp_path: Path) -> None:
     port = _free_port()
-    server = subprocess.Popen([*BABELFLOW, "server", "--port", str(port)], cwd=tmp_path, env=_clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [*BABELFLOW, "server", "--port", str(port)],
+        cwd=tmp_path,
+        env=_clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

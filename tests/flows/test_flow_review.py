@@ -85,10 +85,20 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     answered = [f for f in queue.findings if f.kind == "answered_not_translated"]
     assert answered and answered[0].element_id, [f.kind for f in queue.findings]
     groups = group_findings(queue.findings)  # the form asks one decision per group of findings
-    rows = [{"group_id": g.id, "decision": "confirm" if g.kind == "answered_not_translated" else "skip", "note": "the model answered instead of translating"} for g in groups]
+    rows = [
+        {
+            "group_id": g.id,
+            "decision": "confirm" if g.kind == "answered_not_translated" else "skip",
+            "note": "the model answered instead of translating",
+        }
+        for g in groups
+    ]
     resume_flow_run(run_id, run_input={"reviewer": "ana", "groups": rows})
     _wait_paused(store, time.time() + 120)  # the sign-off form, after a clean fix round
-    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "ana", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"})
+    resume_flow_run(
+        store.flow_run_id(),
+        run_input={"reviewer": "ana", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"},
+    )
     thread.join(180)
     result = box["result"]
     assert result.status == "signed"
@@ -99,7 +109,9 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     assert second.tasks_replayed == len(changed) < len(round_one_tasks)  # only the affected tasks were revalidated
     assert {s.stage: s.cached for s in second.stages}["analyze"] is True
     decisions_logged = store.decisions()
-    assert [(d.finding_id, d.decision, d.reviewer) for d in decisions_logged] == [(answered[0].id, "confirm", "ana")] + [(f.id, "confirm", "ana") for f in answered[1:]]
+    assert [(d.finding_id, d.decision, d.reviewer) for d in decisions_logged] == [
+        (answered[0].id, "confirm", "ana")
+    ] + [(f.id, "confirm", "ana") for f in answered[1:]]
     assert all(d.at and d.note for d in decisions_logged)
     signoff = orjson.loads((result.variant_dir / "babelflow_signoff.json").read_bytes())
     assert signoff["reviewer"] == "ana" and signoff["decisions"] == len(decisions_logged) and signoff["variant_files"]
@@ -124,7 +136,13 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     queue = store.queue()
     assert [f.kind for f in queue.findings] == ["length_ratio_outlier"]
     (group,) = group_findings(queue.findings)
-    resume_flow_run(run_id, run_input={"reviewer": "bo", "groups": [{"group_id": group.id, "decision": "dismiss", "note": "verbose but faithful"}]})
+    resume_flow_run(
+        run_id,
+        run_input={
+            "reviewer": "bo",
+            "groups": [{"group_id": group.id, "decision": "dismiss", "note": "verbose but faithful"}],
+        },
+    )
     _wait_paused(store, time.time() + 120)
     resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "spot_checked_tasks": [], "approve": False})
     thread.join(180)
@@ -141,7 +159,9 @@ def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(
 
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text + " (Note: translated automatically)")
-    first = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)  # review_timeout=0: never hangs
+    first = adapt_language(
+        benchmark=benchmark, language="en-XA", project_root=tmp_path
+    )  # review_timeout=0: never hangs
     assert first.status == "awaiting_review" and first.open_findings
     store = _store(tmp_path, benchmark)
     finding = next(f for f in store.queue().findings if f.kind == "added_commentary")

@@ -52,7 +52,9 @@ def test_a_failed_second_write_puts_the_first_back(tmp_path, monkeypatch):
 def test_a_failed_second_write_removes_a_map_the_import_created(tmp_path, monkeypatch):
     settings = BabelflowSettings(project_root=tmp_path)
     map_path = tmp_path / "canonical_maps" / "fixture-library" / "es.json"
-    monkeypatch.setattr("flows.importing.write_bytes_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt))
+    monkeypatch.setattr(
+        "flows.importing.write_bytes_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt)
+    )
     with pytest.raises(KeyboardInterrupt):
         write_import(settings, "fixture-library", "es", tmp_path / "r.json", map_path, _plan(), holder="test")
     assert not map_path.exists()

@@ -263,7 +263,9 @@ def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(t
     taken.listen()
     busy = taken.getsockname()[1]
     monkeypatch.setattr(local_server, "DEFAULT_PORT", busy)
-    monkeypatch.setattr(local_server, "_port_free", lambda port: port != busy or not spawned)  # the race: free at the check
+    monkeypatch.setattr(
+        local_server, "_port_free", lambda port: port != busy or not spawned
+    )  # the race: free at the check
     spawned: list[int] = []
 
     class Exited:

@@ -15,8 +15,22 @@ IDS = ["46", "2", "0"]  # 46 fails with "Order not found", 2 with "Product not f
 
 def _variant(tag: str, order_not_found: str) -> Tau2Benchmark:
     texts = [
-        CodeText(module="domains/retail/tools.py", qualname="RetailTools", role="error_message", occurrence=0, source="Order not found", target=order_not_found),
-        CodeText(module="domains/retail/tools.py", qualname="RetailTools", role="error_message", occurrence=1, source="Product not found", target="[x] Product not found"),
+        CodeText(
+            module="domains/retail/tools.py",
+            qualname="RetailTools",
+            role="error_message",
+            occurrence=0,
+            source="Order not found",
+            target=order_not_found,
+        ),
+        CodeText(
+            module="domains/retail/tools.py",
+            qualname="RetailTools",
+            role="error_message",
+            occurrence=1,
+            source="Product not found",
+            target="[x] Product not found",
+        ),
     ]
     return Tau2Benchmark("tau2-retail", overlay=CodeOverlay(language=tag, texts=texts))
 
@@ -41,4 +55,7 @@ def test_second_language_replays_only_what_its_catalog_changes(tmp_path):
     assert replayed == 1  # only task 46 looked up the text B renders differently
     assert _dump(pairs_b) == _dump({g.task_id: (g, n) for g, n in second.replay_pairs(IDS)})
     errors = lambda pair: [c.output for c in pair[0].tool_calls if c.error]  # noqa: E731
-    assert errors(pairs_b["46"]) == ["Error: [B] Order not found"] * 2 and errors(pairs["46"]) == ["Error: [A] Order not found"] * 2
+    assert (
+        errors(pairs_b["46"]) == ["Error: [B] Order not found"] * 2
+        and errors(pairs["46"]) == ["Error: [A] Order not found"] * 2
+    )

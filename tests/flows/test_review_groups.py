@@ -14,11 +14,45 @@ from validators.findings import FailureSet, Layer, Severity, group_findings, mak
 def _thousand_findings() -> FailureSet:
     findings = []
     for task in range(600):  # one repeated pattern: the same field of 600 tasks
-        findings.append(make_finding("probes", Layer.FIDELITY, "added_commentary", Severity.MAJOR, "data/tasks.json", f"tasks.json[{task}].description.purpose", "translator commentary added", element_id=f"e{task}"))
+        findings.append(
+            make_finding(
+                "probes",
+                Layer.FIDELITY,
+                "added_commentary",
+                Severity.MAJOR,
+                "data/tasks.json",
+                f"tasks.json[{task}].description.purpose",
+                "translator commentary added",
+                element_id=f"e{task}",
+            )
+        )
     for task in range(390):
-        findings.append(make_finding("probes", Layer.CONSISTENCY, "preserved_value_changed", Severity.CRITICAL, "data/tasks.json", f"tasks.json[*].user_scenario.instructions.known_info @ $[{task}]['x']", "Preserve field (identifier) changed", element_id=f"p{task}"))
+        findings.append(
+            make_finding(
+                "probes",
+                Layer.CONSISTENCY,
+                "preserved_value_changed",
+                Severity.CRITICAL,
+                "data/tasks.json",
+                f"tasks.json[*].user_scenario.instructions.known_info @ $[{task}]['x']",
+                "Preserve field (identifier) changed",
+                element_id=f"p{task}",
+            )
+        )
     for index in range(10):  # ten one-offs
-        findings.append(make_finding("probes", Layer.BEHAVIOR, "golden_reward_changed", Severity.CRITICAL, "data/tasks.json", f"task_{index}", "golden reward differs", task_id=f"task_{index}", pattern=f"reward 1.0 -> 0.{index}"))
+        findings.append(
+            make_finding(
+                "probes",
+                Layer.BEHAVIOR,
+                "golden_reward_changed",
+                Severity.CRITICAL,
+                "data/tasks.json",
+                f"task_{index}",
+                "golden reward differs",
+                task_id=f"task_{index}",
+                pattern=f"reward 1.0 -> 0.{index}",
+            )
+        )
     return FailureSet(benchmark="b", language="en-XA", findings=findings, validators=["probes"])
 
 
@@ -27,7 +61,9 @@ def test_groups_collapse_repeats_and_rank_by_impact() -> None:
     groups = group_findings(failures.findings)
     assert len(groups) == 12
     assert sum(len(g.finding_ids) for g in groups) == 1000
-    assert groups[0].severity is Severity.CRITICAL and len(groups[0].finding_ids) == 390  # critical before major, large before small
+    assert (
+        groups[0].severity is Severity.CRITICAL and len(groups[0].finding_ids) == 390
+    )  # critical before major, large before small
     assert groups[-1].severity is Severity.MAJOR and len(groups[-1].finding_ids) == 600
     assert groups[0].pattern == "tasks.json[*].user_scenario.instructions.known_info"
     assert "600×" in groups[-1].summary
@@ -80,17 +116,29 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
         _paused(client, box["run_id"], "review-1", deadline)
         critical, *_, commentary = groups
         rows = [{"group_id": g.id, "decision": "skip"} for g in groups]
-        rows[0] = {"group_id": critical.id, "decision": "confirm", "note": "ids must stay", "route": "analysis", "preserve_reason": "identifier"}
+        rows[0] = {
+            "group_id": critical.id,
+            "decision": "confirm",
+            "note": "ids must stay",
+            "route": "analysis",
+            "preserve_reason": "identifier",
+        }
         rows[-1] = {"group_id": commentary.id, "decision": "open"}
         resume_flow_run(box["run_id"], run_input={"reviewer": "ana", "groups": rows})
         _paused(client, box["run_id"], "review-1-opened", deadline)
-        opened = [{"finding_id": f, "decision": "dismiss" if i % 2 else "confirm", "note": "checked"} for i, f in enumerate(commentary.finding_ids)]
+        opened = [
+            {"finding_id": f, "decision": "dismiss" if i % 2 else "confirm", "note": "checked"}
+            for i, f in enumerate(commentary.finding_ids)
+        ]
         resume_flow_run(box["run_id"], run_input={"reviewer": "ana", "decisions": opened})
     thread.join(120)
     decisions = box["decisions"]
     assert len(decisions) == 390 + 600
     by_finding = {d.finding_id: d for d in decisions}
-    assert all(by_finding[f].decision == "confirm" and by_finding[f].route == "analysis" and by_finding[f].reviewer == "ana" for f in critical.finding_ids)
+    assert all(
+        by_finding[f].decision == "confirm" and by_finding[f].route == "analysis" and by_finding[f].reviewer == "ana"
+        for f in critical.finding_ids
+    )
     assert sum(by_finding[f].decision == "dismiss" for f in commentary.finding_ids) == 300
     assert not any(g.finding_ids[0] in by_finding for g in groups[1:-1])  # skipped groups stay open
 
@@ -101,12 +149,19 @@ def test_one_write_for_a_group_decision(tmp_path) -> None:
     failures = _thousand_findings()
     store = ReviewStore(tmp_path)
     store.save_queue(failures)
-    written = store.append_many([ReviewDecision(finding_id=f.id, decision="dismiss", reviewer="bo") for f in failures.findings[:600]])
+    written = store.append_many(
+        [ReviewDecision(finding_id=f.id, decision="dismiss", reviewer="bo") for f in failures.findings[:600]]
+    )
     assert len(written) == 600 and len(store.decisions()) == 600
     from babelflow.errors import BabelflowError
 
     with pytest.raises(BabelflowError) as bad:
-        store.append_many([ReviewDecision(finding_id=failures.findings[0].id, decision="confirm", reviewer="bo"), ReviewDecision(finding_id="F-missing", decision="confirm", reviewer="bo")])
+        store.append_many(
+            [
+                ReviewDecision(finding_id=failures.findings[0].id, decision="confirm", reviewer="bo"),
+                ReviewDecision(finding_id="F-missing", decision="confirm", reviewer="bo"),
+            ]
+        )
     assert "F-missing" in str(bad.value)
     assert len(store.decisions()) == 600  # a bad batch writes nothing
 
@@ -125,10 +180,26 @@ def test_terminal_review_decides_a_whole_group_and_refuses_a_bad_route(tmp_path,
     group = next(g for g in group_findings(queue.findings) if len(g.finding_ids) == 390)
     runner = CliRunner()
 
-    bad = runner.invoke(app, ["review", "tau2-mock", "--lang", "en-XA", "--decide", f"{group.id}=confirm", "--route", "elsewhere"])
+    bad = runner.invoke(
+        app, ["review", "tau2-mock", "--lang", "en-XA", "--decide", f"{group.id}=confirm", "--route", "elsewhere"]
+    )
     assert bad.exit_code == 2 and store.decisions() == []
 
-    done = runner.invoke(app, ["review", "tau2-mock", "--lang", "en-XA", "--decide", f"{group.id}=confirm", "--route", "analysis", "--reviewer", "ana"])
+    done = runner.invoke(
+        app,
+        [
+            "review",
+            "tau2-mock",
+            "--lang",
+            "en-XA",
+            "--decide",
+            f"{group.id}=confirm",
+            "--route",
+            "analysis",
+            "--reviewer",
+            "ana",
+        ],
+    )
     assert done.exit_code == 0, done.output
     decisions = store.decisions()
     assert {d.finding_id for d in decisions} == set(group.finding_ids)
@@ -148,9 +219,29 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
     assert suggested_route(Layer.FIDELITY, "added_commentary") == "translation"
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     store = ReviewStore(BabelflowSettings().layout.review_dir("tau2-mock", "en-XA"))
-    typed = make_finding("probes", Layer.CONSISTENCY, "profile_contradicts_evidence", Severity.MAJOR, "data/tasks.json", "tasks.json[0].title", "the profile translates it but the run shows a DB write", element_id="t0")
-    worded = make_finding("probes", Layer.FIDELITY, "added_commentary", Severity.MAJOR, "data/tasks.json", "tasks.json[0].purpose", "translator commentary added", element_id="w0")
-    queue = store.open_findings(FailureSet(benchmark="tau2-mock", language="en-XA", findings=[typed, worded], validators=["probes"]))
+    typed = make_finding(
+        "probes",
+        Layer.CONSISTENCY,
+        "profile_contradicts_evidence",
+        Severity.MAJOR,
+        "data/tasks.json",
+        "tasks.json[0].title",
+        "the profile translates it but the run shows a DB write",
+        element_id="t0",
+    )
+    worded = make_finding(
+        "probes",
+        Layer.FIDELITY,
+        "added_commentary",
+        Severity.MAJOR,
+        "data/tasks.json",
+        "tasks.json[0].purpose",
+        "translator commentary added",
+        element_id="w0",
+    )
+    queue = store.open_findings(
+        FailureSet(benchmark="tau2-mock", language="en-XA", findings=[typed, worded], validators=["probes"])
+    )
     store.save_queue(queue)
     decide = [arg for g in group_findings(queue.findings) for arg in ("--decide", f"{g.id}=confirm")]
     done = CliRunner().invoke(app, ["review", "tau2-mock", "--lang", "en-XA", *decide, "--reviewer", "ana"])
@@ -160,10 +251,15 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "benchmark, language, key",
-    [("tau2-retail", "en-XA", "tau2-retail-en-xa"), ("tau2-pkg:acme_tasks", "pt_BR", "tau2-pkg-acme-tasks-pt-br"), ("agentdojo-travel@v1.1.1", "es", "agentdojo-travel-v1-1-1-es")],
+    [
+        ("tau2-retail", "en-XA", "tau2-retail-en-xa"),
+        ("tau2-pkg:acme_tasks", "pt_BR", "tau2-pkg-acme-tasks-pt-br"),
+        ("agentdojo-travel@v1.1.1", "es", "agentdojo-travel-v1-1-1-es"),
+    ],
 )
 def test_report_artifact_keys_are_what_prefect_accepts(benchmark, language, key):
-    """A domain package's id has a colon; Prefect refuses artifact keys other than [a-z0-9-] (the flow crashed at its first report)."""
+    """A domain package's id has a colon; Prefect refuses artifact keys other than [a-z0-9-]
+    (the flow crashed at its first report)."""
     from prefect.artifacts import MarkdownArtifact
 
     from flows.prefect_flows import artifact_key

@@ -15,7 +15,9 @@ from flows.cli import app
 @pytest.fixture(scope="module")
 def fixture_variant(tmp_path_factory):
     project = tmp_path_factory.mktemp("project")
-    result = adapt("fixture-library", "en-XA", translator_spec="pseudo", settings=BabelflowSettings(project_root=project))
+    result = adapt(
+        "fixture-library", "en-XA", translator_spec="pseudo", settings=BabelflowSettings(project_root=project)
+    )
     return project, result.paths.variant
 
 

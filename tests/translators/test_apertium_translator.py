@@ -10,7 +10,8 @@ import pytest
 from translators.interface import ProtectedSegment, TranslationRequest
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)"
+    shutil.which("apertium") is None,
+    reason="apertium is not installed (scripts/install.sh installs apertium-eng-spa as root; CI does)",
 )
 
 
@@ -18,7 +19,9 @@ def _request(*texts: str) -> TranslationRequest:
     return TranslationRequest(
         source_language="en",
         target_language="es",
-        segments=[ProtectedSegment(segment_id=f"u{i}", text=text, context="test", kind="free") for i, text in enumerate(texts)],
+        segments=[
+            ProtectedSegment(segment_id=f"u{i}", text=text, context="test", kind="free") for i, text in enumerate(texts)
+        ],
     )
 
 
@@ -35,9 +38,17 @@ def test_placeholders_travel_as_tags_and_come_back_restorable():
     from translators.placeholders import protect, restore
 
     translator = ApertiumTranslator("es")
-    protected = protect("Cancel the reservation EHGLP3 only if the user confirms (yes) by 2024-05-15.", preserve_tokens=["EHGLP3"])
+    protected = protect(
+        "Cancel the reservation EHGLP3 only if the user confirms (yes) by 2024-05-15.", preserve_tokens=["EHGLP3"]
+    )
     markup = protect("Check the order status & the <b>refund</b> amount, then tell the user.")
-    response = translator.translate(_request(protected.text, markup.text, "# Retail agent policy\n\n- You can help users cancel orders.\n- You must not lie."))
+    response = translator.translate(
+        _request(
+            protected.text,
+            markup.text,
+            "# Retail agent policy\n\n- You can help users cancel orders.\n- You must not lie.",
+        )
+    )
     assert response.failed == {} and translator.stats.calls == 1  # three segments, one process call
     by_id = {s.segment_id: s.text for s in response.segments}
     spanish = restore(by_id["u0"], protected)
@@ -63,9 +74,13 @@ def test_a_segment_broken_in_the_batch_is_retried_alone_and_recorded_when_still_
             return {k: (v.replace("⟦0⟧", "") if k in broken else v) for k, v in out.items()}
 
     translator = Breaking("es")
-    response = translator.translate(_request("The batch breaks ⟦0⟧ here.", "It always breaks ⟦0⟧ here.", "Fine ⟦0⟧ text."))
+    response = translator.translate(
+        _request("The batch breaks ⟦0⟧ here.", "It always breaks ⟦0⟧ here.", "Fine ⟦0⟧ text.")
+    )
     assert {s.segment_id for s in response.segments} == {"u0", "u2"}  # u0 recovered alone
-    assert list(response.failed) == ["u1"] and "⟦0⟧" in response.failed["u1"][0] and "missing" in response.failed["u1"][0]
+    assert (
+        list(response.failed) == ["u1"] and "⟦0⟧" in response.failed["u1"][0] and "missing" in response.failed["u1"][0]
+    )
     assert translator.stats.fallbacks == 2 and translator.stats.failed == 1
 
 
@@ -80,7 +95,9 @@ def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(anal
             return {k: v.replace("⟦0⟧", "", 1) for k, v in super()._batch(texts).items()}
 
     ir = analyzed("tau2-mock")
-    outcome = TranslationEngine(DropsFirstTag("es"), "es", TranslationMemory(tmp_path / "tm.jsonl")).translate(ir, CanonicalMap(benchmark="tau2-mock", language="es"))
+    outcome = TranslationEngine(DropsFirstTag("es"), "es", TranslationMemory(tmp_path / "tm.jsonl")).translate(
+        ir, CanonicalMap(benchmark="tau2-mock", language="es")
+    )
     assert outcome.failures and all(any("apertium eng-spa" in p for p in f.problems) for f in outcome.failures)
     failed = {e for f in outcome.failures for e in f.element_ids}
     assert not failed & set(outcome.targets)  # no target for a broken unit: the source text stays
@@ -100,13 +117,19 @@ def test_default_translator_per_language(tmp_path, monkeypatch):
     assert "--translator PROVIDER:MODEL" in message and "babelflow import" in message and "apertium-eng-fra" in message
 
 
-def test_without_apertium_a_real_language_exits_2_naming_the_install_and_pseudo_still_works(tmp_path, monkeypatch, seed_analysis_cache):
+def test_without_apertium_a_real_language_exits_2_naming_the_install_and_pseudo_still_works(
+    tmp_path, monkeypatch, seed_analysis_cache
+):
     seed_analysis_cache(tmp_path, "tau2-mock")  # about the translator choice, not a cold analysis
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.setenv("BABELFLOW_APERTIUM_BIN", "off")  # the same as no `apertium` on PATH
     result = _cli("adapt", "tau2-mock", "--lang", "es")
-    assert result.exit_code == 2 and "apt-get install -y apertium-eng-spa" in result.output and "Apertium is not installed" in result.output
+    assert (
+        result.exit_code == 2
+        and "apt-get install -y apertium-eng-spa" in result.output
+        and "Apertium is not installed" in result.output
+    )
     assert not (tmp_path / "adapted" / "tau2-mock" / "es").exists()
     flow = _cli("flow", "tau2-mock", "--lang", "es", "--lang", "en-XA")  # refused before any work starts
     assert flow.exit_code == 2 and "apertium-eng-spa" in flow.output
@@ -121,7 +144,9 @@ def test_absent_binary_on_path_is_detected(monkeypatch, tmp_path):
     assert apertium_binary() is None
 
 
-def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_translator(tmp_path, monkeypatch, seed_analysis_cache):
+def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_translator(
+    tmp_path, monkeypatch, seed_analysis_cache
+):
     from babelflow.language_pack import load_pack
     from translators.pack_checks import check_pack
 
@@ -135,7 +160,9 @@ def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_tran
     result = _cli("export", "tau2-mock", "--lang", "fr", "--format", "po", "--out", str(out))
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
-    assert 'msgstr ""' in text and "Language: fr" in text and "(0 with a none draft)" in result.output.replace("\n", " ")
+    assert (
+        'msgstr ""' in text and "Language: fr" in text and "(0 with a none draft)" in result.output.replace("\n", " ")
+    )
     drafts = tmp_path / "mock-es.po"
     result = _cli("export", "tau2-mock", "--lang", "es", "--format", "po", "--out", str(drafts))
     assert result.exit_code == 0 and "apertium" in result.output and "tarea" in drafts.read_text(encoding="utf-8")

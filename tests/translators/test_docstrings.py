@@ -42,7 +42,12 @@ ALL_DOCS = {**TOOL_DOCS, **EXTRA_DOCS}
 
 
 def _pseudo(parts: list[DocstringPart]) -> str:
-    return join_parts([DocstringPart(text=pseudo_translate_text(p.text, "en-XA"), translatable=True) if p.translatable else p for p in parts])
+    return join_parts(
+        [
+            DocstringPart(text=pseudo_translate_text(p.text, "en-XA"), translatable=True) if p.translatable else p
+            for p in parts
+        ]
+    )
 
 
 def _replace(doc: str, old: str, new: str) -> str:
@@ -83,7 +88,9 @@ def test_pseudo_translated_docstring_parses_to_the_same_structure(name: str) -> 
 @pytest.mark.parametrize(("name", "func"), TOOLS, ids=[name for name, _ in TOOLS])
 def test_tau2_builds_the_same_tool_schema_from_the_translated_docstring(name: str, func: Callable[..., object]) -> None:
     """The real consumer: tau2's Tool, whose JSON schema the agent sees."""
-    copy = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)  # type: ignore[attr-defined]
+    copy = types.FunctionType(  # type: ignore[attr-defined]
+        func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__
+    )
     copy.__annotations__ = dict(func.__annotations__)
     copy.__doc__ = _pseudo(split_docstring(func.__doc__ or ""))
     # bound like ToolKitBase.tools does, so `self` is not a parameter
@@ -112,7 +119,14 @@ def _merged(parts: list[DocstringPart]) -> list[tuple[str, bool]]:
 
 def test_split_of_a_retail_docstring() -> None:
     parts = split_docstring(TOOL_DOCS["RetailTools.get_order_details"])
-    assert [p.kind for p in parts if p.kind in ("header", "spec")] == ["header", "spec", "header", "spec", "header", "spec"]
+    assert [p.kind for p in parts if p.kind in ("header", "spec")] == [
+        "header",
+        "spec",
+        "header",
+        "spec",
+        "header",
+        "spec",
+    ]
     assert [p.text for p in parts if p.kind == "header"] == ["Args:", "Returns:", "Raises:"]
     assert _merged(parts) == [
         ("Get the status and details of an order.", True),
@@ -144,7 +158,10 @@ def test_example_sections_and_docstrings_without_sections() -> None:
 
 
 def test_malformed_items_and_unindented_trailers_are_kept_verbatim() -> None:
-    doc = "Do it.\n\n    Args:\n        broken item without colon\n        x: The x.\n\n    Trailing note the parser ignores.\n    "
+    doc = (
+        "Do it.\n\n    Args:\n        broken item without colon\n        x: The x.\n\n"
+        "    Trailing note the parser ignores.\n    "
+    )
     parts = split_docstring(doc)
     assert join_parts(parts) == doc
     assert [p.text for p in parts if p.translatable] == ["Do it.", "The x."]
@@ -167,7 +184,9 @@ def test_reindent_repairs_an_llm_that_dropped_the_indentation() -> None:
     broken = _replace(doc, old, llm_output.strip())
     assert docstring_problems(doc, broken) != []  # column 0 shifts the margin: every header vanishes
     repaired = reindent_translation(part, llm_output)
-    assert repaired == "La raison de l'annulation.\n                Valeurs : 'no longer needed' ou 'ordered by mistake'."
+    assert (
+        repaired == "La raison de l'annulation.\n                Valeurs : 'no longer needed' ou 'ordered by mistake'."
+    )
     assert docstring_problems(doc, _replace(doc, old, repaired)) == []
 
 

@@ -22,14 +22,20 @@ class Recording(PseudoLocaleTranslator):
 
 
 def _sent(translator: Recording) -> dict[str, tuple[str, list[GlossaryEntry]]]:
-    return {segment.segment_id: (segment.text, request.glossary) for request in translator.requests for segment in request.segments}
+    return {
+        segment.segment_id: (segment.text, request.glossary)
+        for request in translator.requests
+        for segment in request.segments
+    }
 
 
 def test_glossary_terms_reach_the_requests_that_mention_them(analyzed, tmp_path):
     ir = analyzed("tau2-mock")
     term = GlossaryEntry(source="task", target="ţåšķ")
     translator = Recording()
-    engine = TranslationEngine(translator, "en-XA", TranslationMemory(tmp_path / "tm.jsonl"), glossary=[term], max_items=1)
+    engine = TranslationEngine(
+        translator, "en-XA", TranslationMemory(tmp_path / "tm.jsonl"), glossary=[term], max_items=1
+    )
     outcome = engine.translate(ir, CanonicalMap(benchmark="tau2-mock", language="en-XA"))
     assert not outcome.failures
     sent = _sent(translator)
@@ -43,8 +49,12 @@ def test_a_changed_term_retranslates_exactly_the_units_that_mention_it(analyzed,
     ir = analyzed("tau2-mock")
     memory = tmp_path / "tm.jsonl"
     cmap = CanonicalMap(benchmark="tau2-mock", language="en-XA")
-    TranslationEngine(Recording(), "en-XA", TranslationMemory(memory), glossary=[GlossaryEntry(source="meeting", target="ɱééţîñĝ")]).translate(ir, cmap)
+    TranslationEngine(
+        Recording(), "en-XA", TranslationMemory(memory), glossary=[GlossaryEntry(source="meeting", target="ɱééţîñĝ")]
+    ).translate(ir, cmap)
     again = Recording()
-    TranslationEngine(again, "en-XA", TranslationMemory(memory), glossary=[GlossaryEntry(source="meeting", target="ɱéţ")]).translate(ir, cmap)
+    TranslationEngine(
+        again, "en-XA", TranslationMemory(memory), glossary=[GlossaryEntry(source="meeting", target="ɱéţ")]
+    ).translate(ir, cmap)
     resent = [text for text, _ in _sent(again).values()]
     assert resent and all("meeting" in text.lower() for text in resent)

@@ -49,7 +49,11 @@ def _cli(*args):
 
 def _variant_files(root: Path) -> dict[str, bytes]:
     base = root / "adapted" / "fixture-library" / "en-XA"
-    return {str(p.relative_to(base)): p.read_bytes() for p in base.rglob("*") if p.is_file() and p.name != "babelflow_manifest.json"}
+    return {
+        str(p.relative_to(base)): p.read_bytes()
+        for p in base.rglob("*")
+        if p.is_file() and p.name != "babelflow_manifest.json"
+    }
 
 
 def test_xliff_export_validates_against_the_official_schema(project):

@@ -31,7 +31,9 @@ def _response(*ids: str) -> TranslationResponse:
     return TranslationResponse(
         translator_id="test/v1",
         segments=[TranslatedSegment(segment_id=i, text="x") for i in ids],
-        usage=TranslationUsage(input_characters=1, output_characters=1, input_tokens=None, output_tokens=None, requests=1),
+        usage=TranslationUsage(
+            input_characters=1, output_characters=1, input_tokens=None, output_tokens=None, requests=1
+        ),
     )
 
 

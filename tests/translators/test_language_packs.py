@@ -32,7 +32,12 @@ def test_real_language_packs_carry_cldr_conventions_and_scripts():
 
 
 def test_pack_problems_are_found(tmp_path):
-    bad = (REPO / "language_packs" / "zh-Hans.toml").read_text(encoding="utf-8").replace('target = "订单"', 'target = "order"').replace('script = "Hans"', 'script = "Latn"')
+    bad = (
+        (REPO / "language_packs" / "zh-Hans.toml")
+        .read_text(encoding="utf-8")
+        .replace('target = "订单"', 'target = "order"')
+        .replace('script = "Hans"', 'script = "Latn"')
+    )
     path = tmp_path / "zh-Hans.toml"
     path.write_text(bad, encoding="utf-8")
     problems = check_pack(read_pack(path))
@@ -51,13 +56,23 @@ def test_translation_release_checks_catch_glossary_parity_persona_and_control_to
 
     ir = analyzed("tau2-mock")
     pack = load_pack("en-XA")
-    result = adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=Path("/tmp/never-written")), ir=ir, out=Path("/tmp/never-written/v"))
+    result = adapt(
+        "tau2-mock",
+        "en-XA",
+        settings=BabelflowSettings(project_root=Path("/tmp/never-written")),
+        ir=ir,
+        out=Path("/tmp/never-written/v"),
+    )
     targets = dict(result.outcome.targets)
     assert check_translations(pack, ir, targets) == []
     by_id = ir.by_id()
-    instructions = next(i for i, t in targets.items() if "user_1" in by_id[i].source_text and "user_scenario" in by_id[i].role)
+    instructions = next(
+        i for i, t in targets.items() if "user_1" in by_id[i].source_text and "user_scenario" in by_id[i].role
+    )
     persona = next(i for i in targets if by_id[i].role.endswith(".persona"))
-    task_term = next(i for i, t in targets.items() if " task " in f" {by_id[i].source_text} " and i not in (instructions, persona))
+    task_term = next(
+        i for i, t in targets.items() if " task " in f" {by_id[i].source_text} " and i not in (instructions, persona)
+    )
     guideline = next(i for i in targets if "###STOP###" in by_id[i].source_text)
     targets[instructions] = targets[instructions].replace("user_1", "usér_1")
     targets[persona] = by_id[persona].source_text + " (plain English)"
@@ -76,7 +91,9 @@ def test_failing_release_check_writes_nothing(tmp_path, analyzed):
     packs = tmp_path / "language_packs"
     packs.mkdir()
     text = (REPO / "language_packs" / "en-XA.toml").read_text(encoding="utf-8")
-    (packs / "en-XA.toml").write_text(text + '\n[[glossary]]\nbenchmark = "tau2-mock"\nsource = "meeting"\ntarget = "réünion"\n', encoding="utf-8")
+    (packs / "en-XA.toml").write_text(
+        text + '\n[[glossary]]\nbenchmark = "tau2-mock"\nsource = "meeting"\ntarget = "réünion"\n', encoding="utf-8"
+    )
     with pytest.raises(BabelflowError, match="release check"):
         adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=analyzed("tau2-mock"))
     assert not (tmp_path / "adapted").exists()
@@ -90,7 +107,10 @@ def test_a_language_added_as_data_only_adapts_tau2_mock(tmp_path, analyzed, monk
     packs = tmp_path / "language_packs"
     packs.mkdir()
     text = (REPO / "language_packs" / "en-XA.toml").read_text(encoding="utf-8")
-    (packs / "en-XC.toml").write_text(text.replace('tag = "en-XA"', 'tag = "en-XC"').replace('version = "1.0.0"', 'version = "0.1.0"'), encoding="utf-8")
+    (packs / "en-XC.toml").write_text(
+        text.replace('tag = "en-XA"', 'tag = "en-XC"').replace('version = "1.0.0"', 'version = "0.1.0"'),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     settings = BabelflowSettings(project_root=tmp_path)
     result = adapt("tau2-mock", "en-XC", settings=settings, ir=analyzed("tau2-mock"))

@@ -39,18 +39,66 @@ def _originals(protected: ProtectedText) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Hi {name}, {user.id} {0} {} {{literal}}", [("{name}", "template"), ("{user.id}", "template"), ("{0}", "template"), ("{}", "template"), ("{{literal}}", "template")]),
-        ("%s items for %(name)s at %d%%", [("%s", "printf"), ("%(name)s", "printf"), ("%d", "printf"), ("%%", "printf")]),
+        (
+            "Hi {name}, {user.id} {0} {} {{literal}}",
+            [
+                ("{name}", "template"),
+                ("{user.id}", "template"),
+                ("{0}", "template"),
+                ("{}", "template"),
+                ("{{literal}}", "template"),
+            ],
+        ),
+        (
+            "%s items for %(name)s at %d%%",
+            [("%s", "printf"), ("%(name)s", "printf"), ("%d", "printf"), ("%%", "printf")],
+        ),
         ("Call `get_order_details(order_id)` now", [("`get_order_details(order_id)`", "code")]),
-        ("See [the policy](https://x.test/p_1 \"t\") or ![img](a.png)", [('](https://x.test/p_1 "t")', "link_target"), ("](a.png)", "link_target")]),
-        ("Go to https://example.com/a_b?x=1. Or www.example.org!", [("https://example.com/a_b?x=1", "url"), ("www.example.org", "url")]),
+        (
+            'See [the policy](https://x.test/p_1 "t") or ![img](a.png)',
+            [('](https://x.test/p_1 "t")', "link_target"), ("](a.png)", "link_target")],
+        ),
+        (
+            "Go to https://example.com/a_b?x=1. Or www.example.org!",
+            [("https://example.com/a_b?x=1", "url"), ("www.example.org", "url")],
+        ),
         ("Mail sara_doe@example.com.", [("sara_doe@example.com", "email")]),
-        ("Say ###STOP### or ###TRANSFER### or ###OUT-OF-SCOPE###", [("###STOP###", "control"), ("###TRANSFER###", "control"), ("###OUT-OF-SCOPE###", "control")]),
-        ("<policy>Be nice</policy><br/><a href=\"x\">", [("<policy>", "tag"), ("</policy>", "tag"), ("<br/>", "tag"), ('<a href="x">', "tag")]),
-        ("Use credit_card_9513926 and get_order_details", [("credit_card_9513926", "identifier"), ("get_order_details", "identifier")]),
-        ("Order #W2378156 item EHGLP3 L1002 HAT001 mode 4g_5g_preferred", [("#W2378156", "identifier"), ("EHGLP3", "identifier"), ("L1002", "identifier"), ("HAT001", "identifier"), ("4g_5g_preferred", "identifier")]),
-        ("Pay $43.50 of 8276.23 or 1628 ($1,628.00), 10%", [("$43.50", "number"), ("8276.23", "number"), ("1628", "number"), ("$1,628.00", "number"), ("10%", "number")]),
-        ("On 2024-05-15 at 10:00 (2024-05-15T15:00:00), 5-7 days", [("2024-05-15", "date"), ("10:00", "date"), ("2024-05-15T15:00:00", "date"), ("5-7", "number")]),
+        (
+            "Say ###STOP### or ###TRANSFER### or ###OUT-OF-SCOPE###",
+            [("###STOP###", "control"), ("###TRANSFER###", "control"), ("###OUT-OF-SCOPE###", "control")],
+        ),
+        (
+            '<policy>Be nice</policy><br/><a href="x">',
+            [("<policy>", "tag"), ("</policy>", "tag"), ("<br/>", "tag"), ('<a href="x">', "tag")],
+        ),
+        (
+            "Use credit_card_9513926 and get_order_details",
+            [("credit_card_9513926", "identifier"), ("get_order_details", "identifier")],
+        ),
+        (
+            "Order #W2378156 item EHGLP3 L1002 HAT001 mode 4g_5g_preferred",
+            [
+                ("#W2378156", "identifier"),
+                ("EHGLP3", "identifier"),
+                ("L1002", "identifier"),
+                ("HAT001", "identifier"),
+                ("4g_5g_preferred", "identifier"),
+            ],
+        ),
+        (
+            "Pay $43.50 of 8276.23 or 1628 ($1,628.00), 10%",
+            [
+                ("$43.50", "number"),
+                ("8276.23", "number"),
+                ("1628", "number"),
+                ("$1,628.00", "number"),
+                ("10%", "number"),
+            ],
+        ),
+        (
+            "On 2024-05-15 at 10:00 (2024-05-15T15:00:00), 5-7 days",
+            [("2024-05-15", "date"), ("10:00", "date"), ("2024-05-15T15:00:00", "date"), ("5-7", "number")],
+        ),
     ],
 )
 def test_protects_each_kind(text: str, expected: list[tuple[str, str]]) -> None:
@@ -98,7 +146,11 @@ def test_canonical_terms_restore_to_their_target_and_win_ties() -> None:
     text = "Your gift card balance is on the gift card ZX9; mode 4g_only."
     protected = protect(
         text,
-        canonical_terms={"gift card": "carte cadeau", "gift card balance": "solde de la carte", "4g_only": "4g_seulement"},
+        canonical_terms={
+            "gift card": "carte cadeau",
+            "gift card balance": "solde de la carte",
+            "4g_only": "4g_seulement",
+        },
     )
     assert [(p.original, p.restore_as, p.kind) for p in protected.placeholders] == [
         ("gift card balance", "solde de la carte", "canonical"),

@@ -129,7 +129,9 @@ def test_translator_returns_every_segment_with_honest_usage() -> None:
     response = PseudoLocaleTranslator("en-XA").translate(request)
     assert check_response(request, response) == []
     assert response.translator_id == "pseudo:en-XA/v1"
-    assert {s.segment_id: s.text for s in response.segments} == {k: pseudo_translate_text(v, "en-XA") for k, v in texts.items()}
+    assert {s.segment_id: s.text for s in response.segments} == {
+        k: pseudo_translate_text(v, "en-XA") for k, v in texts.items()
+    }
     assert response.usage.input_characters == sum(len(v) for v in texts.values())
     assert response.usage.output_characters == sum(len(s.text) for s in response.segments)
     assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.requests) == (None, None, 1)

@@ -14,8 +14,17 @@ from translators.rebuild import rebuild_variant, source_folders
 
 
 def _rebuild(bench, ir, out: Path):
-    return rebuild_variant(bench, ir, {}, out, language="en-XA", domain_name="library_en-XA", canonical_map_version="v",
-                           translator_id="t", failed_units=0)
+    return rebuild_variant(
+        bench,
+        ir,
+        {},
+        out,
+        language="en-XA",
+        domain_name="library_en-XA",
+        canonical_map_version="v",
+        translator_id="t",
+        failed_units=0,
+    )
 
 
 @pytest.fixture

@@ -32,15 +32,24 @@ def _request(texts: list[tuple[str, str]], kind: str = "free") -> TranslationReq
     return TranslationRequest(
         source_language="en",
         target_language="en-XA",
-        segments=[ProtectedSegment(segment_id=str(i), text=text, context=context, kind=kind) for i, (text, context) in enumerate(texts)],
+        segments=[
+            ProtectedSegment(segment_id=str(i), text=text, context=context, kind=kind)
+            for i, (text, context) in enumerate(texts)
+        ],
     )
 
 
 SAMPLE = [
-    ("You are Mia Garcia (mia_garcia_1234), zip 94301. Order #W2378156 cost $1628.50.", "tau2-retail tasks[*].user_scenario.instructions.known_info @ a"),
+    (
+        "You are Mia Garcia (mia_garcia_1234), zip 94301. Order #W2378156 cost $1628.50.",
+        "tau2-retail tasks[*].user_scenario.instructions.known_info @ a",
+    ),
     ("1. Cancel the ⟦0⟧ order\n2. Refund ⟦1⟧ to the ⟦2⟧ card", "tau2-retail policy:list"),
     ("Mia Garcia", "tau2-retail db.json.users.*.name @ b"),
-    ("Contact mia.garcia@example.com about flight HAT001 from JFK on 2024-05-15.", "tau2-airline tasks[*].user_scenario.instructions.task_instructions @ c"),
+    (
+        "Contact mia.garcia@example.com about flight HAT001 from JFK on 2024-05-15.",
+        "tau2-airline tasks[*].user_scenario.instructions.task_instructions @ c",
+    ),
 ]
 
 
@@ -84,7 +93,10 @@ def test_a_retry_is_a_new_seeded_draw():
 
 def test_error_free_rendering_is_the_pseudo_locale_and_keeps_ids_and_numbers():
     clean = SimulatedModelTranslator(rates=ERROR_FREE)
-    prose = "1. Cancel the pending order of 2024-05-15 and Refund 24.99 to the Customer.\n- keep it short\n2. call 555-123-2002"
+    prose = (
+        "1. Cancel the pending order of 2024-05-15 and Refund 24.99 to the Customer.\n"
+        "- keep it short\n2. call 555-123-2002"
+    )
     assert clean.render(prose, "ctx") == pseudo_translate_text(prose, "en-XA")
     out = clean.render(SAMPLE[0][0], SAMPLE[0][1])
     for token in ("mia_garcia_1234", "94301", "#W2378156", "1628.50"):
@@ -107,7 +119,10 @@ def test_number_reformatting():
 def test_rates_are_roughly_as_declared():
     model = SimulatedModelTranslator(seed=11)
     n = 3000
-    segments = [(f"Mia ordered #W{2000000 + i} for 1628.50 with ⟦0⟧ and ⟦1⟧ today", f"tau2-retail field @ {i}") for i in range(n)]
+    segments = [
+        (f"Mia ordered #W{2000000 + i} for 1628.50 with ⟦0⟧ and ⟦1⟧ today", f"tau2-retail field @ {i}")
+        for i in range(n)
+    ]
     outputs = [s.text for s in model.translate(_request(segments)).segments]
     variant, translated_ids, reformatted, dropped = 0, 0, 0, 0
     for i, out in enumerate(outputs):
@@ -146,7 +161,9 @@ def test_placeholders_are_never_altered_only_dropped_whole():
 def test_protected_ids_and_numbers_reach_the_model_as_placeholders_only():
     """What a pipeline protects cannot be mistranslated: after restore, ids and numbers are intact
     (or the unit fails loudly because a placeholder was dropped)."""
-    model = SimulatedModelTranslator(seed=2, rates=ErrorRates(0.3, 1.0, 0.03, 1.0))  # every visible id/number would be wrong
+    model = SimulatedModelTranslator(
+        seed=2, rates=ErrorRates(0.3, 1.0, 0.03, 1.0)
+    )  # every visible id/number would be wrong
     source = "Order #W2378156 for user mia_garcia_1234 costs 1628.50, zip 94301."
     protected = protect(source)
     assert "#W2378156" not in protected.text and "1628.50" not in protected.text
@@ -186,4 +203,8 @@ def test_tiny_ablation_on_tau2_mock(tmp_path):
     assert independent.fields_translated > full.fields_translated
     # the full workflow's model validators read the variant on every validation pass, one ledger row per agent
     assert full.validator_tokens > 0 and full.workflow_tokens == full.tokens + full.validator_tokens
-    assert [c["agent"] for c in full.validator_costs if c["stage"] != "total"] == ["validator-1-simulated", "validator-2-simulated", "validator-3-simulated"]
+    assert [c["agent"] for c in full.validator_costs if c["stage"] != "total"] == [
+        "validator-1-simulated",
+        "validator-2-simulated",
+        "validator-3-simulated",
+    ]

@@ -40,7 +40,14 @@ _LETTER = re.compile(r"[A-Za-z]")
 
 
 # a few real terms, so language-pack glossaries (zh-Hans: task -> 任务 ...) are honoured
-GLOSSARY = {"task": "任务", "order": "订单", "refund": "退款", "reservation": "预订", "flight": "航班", "roaming": "漫游"}
+GLOSSARY = {
+    "task": "任务",
+    "order": "订单",
+    "refund": "退款",
+    "reservation": "预订",
+    "flight": "航班",
+    "roaming": "漫游",
+}
 _TERMS = re.compile(r"(?<![\w⟦])(" + "|".join(GLOSSARY) + r")(?!\w)", re.I)
 
 
@@ -176,30 +183,71 @@ def _translate(segments: list[dict], fault: Fault | None) -> list[dict]:
 def _review(payload: dict) -> dict:
     """Upholds every probe finding; raises, with a quote, a field of the translation it reads
     whose target kept the source's text untouched (what a reviewer of zh-Hans would notice)."""
-    actions = [{"kind": "uphold", "finding_id": f["id"], "reasoning": "the evidence supports it"} for f in payload.get("probe_findings", [])]
-    views = [(f, t["task_id"]) for t in payload.get("tasks", []) for f in t["fields"]] + [(u, u.get("task_id")) for u in payload.get("units", [])]
+    actions = [
+        {"kind": "uphold", "finding_id": f["id"], "reasoning": "the evidence supports it"}
+        for f in payload.get("probe_findings", [])
+    ]
+    views = [(f, t["task_id"]) for t in payload.get("tasks", []) for f in t["fields"]] + [
+        (u, u.get("task_id")) for u in payload.get("units", [])
+    ]
     for view, task_id in views:
         if view["target"] == view["source"]:
-            actions.append({"kind": "raise_finding", "element_id": view["unit_id"], "task_id": task_id, "layer": "fidelity", "finding_kind": "untranslated",
-                            "severity": "major", "reasoning": "left in English", "quote": view["target"][:40]})
+            actions.append(
+                {
+                    "kind": "raise_finding",
+                    "element_id": view["unit_id"],
+                    "task_id": task_id,
+                    "layer": "fidelity",
+                    "finding_kind": "untranslated",
+                    "severity": "major",
+                    "reasoning": "left in English",
+                    "quote": view["target"][:40],
+                }
+            )
     return {"actions": actions + [{"kind": "done", "reasoning": "reviewed"}]}
 
 
-def _openai_message(model: str, message: dict, finish: str, usage: tuple[int, int] | None, choices: bool = True) -> dict:
-    body = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}] if choices else []}
+def _openai_message(
+    model: str, message: dict, finish: str, usage: tuple[int, int] | None, choices: bool = True
+) -> dict:
+    body = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}]
+        if choices
+        else [],
+    }
     if usage:
         body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
     return body
 
 
 def _anthropic_message(model: str, content: list[dict], stop: str, usage: tuple[int, int] | None) -> dict:
-    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": usage[0], "output_tokens": usage[1]} if usage else {"input_tokens": 0, "output_tokens": 0}}
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}
+        if usage
+        else {"input_tokens": 0, "output_tokens": 0},
+    }
 
 
 def _dashscope_message(content: str, finish: str, usage: tuple[int, int] | None, choices: bool = True) -> dict:
-    body = {"request_id": "req-fake", "output": {"choices": [{"finish_reason": finish, "message": {"role": "assistant", "content": content}}] if choices else []}}
+    body = {
+        "request_id": "req-fake",
+        "output": {
+            "choices": [{"finish_reason": finish, "message": {"role": "assistant", "content": content}}]
+            if choices
+            else []
+        },
+    }
     if usage:
         body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1], "total_tokens": sum(usage)}
     return body
@@ -214,15 +262,31 @@ def _reply(provider: str, body: dict, reply: dict, kind: str | None, usage: tupl
         # under a forced tool Anthropic always answers with that tool: bad output is a bad input
         # object, a cut-off answer an incomplete one; never a text-only reply
         if kind == "bad_json":
-            return _anthropic_message(model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": {"answer": "Here are your translations"}}], "tool_use", usage)
+            return _anthropic_message(
+                model,
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_fake",
+                        "name": tool,
+                        "input": {"answer": "Here are your translations"},
+                    }
+                ],
+                "tool_use",
+                usage,
+            )
         if kind in ("truncated", "context_window"):
             stop = "max_tokens" if kind == "truncated" else "model_context_window_exceeded"
-            return _anthropic_message(model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": {}}], stop, usage)
+            return _anthropic_message(
+                model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": {}}], stop, usage
+            )
         if kind == "empty":
             return _anthropic_message(model, [], "end_turn", usage)
         if kind == "refusal":
             return _anthropic_message(model, [], "refusal", usage)
-        return _anthropic_message(model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": reply}], "tool_use", usage)
+        return _anthropic_message(
+            model, [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": reply}], "tool_use", usage
+        )
     finish = "stop"
     if kind == "bad_json":
         text = "Here are your translations: " + text[:40]
@@ -230,10 +294,16 @@ def _reply(provider: str, body: dict, reply: dict, kind: str | None, usage: tupl
         text, finish = text[: len(text) // 2], "length"
     if provider == "openai":
         if kind == "refusal":
-            return _openai_message(model, {"content": None, "refusal": "I'm sorry, I can't help with that."}, "stop", usage)
+            return _openai_message(
+                model, {"content": None, "refusal": "I'm sorry, I can't help with that."}, "stop", usage
+            )
         return _openai_message(model, {"content": text}, finish, usage, choices=kind != "empty")
     if body.get("parameters", {}).get("result_format") != "message":
-        return {"request_id": "req-fake", "output": {"text": text, "finish_reason": finish}, "usage": {"input_tokens": usage[0], "output_tokens": usage[1]} if usage else {}}
+        return {
+            "request_id": "req-fake",
+            "output": {"text": text, "finish_reason": finish},
+            "usage": {"input_tokens": usage[0], "output_tokens": usage[1]} if usage else {},
+        }
     return _dashscope_message(text, finish, usage, choices=kind != "empty")
 
 
@@ -275,13 +345,27 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         credential = _credential(self.headers)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        seen = Seen(provider, "?", time.monotonic(), [], 200, None, None, host=self.headers.get("Host", ""), credential=credential, headers=headers, body=body)
+        seen = Seen(
+            provider,
+            "?",
+            time.monotonic(),
+            [],
+            200,
+            None,
+            None,
+            host=self.headers.get("Host", ""),
+            credential=credential,
+            headers=headers,
+            body=body,
+        )
         with state.lock:
             state.seen.append(seen)
         expected = state.keys.get(provider)
         if expected is not None and credential != expected:
             seen.task, seen.status = "unauthorized", 401
-            code = {"openai": "invalid_api_key", "anthropic": "authentication_error", "dashscope": "InvalidApiKey"}[provider]
+            code = {"openai": "invalid_api_key", "anthropic": "authentication_error", "dashscope": "InvalidApiKey"}[
+                provider
+            ]
             return self._send(401, ERROR_BODIES[provider](401, code, "Incorrect API key provided."))
         problem = check_request(provider, headers, body, official=self.official)
         if problem is not None:
@@ -309,16 +393,56 @@ class _Handler(BaseHTTPRequestHandler):
         """Answer a fault that is an HTTP error, as this provider words it; False if ``kind`` is not one."""
         retry = {"Retry-After": fault.retry_after} if fault.retry_after is not None and provider != "dashscope" else {}
         errors = {
-            "429": (429, {"openai": "rate_limit_exceeded", "anthropic": "rate_limit_error", "dashscope": "Throttling.RateQuota"}[provider], "Requests rate limit exceeded, please try again later.", retry),
-            "500": (500, {"openai": "server_error", "anthropic": "api_error", "dashscope": "InternalError"}[provider], "The server had an error while processing your request.", {}),
-            "overloaded": ((529 if provider == "anthropic" else 503), {"openai": "server_error", "anthropic": "overloaded_error", "dashscope": "ServiceUnavailable"}[provider], "Overloaded", retry),
-            "400": (400, {"openai": "invalid_value", "anthropic": "invalid_request_error", "dashscope": "InvalidParameter"}[provider], "messages: the request is invalid", {}),
-            "404": (404, {"openai": "model_not_found", "anthropic": "not_found_error", "dashscope": "ModelNotFound"}[provider], "The model does not exist or you do not have access to it.", {}),
-            "quota": ({"openai": 429, "anthropic": 429, "dashscope": 429}[provider],
-                      {"openai": "insufficient_quota", "anthropic": "enforced_spend_limit_reached", "dashscope": "Throttling.AllocationQuota"}[provider],
-                      {"openai": "You exceeded your current quota, please check your plan and billing details.",
-                       "anthropic": "You have reached your specified workspace API usage limits.",
-                       "dashscope": "Free allocated quota exceeded."}[provider], {}),
+            "429": (
+                429,
+                {"openai": "rate_limit_exceeded", "anthropic": "rate_limit_error", "dashscope": "Throttling.RateQuota"}[
+                    provider
+                ],
+                "Requests rate limit exceeded, please try again later.",
+                retry,
+            ),
+            "500": (
+                500,
+                {"openai": "server_error", "anthropic": "api_error", "dashscope": "InternalError"}[provider],
+                "The server had an error while processing your request.",
+                {},
+            ),
+            "overloaded": (
+                (529 if provider == "anthropic" else 503),
+                {"openai": "server_error", "anthropic": "overloaded_error", "dashscope": "ServiceUnavailable"}[
+                    provider
+                ],
+                "Overloaded",
+                retry,
+            ),
+            "400": (
+                400,
+                {"openai": "invalid_value", "anthropic": "invalid_request_error", "dashscope": "InvalidParameter"}[
+                    provider
+                ],
+                "messages: the request is invalid",
+                {},
+            ),
+            "404": (
+                404,
+                {"openai": "model_not_found", "anthropic": "not_found_error", "dashscope": "ModelNotFound"}[provider],
+                "The model does not exist or you do not have access to it.",
+                {},
+            ),
+            "quota": (
+                {"openai": 429, "anthropic": 429, "dashscope": 429}[provider],
+                {
+                    "openai": "insufficient_quota",
+                    "anthropic": "enforced_spend_limit_reached",
+                    "dashscope": "Throttling.AllocationQuota",
+                }[provider],
+                {
+                    "openai": "You exceeded your current quota, please check your plan and billing details.",
+                    "anthropic": "You have reached your specified workspace API usage limits.",
+                    "dashscope": "Free allocated quota exceeded.",
+                }[provider],
+                {},
+            ),
         }
         if provider == "dashscope":
             errors["refusal"] = (400, "DataInspectionFailed", "Input data may contain inappropriate content.", {})
@@ -329,7 +453,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, ERROR_BODIES[provider](status, code, message), headers)
         return True
 
-    def _answer(self, provider: str, body: dict, payload: dict, task: str, segments: list[dict], fault: Fault | None, seen: Seen) -> None:
+    def _answer(
+        self, provider: str, body: dict, payload: dict, task: str, segments: list[dict], fault: Fault | None, seen: Seen
+    ) -> None:
         time.sleep(0.02)  # a little latency, so concurrent requests overlap
         kind = fault.kind if fault else None
         if kind and self._error(provider, kind, fault, seen):
@@ -392,8 +518,16 @@ class FakeLLMServer:
 # ---- shared by the tests -------------------------------------------------------------------------
 
 SDKS = ("openai", "anthropic", "dashscope")
-KEYS = {"openai": "sk-test-openai-7f3c9b2e1d4a", "anthropic": "sk-ant-test-5e8d1c0b9a7f", "dashscope": "sk-ds-test-2b4d6f8a0c1e"}
-MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-4-6", "dashscope": "qwen3-32b"}  # real names: their families decide what is sent
+KEYS = {
+    "openai": "sk-test-openai-7f3c9b2e1d4a",
+    "anthropic": "sk-ant-test-5e8d1c0b9a7f",
+    "dashscope": "sk-ds-test-2b4d6f8a0c1e",
+}
+MODELS = {
+    "openai": "gpt-5-mini",
+    "anthropic": "claude-sonnet-4-6",
+    "dashscope": "qwen3-32b",
+}  # real names: their families decide what is sent
 # fast but real: tiny backoff, a short timeout for the timeout cases
 FAST = "timeout=0.5&backoff=0.01&max_retries=3&throttle_floor=0.05"
 
@@ -417,5 +551,8 @@ def request(texts: list[str] | None = None, language: str = "zh-Hans") -> Transl
     return TranslationRequest(
         source_language="en",
         target_language=language,
-        segments=[ProtectedSegment(segment_id=f"seg-{i}", text=text, context="airline policy", kind="free") for i, text in enumerate(texts)],
+        segments=[
+            ProtectedSegment(segment_id=f"seg-{i}", text=text, context="airline policy", kind="free")
+            for i, text in enumerate(texts)
+        ],
     )

@@ -22,9 +22,21 @@ def test_spec_options_and_precedence(monkeypatch):
     monkeypatch.setenv("BABELFLOW_LLM_CONCURRENCY", "3")
     config = parse_spec("openai:gpt-x@http://127.0.0.1:9/v1?temperature=0.3&batch=5&max_tokens=512")
     assert (config.provider, config.model, config.base_url) == ("openai", "gpt-x", "http://127.0.0.1:9/v1")
-    assert (config.temperature, config.batch, config.max_tokens, config.timeout, config.concurrency) == (0.3, 5, 512, 7.0, 3)
+    assert (config.temperature, config.batch, config.max_tokens, config.timeout, config.concurrency) == (
+        0.3,
+        5,
+        512,
+        7.0,
+        3,
+    )
     assert parse_spec("openai:gpt-x?timeout=2").timeout == 2.0  # the spec wins over the environment
-    for bad, fragment in (("openai:gpt-x?colour=red", "Unknown option"), ("openai:gpt-x?batch=0", "out of range"), ("openai:gpt-x?timeout=soon", "is not a float"), ("mistral:large", "Unknown provider"), ("openai:", "Unknown provider")):
+    for bad, fragment in (
+        ("openai:gpt-x?colour=red", "Unknown option"),
+        ("openai:gpt-x?batch=0", "out of range"),
+        ("openai:gpt-x?timeout=soon", "is not a float"),
+        ("mistral:large", "Unknown provider"),
+        ("openai:", "Unknown provider"),
+    ):
         with pytest.raises(BabelflowError, match=fragment):
             parse_spec(bad)
 
@@ -40,7 +52,11 @@ def test_missing_key_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(BabelflowError) as raised:
         make_translator("openai:gpt-x", "zh-Hans")
-    assert raised.value.exit_code == 2 and raised.value.field == "OPENAI_API_KEY" and "export OPENAI_API_KEY" in raised.value.fix
+    assert (
+        raised.value.exit_code == 2
+        and raised.value.field == "OPENAI_API_KEY"
+        and "export OPENAI_API_KEY" in raised.value.fix
+    )
 
 
 def test_secret_never_shows(monkeypatch):
@@ -53,7 +69,9 @@ def test_secret_never_shows(monkeypatch):
     config = parse_spec("anthropic:claude-x")
     assert config.key.reveal() == key and key not in repr(config)
     translator = make_translator("anthropic:claude-x", "zh-Hans")
-    assert key not in repr(translator) and key not in repr(vars(translator)) and key not in repr(vars(translator.caller))
+    assert (
+        key not in repr(translator) and key not in repr(vars(translator)) and key not in repr(vars(translator.caller))
+    )
     with pytest.raises(TypeError):
         pickle.dumps(config)
 
@@ -72,7 +90,11 @@ def test_secrets_are_redacted_from_errors_and_logs(caplog):
 
 def test_wrong_key_is_a_provider_error_without_the_key(fake, monkeypatch):
     wrong = "sk-wrong-but-long-enough-42"
-    for provider, env in (("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY"), ("dashscope", "DASHSCOPE_API_KEY")):
+    for provider, env in (
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("dashscope", "DASHSCOPE_API_KEY"),
+    ):
         monkeypatch.setenv(env, wrong)
         translator = make_translator(f"{provider}:m?backoff=0.01", "zh-Hans")
         with pytest.raises(ProviderError) as raised:

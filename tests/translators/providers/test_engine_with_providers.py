@@ -33,7 +33,9 @@ def test_a_segment_that_stays_broken_is_a_unit_failure(provider, fake, make_tran
     assert not set(target_unit.element_ids) & set(outcome.targets)
     # nothing bad was remembered: a rerun with a healthy model sends only the failed unit(s)
     fake.reset()
-    rerun = _engine(make_translator(provider), tmp_path).translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+    rerun = _engine(make_translator(provider), tmp_path).translate(
+        ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans")
+    )
     assert rerun.failures == []
     sent = [i for s in fake.state.requests(provider) for i in s.segment_ids]
     assert set(sent) == set(failed)
@@ -47,17 +49,27 @@ def test_outage_mid_run_then_rerun_pays_only_for_missing_segments(fake, make_tra
     phrase = next(p for p in phrases if len(p.split()) == 4 and sum(p in u.text for u in free) == 1)
     fake.script("dashscope", Fault("500", times=None, match=phrase))
     with pytest.raises(ProviderError) as raised:
-        _engine(make_translator("dashscope", "backoff=0.01&max_retries=2"), tmp_path, max_items=10).translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+        _engine(make_translator("dashscope", "backoff=0.01&max_retries=2"), tmp_path, max_items=10).translate(
+            ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans")
+        )
     assert raised.value.exit_code == 2 and "still failing after 3 attempts" in str(raised.value)
     first = [s for s in fake.state.requests("dashscope") if s.status == 200]
     paid = {i for s in first for i in s.segment_ids}
     assert len(first) >= 2 and len(paid) == 10 * len(first)  # the batches before the outage finished...
-    assert set(TranslationMemory(tmp_path / "tm.jsonl").entries) and len(TranslationMemory(tmp_path / "tm.jsonl").entries) == len(paid)  # ...and were remembered
+    assert set(TranslationMemory(tmp_path / "tm.jsonl").entries) and len(
+        TranslationMemory(tmp_path / "tm.jsonl").entries
+    ) == len(paid)  # ...and were remembered
 
     fake.reset()
-    outcome = _engine(make_translator("dashscope"), tmp_path, max_items=10).translate(ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans"))
+    outcome = _engine(make_translator("dashscope"), tmp_path, max_items=10).translate(
+        ir, CanonicalMap(benchmark="tau2-mock", language="zh-Hans")
+    )
     assert outcome.failures == [] and outcome.stats.memory_hits >= len(paid)
     second = [i for s in fake.state.requests("dashscope") for i in s.segment_ids]
-    assert not set(second) & paid and len(second) == len(set(second)) == outcome.stats.segments_sent  # nothing paid twice
+    assert (
+        not set(second) & paid and len(second) == len(set(second)) == outcome.stats.segments_sent
+    )  # nothing paid twice
     assert set(second) | paid <= {u.key for u in free}
-    assert all(element in outcome.targets for unit in free for element in unit.element_ids)  # the rerun completed the rest
+    assert all(
+        element in outcome.targets for unit in free for element in unit.element_ids
+    )  # the rerun completed the rest

@@ -25,13 +25,18 @@ def test_quota_exhausted_stops_at_once_with_the_billing_fix(provider, fake, make
         make_translator(provider).translate(request())
     error = raised.value
     assert error.exit_code == 2 and "quota or spend limit exhausted" in error.message and error.field == ENV[provider]
-    assert "rerun pays only for the rest" in error.fix and {"openai": "Billing", "anthropic": "Billing", "dashscope": "top up"}[provider] in error.fix
+    assert (
+        "rerun pays only for the rest" in error.fix
+        and {"openai": "Billing", "anthropic": "Billing", "dashscope": "top up"}[provider] in error.fix
+    )
     assert [s.status for s in fake.state.requests(provider)] == [429]  # not retried five times
     assert KEYS[provider] not in error.render()
 
 
 @pytest.mark.parametrize("provider", SDKS)
-@pytest.mark.parametrize(("kind", "fragment"), [("400", "refused the request (HTTP 400"), ("404", "model or endpoint not found")])
+@pytest.mark.parametrize(
+    ("kind", "fragment"), [("400", "refused the request (HTTP 400"), ("404", "model or endpoint not found")]
+)
 def test_bad_request_and_unknown_model_stop_without_retrying(provider, kind, fragment, fake, make_translator):
     fake.script(provider, Fault(kind, times=None))
     with pytest.raises(ProviderError, match=fragment.replace("(", r"\(")):
@@ -48,7 +53,14 @@ def test_a_refused_segment_is_that_segments_failure_and_the_rest_is_translated(p
     assert set(response.failed) == {"seg-0"} and all("refused" in p for p in response.failed["seg-0"])
     assert {s.segment_id: s.text for s in response.segments} == {f"seg-{i}": han(t) for i, t in enumerate(SOURCES) if i}
     seen = fake.state.requests(provider)
-    assert [len(s.segment_ids) for s in seen] == [6, 3, 1, 1, 1, 3]  # the batch, the refused half one by one, the other half
+    assert [len(s.segment_ids) for s in seen] == [
+        6,
+        3,
+        1,
+        1,
+        1,
+        3,
+    ]  # the batch, the refused half one by one, the other half
     refused = sum(s.status == 400 for s in seen)
     assert refused == (3 if provider == "dashscope" else 0)  # DashScope refuses with a 400, the others with a 200 reply
     assert translator.costs.report().rows[0].requests == 6 - refused  # an error reply is not billed
@@ -89,7 +101,11 @@ def test_wrong_dashscope_key_names_both_regions(fake, monkeypatch, make_translat
         make_translator("dashscope").translate(request())
     error = raised.value
     assert error.field == "DASHSCOPE_API_KEY" and "DASHSCOPE_HTTP_BASE_URL" in error.fix
-    assert "dashscope-intl.aliyuncs.com" in error.message and "dashscope.aliyuncs.com" in error.message and fake.base_urls()["dashscope"] in error.message
+    assert (
+        "dashscope-intl.aliyuncs.com" in error.message
+        and "dashscope.aliyuncs.com" in error.message
+        and fake.base_urls()["dashscope"] in error.message
+    )
 
 
 @pytest.mark.parametrize(
@@ -97,19 +113,82 @@ def test_wrong_dashscope_key_names_both_regions(fake, monkeypatch, make_translat
     [
         ("openai", 429, "insufficient_quota", "You exceeded your current quota", "insufficient_quota", "quota"),
         ("openai", 429, "rate_limit_exceeded", "Rate limit reached", "requests", "rate_limited"),
-        ("openai", 403, "unsupported_country_region_territory", "Country, region, or territory not supported", "request_forbidden", "region"),
+        (
+            "openai",
+            403,
+            "unsupported_country_region_territory",
+            "Country, region, or territory not supported",
+            "request_forbidden",
+            "region",
+        ),
         ("openai", 400, "context_length_exceeded", "maximum context length", "invalid_request_error", "too_large"),
-        ("openai-compatible", 400, "data_inspection_failed", "Input data may contain inappropriate content.", None, "refusal"),
+        (
+            "openai-compatible",
+            400,
+            "data_inspection_failed",
+            "Input data may contain inappropriate content.",
+            None,
+            "refusal",
+        ),
         ("anthropic", 529, None, "Overloaded", "overloaded_error", "overloaded"),
-        ("anthropic", 429, None, "Number of request tokens has exceeded your per-minute rate limit", "rate_limit_error", "rate_limited"),
-        ("anthropic", 429, "enforced_spend_limit_reached", "You have reached your specified API usage limits", "rate_limit_error", "quota"),
-        ("anthropic", 400, None, "Your credit balance is too low to access the Anthropic API.", "invalid_request_error", "quota"),
-        ("anthropic", 413, None, "Request exceeds the maximum allowed number of bytes.", "request_too_large", "too_large"),
+        (
+            "anthropic",
+            429,
+            None,
+            "Number of request tokens has exceeded your per-minute rate limit",
+            "rate_limit_error",
+            "rate_limited",
+        ),
+        (
+            "anthropic",
+            429,
+            "enforced_spend_limit_reached",
+            "You have reached your specified API usage limits",
+            "rate_limit_error",
+            "quota",
+        ),
+        (
+            "anthropic",
+            400,
+            None,
+            "Your credit balance is too low to access the Anthropic API.",
+            "invalid_request_error",
+            "quota",
+        ),
+        (
+            "anthropic",
+            413,
+            None,
+            "Request exceeds the maximum allowed number of bytes.",
+            "request_too_large",
+            "too_large",
+        ),
         ("dashscope", 400, "DataInspectionFailed", "Output data may contain inappropriate content.", None, "refusal"),
-        ("dashscope", 429, "Throttling.RateQuota", "Requests rate limit exceeded, please try again later.", None, "rate_limited"),
-        ("dashscope", 429, "Throttling.AllocationQuota", "Allocated quota exceeded, please increase your quota limit.", None, "rate_limited"),
+        (
+            "dashscope",
+            429,
+            "Throttling.RateQuota",
+            "Requests rate limit exceeded, please try again later.",
+            None,
+            "rate_limited",
+        ),
+        (
+            "dashscope",
+            429,
+            "Throttling.AllocationQuota",
+            "Allocated quota exceeded, please increase your quota limit.",
+            None,
+            "rate_limited",
+        ),
         ("dashscope", 429, "Throttling.AllocationQuota", "Free allocated quota exceeded.", None, "quota"),
-        ("dashscope", 400, "Arrearage", "Access denied, please make sure your account is in good standing.", None, "quota"),
+        (
+            "dashscope",
+            400,
+            "Arrearage",
+            "Access denied, please make sure your account is in good standing.",
+            None,
+            "quota",
+        ),
         ("dashscope", 401, "InvalidApiKey", "Invalid API-key provided.", None, "auth"),
         ("dashscope", 400, "InvalidParameter", "Range of input length should be [1, 30720]", None, "too_large"),
         ("dashscope", 503, "ServiceUnavailable", "", None, "overloaded"),

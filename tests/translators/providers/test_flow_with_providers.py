@@ -20,11 +20,17 @@ def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fak
     validators = ",".join(f"{p}:{MODELS[p]}" for p in SDKS)
     with prefect_harness():  # the session's Prefect test server (tests/conftest.py), shared with other modules' runs
         result = adapt_language(
-            "tau2-mock", "zh-Hans", translator=f"dashscope:{MODELS['dashscope']}", validators=validators, project_root=tmp_path / "project"
+            "tau2-mock",
+            "zh-Hans",
+            translator=f"dashscope:{MODELS['dashscope']}",
+            validators=validators,
+            project_root=tmp_path / "project",
         )
         with get_client(sync_client=True) as client:  # the newest artifact under the key: this run's
             by_key = ArtifactFilter(key=ArtifactFilterKey(any_=["tau2-mock-zh-hans-costs"]))
-            artifacts = {a.key: a for a in client.read_artifacts(artifact_filter=by_key, sort=ArtifactSort.CREATED_DESC, limit=1)}
+            artifacts = {
+                a.key: a for a in client.read_artifacts(artifact_filter=by_key, sort=ArtifactSort.CREATED_DESC, limit=1)
+            }
     assert result.status == "awaiting_signoff" and result.rounds[0].findings == 0
     costs = artifacts["tau2-mock-zh-hans-costs"]
     assert costs.type == "table"
@@ -35,5 +41,9 @@ def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fak
     assert int(translate["input tokens"].replace(",", "")) == fake.state.usage("dashscope", "translate")[0]
     queue = orjson.loads(next((tmp_path / "project" / ".babelflow" / "review").rglob("queue.json")).read_bytes())
     assert queue["validators"] == ["probes"] + [f"validator-{n}-{p}" for n, p in enumerate(SDKS, start=1)]
-    leaks = [str(p) for p in (tmp_path / "project").rglob("*") if p.is_file() and any(k.encode() in p.read_bytes() for k in KEYS.values())]
+    leaks = [
+        str(p)
+        for p in (tmp_path / "project").rglob("*")
+        if p.is_file() and any(k.encode() in p.read_bytes() for k in KEYS.values())
+    ]
     assert leaks == []

@@ -15,7 +15,11 @@ from babelflow.errors import BabelflowError
 from babelflow.llm.config import parse_spec
 from translators.registry import make_translator
 
-ACCOUNT = {"OPENAI_ADMIN_KEY": "sk-admin-private-000111", "OPENAI_ORG_ID": "org-private-123", "OPENAI_PROJECT_ID": "proj-private-456"}
+ACCOUNT = {
+    "OPENAI_ADMIN_KEY": "sk-admin-private-000111",
+    "OPENAI_ORG_ID": "org-private-123",
+    "OPENAI_PROJECT_ID": "proj-private-456",
+}
 
 
 @pytest.fixture
@@ -40,7 +44,9 @@ def test_openai_compatible_never_receives_the_openai_key(fake, local_server, mon
     assert local.costs.report().rows[0].provider == "openai-compatible"
 
     assert _hosts(fake) == {"127.0.0.1"} and fake.state.credentials() == {"openai": {KEYS["openai"]}}
-    assert _hosts(local_server) == {"localhost"} and local_server.state.credentials() == {"openai": {None}}  # no Authorization at all
+    assert _hosts(local_server) == {"localhost"} and local_server.state.credentials() == {
+        "openai": {None}
+    }  # no Authorization at all
     for seen in local_server.state.seen:
         assert not {"authorization", "openai-organization", "openai-project"} & set(seen.headers)
         sent = json.dumps(seen.headers) + json.dumps(seen.body, ensure_ascii=False)
@@ -51,7 +57,9 @@ def test_openai_compatible_sends_its_own_key_only_to_its_own_server(fake, monkey
     own = "sk-local-gateway-5566778899"
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", own)
     with FakeLLMServer({"openai": own}, host="localhost", official=False) as gateway:
-        monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", gateway.base_urls()["openai"])  # the endpoint from its own variable
+        monkeypatch.setenv(
+            "OPENAI_COMPATIBLE_BASE_URL", gateway.base_urls()["openai"]
+        )  # the endpoint from its own variable
         assert make_translator("openai-compatible:local-llm?backoff=0.01", "zh-Hans").translate(request()).failed == {}
         assert make_translator(spec("openai"), "zh-Hans").translate(request()).failed == {}
         assert gateway.state.credentials() == {"openai": {own}} and _hosts(gateway) == {"localhost"}

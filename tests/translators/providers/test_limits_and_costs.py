@@ -69,7 +69,9 @@ def test_a_429_cools_down_the_whole_provider(fake, make_translator):
 
 def test_backoff_honours_retry_after_and_grows_with_jitter():
     assert all(0.2 <= backoff_delay(0, 1.0, 0.2) <= 0.22 for _ in range(50))
-    assert all(0.2 <= backoff_delay(0, 1.0, 0.2, floor=15) <= 0.22 for _ in range(50))  # the provider said when: no floor
+    assert all(
+        0.2 <= backoff_delay(0, 1.0, 0.2, floor=15) <= 0.22 for _ in range(50)
+    )  # the provider said when: no floor
     floored = [backoff_delay(attempt, 1.0, None, floor=15) for attempt in range(5)]
     assert all(d >= 15 for d in floored) and sum(floored) >= 60  # five retries outlast a per-minute quota window
     assert all(d <= 30 for d in floored[:4])  # jitter on the floor stays small
@@ -88,11 +90,39 @@ def test_retry_after_forms():
 
 def test_cost_table_and_estimates():
     ledger = CostLedger()
-    ledger.record(stage="translate", language="zh-Hans", provider="dashscope", model="qwen", input_tokens=100, output_tokens=40, estimated=False)
-    ledger.record(stage="translate", language="hi", provider="openai", model="gpt", input_tokens=10, output_tokens=5, estimated=True)
-    ledger.record(stage="validate", language="zh-Hans", provider="anthropic", model="claude", input_tokens=7, output_tokens=3, estimated=False)
+    ledger.record(
+        stage="translate",
+        language="zh-Hans",
+        provider="dashscope",
+        model="qwen",
+        input_tokens=100,
+        output_tokens=40,
+        estimated=False,
+    )
+    ledger.record(
+        stage="translate",
+        language="hi",
+        provider="openai",
+        model="gpt",
+        input_tokens=10,
+        output_tokens=5,
+        estimated=True,
+    )
+    ledger.record(
+        stage="validate",
+        language="zh-Hans",
+        provider="anthropic",
+        model="claude",
+        input_tokens=7,
+        output_tokens=3,
+        estimated=False,
+    )
     report = ledger.report()
-    assert report.total() == (117, 48) and report.total(stage="translate") == (110, 45) and report.total(language="zh-Hans") == (107, 43)
+    assert (
+        report.total() == (117, 48)
+        and report.total(stage="translate") == (110, 45)
+        and report.total(language="zh-Hans") == (107, 43)
+    )
     rows = cost_rows(report)
     assert rows[-1]["stage"] == "total" and rows[-1]["input tokens"] == "117 (incl. est.)"
     assert next(r for r in rows if r["language"] == "hi")["input tokens"] == "10 (est.)"
@@ -106,7 +136,15 @@ def test_publish_costs_writes_a_prefect_table_artifact(tmp_path, monkeypatch, pr
     from prefect.client.orchestration import get_client
 
     ledger = CostLedger()
-    ledger.record(stage="translate", language="zh-Hans", provider="dashscope", model="qwen", input_tokens=1234, output_tokens=567, estimated=False)
+    ledger.record(
+        stage="translate",
+        language="zh-Hans",
+        provider="dashscope",
+        model="qwen",
+        input_tokens=1234,
+        output_tokens=567,
+        estimated=False,
+    )
 
     @flow
     def publishing():
@@ -119,7 +157,9 @@ def test_publish_costs_writes_a_prefect_table_artifact(tmp_path, monkeypatch, pr
             from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterId
 
             async with get_client() as client:
-                return await client.read_artifacts(artifact_filter=ArtifactFilter(id=ArtifactFilterId(any_=[artifact_id])))
+                return await client.read_artifacts(
+                    artifact_filter=ArtifactFilter(id=ArtifactFilterId(any_=[artifact_id]))
+                )
 
         import asyncio
 

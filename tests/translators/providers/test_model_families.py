@@ -29,11 +29,27 @@ def _sent(fake, provider: str, spec: str) -> dict:
 @pytest.mark.parametrize(
     ("spec", "sent", "absent"),
     [
-        ("openai:gpt-5-mini", {"max_completion_tokens": 16000}, ("temperature", "max_tokens", "reasoning_effort", "top_p")),
-        ("openai:o3-mini?reasoning_effort=low", {"reasoning_effort": "low", "max_completion_tokens": 16000}, ("temperature", "max_tokens")),
-        ("openai:gpt-5.2?reasoning_effort=none&max_tokens=3000", {"reasoning_effort": "none", "max_completion_tokens": 3000}, ("temperature", "max_tokens")),
+        (
+            "openai:gpt-5-mini",
+            {"max_completion_tokens": 16000},
+            ("temperature", "max_tokens", "reasoning_effort", "top_p"),
+        ),
+        (
+            "openai:o3-mini?reasoning_effort=low",
+            {"reasoning_effort": "low", "max_completion_tokens": 16000},
+            ("temperature", "max_tokens"),
+        ),
+        (
+            "openai:gpt-5.2?reasoning_effort=none&max_tokens=3000",
+            {"reasoning_effort": "none", "max_completion_tokens": 3000},
+            ("temperature", "max_tokens"),
+        ),
         ("openai:gpt-4.1", {"temperature": 0.0, "max_completion_tokens": 4096}, ("max_tokens", "reasoning_effort")),
-        ("openai:gpt-5-chat-latest?temperature=0.2", {"temperature": 0.2, "max_completion_tokens": 4096}, ("reasoning_effort",)),
+        (
+            "openai:gpt-5-chat-latest?temperature=0.2",
+            {"temperature": 0.2, "max_completion_tokens": 4096},
+            ("reasoning_effort",),
+        ),
     ],
 )
 def test_openai_families(spec, sent, absent, fake):
@@ -53,7 +69,13 @@ def test_anthropic_sends_its_version_header_and_required_limit_no_sampling(fake)
 
 @pytest.mark.parametrize(
     ("model", "thinking"),
-    [("qwen3-32b", False), ("qwen3-235b-a22b", False), ("qwen-plus", False), ("qwen-max", None), ("qwen3-30b-a3b-instruct-2507", None)],
+    [
+        ("qwen3-32b", False),
+        ("qwen3-235b-a22b", False),
+        ("qwen-plus", False),
+        ("qwen-max", None),
+        ("qwen3-30b-a3b-instruct-2507", None),
+    ],
 )
 def test_dashscope_turns_thinking_off_for_hybrid_qwen3(model, thinking, fake):
     parameters = _sent(fake, "dashscope", f"dashscope:{model}")["parameters"]
@@ -74,7 +96,10 @@ def test_dashscope_thinking_only_models_are_refused_before_any_request(fake):
     ("spec", "dropped"),
     [
         ("openai:o3-mini?temperature=0.3", "temperature=0.3 (reasoning models take no sampling parameters)"),
-        ("anthropic:claude-sonnet-4-6?temperature=0.5", "temperature=0.5 (the Messages API of the installed SDK takes no sampling parameters)"),
+        (
+            "anthropic:claude-sonnet-4-6?temperature=0.5",
+            "temperature=0.5 (the Messages API of the installed SDK takes no sampling parameters)",
+        ),
         ("openai:gpt-4.1?reasoning_effort=high", "reasoning_effort=high (only OpenAI reasoning models take it)"),
         ("dashscope:qwen3-32b?reasoning_effort=low", "reasoning_effort=low (only OpenAI reasoning models take it)"),
     ],
@@ -84,21 +109,36 @@ def test_an_option_the_model_does_not_take_is_dropped_with_a_warning(spec, dropp
     with caplog.at_level(logging.WARNING, logger="babelflow.providers"):
         body = _sent(fake, provider, spec)
     warnings = [r.getMessage() for r in caplog.records if r.name == "babelflow.providers"]
-    assert warnings == [f"{spec.split('?')[0]} ({family_of(provider, spec.split(':')[1].split('?')[0])}): option {dropped} is not sent"]
+    assert warnings == [
+        f"{spec.split('?')[0]} ({family_of(provider, spec.split(':')[1].split('?')[0])}): option {dropped} is not sent"
+    ]
     option = dropped.split("=")[0]
     assert option not in body and option not in body.get("parameters", {})
 
 
 def test_openai_compatible_gets_the_classic_fields_and_what_the_user_asks(monkeypatch):
     with FakeLLMServer({"openai": None}, host="localhost", official=False) as server:
-        body = _sent(server, "openai", f"openai-compatible:Qwen/Qwen3-8B@{server.base_urls()['openai']}?reasoning_effort=low&temperature=0.7")
+        body = _sent(
+            server,
+            "openai",
+            f"openai-compatible:Qwen/Qwen3-8B@{server.base_urls()['openai']}?reasoning_effort=low&temperature=0.7",
+        )
         assert server.state.rejected == []
-    assert (body["max_tokens"], body["temperature"], body["reasoning_effort"]) == (4096, 0.7, "low") and "max_completion_tokens" not in body
+    assert (body["max_tokens"], body["temperature"], body["reasoning_effort"]) == (
+        4096,
+        0.7,
+        "low",
+    ) and "max_completion_tokens" not in body
 
 
 # ---- the fake refuses what the real APIs refuse (what this code sent before) --------------------------
 
-OLD_OPENAI = {"model": "gpt-5", "messages": [{"role": "user", "content": "json"}], "temperature": 0.0, "max_completion_tokens": 4096}
+OLD_OPENAI = {
+    "model": "gpt-5",
+    "messages": [{"role": "user", "content": "json"}],
+    "temperature": 0.0,
+    "max_completion_tokens": 4096,
+}
 
 
 @pytest.mark.parametrize(
@@ -106,12 +146,62 @@ OLD_OPENAI = {"model": "gpt-5", "messages": [{"role": "user", "content": "json"}
     [
         ("openai", {}, OLD_OPENAI, "'temperature' does not support 0.0"),
         ("openai", {}, {"model": "o3-mini", "messages": [], "max_tokens": 4096}, "Use 'max_completion_tokens' instead"),
-        ("openai", {}, {"model": "gpt-4.1", "messages": [], "reasoning_effort": "low"}, "'reasoning_effort' is not supported"),
-        ("openai", {}, {"model": "gpt-4.1", "messages": [], "response_format": {"type": "json_schema", "json_schema": {"name": "x", "strict": True, "schema": {"type": "object", "properties": {"a": {"type": "string"}}}}}}, "additionalProperties"),
-        ("anthropic", {"anthropic-version": "2023-06-01"}, {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": "x"}], "temperature": 0.0}, "temperature: Extra inputs are not permitted"),
-        ("anthropic", {}, {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": "x"}]}, "anthropic-version"),
-        ("anthropic", {"anthropic-version": "2023-06-01"}, {"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "x"}]}, "max_tokens: Field required"),
-        ("dashscope", {}, {"model": "qwen3-32b", "input": {"messages": [{"role": "user", "content": "json"}]}, "parameters": {"temperature": 0.0}}, "enable_thinking must be set to false"),
+        (
+            "openai",
+            {},
+            {"model": "gpt-4.1", "messages": [], "reasoning_effort": "low"},
+            "'reasoning_effort' is not supported",
+        ),
+        (
+            "openai",
+            {},
+            {
+                "model": "gpt-4.1",
+                "messages": [],
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": "x",
+                        "strict": True,
+                        "schema": {"type": "object", "properties": {"a": {"type": "string"}}},
+                    },
+                },
+            },
+            "additionalProperties",
+        ),
+        (
+            "anthropic",
+            {"anthropic-version": "2023-06-01"},
+            {
+                "model": "claude-sonnet-4-6",
+                "max_tokens": 10,
+                "messages": [{"role": "user", "content": "x"}],
+                "temperature": 0.0,
+            },
+            "temperature: Extra inputs are not permitted",
+        ),
+        (
+            "anthropic",
+            {},
+            {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": "x"}]},
+            "anthropic-version",
+        ),
+        (
+            "anthropic",
+            {"anthropic-version": "2023-06-01"},
+            {"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "x"}]},
+            "max_tokens: Field required",
+        ),
+        (
+            "dashscope",
+            {},
+            {
+                "model": "qwen3-32b",
+                "input": {"messages": [{"role": "user", "content": "json"}]},
+                "parameters": {"temperature": 0.0},
+            },
+            "enable_thinking must be set to false",
+        ),
     ],
 )
 def test_the_fake_refuses_what_the_real_api_refuses(provider, headers, body, fragment):
@@ -121,11 +211,21 @@ def test_the_fake_refuses_what_the_real_api_refuses(provider, headers, body, fra
 
 def test_a_parameter_the_api_rejects_stops_the_run_at_the_first_request(fake, monkeypatch):
     # the old behaviour (temperature=0 to a reasoning model): a 400 no retry fixes, so stop at once
-    monkeypatch.setattr(clients, "plan_request", lambda config: RequestPlan(family="openai-reasoning", params={"temperature": 0.0, "max_completion_tokens": 4096}))
+    monkeypatch.setattr(
+        clients,
+        "plan_request",
+        lambda config: RequestPlan(
+            family="openai-reasoning", params={"temperature": 0.0, "max_completion_tokens": 4096}
+        ),
+    )
     fake.expect_rejections = True
     with pytest.raises(ProviderError) as raised:
         make_translator(f"openai:gpt-5?{FAST}", "zh-Hans").translate(request())
-    assert raised.value.exit_code == 2 and "HTTP 400 unsupported_value" in str(raised.value) and "'temperature'" in str(raised.value)
+    assert (
+        raised.value.exit_code == 2
+        and "HTTP 400 unsupported_value" in str(raised.value)
+        and "'temperature'" in str(raised.value)
+    )
     assert [s.status for s in fake.state.seen] == [400] and len(fake.state.rejected) == 1
     assert KEYS["openai"] not in raised.value.render()
 
@@ -137,5 +237,9 @@ def test_params_for_the_openai_sdk_carry_dashscope_fields_in_extra_body(monkeypa
 
     monkeypatch.setenv("DASHSCOPE_API_KEY", KEYS["dashscope"])
     monkeypatch.setenv("OPENAI_API_KEY", KEYS["openai"])
-    assert openai_sdk_params(parse_spec("dashscope:qwen3-32b")) == {"max_tokens": 4096, "temperature": 0.0, "extra_body": {"enable_thinking": False}}
+    assert openai_sdk_params(parse_spec("dashscope:qwen3-32b")) == {
+        "max_tokens": 4096,
+        "temperature": 0.0,
+        "extra_body": {"enable_thinking": False},
+    }
     assert openai_sdk_params(parse_spec("openai:o4-mini")) == {"max_completion_tokens": 16000}

@@ -16,8 +16,21 @@ from validators.model_backends import ModelReviewer, make_validator_agents
 
 
 def _request() -> ReviewRequest:
-    finding = make_finding("probes", Layer.FIDELITY, "wrong_language", Severity.MAJOR, "data/tasks.json", "task 1 reason_for_call", "only 0% of letters are Han", element_id="e-1", source="Cancel my order", target="Cancel my order")
-    return ReviewRequest(validator_id="validator-1", benchmark="tau2-mock", language="zh-Hans", turn=1, probe_findings=[finding])
+    finding = make_finding(
+        "probes",
+        Layer.FIDELITY,
+        "wrong_language",
+        Severity.MAJOR,
+        "data/tasks.json",
+        "task 1 reason_for_call",
+        "only 0% of letters are Han",
+        element_id="e-1",
+        source="Cancel my order",
+        target="Cancel my order",
+    )
+    return ReviewRequest(
+        validator_id="validator-1", benchmark="tau2-mock", language="zh-Hans", turn=1, probe_findings=[finding]
+    )
 
 
 @pytest.mark.parametrize("provider", SDKS)
@@ -37,16 +50,38 @@ def test_reviewer_reply_is_validated_into_actions(provider, fake):
 def test_reviewer_reads_tasks_and_units_and_quotes_over_the_wire(provider, fake):
     from validators.review_material import TaskView, UnitView
 
-    field = UnitView(unit_id="e-2", artifact="data/tasks.json", role="tasks.json[*].reason_for_call", type="translate_free", task_id="7",
-                     source="Cancel order #W1", target="Cancel order #W1", protected_tokens=["#W1"], risk=2.0)
-    unit = UnitView(unit_id="e-3", artifact="policy.md", role="policy:paragraph", type="translate_free", source="Be polite.", target="要有礼貌。")
-    request = _request().model_copy(update={"tasks": [TaskView(task_id="7", fields=[field])], "units": [unit], "batch": 2, "batches": 3})
+    field = UnitView(
+        unit_id="e-2",
+        artifact="data/tasks.json",
+        role="tasks.json[*].reason_for_call",
+        type="translate_free",
+        task_id="7",
+        source="Cancel order #W1",
+        target="Cancel order #W1",
+        protected_tokens=["#W1"],
+        risk=2.0,
+    )
+    unit = UnitView(
+        unit_id="e-3",
+        artifact="policy.md",
+        role="policy:paragraph",
+        type="translate_free",
+        source="Be polite.",
+        target="要有礼貌。",
+    )
+    request = _request().model_copy(
+        update={"tasks": [TaskView(task_id="7", fields=[field])], "units": [unit], "batch": 2, "batches": 3}
+    )
     reply = ModelReviewer(parse_spec(spec(provider)), costs=CostLedger()).review(request)
     raised = [a for a in reply.actions if a.kind == "raise_finding"]
-    assert [(a.element_id, a.task_id, a.finding_kind, a.quote) for a in raised] == [("e-2", "7", "untranslated", "Cancel order #W1")]
+    assert [(a.element_id, a.task_id, a.finding_kind, a.quote) for a in raised] == [
+        ("e-2", "7", "untranslated", "Cancel order #W1")
+    ]
     (sent,) = fake.state.requests(provider, "review")
     assert sent.payload["batch"] == 2 and sent.payload["tasks"][0]["fields"][0]["protected_tokens"] == ["#W1"]
-    assert "risk" not in sent.payload["tasks"][0]["fields"][0] and "canonical_terms" not in sent.payload["units"][0]  # nothing the model need not read
+    assert (
+        "risk" not in sent.payload["tasks"][0]["fields"][0] and "canonical_terms" not in sent.payload["units"][0]
+    )  # nothing the model need not read
 
 
 @pytest.mark.parametrize("provider", SDKS)
@@ -68,11 +103,15 @@ def test_a_model_that_never_complies_stops_the_run(provider, fake):
 
 def test_three_isolated_agents_each_with_its_own_provider(fake):
     costs = CostLedger()
-    agents = make_validator_agents(f"{spec('openai', FAST)}, {spec('dashscope', FAST)},{spec('anthropic', FAST)}", costs=costs)
+    agents = make_validator_agents(
+        f"{spec('openai', FAST)}, {spec('dashscope', FAST)},{spec('anthropic', FAST)}", costs=costs
+    )
     assert [a.validator_id for a in agents] == ["validator-1-openai", "validator-2-dashscope", "validator-3-anthropic"]
     models = [a.model for a in agents]
     assert [m.config.provider for m in models] == ["openai", "dashscope", "anthropic"]
-    assert len({id(m.caller) for m in models}) == 3 and len({id(m.caller.client) for m in models}) == 3  # nothing shared
+    assert (
+        len({id(m.caller) for m in models}) == 3 and len({id(m.caller.client) for m in models}) == 3
+    )  # nothing shared
     for model in models:
         model.review(_request())
     assert {r.provider for r in costs.report().rows} == {"openai", "dashscope", "anthropic"}

@@ -30,9 +30,21 @@ def test_success_one_request_with_usage_accounted(provider, fake, make_translato
     _all_good(response)
     assert [len(s.segment_ids) for s in fake.state.requests(provider)] == [6]
     sent_in, sent_out = fake.state.usage(provider)
-    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.requests) == (sent_in, sent_out, 1)
+    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.requests) == (
+        sent_in,
+        sent_out,
+        1,
+    )
     (row,) = translator.costs.report().rows
-    assert (row.stage, row.language, row.provider, row.requests, row.input_tokens, row.output_tokens, row.estimated) == ("translate", "zh-Hans", provider, 1, sent_in, sent_out, False)
+    assert (
+        row.stage,
+        row.language,
+        row.provider,
+        row.requests,
+        row.input_tokens,
+        row.output_tokens,
+        row.estimated,
+    ) == ("translate", "zh-Hans", provider, 1, sent_in, sent_out, False)
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -45,7 +57,15 @@ def test_429_waits_at_least_retry_after_then_succeeds(provider, fake, make_trans
     assert second.at - first.at >= 0.2
 
 
-@pytest.mark.parametrize(("provider", "kind", "status"), [("dashscope", "429", 429), ("openai", "429", 429), ("anthropic", "overloaded", 529), ("openai", "overloaded", 503)])
+@pytest.mark.parametrize(
+    ("provider", "kind", "status"),
+    [
+        ("dashscope", "429", 429),
+        ("openai", "429", 429),
+        ("anthropic", "overloaded", 529),
+        ("openai", "overloaded", 503),
+    ],
+)
 def test_throttled_without_retry_after_waits_at_least_the_floor(provider, kind, status, fake, make_translator, caplog):
     # DashScope's 429s never carry Retry-After; the others' may not either
     fake.script(provider, Fault(kind, times=2, retry_after=None))
@@ -86,7 +106,10 @@ def test_malformed_body_is_retried(provider, fake, make_translator):
 @pytest.mark.parametrize("provider", SDKS)
 @pytest.mark.parametrize("kind", ["truncated", "bad_json", "drop_id_everywhere"])
 def test_unusable_batch_is_split_smaller(provider, kind, fake, make_translator):
-    fake.script(provider, Fault("truncated" if kind == "truncated" else "bad_json") if kind != "drop_id_everywhere" else Fault("drop_id"))
+    fake.script(
+        provider,
+        Fault("truncated" if kind == "truncated" else "bad_json") if kind != "drop_id_everywhere" else Fault("drop_id"),
+    )
     response = make_translator(provider).translate(request())
     _all_good(response)
     sizes = [len(s.segment_ids) for s in fake.state.requests(provider)]

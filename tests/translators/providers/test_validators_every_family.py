@@ -38,9 +38,12 @@ def _english_again(project) -> str:
     untranslated, and so does the fake reviewer (it raises what it reads copied through)."""
     ir = load_ir(project / ".babelflow" / "ir" / f"{BENCH}.json")
     element = next(
-        e for e in ir.elements
-        if e.locator.kind == "data_value" and e.translation_type is TranslationType.TRANSLATE_FREE
-        and e.artifact.endswith("environment.yaml") and len(e.source_text) > 30
+        e
+        for e in ir.elements
+        if e.locator.kind == "data_value"
+        and e.translation_type is TranslationType.TRANSLATE_FREE
+        and e.artifact.endswith("environment.yaml")
+        and len(e.source_text) > 30
     )
     path = project / "adapted" / BENCH / "en-XA" / element.artifact
     document = load_yaml(path)

@@ -16,11 +16,43 @@ Problem = tuple[int, str, str]
 # ---- OpenAI Chat Completions -----------------------------------------------------------------------
 
 OPENAI_FIELDS = {
-    "messages", "model", "audio", "frequency_penalty", "function_call", "functions", "logit_bias", "logprobs",
-    "max_completion_tokens", "max_tokens", "metadata", "modalities", "moderation", "n", "parallel_tool_calls", "prediction",
-    "presence_penalty", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning_effort",
-    "response_format", "safety_identifier", "seed", "service_tier", "stop", "store", "stream", "stream_options",
-    "temperature", "tool_choice", "tools", "top_logprobs", "top_p", "user", "verbosity", "web_search_options",
+    "messages",
+    "model",
+    "audio",
+    "frequency_penalty",
+    "function_call",
+    "functions",
+    "logit_bias",
+    "logprobs",
+    "max_completion_tokens",
+    "max_tokens",
+    "metadata",
+    "modalities",
+    "moderation",
+    "n",
+    "parallel_tool_calls",
+    "prediction",
+    "presence_penalty",
+    "prompt_cache_key",
+    "prompt_cache_options",
+    "prompt_cache_retention",
+    "reasoning_effort",
+    "response_format",
+    "safety_identifier",
+    "seed",
+    "service_tier",
+    "stop",
+    "store",
+    "stream",
+    "stream_options",
+    "temperature",
+    "tool_choice",
+    "tools",
+    "top_logprobs",
+    "top_p",
+    "user",
+    "verbosity",
+    "web_search_options",
 }
 # reasoning models (o-series, gpt-5 and later, not the -chat snapshots): no sampling, no max_tokens
 _OPENAI_REASONING = re.compile(r"^(o\d|gpt-5|gpt-6)")
@@ -40,7 +72,10 @@ def _strict_schema_problem(schema: dict, where: str = "()") -> str | None:
             return f"In context={where}, 'additionalProperties' is required to be supplied and to be false"
         missing = sorted(set(properties) - set(schema.get("required", [])))
         if missing:
-            return f"In context={where}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{missing[0]}'"
+            return (
+                f"In context={where}, 'required' is required to be supplied and to be an array "
+                f"including every key in properties. Missing '{missing[0]}'"
+            )
         for name, sub in properties.items():
             problem = _strict_schema_problem(sub, f"{where}/{name}")
             if problem:
@@ -75,41 +110,105 @@ def check_openai(headers: dict, body: dict, official: bool = True) -> Problem | 
         pass
     elif reasoning:
         if "max_tokens" in body:
-            return 400, "unsupported_parameter", "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+            return (
+                400,
+                "unsupported_parameter",
+                (
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                    "Use 'max_completion_tokens' instead."
+                ),
+            )
         for sampling in ("temperature", "top_p"):
             if sampling in body and body[sampling] != 1:
-                return 400, "unsupported_value", f"Unsupported value: '{sampling}' does not support {body[sampling]} with this model. Only the default (1) value is supported."
+                return (
+                    400,
+                    "unsupported_value",
+                    (
+                        f"Unsupported value: '{sampling}' does not support {body[sampling]} with this model. "
+                        "Only the default (1) value is supported."
+                    ),
+                )
         effort = body.get("reasoning_effort")
         allowed = _O_SERIES_EFFORTS if model.startswith("o") else _EFFORTS
         if effort is not None and effort not in allowed:
-            return 400, "unsupported_value", f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model."
+            return (
+                400,
+                "unsupported_value",
+                f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model.",
+            )
     elif "reasoning_effort" in body:
-        return 400, "unsupported_parameter", "Unsupported parameter: 'reasoning_effort' is not supported with this model."
+        return (
+            400,
+            "unsupported_parameter",
+            "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        )
     format_ = body.get("response_format")
     if format_ is not None:
         kind = format_.get("type") if isinstance(format_, dict) else None
         if kind == "json_schema":
             spec = format_.get("json_schema")
-            if not isinstance(spec, dict) or not _SCHEMA_NAME.match(str(spec.get("name", ""))) or not isinstance(spec.get("schema"), dict):
-                return 400, "invalid_value", "Invalid 'response_format.json_schema': needs a name matching ^[a-zA-Z0-9_-]{1,64}$ and a schema object."
+            if (
+                not isinstance(spec, dict)
+                or not _SCHEMA_NAME.match(str(spec.get("name", "")))
+                or not isinstance(spec.get("schema"), dict)
+            ):
+                return (
+                    400,
+                    "invalid_value",
+                    (
+                        "Invalid 'response_format.json_schema': "
+                        "needs a name matching ^[a-zA-Z0-9_-]{1,64}$ and a schema object."
+                    ),
+                )
             if spec.get("strict"):
                 problem = _strict_schema_problem(spec["schema"])
                 if problem:
-                    return 400, "invalid_json_schema", f"Invalid schema for response_format '{spec['name']}': {problem}."
+                    return (
+                        400,
+                        "invalid_json_schema",
+                        f"Invalid schema for response_format '{spec['name']}': {problem}.",
+                    )
         elif kind == "json_object":
             if not _mentions_json(body, body["messages"]):
-                return 400, "invalid_request_error", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'."
+                return (
+                    400,
+                    "invalid_request_error",
+                    (
+                        "'messages' must contain the word 'json' in some form, "
+                        "to use 'response_format' of type 'json_object'."
+                    ),
+                )
         elif kind != "text":
-            return 400, "invalid_value", f"Invalid value: '{kind}'. Supported values are: 'json_object', 'json_schema', and 'text'."
+            return (
+                400,
+                "invalid_value",
+                f"Invalid value: '{kind}'. Supported values are: 'json_object', 'json_schema', and 'text'.",
+            )
     return None
 
 
 # ---- Anthropic Messages ------------------------------------------------------------------------------
 
 ANTHROPIC_FIELDS = {
-    "max_tokens", "messages", "model", "cache_control", "container", "diagnostics", "inference_geo", "metadata",
-    "output_config", "service_tier", "speed", "stop_sequences", "stream", "system", "thinking", "tool_choice", "tools",
-    "user_profile_id", "workspace_id",
+    "max_tokens",
+    "messages",
+    "model",
+    "cache_control",
+    "container",
+    "diagnostics",
+    "inference_geo",
+    "metadata",
+    "output_config",
+    "service_tier",
+    "speed",
+    "stop_sequences",
+    "stream",
+    "system",
+    "thinking",
+    "tool_choice",
+    "tools",
+    "user_profile_id",
+    "workspace_id",
 }
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -161,7 +260,11 @@ def check_dashscope(headers: dict, body: dict) -> Problem | None:
     model = str(body["model"]).lower()
     streaming = bool(parameters.get("stream"))
     if _THINKING_ONLY.search(model) and not streaming:
-        return 400, "InvalidParameter", "This model only support stream mode, please enable the stream parameter to access the model."
+        return (
+            400,
+            "InvalidParameter",
+            "This model only support stream mode, please enable the stream parameter to access the model.",
+        )
     if _QWEN3_HYBRID_OPEN.match(model) and not streaming and parameters.get("enable_thinking") is not False:
         return 400, "InvalidParameter", "parameter.enable_thinking must be set to false for non-streaming calls"
     if "temperature" in parameters and not 0 <= parameters["temperature"] < 2:
@@ -179,11 +282,22 @@ def check_dashscope(headers: dict, body: dict) -> Problem | None:
             if parameters.get("enable_thinking") is True:
                 return 400, "InvalidParameter", "The json mode is not supported when enable_thinking is true"
             if not _mentions_json(body, body["input"]["messages"]):
-                return 400, "InvalidParameter", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'."
+                return (
+                    400,
+                    "InvalidParameter",
+                    (
+                        "'messages' must contain the word 'json' in some form, "
+                        "to use 'response_format' of type 'json_object'."
+                    ),
+                )
     return None
 
 
-CHECKS: dict[str, Callable[[dict, dict], Problem | None]] = {"openai": check_openai, "anthropic": check_anthropic, "dashscope": check_dashscope}
+CHECKS: dict[str, Callable[[dict, dict], Problem | None]] = {
+    "openai": check_openai,
+    "anthropic": check_anthropic,
+    "dashscope": check_dashscope,
+}
 
 
 def check_request(provider: str, headers: dict, body: dict, official: bool = True) -> Problem | None:
@@ -196,13 +310,26 @@ def check_request(provider: str, headers: dict, body: dict, official: bool = Tru
 
 
 def _openai_error(status: int, code: str, message: str) -> dict:
-    kind = {401: "invalid_request_error", 429: "insufficient_quota" if code == "insufficient_quota" else "requests"}.get(status, "invalid_request_error" if status < 500 else "server_error")
+    kind = {
+        401: "invalid_request_error",
+        429: "insufficient_quota" if code == "insufficient_quota" else "requests",
+    }.get(status, "invalid_request_error" if status < 500 else "server_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
 def _anthropic_error(status: int, code: str, message: str) -> dict:
-    types = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error", 404: "not_found_error",
-             413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error", 503: "overloaded_error"}
+    types = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        402: "billing_error",
+        403: "permission_error",
+        404: "not_found_error",
+        413: "request_too_large",
+        429: "rate_limit_error",
+        500: "api_error",
+        529: "overloaded_error",
+        503: "overloaded_error",
+    }
     error: dict = {"type": types.get(status, "api_error"), "message": message}
     if code not in types.values():  # a stable cause code beyond the type, e.g. enforced_spend_limit_reached
         error["details"] = {"error_code": code}
@@ -214,4 +341,8 @@ def _dashscope_error(status: int, code: str, message: str) -> dict:
     return {"request_id": "req-fake", "code": code, "message": message}
 
 
-ERROR_BODIES: dict[str, Callable[[int, str, str], dict]] = {"openai": _openai_error, "anthropic": _anthropic_error, "dashscope": _dashscope_error}
+ERROR_BODIES: dict[str, Callable[[int, str, str], dict]] = {
+    "openai": _openai_error,
+    "anthropic": _anthropic_error,
+    "dashscope": _dashscope_error,
+}
