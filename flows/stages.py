@@ -340,14 +340,16 @@ def _raw_tasks(ctx: ValidationContext) -> tuple[dict[str, Any], dict[str, Any]]:
     Raw task JSON, not model dumps: tau2 messages get a fresh timestamp each time they are built.
     A family whose tasks live in code (AgentDojo) has no tasks file: every task then reads only
     what all share (data files, the code overlay), which the shared key already covers."""
-    tasks_spec = next((s for s in ctx.specs if s.role.value == "tasks"), None)
-    if tasks_spec is None:
+    tasks_specs = [s for s in ctx.specs if s.role.value == "tasks"]
+    if not tasks_specs:
         ids = ctx.source.task_ids(None)
         return dict.fromkeys(ids, "code"), dict.fromkeys(ids, "code")
-    source_tasks = {t["id"]: t for t in ctx.source_document(tasks_spec)}
-    target_tasks = {
-        str(t["id"]): t for t in (ctx.target_document(tasks_spec) or []) if isinstance(t, dict) and "id" in t
-    }
+    source_tasks: dict[str, Any] = {}
+    target_tasks: dict[str, Any] = {}
+    for spec in tasks_specs:  # one tasks file (τ²), or one file per task (τ³ banking: holds_list False)
+        for document, into in ((ctx.source_document(spec), source_tasks), (ctx.target_document(spec), target_tasks)):
+            items = document if isinstance(document, list) and spec.holds_list is not False else [document]
+            into.update((str(t["id"]), t) for t in items if isinstance(t, dict) and "id" in t)
     return source_tasks, target_tasks
 
 
