@@ -30,7 +30,14 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 BABELFLOW = [sys.executable, "-m", "flows.cli"]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _user_env() -> dict[str, str]:
@@ -59,7 +66,12 @@ def _api(api: str, path: str, body: dict | None = None) -> object:
     if body is not None:  # Prefect's CSRF protection is on: a POST carries a token the server issued
         csrf = _api(api, "csrf-token?client=ui-screenshot")["token"]
         headers |= {"Prefect-Csrf-Token": csrf, "Prefect-Csrf-Client": "ui-screenshot"}
-    request = urllib.request.Request(f"{api}/{path}", data=json.dumps(body).encode() if body is not None else None, headers=headers, method="POST" if body is not None else "GET")
+    request = urllib.request.Request(
+        f"{api}/{path}",
+        data=json.dumps(body).encode() if body is not None else None,
+        headers=headers,
+        method="POST" if body is not None else "GET",
+    )
     with urllib.request.urlopen(request, timeout=10) as reply:
         return json.loads(reply.read())
 
@@ -75,7 +87,11 @@ def _wait_paused(api: str, run_id: str, key: str, seconds: float = 300) -> None:
 
 
 def _latest_run_id(api: str) -> str:
-    runs = _api(api, "flow_runs/filter", {"sort": "START_TIME_DESC", "limit": 1, "flow_runs": {"state": {"type": {"any_": ["PAUSED", "RUNNING"]}}}})
+    runs = _api(
+        api,
+        "flow_runs/filter",
+        {"sort": "START_TIME_DESC", "limit": 1, "flow_runs": {"state": {"type": {"any_": ["PAUSED", "RUNNING"]}}}},
+    )
     if not runs:
         raise SystemExit("no running or paused flow run found")
     return runs[0]["id"]
@@ -91,7 +107,14 @@ def main() -> None:
     _plant(project)
     env = _user_env()
     try:
-        first = subprocess.run([*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        first = subprocess.run(
+            [*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         print(first.stderr[-1500:])
         if first.returncode != 1:
             raise SystemExit(f"expected the first run to await review (exit 1), got {first.returncode}")
@@ -100,8 +123,8 @@ def main() -> None:
         secret = (project / ".babelflow" / "prefect" / "auth" / "api-auth-string").read_bytes().strip()
         AUTH["Authorization"] = "Basic " + base64.b64encode(secret).decode()
         printed = first.stdout + first.stderr
-        run_url = printed[printed.index(f"{ui}/runs/flow-run/"):].split()[0]
-        report_url = printed[printed.index(f"{ui}/artifacts/key/"):].split()[0]
+        run_url = printed[printed.index(f"{ui}/runs/flow-run/") :].split()[0]
+        report_url = printed[printed.index(f"{ui}/artifacts/key/") :].split()[0]
 
         from playwright.sync_api import sync_playwright
 
@@ -112,14 +135,27 @@ def main() -> None:
             page.wait_for_timeout(2000)
             page.screenshot(path=str(args.out / "login-required.png"), full_page=True)
             # logged in as a user is: the UI keeps the auth string (base64) where its login form puts it
-            page.add_init_script(f"localStorage.setItem('prefect-password', {json.dumps(base64.b64encode(secret).decode())})")
-            for url, name in ((f"{ui}/runs", "runs-after-cli.png"), (run_url, "flow-run-after-cli.png"), (report_url, "failure-report-artifact.png")):
+            page.add_init_script(
+                f"localStorage.setItem('prefect-password', {json.dumps(base64.b64encode(secret).decode())})"
+            )
+            for url, name in (
+                (f"{ui}/runs", "runs-after-cli.png"),
+                (run_url, "flow-run-after-cli.png"),
+                (report_url, "failure-report-artifact.png"),
+            ):
                 page.goto(url, wait_until="networkidle")
                 page.wait_for_timeout(3000)
                 page.screenshot(path=str(args.out / name), full_page=True)
 
             # a second run that waits in the review form, as `--review-timeout` makes it do
-            waiting = subprocess.Popen([*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA", "--review-timeout", "600"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            waiting = subprocess.Popen(
+                [*BABELFLOW, "flow", "fixture-library", "--lang", "en-XA", "--review-timeout", "600"],
+                cwd=project,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             time.sleep(3)
             deadline = time.time() + 300
             run_id = None
@@ -139,11 +175,25 @@ def main() -> None:
             from validators.findings import group_findings
 
             queue = ReviewStore(project / ".babelflow" / "review" / "fixture-library" / "en-XA").queue()
-            rows = [{"group_id": g.id, "decision": "confirm", "note": "answered instead of translating"} for g in group_findings(queue.findings)]
+            rows = [
+                {"group_id": g.id, "decision": "confirm", "note": "answered instead of translating"}
+                for g in group_findings(queue.findings)
+            ]
             # answered through the REST API, as the UI's Resume button does
             _api(api, f"flow_runs/{run_id}/resume", {"run_input": {"reviewer": "screenshot", "groups": rows}})
             _wait_paused(api, run_id, "signoff")
-            _api(api, f"flow_runs/{run_id}/resume", {"run_input": {"reviewer": "screenshot", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"}})
+            _api(
+                api,
+                f"flow_runs/{run_id}/resume",
+                {
+                    "run_input": {
+                        "reviewer": "screenshot",
+                        "spot_checked_tasks": [],
+                        "approve": True,
+                        "note": "spot-checked",
+                    }
+                },
+            )
             out, _ = waiting.communicate(timeout=300)
             if waiting.returncode != 0:
                 raise SystemExit(f"the reviewed run did not end signed:\n{out[-2000:]}")
