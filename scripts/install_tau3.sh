@@ -30,7 +30,8 @@ find_python() {
 }
 PY="$(find_python)"
 "$PY" -c 'import sys; sys.exit(0 if (3, 12) <= sys.version_info[:2] < (3, 14) else 1)' \
-  || { echo "tau3: $PY is Python $("$PY" -c 'import platform; print(platform.python_version())'); τ³ needs >= 3.12, < 3.14 (set PYTHON312)" >&2; exit 2; }
+  || { echo "tau3: $PY is Python $("$PY" -c 'import platform; print(platform.python_version())');" \
+          "τ³ needs >= 3.12, < 3.14 (set PYTHON312)" >&2; exit 2; }
 
 started=$(date +%s)
 SRC="$ENV_DIR/src/tau2-bench"
@@ -45,7 +46,11 @@ unpack() {  # unpack archive $1 into $STAGE/tree (its single top-level folder, o
   esac
   local top
   top=$(ls -A "$STAGE/x")
-  if [ "$(echo "$top" | wc -l)" = "1" ] && [ -d "$STAGE/x/$top" ]; then mv "$STAGE/x/$top" "$STAGE/tree"; else mv "$STAGE/x" "$STAGE/tree"; fi
+  if [ "$(echo "$top" | wc -l)" = "1" ] && [ -d "$STAGE/x/$top" ]; then
+    mv "$STAGE/x/$top" "$STAGE/tree"
+  else
+    mv "$STAGE/x" "$STAGE/tree"
+  fi
 }
 
 case "$SOURCE" in
@@ -57,7 +62,8 @@ case "$SOURCE" in
     curl -fsSL -o "$STAGE/archive.${SOURCE##*.}" "$SOURCE"
     unpack "$STAGE/archive.${SOURCE##*.}" ;;
   *)
-    [ -e "$SOURCE" ] || { echo "tau3: TAU3_SOURCE $SOURCE does not exist; pass a folder, an archive or git+URL@TAG" >&2; exit 2; }
+    [ -e "$SOURCE" ] \
+      || { echo "tau3: TAU3_SOURCE $SOURCE does not exist; pass a folder, an archive or git+URL@TAG" >&2; exit 2; }
     if [ -d "$SOURCE" ]; then mkdir -p "$STAGE/tree" && cp -a "$SOURCE/." "$STAGE/tree/"; else unpack "$SOURCE"; fi ;;
 esac
 [ -f "$STAGE/tree/pyproject.toml" ] && [ -d "$STAGE/tree/src/tau2" ] && [ -d "$STAGE/tree/data/tau2/domains" ] \

@@ -32,8 +32,17 @@ from source_benchmarks.tau2.tau3.files import Tau3Files, task_functions, watch_s
 from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
 from source_benchmarks.tau2.tau3.runtime import require_runtime
 
-_HARNESS_CODE = ("harness.py", "files.py", "domains.py", "worker.py", "mirrored_models.py", "../environment_factory.py", "../localization.py",
-                 "../replay.py", "../fast_replay.py")  # what decides what the worker observes
+_HARNESS_CODE = (
+    "harness.py",
+    "files.py",
+    "domains.py",
+    "worker.py",
+    "mirrored_models.py",
+    "../environment_factory.py",
+    "../localization.py",
+    "../replay.py",
+    "../fast_replay.py",
+)  # what decides what the worker observes
 CHUNK = 128  # tasks per request: a progress report between requests, one round trip each
 
 
@@ -92,9 +101,17 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
     data_prefix = "data"  # a variant's files live under <variant>/data/, like τ³'s own data folder
     packaged_origin = "package"
 
-    def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None, overlay_path: Path | None = None):
+    def __init__(
+        self,
+        benchmark_id: str,
+        source_dir: Path | None = None,
+        overlay: CodeOverlay | None = None,
+        overlay_path: Path | None = None,
+    ):
         if benchmark_id not in TAU3_DOMAINS:
-            raise BabelflowError(f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}")
+            raise BabelflowError(
+                f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}"
+            )
         self.runtime = require_runtime()
         self.spec = TAU3_DOMAINS[benchmark_id]
         self.id = benchmark_id
@@ -103,10 +120,18 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
         self.code_dir = self.runtime.source_root / "src" / "tau2"
         self.source_dir = Path(source_dir).resolve() if source_dir else None
         if self.source_dir is not None and not self.source_dir.is_dir():
-            raise BabelflowError("--source-dir is not a folder", file=self.source_dir, fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)")
+            raise BabelflowError(
+                "--source-dir is not a folder",
+                file=self.source_dir,
+                fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)",
+            )
         self.overlay = overlay
-        self._ref = BenchmarkRef(handle=uuid.uuid4().hex, benchmark_id=benchmark_id, source_dir=str(self.source_dir) if self.source_dir else None,
-                                 overlay_path=str(overlay_path) if overlay is not None and overlay_path is not None else None)
+        self._ref = BenchmarkRef(
+            handle=uuid.uuid4().hex,
+            benchmark_id=benchmark_id,
+            source_dir=str(self.source_dir) if self.source_dir else None,
+            overlay_path=str(overlay_path) if overlay is not None and overlay_path is not None else None,
+        )
 
     @property
     def source_version(self) -> str:
@@ -122,9 +147,13 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
         for name in self.task_files():
             path = self._resolve_domain_file(name)
             raw = load_document(path, ArtifactFormat.JSON)
-            for task_id, task in self.parse_tasks(path, [raw] if task_folder(self.spec) else raw, Tau3Task, "τ³", "keep τ³'s task schema").items():
+            for task_id, task in self.parse_tasks(
+                path, [raw] if task_folder(self.spec) else raw, Tau3Task, "τ³", "keep τ³'s task schema"
+            ).items():
                 if task_id in tasks:
-                    raise BabelflowError(f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique")
+                    raise BabelflowError(
+                        f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique"
+                    )
                 tasks[task_id] = task
         return tasks
 
@@ -132,15 +161,21 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
 
     def _call(self, op: Operation, task_ids: list[str] | None = None, **fields: Any) -> WorkerReply:
         what = f"{op} of {self.id}" + (f" ({self.source_dir})" if self.source_dir else "")
-        reply = worker_for(self.runtime).call(WorkerRequest(id=0, op=op, bench=self._ref, task_ids=task_ids, **fields), what)
+        reply = worker_for(self.runtime).call(
+            WorkerRequest(id=0, op=op, bench=self._ref, task_ids=task_ids, **fields), what
+        )
         failure = reply.failure
         if failure is not None:
             where = f"{self.id}" + (f", task {failure.task_id}" if failure.task_id else "")
             if failure.kind == "input":
-                raise BabelflowError(f"{where}: {failure.message}", file=failure.file, field=failure.field, fix=failure.fix)
-            raise BabelflowError(f"{where}: τ³ raised {failure.message} during {op}\n{failure.traceback or ''}".rstrip(),
-                                 field=f"task {failure.task_id}" if failure.task_id else None,
-                                 fix="the task must run in τ³'s own code unchanged; if the source benchmark fails too, report it")
+                raise BabelflowError(
+                    f"{where}: {failure.message}", file=failure.file, field=failure.field, fix=failure.fix
+                )
+            raise BabelflowError(
+                f"{where}: τ³ raised {failure.message} during {op}\n{failure.traceback or ''}".rstrip(),
+                field=f"task {failure.task_id}" if failure.task_id else None,
+                fix="the task must run in τ³'s own code unchanged; if the source benchmark fails too, report it",
+            )
         return reply
 
     def _chunks(self, op: Operation, ids: list[str], label: str, **fields: Any) -> list[WorkerReply]:
@@ -194,9 +229,18 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
     def tool_schemas(self) -> list[dict[str, Any]]:
         return self._remembered("tool_schemas", lambda: self._call("tool_schemas").schemas or [])
 
-    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True,
-                      label: str = "golden replays") -> list[ReplayOutcome]:
-        outcomes = [o for reply in self._chunks("replay_golden", self._ids(task_ids), label, scored=scored) for o in reply.outcomes or []]
+    def replay_golden(
+        self,
+        task_ids: Iterable[str] | None = None,
+        observer: ToolCallObserver | None = None,
+        scored: bool = True,
+        label: str = "golden replays",
+    ) -> list[ReplayOutcome]:
+        outcomes = [
+            o
+            for reply in self._chunks("replay_golden", self._ids(task_ids), label, scored=scored)
+            for o in reply.outcomes or []
+        ]
         if observer is not None:  # the worker ran them; the observer sees each call as it would have
             for outcome in outcomes:
                 for record in outcome.tool_calls:
@@ -204,22 +248,33 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
         return outcomes
 
     def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]:
-        return [o for reply in self._chunks("run_do_nothing", self._ids(task_ids), "do-nothing replays") for o in reply.outcomes or []]
+        return [
+            o
+            for reply in self._chunks("run_do_nothing", self._ids(task_ids), "do-nothing replays")
+            for o in reply.outcomes or []
+        ]
 
-    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None,
-                     label: str = "replays") -> list[tuple[ReplayOutcome, ReplayOutcome]]:
-        pairs = [(p.golden, p.do_nothing) for reply in self._chunks("replay_pairs", self._ids(task_ids), label) for p in reply.pairs or []]
+    def replay_pairs(
+        self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, label: str = "replays"
+    ) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+        pairs = [
+            (p.golden, p.do_nothing)
+            for reply in self._chunks("replay_pairs", self._ids(task_ids), label)
+            for p in reply.pairs or []
+        ]
         if observer is not None:
             for golden, _ in pairs:
                 for record in golden.tool_calls:
                     observer(golden.task_id, record)
         return pairs
 
-    def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
+    def trace(
+        self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12
+    ) -> dict:
         """{(artifact, path, is_key): {kind: detail}}: the τ² tracer run on τ³ in the worker."""
         ids = self._ids(task_ids)
         if task_folder(self.spec):  # banking's DB is small (0.3 MB): watching every task's DB costs ~6 s, and
-            db_sample = len(ids)    # its tables are read by 48 discoverable tools, most of them by few tasks
+            db_sample = len(ids)  # its tables are read by 48 discoverable tools, most of them by few tasks
         report(label, 0, len(ids))
         entries = self._call("trace", ids, db_sample=db_sample).trace or []
         report(label, len(ids), len(ids))
@@ -231,6 +286,11 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
         return self._remembered("validate", lambda: self._call("validate").problems or [])
 
 
-def open_tau3(benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None, variant_root: Path | None = None) -> Tau3Benchmark:
+def open_tau3(
+    benchmark_id: str,
+    source_dir: Path | None = None,
+    overlay: CodeOverlay | None = None,
+    variant_root: Path | None = None,
+) -> Tau3Benchmark:
     overlay_path = variant_root / OVERLAY_NAME if variant_root is not None and overlay is not None else None
     return Tau3Benchmark(benchmark_id, source_dir=source_dir, overlay=overlay, overlay_path=overlay_path)

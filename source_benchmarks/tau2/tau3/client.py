@@ -41,7 +41,9 @@ class Tau3Worker:
         self._next_id = 0
 
     def _environment(self, extra: dict[str, str]) -> dict[str, str]:
-        env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+        env = {
+            key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
+        }
         env.update(
             PYTHONPATH=str(PROJECT_ROOT),  # babelflow's own modules, run from this checkout (none installed there)
             TAU2_DATA_DIR=str(self.runtime.data_dir),
@@ -59,13 +61,20 @@ class Tau3Worker:
         try:
             process = subprocess.Popen(
                 [str(self.runtime.python), "-m", MODULE],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                env=self._environment(link.env), pass_fds=link.pass_fds,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                env=self._environment(link.env),
+                pass_fds=link.pass_fds,
                 cwd=self.runtime.env_dir,  # τ³ loads a .env from its working folder: none of the user's
             )
         except OSError as exc:
             stack.close()
-            raise BabelflowError(f"cannot start the τ³ worker ({self.runtime.python}): {exc}", fix=f"reinstall τ³: {INSTALL_COMMAND}") from exc
+            raise BabelflowError(
+                f"cannot start the τ³ worker ({self.runtime.python}): {exc}", fix=f"reinstall τ³: {INSTALL_COMMAND}"
+            ) from exc
         self._stderr.clear()
         threading.Thread(target=self._drain, args=(process.stderr,), name="tau3-worker-stderr", daemon=True).start()
         self._process, self._link = process, stack
@@ -95,12 +104,16 @@ class Tau3Worker:
                 self._forget()
                 tail = "\n".join(list(self._stderr)[-12:])
                 raise BabelflowError(
-                    f"the τ³ worker ended (exit code {code}) during {what}" + (f"; its last output:\n{tail}" if tail else ""),
+                    f"the τ³ worker ended (exit code {code}) during {what}"
+                    + (f"; its last output:\n{tail}" if tail else ""),
                     fix=f"check the τ³ install ({INSTALL_COMMAND}); the next command starts a new worker",
                 )
             reply = WorkerReply.model_validate_json(line)
         if reply.id != request.id:
-            raise BabelflowError(f"the τ³ worker answered request {reply.id} to request {request.id} ({what})", fix="this is a babelflow bug: report it")
+            raise BabelflowError(
+                f"the τ³ worker answered request {reply.id} to request {request.id} ({what})",
+                fix="this is a babelflow bug: report it",
+            )
         return reply
 
     def _forget(self) -> None:

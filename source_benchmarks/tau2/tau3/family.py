@@ -19,8 +19,12 @@ from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
 
 class Tau3Family(BenchmarkFamily):
     name = "tau3"
-    description = "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
-    capabilities = frozenset({Capability.INVENTORY, Capability.GROUND_TRUTH, Capability.TRACED_REPLAY, Capability.CODE_OVERLAY})
+    description = (
+        "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
+    )
+    capabilities = frozenset(
+        {Capability.INVENTORY, Capability.GROUND_TRUTH, Capability.TRACED_REPLAY, Capability.CODE_OVERLAY}
+    )
 
     def benchmark_ids(self) -> tuple[str, ...]:
         return tuple(TAU3_DOMAINS)
@@ -32,14 +36,18 @@ class Tau3Family(BenchmarkFamily):
     def install_hint(self) -> str:
         return INSTALL_COMMAND
 
-    def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
+    def open(
+        self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None
+    ) -> SourceBenchmark:
         return open_tau3(benchmark_id, source_dir=source_dir, overlay=overlay)
 
     def variant_data_dir(self, variant_root: Path) -> Path:
         return variant_root / "data"
 
     def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:
-        return open_tau3(benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay, variant_root=variant_root)
+        return open_tau3(
+            benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay, variant_root=variant_root
+        )
 
 
 FAMILY = Tau3Family()

@@ -19,8 +19,12 @@ from source_benchmarks.tau2.tau3.domains import USER_GUIDELINES, task_folder
 from source_benchmarks.tau2.tau3.mirrored_models import TASK_MODEL, mirrored
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
-DISCOVERABLE_CALLS = {"call_discoverable_agent_tool": "agent_tool_name", "call_discoverable_user_tool": "discoverable_tool_name",
-                      "unlock_discoverable_agent_tool": "agent_tool_name", "give_discoverable_user_tool": "discoverable_tool_name"}
+DISCOVERABLE_CALLS = {
+    "call_discoverable_agent_tool": "agent_tool_name",
+    "call_discoverable_user_tool": "discoverable_tool_name",
+    "unlock_discoverable_agent_tool": "agent_tool_name",
+    "give_discoverable_user_tool": "discoverable_tool_name",
+}
 
 
 def task_functions(task: Any) -> set[str]:
@@ -32,7 +36,10 @@ def task_functions(task: Any) -> set[str]:
     for action in (criteria.actions or []) if criteria else []:
         reached = (action.arguments or {}).get(DISCOVERABLE_CALLS.get(action.name, ""), "")
         names.add(f"{action.requestor}:{action.name}" + (f":{reached}" if reached else ""))
-    for call in [*((state.initialization_actions or []) if state else []), *((criteria.env_assertions or []) if criteria else [])]:
+    for call in [
+        *((state.initialization_actions or []) if state else []),
+        *((criteria.env_assertions or []) if criteria else []),
+    ]:
         names.add(f"{call.env_type}:{call.func_name}")
     if state is not None and state.initialization_data is not None:
         names.add("initialization_data")
@@ -74,26 +81,65 @@ class Tau3Files:
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec, data = self.spec, self.spec.data_dir
-        items = [ArtifactSpec(path=f"{data}/{spec.db_file}", format=format_of(spec.db_file), role=ArtifactRole.DATABASE, data_model=mirrored(spec.db_model))]
+        items = [
+            ArtifactSpec(
+                path=f"{data}/{spec.db_file}",
+                format=format_of(spec.db_file),
+                role=ArtifactRole.DATABASE,
+                data_model=mirrored(spec.db_model),
+            )
+        ]
         if spec.user_db_file:
-            items.append(ArtifactSpec(path=f"{data}/{spec.user_db_file}", format=format_of(spec.user_db_file), role=ArtifactRole.DATABASE,
-                                      data_model=mirrored(spec.user_db_model) if spec.user_db_model else None))
+            items.append(
+                ArtifactSpec(
+                    path=f"{data}/{spec.user_db_file}",
+                    format=format_of(spec.user_db_file),
+                    role=ArtifactRole.DATABASE,
+                    data_model=mirrored(spec.user_db_model) if spec.user_db_model else None,
+                )
+            )
         # banking's task folder is one logical tasks artifact split in files of one task each
         one_per_file = task_folder(spec)
         for name in self.task_files():
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model=mirrored(TASK_MODEL),
-                                      group=f"{data}/tasks/*.json" if one_per_file else None, holds_list=not one_per_file))
+            items.append(
+                ArtifactSpec(
+                    path=f"{data}/{name}",
+                    format=ArtifactFormat.JSON,
+                    role=ArtifactRole.TASKS,
+                    data_model=mirrored(TASK_MODEL),
+                    group=f"{data}/tasks/*.json" if one_per_file else None,
+                    holds_list=not one_per_file,
+                )
+            )
         if (self.data_dir.parent / data / "split_tasks.json").is_file():
-            items.append(ArtifactSpec(path=f"{data}/split_tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASK_SPLIT, translatable=False))
+            items.append(
+                ArtifactSpec(
+                    path=f"{data}/split_tasks.json",
+                    format=ArtifactFormat.JSON,
+                    role=ArtifactRole.TASK_SPLIT,
+                    translatable=False,
+                )
+            )
         for name in spec.policy_files:
             items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
         if task_folder(spec):  # banking_knowledge: the documents and the prompt templates retrieval.py assembles
             for name in self._listing("documents", "*.json"):
-                items.append(ArtifactSpec(path=f"{data}/documents/{name}", format=ArtifactFormat.JSON, role=DOCUMENT_ROLE,
-                                          group=f"{data}/documents/*.json", holds_list=False))
+                items.append(
+                    ArtifactSpec(
+                        path=f"{data}/documents/{name}",
+                        format=ArtifactFormat.JSON,
+                        role=DOCUMENT_ROLE,
+                        group=f"{data}/documents/*.json",
+                        holds_list=False,
+                    )
+                )
             for folder in ("prompts", "prompts/components"):
                 for name in self._listing(folder, "*.md"):
-                    items.append(ArtifactSpec(path=f"{data}/{folder}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
+                    items.append(
+                        ArtifactSpec(
+                            path=f"{data}/{folder}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY
+                        )
+                    )
         for path in USER_GUIDELINES:
             items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
         for path, role in spec.code_files:

@@ -57,7 +57,9 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
     """The τ² factory (DBs parsed once, validated per environment, paths rebound per call) plus
     banking_knowledge's per-task arguments and its knowledge base from resolved documents."""
 
-    def __init__(self, spec: Any, resolve: Callable[[str], Path], overlay: CodeOverlay | None, documents: Callable[[], list[str]]):
+    def __init__(
+        self, spec: Any, resolve: Callable[[str], Path], overlay: CodeOverlay | None, documents: Callable[[], list[str]]
+    ):
         super().__init__(spec, resolve, overlay)
         self._documents = documents
         self.task: Any = None  # set by TaskEnvironments around one task's replay
@@ -70,8 +72,13 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
         documents = {}
         for name in self._documents():
             path = self.resolve(f"documents/{name}")
-            document = validate_input(Document, load_document(path, ArtifactFormat.JSON), what=f"{name} does not fit τ³'s Document model", file=path,
-                                      fix="a policy document keeps τ³'s fields: id, title, content (strings)")
+            document = validate_input(
+                Document,
+                load_document(path, ArtifactFormat.JSON),
+                what=f"{name} does not fit τ³'s Document model",
+                file=path,
+                fix="a policy document keeps τ³'s fields: id, title, content (strings)",
+            )
             documents[document.id] = document
         return KnowledgeBase(documents=documents)
 
@@ -125,17 +132,25 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
 
     def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None):
         if benchmark_id not in TAU3_DOMAINS:
-            raise BabelflowError(f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}")
+            raise BabelflowError(
+                f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}"
+            )
         self.spec = TAU3_DOMAINS[benchmark_id]
         self.id = benchmark_id
         self.code_dir = self.root = tau2_package_root()
         self.data_dir = Path(os.environ["TAU2_DATA_DIR"]).resolve()
         self.source_dir = Path(source_dir).resolve() if source_dir else None
         if self.source_dir is not None and not self.source_dir.is_dir():
-            raise BabelflowError("--source-dir is not a folder", file=self.source_dir, fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)")
+            raise BabelflowError(
+                "--source-dir is not a folder",
+                file=self.source_dir,
+                fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)",
+            )
         quiet_tau2_logging()
         self.overlay = overlay
-        self.environment_factory = Tau3EnvironmentFactory(self.spec, self._resolve_domain_file, overlay, lambda: self._listing("documents", "*.json"))
+        self.environment_factory = Tau3EnvironmentFactory(
+            self.spec, self._resolve_domain_file, overlay, lambda: self._listing("documents", "*.json")
+        )
 
     @property
     def source_version(self) -> str:
@@ -150,7 +165,11 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         for name in self.task_files():
             artifact = f"{self.spec.data_dir}/{name}"
             raw = load_document(self._resolve(artifact), ArtifactFormat.JSON)
-            items = [((), raw)] if task_folder(self.spec) else [((index,), item) for index, item in enumerate(raw["tasks"] if isinstance(raw, dict) else raw)]
+            items = (
+                [((), raw)]
+                if task_folder(self.spec)
+                else [((index,), item) for index, item in enumerate(raw["tasks"] if isinstance(raw, dict) else raw)]
+            )
             for path, item in items:
                 task_id = item.get("id") if isinstance(item, dict) else None
                 sources[str(task_id)] = (artifact, path, item)
@@ -164,10 +183,14 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         for name in self.task_files():
             path = self._resolve_domain_file(name)
             raw = load_document(path, ArtifactFormat.JSON)
-            parsed = self.parse_tasks(path, [raw] if task_folder(self.spec) else raw, Task, "τ³", "keep τ³'s task schema")
+            parsed = self.parse_tasks(
+                path, [raw] if task_folder(self.spec) else raw, Task, "τ³", "keep τ³'s task schema"
+            )
             for task_id, task in parsed.items():
                 if task_id in tasks:
-                    raise BabelflowError(f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique")
+                    raise BabelflowError(
+                        f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique"
+                    )
                 tasks[task_id] = task
         return tasks
 
@@ -185,10 +208,17 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         finally:
             factory.retrieval_variant = REPLAY_RETRIEVAL_VARIANT
 
-    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True,
-                      label: str = "golden replays") -> list[ReplayOutcome]:
+    def replay_golden(
+        self,
+        task_ids: Iterable[str] | None = None,
+        observer: ToolCallObserver | None = None,
+        scored: bool = True,
+        label: str = "golden replays",
+    ) -> list[ReplayOutcome]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
-        if scored:  # one environment per task, and a DB+NL_ASSERTION task scored on its DB (no judge), as replay_pairs does
+        if (
+            scored
+        ):  # one environment per task, and a DB+NL_ASSERTION task scored on its DB (no judge), as replay_pairs does
             return [golden for golden, _ in self.replay_pairs(ids, observer, label)]
         with gc_paused():
             return [replay_golden_task(task, self._bound(task), observer, scored) for task in map(self.task, ids)]
@@ -198,13 +228,16 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         with gc_paused():
             return [replay_do_nothing_task(task, self._bound(task)) for task in map(self.task, ids)]
 
-    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None,
-                     label: str = "replays") -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+    def replay_pairs(
+        self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, label: str = "replays"
+    ) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
         with gc_paused():
             return [replay_pair(task, self._bound(task), observer) for task in map(self.task, ids)]
 
-    def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
+    def trace(
+        self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12
+    ) -> dict:
         """Tau2Benchmark.trace on τ³'s task files (a task folder: each task is its own artifact)."""
         from tau2.data_model.tasks import Task
 
@@ -212,9 +245,14 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         from source_benchmarks.tau2.tracing import RECORDER, TRACE_LOCK
 
         data = self.spec.data_dir
-        db_artifacts = (f"{data}/{self.spec.db_file}", f"{data}/{self.spec.user_db_file}" if self.spec.user_db_file else None)
+        db_artifacts = (
+            f"{data}/{self.spec.db_file}",
+            f"{data}/{self.spec.user_db_file}" if self.spec.user_db_file else None,
+        )
         ids = list(task_ids) if task_ids is not None else self.task_ids(None)
-        watched = watch_sample([self.task(task_id) for task_id in ids], db_sample)  # discoverable calls count by the tool they reach
+        watched = watch_sample(
+            [self.task(task_id) for task_id in ids], db_sample
+        )  # discoverable calls count by the tool they reach
         with TRACE_LOCK, gc_paused():
             RECORDER.observations = {}
             try:

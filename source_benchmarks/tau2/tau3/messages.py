@@ -14,14 +14,28 @@ from pydantic import Field
 from babelflow.ir import Record
 from source_benchmarks.protocol import ReplayOutcome
 
-Operation = Literal["hello", "task_ids", "splits", "tasks", "tool_schemas", "replay_golden", "run_do_nothing", "replay_pairs", "trace", "validate", "model_schemas"]
+Operation = Literal[
+    "hello",
+    "task_ids",
+    "splits",
+    "tasks",
+    "tool_schemas",
+    "replay_golden",
+    "run_do_nothing",
+    "replay_pairs",
+    "trace",
+    "validate",
+    "model_schemas",
+]
 Segment = str | int
 
 
 class BenchmarkRef(Record):
     """Which benchmark, with which data files and which variant overlay (a variant's own files)."""
 
-    handle: str = Field(description="one adapter object in the main process: its own parsed tasks and DBs in the worker")
+    handle: str = Field(
+        description="one adapter object in the main process: its own parsed tasks and DBs in the worker"
+    )
     benchmark_id: str
     source_dir: str | None = Field(default=None, description="folder laid out like τ³'s domain folder's parent data/")
     overlay_path: str | None = Field(default=None, description="the variant's code overlay file, if any")
@@ -34,7 +48,9 @@ class WorkerRequest(Record):
     task_ids: list[str] | None = None
     scored: bool = True
     db_sample: int = 12
-    models: list[str] | None = Field(default=None, description="dotted τ³ models (module:Class) whose JSON schemas are wanted")
+    models: list[str] | None = Field(
+        default=None, description="dotted τ³ models (module:Class) whose JSON schemas are wanted"
+    )
 
 
 class WorkerFailure(Record):

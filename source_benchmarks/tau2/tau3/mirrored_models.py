@@ -88,7 +88,10 @@ class _Builder:
     def object_model(self, title: str, schema: dict[str, Any]) -> type[BaseModel]:
         fields: dict[str, Any] = {}
         for index, (name, sub) in enumerate(schema["properties"].items()):
-            fields[f"field_{index}"] = (self.type_of(sub), Field(default=None, alias=name))  # names such as `copy` or `schema` stay aliases
+            fields[f"field_{index}"] = (
+                self.type_of(sub),
+                Field(default=None, alias=name),
+            )  # names such as `copy` or `schema` stay aliases
         config = ConfigDict(extra="allow", populate_by_name=True)
         return create_model(title, __config__=config, **fields)
 
@@ -107,9 +110,14 @@ def __getattr__(name: str) -> type[BaseModel]:
         raise AttributeError(name)
     with _LOCK:
         if name not in _BUILT:
-            reply = worker_for(require_runtime()).call(WorkerRequest(id=0, op="model_schemas", models=list(TAU3_MODELS.values())), "τ³ model schemas")
+            reply = worker_for(require_runtime()).call(
+                WorkerRequest(id=0, op="model_schemas", models=list(TAU3_MODELS.values())), "τ³ model schemas"
+            )
             if reply.failure is not None:
-                raise BabelflowError(f"τ³'s data models could not be read: {reply.failure.message}", fix=f"check the τ³ install ({INSTALL_COMMAND})")
+                raise BabelflowError(
+                    f"τ³'s data models could not be read: {reply.failure.message}",
+                    fix=f"check the τ³ install ({INSTALL_COMMAND})",
+                )
             for short, dotted in TAU3_MODELS.items():
                 _BUILT[short] = build(short, (reply.model_schemas or {})[dotted])
         return _BUILT[name]

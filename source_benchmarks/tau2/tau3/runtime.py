@@ -59,7 +59,9 @@ def _runtime_at(directory: Path) -> Tau3Runtime | str:
         data_dir = source_root / "data"  # the folder was moved with its checkout
     if not (data_dir / "tau2" / "domains").is_dir():
         return f"τ³'s data folder is missing ({data_dir}/tau2/domains): reinstall or set TAU2_DATA_DIR"
-    return Tau3Runtime(env_dir=directory, python=python, data_dir=data_dir, source_root=source_root, tau2_version=install.tau2_version)
+    return Tau3Runtime(
+        env_dir=directory, python=python, data_dir=data_dir, source_root=source_root, tau2_version=install.tau2_version
+    )
 
 
 def find_runtime() -> Tau3Runtime | str:

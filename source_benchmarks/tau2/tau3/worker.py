@@ -72,7 +72,9 @@ class Worker:
         if request.op == "hello":  # also imports τ³ (~7-13 s, litellm): the worker is ready once it answers
             import tau2.environment.environment  # noqa: F401
 
-            reply.hello = Hello(python=platform.python_version(), tau2_version=metadata.version("tau2"), pid=os.getpid())
+            reply.hello = Hello(
+                python=platform.python_version(), tau2_version=metadata.version("tau2"), pid=os.getpid()
+            )
             return reply
         if request.op == "model_schemas":
             from source_benchmarks.tau2.environment_factory import import_object
@@ -80,7 +82,9 @@ class Worker:
             reply.model_schemas = {dotted: import_object(dotted).model_json_schema() for dotted in request.models or []}
             return reply
         if request.bench is None:
-            raise BabelflowError(f"worker request {request.op!r} names no benchmark", fix="this is a babelflow bug: report it")
+            raise BabelflowError(
+                f"worker request {request.op!r} names no benchmark", fix="this is a babelflow bug: report it"
+            )
         bench = self.harness(request.bench)
         ids = request.task_ids if request.task_ids is not None else bench.task_ids(None)
         if request.op == "task_ids":
@@ -99,7 +103,9 @@ class Worker:
             reply.pairs = [ReplayPair(golden=g, do_nothing=n) for g, n in self._each(ids, bench.replay_pairs)]
         elif request.op == "trace":
             observed = bench.trace(ids, db_sample=request.db_sample)
-            reply.trace = [TraceEntry(artifact=a, path=list(p), is_key=k, kinds=kinds) for (a, p, k), kinds in observed.items()]
+            reply.trace = [
+                TraceEntry(artifact=a, path=list(p), is_key=k, kinds=kinds) for (a, p, k), kinds in observed.items()
+            ]
         elif request.op == "validate":
             reply.problems = bench.validate_artifacts()
         return reply
@@ -121,8 +127,12 @@ class Worker:
 
 def _failure(exc: BaseException, task_id: str | None) -> WorkerFailure:
     if isinstance(exc, BabelflowError):
-        return WorkerFailure(kind="input", message=exc.message, file=exc.file, field=exc.field, fix=exc.fix, task_id=task_id)
-    return WorkerFailure(kind="crash", message=f"{type(exc).__name__}: {exc}", task_id=task_id, traceback=traceback.format_exc(limit=12))
+        return WorkerFailure(
+            kind="input", message=exc.message, file=exc.file, field=exc.field, fix=exc.fix, task_id=task_id
+        )
+    return WorkerFailure(
+        kind="crash", message=f"{type(exc).__name__}: {exc}", task_id=task_id, traceback=traceback.format_exc(limit=12)
+    )
 
 
 def serve(requests: IO[str], replies: IO[str]) -> None:

@@ -9,8 +9,14 @@ from source_benchmarks.tau2.tau3.runtime import PROJECT_ROOT
 
 
 def _run(script: str, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", f"scripts/{script}", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60,
-                          env={"PATH": "/usr/bin:/bin", "HOME": "/root", **env})
+    return subprocess.run(
+        ["bash", f"scripts/{script}", *args],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/root", **env},
+    )
 
 
 def test_a_missing_or_foreign_source_is_refused_before_anything_is_installed(tmp_path):

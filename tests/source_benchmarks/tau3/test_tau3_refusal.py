@@ -32,10 +32,19 @@ def test_every_tau3_id_belongs_to_the_family_and_is_refused(no_tau3):
     assert get_benchmark("tau2-mock").id == "tau2-mock"  # nothing else changes
 
 
-@pytest.mark.parametrize("command", [["analyze", "tau3-banking_knowledge", "--out", "ir.json"], ["adapt", "tau3-retail", "--lang", "en-XA"],
-                                     ["validate", "tau3-retail", "--lang", "vi"], ["flow", "tau3-airline", "--lang", "es"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["analyze", "tau3-banking_knowledge", "--out", "ir.json"],
+        ["adapt", "tau3-retail", "--lang", "en-XA"],
+        ["validate", "tau3-retail", "--lang", "vi"],
+        ["flow", "tau3-airline", "--lang", "es"],
+    ],
+)
 def test_the_cli_refuses_with_the_install_command(no_tau3, command):
-    result = CliRunner().invoke(app, command, env={"BABELFLOW_PROJECT_ROOT": str(no_tau3 / "project"), "COLUMNS": "300"})
+    result = CliRunner().invoke(
+        app, command, env={"BABELFLOW_PROJECT_ROOT": str(no_tau3 / "project"), "COLUMNS": "300"}
+    )
     assert result.exit_code == 2, result.output
     assert "τ³ not installed" in result.output and INSTALL_COMMAND in result.output
     assert "Traceback" not in result.output

@@ -52,8 +52,12 @@ def test_tool_schemas_and_files_are_taus_own(mock):
 def test_an_error_in_the_worker_names_the_benchmark_and_the_task(tmp_path, mock):
     data = tmp_path / "data" / "tau2" / "domains" / "mock"
     data.mkdir(parents=True)
-    tasks = json.loads(mock.artifact_path(next(s for s in mock.artifacts() if s.path.endswith("tasks.json"))).read_text())
-    tasks[0]["initial_state"] = {"initialization_actions": [{"env_type": "assistant", "func_name": "no_such_function", "arguments": {}}]}
+    tasks = json.loads(
+        mock.artifact_path(next(s for s in mock.artifacts() if s.path.endswith("tasks.json"))).read_text()
+    )
+    tasks[0]["initial_state"] = {
+        "initialization_actions": [{"env_type": "assistant", "func_name": "no_such_function", "arguments": {}}]
+    }
     (data / "tasks.json").write_text(json.dumps(tasks))
     broken = get_benchmark("tau3-mock", source_dir=tmp_path / "data")
     with pytest.raises(BabelflowError) as caught:
@@ -89,7 +93,11 @@ def test_the_worker_dies_with_its_parent(tmp_path):
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and Path(f"/proc/{worker_pid}").exists() and "Z" not in Path(f"/proc/{worker_pid}/stat").read_text().split()[2]:
+    while (
+        time.monotonic() < deadline
+        and Path(f"/proc/{worker_pid}").exists()
+        and "Z" not in Path(f"/proc/{worker_pid}/stat").read_text().split()[2]
+    ):
         time.sleep(0.1)
     alive = Path(f"/proc/{worker_pid}").exists() and "Z" not in Path(f"/proc/{worker_pid}/stat").read_text().split()[2]
     assert not alive, "the τ³ worker outlived its parent"
@@ -119,7 +127,9 @@ def test_banking_knowledge_golden_97_do_nothing_0():
     specs = bench.artifacts()
     assert sum(s.path.startswith("data/tau2/domains/banking_knowledge/documents/") for s in specs) == 698
     assert sum("/tasks/task_" in s.path for s in specs) == 97
-    assert {"domains/banking_knowledge/tools.py", "data/tau2/domains/banking_knowledge/db.json"} <= {s.path for s in specs}
+    assert {"domains/banking_knowledge/tools.py", "data/tau2/domains/banking_knowledge/db.json"} <= {
+        s.path for s in specs
+    }
 
 
 @pytest.mark.slow
