@@ -15,9 +15,10 @@ they send and how they check it:
 - full: babelflow: TranslationEngine (dedupe, placeholders, preserved entities) with the
   simulated model, the language pack's release checks, rebuild_variant, validate_variant (four
   probe layers and three model validator agents that read every task and unit, answered by a
-  simulated client on the model layer: babelflow/llm/simulated.py), and a scripted reviewer that confirms exactly the findings whose field differs from
-  the simulated model's error-free rendering, purges those units from the translation memory
-  (engine.memory_keys + forget) so they are translated again, and loops until nothing is open.
+  simulated client on the model layer: babelflow/llm/simulated.py), and a scripted reviewer that confirms
+  exactly the findings whose field differs from the simulated model's error-free rendering, purges those
+  units from the translation memory (engine.memory_keys + forget) so they are translated again, and loops
+  until nothing is open.
 
 The oracle (not babelflow's validators) compares every task of the source and the variant with
 the same fixed actions (tau2's golden actions and a do-nothing agent, one execution per task):
@@ -63,8 +64,15 @@ from bench.ablation_oracle import ARMS, DOMAINS, MAX_ROUNDS, PAPER, ArmResult, D
 
 
 def run_ablation(
-    domains: list[str], language: str = "en-XA", seed: int = 0, work: Path | None = None, arms: tuple[str, ...] = ARMS,
-    max_rounds: int = MAX_ROUNDS, console: Console | None = None, rates: Any = None, remember: bool = True,
+    domains: list[str],
+    language: str = "en-XA",
+    seed: int = 0,
+    work: Path | None = None,
+    arms: tuple[str, ...] = ARMS,
+    max_rounds: int = MAX_ROUNDS,
+    console: Console | None = None,
+    rates: Any = None,
+    remember: bool = True,
 ) -> list[ArmResult]:
     """Every arm on every domain; `rates` (translators.simulated_model.ErrorRates) defaults to the declared ones."""
     from babelflow.settings import apply_offline_environment
@@ -77,9 +85,16 @@ def run_ablation(
         for benchmark_id in domains:
             domain = Domain(benchmark_id, language, root, console)
             for arm in arms:
-                results.append(run_full(domain, seed, max_rounds, rates, remember) if arm == "full" else run_naive(domain, arm, seed, rates))
+                results.append(
+                    run_full(domain, seed, max_rounds, rates, remember)
+                    if arm == "full"
+                    else run_naive(domain, arm, seed, rates)
+                )
                 last = results[-1]
-                console.log(f"{benchmark_id}/{arm}: broken {len(last.broken)}/{last.tasks}, mismatch {len(last.mismatch)}/{last.tasks}, {last.characters_sent:,} chars sent, {last.seconds:.0f} s")
+                console.log(
+                    f"{benchmark_id}/{arm}: broken {len(last.broken)}/{last.tasks}, mismatch "
+                    f"{len(last.mismatch)}/{last.tasks}, {last.characters_sent:,} chars sent, {last.seconds:.0f} s"
+                )
     return results
 
 
@@ -88,32 +103,103 @@ def _pct(part: int, whole: int) -> str:
 
 
 def render(results: list[ArmResult], console: Console, *, seed: int, language: str, rates_tag: str = "") -> str:
-    table = Table(title=f"Ablation (BabelArena Table 3, offline): simulated model {rates_tag} → {language}, seed {seed}; tokens ≈ (chars sent + received) / 4")
-    for column in ("domain", "arm", "tasks", "broken refs", "behaviour mismatch", "chars sent", "tokens≈", "× indep. tokens", "+ validators≈", "workflow × indep.", "review rounds", "defective fields left"):
+    table = Table(
+        title=(
+            f"Ablation (BabelArena Table 3, offline): simulated model {rates_tag} → {language}, seed {seed}; tokens ≈ "
+            "(chars sent + received) / 4"
+        )
+    )
+    for column in (
+        "domain",
+        "arm",
+        "tasks",
+        "broken refs",
+        "behaviour mismatch",
+        "chars sent",
+        "tokens≈",
+        "× indep. tokens",
+        "+ validators≈",
+        "workflow × indep.",
+        "review rounds",
+        "defective fields left",
+    ):
         table.add_column(column, justify="left" if column in ("domain", "arm") else "right")
     baseline = {r.benchmark: r.tokens for r in results if r.arm == "independent"}
     domains = list(dict.fromkeys(r.benchmark for r in results))
     arms = list(dict.fromkeys(r.arm for r in results))
 
-    def row(label: str, arm: str, tasks: int, broken: int, mismatch: int, sent: int, tokens: int, base: int | None, rounds: str, defective: int, validators: int = 0) -> None:
-        table.add_row(label, arm, f"{tasks:,}", f"{_pct(broken, tasks)} ({broken})", f"{_pct(mismatch, tasks)} ({mismatch})", f"{sent:,}", f"{tokens:,}",
-                      f"{tokens / base:.3f}×" if base else "-", f"{validators:,}" if validators else "-",
-                      f"{(tokens + validators) / base:.3f}×" if base else "-", rounds, f"{defective:,}")
+    def row(
+        label: str,
+        arm: str,
+        tasks: int,
+        broken: int,
+        mismatch: int,
+        sent: int,
+        tokens: int,
+        base: int | None,
+        rounds: str,
+        defective: int,
+        validators: int = 0,
+    ) -> None:
+        table.add_row(
+            label,
+            arm,
+            f"{tasks:,}",
+            f"{_pct(broken, tasks)} ({broken})",
+            f"{_pct(mismatch, tasks)} ({mismatch})",
+            f"{sent:,}",
+            f"{tokens:,}",
+            f"{tokens / base:.3f}×" if base else "-",
+            f"{validators:,}" if validators else "-",
+            f"{(tokens + validators) / base:.3f}×" if base else "-",
+            rounds,
+            f"{defective:,}",
+        )
 
     for benchmark in domains:
         for r in (r for r in results if r.benchmark == benchmark):
-            rounds = "-" if r.review_rounds is None else f"{r.review_rounds}" + ("" if r.converged else " (not converged)")
-            row(benchmark, r.arm, r.tasks, len(r.broken), len(r.mismatch), r.characters_sent, r.tokens, baseline.get(benchmark), rounds, r.defective_fields, r.validator_tokens)
+            rounds = (
+                "-" if r.review_rounds is None else f"{r.review_rounds}" + ("" if r.converged else " (not converged)")
+            )
+            row(
+                benchmark,
+                r.arm,
+                r.tasks,
+                len(r.broken),
+                len(r.mismatch),
+                r.characters_sent,
+                r.tokens,
+                baseline.get(benchmark),
+                rounds,
+                r.defective_fields,
+                r.validator_tokens,
+            )
         table.add_section()
     totals: dict[str, tuple] = {}
     if len(domains) > 1:
         base_total = sum(baseline.values()) or None
         for arm in arms:
             rs = [r for r in results if r.arm == arm]
-            tasks, broken, mismatch = sum(r.tasks for r in rs), sum(len(r.broken) for r in rs), sum(len(r.mismatch) for r in rs)
+            tasks, broken, mismatch = (
+                sum(r.tasks for r in rs),
+                sum(len(r.broken) for r in rs),
+                sum(len(r.mismatch) for r in rs),
+            )
             tokens = sum(r.tokens for r in rs)
             rounds = "-" if rs[0].review_rounds is None else "max " + str(max(r.review_rounds or 0 for r in rs))
-            row("all (pooled)", arm, tasks, broken, mismatch, sum(r.characters_sent for r in rs), tokens, base_total, rounds, sum(r.defective_fields for r in rs), sum(r.validator_tokens for r in rs))
+            row(
+                "all (pooled)",
+                arm,
+                tasks,
+                broken,
+                mismatch,
+                sum(r.characters_sent for r in rs),
+                tokens,
+                base_total,
+                rounds,
+                sum(r.defective_fields for r in rs),
+                sum(r.validator_tokens for r in rs),
+            )
             totals[arm] = (tasks, broken, mismatch, tokens)
         table.add_section()
         for arm in arms:
@@ -122,37 +208,87 @@ def render(results: list[ArmResult], console: Console, *, seed: int, language: s
             mean_m = sum(r.mismatch_pct for r in rs) / len(rs)
             ratios = [r.tokens / baseline[r.benchmark] for r in rs if baseline.get(r.benchmark)]
             workflow = [r.workflow_tokens / baseline[r.benchmark] for r in rs if baseline.get(r.benchmark)]
-            table.add_row("mean of domains", arm, "", f"{mean_b:.1f}%", f"{mean_m:.1f}%", "", "", f"{sum(ratios) / len(ratios):.3f}×" if ratios else "-", "",
-                          f"{sum(workflow) / len(workflow):.3f}×" if workflow else "-", "", "")
+            table.add_row(
+                "mean of domains",
+                arm,
+                "",
+                f"{mean_b:.1f}%",
+                f"{mean_m:.1f}%",
+                "",
+                "",
+                f"{sum(ratios) / len(ratios):.3f}×" if ratios else "-",
+                "",
+                f"{sum(workflow) / len(workflow):.3f}×" if workflow else "-",
+                "",
+                "",
+            )
     console.print(table)
 
     events = Table(title="errors the simulated model made (per arm; rates in translators/simulated_model.py)")
-    for column in ("domain", "arm", "segments", "entity variants (a)", "ids translated (b)", "placeholders dropped (c)", "numbers reformatted (d)"):
+    for column in (
+        "domain",
+        "arm",
+        "segments",
+        "entity variants (a)",
+        "ids translated (b)",
+        "placeholders dropped (c)",
+        "numbers reformatted (d)",
+    ):
         events.add_column(column, justify="left" if column in ("domain", "arm") else "right")
     for r in results:
         e = r.model_events
-        events.add_row(r.benchmark, r.arm, f"{r.segments:,}", f"{e.get('entity_variant', 0):,}", f"{e.get('identifier_translated', 0):,}", f"{e.get('placeholder_dropped', 0):,}", f"{e.get('number_reformatted', 0):,}")
+        events.add_row(
+            r.benchmark,
+            r.arm,
+            f"{r.segments:,}",
+            f"{e.get('entity_variant', 0):,}",
+            f"{e.get('identifier_translated', 0):,}",
+            f"{e.get('placeholder_dropped', 0):,}",
+            f"{e.get('number_reformatted', 0):,}",
+        )
     console.print(events)
 
     if "full" in arms:
         full = [r for r in results if r.arm == "full"]
-        tasks, broken, mismatch = sum(r.tasks for r in full), sum(len(r.broken) for r in full), sum(len(r.mismatch) for r in full)
+        tasks, broken, mismatch = (
+            sum(r.tasks for r in full),
+            sum(len(r.broken) for r in full),
+            sum(len(r.mismatch) for r in full),
+        )
         base = sum(r.tokens for r in results if r.arm == "independent")
         ratio = f"{sum(r.tokens for r in full) / base:.3f}×" if base else "n/a"
-        goal = "" if not base else ("; goal (0% / 0%, translation tokens below the independent arm's) met" if broken == mismatch == 0 and sum(r.tokens for r in full) < base else "; goal NOT met")
+        goal = (
+            ""
+            if not base
+            else (
+                "; goal (0% / 0%, translation tokens below the independent arm's) met"
+                if broken == mismatch == 0 and sum(r.tokens for r in full) < base
+                else "; goal NOT met"
+            )
+        )
         workflow = f"{sum(r.workflow_tokens for r in full) / base:.3f}×" if base else "n/a"
-        line = (f"full babelflow: {_pct(broken, tasks)} broken references, {_pct(mismatch, tasks)} behaviour mismatch over {tasks:,} tasks "
-                f"({len(full)} domain(s)) at {ratio} the independent arm's tokens for translation, {workflow} for the full workflow with "
-                f"{VALIDATOR_AGENTS} model validator agents (simulated reviewers, {sum(r.validator_tokens for r in full):,} tokens); "
-                f"review rounds {', '.join(str(r.review_rounds) for r in full)} (paper: 2.5% / 0% at {PAPER['full'][2]}× for the full workflow){goal}")
-        validators = Table(title="the full arm's model validator agents (token ledger, all validation passes; tokens = chars / 4)")
+        line = (
+            f"full babelflow: {_pct(broken, tasks)} broken references, {_pct(mismatch, tasks)} behaviour mismatch "
+            f"over {tasks:,} tasks "
+            f"({len(full)} domain(s)) at {ratio} the independent arm's tokens for translation, {workflow} for the "
+            "full workflow with "
+            f"{VALIDATOR_AGENTS} model validator agents (simulated reviewers, "
+            f"{sum(r.validator_tokens for r in full):,} tokens); "
+            f"review rounds {', '.join(str(r.review_rounds) for r in full)} (paper: 2.5% / 0% at {PAPER['full'][2]}× "
+            f"for the full workflow){goal}"
+        )
+        validators = Table(
+            title="the full arm's model validator agents (token ledger, all validation passes; tokens = chars / 4)"
+        )
         columns = ("domain", "agent", "requests", "input tokens", "output tokens")
         for column in columns:
             validators.add_column(column, justify="left" if column in ("domain", "agent") else "right")
         for r in full:
             for cost in r.validator_costs:
                 if cost["stage"] != "total":
-                    validators.add_row(r.benchmark, cost["agent"], cost["requests"], cost["input tokens"], cost["output tokens"])
+                    validators.add_row(
+                        r.benchmark, cost["agent"], cost["requests"], cost["input tokens"], cost["output tokens"]
+                    )
         console.print(validators)
     else:
         line = "no full arm run"
@@ -167,10 +303,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lang", default="en-XA")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-rounds", type=int, default=MAX_ROUNDS)
-    parser.add_argument("--keep", type=Path, default=None, help="build the variants in DIR and keep them (default: a temporary folder)")
-    parser.add_argument("--json", type=Path, default=None, help="also write every result (with per-task reasons) as JSON")
-    parser.add_argument("--error-free", action="store_true", help="control run: the simulated model makes no errors (what breaks is the arm's choice of fields)")
-    parser.add_argument("--fresh-validators", action="store_true", help="validator agents re-read the whole variant on every validation pass (default: they remember what they read unchanged)")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="build the variants in DIR and keep them (default: a temporary folder)"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="also write every result (with per-task reasons) as JSON"
+    )
+    parser.add_argument(
+        "--error-free",
+        action="store_true",
+        help="control run: the simulated model makes no errors (what breaks is the arm's choice of fields)",
+    )
+    parser.add_argument(
+        "--fresh-validators",
+        action="store_true",
+        help=(
+            "validator agents re-read the whole variant on every validation pass (default: they remember what they "
+            "read unchanged)"
+        ),
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     arms = tuple(a for a in args.arms.split(",") if a)
     unknown = set(arms) - set(ARMS)
@@ -180,7 +331,16 @@ def main(argv: list[str] | None = None) -> int:
     from translators.simulated_model import ERROR_FREE, ErrorRates
 
     rates = ERROR_FREE if args.error_free else ErrorRates()
-    results = run_ablation([d for d in args.domains.split(",") if d], args.lang, args.seed, args.keep, arms, args.max_rounds, rates=rates, remember=not args.fresh_validators)
+    results = run_ablation(
+        [d for d in args.domains.split(",") if d],
+        args.lang,
+        args.seed,
+        args.keep,
+        arms,
+        args.max_rounds,
+        rates=rates,
+        remember=not args.fresh_validators,
+    )
     console = Console(width=200)
     render(results, console, seed=args.seed, language=args.lang, rates_tag=rates.tag())
     console.print(f"wall time {time.perf_counter() - started:.0f} s")

@@ -38,7 +38,9 @@ def _slot_patterns() -> list[re.Pattern[str]]:
 
 def protect_slots(text: str) -> tuple[str, list[str]]:
     """Only template slots ({name}, %s) become ⟦N⟧ placeholders: what a naive pipeline protects."""
-    spans = sorted({(m.start(), m.end()) for pattern in _slot_patterns() for m in pattern.finditer(text) if m.end() > m.start()})
+    spans = sorted(
+        {(m.start(), m.end()) for pattern in _slot_patterns() for m in pattern.finditer(text) if m.end() > m.start()}
+    )
     pieces, originals, cursor = [], [], 0
     for start, end in spans:
         if start < cursor:
@@ -66,7 +68,10 @@ def naive_fields(domain: Domain) -> tuple[list[Any], list[Any]]:
             prose.append(element)
         elif element.translation_type is TranslationType.TRANSLATE_CANONICAL:
             entities.append(element)
-        elif element.preserve_reason in entity_reasons and domain.roles.get(element.artifact) in (ArtifactRole.DATABASE, ArtifactRole.TASKS):
+        elif element.preserve_reason in entity_reasons and domain.roles.get(element.artifact) in (
+            ArtifactRole.DATABASE,
+            ArtifactRole.TASKS,
+        ):
             entities.append(element)
     return prose, entities
 
@@ -100,7 +105,10 @@ def run_jobs(jobs: list[Job], model: Any, language: str) -> dict[str, str]:
         request = TranslationRequest(
             source_language="en",
             target_language=language,
-            segments=[ProtectedSegment(segment_id=str(start + i), text=job.text, context=job.context, kind=job.kind) for i, job in enumerate(batch)],
+            segments=[
+                ProtectedSegment(segment_id=str(start + i), text=job.text, context=job.context, kind=job.kind)
+                for i, job in enumerate(batch)
+            ],
         )
         by_id = {s.segment_id: s.text for s in model.translate(request).segments}
         for i, job in enumerate(batch):
@@ -122,11 +130,20 @@ def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResu
     clean = run_jobs(jobs, SimulatedModelTranslator(domain.language, seed=seed, rates=ERROR_FREE), domain.language)
     variant_dir = domain.work / domain.id / arm
     rebuild_variant(
-        domain.bench, domain.ir, targets, variant_dir, language=domain.language, domain_name=domain_name_for(domain.id, domain.language),
-        canonical_map_version="none", translator_id=model.translator_id, failed_units=0,
+        domain.bench,
+        domain.ir,
+        targets,
+        variant_dir,
+        language=domain.language,
+        domain_name=domain_name_for(domain.id, domain.language),
+        canonical_map_version="none",
+        translator_id=model.translator_id,
+        failed_units=0,
     )
     by_id = domain.ir.by_id()
-    db_translated = any(domain.roles.get(by_id[e].artifact).value == "database" and targets[e] != by_id[e].source_text for e in targets)
+    db_translated = any(
+        domain.roles.get(by_id[e].artifact).value == "database" and targets[e] != by_id[e].source_text for e in targets
+    )
     domain.judge(result, variant_dir, targets, db_translated)
     result.characters_sent, result.characters_received = model.characters_in, model.characters_out
     result.tokens, result.requests, result.segments = model.estimated_tokens, model.requests, model.segments
@@ -152,17 +169,27 @@ def simulated_validators(ledger: Any, remember: bool = True) -> list:
     from validators.model_backends import ModelReviewer
 
     def uphold(request: dict) -> dict:
-        actions = [{"kind": "uphold", "finding_id": f["id"], "reasoning": "the probe's evidence holds"} for f in request.get("probe_findings", [])]
+        actions = [
+            {"kind": "uphold", "finding_id": f["id"], "reasoning": "the probe's evidence holds"}
+            for f in request.get("probe_findings", [])
+        ]
         return {"actions": actions + [{"kind": "done", "reasoning": "batch read"}]}
 
     return [
-        ValidatorAgent(f"validator-{n}-simulated", model=ModelReviewer(simulated_config(f"simulated-reviewer-{n}"), costs=ledger, client=SimulatedChatClient(uphold)), remember=remember)
+        ValidatorAgent(
+            f"validator-{n}-simulated",
+            model=ModelReviewer(
+                simulated_config(f"simulated-reviewer-{n}"), costs=ledger, client=SimulatedChatClient(uphold)
+            ),
+            remember=remember,
+        )
         for n in range(1, VALIDATOR_AGENTS + 1)
     ]
 
 
-
-def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None, remember: bool = True) -> ArmResult:
+def run_full(
+    domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any = None, remember: bool = True
+) -> ArmResult:
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
     from babelflow.canonical_map import CanonicalMap
     from babelflow.language_pack import load_pack
@@ -180,12 +207,20 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
     ledger = CostLedger()
     agents = simulated_validators(ledger, remember)
     console, ir, language = domain.console, domain.ir, domain.language
-    result = ArmResult(benchmark=domain.id, arm="full", tasks=len(domain.task_ids), review_rounds=0, validation_passes=0)
+    result = ArmResult(
+        benchmark=domain.id, arm="full", tasks=len(domain.task_ids), review_rounds=0, validation_passes=0
+    )
     pack = load_pack(language, BabelflowSettings().project_root)
     model = SimulatedModelTranslator(language, seed=seed, rates=rates)
     engine = TranslationEngine(model, language, TranslationMemory(None))
     cmap = CanonicalMap(benchmark=domain.id, language=language)
-    clean = TranslationEngine(SimulatedModelTranslator(language, seed=seed, rates=ERROR_FREE), language, TranslationMemory(None)).translate(ir, CanonicalMap(benchmark=domain.id, language=language)).targets
+    clean = (
+        TranslationEngine(
+            SimulatedModelTranslator(language, seed=seed, rates=ERROR_FREE), language, TranslationMemory(None)
+        )
+        .translate(ir, CanonicalMap(benchmark=domain.id, language=language))
+        .targets
+    )
     by_id = ir.by_id()
     by_where: dict[str, set[str]] = defaultdict(set)
     by_qualname: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -212,19 +247,46 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
     outcome = None
     for round_no in range(1, max_rounds + 1):
         outcome = engine.translate(ir, cmap, reviewed=reviewed)
-        items: list[tuple[str, str, set[str]]] = [(f"unit:{f.unit_key}", "unit failure: " + "; ".join(f.problems)[:120], set(f.element_ids)) for f in outcome.failures]
-        problems = check_pack(pack) + check_translations(pack, ir, outcome.targets)  # babelflow's enforce(): nothing is written on failure
+        items: list[tuple[str, str, set[str]]] = [
+            (f"unit:{f.unit_key}", "unit failure: " + "; ".join(f.problems)[:120], set(f.element_ids))
+            for f in outcome.failures
+        ]
+        problems = check_pack(pack) + check_translations(
+            pack, ir, outcome.targets
+        )  # babelflow's enforce(): nothing is written on failure
         if problems:
-            items += [(f"release:{p}", f"release check: {p[:120]}", by_where.get(p.split(": ", 1)[0], set())) for p in problems]
+            items += [
+                (f"release:{p}", f"release check: {p[:120]}", by_where.get(p.split(": ", 1)[0], set()))
+                for p in problems
+            ]
         if not problems or round_no == max_rounds:
             rebuild_variant(
-                domain.bench, ir, outcome.targets, variant_dir, language=language, domain_name=domain_name_for(domain.id, language),
-                canonical_map_version=cmap.version(), translator_id=model.translator_id, failed_units=len(outcome.failures), language_pack_version=f"{pack.tag}@{pack.version}",
+                domain.bench,
+                ir,
+                outcome.targets,
+                variant_dir,
+                language=language,
+                domain_name=domain_name_for(domain.id, language),
+                canonical_map_version=cmap.version(),
+                translator_id=model.translator_id,
+                failed_units=len(outcome.failures),
+                language_pack_version=f"{pack.tag}@{pack.version}",
             )
         if not problems:
             result.validation_passes += 1
-            failures = validate_variant(domain.bench, variant_dir, ir, language, canonical_map=cmap, source_pairs=domain.source_pairs, agents=agents)
-            items += [(f.id, f"[{f.layer.value}/{f.kind}] {f.artifact} {f.location}", candidates(f)) for f in failures.findings]
+            failures = validate_variant(
+                domain.bench,
+                variant_dir,
+                ir,
+                language,
+                canonical_map=cmap,
+                source_pairs=domain.source_pairs,
+                agents=agents,
+            )
+            items += [
+                (f.id, f"[{f.layer.value}/{f.kind}] {f.artifact} {f.location}", candidates(f))
+                for f in failures.findings
+            ]
         # the scripted reviewer: confirm iff a named field really differs from the error-free rendering
         retranslate: set[str] = set()
         open_items = 0
@@ -241,9 +303,14 @@ def run_full(domain: Domain, seed: int, max_rounds: int = MAX_ROUNDS, rates: Any
                 continue
             result.confirmed += 1
             retranslate |= defective
-        console.log(f"{domain.id}/full round {round_no}: {open_items} open item(s), {len(retranslate)} field(s) to retranslate")
+        console.log(
+            f"{domain.id}/full round {round_no}: {open_items} open item(s), {len(retranslate)} field(s) to retranslate"
+        )
         if not retranslate:
-            result.converged = not any(dismissed.get(key) != tuple(sorted((e, outcome.targets.get(e)) for e in fields)) for key, _, fields in items)
+            result.converged = not any(
+                dismissed.get(key) != tuple(sorted((e, outcome.targets.get(e)) for e in fields))
+                for key, _, fields in items
+            )
             break
         result.review_rounds += 1
         forget: set[str] = set()

@@ -133,7 +133,9 @@ def _arg_pairs(source: Any, target: Any, path: tuple = ()):
             yield from _arg_pairs(value, target.get(key) if isinstance(target, dict) else None, path + (key,))
     elif isinstance(source, list):
         for index, value in enumerate(source):
-            yield from _arg_pairs(value, target[index] if isinstance(target, list) and index < len(target) else None, path + (index,))
+            yield from _arg_pairs(
+                value, target[index] if isinstance(target, list) and index < len(target) else None, path + (index,)
+            )
 
 
 def _map_back(value: Any, back: dict[str, str]) -> Any:
@@ -171,7 +173,9 @@ def replay_tasks(bench: Any, task_ids: list[str], back: dict[str, str] | None = 
                 env = made[-1]
                 db = (
                     None if env.get_db_hash() is None else get_dict_hash(_map_back(env.tools.db.model_dump(), back)),
-                    None if env.get_user_db_hash() is None else get_dict_hash(_map_back(env.user_tools.db.model_dump(), back)),
+                    None
+                    if env.get_user_db_hash() is None
+                    else get_dict_hash(_map_back(env.user_tools.db.model_dump(), back)),
                 )
         except Exception as exc:  # a variant that crashes the harness is a result, not a bench error
             out[task_id] = TaskReplay(crash=f"{type(exc).__name__}: {str(exc)[:200]}")
@@ -191,7 +195,9 @@ class Domain:
         TAU2_BENCHMARKS = benchmarks_of("tau2")
 
         if benchmark_id not in TAU2_BENCHMARKS:
-            raise SystemExit(f"the ablation runs on tau2 domains only ({', '.join(TAU2_BENCHMARKS)}), not {benchmark_id!r}")
+            raise SystemExit(
+                f"the ablation runs on tau2 domains only ({', '.join(TAU2_BENCHMARKS)}), not {benchmark_id!r}"
+            )
         self.id, self.language, self.work, self.console = benchmark_id, language, work, console
         started = time.perf_counter()
         self.bench = get_benchmark(benchmark_id)
@@ -213,7 +219,8 @@ class Domain:
             if element.preserve_reason is not None and element.locator.kind != "python_literal":
                 reasons[element.source_text].add(element.preserve_reason.value)
         self.id_tokens = {
-            value for value in {t for e in self.ir.elements for t in e.inline_tokens}
+            value
+            for value in {t for e in self.ir.elements for t in e.inline_tokens}
             if (bool(reasons[value] & ID_REASONS) if reasons.get(value) else _ID_SHAPE.search(value) is not None)
         }
         # elements per task (for behaviour findings) and the user-facing ones (for mentioned ids)
@@ -227,14 +234,24 @@ class Domain:
                 continue
             task_id = self.task_ids[index]
             self.task_elements[task_id].add(element.id)
-            if (".user_scenario" in element.role or element.role.endswith(".ticket")) and any(t in self.id_tokens for t in element.inline_tokens):
+            if (".user_scenario" in element.role or element.role.endswith(".ticket")) and any(
+                t in self.id_tokens for t in element.inline_tokens
+            ):
                 self.user_facing[task_id].append(element)
         # where in the source DB each gold-argument string lives
-        self.gold_values = {value for task_id in self.task_ids for _, value, _ in self._gold_pairs(self.bench, self.bench, task_id)}
+        self.gold_values = {
+            value for task_id in self.task_ids for _, value, _ in self._gold_pairs(self.bench, self.bench, task_id)
+        }
         self.positions: dict[str, list[tuple[str, tuple]]] = defaultdict(list)
         for spec in self.db_specs:
             document = self.bench.load_artifact(spec)
-            _walk(document, (), lambda value, position, path=spec.path: self.positions[value].append((path, position)) if value in self.gold_values else None)
+            _walk(
+                document,
+                (),
+                lambda value, position, path=spec.path: (
+                    self.positions[value].append((path, position)) if value in self.gold_values else None
+                ),
+            )
         self.seconds = time.perf_counter() - started
 
     @staticmethod
@@ -258,7 +275,11 @@ class Domain:
             back = {}
             for element in self.ir.elements:
                 target = targets.get(element.id)
-                if target is not None and target != element.source_text and self.roles.get(element.artifact).value in ("database", "tasks"):
+                if (
+                    target is not None
+                    and target != element.source_text
+                    and self.roles.get(element.artifact).value in ("database", "tasks")
+                ):
                     back.setdefault(target, element.source_text)
         self.console.log(f"{self.id}/{result.arm}: replaying the variant")
         observed = replay_tasks(variant, self.task_ids, back)
@@ -279,7 +300,12 @@ class Domain:
                 calls_s = [(c.name, c.error) for c in sg.tool_calls]
                 calls_t = [(c.name, c.error) for c in tg.tool_calls]
                 if calls_s != calls_t:
-                    broken.append("tool errors " + " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s) + " -> " + " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t))
+                    broken.append(
+                        "tool errors "
+                        + " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s)
+                        + " -> "
+                        + " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t)
+                    )
                 if sg.reward != tg.reward or (sg.evaluator_error is None) != (tg.evaluator_error is None):
                     mismatch.append(f"golden reward {sg.reward} -> {tg.reward}")
                 if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
@@ -292,7 +318,11 @@ class Domain:
                     broken.append(f"gold arguments unreadable: {type(exc).__name__}")
             for element in self.user_facing.get(task_id, []):
                 text = targets.get(element.id, element.source_text)
-                lost = [t for t in element.inline_tokens if t in self.id_tokens and text.count(t) < element.source_text.count(t)]
+                lost = [
+                    t
+                    for t in element.inline_tokens
+                    if t in self.id_tokens and text.count(t) < element.source_text.count(t)
+                ]
                 if lost:
                     broken.append(f"ids lost from {element.role.rsplit('.', 1)[-1]}: {lost[:3]}")
             if broken:
@@ -308,6 +338,13 @@ class Domain:
             positions = self.positions.get(value)
             if not positions:
                 continue  # the argument does not name a DB value (a new address, a summary, ...)
-            if target is None or target_docs is None or not any(_at(target_docs[artifact], position) == target for artifact, position in positions):
-                problems.append(f"gold argument {path[1]}.{'.'.join(map(str, path[2:]))}={target!r} resolves nowhere (source {value!r})")
+            if (
+                target is None
+                or target_docs is None
+                or not any(_at(target_docs[artifact], position) == target for artifact, position in positions)
+            ):
+                problems.append(
+                    f"gold argument {path[1]}.{'.'.join(map(str, path[2:]))}={target!r} resolves nowhere (source "
+                    f"{value!r})"
+                )
         return problems

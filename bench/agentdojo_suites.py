@@ -39,7 +39,18 @@ def main(argv: list[str] | None = None) -> int:
     apply_offline_environment()
     console = Console(stderr=True)
     table = Table(title="AgentDojo suites: analysis, translation + rebuild, validation (one run)")
-    for column in ("suite", "tasks (user+injection)", "lang", "analysis s", "trial runs", "IR preserve/free/canonical", "translate+rebuild s", "validate s", "findings", "GT parity"):
+    for column in (
+        "suite",
+        "tasks (user+injection)",
+        "lang",
+        "analysis s",
+        "trial runs",
+        "IR preserve/free/canonical",
+        "translate+rebuild s",
+        "validate s",
+        "findings",
+        "GT parity",
+    ):
         table.add_column(column)
     clean = True
     with tempfile.TemporaryDirectory(prefix="babelflow-agentdojo-") as tmp:
@@ -65,9 +76,16 @@ def main(argv: list[str] | None = None) -> int:
                 behaviour = [f for f in failures.findings if f.layer.value == "behavior"]
                 clean &= not failures.findings
                 table.add_row(
-                    suite, f"{len(bench.source_suite.user_tasks)}+{len(bench.source_suite.injection_tasks)}", language, f"{analysis:.1f}", str(rounds),
-                    f"{types['preserve']}/{types['translate_free']}/{types['translate_canonical']}", f"{translation:.1f}", f"{validation:.1f}",
-                    str(len(failures.findings)), "equal" if not behaviour else f"{len(behaviour)} differ",
+                    suite,
+                    f"{len(bench.source_suite.user_tasks)}+{len(bench.source_suite.injection_tasks)}",
+                    language,
+                    f"{analysis:.1f}",
+                    str(rounds),
+                    f"{types['preserve']}/{types['translate_free']}/{types['translate_canonical']}",
+                    f"{translation:.1f}",
+                    f"{validation:.1f}",
+                    str(len(failures.findings)),
+                    "equal" if not behaviour else f"{len(behaviour)} differ",
                 )
     Console(width=200).print(table)
     return 0 if clean else 1

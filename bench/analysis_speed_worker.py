@@ -29,9 +29,15 @@ def analyze(domains: list[str], instrumented: bool) -> list[dict]:
         shares = evidence_shares(ir)
         rows.append(
             {
-                "benchmark": benchmark_id, "seconds": seconds, "elements": len(ir.elements), "tasks": len(bench.task_ids(None)),
-                "preserve": shares.preserve, "runtime": shares.preserve_with_runtime_evidence, "no_role": shares.preserve_without_runtime_role,
-                "profile_only": shares.profile_only, "findings": shares.findings,
+                "benchmark": benchmark_id,
+                "seconds": seconds,
+                "elements": len(ir.elements),
+                "tasks": len(bench.task_ids(None)),
+                "preserve": shares.preserve,
+                "runtime": shares.preserve_with_runtime_evidence,
+                "no_role": shares.preserve_without_runtime_role,
+                "profile_only": shares.profile_only,
+                "findings": shares.findings,
             }
         )
     return rows
@@ -51,11 +57,21 @@ def stock(domains: list[str]) -> list[dict]:
     for benchmark_id in domains:
         domain = benchmark_id.removeprefix("tau2-")
         constructor = registry.get_env_constructor(domain)
-        tasks = registry.get_tasks_loader(domain)() if domain != "telecom" else registry.get_tasks_loader("telecom_full")()
+        tasks = (
+            registry.get_tasks_loader(domain)() if domain != "telecom" else registry.get_tasks_loader("telecom_full")()
+        )
         started = time.perf_counter()
         for task in tasks:
             messages, _, _ = golden_trajectory(task, constructor, task.id, None)
-            run = SimulationRun(id="x", task_id=task.id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+            run = SimulationRun(
+                id="x",
+                task_id=task.id,
+                start_time="",
+                end_time="",
+                duration=0.0,
+                termination_reason=TerminationReason.AGENT_STOP,
+                messages=messages,
+            )
             evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain)
         rows.append({"benchmark": benchmark_id, "seconds": time.perf_counter() - started, "tasks": len(tasks)})
     return rows
@@ -65,7 +81,15 @@ def main() -> None:
     mode, domains = sys.argv[1], sys.argv[2:]
     started = time.perf_counter()
     rows = stock(domains) if mode == "stock" else analyze(domains, instrumented=mode == "traced")
-    print(json.dumps({"rows": rows, "total": time.perf_counter() - started, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(
+        json.dumps(
+            {
+                "rows": rows,
+                "total": time.perf_counter() - started,
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,17 @@ def main() -> None:
     validate = "--validate" in sys.argv
     sample_path = _arg("--sample")
     table = Table(title="Apertium eng-spa → es (one run, fresh translation memory)")
-    columns = ["benchmark", "units", "chars sent", "apertium calls", "apertium s", "chars/s", "fallback units", "failed units", "adapt s"]
+    columns = [
+        "benchmark",
+        "units",
+        "chars sent",
+        "apertium calls",
+        "apertium s",
+        "chars/s",
+        "fallback units",
+        "failed units",
+        "adapt s",
+    ]
     if validate:
         columns += ["tasks", "validation findings", "validate s"]
     for column in columns:
@@ -74,7 +84,11 @@ def main() -> None:
             stats = translator.stats
             units = stats.segments
             row = [
-                benchmark_id, f"{units:,}", f"{stats.input_characters:,}", str(stats.calls), f"{stats.seconds:.1f}",
+                benchmark_id,
+                f"{units:,}",
+                f"{stats.input_characters:,}",
+                str(stats.calls),
+                f"{stats.seconds:.1f}",
                 f"{stats.input_characters / stats.seconds:,.0f}" if stats.seconds else "—",
                 f"{stats.fallbacks} ({stats.fallbacks / units:.1%})" if units else "0",
                 f"{len(result.outcome.failures)} ({len(result.outcome.failures) / units:.1%})" if units else "0",
@@ -85,12 +99,24 @@ def main() -> None:
 
                 began = time.perf_counter()
                 failures = validate_variant(bench, result.paths.variant, result.ir, "es")
-                row += [str(len(bench.task_ids(None))), str(len(failures.findings)), f"{time.perf_counter() - began:.1f}"]
+                row += [
+                    str(len(bench.task_ids(None))),
+                    str(len(failures.findings)),
+                    f"{time.perf_counter() - began:.1f}",
+                ]
                 for finding in failures.findings[:10]:
-                    print(f"{benchmark_id}: {finding.layer.value}/{finding.kind} {finding.artifact} {finding.location}: {finding.message[:300]}")
+                    print(
+                        f"{benchmark_id}: {finding.layer.value}/{finding.kind} {finding.artifact} {finding.location}: "
+                        f"{finding.message[:300]}"
+                    )
             table.add_row(*row)
             if sample_path:
-                samples += [f"{i}. **{where}**\n   - en: {source!r}\n   - es: {target!r}\n" for i, (where, source, target) in enumerate(_sample(result, 20 // len(domains) + 1), start=len(samples) + 1)]
+                samples += [
+                    f"{i}. **{where}**\n   - en: {source!r}\n   - es: {target!r}\n"
+                    for i, (where, source, target) in enumerate(
+                        _sample(result, 20 // len(domains) + 1), start=len(samples) + 1
+                    )
+                ]
     Console(width=200).print(table)
     if sample_path:
         header = "# 20 sampled Spanish units (Apertium eng-spa draft, source → target)\n\n"

@@ -52,23 +52,47 @@ def measure(benchmark_id: str, root: Path, lowest: int) -> dict:
     scores = agent.score(ValidationContext(source, result.paths.variant, ir, "es"), [])
     seconds = time.perf_counter() - started
     if scores is None:
-        raise SystemExit("no Apertium spa-eng pair installed (scripts/install.sh installs apertium-eng-spa, which has both directions)")
+        raise SystemExit(
+            "no Apertium spa-eng pair installed (scripts/install.sh installs apertium-eng-spa, which has both "
+            "directions)"
+        )
     raised = [s for s in scores if s.divergent]
-    print(f"\n{benchmark_id} (es, clean): {len(raised)}/{len(scores)} units raised = {100 * len(raised) / len(scores):.2f}% "
-          f"(goal < 5%); chrF median {statistics.median(s.chrf for s in scores):.1f}, lowest {min(s.chrf for s in scores):.1f}; "
-          f"back-translation {seconds:.1f} s")
+    print(
+        f"\n{benchmark_id} (es, clean): {len(raised)}/{len(scores)} units raised = "
+        f"{100 * len(raised) / len(scores):.2f}% "
+        f"(goal < 5%); chrF median {statistics.median(s.chrf for s in scores):.1f}, lowest "
+        f"{min(s.chrf for s in scores):.1f}; "
+        f"back-translation {seconds:.1f} s"
+    )
     for s in sorted(scores, key=lambda s: s.chrf)[:lowest]:
-        print(f"  chrF {s.chrf:5.1f} {'RAISED ' if s.divergent else ''}{s.unit.source[:70]!r} -> {s.back_translation[:70]!r}" + (f" lost {s.missing}" if s.missing else ""))
+        print(
+            f"  chrF {s.chrf:5.1f} {'RAISED ' if s.divergent else ''}{s.unit.source[:70]!r} -> "
+            f"{s.back_translation[:70]!r}" + (f" lost {s.missing}" if s.missing else "")
+        )
 
-    task_fields = [s.unit for s in scores if s.unit.task_id is not None and s.unit.role.endswith(("reason_for_call", "task_instructions", "instructions"))]
+    task_fields = [
+        s.unit
+        for s in scores
+        if s.unit.task_id is not None and s.unit.role.endswith(("reason_for_call", "task_instructions", "instructions"))
+    ]
     target = task_fields[len(task_fields) // 2]
     plant(result.paths.variant, ir, target)
     planted = agent.score(ValidationContext(source, result.paths.variant, ir, "es"), [])
     hit = [s for s in planted if s.divergent and s.unit.unit_id == target.unit_id]
     others = {s.unit.unit_id for s in planted if s.divergent} - {target.unit_id}
-    print(f"  planted unrelated sentence in task {target.task_id} {target.role}: {'RAISED' if hit else 'MISSED'}"
-          + (f" (chrF {hit[0].chrf:g})" if hit else "") + f"; other units raised {len(others)} (clean run: {len(raised)})")
-    return {"benchmark": benchmark_id, "units": len(scores), "raised": len(raised), "rate": len(raised) / len(scores), "planted_raised": bool(hit), "threshold": THRESHOLD}
+    print(
+        f"  planted unrelated sentence in task {target.task_id} {target.role}: {'RAISED' if hit else 'MISSED'}"
+        + (f" (chrF {hit[0].chrf:g})" if hit else "")
+        + f"; other units raised {len(others)} (clean run: {len(raised)})"
+    )
+    return {
+        "benchmark": benchmark_id,
+        "units": len(scores),
+        "raised": len(raised),
+        "rate": len(raised) / len(scores),
+        "planted_raised": bool(hit),
+        "threshold": THRESHOLD,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +109,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(measure(benchmark_id, Path(tmp), args.lowest))
     print("\n| benchmark | units | raised (clean) | rate | planted unit raised |\n|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['benchmark']} | {r['units']:,} | {r['raised']} | {100 * r['rate']:.2f}% | {'yes' if r['planted_raised'] else 'NO'} |")
+        print(
+            f"| {r['benchmark']} | {r['units']:,} | {r['raised']} | {100 * r['rate']:.2f}% | "
+            f"{'yes' if r['planted_raised'] else 'NO'} |"
+        )
     return 0 if all(r["rate"] < 0.05 and r["planted_raised"] for r in rows) else 1
 
 

@@ -48,7 +48,15 @@ def main() -> None:
             for task_id in ids:
                 task = source.task(task_id)
                 messages, _, _ = golden_trajectory(task, constructor, task_id, None)
-                run = SimulationRun(id="x", task_id=task_id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+                run = SimulationRun(
+                    id="x",
+                    task_id=task_id,
+                    start_time="",
+                    end_time="",
+                    duration=0.0,
+                    termination_reason=TerminationReason.AGENT_STOP,
+                    messages=messages,
+                )
                 evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain)
             stock = time.perf_counter() - started
             result = adapt(benchmark, language, settings=BabelflowSettings(project_root=Path(tmp) / benchmark))
@@ -61,7 +69,9 @@ def main() -> None:
             findings = check_behavior(ctx, [])
             ours = time.perf_counter() - started
             totals = [totals[0] + len(ids), totals[1] + stock, totals[2] + ours]
-            table.add_row(benchmark, str(len(ids)), f"{stock:.1f}", f"{ours:.1f}", str(len(findings)), f"{ours / stock:.2f}")
+            table.add_row(
+                benchmark, str(len(ids)), f"{stock:.1f}", f"{ours:.1f}", str(len(findings)), f"{ours / stock:.2f}"
+            )
     table.add_row("all", str(totals[0]), f"{totals[1]:.1f}", f"{totals[2]:.1f}", "", f"{totals[2] / totals[1]:.2f}")
     Console(width=140).print(table)
 

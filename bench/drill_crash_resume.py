@@ -46,23 +46,42 @@ from pathlib import Path
 BABELFLOW = [sys.executable, "-m", "flows.cli"]
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = "en-XA"
-DECISION = '{"finding_id":"F-drill","decision":"dismiss","reviewer":"drill","note":"kept","at":"2026-01-01T00:00:00+00:00"}\n'
+DECISION = (
+    '{"finding_id":"F-drill","decision":"dismiss","reviewer":"drill","note":"kept","at":"2026-01-01T00:00:00+00:00"}\n'
+)
 WRITE_STAGES = ("translation", "rebuild", "validation")  # a kill here counts toward the "≥ 3 during writes" check
 
 
 def _env(project: Path) -> dict[str, str]:
-    env = {**os.environ, "BABELFLOW_PROJECT_ROOT": str(project), "COLUMNS": "200", "PYTHONUNBUFFERED": "1", "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    env = {
+        **os.environ,
+        "BABELFLOW_PROJECT_ROOT": str(project),
+        "COLUMNS": "200",
+        "PYTHONUNBUFFERED": "1",
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
     for key in ("PREFECT_API_URL", "PREFECT_HOME", "PREFECT_LOCAL_STORAGE_PATH"):
         env.pop(key, None)  # each drill project has its own background server and state
     return env
 
 
 def _tree(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _adapt(project: Path, benchmark: str, language: str) -> subprocess.Popen:
-    return subprocess.Popen([*BABELFLOW, "adapt", benchmark, "--lang", language], cwd=ROOT, env=_env(project), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [*BABELFLOW, "adapt", benchmark, "--lang", language],
+        cwd=ROOT,
+        env=_env(project),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 # ---- watching one run ------------------------------------------------------------------------
@@ -75,9 +94,14 @@ class Watched:
         self.events: list[tuple[float, str]] = []  # (t, relative path) of a file created or changed
         self.before = self._snapshot()
         self.started = time.perf_counter()
-        self.process = subprocess.Popen(command, cwd=ROOT, env=_env(project), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=_env(project), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
         self._done = threading.Event()
-        self._threads = [threading.Thread(target=self._read, daemon=True), threading.Thread(target=self._watch, daemon=True)]
+        self._threads = [
+            threading.Thread(target=self._read, daemon=True),
+            threading.Thread(target=self._watch, daemon=True),
+        ]
         for thread in self._threads:
             thread.start()
 
@@ -241,7 +265,11 @@ def writes_between(run: Watched, start: float, end: float) -> str:
 def whole_json(project: Path) -> list[str]:
     """Final-named .json files that do not parse (a half-written file at its final path)."""
     bad = []
-    for path in list((project / "adapted").rglob("*.json")) + list((project / ".babelflow").rglob("*.json")) + list((project / "canonical_maps").rglob("*.json")):
+    for path in (
+        list((project / "adapted").rglob("*.json"))
+        + list((project / ".babelflow").rglob("*.json"))
+        + list((project / "canonical_maps").rglob("*.json"))
+    ):
         if path.name.startswith(".") or "prefect" in path.relative_to(project).parts:
             continue
         try:
@@ -307,12 +335,18 @@ def flow_runs_by_state(project: Path) -> dict[str, int]:
     from babelflow.settings import BabelflowSettings
     from flows.server_auth import basic_authorization, read_auth_string
 
-    auth = {"Authorization": basic_authorization(read_auth_string(BabelflowSettings(project_root=project)))}  # the server wants it
+    auth = {
+        "Authorization": basic_authorization(read_auth_string(BabelflowSettings(project_root=project)))
+    }  # the server wants it
     try:
-        with urllib.request.urlopen(urllib.request.Request(f"{api}/csrf-token?client=crash-drill", headers=auth), timeout=10) as reply:
+        with urllib.request.urlopen(
+            urllib.request.Request(f"{api}/csrf-token?client=crash-drill", headers=auth), timeout=10
+        ) as reply:
             csrf = {"Prefect-Csrf-Token": json.loads(reply.read())["token"], "Prefect-Csrf-Client": "crash-drill"}
         headers = {"Content-Type": "application/json", **auth, **csrf}
-        request = urllib.request.Request(f"{api}/flow_runs/filter", data=json.dumps({"limit": 200}).encode(), headers=headers, method="POST")
+        request = urllib.request.Request(
+            f"{api}/flow_runs/filter", data=json.dumps({"limit": 200}).encode(), headers=headers, method="POST"
+        )
         with urllib.request.urlopen(request, timeout=10) as reply:
             runs = json.loads(reply.read())
     except OSError:
@@ -356,7 +390,11 @@ def drill(kind: str, benchmark: str, kills: int, seed: int, tmp: Path, results: 
             results.append((f"{kind}: uninterrupted run succeeds", False, ref.tail()))
             return 0
         measured = timeline(stages_model, marks_of(ref, total), total)
-        print(f"{kind} {benchmark} {LANGUAGE}, uninterrupted: {total:.1f} s — " + ", ".join(f"{name} {start:.1f}–{end:.1f} s" for name, start, end in measured), flush=True)
+        print(
+            f"{kind} {benchmark} {LANGUAGE}, uninterrupted: {total:.1f} s — "
+            + ", ".join(f"{name} {start:.1f}–{end:.1f} s" for name, start, end in measured),
+            flush=True,
+        )
         durations = {name: end - start for name, start, end in measured}
         rng = random.Random(f"{seed}/{kind}")
         landed_in_writes = 0
@@ -378,45 +416,97 @@ def drill(kind: str, benchmark: str, kills: int, seed: int, tmp: Path, results: 
             landed = stage_at(stages_model, marks)
             landed_in_writes += killed and landed.startswith(WRITE_STAGES)
             stage_start = max([0.0] + [t for t in marks.values() if t <= at])
-            line = f"{kind} kill {number}: at {at:5.1f} s, aimed at {target} (+{u:.2f}×{durations[target]:.1f} s), landed in {landed}; {writes_between(run, stage_start, at)}"
+            line = (
+                f"{kind} kill {number}: at {at:5.1f} s, aimed at {target} (+{u:.2f}×{durations[target]:.1f} s), "
+                f"landed in {landed}; {writes_between(run, stage_start, at)}"
+            )
             print(line, flush=True)
             if kind == "flow":
                 servers = prefect_servers(drilled)
                 record = drilled / ".babelflow/prefect/server.json"
                 recorded = json.loads(record.read_text())["pid"] if record.exists() else None
                 unrecorded = [pid for pid in servers if pid != recorded and _group(pid) != recorded]
-                print(f"    Prefect servers of the drilled project: {servers}, recorded in server.json: {recorded}" + (f"; NOT recorded: {unrecorded}" if unrecorded else ""), flush=True)
+                print(
+                    f"    Prefect servers of the drilled project: {servers}, recorded in server.json: {recorded}"
+                    + (f"; NOT recorded: {unrecorded}" if unrecorded else ""),
+                    flush=True,
+                )
             broken = whole_json(drilled)
-            results.append((f"{kind} kill {number} at {at:.1f} s in {landed}: run got there, final files whole", killed and not broken, "" if killed and not broken else f"exit {run.process.returncode} before the kill: {run.tail()}; unparsable: {broken[:3]}"))
+            results.append(
+                (
+                    f"{kind} kill {number} at {at:.1f} s in {landed}: run got there, final files whole",
+                    killed and not broken,
+                    ""
+                    if killed and not broken
+                    else f"exit {run.process.returncode} before the kill: {run.tail()}; unparsable: {broken[:3]}",
+                )
+            )
         final = Watched(drilled, command)
         code = final.wait()
-        results.append((f"{kind}: resumed run completes after {kills} kills", code == 0, f"{final.now():.1f} s" if code == 0 else final.tail()))
+        results.append(
+            (
+                f"{kind}: resumed run completes after {kills} kills",
+                code == 0,
+                f"{final.now():.1f} s" if code == 0 else final.tail(),
+            )
+        )
         if kind == "flow":
             queue = drilled / ".babelflow/review" / benchmark / LANGUAGE / "queue.json"
             findings = len(json.loads(queue.read_bytes())["findings"]) if queue.exists() else -1
-            results.append(("flow: resumed run awaits sign-off with 0 findings", findings == 0 and "awaiting_signoff" in " ".join(text for _, text in final.lines), f"{findings} findings"))
+            results.append(
+                (
+                    "flow: resumed run awaits sign-off with 0 findings",
+                    findings == 0 and "awaiting_signoff" in " ".join(text for _, text in final.lines),
+                    f"{findings} findings",
+                )
+            )
         ref_tree, got_tree = _tree(reference / "adapted"), _tree(drilled / "adapted")
         differing = sorted(k for k in set(ref_tree) | set(got_tree) if ref_tree.get(k) != got_tree.get(k))
-        results.append((f"{kind}: variant byte-identical to the uninterrupted run", not differing, f"{len(ref_tree)} files" + (f"; differ: {differing[:5]}" if differing else "")))
+        results.append(
+            (
+                f"{kind}: variant byte-identical to the uninterrupted run",
+                not differing,
+                f"{len(ref_tree)} files" + (f"; differ: {differing[:5]}" if differing else ""),
+            )
+        )
         keys, duplicates, torn = memory_keys(drilled)
-        results.append((f"{kind}: no stored translation requested twice", keys > 0 and duplicates == 0, f"{keys} keys, {duplicates} duplicates, {torn} torn lines"))
+        results.append(
+            (
+                f"{kind}: no stored translation requested twice",
+                keys > 0 and duplicates == 0,
+                f"{keys} keys, {duplicates} duplicates, {torn} torn lines",
+            )
+        )
         ours, prefect_tmp = temp_files(drilled)
         results.append((f"{kind}: no temp file left behind (adapted/, state folder)", not ours, ", ".join(ours[:5])))
         if prefect_tmp:
             print(f"note: {len(prefect_tmp)} temp files in Prefect's own folder: {prefect_tmp[:3]}")
         decisions = drilled / ".babelflow/review" / benchmark / LANGUAGE / "decisions.jsonl"
-        results.append((f"{kind}: review decision appended before the drill survived", "F-drill" in decisions.read_text(), ""))
+        results.append(
+            (f"{kind}: review decision appended before the drill survived", "F-drill" in decisions.read_text(), "")
+        )
         if kind == "flow":
-            print(f"flow runs in the drilled project's Prefect server by state: {flow_runs_by_state(drilled)} (killed runs stay as Prefect last saw them)")
+            print(
+                f"flow runs in the drilled project's Prefect server by state: {flow_runs_by_state(drilled)} (killed "
+                "runs stay as Prefect last saw them)"
+            )
         return landed_in_writes
     finally:
         if kind == "flow":
             for project in (reference, drilled):
-                subprocess.run([*BABELFLOW, "server", "--stop"], cwd=ROOT, env=_env(project), capture_output=True, timeout=120)
+                subprocess.run(
+                    [*BABELFLOW, "server", "--stop"], cwd=ROOT, env=_env(project), capture_output=True, timeout=120
+                )
                 left = prefect_servers(project)
                 for pid in left:  # only servers of this drill's own temp projects
                     os.kill(pid, signal.SIGKILL)
-                results.append((f"flow: no Prefect server left running after `babelflow server --stop` ({project.name})", not left, f"pids {left} killed" if left else ""))
+                results.append(
+                    (
+                        f"flow: no Prefect server left running after `babelflow server --stop` ({project.name})",
+                        not left,
+                        f"pids {left} killed" if left else "",
+                    )
+                )
 
 
 def concurrency(benchmark: str) -> list[tuple[str, bool, str]]:
@@ -433,10 +523,22 @@ def concurrency(benchmark: str) -> list[tuple[str, bool, str]]:
             results.append((f"{language} identical to a run alone", same, ""))
         one = _adapt(together, benchmark, "en-XA")
         time.sleep(1.0)
-        two = subprocess.run([*BABELFLOW, "adapt", benchmark, "--lang", "en-XA"], cwd=ROOT, env=_env(together), capture_output=True, text=True)
+        two = subprocess.run(
+            [*BABELFLOW, "adapt", benchmark, "--lang", "en-XA"],
+            cwd=ROOT,
+            env=_env(together),
+            capture_output=True,
+            text=True,
+        )
         one.wait()
         refused = two.returncode == 2 and "Another babelflow run" in two.stdout + two.stderr
-        results.append(("same language twice: second refused", refused or (two.returncode == 0 and one.returncode == 0), f"exit {two.returncode}"))
+        results.append(
+            (
+                "same language twice: second refused",
+                refused or (two.returncode == 0 and one.returncode == 0),
+                f"exit {two.returncode}",
+            )
+        )
         results.append(("same language twice: first completes", one.returncode == 0, ""))
     return results
 
@@ -457,7 +559,13 @@ def main() -> None:
             in_writes += drill("adapt", args.benchmark, args.adapt_kills, args.seed, Path(tmp), rows)
         if args.flow_kills:
             in_writes += drill("flow", args.benchmark, args.flow_kills, args.seed, Path(tmp), rows)
-        rows.append(("≥ 3 kills landed during translation, rebuild or validation", in_writes >= 3, f"{in_writes} of {args.adapt_kills + args.flow_kills}"))
+        rows.append(
+            (
+                "≥ 3 kills landed during translation, rebuild or validation",
+                in_writes >= 3,
+                f"{in_writes} of {args.adapt_kills + args.flow_kills}",
+            )
+        )
     if not args.skip_concurrency:
         rows += concurrency(args.benchmark)
     for name, ok, detail in rows:

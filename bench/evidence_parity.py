@@ -35,16 +35,27 @@ def measure(benchmark_id: str, folder: Path) -> dict:
     source = get_benchmark(benchmark_id)
     ir = analyze_benchmark(source, use_profile=False)
     analyzed = time.perf_counter()
-    result = adapt(benchmark_id, "en-XA", settings=BabelflowSettings(project_root=folder), ir=ir, out=folder / "variant")
+    result = adapt(
+        benchmark_id, "en-XA", settings=BabelflowSettings(project_root=folder), ir=ir, out=folder / "variant"
+    )
     variant = open_variant(benchmark_id, folder / "variant")
     ids = source.task_ids(None)
     expected = {pair[0].task_id: signature(pair) for pair in source.replay_pairs(ids, label=f"{benchmark_id}: source")}
-    observed = {pair[0].task_id: signature(pair) for pair in variant.replay_pairs(variant.task_ids(None), label=f"{benchmark_id}: en-XA")}
+    observed = {
+        pair[0].task_id: signature(pair)
+        for pair in variant.replay_pairs(variant.task_ids(None), label=f"{benchmark_id}: en-XA")
+    }
     broken = sorted(task_id for task_id in expected if observed.get(task_id) != expected[task_id])
     translated = sum(1 for e in ir.elements if e.translation_type is not TranslationType.PRESERVE)
     return {
-        "benchmark": benchmark_id, "tasks": len(ids), "elements": len(ir.elements), "translated": translated, "units": len(result.outcome.targets),
-        "broken": broken, "analysis_s": analyzed - started, "total_s": time.perf_counter() - started,
+        "benchmark": benchmark_id,
+        "tasks": len(ids),
+        "elements": len(ir.elements),
+        "translated": translated,
+        "units": len(result.outcome.targets),
+        "broken": broken,
+        "analysis_s": analyzed - started,
+        "total_s": time.perf_counter() - started,
     }
 
 
@@ -56,8 +67,10 @@ def main() -> None:
             row = measure(benchmark_id, Path(folder))
         failed += len(row["broken"])
         print(
-            f"{row['benchmark']}: {row['tasks']} tasks, {row['elements']:,} elements, {row['translated']:,} translated (evidence-only IR); "
-            f"parity broken on {len(row['broken'])} tasks {row['broken'][:5]}; analysis {row['analysis_s']:.1f} s, total {row['total_s']:.1f} s",
+            f"{row['benchmark']}: {row['tasks']} tasks, {row['elements']:,} elements, {row['translated']:,} "
+            "translated (evidence-only IR); "
+            f"parity broken on {len(row['broken'])} tasks {row['broken'][:5]}; analysis {row['analysis_s']:.1f} s, "
+            f"total {row['total_s']:.1f} s",
             flush=True,
         )
     print("all tasks keep golden, do-nothing and DB-state parity" if not failed else f"{failed} tasks lost parity")

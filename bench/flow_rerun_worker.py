@@ -50,7 +50,13 @@ def main() -> None:
     ir = stages.read_ir(settings.layout.ir(benchmark), benchmark)
     counts = Counter(e.source_text for e in ir.elements)
     element = min(
-        (e for e in ir.elements if e.artifact.endswith("tasks.json") and e.translation_type.value == "translate_free" and len(e.source_text) > 40),
+        (
+            e
+            for e in ir.elements
+            if e.artifact.endswith("tasks.json")
+            and e.translation_type.value == "translate_free"
+            and len(e.source_text) > 40
+        ),
         key=lambda e: (counts[e.source_text], e.id),
     )
     translator = make_translator("pseudo", "en-XA")
@@ -71,19 +77,41 @@ def main() -> None:
     store = ReviewStore(settings.layout.review_dir(benchmark, "en-XA"))
     queue = store.queue()
     store.append_many(
-        [ReviewDecision(finding_id=f.id, decision="confirm", reviewer="bench", note="strip the note", replacement=(f.evidence[0].target or "").replace(" (Note: translated automatically)", "") + " ŕéṽîéŵéð") for f in queue.findings],
+        [
+            ReviewDecision(
+                finding_id=f.id,
+                decision="confirm",
+                reviewer="bench",
+                note="strip the note",
+                replacement=(f.evidence[0].target or "").replace(" (Note: translated automatically)", "") + " ŕéṽîéŵéð",
+            )
+            for f in queue.findings
+        ],
         queue,
     )
     started = time.perf_counter()
     rerun = adapt_language(benchmark, "en-XA", project_root=project)
     rerun_wall = time.perf_counter() - started
     last = rerun.rounds[-1]
-    print(json.dumps({
-        "benchmark": benchmark, "first_wall": first_wall, "first_status": first.status, "first_rss_mb": first_rss,
-        "planted_occurrences": counts[element.source_text], "defect_round_wall": defect_wall, "defect_findings": len(found.open_findings),
-        "rerun_wall": rerun_wall, "rerun_status": rerun.status, "rerun_stages_run": [s.stage for s in last.stages if not s.cached],
-        "rerun_units": last.retranslated_units, "rerun_tasks_replayed": last.tasks_replayed, "peak_rss_mb": _rss_mb(),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": benchmark,
+                "first_wall": first_wall,
+                "first_status": first.status,
+                "first_rss_mb": first_rss,
+                "planted_occurrences": counts[element.source_text],
+                "defect_round_wall": defect_wall,
+                "defect_findings": len(found.open_findings),
+                "rerun_wall": rerun_wall,
+                "rerun_status": rerun.status,
+                "rerun_stages_run": [s.stage for s in last.stages if not s.cached],
+                "rerun_units": last.retranslated_units,
+                "rerun_tasks_replayed": last.tasks_replayed,
+                "peak_rss_mb": _rss_mb(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

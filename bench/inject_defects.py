@@ -11,7 +11,8 @@ Clean variants are built once per benchmark (flows.adapt.adapt into a temporary 
 the source's golden/do-nothing replays are computed once per benchmark and passed to every
 validation as `source_pairs` (retail's replay is the slow part).
 
-Usage: python -m bench.inject_defects [--lang en-XA] [--seed 0] [--kinds k1,k2] [--on tau2-mock,fixture-library] [--keep DIR]
+Usage: python -m bench.inject_defects [--lang en-XA] [--seed 0] [--kinds k1,k2]
+                                     [--on tau2-mock,fixture-library] [--keep DIR]
   --on     run each kind on every listed benchmark it applies to (default: the kind's home benchmark)
   --keep   build in DIR and keep the defective copies for inspection (default: a temporary folder)
 Exit code 0 iff every kind is caught and every clean variant has 0 findings.
@@ -57,19 +58,38 @@ class Prepared:
         settings = BabelflowSettings(project_root=root / "project")
         console.log(f"{benchmark_id}: adapting to {language}")
         result = adapt(benchmark_id, language, settings=settings)
-        self.benchmark_id, self.language, self.ir, self.variant = benchmark_id, language, result.ir, result.paths.variant
+        self.benchmark_id, self.language, self.ir, self.variant = (
+            benchmark_id,
+            language,
+            result.ir,
+            result.paths.variant,
+        )
         self.canonical_map = load_canonical_map(result.paths.canonical_map, benchmark_id, language)
         self.source = get_benchmark(benchmark_id)
         console.log(f"{benchmark_id}: replaying the source once")
         self.source_pairs = replay_pairs_of(self.source, self.source.task_ids(None), "source replays")
         console.log(f"{benchmark_id}: validating the clean variant")
-        self.clean = validate_variant(self.source, self.variant, self.ir, language, canonical_map=self.canonical_map, source_pairs=self.source_pairs)
+        self.clean = validate_variant(
+            self.source,
+            self.variant,
+            self.ir,
+            language,
+            canonical_map=self.canonical_map,
+            source_pairs=self.source_pairs,
+        )
         self.seconds = time.perf_counter() - started
 
     def validate(self, variant_dir: Path):
         from validators.run import validate_variant
 
-        return validate_variant(self.source, variant_dir, self.ir, self.language, canonical_map=self.canonical_map, source_pairs=self.source_pairs)
+        return validate_variant(
+            self.source,
+            variant_dir,
+            self.ir,
+            self.language,
+            canonical_map=self.canonical_map,
+            source_pairs=self.source_pairs,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[red]unknown defect kinds:[/] {', '.join(unknown)}")
         return 2
     targets = [b for b in args.on.split(",") if b]
-    plan = [(kind, benchmark) for kind in kinds for benchmark in (targets or CATALOGUE[kind].benchmarks[:1]) if benchmark in CATALOGUE[kind].benchmarks]
+    plan = [
+        (kind, benchmark)
+        for kind in kinds
+        for benchmark in (targets or CATALOGUE[kind].benchmarks[:1])
+        if benchmark in CATALOGUE[kind].benchmarks
+    ]
 
     temporary = tempfile.TemporaryDirectory(prefix="babelflow-defects-") if args.keep is None else None
     root = Path(temporary.name) if temporary else args.keep.resolve()
@@ -118,10 +143,18 @@ def main(argv: list[str] | None = None) -> int:
             hit_kinds = Counter(f.kind for f in hits)
             field = defect.element_id or f"{defect.artifact} {defect.location}"
             per_layer = Counter(f.layer.value for f in failures.findings)
-            all_findings = "/".join(str(per_layer[layer]) for layer in ("integrity", "consistency", "fidelity", "behavior"))
+            all_findings = "/".join(
+                str(per_layer[layer]) for layer in ("integrity", "consistency", "fidelity", "behavior")
+            )
             table.add_row(
-                kind, benchmark, "[green]yes[/]" if hits else "[red]no[/]", ", ".join(layers),
-                ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(hit_kinds.items())), field, all_findings, f"{seconds:.1f}",
+                kind,
+                benchmark,
+                "[green]yes[/]" if hits else "[red]no[/]",
+                ", ".join(layers),
+                ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(hit_kinds.items())),
+                field,
+                all_findings,
+                f"{seconds:.1f}",
             )
             if hits:
                 passed += 1
@@ -138,8 +171,15 @@ def main(argv: list[str] | None = None) -> int:
         for benchmark, base in prepared.items():
             count = len(base.clean.findings)
             clean_ok &= count == 0
-            summary = ", ".join(f"{layer}/{kind}×{n}" for (layer, kind), n in Counter((f.layer.value, f.kind) for f in base.clean.findings).items())
-            out.print(f"clean {benchmark} {args.lang}: {count} findings" + (f" ({summary})" if summary else "") + f"  [prepared in {base.seconds:.0f} s]")
+            summary = ", ".join(
+                f"{layer}/{kind}×{n}"
+                for (layer, kind), n in Counter((f.layer.value, f.kind) for f in base.clean.findings).items()
+            )
+            out.print(
+                f"clean {benchmark} {args.lang}: {count} findings"
+                + (f" ({summary})" if summary else "")
+                + f"  [prepared in {base.seconds:.0f} s]"
+            )
         out.print(f"{passed} passed, {failed} failed")
         if temporary is not None:
             temporary.cleanup()

@@ -15,7 +15,12 @@ def start_server(home: Path, timeout: float = 240) -> tuple[subprocess.Popen, st
     port = any_free_port()
     api = f"http://127.0.0.1:{port}/api"
     started = time.perf_counter()
-    server = subprocess.Popen(server_command(port), env=server_environment(port, Path(home)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        server_command(port),
+        env=server_environment(port, Path(home)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     while time.perf_counter() - started < timeout:
         if healthy(api):
             return server, api, time.perf_counter() - started

@@ -45,8 +45,14 @@ def main() -> None:
 
         server, api, server_boot = start_server(tmp_path / "home")
         try:
-            os.environ.update(PREFECT_API_URL=api, PREFECT_HOME=str(tmp_path / "home"), PREFECT_LOCAL_STORAGE_PATH=str(tmp_path / "storage"))
-            os.environ.update(DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING")
+            os.environ.update(
+                PREFECT_API_URL=api,
+                PREFECT_HOME=str(tmp_path / "home"),
+                PREFECT_LOCAL_STORAGE_PATH=str(tmp_path / "storage"),
+            )
+            os.environ.update(
+                DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING"
+            )
             direct_seconds = direct(benchmark, language, tmp_path / "direct")
             from flows.prefect_flows import adapt_language
 
@@ -61,7 +67,10 @@ def main() -> None:
             server.wait(30)
     print(f"{benchmark} -> {language} (status {result.status})")
     print(f"  stage functions called directly : {direct_seconds:7.1f} s")
-    print(f"  same stages through Prefect     : {prefect_seconds:7.1f} s   overhead {100 * (prefect_seconds / direct_seconds - 1):+.1f}% (target <= 15%)")
+    print(
+        f"  same stages through Prefect     : {prefect_seconds:7.1f} s   overhead "
+        f"{100 * (prefect_seconds / direct_seconds - 1):+.1f}% (target <= 15%)"
+    )
     print(f"  unchanged rerun through Prefect : {rerun_seconds:7.1f} s   (every stage cached)")
     print(f"  local Prefect server start-up   : {server_boot:7.1f} s   (once per session, not per run)")
 

@@ -25,7 +25,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
 def _telecom_base(folder: Path) -> Path:
     """A source dir whose tasks.json holds only telecom's 114-task base split."""
     import orjson
@@ -44,8 +43,16 @@ def _telecom_base(folder: Path) -> Path:
 
 def main() -> None:
     # an empty list skips that part: `--domains ""` runs only the flow comparison
-    wanted = [d for d in sys.argv[sys.argv.index("--domains") + 1].split(",") if d] if "--domains" in sys.argv else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
-    flow_domains = [d for d in sys.argv[sys.argv.index("--flow-domains") + 1].split(",") if d] if "--flow-domains" in sys.argv else ["tau2-retail", "tau2-telecom"]
+    wanted = (
+        [d for d in sys.argv[sys.argv.index("--domains") + 1].split(",") if d]
+        if "--domains" in sys.argv
+        else ["tau2-mock", "tau2-airline", "tau2-retail", "telecom-base", "tau2-telecom"]
+    )
+    flow_domains = (
+        [d for d in sys.argv[sys.argv.index("--flow-domains") + 1].split(",") if d]
+        if "--flow-domains" in sys.argv
+        else ["tau2-retail", "tau2-telecom"]
+    )
     results, flows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         from bench.local_prefect import start_server
@@ -64,10 +71,21 @@ def main() -> None:
 def _flow_rerun(benchmark: str, tmp: Path, api: str) -> dict:
     """The Prefect flow cold, then the rerun after one confirmed finding (python -m bench.flow_rerun_worker)."""
     env = {
-        **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "WARNING",
-        "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_LOCAL_STORAGE_PATH": str(tmp / f"flow-{benchmark}" / "prefect-storage"),
+        **os.environ,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "DO_NOT_TRACK": "1",
+        "PREFECT_API_URL": api,
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_HOME": str(tmp / "prefect-home"),
+        "PREFECT_LOCAL_STORAGE_PATH": str(tmp / f"flow-{benchmark}" / "prefect-storage"),
     }
-    out = subprocess.run([sys.executable, "-m", "bench.flow_rerun_worker", benchmark, str(tmp / f"flow-{benchmark}")], cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.flow_rerun_worker", benchmark, str(tmp / f"flow-{benchmark}")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if out.returncode != 0:
         raise SystemExit(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -80,24 +98,56 @@ def _print_flows(flows: list[dict]) -> None:
     if not flows:
         return
     table = Table(title="through the Prefect flow: first run (cold) vs rerun after one confirmed finding")
-    for column in ("benchmark", "first run s", "peak RSS MB", "finding (occurrences)", "rerun s", "rerun / first", "stages rerun", "units", "tasks replayed"):
+    for column in (
+        "benchmark",
+        "first run s",
+        "peak RSS MB",
+        "finding (occurrences)",
+        "rerun s",
+        "rerun / first",
+        "stages rerun",
+        "units",
+        "tasks replayed",
+    ):
         table.add_column(column)
     for f in flows:
         table.add_row(
-            f["benchmark"], f"{f['first_wall']:.1f}", f"{f['peak_rss_mb']:.0f}", f"{f['defect_findings']} ({f['planted_occurrences']})", f"{f['rerun_wall']:.1f}",
-            f"{f['rerun_wall'] / f['first_wall']:.1%}", ", ".join(f["rerun_stages_run"]), str(f["rerun_units"]), str(f["rerun_tasks_replayed"]),
+            f["benchmark"],
+            f"{f['first_wall']:.1f}",
+            f"{f['peak_rss_mb']:.0f}",
+            f"{f['defect_findings']} ({f['planted_occurrences']})",
+            f"{f['rerun_wall']:.1f}",
+            f"{f['rerun_wall'] / f['first_wall']:.1%}",
+            ", ".join(f["rerun_stages_run"]),
+            str(f["rerun_units"]),
+            str(f["rerun_tasks_replayed"]),
         )
     Console(width=200).print(table)
 
 
 def _run_all(wanted: list[str], tmp: Path, api: str, results: list) -> None:
     for name in wanted:
-        benchmark, source = ("tau2-telecom", str(_telecom_base(Path(tmp) / "telecom-base-src"))) if name == "telecom-base" else (name, "-")
+        benchmark, source = (
+            ("tau2-telecom", str(_telecom_base(Path(tmp) / "telecom-base-src")))
+            if name == "telecom-base"
+            else (name, "-")
+        )
         env = {
-            **os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PREFECT_API_URL": api, "PREFECT_LOGGING_LEVEL": "WARNING",
-            "PREFECT_HOME": str(Path(tmp) / "prefect-home"), "PREFECT_LOCAL_STORAGE_PATH": str(Path(tmp) / name / "prefect-storage"),
+            **os.environ,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "DO_NOT_TRACK": "1",
+            "PREFECT_API_URL": api,
+            "PREFECT_LOGGING_LEVEL": "WARNING",
+            "PREFECT_HOME": str(Path(tmp) / "prefect-home"),
+            "PREFECT_LOCAL_STORAGE_PATH": str(Path(tmp) / name / "prefect-storage"),
         }
-        out = subprocess.run([sys.executable, "-m", "bench.stage_worker", benchmark, str(Path(tmp) / name), source], cwd=ROOT, env=env, capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.stage_worker", benchmark, str(Path(tmp) / name), source],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if out.returncode != 0:
             raise SystemExit(out.stderr[-3000:])
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -111,7 +161,12 @@ def _print(results: list) -> None:
 
     console = Console(width=180)
     for result in results:
-        table = Table(title=f"{result['label']}: {result['tasks']} tasks, {result['findings']} findings; rerun retranslated {result['rerun_units']} unit(s), replayed {result['rerun_tasks']} task(s)")
+        table = Table(
+            title=(
+                f"{result['label']}: {result['tasks']} tasks, {result['findings']} findings; rerun retranslated "
+                f"{result['rerun_units']} unit(s), replayed {result['rerun_tasks']} task(s)"
+            )
+        )
         for column in ("stage", "wall s", "cpu s", "peak RSS MB"):
             table.add_column(column, justify="right" if column != "stage" else "left")
         for row in result["rows"]:

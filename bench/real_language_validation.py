@@ -40,7 +40,10 @@ def main() -> None:
         started = time.perf_counter()
         ir = analyze_or_reuse(bench, None, Path(scratch) / "ir.json", lambda m: None)
         print(f"analysis of the English source: {time.perf_counter() - started:.1f} s")
-        print(f"{'lang':<5} {'findings':>8} {'groups':>6} {'critical':>8} {'major':>5} {'minor':>5} {'note':>4} {'precision':>10} {'time':>7}")
+        print(
+            f"{'lang':<5} {'findings':>8} {'groups':>6} {'critical':>8} {'major':>5} {'minor':>5} {'note':>4} "
+            f"{'precision':>10} {'time':>7}"
+        )
         for language in args.languages or corpus.LANGUAGES:
             started = time.perf_counter()
             failures = validate_variant(bench, root / language, ir, language, agents=[])
@@ -48,10 +51,16 @@ def main() -> None:
             groups = group_findings(failures.findings)
             if args.label:
                 corpus.write_sample(groups, language)
-            share, labelled, unlabelled = corpus.precision(groups, language) if corpus.labels_path(language).exists() else (0.0, 0, [])
+            share, labelled, unlabelled = (
+                corpus.precision(groups, language) if corpus.labels_path(language).exists() else (0.0, 0, [])
+            )
             by = failures.summary.groups_by_severity
             cell = f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unlabelled)" if unlabelled else "")
-            print(f"{language:<5} {len(failures.findings):>8} {len(groups):>6} {by.get('critical', 0):>8} {by.get('major', 0):>5} {by.get('minor', 0):>5} {by.get('note', 0):>4} {cell:>10} {elapsed:>6.1f}s", flush=True)
+            print(
+                f"{language:<5} {len(failures.findings):>8} {len(groups):>6} {by.get('critical', 0):>8} "
+                f"{by.get('major', 0):>5} {by.get('minor', 0):>5} {by.get('note', 0):>4} {cell:>10} {elapsed:>6.1f}s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -40,17 +40,23 @@ BABELFLOW = [sys.executable, "-m", "flows.cli"]
 DOMAINS = ["tau2-mock", "tau2-airline", "tau2-retail", "tau2-telecom"]
 # (tag, English name, style); the first two are the shipped pseudo-locales (packs in language_packs/)
 LANGUAGES = [
-    ("en-XA", None, None), ("ar-XB", None, None),
-    ("ga", "Irish", "accented"), ("cy", "Welsh", "accented"), ("mt", "Maltese", "accented"),
-    ("he", "Hebrew", "mirrored"), ("ms", "Malay", "accented"), ("fil", "Filipino", "accented"),
-    ("fa", "Persian", "mirrored"), ("sw", "Swahili", "accented"), ("zu", "Zulu", "accented"), ("ur", "Urdu", "mirrored"),
+    ("en-XA", None, None),
+    ("ar-XB", None, None),
+    ("ga", "Irish", "accented"),
+    ("cy", "Welsh", "accented"),
+    ("mt", "Maltese", "accented"),
+    ("he", "Hebrew", "mirrored"),
+    ("ms", "Malay", "accented"),
+    ("fil", "Filipino", "accented"),
+    ("fa", "Persian", "mirrored"),
+    ("sw", "Swahili", "accented"),
+    ("zu", "Zulu", "accented"),
+    ("ur", "Urdu", "mirrored"),
     ("ha", "Hausa", "accented"),  # the 13th: the per-stage profile's extra language
 ]
 # Only tags whose CLDR decimal separator is "." : the pseudo styles keep the source's English
 # number forms ("$1,628"), which the fidelity probe rightly reads as 1.628 in a comma-decimal
 # locale (fr, de, pt-BR, it, nl, pl, sv, tr ...): a real translation there must localise numbers.
-
-
 
 
 def write_pack(folder: Path, tag: str, name: str, style: str) -> None:
@@ -66,16 +72,24 @@ def write_pack(folder: Path, tag: str, name: str, style: str) -> None:
     script = {"he": "Hebr", "fa": "Arab", "ur": "Arab"}.get(tag, "Latn")
     text = (
         f'tag = "{tag}"\nversion = "1.0.0"\nname = "{name} (pseudo rendering for scale tests)"\nscript = "{script}"\n'
-        f'direction = "{direction}"\nname_order = "given_family"\ncldr_locale = "{tag}"\noffline_rendering = "{style}"\n'
+        f'direction = "{direction}"\nname_order = "given_family"\ncldr_locale = "{tag}"\noffline_rendering = '
+        f'"{style}"\n'
         f"agent_language_clause = {json.dumps(clause, ensure_ascii=False)}\n"
-        f'reviewer_notes = "Data-only pack for bench/scale.py: {name} tag rendered offline in the {style} pseudo style."\n\n'
+        f'reviewer_notes = "Data-only pack for bench/scale.py: {name} tag rendered offline in the {style} pseudo '
+        'style."\n\n'
         f"[user_simulator]\npersona = {json.dumps(persona, ensure_ascii=False)}\n"
     )
     (folder / f"{tag}.toml").write_text(text, encoding="utf-8")
 
 
 def env_for(project: Path) -> dict[str, str]:
-    env = {**os.environ, "BABELFLOW_PROJECT_ROOT": str(project), "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "COLUMNS": "200"}
+    env = {
+        **os.environ,
+        "BABELFLOW_PROJECT_ROOT": str(project),
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "COLUMNS": "200",
+    }
     for key in ("PREFECT_API_URL", "PREFECT_HOME", "PREFECT_LOCAL_STORAGE_PATH"):
         env.pop(key, None)  # the temp project's own background server and state
     return env
@@ -90,7 +104,12 @@ def run(cmd: list[str], project: Path, log: Path) -> dict:
         process = subprocess.Popen(cmd, cwd=ROOT, env=env_for(project), stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    return {"code": process.returncode, "wall": time.perf_counter() - started, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+    return {
+        "code": process.returncode,
+        "wall": time.perf_counter() - started,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+    }
 
 
 def findings_of(project: Path, benchmark: str, language: str) -> list[str] | None:
@@ -98,7 +117,10 @@ def findings_of(project: Path, benchmark: str, language: str) -> list[str] | Non
     if not queue.exists():
         return None
     data = json.loads(queue.read_text(encoding="utf-8"))
-    return [f"{f['id']} {f['layer']}/{f['kind']} {f['artifact']} {f.get('location', '')}: {f['message'][:160]}" for f in data.get("findings", [])]
+    return [
+        f"{f['id']} {f['layer']}/{f['kind']} {f['artifact']} {f.get('location', '')}: {f['message'][:160]}"
+        for f in data.get("findings", [])
+    ]
 
 
 def server_rss_mb(project: Path) -> float:
@@ -134,14 +156,30 @@ def one_domain(benchmark: str, tags: list[str], tmp: Path, profile: bool, extra:
     result["server_boot"] = boot["wall"]
     try:
         first = run([*BABELFLOW, "flow", benchmark, "--lang", tags[0]], project, log)
-        print(f"  {benchmark} {tags[0]}: exit {first['code']}, {first['wall']:.1f} s wall, {first['cpu']:.1f} s CPU, {first['rss_mb']:.0f} MB", flush=True)
-        rest_cmd = [*BABELFLOW, "flow", benchmark, "--max-concurrency", "2"] + [a for tag in tags[1:] for a in ("--lang", tag)]
+        print(
+            f"  {benchmark} {tags[0]}: exit {first['code']}, {first['wall']:.1f} s wall, {first['cpu']:.1f} s CPU, "
+            f"{first['rss_mb']:.0f} MB",
+            flush=True,
+        )
+        rest_cmd = [*BABELFLOW, "flow", benchmark, "--max-concurrency", "2"] + [
+            a for tag in tags[1:] for a in ("--lang", tag)
+        ]
         rest = run(rest_cmd, project, log) if len(tags) > 1 else {"code": 0, "wall": 0.0, "cpu": 0.0, "rss_mb": 0.0}
-        print(f"  {benchmark} {', '.join(tags[1:])}: exit {rest['code']}, {rest['wall']:.1f} s wall, {rest['cpu']:.1f} s CPU, {rest['rss_mb']:.0f} MB", flush=True)
+        print(
+            f"  {benchmark} {', '.join(tags[1:])}: exit {rest['code']}, {rest['wall']:.1f} s wall, {rest['cpu']:.1f} "
+            f"s CPU, {rest['rss_mb']:.0f} MB",
+            flush=True,
+        )
         result.update(first=first, rest=rest)
         result["findings"] = {tag: findings_of(project, benchmark, tag) for tag in tags}
         if profile:
-            out = subprocess.run([sys.executable, "-m", "bench.scale_workers", "profile", benchmark, extra], cwd=ROOT, env=env_for(project), capture_output=True, text=True)
+            out = subprocess.run(
+                [sys.executable, "-m", "bench.scale_workers", "profile", benchmark, extra],
+                cwd=ROOT,
+                env=env_for(project),
+                capture_output=True,
+                text=True,
+            )
             line = next((row for row in out.stdout.splitlines() if row.startswith("PROFILE ")), None)
             result["profile"] = json.loads(line[8:]) if line else {"error": (out.stderr or out.stdout)[-1500:]}
         result["server_rss_mb"] = server_rss_mb(project)
@@ -162,7 +200,11 @@ def main() -> None:
     domains = [d.strip() for d in args.domains.split(",") if d.strip()]
     tags = [tag for tag, _, _ in LANGUAGES[: max(1, min(args.tags, len(LANGUAGES) - 1))]]
     extra = LANGUAGES[-1][0]
-    print(f"{len(domains)} domains × {len(tags)} tags: {', '.join(tags)} (profile language: {extra}); {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"{len(domains)} domains × {len(tags)} tags: {', '.join(tags)} (profile language: {extra}); {os.cpu_count()} "
+        "CPUs",
+        flush=True,
+    )
     tmp = Path(tempfile.mkdtemp(prefix="babelflow-scale-"))
     started_wall, started_cpu = time.perf_counter(), os.times()
     results = []
@@ -172,7 +214,9 @@ def main() -> None:
     finally:
         total_wall = time.perf_counter() - started_wall
         ended_cpu = os.times()
-        total_cpu = (ended_cpu.children_user - started_cpu.children_user) + (ended_cpu.children_system - started_cpu.children_system)
+        total_cpu = (ended_cpu.children_user - started_cpu.children_user) + (
+            ended_cpu.children_system - started_cpu.children_system
+        )
         report(results, tags, total_wall, total_cpu)
         if args.keep:
             print(f"projects kept in {tmp}")
@@ -183,7 +227,10 @@ def main() -> None:
 def report(results: list[dict], tags: list[str], total_wall: float, total_cpu: float) -> None:
     n = len(tags)
     print()
-    print(f"{'domain':<14}{'server boot s':>14}{'1st lang wall/cpu s':>22}{f'langs 2..{n} wall/cpu s':>26}{'marginal s':>12}{'marginal/1st':>14}{'peak RSS MB':>13}{'server MB':>11}")
+    print(
+        f"{'domain':<14}{'server boot s':>14}{'1st lang wall/cpu s':>22}{f'langs 2..{n} wall/cpu s':>26}"
+        f"{'marginal s':>12}{'marginal/1st':>14}{'peak RSS MB':>13}{'server MB':>11}"
+    )
     failed = []
     sum_first = sum_rest = 0.0
     for r in results:
@@ -194,17 +241,25 @@ def report(results: list[dict], tags: list[str], total_wall: float, total_cpu: f
         sum_first += first["wall"]
         sum_rest += rest["wall"]
         print(
-            f"{r['benchmark']:<14}{r['server_boot']:>14.1f}{first['wall']:>13.1f} / {first['cpu']:<6.1f}{rest['wall']:>17.1f} / {rest['cpu']:<6.1f}"
-            f"{marginal:>12.1f}{marginal / first['wall']:>13.0%} {max(first['rss_mb'], rest['rss_mb']):>12.0f}{r.get('server_rss_mb', 0):>11.0f}"
+            f"{r['benchmark']:<14}{r['server_boot']:>14.1f}{first['wall']:>13.1f} / "
+            f"{first['cpu']:<6.1f}{rest['wall']:>17.1f} / {rest['cpu']:<6.1f}"
+            f"{marginal:>12.1f}{marginal / first['wall']:>13.0%} "
+            f"{max(first['rss_mb'], rest['rss_mb']):>12.0f}{r.get('server_rss_mb', 0):>11.0f}"
         )
         for tag, found in r["findings"].items():
             if found is None or found:
                 failed.append((r["benchmark"], tag, found))
     if n > 1 and sum_first:
         overall = sum_rest / (n - 1)
-        print(f"{'all domains':<14}{'':>14}{sum_first:>13.1f}{'':>9}{sum_rest:>17.1f}{'':>9}{overall:>12.1f}{overall / sum_first:>13.0%}")
+        print(
+            f"{'all domains':<14}{'':>14}{sum_first:>13.1f}{'':>9}{sum_rest:>17.1f}{'':>9}{overall:>12.1f}"
+            f"{overall / sum_first:>13.0%}"
+        )
     peak = max((max(r["first"]["rss_mb"], r["rest"]["rss_mb"]) for r in results if "first" in r), default=0)
-    print(f"\ntotal wall {total_wall:.1f} s ({total_wall / 60:.1f} min), CPU of the waited child processes (flows, profile; not the background servers) {total_cpu:.1f} s; peak RSS of a flow process {peak:.0f} MB")
+    print(
+        f"\ntotal wall {total_wall:.1f} s ({total_wall / 60:.1f} min), CPU of the waited child processes (flows, "
+        f"profile; not the background servers) {total_cpu:.1f} s; peak RSS of a flow process {peak:.0f} MB"
+    )
     print("target: ≤ 30 min for 4 domains × 12 tags; marginal cost of one more language ≤ 15% of the first")
     for r in results:
         prof = r.get("profile")
@@ -213,7 +268,11 @@ def report(results: list[dict], tags: list[str], total_wall: float, total_cpu: f
         if "error" in prof:
             print(f"\nprofile {r['benchmark']}: failed\n{prof['error']}")
             continue
-        print(f"\none more language ({LANGUAGES[-1][0]}) on {r['benchmark']}, stages called directly one after another (warm project): {prof['findings']} findings, {prof['replayed']} tasks compared, {prof.get('replays_run', '?')} variant replays run (the rest reused)")
+        print(
+            f"\none more language ({LANGUAGES[-1][0]}) on {r['benchmark']}, stages called directly one after another "
+            f"(warm project): {prof['findings']} findings, {prof['replayed']} tasks compared, "
+            f"{prof.get('replays_run', '?')} variant replays run (the rest reused)"
+        )
         total = sum(row["wall"] for row in prof["rows"])
         for row in prof["rows"]:
             print(f"  {row['stage']:<34}{row['wall']:>8.2f} s wall{row['cpu']:>8.2f} s CPU{row['wall'] / total:>7.0%}")

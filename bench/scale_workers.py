@@ -1,11 +1,11 @@
 """Child processes of bench/scale.py, each run in the temporary project (BABELFLOW_PROJECT_ROOT).
 
-  python -m bench.scale_workers boot                   start (or adopt) the project's background
-                                                       Prefect server and print its URL
-  python -m bench.scale_workers profile BENCHMARK TAG  one more language through the stage
-                                                       functions, one after another in this process
-                                                       (warm project: IR and source replays on
-                                                       disk); prints `PROFILE {json}`
+python -m bench.scale_workers boot                   start (or adopt) the project's background
+                                                     Prefect server and print its URL
+python -m bench.scale_workers profile BENCHMARK TAG  one more language through the stage
+                                                     functions, one after another in this process
+                                                     (warm project: IR and source replays on
+                                                     disk); prints `PROFILE {json}`
 """
 
 from __future__ import annotations
@@ -51,9 +51,26 @@ def profile(benchmark: str, language: str) -> None:
     integrity = timed("validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir))
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-        layers.append(timed(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
+        layers.append(
+            timed(
+                f"validate: {layer.value}",
+                lambda layer=layer: stages.stage_layer(
+                    run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed
+                ),
+            )
+        )
     failures = timed("merge", lambda: stages.stage_merge(run, layers))
-    print("PROFILE " + json.dumps({"rows": rows, "findings": len(failures.findings), "replayed": layers[-1].tasks_replayed, "replays_run": layers[-1].variant_replays_run}))
+    print(
+        "PROFILE "
+        + json.dumps(
+            {
+                "rows": rows,
+                "findings": len(failures.findings),
+                "replayed": layers[-1].tasks_replayed,
+                "replays_run": layers[-1].variant_replays_run,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

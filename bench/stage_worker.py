@@ -31,7 +31,14 @@ def main() -> None:
     def measure(name: str, fn: Callable[[], Any]) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
         out = fn()
-        rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+        rows.append(
+            {
+                "stage": name,
+                "wall": time.perf_counter() - wall,
+                "cpu": time.process_time() - cpu,
+                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
         return out
 
     from babelflow.ir import load_ir
@@ -57,24 +64,49 @@ def main() -> None:
     analysis = measure("analysis", lambda: stages.stage_analyze(run))
     translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
     rebuilt = measure("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
-    integrity = measure("validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir))
+    integrity = measure(
+        "validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
+    )
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
-        layers.append(measure(f"validate: {layer.value}", lambda layer=layer: stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)))
+        layers.append(
+            measure(
+                f"validate: {layer.value}",
+                lambda layer=layer: stages.stage_layer(
+                    run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed
+                ),
+            )
+        )
     failures = measure("merge", lambda: stages.stage_merge(run, layers))
 
     ir = load_ir(analysis.ir_path, benchmark=benchmark)
-    element = next(e.id for e in ir.elements if e.translation_type.value == "translate_free" and e.artifact.endswith("tasks.json"))
+    element = next(
+        e.id for e in ir.elements if e.translation_type.value == "translate_free" and e.artifact.endswith("tasks.json")
+    )
 
     def rerun() -> tuple[int, int]:
         t = stages.stage_translate(run, analysis.ir_path, {}, [element])
         r = stages.stage_rebuild(run, analysis.ir_path, t)
         i = stages.stage_integrity(run, analysis.ir_path, r.variant_dir)
-        rest = [stages.stage_layer(run, layer, analysis.ir_path, r.variant_dir, i.suppressed) for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)]
+        rest = [
+            stages.stage_layer(run, layer, analysis.ir_path, r.variant_dir, i.suppressed)
+            for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+        ]
         return t.retranslated_units, rest[-1].tasks_replayed
 
     units, replayed = measure("rerun after one confirmed finding", rerun)
-    print(json.dumps({"benchmark": benchmark, "tasks": tasks, "findings": len(failures.findings), "rerun_units": units, "rerun_tasks": replayed, "rows": rows}))
+    print(
+        json.dumps(
+            {
+                "benchmark": benchmark,
+                "tasks": tasks,
+                "findings": len(failures.findings),
+                "rerun_units": units,
+                "rerun_tasks": replayed,
+                "rows": rows,
+            }
+        )
+    )
 
 
 def stock_replay(bench: Any, benchmark: str) -> None:
@@ -91,7 +123,15 @@ def stock_replay(bench: Any, benchmark: str) -> None:
     for task_id in bench.task_ids(None):
         task = bench.task(task_id)
         messages, _, _ = golden_trajectory(task, bench.environment_factory, task_id, None)
-        run = SimulationRun(id="x", task_id=task_id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+        run = SimulationRun(
+            id="x",
+            task_id=task_id,
+            start_time="",
+            end_time="",
+            duration=0.0,
+            termination_reason=TerminationReason.AGENT_STOP,
+            messages=messages,
+        )
         evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain + "_bench")
 
 

@@ -23,7 +23,16 @@ def main() -> None:
 
     language = sys.argv[sys.argv.index("--lang") + 1] if "--lang" in sys.argv else "en-XA"
     table = Table(title=f"translation volume, pseudo translator → {language}")
-    for column in ("benchmark", "naive chars", "unique chars", "sent chars", "sent/unique", "naive/sent", "analyze s", "translate+rebuild s"):
+    for column in (
+        "benchmark",
+        "naive chars",
+        "unique chars",
+        "sent chars",
+        "sent/unique",
+        "naive/sent",
+        "analyze s",
+        "translate+rebuild s",
+    ):
         table.add_column(column, justify="right")
     with tempfile.TemporaryDirectory() as tmp:
         settings = BabelflowSettings(project_root=Path(tmp))

@@ -82,7 +82,12 @@ from bench.defects.text import (
 # ---- the catalogue -------------------------------------------------------------------------
 
 MOCK, RETAIL, TELECOM, FIXTURE, AIRLINE = "tau2-mock", "tau2-retail", "tau2-telecom", "fixture-library", "tau2-airline"
-AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE = "agentdojo-travel", "agentdojo-banking", "agentdojo-slack", "agentdojo-workspace"
+AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE = (
+    "agentdojo-travel",
+    "agentdojo-banking",
+    "agentdojo-slack",
+    "agentdojo-workspace",
+)
 _ALL = (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)
 
 _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
@@ -132,7 +137,12 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
 ]
 
 CATALOGUE: dict[str, DefectKind] = {
-    function.__name__: DefectKind(name=function.__name__, inject=function, benchmarks=benchmarks, summary=(function.__doc__ or "").strip().splitlines()[0])
+    function.__name__: DefectKind(
+        name=function.__name__,
+        inject=function,
+        benchmarks=benchmarks,
+        summary=(function.__doc__ or "").strip().splitlines()[0],
+    )
     for function, benchmarks in _KINDS
 }
 
@@ -159,4 +169,16 @@ def caught_by(failures: Any, defect: InjectedDefect) -> list:
     return [f for f in failures.findings if finding_names(f, defect)]
 
 
-__all__ = ["BEHAVIOR", "CATALOGUE", "CONSISTENCY", "FIDELITY", "INTEGRITY", "DefectKind", "DefectNotApplicable", "InjectedDefect", "caught_by", "finding_names", "inject_defect"]
+__all__ = [
+    "BEHAVIOR",
+    "CATALOGUE",
+    "CONSISTENCY",
+    "FIDELITY",
+    "INTEGRITY",
+    "DefectKind",
+    "DefectNotApplicable",
+    "InjectedDefect",
+    "caught_by",
+    "finding_names",
+    "inject_defect",
+]

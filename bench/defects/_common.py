@@ -61,7 +61,9 @@ def _format_of(ir: IRDocument, artifact: str) -> ArtifactFormat:
         if fingerprint.path == artifact:
             return fingerprint.format
     suffix = Path(artifact).suffix
-    return {".json": ArtifactFormat.JSON, ".toml": ArtifactFormat.TOML, ".md": ArtifactFormat.MARKDOWN}.get(suffix, ArtifactFormat.PYTHON)
+    return {".json": ArtifactFormat.JSON, ".toml": ArtifactFormat.TOML, ".md": ArtifactFormat.MARKDOWN}.get(
+        suffix, ArtifactFormat.PYTHON
+    )
 
 
 def _artifacts(ir: IRDocument, role: ArtifactRole, fmt: ArtifactFormat | None = None) -> list[str]:
@@ -156,20 +158,33 @@ def _location(element: IRElement) -> str:
 
 def _task_id(variant_dir: Path, ir: IRDocument, element: IRElement) -> str | None:
     """The id of the task a tasks.json element belongs to (tasks.json is a list of tasks)."""
-    if element.locator.kind not in ("data_value", "data_key") or element.artifact not in _artifacts(ir, ArtifactRole.TASKS):
+    if element.locator.kind not in ("data_value", "data_key") or element.artifact not in _artifacts(
+        ir, ArtifactRole.TASKS
+    ):
         return None
     if not element.locator.path or not isinstance(element.locator.path[0], int):
         return None
     for other in ir.elements:
-        if other.artifact == element.artifact and other.locator.kind == "data_value" and tuple(other.locator.path) == (element.locator.path[0], "id"):
+        if (
+            other.artifact == element.artifact
+            and other.locator.kind == "data_value"
+            and tuple(other.locator.path) == (element.locator.path[0], "id")
+        ):
             return other.source_text
     return None
 
 
-def _record(kind: str, description: str, element: IRElement, layers: list[str], variant_dir: Path, ir: IRDocument) -> InjectedDefect:
+def _record(
+    kind: str, description: str, element: IRElement, layers: list[str], variant_dir: Path, ir: IRDocument
+) -> InjectedDefect:
     return InjectedDefect(
-        kind=kind, description=description, artifact=element.artifact, element_id=element.id, location=_location(element),
-        expected_layers=layers, task_id=_task_id(variant_dir, ir, element),
+        kind=kind,
+        description=description,
+        artifact=element.artifact,
+        element_id=element.id,
+        location=_location(element),
+        expected_layers=layers,
+        task_id=_task_id(variant_dir, ir, element),
     )
 
 
@@ -189,24 +204,35 @@ def _accent(word: str, language: str) -> str:
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 
 
-def _elements(ir: IRDocument, *, artifacts: Iterable[str] | None = None, types: Iterable[TranslationType] | None = None,
-              reasons: Iterable[PreserveReason] | None = None, kinds: Iterable[str] = ("data_value",),
-              role: Callable[[str], bool] = lambda r: True, where: Callable[[IRElement], bool] = lambda e: True) -> list[IRElement]:
+def _elements(
+    ir: IRDocument,
+    *,
+    artifacts: Iterable[str] | None = None,
+    types: Iterable[TranslationType] | None = None,
+    reasons: Iterable[PreserveReason] | None = None,
+    kinds: Iterable[str] = ("data_value",),
+    role: Callable[[str], bool] = lambda r: True,
+    where: Callable[[IRElement], bool] = lambda e: True,
+) -> list[IRElement]:
     wanted_artifacts = set(artifacts) if artifacts is not None else None
     wanted_types = set(types) if types is not None else None
     wanted_reasons = set(reasons) if reasons is not None else None
     wanted_kinds = set(kinds)
     return [
-        e for e in ir.elements
+        e
+        for e in ir.elements
         if e.locator.kind in wanted_kinds
         and (wanted_artifacts is None or e.artifact in wanted_artifacts)
         and (wanted_types is None or e.translation_type in wanted_types)
         and (wanted_reasons is None or e.preserve_reason in wanted_reasons)
-        and role(e.role) and where(e)
+        and role(e.role)
+        and where(e)
     ]
 
 
-def _edit_element(variant_dir: Path, ir: IRDocument, element: IRElement, change: Callable[[str], str]) -> tuple[str, str]:
+def _edit_element(
+    variant_dir: Path, ir: IRDocument, element: IRElement, change: Callable[[str], str]
+) -> tuple[str, str]:
     """Apply `change` to the element's current target text; returns (before, after)."""
     doc = _Doc(variant_dir, ir, element.artifact)
     before = doc.text_of(element)
@@ -220,25 +246,50 @@ def _edit_element(variant_dir: Path, ir: IRDocument, element: IRElement, change:
     return before, after
 
 
-def _mistranslate_preserved(kind: str, what: str, candidates: list[IRElement], variant_dir: Path, ir: IRDocument, rng: random.Random, layers: list[str]) -> InjectedDefect:
+def _mistranslate_preserved(
+    kind: str,
+    what: str,
+    candidates: list[IRElement],
+    variant_dir: Path,
+    ir: IRDocument,
+    rng: random.Random,
+    layers: list[str],
+) -> InjectedDefect:
     language = variant_language(variant_dir)
-    candidates = [e for e in candidates if _HAS_LETTER.search(e.source_text) and _mistranslate(e.source_text, language) != e.source_text]
+    candidates = [
+        e
+        for e in candidates
+        if _HAS_LETTER.search(e.source_text) and _mistranslate(e.source_text, language) != e.source_text
+    ]
     element = _pick(rng, candidates, what)
     before, after = _edit_element(variant_dir, ir, element, lambda text: _mistranslate(text, language))
     return _record(kind, f"{what} translated: {before!r} -> {after!r}", element, layers, variant_dir, ir)
 
 
-def _translated_prose(ir: IRDocument, variant_dir: Path, *, min_length: int = 0, tokens: bool | None = None, artifacts: Iterable[str] | None = None,
-                      block_kinds: Iterable[str] | None = None, data_only: bool = False) -> list[IRElement]:
+def _translated_prose(
+    ir: IRDocument,
+    variant_dir: Path,
+    *,
+    min_length: int = 0,
+    tokens: bool | None = None,
+    artifacts: Iterable[str] | None = None,
+    block_kinds: Iterable[str] | None = None,
+    data_only: bool = False,
+) -> list[IRElement]:
     """Translate-Free prose fields (data values and Markdown blocks) that were translated."""
     kinds = ("data_value",) if data_only else ("data_value", "markdown_block")
     allowed_blocks = set(block_kinds) if block_kinds is not None else None
     return _elements(
-        ir, artifacts=artifacts, types=[TranslationType.TRANSLATE_FREE], kinds=kinds,
-        where=lambda e: len(e.source_text) >= min_length
-        and _HAS_LETTER.search(e.source_text) is not None
-        and (tokens is None or bool(e.inline_tokens) == tokens)
-        and (allowed_blocks is None or e.locator.kind != "markdown_block" or e.locator.block_kind in allowed_blocks),
+        ir,
+        artifacts=artifacts,
+        types=[TranslationType.TRANSLATE_FREE],
+        kinds=kinds,
+        where=lambda e: (
+            len(e.source_text) >= min_length
+            and _HAS_LETTER.search(e.source_text) is not None
+            and (tokens is None or bool(e.inline_tokens) == tokens)
+            and (allowed_blocks is None or e.locator.kind != "markdown_block" or e.locator.block_kind in allowed_blocks)
+        ),
     )
 
 

@@ -27,7 +27,11 @@ from translators.pseudo_locale import pseudo_translate_text
 
 def segment_truncated(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
     """A translated prose field cut in half."""
-    element = _pick(rng, _translated_prose(ir, variant_dir, min_length=40, tokens=False, data_only=True), "long translated prose field")
+    element = _pick(
+        rng,
+        _translated_prose(ir, variant_dir, min_length=40, tokens=False, data_only=True),
+        "long translated prose field",
+    )
     _edit_element(variant_dir, ir, element, lambda text: text[: len(text) // 2].rstrip())
     return _record("segment_truncated", "translated segment cut in half", element, [FIDELITY], variant_dir, ir)
 
@@ -35,8 +39,13 @@ def segment_truncated(variant_dir: Path, ir: IRDocument, rng: random.Random) -> 
 def paragraph_untranslated(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
     """A policy Markdown paragraph restored to its English source text."""
     policies = _artifacts(ir, ArtifactRole.POLICY, ArtifactFormat.MARKDOWN)
-    candidates = _elements(ir, artifacts=policies, types=[TranslationType.TRANSLATE_FREE], kinds=("markdown_block",),
-                           where=lambda e: e.locator.block_kind == "paragraph" and len(e.source_text.split()) >= 5)
+    candidates = _elements(
+        ir,
+        artifacts=policies,
+        types=[TranslationType.TRANSLATE_FREE],
+        kinds=("markdown_block",),
+        where=lambda e: e.locator.block_kind == "paragraph" and len(e.source_text.split()) >= 5,
+    )
     element = _pick(rng, candidates, "policy paragraph")
     _edit_element(variant_dir, ir, element, lambda text: element.source_text)
     return _record("paragraph_untranslated", "policy paragraph left in English", element, [FIDELITY], variant_dir, ir)
@@ -46,9 +55,18 @@ def wrong_target_language(variant_dir: Path, ir: IRDocument, rng: random.Random)
     """A field rendered in the other pseudo-locale (ar-XB text in an en-XA variant, and vice versa)."""
     language = variant_language(variant_dir)
     other = "ar-XB" if language == "en-XA" else "en-XA"
-    element = _pick(rng, _translated_prose(ir, variant_dir, min_length=20, tokens=False, data_only=True), "translated prose field")
+    element = _pick(
+        rng, _translated_prose(ir, variant_dir, min_length=20, tokens=False, data_only=True), "translated prose field"
+    )
     _edit_element(variant_dir, ir, element, lambda text: pseudo_translate_text(element.source_text, other))
-    return _record("wrong_target_language", f"field rendered in {other} instead of {language}", element, [FIDELITY], variant_dir, ir)
+    return _record(
+        "wrong_target_language",
+        f"field rendered in {other} instead of {language}",
+        element,
+        [FIDELITY],
+        variant_dir,
+        ir,
+    )
 
 
 def placeholder_left(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
@@ -63,24 +81,44 @@ def placeholder_left(variant_dir: Path, ir: IRDocument, rng: random.Random) -> I
         return text[:middle] + " ⟦3⟧" + text[middle:] if middle > 0 else text + " ⟦3⟧"
 
     _edit_element(variant_dir, ir, element, change)
-    return _record("placeholder_left", "placeholder ⟦3⟧ left in the translation", element, [INTEGRITY, FIDELITY], variant_dir, ir)
+    return _record(
+        "placeholder_left", "placeholder ⟦3⟧ left in the translation", element, [INTEGRITY, FIDELITY], variant_dir, ir
+    )
 
 
 def answered_not_translated(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
     """The model answered the text instead of translating it."""
     language = variant_language(variant_dir)
-    element = _pick(rng, _translated_prose(ir, variant_dir, min_length=20, tokens=False, data_only=True), "translated prose field")
+    element = _pick(
+        rng, _translated_prose(ir, variant_dir, min_length=20, tokens=False, data_only=True), "translated prose field"
+    )
     answer = "Sure! Here is what you need: just ask the agent and it will take care of everything."
-    rendered = pseudo_translate_text(answer, "en-XA") if language == "en-XA" else answer  # pseudo-accented, or plain English
+    rendered = (
+        pseudo_translate_text(answer, "en-XA") if language == "en-XA" else answer
+    )  # pseudo-accented, or plain English
     _edit_element(variant_dir, ir, element, lambda text: rendered)
-    return _record("answered_not_translated", f"translation replaced by an answer: {rendered!r}", element, [FIDELITY], variant_dir, ir)
+    return _record(
+        "answered_not_translated",
+        f"translation replaced by an answer: {rendered!r}",
+        element,
+        [FIDELITY],
+        variant_dir,
+        ir,
+    )
 
 
 def commentary_added(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
     """Translator commentary appended to a field."""
     element = _pick(rng, _translated_prose(ir, variant_dir, min_length=10, data_only=True), "translated prose field")
     _edit_element(variant_dir, ir, element, lambda text: text + " (Note: translated automatically)")
-    return _record("commentary_added", "commentary ' (Note: translated automatically)' appended", element, [FIDELITY], variant_dir, ir)
+    return _record(
+        "commentary_added",
+        "commentary ' (Note: translated automatically)' appended",
+        element,
+        [FIDELITY],
+        variant_dir,
+        ir,
+    )
 
 
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)")
@@ -124,4 +162,6 @@ def prose_number_changed(variant_dir: Path, ir: IRDocument, rng: random.Random) 
         return text[: match.start()] + new + text[match.end() :]
 
     _edit_element(variant_dir, ir, element, change)
-    return _record("prose_number_changed", f"number changed in prose: {changed[0]}", element, [FIDELITY], variant_dir, ir)
+    return _record(
+        "prose_number_changed", f"number changed in prose: {changed[0]}", element, [FIDELITY], variant_dir, ir
+    )
