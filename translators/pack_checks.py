@@ -25,6 +25,19 @@ _PARITY = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|###[A-Z_-]+###|(?:#|(
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
 
 
+_NUMBER_CHARS = frozenset("0123456789.,/-")
+
+
+def _numeric_core(token: str) -> str:
+    """A quantity with a short unit suffix ("3-4k", "5k", "10km") keeps its number, not its unit: a
+    translation writes the unit its own way ("3-4 mil"); an id ("W2378156", "HAT-12") is kept whole."""
+    letters = len(token) - len(token.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    number = token[: len(token) - letters]
+    if 1 <= letters <= 3 and number and number[-1].isdigit() and set(number) <= _NUMBER_CHARS:
+        return number
+    return token
+
+
 def _fold(text: str, pack: LanguagePack) -> str:
     """Case-insensitive form; for accented pseudo-locales the accents are mapped back first
     (their upper and lower cases are unrelated code points, e.g. Ɓ and ƀ)."""
@@ -108,7 +121,9 @@ def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidde
         if rendering.target in target:
             problems.append(f"{where}: forbidden rendering {rendering.target!r}")
     if "user_scenario" in element.role:
-        tokens = [_ORDINAL.sub(r"\1", t) for t in _PARITY.findall(source)]  # "19th" may become "19." but 19 stays
+        tokens = [
+            _numeric_core(_ORDINAL.sub(r"\1", t)) for t in _PARITY.findall(source)
+        ]  # "19th" may become "19." but 19 stays
         missing = [token for token in tokens if token not in target]
         if missing:
             problems.append(f"{where}: task parity broken, missing {missing[:5]}")

@@ -119,3 +119,28 @@ def test_a_language_added_as_data_only_adapts_tau2_mock(tmp_path, analyzed, monk
     assert result.outcome.stats.translator_id == "pseudo:en-XC:accented/v1"
     failures = validate_variant(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "en-XC")
     assert failures.findings == []
+
+
+def test_task_parity_keeps_a_quantitys_number_not_its_unit():
+    """'$3-4k' pseudo-translates to '$3-4ķ' and reads '3-4 mil' in Spanish: the number stays, the
+    unit is the language's (τ³ banking task_056 failed the en-XA release check on this); an id
+    with letters around its digits is still kept whole."""
+    from translators.pack_checks import _field_problems, term_matcher
+    from translators.pseudo_locale import pseudo_translate_text
+
+    pack = load_pack("en-XA")
+
+    class Field:
+        artifact, role = "tasks.json", "tasks[*].user_scenario.instructions"
+        source_text = "We spend $3-4k a month, maybe 5k; my order is W2378156, the 10th."
+
+    def problems(target: str) -> list[str]:
+        return _field_problems(pack, [], term_matcher(()), [], Field, target)
+
+    quantities = "We spend $3-4k a month, maybe 5k"  # (the flow hands ids to a translator as placeholders)
+    assert problems(pseudo_translate_text(quantities, "en-XA") + "; my order is W2378156, the 10th.") == []
+    assert problems("Gastamos 3-4 mil al mes, quizá 5 mil; mi pedido es W2378156, el 10.") == []
+    lost_id = problems("Gastamos 3-4 mil al mes, quizá 5 mil; mi pedido es W2378, el 10.")
+    assert len(lost_id) == 1 and "'W2378156'" in lost_id[0]
+    lost_number = problems("Gastamos 3 mil al mes, quizá 5 mil; mi pedido es W2378156, el 10.")
+    assert len(lost_number) == 1 and "'3-4'" in lost_number[0]
