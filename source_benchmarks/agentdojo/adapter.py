@@ -84,11 +84,17 @@ class AgentDojoBenchmark:
 
     def fingerprints(self) -> list[ArtifactFingerprint]:
         origin: Literal["source_dir", "package"] = "source_dir" if self.variant_root else "package"
-        return [ArtifactFingerprint(path=s.path, format=s.format, role=s.role, sha256=sha256_file(self.artifact_path(s)), origin=origin) for s in self.artifacts()]
+        return [
+            ArtifactFingerprint(
+                path=s.path, format=s.format, role=s.role, sha256=sha256_file(self.artifact_path(s)), origin=origin
+            )
+            for s in self.artifacts()
+        ]
 
     # ---- tasks -------------------------------------------------------------------------------
     def task_ids(self, split: str | None = None) -> list[str]:
         """User tasks then injection tasks, each in numeric order (`split` user/injection selects one kind)."""
+
         def ordered(ids: Iterable[str]) -> list[str]:
             return sorted(ids, key=lambda t: int(t.rsplit("_", 1)[1]))
 
@@ -104,11 +110,18 @@ class AgentDojoBenchmark:
     def task(self, task_id: str) -> Any:
         tasks = {**self.suite.user_tasks, **self.suite.injection_tasks}
         if task_id not in tasks:
-            raise BabelflowError(f"Unknown task id {task_id!r} for {self.id}", field="task_id", fix="use user_task_N or injection_task_N of this suite")
+            raise BabelflowError(
+                f"Unknown task id {task_id!r} for {self.id}",
+                field="task_id",
+                fix="use user_task_N or injection_task_N of this suite",
+            )
         return tasks[task_id]
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [{"name": t.name, "description": t.description, "parameters": t.parameters.model_json_schema()} for t in self.suite.tools]
+        return [
+            {"name": t.name, "description": t.description, "parameters": t.parameters.model_json_schema()}
+            for t in self.suite.tools
+        ]
 
     # ---- what the perturbation trial reads (protocol.PerturbedBenchmark) -----------------------
     text_attributes = frozenset(TEXT_ATTRIBUTES)
@@ -163,7 +176,13 @@ class AgentDojoBenchmark:
         return [TaskCode(artifact=module_path(cls.__module__), qualname=cls.__name__) for cls in classes]
 
     # ---- execution ---------------------------------------------------------------------------
-    def replay_golden(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True, label: str | None = None) -> list[ReplayOutcome]:
+    def replay_golden(
+        self,
+        task_ids: Iterable[str] | None = None,
+        observer: ToolCallObserver | None = None,
+        scored: bool = True,
+        label: str | None = None,
+    ) -> list[ReplayOutcome]:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
         out = []
         for task_id in tracked(ids, label or f"ground truth: {self.id}", len(ids)):
@@ -185,7 +204,11 @@ class AgentDojoBenchmark:
             self.suite.load_and_inject_default_environment({})
         except (KeyError, IndexError, ValueError) as exc:
             where = self.variant_root or self.root
-            raise BabelflowError(f"The environment of {self.id} does not load: {type(exc).__name__}: {exc}", file=where, fix="keep {…} injection slots and YAML structure intact; a stray { or } breaks str.format") from exc
+            raise BabelflowError(
+                f"The environment of {self.id} does not load: {type(exc).__name__}: {exc}",
+                file=where,
+                fix="keep {…} injection slots and YAML structure intact; a stray { or } breaks str.format",
+            ) from exc
         return []
 
 
@@ -194,7 +217,13 @@ def with_version(benchmark_id: str, version: str | None) -> str:
     if version is None:
         return benchmark_id
     if not benchmark_id.startswith(PREFIX):
-        raise BabelflowError("--version applies to AgentDojo benchmarks only", field="--version", fix="drop --version, or use an agentdojo-<suite> benchmark")
+        raise BabelflowError(
+            "--version applies to AgentDojo benchmarks only",
+            field="--version",
+            fix="drop --version, or use an agentdojo-<suite> benchmark",
+        )
     if version not in VERSIONS:
-        raise BabelflowError(f"Unknown AgentDojo version {version!r}", field="--version", fix=f"use one of: {', '.join(VERSIONS)}")
+        raise BabelflowError(
+            f"Unknown AgentDojo version {version!r}", field="--version", fix=f"use one of: {', '.join(VERSIONS)}"
+        )
     return f"{benchmark_id.partition('@')[0]}@{version}"

@@ -46,11 +46,23 @@ def swap_constants(code: types.CodeType, table: dict[str, str]) -> types.CodeTyp
     if not table:
         return code
     consts = tuple(_swap(c, table) for c in code.co_consts)
-    return code if consts == code.co_consts and all(a is b for a, b in zip(consts, code.co_consts)) else code.replace(co_consts=consts)
+    return (
+        code
+        if consts == code.co_consts and all(a is b for a, b in zip(consts, code.co_consts))
+        else code.replace(co_consts=consts)
+    )
 
 
-def _rebuild(fn: types.FunctionType, table: dict[str, str], namespace: dict[str, Any], closure: tuple | None = None) -> types.FunctionType:
-    new = types.FunctionType(swap_constants(fn.__code__, table), namespace, fn.__name__, fn.__defaults__, closure if closure is not None else fn.__closure__)
+def _rebuild(
+    fn: types.FunctionType, table: dict[str, str], namespace: dict[str, Any], closure: tuple | None = None
+) -> types.FunctionType:
+    new = types.FunctionType(
+        swap_constants(fn.__code__, table),
+        namespace,
+        fn.__name__,
+        fn.__defaults__,
+        closure if closure is not None else fn.__closure__,
+    )
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__ = fn.__qualname__
     new.__doc__ = fn.__doc__
@@ -65,7 +77,9 @@ class ModuleTexts:
     def __init__(self) -> None:
         self.constants: dict[str, dict[str, str]] = defaultdict(dict)  # qualname (function or NAME) -> table
         self.attributes: dict[str, str] = {}  # "Class.ATTR" -> translated value
-        self.docstrings: dict[str, list[tuple[int, str, str]]] = defaultdict(list)  # function -> (line piece, source, target)
+        self.docstrings: dict[str, list[tuple[int, str, str]]] = defaultdict(
+            list
+        )  # function -> (line piece, source, target)
 
 
 def texts_by_module(overlay: CodeOverlay | None) -> dict[str, ModuleTexts]:
@@ -100,7 +114,9 @@ class TranslatedModule:
             for name, value in vars(klass).items():
                 qual = f"{cls.__name__}.{name}"
                 if isinstance(value, staticmethod) and isinstance(value.__func__, types.FunctionType):
-                    body[name] = staticmethod(_rebuild(value.__func__, self.texts.constants.get(qual, {}), self.namespace))
+                    body[name] = staticmethod(
+                        _rebuild(value.__func__, self.texts.constants.get(qual, {}), self.namespace)
+                    )
                 elif isinstance(value, types.FunctionType):
                     body[name] = _rebuild(value, self.texts.constants.get(qual, {}), self.namespace)
                 elif isinstance(value, str) and value in self.texts.constants.get(qual, {}):
@@ -130,9 +146,17 @@ class _Translator:
         cls = type(task)
         parts = combined_parts(cls)
         if parts:  # a combined task: AgentDojo's own combinator combines the translated parts
-            texts = {q.partition(".")[2]: t for q, t in self.view(type(parts[0]).__module__).texts.attributes.items() if q.partition(".")[0] == cls.__name__}
-            new_cls = combinator()._create_combined_task(cls.__name__, self.task(parts[0]), self.task(parts[1]), texts.get("PROMPT"))
-            new_cls.ID = cls.ID  # the suite set it on the registered class; the combinator's new class inherits the first part's
+            texts = {
+                q.partition(".")[2]: t
+                for q, t in self.view(type(parts[0]).__module__).texts.attributes.items()
+                if q.partition(".")[0] == cls.__name__
+            }
+            new_cls = combinator()._create_combined_task(
+                cls.__name__, self.task(parts[0]), self.task(parts[1]), texts.get("PROMPT")
+            )
+            new_cls.ID = (
+                cls.ID
+            )  # the suite set it on the registered class; the combinator's new class inherits the first part's
             if "GROUND_TRUTH_OUTPUT" in texts:
                 new_cls.GROUND_TRUTH_OUTPUT = texts["GROUND_TRUTH_OUTPUT"]
         else:
@@ -149,7 +173,9 @@ def translate_tasks(tasks: dict[str, Any], overlay: CodeOverlay | None) -> dict[
     return {task_id: translator.task(task) for task_id, task in tasks.items()}
 
 
-_FIELD = re.compile(r"^(\s*(?::(?:param|type|return|returns|raise|raises|rtype)\b[^:]*:)?\s*)(.*?)(\s*)$")  # matches every line
+_FIELD = re.compile(
+    r"^(\s*(?::(?:param|type|return|returns|raise|raises|rtype)\b[^:]*:)?\s*)(.*?)(\s*)$"
+)  # matches every line
 
 
 def _line_parts(line: str) -> tuple[str, str, str]:

@@ -15,7 +15,9 @@ from source_benchmarks.protocol import SourceBenchmark
 
 class AgentDojoFamily(BenchmarkFamily):
     name = "agentdojo"
-    description = f"AgentDojo suites ({', '.join(SUITES)}); <id>@<version> or --version for {VERSIONS[0]} … {VERSIONS[-1]}"
+    description = (
+        f"AgentDojo suites ({', '.join(SUITES)}); <id>@<version> or --version for {VERSIONS[0]} … {VERSIONS[-1]}"
+    )
     capabilities = frozenset(
         {
             Capability.INVENTORY,
@@ -35,7 +37,9 @@ class AgentDojoFamily(BenchmarkFamily):
         base, _, version = benchmark_id.partition("@")
         return base in self.benchmark_ids() and (not version or version in VERSIONS)
 
-    def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
+    def open(
+        self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None
+    ) -> SourceBenchmark:
         return AgentDojoBenchmark(benchmark_id, variant_root=source_dir, overlay=overlay)
 
     def option_owner(self, option: str) -> bool:
@@ -48,7 +52,9 @@ class AgentDojoFamily(BenchmarkFamily):
 
     def profile_choice(self, benchmark_id: str, profiles_dir: Path) -> ProfileChoice | None:
         base, _, version = benchmark_id.partition("@")
-        if version:  # another version (agentdojo-travel@v1.1.1): the suite's profile; the trial types that version's files
+        if (
+            version
+        ):  # another version (agentdojo-travel@v1.1.1): the suite's profile; the trial types that version's files
             return ProfileChoice(path=profiles_dir / f"{base}.toml", description=f"version: {benchmark_id}")
         return None
 

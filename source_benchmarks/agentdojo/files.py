@@ -33,8 +33,14 @@ def suite_artifacts(suite: Any) -> list[ArtifactSpec]:
     folder = data_dir(suite.name)
     specs = [ArtifactSpec(path=f"{folder}/environment.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE)]
     for include in sorted((root / folder / "include").glob("*.yaml")):
-        specs.append(ArtifactSpec(path=f"{folder}/include/{include.name}", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE))
-    specs.append(ArtifactSpec(path=f"{folder}/injection_vectors.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE))
+        specs.append(
+            ArtifactSpec(
+                path=f"{folder}/include/{include.name}", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE
+            )
+        )
+    specs.append(
+        ArtifactSpec(path=f"{folder}/injection_vectors.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.DATABASE)
+    )
     specs.append(ArtifactSpec(path="data/system_messages.yaml", format=ArtifactFormat.YAML, role=ArtifactRole.POLICY))
     tasks = [*suite.user_tasks.values(), *suite.injection_tasks.values()]
     tasks += [p for t in tasks for p in combined_parts(type(t))]

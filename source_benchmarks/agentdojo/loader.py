@@ -32,7 +32,9 @@ def _bypass_pipeline_init() -> None:
         return
     spec = importlib.util.find_spec("agentdojo")
     if spec is None or not spec.submodule_search_locations:
-        raise BabelflowError("AgentDojo is not installed", fix="run `bash scripts/install.sh` (installs agentdojo with --no-deps)")
+        raise BabelflowError(
+            "AgentDojo is not installed", fix="run `bash scripts/install.sh` (installs agentdojo with --no-deps)"
+        )
     folder = list(spec.submodule_search_locations)[0] + "/agent_pipeline"
     package = types.ModuleType(_PIPELINE)
     package.__path__ = [folder]  # submodules resolve here; the SDK-importing __init__ is skipped
@@ -50,13 +52,22 @@ def load_module(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise BabelflowError(f"AgentDojo module {name} does not import: {exc}", fix="run `bash scripts/install.sh` (lean AgentDojo install: see README, AgentDojo)") from exc
+        raise BabelflowError(
+            f"AgentDojo module {name} does not import: {exc}",
+            fix="run `bash scripts/install.sh` (lean AgentDojo install: see README, AgentDojo)",
+        ) from exc
 
 
 def get_suite(suite: str, version: str = LATEST_VERSION) -> Any:
     if suite not in SUITES:
-        raise BabelflowError(f"Unknown AgentDojo suite {suite!r}", field="benchmark", fix=f"use agentdojo-<suite> with one of: {', '.join(SUITES)}")
+        raise BabelflowError(
+            f"Unknown AgentDojo suite {suite!r}",
+            field="benchmark",
+            fix=f"use agentdojo-<suite> with one of: {', '.join(SUITES)}",
+        )
     if version not in VERSIONS:
-        raise BabelflowError(f"Unknown AgentDojo version {version!r}", field="--version", fix=f"use one of: {', '.join(VERSIONS)}")
+        raise BabelflowError(
+            f"Unknown AgentDojo version {version!r}", field="--version", fix=f"use one of: {', '.join(VERSIONS)}"
+        )
     load_suites = load_module("agentdojo.task_suite.load_suites")
     return load_suites.get_suite(version, suite)

@@ -26,8 +26,14 @@ def register_variant(variant_root: Path) -> tuple[str, Any]:
     """(benchmark version string, suite) of the variant, registered in AgentDojo's suite registry."""
     manifest = load_manifest(Path(variant_root))
     if not manifest.benchmark.startswith("agentdojo-"):
-        raise BabelflowError(f"{manifest.benchmark} is not an AgentDojo variant", file=variant_root, fix="pass adapted/agentdojo-<suite>/<lang>")
-    bench = AgentDojoBenchmark(manifest.benchmark, variant_root=Path(variant_root), overlay=load_overlay(Path(variant_root) / OVERLAY_NAME))
+        raise BabelflowError(
+            f"{manifest.benchmark} is not an AgentDojo variant",
+            file=variant_root,
+            fix="pass adapted/agentdojo-<suite>/<lang>",
+        )
+    bench = AgentDojoBenchmark(
+        manifest.benchmark, variant_root=Path(variant_root), overlay=load_overlay(Path(variant_root) / OVERLAY_NAME)
+    )
     version = variant_version(bench.version, manifest.language)
     load_module("agentdojo.task_suite.load_suites").register_suite(bench.suite, version)
     return version, bench.suite

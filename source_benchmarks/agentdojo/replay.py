@@ -25,18 +25,47 @@ def _recording_pipeline(task: Any, records: list[ToolCallRecord]) -> Any:
     base = load_module("agentdojo.agent_pipeline.base_pipeline_element").BasePipelineElement
     types_ = load_module("agentdojo.types")
 
-    class RecordingGroundTruth(base):  # type: ignore[valid-type,misc]  # AgentDojo's base, loaded without its package __init__
+    # AgentDojo's base, loaded without its package __init__
+    class RecordingGroundTruth(base):  # type: ignore[valid-type,misc]
         """Executes the task's `ground_truth()` like upstream's GroundTruthPipeline, recording calls."""
 
-        def query(self, query: str, runtime: Any, env: Any = None, messages: Sequence = (), extra_args: dict | None = None):
+        def query(
+            self, query: str, runtime: Any, env: Any = None, messages: Sequence = (), extra_args: dict | None = None
+        ):
             new = []
             for call in task.ground_truth(env):
-                new.append(types_.ChatAssistantMessage(role="assistant", tool_calls=[call], content=[types_.text_content_block_from_string("")]))
+                new.append(
+                    types_.ChatAssistantMessage(
+                        role="assistant", tool_calls=[call], content=[types_.text_content_block_from_string("")]
+                    )
+                )
                 result, error = runtime.run_function(env, call.function, call.args, raise_on_error=False)
                 output = unicode_tool_output(result) if error is None else error
-                records.append(ToolCallRecord(name=call.function, requestor="assistant", arguments=dict(call.args), output=output, error=error is not None))
-                new.append(types_.ChatToolResultMessage(role="tool", content=[types_.text_content_block_from_string(output)], tool_call=call, tool_call_id=None, error=error))
-            new.append(types_.ChatAssistantMessage(role="assistant", content=[types_.text_content_block_from_string(task.GROUND_TRUTH_OUTPUT)], tool_calls=None))
+                records.append(
+                    ToolCallRecord(
+                        name=call.function,
+                        requestor="assistant",
+                        arguments=dict(call.args),
+                        output=output,
+                        error=error is not None,
+                    )
+                )
+                new.append(
+                    types_.ChatToolResultMessage(
+                        role="tool",
+                        content=[types_.text_content_block_from_string(output)],
+                        tool_call=call,
+                        tool_call_id=None,
+                        error=error,
+                    )
+                )
+            new.append(
+                types_.ChatAssistantMessage(
+                    role="assistant",
+                    content=[types_.text_content_block_from_string(task.GROUND_TRUTH_OUTPUT)],
+                    tool_calls=None,
+                )
+            )
             return query, runtime, env, [*messages, *new], extra_args or {}
 
     return RecordingGroundTruth()
@@ -55,16 +84,29 @@ def environment_of(suite: Any, injections: dict[str, str]) -> Any:
     return cache[key].model_copy(deep=True)
 
 
-def _run(suite: Any, task: Any, injection: Any, injections: dict[str, str], records: list[ToolCallRecord], actor: Any) -> tuple[bool, bool]:
+def _run(
+    suite: Any, task: Any, injection: Any, injections: dict[str, str], records: list[ToolCallRecord], actor: Any
+) -> tuple[bool, bool]:
     environment = environment_of(suite, injections)
-    return suite.run_task_with_pipeline(_recording_pipeline(actor, records), task, injection, injections, environment=environment)
+    return suite.run_task_with_pipeline(
+        _recording_pipeline(actor, records), task, injection, injections, environment=environment
+    )
 
 
 def _crashed(task_id: str, records: list[ToolCallRecord], exc: Exception) -> ReplayOutcome:
-    return ReplayOutcome(task_id=task_id, trajectory="golden", replayable=True, reward=None, tool_calls=records, evaluator_error=f"{type(exc).__name__}: {exc}"[:300])
+    return ReplayOutcome(
+        task_id=task_id,
+        trajectory="golden",
+        replayable=True,
+        reward=None,
+        tool_calls=records,
+        evaluator_error=f"{type(exc).__name__}: {exc}"[:300],
+    )
 
 
-def replay_user_task(suite: Any, task_id: str, observer: ToolCallObserver | None = None, scored: bool = True) -> ReplayOutcome:
+def replay_user_task(
+    suite: Any, task_id: str, observer: ToolCallObserver | None = None, scored: bool = True
+) -> ReplayOutcome:
     task = suite.user_tasks[task_id]
     records: list[ToolCallRecord] = []
     try:
@@ -78,12 +120,18 @@ def replay_user_task(suite: Any, task_id: str, observer: ToolCallObserver | None
     canary_records: list[ToolCallRecord] = []
     try:  # only the ground truth's tool outputs matter here: not scored (upstream's checks diff whole environments)
         runtime = load_module("agentdojo.functions_runtime").FunctionsRuntime(suite.tools)
-        _recording_pipeline(task, canary_records).query(task.PROMPT, runtime, task.init_environment(environment_of(suite, canaries)))
+        _recording_pipeline(task, canary_records).query(
+            task.PROMPT, runtime, task.init_environment(environment_of(suite, canaries))
+        )
     except Exception:  # noqa: BLE001 - the scored run above already recorded how this task behaves
         pass
     seen = sorted(v for v, c in canaries.items() if any(c in r.output for r in canary_records))
     return ReplayOutcome(
-        task_id=task_id, trajectory="golden", replayable=True, reward=float(utility), tool_calls=records,
+        task_id=task_id,
+        trajectory="golden",
+        replayable=True,
+        reward=float(utility),
+        tool_calls=records,
         reward_breakdown={"utility": float(utility), "injectable": float(bool(seen))},
         note=("injection vectors seen: " + ", ".join(seen)) if seen else None,
     )
@@ -100,7 +148,14 @@ def replay_injection_task(suite: Any, task_id: str, observer: ToolCallObserver |
     for record in records:
         if observer is not None:
             observer(task_id, record)
-    return ReplayOutcome(task_id=task_id, trajectory="golden", replayable=True, reward=float(security), tool_calls=records, reward_breakdown={"security": float(security)})
+    return ReplayOutcome(
+        task_id=task_id,
+        trajectory="golden",
+        replayable=True,
+        reward=float(security),
+        tool_calls=records,
+        reward_breakdown={"security": float(security)},
+    )
 
 
 def replay_do_nothing(suite: Any, task_id: str) -> ReplayOutcome:

@@ -34,6 +34,10 @@ def variant_suite(source: Any, variant_root: Path | None, overlay: CodeOverlay |
     if overlay is not None and overlay.texts:
         version = source.benchmark_version
         suite.tools = translate_tools(source.tools, overlay)
-        suite._user_tasks = defaultdict(dict, {k: {version: t} for k, t in translate_tasks(source.user_tasks, overlay).items()})
-        suite._injection_tasks = defaultdict(dict, {k: {version: t} for k, t in translate_tasks(source.injection_tasks, overlay).items()})
+        suite._user_tasks = defaultdict(
+            dict, {k: {version: t} for k, t in translate_tasks(source.user_tasks, overlay).items()}
+        )
+        suite._injection_tasks = defaultdict(
+            dict, {k: {version: t} for k, t in translate_tasks(source.injection_tasks, overlay).items()}
+        )
     return suite

@@ -45,7 +45,14 @@ def _edit_json(edit):
 
 def test_artifacts_and_splits(bench):
     specs = {spec.path: spec for spec in bench.artifacts()}
-    assert list(specs) == ["data/db.json", "data/tasks.json", "data/split_tasks.json", "data/policy.md", "code/tools.py", "code/data_model.py"]
+    assert list(specs) == [
+        "data/db.json",
+        "data/tasks.json",
+        "data/split_tasks.json",
+        "data/policy.md",
+        "code/tools.py",
+        "code/data_model.py",
+    ]
     assert (specs["data/db.json"].role, specs["data/db.json"].format) == (ArtifactRole.DATABASE, ArtifactFormat.JSON)
     assert specs["data/split_tasks.json"].translatable is False
     assert specs["code/data_model.py"].role is ArtifactRole.DATA_MODEL_CODE
@@ -102,7 +109,10 @@ def test_fingerprints_are_sha256_of_the_files(bench, tmp_path):
         assert fp.origin == "fixture"
     variant = _variant(tmp_path, "data/policy.md", lambda text: text + "\n")
     origins = {fp.path: (fp.origin, fp.sha256) for fp in FixtureBenchmark(source_dir=variant).fingerprints()}
-    assert origins["data/policy.md"] == ("source_dir", hashlib.sha256((variant / "data/policy.md").read_bytes()).hexdigest())
+    assert origins["data/policy.md"] == (
+        "source_dir",
+        hashlib.sha256((variant / "data/policy.md").read_bytes()).hexdigest(),
+    )
     assert origins["data/db.json"][0] == "fixture"
 
 
@@ -143,24 +153,34 @@ def test_consistently_translated_title_keeps_golden_reward(tmp_path):
                 action["arguments"]["title"] = "O Porto Silencioso"
 
     _variant(tmp_path, "data/db.json", _edit_json(db_edit))
-    assert FixtureBenchmark(source_dir=tmp_path).replay_golden(["checkout_basic"])[0].tool_error_sequence == ["find_book_by_title: Error: Book not found"]
+    assert FixtureBenchmark(source_dir=tmp_path).replay_golden(["checkout_basic"])[0].tool_error_sequence == [
+        "find_book_by_title: Error: Book not found"
+    ]
     _variant(tmp_path, "data/tasks.json", _edit_json(tasks_edit))
     outcome = FixtureBenchmark(source_dir=tmp_path).replay_golden(["checkout_basic"])[0]
     assert (outcome.reward, outcome.tool_error_sequence) == (1.0, [])
 
 
 def test_variant_tool_code_is_loaded_from_the_source_dir(bench, tmp_path):
-    variant = _variant(tmp_path, "code/tools.py", lambda text: text.replace('"Book is not available"', '"Le livre n\'est pas disponible"'))
+    variant = _variant(
+        tmp_path,
+        "code/tools.py",
+        lambda text: text.replace('"Book is not available"', '"Le livre n\'est pas disponible"'),
+    )
     outcome = FixtureBenchmark(source_dir=variant).replay_golden(["checkout_unavailable"])[0]
     assert outcome.reward == 1.0
     assert outcome.tool_error_sequence == ["checkout_book: Error: Le livre n'est pas disponible"]
-    assert bench.replay_golden(["checkout_unavailable"])[0].tool_error_sequence == INTENDED_ERRORS["checkout_unavailable"]
+    assert (
+        bench.replay_golden(["checkout_unavailable"])[0].tool_error_sequence == INTENDED_ERRORS["checkout_unavailable"]
+    )
 
 
 def test_tool_schemas_come_from_docstrings(bench):
     schemas = {s["function"]["name"]: s["function"] for s in bench.build_environment().tool_schemas()}
     assert "checkout_book" in schemas and "_get_book" not in schemas
-    assert schemas["find_book_by_title"]["parameters"]["properties"]["title"]["description"].startswith("The title of the book")
+    assert schemas["find_book_by_title"]["parameters"]["properties"]["title"]["description"].startswith(
+        "The title of the book"
+    )
 
 
 def test_fixture_does_not_import_tau2():

@@ -73,9 +73,19 @@ def write_sample(groups: list, language: str) -> Path:
     rows = []
     for group in sample(groups, language):
         old = known.get(group.id, {})
-        rows.append({"group": group.id, "severity": group.severity.value, "kind": f"{group.layer.value}/{group.kind}", "artifact": group.artifact,
-                     "pattern": group.pattern, "findings": len(group.finding_ids), "example": group.example[:200],
-                     "defect": old.get("defect"), "reason": old.get("reason", "")})
+        rows.append(
+            {
+                "group": group.id,
+                "severity": group.severity.value,
+                "kind": f"{group.layer.value}/{group.kind}",
+                "artifact": group.artifact,
+                "pattern": group.pattern,
+                "findings": len(group.finding_ids),
+                "example": group.example[:200],
+                "defect": old.get("defect"),
+                "reason": old.get("reason", ""),
+            }
+        )
     path.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 

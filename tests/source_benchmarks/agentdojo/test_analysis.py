@@ -59,8 +59,12 @@ def test_trial_keeps_what_checks_compare_and_names_the_replay(banking_ir):
     assert kept, "the perturbation trial found no link between code and data"
     for element in kept:
         assert element.translation_type.value == "preserve"
-    groups = [g for g in banking_ir.link_groups if any(ev.source == "golden_replay" and ev.task_id for ev in g.evidence)]
-    assert groups and all(re.fullmatch(r"(user|injection)_task_\d+", ev.task_id) for g in groups for ev in g.evidence if ev.task_id)
+    groups = [
+        g for g in banking_ir.link_groups if any(ev.source == "golden_replay" and ev.task_id for ev in g.evidence)
+    ]
+    assert groups and all(
+        re.fullmatch(r"(user|injection)_task_\d+", ev.task_id) for g in groups for ev in g.evidence if ev.task_id
+    )
 
 
 @pytest.mark.slow
@@ -69,14 +73,25 @@ def test_one_type_per_value_and_slots_kept(banking_ir):
     for element in banking_ir.elements:
         if element.translation_type.value != "translate_free" and element.role != "tool_code:docstring":
             types.setdefault(element.source_text, set()).add(element.translation_type.value)
-    mixed = {text: kinds for text, kinds in types.items() if len(kinds) > 1 and "preserve" in kinds and "translate_canonical" in kinds and any(
-        e.typing_rule.startswith("trial") for e in banking_ir.elements if e.source_text == text)}
+    mixed = {
+        text: kinds
+        for text, kinds in types.items()
+        if len(kinds) > 1
+        and "preserve" in kinds
+        and "translate_canonical" in kinds
+        and any(e.typing_rule.startswith("trial") for e in banking_ir.elements if e.source_text == text)
+    }
     assert mixed == {}
     slots = [e for e in banking_ir.elements if re.fullmatch(r"\{injection_\w+\}", e.source_text)]
     assert slots and all(e.translation_type.value == "preserve" for e in slots)
-    prompts = [e for e in banking_ir.elements if e.role == "task_code:attribute" and e.locator.qualname.endswith(".PROMPT")]
+    prompts = [
+        e for e in banking_ir.elements if e.role == "task_code:attribute" and e.locator.qualname.endswith(".PROMPT")
+    ]
     assert len(prompts) >= 16 and all(e.translation_type.value == "translate_free" for e in prompts)
-    assert any(e.artifact.endswith("environment.yaml") and e.translation_type.value == "translate_canonical" for e in banking_ir.elements)
+    assert any(
+        e.artifact.endswith("environment.yaml") and e.translation_type.value == "translate_canonical"
+        for e in banking_ir.elements
+    )
     assert Path(banking_ir.artifacts[0].path).name == "environment.yaml"
 
 
@@ -107,7 +122,9 @@ def test_a_reviewed_override_wins_over_the_trial(banking_ir):
     free = TranslationType.TRANSLATE_FREE
     elements = banking_ir.elements
     target = next(e for e in elements if e.artifact.endswith("environment.yaml") and e.translation_type is free)
-    override = ElementOverride(element=target.id, type=TranslationType.PRESERVE, reason=PreserveReason.LINKED_ENTITY, note="reviewer: keep")
+    override = ElementOverride(
+        element=target.id, type=TranslationType.PRESERVE, reason=PreserveReason.LINKED_ENTITY, note="reviewer: keep"
+    )
     # a reviewer translating what the trial had to keep: the override wins, and analysis reports the disagreement
     trial_kept = [e for e in elements if e.typing_rule.startswith("trial: holds a literal")]
     kept = next(e for e in trial_kept if len(e.source_text.split()) > 5)

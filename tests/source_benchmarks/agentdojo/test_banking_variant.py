@@ -19,7 +19,9 @@ def adapted(tmp_path_factory, analyzed):
 
     root = tmp_path_factory.mktemp("agentdojo")
     settings = BabelflowSettings(project_root=root)
-    result = adapt(BENCH, "en-XA", settings=settings, ir=analyzed(BENCH))  # the session's analysis (test_analysis.py's too)
+    result = adapt(
+        BENCH, "en-XA", settings=settings, ir=analyzed(BENCH)
+    )  # the session's analysis (test_analysis.py's too)
     return result
 
 
@@ -32,7 +34,9 @@ def test_variant_validates_clean_on_four_layers(adapted):
     failures = validate_variant(source, adapted.paths.variant, adapted.ir, "en-XA")
     assert [f"{f.kind} {f.location}: {f.message}" for f in failures.findings] == []
     prompt = open_variant(BENCH, adapted.paths.variant).task("user_task_0").PROMPT
-    assert prompt != source.task("user_task_0").PROMPT and "bill-december-2023.txt" in prompt  # translated, file name kept
+    assert (
+        prompt != source.task("user_task_0").PROMPT and "bill-december-2023.txt" in prompt
+    )  # translated, file name kept
 
 
 @pytest.mark.slow
@@ -68,7 +72,8 @@ def test_agentdojo_runner_runs_the_registered_variant(adapted, tmp_path):
     by_prompt = {task.PROMPT: task for task in suite.user_tasks.values()}
 
     class GroundTruthAgent(base):
-        """The edge of the benchmark: an 'agent' that plays each task's ground truth, found by its (translated) prompt."""
+        """The edge of the benchmark: an 'agent' that plays each task's ground truth,
+        found by its (translated) prompt."""
 
         name = "ground-truth-agent"
 
@@ -78,8 +83,13 @@ def test_agentdojo_runner_runs_the_registered_variant(adapted, tmp_path):
     benchmark = load_module("agentdojo.benchmark")
     # as AgentDojo's own script does: an OutputLogger context, traces written under logdir
     with load_module("agentdojo.logging").OutputLogger(str(tmp_path)):
-        results = benchmark.benchmark_suite_without_injections(GroundTruthAgent(), suite, logdir=tmp_path, force_rerun=True, benchmark_version=version)
+        results = benchmark.benchmark_suite_without_injections(
+            GroundTruthAgent(), suite, logdir=tmp_path, force_rerun=True, benchmark_version=version
+        )
     assert any(tmp_path.rglob("*.json"))  # the runner's own trace files
     assert len(results["utility_results"]) == 16 and all(results["utility_results"].values())
-    source_message = load_module("agentdojo.yaml_loader") and __import__("yaml").safe_load((suite_root() / "data/system_messages.yaml").read_text())["default"]
+    source_message = (
+        load_module("agentdojo.yaml_loader")
+        and __import__("yaml").safe_load((suite_root() / "data/system_messages.yaml").read_text())["default"]
+    )
     assert variant_system_message(Path(adapted.paths.variant)) not in ("", source_message)

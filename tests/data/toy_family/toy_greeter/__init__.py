@@ -46,7 +46,13 @@ class ToyGreeter:
 
     def fingerprints(self) -> list[ArtifactFingerprint]:
         return [
-            ArtifactFingerprint(path=s.path, format=s.format, role=s.role, sha256=hashlib.sha256(self.artifact_path(s).read_bytes()).hexdigest(), origin="package")
+            ArtifactFingerprint(
+                path=s.path,
+                format=s.format,
+                role=s.role,
+                sha256=hashlib.sha256(self.artifact_path(s).read_bytes()).hexdigest(),
+                origin="package",
+            )
             for s in ARTIFACTS
         ]
 
@@ -57,7 +63,15 @@ class ToyGreeter:
         return next(task for task in self.load_artifact(ARTIFACTS[1]) if task["id"] == task_id)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [{"type": "function", "function": {"name": "get_greeting", "parameters": {"type": "object", "properties": {"greeting_id": {"type": "string"}}}}}]
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": "get_greeting",
+                    "parameters": {"type": "object", "properties": {"greeting_id": {"type": "string"}}},
+                },
+            }
+        ]
 
     def _call(self, name: str, arguments: dict) -> ToolCallRecord:
         book = self.load_artifact(ARTIFACTS[0])["greetings"]
@@ -65,7 +79,9 @@ class ToyGreeter:
         output = entry["text"] if entry else f"Error: no greeting {arguments.get('greeting_id')}"
         return ToolCallRecord(name=name, requestor="assistant", arguments=arguments, output=output, error=entry is None)
 
-    def replay_golden(self, task_ids=None, observer=None, scored: bool = True, label: str = "golden") -> list[ReplayOutcome]:
+    def replay_golden(
+        self, task_ids=None, observer=None, scored: bool = True, label: str = "golden"
+    ) -> list[ReplayOutcome]:
         outcomes = []
         for task_id in task_ids if task_ids is not None else self.task_ids():
             task = self.task(task_id)
@@ -73,7 +89,9 @@ class ToyGreeter:
             if observer is not None:
                 observer(task_id, call)
             reward = 1.0 if call.output == task["expected"] else 0.0
-            outcomes.append(ReplayOutcome(task_id=task_id, trajectory="golden", replayable=True, reward=reward, tool_calls=[call]))
+            outcomes.append(
+                ReplayOutcome(task_id=task_id, trajectory="golden", replayable=True, reward=reward, tool_calls=[call])
+            )
         return outcomes
 
     def run_do_nothing(self, task_ids=None) -> list[ReplayOutcome]:
