@@ -56,27 +56,46 @@ class Tau3Worker:
         return env
 
     def _start(self) -> subprocess.Popen[str]:
+        """Start the worker from a thread of its own that lives as long as the worker (it drains the
+        worker's stderr): the kernel's parent-death signal fires when the *thread* that started a
+        child ends, and the first caller may be a flow's language thread that ends long before the
+        other languages are done with the worker (en-XA's request died with exit 143 when es ended)."""
         stack = contextlib.ExitStack()
         link = stack.enter_context(parent_link())
-        try:
-            process = subprocess.Popen(
-                [str(self.runtime.python), "-m", MODULE],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                env=self._environment(link.env),
-                pass_fds=link.pass_fds,
-                cwd=self.runtime.env_dir,  # τ³ loads a .env from its working folder: none of the user's
-            )
-        except OSError as exc:
+        started: list[subprocess.Popen[str] | OSError] = []
+        ready = threading.Event()
+        self._stderr.clear()
+
+        def parent_thread() -> None:
+            try:
+                started.append(
+                    subprocess.Popen(
+                        [str(self.runtime.python), "-m", MODULE],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                        encoding="utf-8",
+                        env=self._environment(link.env),
+                        pass_fds=link.pass_fds,
+                        cwd=self.runtime.env_dir,  # τ³ loads a .env from its working folder: none of the user's
+                    )
+                )
+            except OSError as exc:
+                started.append(exc)
+            finally:
+                ready.set()
+            if isinstance(started[0], subprocess.Popen):
+                self._drain(started[0].stderr)
+
+        threading.Thread(target=parent_thread, name="tau3-worker-parent", daemon=True).start()
+        ready.wait()
+        process = started[0]
+        if isinstance(process, OSError):
             stack.close()
             raise BabelflowError(
-                f"cannot start the τ³ worker ({self.runtime.python}): {exc}", fix=f"reinstall τ³: {INSTALL_COMMAND}"
-            ) from exc
-        self._stderr.clear()
-        threading.Thread(target=self._drain, args=(process.stderr,), name="tau3-worker-stderr", daemon=True).start()
+                f"cannot start the τ³ worker ({self.runtime.python}): {process}", fix=f"reinstall τ³: {INSTALL_COMMAND}"
+            ) from process
         self._process, self._link = process, stack
         return process
 

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -76,6 +77,19 @@ def test_a_killed_worker_is_an_error_then_a_new_worker(mock):
     process.wait(timeout=10)
     assert mock.replay_pairs(["create_task_1"]) == first  # found dead before the request: started again
     assert worker.pid != process.pid
+
+
+@pytest.mark.slow
+def test_the_worker_outlives_the_thread_that_started_it(mock):
+    """A flow's languages run in threads: the first one to ask starts the worker and may end first."""
+    worker = worker_for(mock.runtime)
+    worker.stop()
+    first = threading.Thread(target=lambda: mock.replay_pairs(["create_task_1"]))
+    first.start()
+    first.join()
+    pid = worker.pid
+    time.sleep(1.0)  # the death signal would have arrived by now
+    assert mock.replay_pairs(["create_task_1"])[0][0].reward is not None and worker.pid == pid
 
 
 @pytest.mark.slow
