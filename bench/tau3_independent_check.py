@@ -791,9 +791,10 @@ def print_report(
     print(f"  canonical map: {inputs.canonical_map or 'none'} ({len(inputs.names)} names)")
     for warning in variant.load_warnings:
         print(f"  τ³ warned while loading the variant: {warning}")
-    unjudged = sorted({(r.task_id, b) for r in source.tasks for b in r.unjudged})
-    if unjudged:
-        print(f"  left out of the reward (needs an LLM judge): {', '.join(f'{t} {b}' for t, b in unjudged)}")
+    unjudged = Counter(b for r in source.tasks for b in r.unjudged)
+    for basis, count in sorted(unjudged.items()):
+        example = ", ".join([r.task_id for r in source.tasks if basis in r.unjudged][:3])
+        print(f"  left out of the reward (needs an LLM judge): {basis} in {count} tasks ({example}, ...)")
     shown = [r for r in rows if show == "all" or not r["agree"]]
     if shown:
         header = ("task", "golden s->v", "do-nothing s->v", "calls", "outputs", "agree", "first difference")
