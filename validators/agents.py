@@ -54,8 +54,12 @@ class ReviewRequest(Record):
     answers: list[Answer] = Field(default_factory=list)
     batch: int = 1
     batches: int = 1
-    tasks: list[TaskView] = Field(default_factory=list, description="whole tasks to read: every translated field with its source")
-    units: list[UnitView] = Field(default_factory=list, description="other translation units to read, with their IR context")
+    tasks: list[TaskView] = Field(
+        default_factory=list, description="whole tasks to read: every translated field with its source"
+    )
+    units: list[UnitView] = Field(
+        default_factory=list, description="other translation units to read, with their IR context"
+    )
 
 
 class ReviewReply(Record):
@@ -74,10 +78,14 @@ class AgentReport(Record):
     findings: list[Finding]
     turns: int
     note: str = ""
-    tokens: int = Field(default=0, description="requests and replies as estimated by the agent (chars/4): what the budget counts")
+    tokens: int = Field(
+        default=0, description="requests and replies as estimated by the agent (chars/4): what the budget counts"
+    )
     tasks_read: int = 0
     units_read: int = 0
-    disputed: dict[str, str] = Field(default_factory=dict, description="probe finding id -> why this agent thinks it is wrong (the reviewer decides)")
+    disputed: dict[str, str] = Field(
+        default_factory=dict, description="probe finding id -> why this agent thinks it is wrong (the reviewer decides)"
+    )
 
 
 FINDINGS_PER_REQUEST = 100  # probe findings one request carries besides its tasks and units
@@ -125,8 +133,17 @@ class ValidatorAgent:
     sent again, and what the agent found about it then is reported again (an agent that lives
     across the review rounds of one run, like the ablation's)."""
 
-    def __init__(self, validator_id: str, model: ReviewModel | None = None, max_turns: int = 4, *, batch_size: int = 20, budget: int = 0, read_content: bool = True,
-                 remember: bool = False):
+    def __init__(
+        self,
+        validator_id: str,
+        model: ReviewModel | None = None,
+        max_turns: int = 4,
+        *,
+        batch_size: int = 20,
+        budget: int = 0,
+        read_content: bool = True,
+        remember: bool = False,
+    ):
         self.validator_id = validator_id
         self.model = model
         self.max_turns = max_turns
@@ -142,14 +159,20 @@ class ValidatorAgent:
         material = ReviewMaterial(ctx, probe_findings)
         findings: dict[str, Finding] = {}
         to_read, remembered = self._recall(material, findings)
-        plan = plan_review(to_read, batch_size=self.batch_size, budget=self.budget) if self.read_content else ReviewPlan(batches=[], tasks_total=0, units_total=0)
+        plan = (
+            plan_review(to_read, batch_size=self.batch_size, budget=self.budget)
+            if self.read_content
+            else ReviewPlan(batches=[], tasks_total=0, units_total=0)
+        )
         batches, shown = _with_findings(plan.batches, probe_findings)
         disputed: dict[str, str] = {}
         turns = spent = read_tasks = read_units = 0
         for number, ((tasks, units), relevant) in enumerate(zip(batches, shown, strict=True), start=1):
             if self.budget and spent >= self.budget:
                 break  # the rest is reported as not read
-            used, cost = self._conversation(ctx, material, relevant, tasks, units, number, len(batches), findings, disputed)
+            used, cost = self._conversation(
+                ctx, material, relevant, tasks, units, number, len(batches), findings, disputed
+            )
             turns, spent = turns + used, spent + cost
             read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
         note = ""
@@ -158,13 +181,24 @@ class ValidatorAgent:
             if read_tasks < plan.tasks_total or read_units < plan.units_total:
                 note += f" (budget {self.budget:,} tokens: all tasks first, then units by risk)"
         if remembered:
-            note = "; ".join(filter(None, [note, f"{remembered} item(s) unchanged since this agent read them, not sent again"]))
+            note = "; ".join(
+                filter(None, [note, f"{remembered} item(s) unchanged since this agent read them, not sent again"])
+            )
         if self.remember:
             self._memorise(plan, findings)
         if disputed:  # a dispute is the agent's word against a probe's: it goes to the reviewer, it removes nothing
             note = "; ".join(filter(None, [note, *(f"disputes {fid}: {why}" for fid, why in sorted(disputed.items()))]))
-        return AgentReport(validator_id=self.validator_id, model_id=self.model.model_id, findings=list(findings.values()), turns=turns, note=note,
-                           tokens=spent, tasks_read=read_tasks, units_read=read_units, disputed=disputed)
+        return AgentReport(
+            validator_id=self.validator_id,
+            model_id=self.model.model_id,
+            findings=list(findings.values()),
+            turns=turns,
+            note=note,
+            tokens=spent,
+            tasks_read=read_tasks,
+            units_read=read_units,
+            disputed=disputed,
+        )
 
     @staticmethod
     def _key(item: TaskView | UnitView) -> str:
@@ -187,17 +221,33 @@ class ValidatorAgent:
         for item in items:
             for finding in self._memory.get(self._key(item), []):
                 findings[finding.id] = finding
-        return SimpleNamespace(items=(fresh_tasks, fresh_units)), len(tasks) + len(units) - len(fresh_tasks) - len(fresh_units)
+        return SimpleNamespace(items=(fresh_tasks, fresh_units)), len(tasks) + len(units) - len(fresh_tasks) - len(
+            fresh_units
+        )
 
     def _memorise(self, plan: ReviewPlan, findings: dict[str, Finding]) -> None:
         for tasks, units in plan.batches:
             items: list[TaskView | UnitView] = [*tasks, *units]
             for item in items:
                 ids, task_id = self._ids(item)
-                self._memory[self._key(item)] = [f for f in findings.values() if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)]
+                self._memory[self._key(item)] = [
+                    f
+                    for f in findings.values()
+                    if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)
+                ]
 
-    def _conversation(self, ctx: ValidationContext, material: ReviewMaterial, probe_findings: list[Finding], tasks: list[TaskView], units: list[UnitView],
-                      batch: int, batches: int, findings: dict[str, Finding], disputed: dict[str, str]) -> tuple[int, int]:
+    def _conversation(
+        self,
+        ctx: ValidationContext,
+        material: ReviewMaterial,
+        probe_findings: list[Finding],
+        tasks: list[TaskView],
+        units: list[UnitView],
+        batch: int,
+        batches: int,
+        findings: dict[str, Finding],
+        disputed: dict[str, str],
+    ) -> tuple[int, int]:
         """One batch: up to ``max_turns`` turns of questions and answers; (turns, tokens) used."""
         model = self.model
         if model is None:  # review() reports "not configured" before any conversation
@@ -206,10 +256,22 @@ class ValidatorAgent:
         answers: list[Answer] = []
         spent = turn = 0
         for turn in range(1, self.max_turns + 1):
-            request = ReviewRequest(validator_id=self.validator_id, benchmark=ctx.ir.benchmark, language=ctx.language, turn=turn, probe_findings=probe_findings,
-                                    answers=answers, batch=batch, batches=batches, tasks=tasks, units=units)
+            request = ReviewRequest(
+                validator_id=self.validator_id,
+                benchmark=ctx.ir.benchmark,
+                language=ctx.language,
+                turn=turn,
+                probe_findings=probe_findings,
+                answers=answers,
+                batch=batch,
+                batches=batches,
+                tasks=tasks,
+                units=units,
+            )
             reply = model.review(request)
-            spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(reply.model_dump_json(exclude_defaults=True))
+            spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(
+                reply.model_dump_json(exclude_defaults=True)
+            )
             answers = []
             finished = False
             for action in reply.actions:
@@ -221,7 +283,10 @@ class ValidatorAgent:
                     upheld = by_id[action.finding_id].model_copy(deep=True)
                     upheld.validators = [self.validator_id]
                     for evidence in upheld.evidence:
-                        evidence.validator_id, evidence.reasoning = self.validator_id, action.reasoning or evidence.reasoning
+                        evidence.validator_id, evidence.reasoning = (
+                            self.validator_id,
+                            action.reasoning or evidence.reasoning,
+                        )
                     findings[upheld.id] = upheld
                 elif action.kind == "raise_finding":
                     raised = self._raised(ctx, action, material)
@@ -236,7 +301,9 @@ class ValidatorAgent:
 
     def _raised(self, ctx: ValidationContext, action: ReviewAction, material: ReviewMaterial | None = None) -> Finding:
         element = ctx.ir.by_id().get(action.element_id or "") if action.element_id else None
-        task_id = action.task_id or (material.task_of(element) if material is not None and element is not None else None)
+        task_id = action.task_id or (
+            material.task_of(element) if material is not None and element is not None else None
+        )
         layer = action.layer or Layer.FIDELITY
         # a model may name a kind nobody declared: it is kept as the pattern, not as a new category
         declared = action.finding_kind if action.finding_kind and is_declared(layer, action.finding_kind) else None
@@ -262,14 +329,23 @@ class ValidatorAgent:
         element = ctx.ir.by_id().get(element_id or "")
         if element is None:
             return {"error": f"no IR element {element_id}"}
-        return {"artifact": element.artifact, "role": element.role, "type": element.translation_type.value, "source": element.source_text, "target": str(ctx.target_text(element))}
+        return {
+            "artifact": element.artifact,
+            "role": element.role,
+            "type": element.translation_type.value,
+            "source": element.source_text,
+            "target": str(ctx.target_text(element)),
+        }
 
     @staticmethod
     def _task_replay(ctx: ValidationContext, task_id: str | None) -> dict[str, str]:
         variant = ctx.variant_bench
         if variant is None or task_id not in ctx.source.task_ids(None):
             return {"error": f"cannot replay task {task_id}"}
-        (sg, sn), (tg, tn) = replay_pairs_of(ctx.source, [task_id], "replay: source")[task_id], replay_pairs_of(variant, [task_id], "replay: variant")[task_id]
+        (sg, sn), (tg, tn) = (
+            replay_pairs_of(ctx.source, [task_id], "replay: source")[task_id],
+            replay_pairs_of(variant, [task_id], "replay: variant")[task_id],
+        )
         return {
             "source_golden_reward": str(sg.reward),
             "target_golden_reward": str(tg.reward),

@@ -39,15 +39,22 @@ ALIGNED_THRESHOLD = 40.0
 BATCH_CHARACTERS = 100_000  # per Apertium process call
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
-register_kind(KIND, Layer.FIDELITY, Severity.MAJOR, frozenset({Precondition.PARSED, Precondition.PAIRED}),
-              "the back-translation says something else than the source (chrF below the threshold)")
+register_kind(
+    KIND,
+    Layer.FIDELITY,
+    Severity.MAJOR,
+    frozenset({Precondition.PARSED, Precondition.PAIRED}),
+    "the back-translation says something else than the source (chrF below the threshold)",
+)
 
 
 class UnitScore(Record):
     unit: UnitView
     back_translation: str
     chrf: float = Field(description="chrF of the back-translation against the source, 0-100")
-    missing: list[str] = Field(default_factory=list, description="source numbers and protected tokens the back-translation lost")
+    missing: list[str] = Field(
+        default_factory=list, description="source numbers and protected tokens the back-translation lost"
+    )
 
     @property
     def divergent(self) -> bool:
@@ -87,7 +94,9 @@ class BacktranslationAgent:
     def units(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitView]:
         tasks, units = ReviewMaterial(ctx, probe_findings).items
         fields = [f for t in tasks for f in t.fields] + units
-        return [u for u in fields if u.target.strip() and u.target != u.source]  # copied text: the `untranslated` probe's
+        return [
+            u for u in fields if u.target.strip() and u.target != u.source
+        ]  # copied text: the `untranslated` probe's
 
     def _back_translate(self, binary: str, mode: str, texts: list[str]) -> list[str]:
         out: list[str] = []
@@ -100,9 +109,17 @@ class BacktranslationAgent:
             try:
                 done = run_apertium(binary, mode, blocks_document(texts[start:end]), self.timeout)
             except (OSError, subprocess.TimeoutExpired) as exc:
-                raise BabelflowError(f"Apertium ({mode}) did not run: {exc}", field="--validators", fix="check the Apertium install (scripts/install.sh)") from exc
+                raise BabelflowError(
+                    f"Apertium ({mode}) did not run: {exc}",
+                    field="--validators",
+                    fix="check the Apertium install (scripts/install.sh)",
+                ) from exc
             if done.returncode != 0:
-                raise BabelflowError(f"Apertium ({mode}) failed: {done.stderr.strip()[:300]}", field="--validators", fix="check the Apertium install (scripts/install.sh)")
+                raise BabelflowError(
+                    f"Apertium ({mode}) failed: {done.stderr.strip()[:300]}",
+                    field="--validators",
+                    fix="check the Apertium install (scripts/install.sh)",
+                )
             blocks = read_blocks(done.stdout)
             out += [blocks.get(k, "") for k in range(end - start)]
             start = end
@@ -110,7 +127,8 @@ class BacktranslationAgent:
 
     def score(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitScore] | None:
         """Every unit's back-translation and scores; None when no reverse pair is installed."""
-        from sacrebleu.metrics import CHRF  # noqa: PLC0415 - sacrebleu takes ~0.5-1.5 s to import; only this offline agent uses it
+        # sacrebleu takes ~0.5-1.5 s to import; only this offline agent uses it
+        from sacrebleu.metrics import CHRF  # noqa: PLC0415
 
         found = reverse_mode(ctx.language)
         if found is None:
@@ -121,26 +139,64 @@ class BacktranslationAgent:
         backs = dict(zip(distinct, self._back_translate(*found, [target for _, target in distinct]), strict=True))
         chrf = CHRF(lowercase=True)
         scored = {(s, t): round(chrf.sentence_score(b.strip(), [s]).score, 1) for (s, t), b in backs.items()}
-        return [UnitScore(unit=u, back_translation=backs[(u.source, u.target)].strip(), chrf=scored[(u.source, u.target)], missing=_missing(u, backs[(u.source, u.target)]))
-                for u in units]
+        return [
+            UnitScore(
+                unit=u,
+                back_translation=backs[(u.source, u.target)].strip(),
+                chrf=scored[(u.source, u.target)],
+                missing=_missing(u, backs[(u.source, u.target)]),
+            )
+            for u in units
+        ]
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         scores = self.score(ctx, probe_findings)
         found = None if scores is None else reverse_mode(ctx.language)
         if scores is None or found is None:
-            return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0,
-                               note=f"no Apertium pair {ctx.language}→en installed: back-translation not run")
+            return AgentReport(
+                validator_id=self.validator_id,
+                model_id=None,
+                findings=[],
+                turns=0,
+                note=f"no Apertium pair {ctx.language}→en installed: back-translation not run",
+            )
         mode = found[1]
         findings = [self._finding(ctx, s, mode) for s in scores if s.divergent]
-        return AgentReport(validator_id=self.validator_id, model_id=f"apertium:{mode}", findings=findings, turns=0,
-                           note=f"back-translated {len(scores)} units with {mode}: {len(findings)} below chrF {THRESHOLD:g} (or {ALIGNED_THRESHOLD:g} with an entity lost)",
-                           units_read=len(scores))
+        return AgentReport(
+            validator_id=self.validator_id,
+            model_id=f"apertium:{mode}",
+            findings=findings,
+            turns=0,
+            note=(
+                f"back-translated {len(scores)} units with {mode}: {len(findings)} below chrF {THRESHOLD:g} "
+                f"(or {ALIGNED_THRESHOLD:g} with an entity lost)"
+            ),
+            units_read=len(scores),
+        )
 
     def _finding(self, ctx: ValidationContext, score: UnitScore, mode: str) -> Finding:
         unit = score.unit
         lost = f"; lost {', '.join(score.missing)}" if score.missing else ""
-        reasoning = f"back-translated ({mode}): {score.back_translation!r} — chrF {score.chrf:g} against the source{lost}"
-        return make_finding(self.validator_id, Layer.FIDELITY, KIND, Severity.MAJOR, unit.artifact, unit.role,
-                            f"the back-translation is far from the source (chrF {score.chrf:g}){lost}: does the translation still say the same thing?",
-                            element_id=unit.unit_id, task_id=unit.task_id, source=unit.source, target=unit.target, reasoning=reasoning,
-                            detail={"back_translation": score.back_translation[:240], "chrf": f"{score.chrf:g}", "missing": ", ".join(score.missing)})
+        reasoning = (
+            f"back-translated ({mode}): {score.back_translation!r} — chrF {score.chrf:g} against the source{lost}"
+        )
+        return make_finding(
+            self.validator_id,
+            Layer.FIDELITY,
+            KIND,
+            Severity.MAJOR,
+            unit.artifact,
+            unit.role,
+            f"the back-translation is far from the source (chrF {score.chrf:g}){lost}: "
+            "does the translation still say the same thing?",
+            element_id=unit.unit_id,
+            task_id=unit.task_id,
+            source=unit.source,
+            target=unit.target,
+            reasoning=reasoning,
+            detail={
+                "back_translation": score.back_translation[:240],
+                "chrf": f"{score.chrf:g}",
+                "missing": ", ".join(score.missing),
+            },
+        )

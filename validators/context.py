@@ -72,14 +72,24 @@ class ValidationContext:
     `task_ids`, `source_pairs` and `target_pairs` narrow and feed the behaviour layer (a rerun
     compares only the tasks whose inputs changed; replays already run are reused)."""
 
-    def __init__(self, source: SourceBenchmark, variant_dir: Path, ir: IRDocument, language: str, canonical_map: CanonicalMap | None = None, pack=None):
+    def __init__(
+        self,
+        source: SourceBenchmark,
+        variant_dir: Path,
+        ir: IRDocument,
+        language: str,
+        canonical_map: CanonicalMap | None = None,
+        pack=None,
+    ):
         self.source = source
         self.ir = ir
         self.language = language
         self.canonical_map = canonical_map
         variant_dir = Path(variant_dir)
         if not variant_dir.is_dir():
-            raise BabelflowError("Variant folder does not exist", file=variant_dir, fix="pass --variant pointing at an adapted variant")
+            raise BabelflowError(
+                "Variant folder does not exist", file=variant_dir, fix="pass --variant pointing at an adapted variant"
+            )
         # babelflow layout (<root>/data/...) or a bare copy of tau2's data/ folder (<dir>/tau2/...)
         self.variant_root = variant_dir
         self.bare_data_dir = not (variant_dir / "data").is_dir() and (variant_dir / "tau2").is_dir()

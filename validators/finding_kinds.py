@@ -48,14 +48,25 @@ class FindingKind(Record):
 
 
 # behaviour needs the files parsed and the variant loaded, not fields paired by position
-_P, _PP, _PL = frozenset({Precondition.PARSED}), frozenset({Precondition.PARSED, Precondition.PAIRED}), frozenset({Precondition.PARSED, Precondition.LOADS})
+_P, _PP, _PL = (
+    frozenset({Precondition.PARSED}),
+    frozenset({Precondition.PARSED, Precondition.PAIRED}),
+    frozenset({Precondition.PARSED, Precondition.LOADS}),
+)
 _CRIT, _MAJ, _MIN, _NOTE = Severity.CRITICAL, Severity.MAJOR, Severity.MINOR, Severity.NOTE
 
 REVIEWER_JUDGEMENT = "reviewer_judgement"
 KINDS: dict[tuple[Layer, str], FindingKind] = {}  # one name may be declared on two layers (placeholder_left)
 
 
-def register_kind(name: str, layer: Layer, severity: Severity, needs: frozenset[Precondition], summary: str, route: Route = "translation") -> FindingKind:
+def register_kind(
+    name: str,
+    layer: Layer,
+    severity: Severity,
+    needs: frozenset[Precondition],
+    summary: str,
+    route: Route = "translation",
+) -> FindingKind:
     """Declare a kind (once; benchmark families and agents add theirs at import time)."""
     kind = FindingKind(name=name, layer=layer, severity=severity, needs=needs, summary=summary, route=route)
     if KINDS.get((layer, name), kind) != kind:
@@ -79,11 +90,29 @@ for _name, _layer, _severity, _needs, _summary in (
     # consistency: equal things stay equal, across data and code
     ("preserved_value_changed", Layer.CONSISTENCY, _CRIT, _PP, "a Preserve value was translated"),
     ("canonical_inconsistent", Layer.CONSISTENCY, _CRIT, _PP, "a canonical term is rendered two ways"),
-    ("canonical_rendering_inferred", Layer.CONSISTENCY, _NOTE, _PP, "the variant renders an entity class its own way, consistently"),
+    (
+        "canonical_rendering_inferred",
+        Layer.CONSISTENCY,
+        _NOTE,
+        _PP,
+        "the variant renders an entity class its own way, consistently",
+    ),
     ("renderings_collide", Layer.CONSISTENCY, _CRIT, _PP, "two source values share one rendering"),
-    ("canonical_term_not_used", Layer.CONSISTENCY, _CRIT, _PP, "prose names a canonical value but not in its canonical rendering"),
+    (
+        "canonical_term_not_used",
+        Layer.CONSISTENCY,
+        _CRIT,
+        _PP,
+        "prose names a canonical value but not in its canonical rendering",
+    ),
     ("reference_lost", Layer.CONSISTENCY, _MAJ, _PP, "prose no longer names a value it referred to"),
-    ("preserved_code_text_translated", Layer.CONSISTENCY, _CRIT, frozenset(), "a code literal the benchmark compares was translated"),
+    (
+        "preserved_code_text_translated",
+        Layer.CONSISTENCY,
+        _CRIT,
+        frozenset(),
+        "a code literal the benchmark compares was translated",
+    ),
     # fidelity: does the translation say the same thing, in the right language?
     ("untranslated", Layer.FIDELITY, _MAJ, _PP, "text copied through untranslated"),
     ("number_changed", Layer.FIDELITY, _CRIT, _PP, "numbers differ between source and translation"),
@@ -97,7 +126,13 @@ for _name, _layer, _severity, _needs, _summary in (
     ("source_words_left", Layer.FIDELITY, _MAJ, _PP, "source-language words left in the translation"),
     ("status_rendering_in_prose", Layer.FIDELITY, _MAJ, _PP, "a status value's rendering used as an ordinary word"),
     ("spacing_artifact", Layer.FIDELITY, _MIN, _PP, "spaces inside a script that writes none"),
-    ("meaning_changed", Layer.FIDELITY, _MAJ, frozenset(), "the translation asks or states something else (a reviewer's reading)"),
+    (
+        "meaning_changed",
+        Layer.FIDELITY,
+        _MAJ,
+        frozenset(),
+        "the translation asks or states something else (a reviewer's reading)",
+    ),
     ("translation_failed", Layer.FIDELITY, _CRIT, frozenset(), "the translator gave no usable translation"),
     ("placeholder_left", Layer.FIDELITY, _CRIT, _PP, "an unrestored placeholder is in the translation"),
     # behaviour: side-by-side execution in the benchmark's own harness
@@ -111,7 +146,13 @@ for _name, _layer, _severity, _needs, _summary in (
     ("initial_state_changed", Layer.BEHAVIOR, _CRIT, _PL, "the initial DB state differs"),
     # families that declare them (source_benchmarks/family.py): data read through str.format()
     # (Capability.FORMAT_TEMPLATES), ground-truth scores beyond the reward (family.behaviour_scores())
-    ("format_slots_changed", Layer.INTEGRITY, _CRIT, _P, "the `{…}` format slots or braces of a field differ (str.format() of the file)"),
+    (
+        "format_slots_changed",
+        Layer.INTEGRITY,
+        _CRIT,
+        _P,
+        "the `{…}` format slots or braces of a field differ (str.format() of the file)",
+    ),
     ("injectability_changed", Layer.BEHAVIOR, _CRIT, _PL, "a task's ground truth sees other injection vectors"),
 ):
     register_kind(_name, _layer, _severity, _needs, _summary)
@@ -119,7 +160,12 @@ for _name, _layer, _severity, _needs, _summary in (
 # kinds, so the review knows its route without importing the probe that raises it)
 PROFILE_CONTRADICTS_EVIDENCE = "profile_contradicts_evidence"
 register_kind(
-    PROFILE_CONTRADICTS_EVIDENCE, Layer.CONSISTENCY, _MAJ, frozenset(), "the reviewed profile translates a field the run shows is executed (analysis route)", route="analysis"
+    PROFILE_CONTRADICTS_EVIDENCE,
+    Layer.CONSISTENCY,
+    _MAJ,
+    frozenset(),
+    "the reviewed profile translates a field the run shows is executed (analysis route)",
+    route="analysis",
 )
 for _layer in Layer:  # what a validator agent raises in its own words, on any layer
     register_kind(REVIEWER_JUDGEMENT, _layer, _MAJ, frozenset(), "a validator agent's own finding")
@@ -129,7 +175,10 @@ def finding_kind(layer: Layer, name: str) -> FindingKind:
     try:
         return KINDS[(layer, name)]
     except KeyError:
-        raise ValueError(f"undeclared {layer.value} finding kind {name!r}: declare it with register_kind (validators/finding_kinds.py)") from None
+        raise ValueError(
+            f"undeclared {layer.value} finding kind {name!r}: "
+            "declare it with register_kind (validators/finding_kinds.py)"
+        ) from None
 
 
 def is_declared(layer: Layer, name: str) -> bool:

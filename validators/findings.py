@@ -37,7 +37,13 @@ class Finding(Record):
     message: str
     validators: list[str]
     evidence: list[Evidence]
-    pattern: str | None = Field(default=None, description="what repeats across findings of one defect (e.g. the English word left), when the field role alone does not say it")
+    pattern: str | None = Field(
+        default=None,
+        description=(
+            "what repeats across findings of one defect (e.g. the English word left), "
+            "when the field role alone does not say it"
+        ),
+    )
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -85,7 +91,15 @@ def make_finding(
         task_id=task_id,
         message=message,
         validators=[validator_id],
-        evidence=[Evidence(validator_id=validator_id, reasoning=reasoning or message, source=excerpt(source), target=excerpt(target), detail=detail or {})],
+        evidence=[
+            Evidence(
+                validator_id=validator_id,
+                reasoning=reasoning or message,
+                source=excerpt(source),
+                target=excerpt(target),
+                detail=detail or {},
+            )
+        ],
         pattern=pattern,
     )
     finding.id = finding_id(finding.key)
@@ -131,7 +145,14 @@ class FailureSet(Record):
         return not self.findings
 
 
-def merge(benchmark: str, language: str, reports: list[list[Finding]], validators: list[str], suppressed: list[SuppressedCheck], notes: list[str]) -> FailureSet:
+def merge(
+    benchmark: str,
+    language: str,
+    reports: list[list[Finding]],
+    validators: list[str],
+    suppressed: list[SuppressedCheck],
+    notes: list[str],
+) -> FailureSet:
     """Union of every validator's findings, one per (field, layer, kind), evidence kept from all."""
     merged: dict[tuple[str, str, str], Finding] = {}
     for report in reports:
@@ -155,7 +176,15 @@ def merge(benchmark: str, language: str, reports: list[list[Finding]], validator
     order = {layer: i for i, layer in enumerate(Layer)}
     findings = sorted(merged.values(), key=lambda f: (order[f.layer], f.artifact, f.location, f.kind))
     unique_suppressed = list({(s.layer, s.artifact): s for s in suppressed}.values())
-    return FailureSet(benchmark=benchmark, language=language, summary=summarize(findings), findings=findings, suppressed=unique_suppressed, validators=validators, notes=notes)
+    return FailureSet(
+        benchmark=benchmark,
+        language=language,
+        summary=summarize(findings),
+        findings=findings,
+        suppressed=unique_suppressed,
+        validators=validators,
+        notes=notes,
+    )
 
 
 def summarize(findings: list[Finding]) -> FailureSummary:
@@ -166,7 +195,9 @@ def summarize(findings: list[Finding]) -> FailureSummary:
         by_group[group.severity.value] = by_group.get(group.severity.value, 0) + 1
     for finding in findings:
         by_finding[finding.severity.value] = by_finding.get(finding.severity.value, 0) + 1
-    return FailureSummary(findings=len(findings), groups=len(groups), groups_by_severity=by_group, findings_by_severity=by_finding)
+    return FailureSummary(
+        findings=len(findings), groups=len(groups), groups_by_severity=by_group, findings_by_severity=by_finding
+    )
 
 
 _INDEX = re.compile(r"\[\d+\]")
@@ -187,7 +218,10 @@ class FindingGroup(Record):
     @property
     def summary(self) -> str:
         count = f"{len(self.finding_ids)}× " if len(self.finding_ids) > 1 else ""
-        return f"[{self.severity.value}] {self.layer.value}/{self.kind}: {count}{self.artifact} {self.pattern}: {self.example}"
+        return (
+            f"[{self.severity.value}] {self.layer.value}/{self.kind}: "
+            f"{count}{self.artifact} {self.pattern}: {self.example}"
+        )
 
 
 def _pattern(finding: Finding) -> str:
@@ -212,9 +246,15 @@ def group_findings(findings: list[Finding]) -> list[FindingGroup]:
         severity = min((m.severity for m in members), key=lambda s: _SEVERITY_RANK.get(s.value, 9))
         groups.append(
             FindingGroup(
-                id="G-" + hashlib.blake2b("\0".join((layer, kind, artifact, pattern)).encode(), digest_size=5).hexdigest(),
-                layer=Layer(layer), kind=kind, severity=severity, artifact=artifact, pattern=pattern,
-                finding_ids=[m.id for m in members], example=members[0].message,
+                id="G-"
+                + hashlib.blake2b("\0".join((layer, kind, artifact, pattern)).encode(), digest_size=5).hexdigest(),
+                layer=Layer(layer),
+                kind=kind,
+                severity=severity,
+                artifact=artifact,
+                pattern=pattern,
+                finding_ids=[m.id for m in members],
+                example=members[0].message,
             )
         )
     return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity.value, 9), -len(g.finding_ids), g.id))

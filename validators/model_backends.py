@@ -38,7 +38,10 @@ MAX_TURNS = 4
 
 
 _ACTION_PROPERTIES = {
-    "kind": {"type": "string", "enum": ["ask_field_pair", "ask_task_replay", "raise_finding", "uphold", "dispute", "done"]},
+    "kind": {
+        "type": "string",
+        "enum": ["ask_field_pair", "ask_task_replay", "raise_finding", "uphold", "dispute", "done"],
+    },
     "element_id": nullable({"type": "string"}),
     "task_id": nullable({"type": "string"}),
     "finding_id": nullable({"type": "string"}),
@@ -54,7 +57,12 @@ REVIEW_SCHEMA: dict = {
     "properties": {
         "actions": {
             "type": "array",
-            "items": {"type": "object", "properties": _ACTION_PROPERTIES, "required": list(_ACTION_PROPERTIES), "additionalProperties": False},
+            "items": {
+                "type": "object",
+                "properties": _ACTION_PROPERTIES,
+                "required": list(_ACTION_PROPERTIES),
+                "additionalProperties": False,
+            },
         }
     },
     "required": ["actions"],
@@ -70,7 +78,15 @@ _NOT_SENT: IncEx = {"tasks": {"__all__": {"fields": _EVERY_RISK}}, "units": _EVE
 class ModelReviewer:
     """A ReviewModel over one provider; ``model_id`` = ``<provider>:<model>/<prompt id>``."""
 
-    def __init__(self, config: ProviderConfig, *, costs: CostLedger | None = None, prompt: Prompt | None = None, client: ChatClient | None = None, max_turns: int = MAX_TURNS):
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        costs: CostLedger | None = None,
+        prompt: Prompt | None = None,
+        client: ChatClient | None = None,
+        max_turns: int = MAX_TURNS,
+    ):
         self.config = config
         self.prompt = prompt or load_prompt("review")
         self.model_id = f"{config.provider}:{config.model}/{self.prompt.id}"
@@ -82,14 +98,26 @@ class ModelReviewer:
         return f"ModelReviewer({self.model_id!r})"
 
     def review(self, request: ReviewRequest) -> ReviewReply:
-        system = self.prompt.render(source_language="English (en)", language=language_name(request.language), max_turns=str(self.max_turns))
+        system = self.prompt.render(
+            source_language="English (en)", language=language_name(request.language), max_turns=str(self.max_turns)
+        )
         # empty fields and the agent's own risk ordering are not sent: tokens the model would only pay to read
         payload = request.model_dump(mode="json", exclude_defaults=True, exclude=_NOT_SENT)
-        user = json.dumps({"task": "review", **payload, "batch": request.batch, "batches": request.batches}, ensure_ascii=False)
+        user = json.dumps(
+            {"task": "review", **payload, "batch": request.batch, "batches": request.batches}, ensure_ascii=False
+        )
         problem = ""
         for _ in range(REPLY_ATTEMPTS):
             try:
-                completion = self.caller.call(system, user, SCHEMA_NAME, REVIEW_SCHEMA, stage="validate", language=request.language, agent=request.validator_id)
+                completion = self.caller.call(
+                    system,
+                    user,
+                    SCHEMA_NAME,
+                    REVIEW_SCHEMA,
+                    stage="validate",
+                    language=request.language,
+                    agent=request.validator_id,
+                )
             except BatchRejected as rejected:  # a review request cannot be split: ask again, then stop
                 problem = rejected.reason
                 continue
@@ -118,7 +146,9 @@ def split_specs(specs: str | list[str] | None) -> list[str]:
 OFFLINE_AGENTS = ("backtranslation",)  # specs that name an offline agent instead of a provider
 
 
-def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS) -> list[Reviewer]:
+def make_validator_agents(
+    specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS
+) -> list[Reviewer]:
     """One isolated agent per spec (``validator-<n>-<provider>``, or ``backtranslation`` for the
     offline Apertium back-translation agent); every key is checked first."""
     items = split_specs(specs)
@@ -130,6 +160,13 @@ def make_validator_agents(specs: str | list[str] | None, *, costs: CostLedger | 
             agents.append(BacktranslationAgent())
             continue
         config = configs[i]
-        agents.append(ValidatorAgent(f"validator-{i + 1}-{config.provider}", model=ModelReviewer(config, costs=ledger, max_turns=max_turns), max_turns=max_turns,
-                                     batch_size=config.batch, budget=config.budget))
+        agents.append(
+            ValidatorAgent(
+                f"validator-{i + 1}-{config.provider}",
+                model=ModelReviewer(config, costs=ledger, max_turns=max_turns),
+                max_turns=max_turns,
+                batch_size=config.batch,
+                budget=config.budget,
+            )
+        )
     return agents

@@ -38,14 +38,18 @@ REPLY_RESERVE = 0.25
 
 class UnitView(Record):
     unit_id: str = Field(description="the IR element id an agent names in element_id")
-    also: list[str] = Field(default_factory=list, description="other fields with the same source and target (reviewed once)")
+    also: list[str] = Field(
+        default_factory=list, description="other fields with the same source and target (reviewed once)"
+    )
     artifact: str
     role: str
     type: str
     task_id: str | None = None
     source: str
     target: str
-    canonical_terms: dict[str, str] = Field(default_factory=dict, description="source term -> its rendering in this variant")
+    canonical_terms: dict[str, str] = Field(
+        default_factory=dict, description="source term -> its rendering in this variant"
+    )
     glossary: dict[str, str] = Field(default_factory=dict, description="language-pack term -> required rendering")
     protected_tokens: list[str] = Field(default_factory=list, description="must appear byte-identical in the target")
     risk: float = 0.0
@@ -72,7 +76,10 @@ class ReviewPlan(Record):
 
     def coverage(self) -> str:
         reviewed_tasks, reviewed_units = self.tasks_total - self.tasks_left_out, self.units_total - self.units_left_out
-        return f"{reviewed_tasks}/{self.tasks_total} tasks, {reviewed_units}/{self.units_total} units in {len(self.batches)} batch(es)"
+        return (
+            f"{reviewed_tasks}/{self.tasks_total} tasks, {reviewed_units}/{self.units_total} units "
+            f"in {len(self.batches)} batch(es)"
+        )
 
 
 class ReviewMaterial:
@@ -87,7 +94,11 @@ class ReviewMaterial:
         """Source term -> rendering: the canonical map when babelflow made the variant, else the
         policy the consistency probe infers from the variant's own DB and tasks."""
         if self.ctx.canonical_map is not None:
-            return {e.source: e.target for e in self.ctx.canonical_map.entries if e.review_state != "rejected" and e.source != e.target}
+            return {
+                e.source: e.target
+                for e in self.ctx.canonical_map.entries
+                if e.review_state != "rejected" and e.source != e.target
+            }
         return {s: t for s, t in infer_policy(self.ctx).renderings.items() if s != t}
 
     @cached_property
@@ -109,7 +120,9 @@ class ReviewMaterial:
                 continue
             document = self.ctx.source_document(spec)
             if isinstance(document, list):
-                out.update({(spec.path, i): str(t["id"]) for i, t in enumerate(document) if isinstance(t, dict) and "id" in t})
+                out.update(
+                    {(spec.path, i): str(t["id"]) for i, t in enumerate(document) if isinstance(t, dict) and "id" in t}
+                )
         return out
 
     def task_of(self, element) -> str | None:
@@ -123,8 +136,11 @@ class ReviewMaterial:
         if overlay is None:
             return
         # keyed with the module too: AgentDojo's task modules of several versions share qualnames (UserTask0.PROMPT)
-        code = {self.ctx.code_key(e): e for e in self.ctx.ir.elements
-                if e.locator.kind == "python_literal" and e.translation_type is not TranslationType.PRESERVE}
+        code = {
+            self.ctx.code_key(e): e
+            for e in self.ctx.ir.elements
+            if e.locator.kind == "python_literal" and e.translation_type is not TranslationType.PRESERVE
+        }
         for text in overlay.texts:
             element = code.get((text.module, text.qualname, text.role, text.occurrence))
             if element is not None and text.target.strip() and text.source.strip():
@@ -132,10 +148,24 @@ class ReviewMaterial:
 
     def view(self, element, target: str, source: str | None = None) -> UnitView:
         source = element.source_text if source is None else source
-        terms = {m.group(1): self.renderings[m.group(1)] for m in self._term_pattern.finditer(source)} if self._term_pattern else {}
+        terms = (
+            {m.group(1): self.renderings[m.group(1)] for m in self._term_pattern.finditer(source)}
+            if self._term_pattern
+            else {}
+        )
         glossary = {g.source: g.target for g in self.glossary if g.source.lower() in source.lower()}
-        view = UnitView(unit_id=element.id, artifact=element.artifact, role=element.role, type=element.translation_type.value, task_id=self.task_of(element),
-                        source=source, target=target, canonical_terms=terms, glossary=glossary, protected_tokens=list(element.inline_tokens))
+        view = UnitView(
+            unit_id=element.id,
+            artifact=element.artifact,
+            role=element.role,
+            type=element.translation_type.value,
+            task_id=self.task_of(element),
+            source=source,
+            target=target,
+            canonical_terms=terms,
+            glossary=glossary,
+            protected_tokens=list(element.inline_tokens),
+        )
         view.risk = self.risk(view)
         return view
 
@@ -199,7 +229,9 @@ def plan_review(material: ReviewMaterial, *, batch_size: int, budget: int) -> Re
     if sum(item_tokens(t) for t in tasks) > limit:
         # not even every task whole fits: every task's instructions first, its other fields
         # (criteria, assertions) compete with the units by risk
-        trimmed = [TaskView(task_id=t.task_id, fields=[f for f in t.fields if _instruction(f.role)] or t.fields) for t in tasks]
+        trimmed = [
+            TaskView(task_id=t.task_id, fields=[f for f in t.fields if _instruction(f.role)] or t.fields) for t in tasks
+        ]
         kept = {f.unit_id for t in trimmed for f in t.fields}
         rest = [f for t in tasks for f in t.fields if f.unit_id not in kept]
         tasks, units = trimmed, sorted([*units, *rest], key=lambda u: (-u.risk, u.artifact, u.unit_id))
@@ -226,4 +258,11 @@ def plan_review(material: ReviewMaterial, *, batch_size: int, budget: int) -> Re
         spent += cost
     if size:
         batches.append(current)
-    return ReviewPlan(batches=batches, tasks_total=len(tasks), units_total=len(units), tasks_left_out=left_tasks, units_left_out=left_units, estimated_tokens=spent)
+    return ReviewPlan(
+        batches=batches,
+        tasks_total=len(tasks),
+        units_total=len(units),
+        tasks_left_out=left_tasks,
+        units_left_out=left_units,
+        estimated_tokens=spent,
+    )

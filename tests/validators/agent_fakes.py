@@ -26,7 +26,11 @@ def status_word_in_prose(source: str, target: str, language: str) -> tuple[str, 
     """(status, label) when the source uses the word as a verb ("be delivered") and the target has
     the status label where a sentence should be."""
     for status, label in STATUS_LABELS.get(language.split("-")[0], {}).items():
-        if re.search(rf"\bbe\s+{status}\b", source) and f"'{status}'" not in source and re.search(rf"thành\s+{label}|a\s+{label}\b", target):
+        if (
+            re.search(rf"\bbe\s+{status}\b", source)
+            and f"'{status}'" not in source
+            and re.search(rf"thành\s+{label}|a\s+{label}\b", target)
+        ):
             return status, label
     return None
 
@@ -51,18 +55,31 @@ class StatusWordReviewer:
         self.requests.append(request.model_copy(deep=True))
         suspects = self._suspects(request)
         if request.turn == 1 and suspects:
-            return ReviewReply(actions=[ReviewAction(kind="ask_field_pair", element_id=unit_id) for unit_id, *_ in suspects])
+            return ReviewReply(
+                actions=[ReviewAction(kind="ask_field_pair", element_id=unit_id) for unit_id, *_ in suspects]
+            )
         actions = []
         confirmed = {a.question.element_id: a.content for a in request.answers if a.question.kind == "ask_field_pair"}
         for unit_id, task_id, status, label in suspects:
             pair = confirmed.get(unit_id)
             if pair is None or label not in pair.get("target", ""):
                 continue
-            actions.append(ReviewAction(
-                kind="raise_finding", element_id=unit_id, task_id=task_id, layer=Layer.FIDELITY, finding_kind="meaning_changed", severity=Severity.MAJOR,
-                reasoning=f"the source uses '{status}' as an ordinary verb (the address the order goes to); the translation puts the order-status label '{label}' there, so the task asks for something else",
-                quote=label,
-            ))
+            actions.append(
+                ReviewAction(
+                    kind="raise_finding",
+                    element_id=unit_id,
+                    task_id=task_id,
+                    layer=Layer.FIDELITY,
+                    finding_kind="meaning_changed",
+                    severity=Severity.MAJOR,
+                    reasoning=(
+                        f"the source uses '{status}' as an ordinary verb (the address the order goes to); "
+                        f"the translation puts the order-status label '{label}' there, "
+                        "so the task asks for something else"
+                    ),
+                    quote=label,
+                )
+            )
         return ReviewReply(actions=actions + [ReviewAction(kind="done")])
 
 

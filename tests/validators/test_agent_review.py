@@ -36,15 +36,21 @@ PLANTED = "Bạn muốn thay đổi #W8665881 thành đã giao đến Suite 641 
 def _slice_db(db: dict) -> dict:
     orders = db["users"][USER]["orders"]
     products = {item["product_id"] for o in orders for item in db["orders"][o]["items"]}
-    return {"products": {k: v for k, v in db["products"].items() if k in products}, "users": {USER: db["users"][USER]},
-            "orders": {k: v for k, v in db["orders"].items() if k in orders}}
+    return {
+        "products": {k: v for k, v in db["products"].items() if k in products},
+        "users": {USER: db["users"][USER]},
+        "orders": {k: v for k, v in db["orders"].items() if k in orders},
+    }
 
 
 def build_slice(dest: Path) -> Path:
     """<dest>/en (source), <dest>/clean and <dest>/planted (vi variants), laid out like tau2's data/."""
     packaged = corpus._packaged()
     db = _slice_db(json.loads((packaged / "db.json").read_text(encoding="utf-8")))
-    tasks = {lang: [t for t in json.loads(gzip.decompress((DATA / f"{lang}.tasks.json.gz").read_bytes())) if t["id"] == TASK] for lang in ("en", "vi")}
+    tasks = {
+        lang: [t for t in json.loads(gzip.decompress((DATA / f"{lang}.tasks.json.gz").read_bytes())) if t["id"] == TASK]
+        for lang in ("en", "vi")
+    }
     source = dest / "en" / corpus.RETAIL
     source.mkdir(parents=True)
     (source / "db.json").write_text(json.dumps(db, indent=1), encoding="utf-8")
@@ -95,7 +101,11 @@ def _validate(seatau_slice, variant: str, agents):
 
 def _about_reason(failures, reason) -> list:
     """Findings naming task 17's reason_for_call field (by element, or by task and field role)."""
-    return [f for f in failures.findings if f.element_id == reason.id or (f.task_id == TASK and f.location.startswith(REASON))]
+    return [
+        f
+        for f in failures.findings
+        if f.element_id == reason.id or (f.task_id == TASK and f.location.startswith(REASON))
+    ]
 
 
 def test_probes_alone_pass_the_planted_task_17(seatau_slice):
@@ -112,7 +122,12 @@ def test_three_isolated_reviewers_name_task_17_and_its_field(seatau_slice):
     failures = _validate(seatau_slice, "planted", agents)
 
     (finding,) = [f for f in failures.findings if f.kind == "meaning_changed"]
-    assert (finding.task_id, finding.element_id, finding.layer, finding.location) == (TASK, reason.id, Layer.FIDELITY, REASON)
+    assert (finding.task_id, finding.element_id, finding.layer, finding.location) == (
+        TASK,
+        reason.id,
+        Layer.FIDELITY,
+        REASON,
+    )
     assert finding.validators == ["validator-1", "validator-2", "validator-3"]  # three agents, one merged finding
     assert {e.validator_id for e in finding.evidence} == {"validator-1", "validator-2", "validator-3"}
     assert all("ordinary verb" in e.reasoning and e.detail["quote"] == "đã giao" for e in finding.evidence)
@@ -125,10 +140,14 @@ def test_three_isolated_reviewers_name_task_17_and_its_field(seatau_slice):
         assert (task.task_id, field.source, field.target) == (TASK, reason.source_text, PLANTED)
         assert set(field.protected_tokens) >= {"#W8665881"} and field.role == REASON
         # asked, was answered, raised: one conversation per batch, every batch read
-        assert [r.turn for r in model.requests[:2]] == [1, 2] and model.requests[1].answers[0].content["target"] == PLANTED
+        assert [r.turn for r in model.requests[:2]] == [1, 2] and model.requests[1].answers[0].content[
+            "target"
+        ] == PLANTED
         batches = [r for r in model.requests if r.turn == 1]
         assert len(batches) == first.batches > 1 and [r.batch for r in batches] == list(range(1, first.batches + 1))
-        assert sum(len(r.units) for r in batches) == len({u.unit_id for r in batches for u in r.units}) > 50  # each unit once
+        assert (
+            sum(len(r.units) for r in batches) == len({u.unit_id for r in batches for u in r.units}) > 50
+        )  # each unit once
         assert all(len(r.units) + sum(len(t.fields) for t in r.tasks) <= 12 for r in batches)
         # isolation: nothing of another agent reaches this one
         assert all(set(f.validators) == {"probes"} for r in model.requests for f in r.probe_findings)
@@ -146,7 +165,9 @@ def test_budget_reads_every_task_first_then_units_by_risk(seatau_slice):
     from validators.review_material import ReviewMaterial, plan_review
 
     root, bench, ir, reason = seatau_slice
-    full = plan_review(ReviewMaterial(ValidationContext(bench, root / "planted", ir, "vi"), []), batch_size=12, budget=0)
+    full = plan_review(
+        ReviewMaterial(ValidationContext(bench, root / "planted", ir, "vi"), []), batch_size=12, budget=0
+    )
     assert not full.sampled and full.tasks_total == 1 and full.units_total > 50
 
     model = SilentReviewer()
@@ -173,12 +194,23 @@ def test_validators_tokens_are_ledger_rows_per_agent(seatau_slice, monkeypatch):
         return {"actions": [{"kind": "done", "reasoning": "read"}]}
 
     ledger = CostLedger()
-    agents = [ValidatorAgent(f"validator-{n}", model=ModelReviewer(simulated_config(), costs=ledger, client=SimulatedChatClient(done)), batch_size=12) for n in (1, 2, 3)]
+    agents = [
+        ValidatorAgent(
+            f"validator-{n}",
+            model=ModelReviewer(simulated_config(), costs=ledger, client=SimulatedChatClient(done)),
+            batch_size=12,
+        )
+        for n in (1, 2, 3)
+    ]
     _validate(seatau_slice, "planted", agents)
     rows = [r for r in cost_rows(ledger.report()) if r["stage"] == "validate"]
     assert [r["agent"] for r in rows] == ["validator-1", "validator-2", "validator-3"]
-    assert len({(r["requests"], r["input tokens"]) for r in rows}) == 1 and int(rows[0]["requests"]) > 1  # same reading, billed per agent
-    assert parse_spec("openai-compatible:m@http://127.0.0.1:9/v1?budget=5000&batch=8", field="--validators").budget == 5000
+    assert (
+        len({(r["requests"], r["input tokens"]) for r in rows}) == 1 and int(rows[0]["requests"]) > 1
+    )  # same reading, billed per agent
+    assert (
+        parse_spec("openai-compatible:m@http://127.0.0.1:9/v1?budget=5000&batch=8", field="--validators").budget == 5000
+    )
 
 
 def test_a_dispute_goes_to_the_reviewer_and_removes_nothing(seatau_slice):
@@ -188,7 +220,10 @@ def test_a_dispute_goes_to_the_reviewer_and_removes_nothing(seatau_slice):
         def review(self, request):
             self.requests.append(request)
             first = request.probe_findings[:1]
-            return ReviewReply(actions=[ReviewAction(kind="dispute", finding_id=f.id, reasoning="a heading, not prose") for f in first] + [ReviewAction(kind="done")])
+            return ReviewReply(
+                actions=[ReviewAction(kind="dispute", finding_id=f.id, reasoning="a heading, not prose") for f in first]
+                + [ReviewAction(kind="done")]
+            )
 
     failures = _validate(seatau_slice, "planted", [ValidatorAgent("validator-1", model=Disputer(), batch_size=12)])
     note = next(n for n in failures.notes if n.startswith("validator-1"))
@@ -203,19 +238,51 @@ def test_a_budget_below_the_tasks_reads_every_tasks_instructions_first():
     from validators.review_material import TaskView, UnitView, item_tokens, plan_review
 
     def view(uid: str, role: str, text: str, risk: float = 0.0, task: str | None = None) -> UnitView:
-        return UnitView(unit_id=uid, artifact="data/tasks.json", role=role, type="translate_free", task_id=task, source=text, target=text.upper(), risk=risk)
+        return UnitView(
+            unit_id=uid,
+            artifact="data/tasks.json",
+            role=role,
+            type="translate_free",
+            task_id=task,
+            source=text,
+            target=text.upper(),
+            risk=risk,
+        )
 
-    tasks = [TaskView(task_id=str(n), fields=[view(f"i{n}", "tasks.json[*].user_scenario.instructions.reason_for_call", f"You want to return order #{n}.", 1.0, str(n)),
-                                              view(f"a{n}", "tasks.json[*].evaluation_criteria.nl_assertions[*]", "The agent explains the refund policy in detail. " * 20, 2.0, str(n))])
-             for n in range(30)]
+    tasks = [
+        TaskView(
+            task_id=str(n),
+            fields=[
+                view(
+                    f"i{n}",
+                    "tasks.json[*].user_scenario.instructions.reason_for_call",
+                    f"You want to return order #{n}.",
+                    1.0,
+                    str(n),
+                ),
+                view(
+                    f"a{n}",
+                    "tasks.json[*].evaluation_criteria.nl_assertions[*]",
+                    "The agent explains the refund policy in detail. " * 20,
+                    2.0,
+                    str(n),
+                ),
+            ],
+        )
+        for n in range(30)
+    ]
     units = [view(f"u{n}", "policy.md:paragraph", f"Policy paragraph {n}.", risk=float(n % 5)) for n in range(40)]
     material = SimpleNamespace(items=(tasks, units))
     instructions = sum(item_tokens(TaskView(task_id=t.task_id, fields=t.fields[:1])) for t in tasks)
     plan = plan_review(material, batch_size=20, budget=int((instructions + 3000) / 0.75))
     read_tasks = [t for b in plan.batches for t in b[0]]
-    assert len(read_tasks) == 30 and all([f.unit_id for f in t.fields] == [f"i{t.task_id}"] for t in read_tasks)  # every task's instructions
+    assert len(read_tasks) == 30 and all(
+        [f.unit_id for f in t.fields] == [f"i{t.task_id}"] for t in read_tasks
+    )  # every task's instructions
     read_units = [u for b in plan.batches for u in b[1]]
-    assert read_units and [u.risk for u in read_units] == sorted((u.risk for u in read_units), reverse=True)  # then by risk
+    assert read_units and [u.risk for u in read_units] == sorted(
+        (u.risk for u in read_units), reverse=True
+    )  # then by risk
     assert plan.sampled and plan.units_left_out > 0
 
 
@@ -227,6 +294,12 @@ def test_an_agent_that_remembers_reads_an_unchanged_variant_once(seatau_slice):
     read_first = len(model.requests)
     second = _validate(seatau_slice, "planted", [agent])
     again = model.requests[read_first:]
-    assert again and all(not r.tasks and not r.units for r in again)  # only the probe findings, which it reviews each pass
-    assert {f.id for f in _about_reason(second, reason)} == {f.id for f in _about_reason(first, reason)} != set()  # its finding, reported again
-    assert "unchanged since this agent read them, not sent again" in next(n for n in second.notes if n.startswith("validator-1"))
+    assert again and all(
+        not r.tasks and not r.units for r in again
+    )  # only the probe findings, which it reviews each pass
+    assert (
+        {f.id for f in _about_reason(second, reason)} == {f.id for f in _about_reason(first, reason)} != set()
+    )  # its finding, reported again
+    assert "unchanged since this agent read them, not sent again" in next(
+        n for n in second.notes if n.startswith("validator-1")
+    )

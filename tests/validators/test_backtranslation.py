@@ -11,7 +11,8 @@ from babelflow.apertium import apertium_binary, installed_modes
 from validators.backtranslation import KIND, VALIDATOR_ID, BacktranslationAgent, reverse_mode
 
 pytestmark = pytest.mark.skipif(
-    apertium_binary() is None or "spa-eng" not in installed_modes(), reason="Apertium spa-eng is not installed (scripts/install.sh installs apertium-eng-spa: both directions)"
+    apertium_binary() is None or "spa-eng" not in installed_modes(),
+    reason="Apertium spa-eng is not installed (scripts/install.sh installs apertium-eng-spa: both directions)",
 )
 
 
@@ -59,7 +60,10 @@ def test_an_unrelated_sentence_is_raised_as_its_own_validator(spanish_mock, tmp_
     failures = validate_variant(source, variant, ir, "es", agents=[agent])
     (finding,) = [f for f in failures.findings if f.element_id == unit.unit_id and f.kind == KIND]
     assert finding.validators == [VALIDATOR_ID] and finding.task_id == unit.task_id
-    assert float(finding.evidence[0].detail["chrf"]) < 25 and "madrid will be sunny" in finding.evidence[0].detail["back_translation"].lower()
+    assert (
+        float(finding.evidence[0].detail["chrf"]) < 25
+        and "madrid will be sunny" in finding.evidence[0].detail["back_translation"].lower()
+    )
     assert failures.validators == ["probes", VALIDATOR_ID]
     assert any(n.startswith(f"{VALIDATOR_ID}: back-translated") for n in failures.notes)
 

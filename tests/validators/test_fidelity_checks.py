@@ -7,8 +7,16 @@ import pytest
 from validators.probes.fidelity import check_pair
 
 
-def kinds(source: str, target: str, language: str = "en-XA", tokens: tuple[str, ...] = (), location: str = "tasks.json[*].instructions") -> set[str]:
-    return {f.kind for f in check_pair("probes", "data/tasks.json", location, None, source, target, list(tokens), language)}
+def kinds(
+    source: str,
+    target: str,
+    language: str = "en-XA",
+    tokens: tuple[str, ...] = (),
+    location: str = "tasks.json[*].instructions",
+) -> set[str]:
+    return {
+        f.kind for f in check_pair("probes", "data/tasks.json", location, None, source, target, list(tokens), language)
+    }
 
 
 @pytest.mark.parametrize(
@@ -21,9 +29,17 @@ def kinds(source: str, target: str, language: str = "en-XA", tokens: tuple[str, 
         ("Refund 3 items for $12.50", "[Ŕéƒûñð 4 îţéɱš ƒöŕ $12.50 one two three]", {"number_changed"}),
         ("Pay with @wallet now please", "[Þåý ŵîţĥ @wallet @wallet ñöŵ one two]", {"token_duplicated"}),
         ("Cancel the order today", "Anular el pedido hoy", {"wrong_language"}),
-        ("Cancel the order for the customer now", "[Šûŕé, ĥéŕé îš ţĥé ţŕåñšļåţîöñ: Çåñçéļ one two three]", {"answered_not_translated"}),
+        (
+            "Cancel the order for the customer now",
+            "[Šûŕé, ĥéŕé îš ţĥé ţŕåñšļåţîöñ: Çåñçéļ one two three]",
+            {"answered_not_translated"},
+        ),
         ("Cancel the order for the customer", "[Çåñçéļ ţĥé öŕðéŕ (ñöţé: ƒöŕɱåļ) one two]", {"added_commentary"}),
-        ("Cancel the order for the customer and refund the gift card", "[Çåñçéļ", {"truncated", "length_ratio_outlier"}),
+        (
+            "Cancel the order for the customer and refund the gift card",
+            "[Çåñçéļ",
+            {"truncated", "length_ratio_outlier"},
+        ),
     ],
 )
 def test_each_check(source, target, expected):
@@ -32,8 +48,26 @@ def test_each_check(source, target, expected):
 
 
 def test_metadata_left_in_english_is_minor_prose_is_major():
-    [metadata] = check_pair("probes", "data/tasks.json", "tasks.json[*].description.purpose", None, "Test the refund flow", "Test the refund flow", [], "en-XA")
-    [prose] = check_pair("probes", "data/tasks.json", "tasks.json[*].user_scenario.instructions", None, "Test the refund flow", "Test the refund flow", [], "en-XA")
+    [metadata] = check_pair(
+        "probes",
+        "data/tasks.json",
+        "tasks.json[*].description.purpose",
+        None,
+        "Test the refund flow",
+        "Test the refund flow",
+        [],
+        "en-XA",
+    )
+    [prose] = check_pair(
+        "probes",
+        "data/tasks.json",
+        "tasks.json[*].user_scenario.instructions",
+        None,
+        "Test the refund flow",
+        "Test the refund flow",
+        [],
+        "en-XA",
+    )
     assert (metadata.severity.value, prose.severity.value) == ("minor", "major")
 
 

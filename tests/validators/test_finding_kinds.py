@@ -15,9 +15,19 @@ def test_undeclared_kinds_are_refused_with_the_fix():
 
 
 def test_a_kind_belongs_to_its_layer():
-    make_finding("probes", Layer.BEHAVIOR, "golden_reward_changed", Severity.CRITICAL, "tasks.json", "task 1", "reward differs")
+    make_finding(
+        "probes", Layer.BEHAVIOR, "golden_reward_changed", Severity.CRITICAL, "tasks.json", "task 1", "reward differs"
+    )
     with pytest.raises(ValueError, match="undeclared fidelity"):
-        make_finding("probes", Layer.FIDELITY, "golden_reward_changed", Severity.CRITICAL, "tasks.json", "task 1", "reward differs")
+        make_finding(
+            "probes",
+            Layer.FIDELITY,
+            "golden_reward_changed",
+            Severity.CRITICAL,
+            "tasks.json",
+            "task 1",
+            "reward differs",
+        )
 
 
 def test_redeclaring_with_another_meaning_is_an_error():

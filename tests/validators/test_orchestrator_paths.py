@@ -34,7 +34,8 @@ def _stage_path(settings: BabelflowSettings, variant, ir_path):
     run = resolve_run(settings, BENCH, LANG, translator="pseudo")
     integrity = stages.stage_integrity(run, ir_path, variant)
     layers = [integrity] + [
-        stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed) for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
+        stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed)
+        for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
     return layers, stages.stage_merge(run, layers, ir_path, variant)
 

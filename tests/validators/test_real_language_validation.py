@@ -31,7 +31,12 @@ def _tasks(language: str) -> dict[str, dict]:
 
 
 def _kinds(source: str, target: str, language: str, tokens=()) -> set[str]:
-    return {f.kind for f in check_pair("probes", "data/tasks.json", "tasks.json[*].x", None, source, target, list(tokens), language)}
+    return {
+        f.kind
+        for f in check_pair(
+            "probes", "data/tasks.json", "tasks.json[*].x", None, source, target, list(tokens), language
+        )
+    }
 
 
 # ---- language data for any tag ---------------------------------------------------------------
@@ -63,20 +68,29 @@ def test_cldr_number_and_month_forms_are_the_same_numbers_on_real_pairs():
     en, vi = _tasks("en"), _tasks("vi")
     checked = 0
     for task_id, task in en.items():
-        for source, target in zip(task["evaluation_criteria"].get("nl_assertions") or [], vi[task_id]["evaluation_criteria"].get("nl_assertions") or []):
+        for source, target in zip(
+            task["evaluation_criteria"].get("nl_assertions") or [],
+            vi[task_id]["evaluation_criteria"].get("nl_assertions") or [],
+        ):
             if "$" in source and "," in source:
                 assert "number_changed" not in _kinds(source, target, "vi"), (source, target)  # $8,276.23 -> $8.276,23
                 checked += 1
         reason = task["user_scenario"]["instructions"]["reason_for_call"] or ""
         if "April 2023" in reason:
-            assert "number_changed" not in _kinds(reason, vi[task_id]["user_scenario"]["instructions"]["reason_for_call"], "vi")
+            assert "number_changed" not in _kinds(
+                reason, vi[task_id]["user_scenario"]["instructions"]["reason_for_call"], "vi"
+            )
             checked += 1
     assert checked >= 3
     assert numbers_in("8.276,23 và 1.628", language_data("vi")) == ["8276.23", "1628"]
 
 
 def test_a_changed_amount_is_still_a_changed_number():
-    assert "number_changed" in _kinds("Agent should tell the user the total refund amount is $8,276.23.", "Nhân viên nên thông báo tổng số tiền hoàn là $8.726,23.", "vi")
+    assert "number_changed" in _kinds(
+        "Agent should tell the user the total refund amount is $8,276.23.",
+        "Nhân viên nên thông báo tổng số tiền hoàn là $8.726,23.",
+        "vi",
+    )
 
 
 # ---- whole variants (slow) -------------------------------------------------------------------
@@ -140,12 +154,19 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
     # a status rendering forced into prose where the source means the ordinary verb (task 17)
     in_prose = _groups_of(groups, "status_rendering_in_prose")
     if language in ("vi", "th", "tl"):
-        assert any(by_id[i].task_id in (None, "17") and "Suite 641" in (by_id[i].evidence[0].source or "") for g in in_prose for i in g.finding_ids)
+        assert any(
+            by_id[i].task_id in (None, "17") and "Suite 641" in (by_id[i].evidence[0].source or "")
+            for g in in_prose
+            for i in g.finding_ids
+        )
     if language == "th":
         # city names translated in the task text while the DB keeps them
         db = json.loads((root / "th" / corpus.RETAIL / "db.json").read_text(encoding="utf-8"))
         cities = {u["address"]["city"] for u in db["users"].values()}
-        assert any(by_id[g.finding_ids[0]].evidence[0].detail.get("token") in cities for g in _groups_of(groups, "reference_lost"))
+        assert any(
+            by_id[g.finding_ids[0]].evidence[0].detail.get("token") in cities
+            for g in _groups_of(groups, "reference_lost")
+        )
         # stray spaces around inserted terms in a script written without word spaces
         assert _groups_of(groups, "spacing_artifact")
 
@@ -156,7 +177,9 @@ def test_labelled_sample_shows_at_least_90_percent_precision(language, validated
     _, groups, _ = validated(language)
     share, labelled, unlabelled = corpus.precision(groups, language)
     assert not unlabelled, f"groups sampled but not labelled in {corpus.labels_path(language).name}: {unlabelled}"
-    assert labelled == min(corpus.SAMPLE_SIZE, len([g for g in groups if g.severity is not Severity.NOTE]))  # notes claim no defect
+    assert labelled == min(
+        corpus.SAMPLE_SIZE, len([g for g in groups if g.severity is not Severity.NOTE])
+    )  # notes claim no defect
     assert share >= 0.9
 
 

@@ -19,9 +19,21 @@ def _kinds(target: str, language: str = "es") -> list[str]:
 
 
 def test_a_swap_is_a_critical_fidelity_finding():
-    findings = check_pair("v", "tasks.json", "ticket", "e1", SOURCE, "Cree una tarea llamada 'user_1' para Important Meeting.", TOKENS, "es")
+    findings = check_pair(
+        "v",
+        "tasks.json",
+        "ticket",
+        "e1",
+        SOURCE,
+        "Cree una tarea llamada 'user_1' para Important Meeting.",
+        TOKENS,
+        "es",
+    )
     (swap,) = [f for f in findings if f.kind == "tokens_swapped"]
-    assert swap.severity.value == "critical" and "'user_1' stands where the source quotes 'Important Meeting'" in swap.message
+    assert (
+        swap.severity.value == "critical"
+        and "'user_1' stands where the source quotes 'Important Meeting'" in swap.message
+    )
 
 
 def test_reordered_restyled_or_unquoted_values_are_not_swaps():

@@ -34,7 +34,12 @@ class Built:
         from flows.adapt import adapt
 
         result = adapt(benchmark_id, language, settings=BabelflowSettings(project_root=root), ir=ir)
-        self.benchmark_id, self.language, self.ir, self.variant = benchmark_id, language, result.ir, result.paths.variant
+        self.benchmark_id, self.language, self.ir, self.variant = (
+            benchmark_id,
+            language,
+            result.ir,
+            result.paths.variant,
+        )
         self.canonical_map = load_canonical_map(result.paths.canonical_map, benchmark_id, language)
         self.source = get_benchmark(benchmark_id)
         self.source_pairs = replay_pairs_of(self.source, self.source.task_ids(None), "source replays")
@@ -47,7 +52,15 @@ class Built:
         return to
 
     def validate(self, variant_dir: Path, agents=None):
-        return validate_variant(self.source, variant_dir, self.ir, self.language, canonical_map=self.canonical_map, agents=agents, source_pairs=self.source_pairs)
+        return validate_variant(
+            self.source,
+            variant_dir,
+            self.ir,
+            self.language,
+            canonical_map=self.canonical_map,
+            agents=agents,
+            source_pairs=self.source_pairs,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -117,21 +130,36 @@ def test_the_catalogue_is_large_and_every_kind_applies_somewhere():
 
 
 @pytest.mark.parametrize("kind,benchmark_id,layer,finding_kind", CAUGHT, ids=[c[0] for c in CAUGHT])
-def test_injected_defect_is_caught_by_a_finding_naming_the_field(kind, benchmark_id, layer, finding_kind, built, tmp_path):
+def test_injected_defect_is_caught_by_a_finding_naming_the_field(
+    kind, benchmark_id, layer, finding_kind, built, tmp_path
+):
     variant = built(benchmark_id)
     work, defect = _defective(variant, kind, tmp_path)
     assert defect.kind == kind and defect.expected_layers
     failures = variant.validate(work)
     naming = [
-        f for f in failures.findings
-        if f.layer is layer and f.kind == finding_kind
-        and (f.element_id == defect.element_id if defect.element_id else f.artifact == defect.artifact and (f.location == defect.location or (defect.task_id is not None and f.task_id == defect.task_id)))
+        f
+        for f in failures.findings
+        if f.layer is layer
+        and f.kind == finding_kind
+        and (
+            f.element_id == defect.element_id
+            if defect.element_id
+            else f.artifact == defect.artifact
+            and (f.location == defect.location or (defect.task_id is not None and f.task_id == defect.task_id))
+        )
     ]
-    assert naming, f"{kind}: no {layer.value}/{finding_kind} finding names {defect.element_id or defect.location}; got {[(f.layer.value, f.kind, f.artifact, f.location, f.element_id) for f in failures.findings]}"
+    assert naming, (
+        f"{kind}: no {layer.value}/{finding_kind} finding names {defect.element_id or defect.location}; "
+        f"got {[(f.layer.value, f.kind, f.artifact, f.location, f.element_id) for f in failures.findings]}"
+    )
     assert caught_by(failures, defect)
     finding = naming[0]
     assert finding.validators == [PROBES] and finding.evidence and finding.severity in set(Severity)
-    if defect.element_id and layer in (Layer.CONSISTENCY, Layer.FIDELITY):  # side by side: the source text and the broken target
+    if defect.element_id and layer in (
+        Layer.CONSISTENCY,
+        Layer.FIDELITY,
+    ):  # side by side: the source text and the broken target
         element = variant.ir.by_id()[defect.element_id]
         assert finding.evidence[0].source == excerpt(element.source_text)
         broken = ValidationContext(variant.source, work, variant.ir, variant.language).target_text(element)
@@ -171,16 +199,43 @@ def test_injection_is_deterministic_for_a_seed(built, tmp_path):
 
 
 def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
-    common = dict(artifact="data/tasks.json", location="tasks.json[*].ticket @ $[0]['ticket']", element_id="e1", source="Ship it to 1628 Main St", target="[Šĥîþ îţ ţö 1.628 Ṁåîñ Šţ]")
-    first = make_finding("validator-1", Layer.FIDELITY, "number_changed", Severity.MAJOR, message="numbers differ", reasoning="1628 became 1.628", **common)
-    second = make_finding("validator-2", Layer.FIDELITY, "number_changed", Severity.CRITICAL, message="house number changed", reasoning="the house number is a thousand times larger", **common)
-    other_kind = make_finding("validator-2", Layer.FIDELITY, "wrong_language", Severity.MAJOR, message="not en-XA", **common)
+    common = dict(
+        artifact="data/tasks.json",
+        location="tasks.json[*].ticket @ $[0]['ticket']",
+        element_id="e1",
+        source="Ship it to 1628 Main St",
+        target="[Šĥîþ îţ ţö 1.628 Ṁåîñ Šţ]",
+    )
+    first = make_finding(
+        "validator-1",
+        Layer.FIDELITY,
+        "number_changed",
+        Severity.MAJOR,
+        message="numbers differ",
+        reasoning="1628 became 1.628",
+        **common,
+    )
+    second = make_finding(
+        "validator-2",
+        Layer.FIDELITY,
+        "number_changed",
+        Severity.CRITICAL,
+        message="house number changed",
+        reasoning="the house number is a thousand times larger",
+        **common,
+    )
+    other_kind = make_finding(
+        "validator-2", Layer.FIDELITY, "wrong_language", Severity.MAJOR, message="not en-XA", **common
+    )
     assert first.id == second.id  # ids are stable per (field, layer, kind)
     failures = merge("tau2-mock", "en-XA", [[first], [second, other_kind]], ["validator-1", "validator-2"], [], [])
     assert len(failures.findings) == 2
     merged = next(f for f in failures.findings if f.kind == "number_changed")
     assert merged.validators == ["validator-1", "validator-2"]
-    assert [(e.validator_id, e.reasoning) for e in merged.evidence] == [("validator-1", "1628 became 1.628"), ("validator-2", "the house number is a thousand times larger")]
+    assert [(e.validator_id, e.reasoning) for e in merged.evidence] == [
+        ("validator-1", "1628 became 1.628"),
+        ("validator-2", "the house number is a thousand times larger"),
+    ]
     assert merged.severity is Severity.CRITICAL  # the most severe view wins
     assert first.validators == ["validator-1"] and len(first.evidence) == 1  # inputs are not mutated
 
@@ -194,10 +249,16 @@ def test_malformed_json_is_one_unparseable_finding_and_suppresses_dependent_laye
     work, defect = _defective(variant, "json_malformed", tmp_path)
     failures = variant.validate(work)
     on_artifact = [f for f in failures.findings if f.artifact == defect.artifact]
-    assert [(f.layer, f.kind, f.location) for f in on_artifact if f.kind == "artifact_unparseable"] == [(Layer.INTEGRITY, "artifact_unparseable", "<file>")]
+    assert [(f.layer, f.kind, f.location) for f in on_artifact if f.kind == "artifact_unparseable"] == [
+        (Layer.INTEGRITY, "artifact_unparseable", "<file>")
+    ]
     assert len(on_artifact) < 5
     suppressed = {(s.layer, s.artifact) for s in failures.suppressed}
-    assert {(Layer.CONSISTENCY, defect.artifact), (Layer.FIDELITY, defect.artifact), (Layer.BEHAVIOR, defect.artifact)} <= suppressed
+    assert {
+        (Layer.CONSISTENCY, defect.artifact),
+        (Layer.FIDELITY, defect.artifact),
+        (Layer.BEHAVIOR, defect.artifact),
+    } <= suppressed
     assert not any(f.layer is Layer.BEHAVIOR for f in failures.findings)
     assert len(failures.findings) < 5
 
@@ -224,7 +285,12 @@ def _prose_element(variant: Built, work: Path, exclude: set[str]):
     tasks = next(a.path for a in variant.ir.artifacts if a.role.value == "tasks")
     document = orjson.loads((work / tasks).read_bytes())
     for element in variant.ir.elements:
-        if element.artifact == tasks and element.translation_type is TranslationType.TRANSLATE_FREE and element.locator.kind == "data_value" and element.id not in exclude:
+        if (
+            element.artifact == tasks
+            and element.translation_type is TranslationType.TRANSLATE_FREE
+            and element.locator.kind == "data_value"
+            and element.id not in exclude
+        ):
             node = document
             for segment in element.locator.path:
                 node = node[segment]
@@ -241,16 +307,37 @@ def test_scripted_agent_asks_upholds_and_raises(built, tmp_path):
 
     def turn_two(request: ReviewRequest) -> ReviewReply:
         upheld = next(f for f in request.probe_findings if f.element_id == defect.element_id)
-        return ReviewReply(actions=[
-            ReviewAction(kind="uphold", finding_id=upheld.id, reasoning="the id no longer resolves: the golden action cannot find the task"),
-            ReviewAction(kind="raise_finding", element_id=prose.id, layer=Layer.FIDELITY, finding_kind="meaning_changed", severity=Severity.MAJOR, reasoning=reasoning),
-            ReviewAction(kind="done"),
-        ])
+        return ReviewReply(
+            actions=[
+                ReviewAction(
+                    kind="uphold",
+                    finding_id=upheld.id,
+                    reasoning="the id no longer resolves: the golden action cannot find the task",
+                ),
+                ReviewAction(
+                    kind="raise_finding",
+                    element_id=prose.id,
+                    layer=Layer.FIDELITY,
+                    finding_kind="meaning_changed",
+                    severity=Severity.MAJOR,
+                    reasoning=reasoning,
+                ),
+                ReviewAction(kind="done"),
+            ]
+        )
 
-    model = ScriptedModel("scripted-1", [
-        ReviewReply(actions=[ReviewAction(kind="ask_field_pair", element_id=defect.element_id), ReviewAction(kind="ask_task_replay", task_id=defect.task_id)]),
-        turn_two,
-    ])
+    model = ScriptedModel(
+        "scripted-1",
+        [
+            ReviewReply(
+                actions=[
+                    ReviewAction(kind="ask_field_pair", element_id=defect.element_id),
+                    ReviewAction(kind="ask_task_replay", task_id=defect.task_id),
+                ]
+            ),
+            turn_two,
+        ],
+    )
     # the probe-review protocol alone (reading the translation itself: tests/validators/test_agent_review.py)
     failures = variant.validate(work, agents=[ValidatorAgent("validator-llm", model=model, read_content=False)])
 
@@ -261,23 +348,37 @@ def test_scripted_agent_asks_upholds_and_raises(built, tmp_path):
     for segment in element.locator.path:
         target = target[segment]
     assert field_answer.question.kind == "ask_field_pair"
-    assert field_answer.content["source"] == element.source_text and field_answer.content["target"] == target != element.source_text
+    assert (
+        field_answer.content["source"] == element.source_text
+        and field_answer.content["target"] == target != element.source_text
+    )
     assert field_answer.content["artifact"] == element.artifact and field_answer.content["type"] == "preserve"
     (source_golden, source_nothing) = variant.source_pairs[defect.task_id]
-    (target_golden, target_nothing) = replay_pairs_of(open_variant(variant.benchmark_id, work), [defect.task_id], "replay")[defect.task_id]
+    (target_golden, target_nothing) = replay_pairs_of(
+        open_variant(variant.benchmark_id, work), [defect.task_id], "replay"
+    )[defect.task_id]
     assert replay_answer.question.kind == "ask_task_replay"
     assert replay_answer.content["source_golden_reward"] == str(source_golden.reward)
     assert replay_answer.content["target_golden_reward"] == str(target_golden.reward)
     assert replay_answer.content["source_do_nothing_reward"] == str(source_nothing.reward)
     assert replay_answer.content["target_do_nothing_reward"] == str(target_nothing.reward)
-    assert replay_answer.content["source_do_nothing_reward"] != replay_answer.content["target_do_nothing_reward"]  # the broken id changes scoring
+    assert (
+        replay_answer.content["source_do_nothing_reward"] != replay_answer.content["target_do_nothing_reward"]
+    )  # the broken id changes scoring
 
-    upheld = next(f for f in failures.findings if f.element_id == defect.element_id and f.kind == "preserved_value_changed")
+    upheld = next(
+        f for f in failures.findings if f.element_id == defect.element_id and f.kind == "preserved_value_changed"
+    )
     assert upheld.validators == [PROBES, "validator-llm"]
     assert {e.validator_id for e in upheld.evidence} == {PROBES, "validator-llm"}
     assert any(e.validator_id == "validator-llm" and "no longer resolves" in e.reasoning for e in upheld.evidence)
     raised = next(f for f in failures.findings if f.kind == "meaning_changed")
-    assert (raised.layer, raised.element_id, raised.validators, raised.severity) == (Layer.FIDELITY, prose.id, ["validator-llm"], Severity.MAJOR)
+    assert (raised.layer, raised.element_id, raised.validators, raised.severity) == (
+        Layer.FIDELITY,
+        prose.id,
+        ["validator-llm"],
+        Severity.MAJOR,
+    )
     assert raised.evidence[0].reasoning == reasoning
     assert (raised.evidence[0].source, raised.evidence[0].target) == (excerpt(prose.source_text), excerpt(prose_target))
     assert failures.validators == [PROBES, "validator-llm"]
@@ -293,18 +394,52 @@ def test_two_agents_see_only_probe_findings_never_each_other(built, tmp_path):
     second_prose, _ = _prose_element(variant, work, {defect.element_id, first_prose.id})
 
     def uphold_all(request: ReviewRequest) -> ReviewReply:
-        return ReviewReply(actions=[ReviewAction(kind="uphold", finding_id=f.id, reasoning="agent A agrees") for f in request.probe_findings])
+        return ReviewReply(
+            actions=[
+                ReviewAction(kind="uphold", finding_id=f.id, reasoning="agent A agrees") for f in request.probe_findings
+            ]
+        )
 
-    model_a = ScriptedModel("model-a", [
-        ReviewReply(actions=[ReviewAction(kind="raise_finding", element_id=first_prose.id, layer=Layer.FIDELITY, finding_kind="tone_shift", reasoning="A: too informal")]),
-        uphold_all,
-        ReviewReply(actions=[ReviewAction(kind="done")]),
-    ])
-    model_b = ScriptedModel("model-b", [
-        ReviewReply(actions=[ReviewAction(kind="ask_field_pair", element_id=first_prose.id)]),
-        ReviewReply(actions=[ReviewAction(kind="raise_finding", element_id=second_prose.id, layer=Layer.FIDELITY, finding_kind="omission", reasoning="B: a clause is missing"), ReviewAction(kind="done")]),
-    ])
-    agents = [ValidatorAgent("validator-a", model=model_a, read_content=False), ValidatorAgent("validator-b", model=model_b, read_content=False)]
+    model_a = ScriptedModel(
+        "model-a",
+        [
+            ReviewReply(
+                actions=[
+                    ReviewAction(
+                        kind="raise_finding",
+                        element_id=first_prose.id,
+                        layer=Layer.FIDELITY,
+                        finding_kind="tone_shift",
+                        reasoning="A: too informal",
+                    )
+                ]
+            ),
+            uphold_all,
+            ReviewReply(actions=[ReviewAction(kind="done")]),
+        ],
+    )
+    model_b = ScriptedModel(
+        "model-b",
+        [
+            ReviewReply(actions=[ReviewAction(kind="ask_field_pair", element_id=first_prose.id)]),
+            ReviewReply(
+                actions=[
+                    ReviewAction(
+                        kind="raise_finding",
+                        element_id=second_prose.id,
+                        layer=Layer.FIDELITY,
+                        finding_kind="omission",
+                        reasoning="B: a clause is missing",
+                    ),
+                    ReviewAction(kind="done"),
+                ]
+            ),
+        ],
+    )
+    agents = [
+        ValidatorAgent("validator-a", model=model_a, read_content=False),
+        ValidatorAgent("validator-b", model=model_b, read_content=False),
+    ]
     failures = variant.validate(work, agents=agents)
 
     probe_ids = {f.id for f in failures.findings if PROBES in f.validators}
@@ -313,7 +448,10 @@ def test_two_agents_see_only_probe_findings_never_each_other(built, tmp_path):
         assert model.requests
         for request in model.requests:
             assert {f.id for f in request.probe_findings} == probe_ids
-            assert all(f.validators == [PROBES] and {e.validator_id for e in f.evidence} == {PROBES} for f in request.probe_findings)
+            assert all(
+                f.validators == [PROBES] and {e.validator_id for e in f.evidence} == {PROBES}
+                for f in request.probe_findings
+            )
             assert not any(f.pattern in ("tone_shift", "omission") for f in request.probe_findings)
             assert not any(other_kind in str(answer.content) for answer in request.answers)
     assert [r.turn for r in model_a.requests] == [1, 2, 3] and [r.turn for r in model_b.requests] == [1, 2]

@@ -57,7 +57,9 @@ def _equal_modulo(source: Any, target: Any, renderings: dict[str, set[str]]) -> 
     return source == target
 
 
-def _same_result(source: str, target: str, catalog: MessageCatalog, renderings: dict[str, set[str]] | None = None) -> bool:
+def _same_result(
+    source: str, target: str, catalog: MessageCatalog, renderings: dict[str, set[str]] | None = None
+) -> bool:
     """Equal up to the catalog: a text result translated whole, a dict result's top-level texts
     translated; and up to the values the variant renders by its own policy (`renderings`)."""
     try:
@@ -72,7 +74,9 @@ def _same_result(source: str, target: str, catalog: MessageCatalog, renderings: 
     return parsed_source == parsed_target or target == catalog.translate(source)
 
 
-def _same_output(source: str, target: str, catalog: MessageCatalog, renderings: Callable[[], dict[str, set[str]]]) -> bool:
+def _same_output(
+    source: str, target: str, catalog: MessageCatalog, renderings: Callable[[], dict[str, set[str]]]
+) -> bool:
     """`_same_result` with the variant's renderings, inferred only when they can matter: for equal
     texts `_same_result` is True whenever renderings exist, so a True without them settles it."""
     if source == target and _same_result(source, target, catalog):
@@ -106,19 +110,39 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     # tasks in a data file (τ²) or in code (AgentDojo: one module per kind of task)
     tasks_artifact = next((s.path for s in ctx.specs if s.role is ArtifactRole.TASKS), "<tasks>")
     scores = behaviour_scores(ctx)
-    expected = source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
+    expected = (
+        source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
+    )
     # given `target_pairs` hold exactly the tasks present in the variant: no need to parse them all here
     present = set(variant.task_ids(None)) if target_pairs is None else set()
     try:
-        observed = target_pairs if target_pairs is not None else replay_pairs_of(variant, [t for t in ids if t in present], f"behaviour replays: {ctx.language} variant")
+        observed = (
+            target_pairs
+            if target_pairs is not None
+            else replay_pairs_of(
+                variant, [t for t in ids if t in present], f"behaviour replays: {ctx.language} variant"
+            )
+        )
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
-        return [make_finding(validator_id, Layer.BEHAVIOR, "harness_crash", Severity.CRITICAL, tasks_artifact, "<replay>", f"replaying the variant raised {type(exc).__name__}: {exc}")]
+        return [
+            make_finding(
+                validator_id,
+                Layer.BEHAVIOR,
+                "harness_crash",
+                Severity.CRITICAL,
+                tasks_artifact,
+                "<replay>",
+                f"replaying the variant raised {type(exc).__name__}: {exc}",
+            )
+        ]
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
     database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
 
     @functools.cache
     def db_translated() -> bool:  # walks every IR element (telecom: 170k, ~0.5 s): only when a result or hash differs
-        return any(e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database)
+        return any(
+            e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database
+        )
 
     # a DB whose kept values the variant renders its own way hashes differently by design: the
     # consistency layer judges those values, replays judge rewards, errors and results modulo them.
@@ -128,8 +152,23 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     findings: list[Finding] = []
     initial_changed: list[str] = []
 
-    def add(kind: str, task_id: str, message: str, source: str, target: str, severity: Severity = Severity.CRITICAL) -> None:
-        findings.append(make_finding(validator_id, Layer.BEHAVIOR, kind, severity, tasks_artifact, f"task {task_id}", message, task_id=task_id, source=source, target=target))
+    def add(
+        kind: str, task_id: str, message: str, source: str, target: str, severity: Severity = Severity.CRITICAL
+    ) -> None:
+        findings.append(
+            make_finding(
+                validator_id,
+                Layer.BEHAVIOR,
+                kind,
+                severity,
+                tasks_artifact,
+                f"task {task_id}",
+                message,
+                task_id=task_id,
+                source=source,
+                target=target,
+            )
+        )
 
     for task_id in ids:
         if task_id not in observed:
@@ -139,20 +178,36 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         score = scores.score_name(task_id) if scores is not None else "reward"
         if sg.reward != tg.reward:
             what = f"ground-truth {score}" if scores is not None else "golden replay reward"
-            add("golden_reward_changed", task_id, f"{what} {sg.reward} -> {tg.reward}",
-                str(sg.reward_breakdown), str(tg.reward_breakdown))
-        for component, kind in (scores.compared.items() if scores is not None else ()):
+            add(
+                "golden_reward_changed",
+                task_id,
+                f"{what} {sg.reward} -> {tg.reward}",
+                str(sg.reward_breakdown),
+                str(tg.reward_breakdown),
+            )
+        for component, kind in scores.compared.items() if scores is not None else ():
             if sg.reward_breakdown.get(component) != tg.reward_breakdown.get(component):
                 message = scores.describe(component, sg, tg) if scores is not None else component
                 before, after = sg.reward_breakdown.get(component), tg.reward_breakdown.get(component)
                 add(kind, task_id, message, str(before), str(after))
         if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
-            add("do_nothing_reward_changed", task_id, f"do-nothing {score} {sn.reward} -> {tn.reward}",
-                str(sn.evaluator_error or sn.reward_breakdown), str(tn.evaluator_error or tn.reward_breakdown))
+            add(
+                "do_nothing_reward_changed",
+                task_id,
+                f"do-nothing {score} {sn.reward} -> {tn.reward}",
+                str(sn.evaluator_error or sn.reward_breakdown),
+                str(tn.evaluator_error or tn.reward_breakdown),
+            )
         calls_s = [(c.name, c.error) for c in sg.tool_calls]
         calls_t = [(c.name, c.error) for c in tg.tool_calls]
         if calls_s != calls_t:
-            add("tool_error_sequence_changed", task_id, "tool calls fail differently", " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s), " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t))
+            add(
+                "tool_error_sequence_changed",
+                task_id,
+                "tool calls fail differently",
+                " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s),
+                " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t),
+            )
         else:
             for index, (a, b) in enumerate(zip(sg.tool_calls, tg.tool_calls)):
                 if a.error:
@@ -160,15 +215,42 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 else:
                     same = _same_output(a.output, b.output, catalog, renderings) or db_translated()
                 if not same:
-                    add("tool_result_changed", task_id, f"call {index} ({a.name}) returns something else", a.output, b.output, Severity.MAJOR)
+                    add(
+                        "tool_result_changed",
+                        task_id,
+                        f"call {index} ({a.name}) returns something else",
+                        a.output,
+                        b.output,
+                        Severity.MAJOR,
+                    )
                     break
         same_start = (sn.final_db_sha256, sn.final_user_db_sha256) == (tn.final_db_sha256, tn.final_user_db_sha256)
         if not same_start:
             initial_changed.append(task_id)
-        elif (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256) and not (db_translated() or renderings()):
-            add("final_state_changed", task_id, "final DB state after the golden actions differs", str(sg.final_db_sha256), str(tg.final_db_sha256))
-    if initial_changed and not (db_translated() or renderings()):  # one changed DB value shows in every task: report it once
+        elif (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256) and not (
+            db_translated() or renderings()
+        ):
+            add(
+                "final_state_changed",
+                task_id,
+                "final DB state after the golden actions differs",
+                str(sg.final_db_sha256),
+                str(tg.final_db_sha256),
+            )
+    if initial_changed and not (
+        db_translated() or renderings()
+    ):  # one changed DB value shows in every task: report it once
         db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
-        findings.append(make_finding(validator_id, Layer.BEHAVIOR, "initial_state_changed", Severity.CRITICAL, db_artifact, "<initial DB state>",
-                                     f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)", source=", ".join(initial_changed[:5])))
+        findings.append(
+            make_finding(
+                validator_id,
+                Layer.BEHAVIOR,
+                "initial_state_changed",
+                Severity.CRITICAL,
+                db_artifact,
+                "<initial DB state>",
+                f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)",
+                source=", ".join(initial_changed[:5]),
+            )
+        )
     return findings

@@ -36,33 +36,69 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
             continue  # kept code texts: _overlay below; prose in code: _references
         target = ctx.code_target(element) if code else ctx.target_text(element)
         if element.translation_type is TranslationType.PRESERVE:
-            if target != element.source_text and element.source_text in policy.renderings and element.locator.kind != "markdown_block":
+            if (
+                target != element.source_text
+                and element.source_text in policy.renderings
+                and element.locator.kind != "markdown_block"
+            ):
                 continue  # rendered one way everywhere: reported once per entity class below
             if target != element.source_text:
                 severity = Severity.CRITICAL if element.locator.kind != "markdown_block" else Severity.MAJOR
                 others = policy.inconsistent.get(element.source_text)
-                if others and len({t.casefold() for t in others}) == 1 and element.source_text.casefold() not in {t.casefold() for t in others}:
+                if (
+                    others
+                    and len({t.casefold() for t in others}) == 1
+                    and element.source_text.casefold() not in {t.casefold() for t in others}
+                ):
                     severity = Severity.MINOR  # one rendering in two letter cases: cosmetic
                 detail = {"typing_rule": element.typing_rule}
                 if others:
                     detail["renderings"] = "; ".join(f"{t!r}×{n}" for t, n in others.most_common(5))
-                message = f"Preserve field ({element.preserve_reason.value if element.preserve_reason else 'preserve'}) changed" + (f": the value is rendered {len(others)} ways across the variant" if others else "")
+                message = (
+                    "Preserve field "
+                    f"({element.preserve_reason.value if element.preserve_reason else 'preserve'}) changed"
+                    + (f": the value is rendered {len(others)} ways across the variant" if others else "")
+                )
                 findings.append(
-                    make_finding(validator_id, Layer.CONSISTENCY, "preserved_value_changed", severity, element.artifact, element.role + _path(element), message,
-                                 element_id=element.id, source=element.source_text, target=target, detail=detail,
-                                 pattern=f"{element.source_text!r} rendered {len(others)} ways" if others else None)
+                    make_finding(
+                        validator_id,
+                        Layer.CONSISTENCY,
+                        "preserved_value_changed",
+                        severity,
+                        element.artifact,
+                        element.role + _path(element),
+                        message,
+                        element_id=element.id,
+                        source=element.source_text,
+                        target=target,
+                        detail=detail,
+                        pattern=f"{element.source_text!r} rendered {len(others)} ways" if others else None,
+                    )
                 )
         elif element.translation_type is TranslationType.TRANSLATE_CANONICAL:
             canonical_targets[(element.canonical_group or "default", element.source_text)].append((element, target))
             canonical_by_value[element.source_text] = element.canonical_group or "default"
     for (group, source), renderings in canonical_targets.items():
         counts = Counter(t for _, t in renderings)
-        expected = map_targets[(group, source)].target if (group, source) in map_targets else counts.most_common(1)[0][0]
+        expected = (
+            map_targets[(group, source)].target if (group, source) in map_targets else counts.most_common(1)[0][0]
+        )
         for element, target in renderings:
             if target != expected:
                 findings.append(
-                    make_finding(validator_id, Layer.CONSISTENCY, "canonical_inconsistent", Severity.CRITICAL, element.artifact, element.role + _path(element),
-                                 f"canonical {group} term rendered differently from its reviewed rendering", element_id=element.id, source=source, target=target, detail={"expected": expected})
+                    make_finding(
+                        validator_id,
+                        Layer.CONSISTENCY,
+                        "canonical_inconsistent",
+                        Severity.CRITICAL,
+                        element.artifact,
+                        element.role + _path(element),
+                        f"canonical {group} term rendered differently from its reviewed rendering",
+                        element_id=element.id,
+                        source=source,
+                        target=target,
+                        detail={"expected": expected},
+                    )
                 )
     findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     findings += _overlay(ctx, validator_id)
@@ -80,9 +116,20 @@ def _profile_disagreements(ctx, validator_id: str) -> list[Finding]:
         if element is None:
             continue
         findings.append(
-            make_finding(validator_id, Layer.CONSISTENCY, PROFILE_CONTRADICTS_EVIDENCE, Severity.MAJOR, element.artifact, element.role + _path(element),
-                         f"the profile types it {disagreement.profile_type.value} ({disagreement.profile_rule}) but the run shows {disagreement.evidence}",
-                         element_id=element.id, source=element.source_text, target=ctx.target_text(element), detail={"route": "analysis", "evidence_type": disagreement.evidence_type.value})
+            make_finding(
+                validator_id,
+                Layer.CONSISTENCY,
+                PROFILE_CONTRADICTS_EVIDENCE,
+                Severity.MAJOR,
+                element.artifact,
+                element.role + _path(element),
+                f"the profile types it {disagreement.profile_type.value} ({disagreement.profile_rule}) "
+                f"but the run shows {disagreement.evidence}",
+                element_id=element.id,
+                source=element.source_text,
+                target=ctx.target_text(element),
+                detail={"route": "analysis", "evidence_type": disagreement.evidence_type.value},
+            )
         )
     return findings
 
@@ -91,7 +138,11 @@ def _path(element) -> str:
     locator = element.locator
     if locator.kind == "python_literal":
         return f" @ {locator.qualname} ({locator.role})"
-    return " @ " + ("$" + "".join(f"[{p!r}]" for p in locator.path) if hasattr(locator, "path") else f"block {getattr(locator, 'block_index', '?')}")
+    return " @ " + (
+        "$" + "".join(f"[{p!r}]" for p in locator.path)
+        if hasattr(locator, "path")
+        else f"block {getattr(locator, 'block_index', '?')}"
+    )
 
 
 def _policy_notes(policy, validator_id: str) -> list[Finding]:
@@ -101,11 +152,26 @@ def _policy_notes(policy, validator_id: str) -> list[Finding]:
         first = policy.elements[name][0]
         example = next(iter(mapping.items()))
         notes.append(
-            make_finding(validator_id, Layer.CONSISTENCY, POLICY_KIND, Severity.NOTE, first.artifact, f"entity class {name}",
-                         f"{len(mapping)} {name} value(s) rendered one consistent way in {policy.occurrences[name]} field(s) (e.g. {example[0]!r} -> {example[1]!r}): "
-                         "a canonical policy of this variant, not a defect",
-                         source=example[0], target=example[1], pattern=name,
-                         detail={"entity_class": name, "values": str(len(mapping)), "fields": str(policy.occurrences[name]), "map": json.dumps(mapping, ensure_ascii=False, sort_keys=True)})
+            make_finding(
+                validator_id,
+                Layer.CONSISTENCY,
+                POLICY_KIND,
+                Severity.NOTE,
+                first.artifact,
+                f"entity class {name}",
+                f"{len(mapping)} {name} value(s) rendered one consistent way in {policy.occurrences[name]} field(s) "
+                f"(e.g. {example[0]!r} -> {example[1]!r}): "
+                "a canonical policy of this variant, not a defect",
+                source=example[0],
+                target=example[1],
+                pattern=name,
+                detail={
+                    "entity_class": name,
+                    "values": str(len(mapping)),
+                    "fields": str(policy.occurrences[name]),
+                    "map": json.dumps(mapping, ensure_ascii=False, sort_keys=True),
+                },
+            )
         )
     return notes
 
@@ -116,9 +182,21 @@ def _collisions(policy, validator_id: str) -> list[Finding]:
     for rendering, values in sorted(policy.collisions().items()):
         element = policy.first.get(values[0])
         artifact = element.artifact if element else "<variant>"
-        out.append(make_finding(validator_id, Layer.CONSISTENCY, "renderings_collide", Severity.CRITICAL, artifact, f"rendering {rendering!r}",
-                                f"{len(values)} different kept values are all rendered {rendering!r} ({', '.join(map(repr, values))}): they can no longer be told apart",
-                                source=" | ".join(values), target=rendering, pattern=f"{rendering!r}"))
+        out.append(
+            make_finding(
+                validator_id,
+                Layer.CONSISTENCY,
+                "renderings_collide",
+                Severity.CRITICAL,
+                artifact,
+                f"rendering {rendering!r}",
+                f"{len(values)} different kept values are all rendered {rendering!r} "
+                f"({', '.join(map(repr, values))}): they can no longer be told apart",
+                source=" | ".join(values),
+                target=rendering,
+                pattern=f"{rendering!r}",
+            )
+        )
     return out
 
 
@@ -138,7 +216,14 @@ def _link_kinds(ctx) -> dict[str, set]:
 def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy) -> list[Finding]:
     """Inline tokens of translated prose must still be there (canonical ones in their rendering,
     values the variant renders by an inferred policy in that rendering)."""
-    rendering = {source: (map_targets[(g, source)].target if (g, source) in map_targets else Counter(t for _, t in items).most_common(1)[0][0]) for (g, source), items in canonical_targets.items()}
+    rendering = {
+        source: (
+            map_targets[(g, source)].target
+            if (g, source) in map_targets
+            else Counter(t for _, t in items).most_common(1)[0][0]
+        )
+        for (g, source), items in canonical_targets.items()
+    }
     kinds = _link_kinds(ctx)
     all_renderings = policy.renderings_of()
     findings = []
@@ -154,27 +239,52 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             inferred = policy.renderings.get(token)
             if target.count(wanted) >= _standalone(token, element.source_text, element.inline_tokens):
                 continue
-            renderings = [inferred] if inferred is not None else [t for t in policy.inconsistent.get(token, ()) if t != token]
+            renderings = (
+                [inferred] if inferred is not None else [t for t in policy.inconsistent.get(token, ()) if t != token]
+            )
             if any(r.casefold() in folded for r in renderings):
                 continue  # one of the variant's own renderings of the value
-            if any(re.search(rf"\b{re.escape(token)}\b", value) and any(t.casefold() in folded for t in all_renderings.get(value, ())) for value in policy.first):
+            if any(
+                re.search(rf"\b{re.escape(token)}\b", value)
+                and any(t.casefold() in folded for t in all_renderings.get(value, ()))
+                for value in policy.first
+            ):
                 continue  # part of a longer kept value ('Wireless' in 'Wireless Earbuds') the variant renders
             # a measure starts with its number; an id with a number inside ('US1330…') is a value to keep whole
             digits = numbers_in(token, language_data("en")) if token[:1].isdigit() else []
-            if token not in rendering and digits and not Counter(digits) - Counter(numbers_in(target, language_data(ctx.language))):
+            if (
+                token not in rendering
+                and digits
+                and not Counter(digits) - Counter(numbers_in(target, language_data(ctx.language)))
+            ):
                 continue  # a measure whose unit the translation writes in its language ('15-inch' -> '15 นิ้ว')
             if token not in rendering and _same_parts(token, folded):
                 continue  # same value in another case, spacing or word order ('13-inch' -> '13 inch')
             kind = "canonical_term_not_used" if token in rendering else "reference_lost"
             # prose is read by a model (user simulator, agent): wrong there is major; a policy
             # value the agent must pass to a tool verbatim (a cancel reason) changes behaviour
-            acts_on = ctx._spec_by_path.get(element.artifact) is not None and ctx._spec_by_path[element.artifact].role.value == "policy" and LinkKind.TOOL_ARGUMENT in kinds.get(token, set())
+            acts_on = (
+                ctx._spec_by_path.get(element.artifact) is not None
+                and ctx._spec_by_path[element.artifact].role.value == "policy"
+                and LinkKind.TOOL_ARGUMENT in kinds.get(token, set())
+            )
             severity = Severity.CRITICAL if kind == "canonical_term_not_used" or acts_on else Severity.MAJOR
             also = f" nor as the variant's rendering {inferred!r}" if inferred else ""
             findings.append(
-                make_finding(validator_id, Layer.CONSISTENCY, kind, severity, element.artifact, element.role + _path(element),
-                             f"{token!r} no longer appears as {wanted!r}{also} in the translation", element_id=element.id, source=element.source_text, target=target,
-                             detail={"token": token}, pattern=f"{token!r}")
+                make_finding(
+                    validator_id,
+                    Layer.CONSISTENCY,
+                    kind,
+                    severity,
+                    element.artifact,
+                    element.role + _path(element),
+                    f"{token!r} no longer appears as {wanted!r}{also} in the translation",
+                    element_id=element.id,
+                    source=element.source_text,
+                    target=target,
+                    detail={"token": token},
+                    pattern=f"{token!r}",
+                )
             )
             break
     return findings
@@ -185,25 +295,41 @@ def _standalone(token: str, source: str, tokens: list[str]) -> int:
     Luxury', a hotel whose own rendering the check of that token follows)."""
     longer = {t for t in tokens if token in t and t != token}
     covered = [(m.start(), m.end()) for t in longer for m in re.finditer(re.escape(t), source)]
-    return sum(1 for m in re.finditer(re.escape(token), source) if not any(a <= m.start() and m.end() <= b for a, b in covered))
+    return sum(
+        1 for m in re.finditer(re.escape(token), source) if not any(a <= m.start() and m.end() <= b for a, b in covered)
+    )
 
 
 def _overlay(ctx: ValidationContext, validator_id: str) -> list[Finding]:
     """Code texts the IR preserves (compared literals, control tokens) must not be translated."""
     if ctx.overlay is None:
         return []
-    preserved = {(e.artifact, e.source_text) for e in ctx.ir.elements if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
+    preserved = {
+        (e.artifact, e.source_text)
+        for e in ctx.ir.elements
+        if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE
+    }
     # the field itself when the IR has one at the text's place (a confirmed finding routes to it)
-    at = {ctx.code_key(e): e.id for e in ctx.ir.elements
-          if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE}
+    at = {
+        ctx.code_key(e): e.id
+        for e in ctx.ir.elements
+        if e.locator.kind == "python_literal" and e.translation_type is TranslationType.PRESERVE
+    }
     findings = []
     for text in ctx.overlay.texts:
         if text.role != "docstring" and (text.module, text.source) in preserved:
             findings.append(
-                make_finding(validator_id, Layer.CONSISTENCY, "preserved_code_text_translated", Severity.CRITICAL,
-                             text.module, f"{text.qualname} ({text.role})",
-                             "a code literal the IR preserves is translated in the overlay",
-                             element_id=at.get((text.module, text.qualname, text.role, text.occurrence)),
-                             source=text.source, target=text.target)
+                make_finding(
+                    validator_id,
+                    Layer.CONSISTENCY,
+                    "preserved_code_text_translated",
+                    Severity.CRITICAL,
+                    text.module,
+                    f"{text.qualname} ({text.role})",
+                    "a code literal the IR preserves is translated in the overlay",
+                    element_id=at.get((text.module, text.qualname, text.role, text.occurrence)),
+                    source=text.source,
+                    target=text.target,
+                )
             )
     return findings

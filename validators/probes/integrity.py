@@ -37,11 +37,15 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _skeleton_diffs(source: Any, target: Any, path: tuple, renamed: set[tuple], out: list[tuple[str, tuple, str]]) -> None:
+def _skeleton_diffs(
+    source: Any, target: Any, path: tuple, renamed: set[tuple], out: list[tuple[str, tuple, str]]
+) -> None:
     """Compare structure only (types, keys, lengths); strings may differ. Stops at MAX_PER_ARTIFACT."""
     if len(out) >= MAX_PER_ARTIFACT:
         return
-    if _kind(source) != _kind(target) and not (isinstance(source, (int, float)) and isinstance(target, (int, float)) and type(source) is type(target)):
+    if _kind(source) != _kind(target) and not (
+        isinstance(source, (int, float)) and isinstance(target, (int, float)) and type(source) is type(target)
+    ):
         out.append(("type_changed", path, f"{_kind(source)} -> {_kind(target)}"))
         return
     if isinstance(source, dict):
@@ -62,7 +66,9 @@ def _skeleton_diffs(source: Any, target: Any, path: tuple, renamed: set[tuple], 
             _skeleton_diffs(a, b, path + (index,), renamed, out)
 
 
-_ITEM_DIFFS: dict[bytes, list[tuple[str, tuple, str]]] = {}  # digest of (source item, target item, renames) -> its diffs
+_ITEM_DIFFS: dict[
+    bytes, list[tuple[str, tuple, str]]
+] = {}  # digest of (source item, target item, renames) -> its diffs
 
 
 def _document_skeleton_diffs(source: Any, target: Any, renamed: set[tuple]) -> list[tuple[str, tuple, str]]:
@@ -100,7 +106,8 @@ def _document_skeleton_diffs(source: Any, target: Any, renamed: set[tuple]) -> l
 
 def _explain(source: Any, target: Any, path: tuple) -> str:
     """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
-    from deepdiff import DeepDiff  # noqa: PLC0415 - deepdiff takes ~1-2 s to import; only a structure difference needs it
+    # deepdiff takes ~1-2 s to import; only a structure difference needs it
+    from deepdiff import DeepDiff  # noqa: PLC0415
 
     for segment in path[:-1] if path else ():
         try:
@@ -113,7 +120,10 @@ def _explain(source: Any, target: Any, path: tuple) -> str:
 
 def _skipped(missing: Precondition, artifact: str, reason: str) -> list[SuppressedCheck]:
     """The checks to skip on `artifact`: every layer with a kind that needs what it lacks."""
-    return [SuppressedCheck(layer=layer, artifact=artifact, reason=reason) for layer in sorted(layers_needing(missing), key=list(Layer).index)]
+    return [
+        SuppressedCheck(layer=layer, artifact=artifact, reason=reason)
+        for layer in sorted(layers_needing(missing), key=list(Layer).index)
+    ]
 
 
 def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
@@ -131,42 +141,119 @@ def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -
             kind = "artifact_missing" if problem == "missing" else "artifact_unparseable"
             if kind == "artifact_missing" and spec.role in _OPTIONAL_ROLES and _harness_uses_source_copy(ctx, spec):
                 # tau2 falls back to its packaged copy, equal to the source's: nothing behaves differently
-                findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.NOTE, spec.path, "<file>",
-                                             f"{spec.path} is not in the variant: the harness uses the source's copy", target=problem))
-                suppressed += _skipped(Precondition.PAIRED, spec.path, "not in the variant (the harness uses the source's copy)")
+                findings.append(
+                    make_finding(
+                        validator_id,
+                        Layer.INTEGRITY,
+                        kind,
+                        Severity.NOTE,
+                        spec.path,
+                        "<file>",
+                        f"{spec.path} is not in the variant: the harness uses the source's copy",
+                        target=problem,
+                    )
+                )
+                suppressed += _skipped(
+                    Precondition.PAIRED, spec.path, "not in the variant (the harness uses the source's copy)"
+                )
                 continue
-            findings.append(make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, "<file>", f"{spec.path}: {problem}", target=problem))
+            findings.append(
+                make_finding(
+                    validator_id,
+                    Layer.INTEGRITY,
+                    kind,
+                    Severity.CRITICAL,
+                    spec.path,
+                    "<file>",
+                    f"{spec.path}: {problem}",
+                    target=problem,
+                )
+            )
             suppressed += _skipped(Precondition.PARSED, spec.path, f"{kind}: checks of this file need it parsed")
             continue
         raw_text = ctx.target_path(spec).read_text(encoding="utf-8")
         if "⟦" in raw_text:
             line = raw_text[: raw_text.index("⟦")].count("\n") + 1
-            findings.append(make_finding(validator_id, Layer.INTEGRITY, "placeholder_left", Severity.CRITICAL, spec.path, f"line {line}", "a translation placeholder reached the output", target=raw_text.splitlines()[line - 1]))
+            findings.append(
+                make_finding(
+                    validator_id,
+                    Layer.INTEGRITY,
+                    "placeholder_left",
+                    Severity.CRITICAL,
+                    spec.path,
+                    f"line {line}",
+                    "a translation placeholder reached the output",
+                    target=raw_text.splitlines()[line - 1],
+                )
+            )
         source = ctx.source_document(spec)
         if spec.format is ArtifactFormat.MARKDOWN:
             source_kinds = [b.kind for b in source.blocks]
             target_kinds = [b.kind for b in target.blocks]
             if source_kinds != target_kinds:
-                index = next((i for i, (a, b) in enumerate(zip(source_kinds, target_kinds)) if a != b), min(len(source_kinds), len(target_kinds)))
-                block = next((e for e in ctx.elements_of(spec.path) if e.locator.kind == "markdown_block" and e.locator.block_index == index), None)
+                index = next(
+                    (i for i, (a, b) in enumerate(zip(source_kinds, target_kinds)) if a != b),
+                    min(len(source_kinds), len(target_kinds)),
+                )
+                block = next(
+                    (
+                        e
+                        for e in ctx.elements_of(spec.path)
+                        if e.locator.kind == "markdown_block" and e.locator.block_index == index
+                    ),
+                    None,
+                )
                 findings.append(
-                    make_finding(validator_id, Layer.INTEGRITY, "markdown_structure_changed", Severity.MAJOR, spec.path, f"block {index}", f"Markdown blocks differ from block {index}",
-                                 element_id=block.id if block else None, source=" ".join(source_kinds[index : index + 3]), target=" ".join(target_kinds[index : index + 3]))
+                    make_finding(
+                        validator_id,
+                        Layer.INTEGRITY,
+                        "markdown_structure_changed",
+                        Severity.MAJOR,
+                        spec.path,
+                        f"block {index}",
+                        f"Markdown blocks differ from block {index}",
+                        element_id=block.id if block else None,
+                        source=" ".join(source_kinds[index : index + 3]),
+                        target=" ".join(target_kinds[index : index + 3]),
+                    )
                 )
             continue
         if templated:
             findings += _format_slots(ctx, spec.path, source, target)
-        renamed = {tuple(e.locator.path) for e in ctx.elements_of(spec.path) if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE}
+        renamed = {
+            tuple(e.locator.path)
+            for e in ctx.elements_of(spec.path)
+            if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE
+        }
         diffs = _document_skeleton_diffs(source, target, renamed)
         if diffs:  # positions no longer line up: field-by-field checks of this file would only flood
-            suppressed += _skipped(Precondition.PAIRED, spec.path, f"structure differs ({diffs[0][0]}): fields cannot be paired by position")
-        by_path = {(e.locator.kind, tuple(e.locator.path)): e.id for e in ctx.elements_of(spec.path) if e.locator.kind in ("data_key", "data_value")}
+            suppressed += _skipped(
+                Precondition.PAIRED,
+                spec.path,
+                f"structure differs ({diffs[0][0]}): fields cannot be paired by position",
+            )
+        by_path = {
+            (e.locator.kind, tuple(e.locator.path)): e.id
+            for e in ctx.elements_of(spec.path)
+            if e.locator.kind in ("data_key", "data_value")
+        }
         for index, (kind, path, what) in enumerate(diffs):
             detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
-            element_id = by_path.get(("data_key", path)) or by_path.get(("data_value", path))  # name the field when it is one
+            element_id = by_path.get(("data_key", path)) or by_path.get(
+                ("data_value", path)
+            )  # name the field when it is one
             findings.append(
-                make_finding(validator_id, Layer.INTEGRITY, kind, Severity.CRITICAL, spec.path, _where(path),
-                             f"structure differs: {kind} ({what})", element_id=element_id, detail=detail)
+                make_finding(
+                    validator_id,
+                    Layer.INTEGRITY,
+                    kind,
+                    Severity.CRITICAL,
+                    spec.path,
+                    _where(path),
+                    f"structure differs: {kind} ({what})",
+                    element_id=element_id,
+                    detail=detail,
+                )
             )
     if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
         findings += _models_and_schemas(ctx, validator_id, suppressed)
@@ -195,8 +282,20 @@ def _format_slots(ctx: ValidationContext, artifact: str, source: Any, target: An
         other = targets.get(path)
         if other is not None and sorted(_SLOT.findall(text)) != sorted(_SLOT.findall(other)):
             message = "format slots or braces differ: the harness's str.format() of this file breaks or injects"
-            out.append(make_finding(ctx.validator_id, Layer.INTEGRITY, "format_slots_changed", Severity.CRITICAL, artifact, _where(path),
-                                    message, element_id=ids.get(path), source=text, target=other))
+            out.append(
+                make_finding(
+                    ctx.validator_id,
+                    Layer.INTEGRITY,
+                    "format_slots_changed",
+                    Severity.CRITICAL,
+                    artifact,
+                    _where(path),
+                    message,
+                    element_id=ids.get(path),
+                    source=text,
+                    target=other,
+                )
+            )
     return out
 
 
@@ -238,28 +337,72 @@ def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: l
     findings: list[Finding] = []
     try:
         # a babelflow variant (data/ and a manifest), or another tool's copy of the data folder
-        variant = open_variant(ctx.source.id, ctx.variant_root) if not ctx.bare_data_dir else get_benchmark(ctx.source.id, source_dir=ctx.variant_root)
+        variant = (
+            open_variant(ctx.source.id, ctx.variant_root)
+            if not ctx.bare_data_dir
+            else get_benchmark(ctx.source.id, source_dir=ctx.variant_root)
+        )
         variant.validate_artifacts()
     except BabelflowError as exc:
         artifact = _relative(exc.file, ctx) if exc.file else "<variant>"
-        findings.append(make_finding(validator_id, Layer.INTEGRITY, "model_rejects_variant", Severity.CRITICAL, artifact, exc.field or "<file>", f"the benchmark's own models reject the variant: {exc.message}", target=exc.message))
+        findings.append(
+            make_finding(
+                validator_id,
+                Layer.INTEGRITY,
+                "model_rejects_variant",
+                Severity.CRITICAL,
+                artifact,
+                exc.field or "<file>",
+                f"the benchmark's own models reject the variant: {exc.message}",
+                target=exc.message,
+            )
+        )
         suppressed += _skipped(Precondition.LOADS, "*", "the variant does not load into the benchmark's models")
         return findings
     ctx.variant_bench = variant
-    docstrings = {t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname) for t in (ctx.overlay.texts if ctx.overlay else []) if t.role == "docstring"}
+    docstrings = {
+        t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname)
+        for t in (ctx.overlay.texts if ctx.overlay else [])
+        if t.role == "docstring"
+    }
     source_schemas = {_function(s)["name"]: _function(s) for s in ctx.source.tool_schemas()}
     for schema in variant.tool_schemas():
         function = _function(schema)
         before = source_schemas.get(function["name"])
         if before is None:
-            findings.append(make_finding(validator_id, Layer.INTEGRITY, "tool_schema_changed", Severity.CRITICAL, "<tool schemas>", function["name"], f"unknown tool {function['name']}"))
+            findings.append(
+                make_finding(
+                    validator_id,
+                    Layer.INTEGRITY,
+                    "tool_schema_changed",
+                    Severity.CRITICAL,
+                    "<tool schemas>",
+                    function["name"],
+                    f"unknown tool {function['name']}",
+                )
+            )
             continue
         a, b = before["parameters"], function["parameters"]
         params_a, params_b = a.get("properties", {}), b.get("properties", {})
-        lost = [name for name, prop in params_a.items() if name not in params_b or ("description" in prop) != ("description" in params_b[name])]
+        lost = [
+            name
+            for name, prop in params_a.items()
+            if name not in params_b or ("description" in prop) != ("description" in params_b[name])
+        ]
         if list(params_a) != list(params_b) or a.get("required") != b.get("required") or lost:
             module, qualname = docstrings.get(function["name"], ("<tool schemas>", function["name"]))
-            findings.append(make_finding(validator_id, Layer.INTEGRITY, "tool_schema_changed", Severity.CRITICAL, module, qualname,
-                                         f"tool {function['name']}: parameters or their descriptions changed ({', '.join(lost) or 'names/required'})",
-                                         source=str(list(params_a)), target=str(list(params_b))))
+            findings.append(
+                make_finding(
+                    validator_id,
+                    Layer.INTEGRITY,
+                    "tool_schema_changed",
+                    Severity.CRITICAL,
+                    module,
+                    qualname,
+                    f"tool {function['name']}: parameters or their descriptions changed "
+                    f"({', '.join(lost) or 'names/required'})",
+                    source=str(list(params_a)),
+                    target=str(list(params_b)),
+                )
+            )
     return findings

@@ -51,11 +51,15 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     if _is_pseudo(ctx) or ctx.language.split("-")[0] == "en":
         return []  # pseudo-locales are judged by their rendering; English targets cannot leak English
     data = language_data(ctx.language)
-    elements = [e for e in ctx.translatable() if e.artifact not in skip and e.locator.kind in ("data_value", "markdown_block")]
+    elements = [
+        e for e in ctx.translatable() if e.artifact not in skip and e.locator.kind in ("data_value", "markdown_block")
+    ]
     targets = {e.id: ctx.target_text(e) for e in elements}
     vocabulary = _literal_vocabulary(ctx)
     keeps_names = _names(elements)
-    keeps = {t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target} | keeps_names
+    keeps = {
+        t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target
+    } | keeps_names
     statuses = _status_renderings(ctx, elements, targets)
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
@@ -69,19 +73,46 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
             continue  # missing, or copied whole (the `untranslated` check reports that)
         key = (element.source_text, target, tuple(element.inline_tokens))
         if key not in seen:
-            seen[key] = _leaks(element.source_text, target, element.inline_tokens, data, vocabulary, keeps, ctx.language)
+            seen[key] = _leaks(
+                element.source_text, target, element.inline_tokens, data, vocabulary, keeps, ctx.language
+            )
         severity = Severity.MINOR if any(part in element.role for part in READ_BY_NO_MODEL) else Severity.MAJOR
         for word, kind_of in seen[key]:
-            findings.append(_finding(validator_id, "source_words_left", severity, element, target, f"English {kind_of} {word!r} left in the translation", f"English {word!r}", word=word))
+            findings.append(
+                _finding(
+                    validator_id,
+                    "source_words_left",
+                    severity,
+                    element,
+                    target,
+                    f"English {kind_of} {word!r} left in the translation",
+                    f"English {word!r}",
+                    word=word,
+                )
+            )
         findings += _status_in_prose(validator_id, element, target, statuses)
         if data.unspaced:
             findings += _spacing(validator_id, element, target, glossary_terms, data)
     return findings
 
 
-def _finding(validator_id: str, kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str) -> Finding:
-    return make_finding(validator_id, Layer.FIDELITY, kind, severity, element.artifact, element.role, message, element_id=element.id,
-                        source=element.source_text, target=target, detail=detail, pattern=pattern)
+def _finding(
+    validator_id: str, kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str
+) -> Finding:
+    return make_finding(
+        validator_id,
+        Layer.FIDELITY,
+        kind,
+        severity,
+        element.artifact,
+        element.role,
+        message,
+        element_id=element.id,
+        source=element.source_text,
+        target=target,
+        detail=detail,
+        pattern=pattern,
+    )
 
 
 # ---- source words left -----------------------------------------------------------------------
@@ -95,14 +126,23 @@ def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
         return cached
     words: set[str] = set()
     for element in ctx.ir.elements:
-        if element.translation_type is TranslationType.PRESERVE and element.preserve_reason in _VALUE_REASONS and len(element.source_text) <= 40:
+        if (
+            element.translation_type is TranslationType.PRESERVE
+            and element.preserve_reason in _VALUE_REASONS
+            and len(element.source_text) <= 40
+        ):
             words.update(w for w in re.findall(r"[a-z]+", element.source_text) if element.source_text.islower())
     keys: set[str] = set()
     for spec in ctx.specs:
         if spec.role.value == "database":
             _keys(ctx.source_document(spec), keys, 0)
     # keys that carry data (option names like "battery life") are catalogue values, not field names
-    data_keys = {w for e in ctx.ir.elements if e.locator.kind == "data_key" and e.preserve_reason is PreserveReason.LINKED_ENTITY for w in re.split(r"[_ ]", e.source_text.lower())}
+    data_keys = {
+        w
+        for e in ctx.ir.elements
+        if e.locator.kind == "data_key" and e.preserve_reason is PreserveReason.LINKED_ENTITY
+        for w in re.split(r"[_ ]", e.source_text.lower())
+    }
     words |= keys - data_keys
     ctx.literal_vocabulary = frozenset(w for w in words if len(w) >= 2)
     return ctx.literal_vocabulary
@@ -168,7 +208,15 @@ def _masked(text: str) -> str:
     return "".join(out)
 
 
-def _leaks(source: str, target: str, tokens: list[str], data: LanguageData, vocabulary: frozenset[str], keeps: set[str], language: str) -> list[tuple[str, str]]:
+def _leaks(
+    source: str,
+    target: str,
+    tokens: list[str],
+    data: LanguageData,
+    vocabulary: frozenset[str],
+    keeps: set[str],
+    language: str,
+) -> list[tuple[str, str]]:
     masked = target
     for token in sorted(tokens, key=len, reverse=True):
         masked = masked.replace(token, " ")
@@ -220,7 +268,13 @@ def _english_clauses(masked: str, source_words: set[str], language: str) -> list
 def _status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, str]:
     """status value -> the variant's rendering, learned where the source quotes the value and
     the translation quotes the same number of things (policy: "status is 'delivered'")."""
-    statuses = {e.source_text for e in ctx.ir.elements if e.preserve_reason is PreserveReason.ENUM_CODE and e.source_text.islower() and re.fullmatch(r"[a-z]+(?: [a-z]+)?", e.source_text)}
+    statuses = {
+        e.source_text
+        for e in ctx.ir.elements
+        if e.preserve_reason is PreserveReason.ENUM_CODE
+        and e.source_text.islower()
+        and re.fullmatch(r"[a-z]+(?: [a-z]+)?", e.source_text)
+    }
     seen: dict[str, Counter] = defaultdict(Counter)
     for element in elements:
         target = targets[element.id]
@@ -243,9 +297,20 @@ def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str
             continue  # the source quotes the status itself: its rendering is right there
         # "to be delivered to Suite 641": the verb, not the order status 'delivered'
         if re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text) and rendering in target:
-            out.append(_finding(validator_id, "status_rendering_in_prose", Severity.MAJOR, element, target,
-                                f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: the sentence now says something else",
-                                f"status {value!r} as {rendering!r}", status=value, rendering=rendering))
+            out.append(
+                _finding(
+                    validator_id,
+                    "status_rendering_in_prose",
+                    Severity.MAJOR,
+                    element,
+                    target,
+                    f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: "
+                    "the sentence now says something else",
+                    f"status {value!r} as {rendering!r}",
+                    status=value,
+                    rendering=rendering,
+                )
+            )
     return out
 
 
@@ -260,7 +325,17 @@ def _spacing(validator_id: str, element, target: str, terms: set[str], data: Lan
         for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):
             before, after = target[match.start() - 2 : match.start() - 1], target[match.end() + 1 : match.end() + 2]
             if before and after and in_script(before, data.script) and in_script(after, data.script):
-                out.append(_finding(validator_id, "spacing_artifact", Severity.MINOR, element, target,
-                                    f"spaces inserted around {term!r} in a script written without spaces between words", f"spaces around {term!r}", term=term))
+                out.append(
+                    _finding(
+                        validator_id,
+                        "spacing_artifact",
+                        Severity.MINOR,
+                        element,
+                        target,
+                        f"spaces inserted around {term!r} in a script written without spaces between words",
+                        f"spaces around {term!r}",
+                        term=term,
+                    )
+                )
                 break
     return out

@@ -56,7 +56,10 @@ class InferredPolicy:
 def entity_class(element) -> str:
     """'linked_entity:name' for db.json.products.*.name and db.json.orders.*.items[*].name alike."""
     names = _SEGMENT.findall(element.role.replace("{key}", ""))
-    return f"{element.preserve_reason.value if element.preserve_reason else 'preserve'}:{names[-1] if names else element.role}"
+    return (
+        f"{element.preserve_reason.value if element.preserve_reason else 'preserve'}:"
+        f"{names[-1] if names else element.role}"
+    )
 
 
 def infer_policy(ctx: ValidationContext) -> InferredPolicy:
@@ -67,7 +70,10 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
     seen: dict[str, Counter] = defaultdict(Counter)
     members: dict[str, list] = defaultdict(list)
     for element in ctx.ir.elements:
-        if element.translation_type is not TranslationType.PRESERVE or element.locator.kind not in ("data_value", "data_key"):
+        if element.translation_type is not TranslationType.PRESERVE or element.locator.kind not in (
+            "data_value",
+            "data_key",
+        ):
             continue
         target = ctx.target_text(element)
         if target is None:
@@ -110,8 +116,16 @@ def inferred_canonical_map(failures, benchmark: str, language: str):
             continue
         detail = finding.evidence[0].detail
         for source, target in json.loads(detail.get("map", "{}")).items():
-            cmap.upsert(CanonicalEntry(group=detail.get("entity_class", "inferred"), source=source, target=target, origin="translator",
-                                       origin_detail="inferred from the variant's own consistent rendering", note="babelflow validate --save-inferred-map"))
+            cmap.upsert(
+                CanonicalEntry(
+                    group=detail.get("entity_class", "inferred"),
+                    source=source,
+                    target=target,
+                    origin="translator",
+                    origin_detail="inferred from the variant's own consistent rendering",
+                    note="babelflow validate --save-inferred-map",
+                )
+            )
     return cmap
 
 
