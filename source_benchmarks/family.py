@@ -77,7 +77,9 @@ class BenchmarkFamily(ABC):
         return None
 
     @abstractmethod
-    def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
+    def open(
+        self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None
+    ) -> SourceBenchmark:
         """The benchmark's adapter; `source_dir` replaces its data files (a variant or a copy)."""
 
     def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:

@@ -45,7 +45,9 @@ def read_text(path: Path) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise BabelflowError("Artifact file is missing", file=path, fix="restore it or point --source-dir at a complete data folder") from exc
+        raise BabelflowError(
+            "Artifact file is missing", file=path, fix="restore it or point --source-dir at a complete data folder"
+        ) from exc
     except UnicodeDecodeError as exc:
         raise BabelflowError(f"Artifact is not UTF-8 text: {exc}", file=path, fix="re-save the file as UTF-8") from exc
 
@@ -56,14 +58,20 @@ def load_document(path: Path, fmt: ArtifactFormat) -> Any:
         try:
             return orjson.loads(Path(path).read_bytes())
         except FileNotFoundError as exc:
-            raise BabelflowError("Artifact file is missing", file=path, fix="restore it or point --source-dir at a complete data folder") from exc
+            raise BabelflowError(
+                "Artifact file is missing", file=path, fix="restore it or point --source-dir at a complete data folder"
+            ) from exc
         except orjson.JSONDecodeError as exc:
-            raise BabelflowError(f"Malformed JSON: {exc}", file=path, fix="repair the JSON syntax at the position shown") from exc
+            raise BabelflowError(
+                f"Malformed JSON: {exc}", file=path, fix="repair the JSON syntax at the position shown"
+            ) from exc
     if fmt is ArtifactFormat.TOML:
         try:
             return tomlkit.parse(read_text(path)).unwrap()
         except TOMLKitError as exc:
-            raise BabelflowError(f"Malformed TOML: {exc}", file=path, fix="repair the TOML syntax at the line shown") from exc
+            raise BabelflowError(
+                f"Malformed TOML: {exc}", file=path, fix="repair the TOML syntax at the line shown"
+            ) from exc
     return read_text(path)
 
 

@@ -27,7 +27,9 @@ class MessageCatalog:
             slots = _SLOT.findall(source)
             if slots:
                 literal = _SLOT.split(source)
-                pattern = "".join(re.escape(part) + ("(.*?)" if i < len(slots) else "") for i, part in enumerate(literal))
+                pattern = "".join(
+                    re.escape(part) + ("(.*?)" if i < len(slots) else "") for i, part in enumerate(literal)
+                )
                 self.templates.append((re.compile(pattern, re.S), slots, target))
             else:
                 self.exact[source] = target

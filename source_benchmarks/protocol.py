@@ -24,9 +24,12 @@ class ArtifactSpec(Record):
     group: str | None = Field(
         default=None,
         description="files that are one logical artifact (τ³ banking: one task per file): their shared pattern, e.g. "
-        "data/tau2/domains/banking_knowledge/tasks/*.json; analysis types and tries a field once per group, not per file",
+        "data/tau2/domains/banking_knowledge/tasks/*.json; "
+        "analysis types and tries a field once per group, not per file",
     )
-    holds_list: bool | None = Field(default=None, description="the file is a list of records (tasks.json); None: decided by the role")
+    holds_list: bool | None = Field(
+        default=None, description="the file is a list of records (tasks.json); None: decided by the role"
+    )
 
     @property
     def logical_path(self) -> str:
@@ -69,7 +72,11 @@ def parity_signature(golden: ReplayOutcome, nothing: ReplayOutcome) -> tuple:
     benches): (golden reward, do-nothing reward, golden tool-error sequence, golden evaluator ran,
     do-nothing evaluator ran, golden and do-nothing end in the same DB)."""
     return (
-        golden.reward, nothing.reward, tuple(call.error for call in golden.tool_calls), golden.evaluator_error is None, nothing.evaluator_error is None,
+        golden.reward,
+        nothing.reward,
+        tuple(call.error for call in golden.tool_calls),
+        golden.evaluator_error is None,
+        nothing.evaluator_error is None,
         golden.final_db_sha256 == nothing.final_db_sha256,
     )
 
@@ -102,7 +109,11 @@ class SourceBenchmark(Protocol):
     def tool_schemas(self) -> list[dict[str, Any]]: ...
 
     def replay_golden(
-        self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, scored: bool = True, label: str = ...
+        self,
+        task_ids: Iterable[str] | None = None,
+        observer: ToolCallObserver | None = None,
+        scored: bool = True,
+        label: str = ...,
     ) -> list[ReplayOutcome]: ...
 
     def run_do_nothing(self, task_ids: Iterable[str] | None = None) -> list[ReplayOutcome]: ...
@@ -116,7 +127,13 @@ class TracedBenchmark(Protocol):
 
     def trace(self, task_ids: Iterable[str] | None = None, label: str = ...) -> dict: ...
 
-    def code_trials(self, literals: list[CodeLiteral], open_keys: list[str], conversation_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[CodeTrialResult]: ...
+    def code_trials(
+        self,
+        literals: list[CodeLiteral],
+        open_keys: list[str],
+        conversation_keys: list[str],
+        replay_tasks: dict[str, list[str]],
+    ) -> list[CodeTrialResult]: ...
 
     def task_functions(self, task_id: str) -> set[str]: ...
 
@@ -189,8 +206,12 @@ class CodeLiteral(Record):
 class CodeTrialResult(Record):
     key: str
     changed: str | None = Field(description="what changed when the text alone was perturbed; None: nothing")
-    linked: list[str] = Field(default_factory=list, description="with these equal texts perturbed too, the outcome came back")
-    shown: bool = Field(default=False, description="unchanged outcome, but the perturbed text reached a tool result the model reads")
+    linked: list[str] = Field(
+        default_factory=list, description="with these equal texts perturbed too, the outcome came back"
+    )
+    shown: bool = Field(
+        default=False, description="unchanged outcome, but the perturbed text reached a tool result the model reads"
+    )
     found: bool = True
 
 

@@ -73,7 +73,9 @@ def family_of(benchmark_id: str) -> BenchmarkFamily:
     for family in families().values():
         if family.accepts(benchmark_id):
             return family
-    raise BabelflowError(f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(benchmark_ids())}")
+    raise BabelflowError(
+        f"Unknown benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of: {', '.join(benchmark_ids())}"
+    )
 
 
 def available_family_of(benchmark_id: str) -> BenchmarkFamily:
@@ -94,7 +96,9 @@ def resolve_benchmark(benchmark: str, domain_package: str | None = None, version
             owners = [f for f in families().values() if f.option_owner(option)]
             if not owners:
                 flag = "--" + option.replace("_", "-")
-                raise BabelflowError(f"{flag} is not taken by any installed benchmark family", field=flag, fix=f"drop {flag}")
+                raise BabelflowError(
+                    f"{flag} is not taken by any installed benchmark family", field=flag, fix=f"drop {flag}"
+                )
             for family in owners:
                 qualified = family.qualify(selection)
                 if qualified is not None:
@@ -113,6 +117,10 @@ def open_variant(benchmark_id: str, variant_root: Path) -> SourceBenchmark:
     """An adapted variant (adapted/<benchmark>/<language>/) seen through the same adapter as its source."""
     variant_root = Path(variant_root)
     if not variant_root.is_dir():
-        raise BabelflowError("Variant folder does not exist", file=variant_root, fix="run `babelflow adapt` first or pass the right --variant")
+        raise BabelflowError(
+            "Variant folder does not exist",
+            file=variant_root,
+            fix="run `babelflow adapt` first or pass the right --variant",
+        )
     overlay = load_overlay(variant_root / OVERLAY_NAME)
     return available_family_of(benchmark_id).open_variant(benchmark_id, variant_root, overlay)

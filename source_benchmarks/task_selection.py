@@ -21,6 +21,7 @@ ArtifactOrigin = Literal["package", "source_dir", "fixture"]
 
 class TaskSelection:
     id: str
+
     @property
     def _tasks(self) -> dict[str, Any]:  # task id -> the benchmark's own task object
         raise NotImplementedError
@@ -32,7 +33,11 @@ class TaskSelection:
         try:
             return self._tasks[task_id]
         except KeyError:
-            raise BabelflowError(f"Unknown task id {task_id!r} for {self.id}", field="task_id", fix="use an id from the benchmark's tasks file") from None
+            raise BabelflowError(
+                f"Unknown task id {task_id!r} for {self.id}",
+                field="task_id",
+                fix="use an id from the benchmark's tasks file",
+            ) from None
 
     def task_ids(self, split: str | None = None) -> list[str]:
         """All task ids in file order, or those of one split (`all` = every task)."""
@@ -93,14 +98,24 @@ class FileBenchmark(TaskSelection):
         return self._resolve(spec.path)
 
     def origin_of(self, spec) -> ArtifactOrigin:
-        return "source_dir" if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents else self.packaged_origin
+        return (
+            "source_dir"
+            if self.source_dir is not None and self.source_dir in self.artifact_path(spec).parents
+            else self.packaged_origin
+        )
 
     def load_artifact(self, spec) -> Any:
         return load_document(self.artifact_path(spec), spec.format)
 
     def fingerprints(self) -> list:
         return [
-            ArtifactFingerprint(path=a.path, format=a.format, role=a.role, sha256=sha256_file(self.artifact_path(a)), origin=self.origin_of(a))
+            ArtifactFingerprint(
+                path=a.path,
+                format=a.format,
+                role=a.role,
+                sha256=sha256_file(self.artifact_path(a)),
+                origin=self.origin_of(a),
+            )
             for a in self.artifacts()
         ]
 
@@ -120,10 +135,15 @@ class FileBenchmark(TaskSelection):
             except ValidationError as exc:
                 message, field = first_validation_error(exc)
                 raise BabelflowError(
-                    f"task #{index} does not fit {label}'s Task model: {message}", file=path, field=f"[{index}].{field}", fix=fix
+                    f"task #{index} does not fit {label}'s Task model: {message}",
+                    file=path,
+                    field=f"[{index}].{field}",
+                    fix=fix,
                 ) from exc
             if task.id in tasks:
-                raise BabelflowError(f"duplicate task id {task.id!r}", file=path, field=f"[{index}].id", fix="task ids must stay unique")
+                raise BabelflowError(
+                    f"duplicate task id {task.id!r}", file=path, field=f"[{index}].id", fix="task ids must stay unique"
+                )
             tasks[task.id] = task
         return tasks
 
@@ -132,7 +152,10 @@ class FileBenchmark(TaskSelection):
 
     def replay_golden(self, task_ids=None, observer=None, scored: bool = True, label: str = "golden replays") -> list:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
-        return [type(self)._golden_task(self.task(task_id), self.environment_factory, observer, scored) for task_id in tracked(ids, label, len(ids))]
+        return [
+            type(self)._golden_task(self.task(task_id), self.environment_factory, observer, scored)
+            for task_id in tracked(ids, label, len(ids))
+        ]
 
     def run_do_nothing(self, task_ids=None) -> list:
         ids = list(task_ids) if task_ids is not None else self.task_ids()

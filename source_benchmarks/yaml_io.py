@@ -39,7 +39,9 @@ def load_yaml(path: Path) -> Any:
         _STYLE[id(document)] = (indent or 2, offset or 0)
         return document
     except YAMLError as exc:
-        raise BabelflowError(f"Malformed YAML: {str(exc).splitlines()[0]}", file=path, fix="repair the YAML at the line shown") from exc
+        raise BabelflowError(
+            f"Malformed YAML: {str(exc).splitlines()[0]}", file=path, fix="repair the YAML at the line shown"
+        ) from exc
 
 
 def dump_yaml(path: Path, document: Any) -> None:

@@ -63,5 +63,7 @@ def test_flows_modules_do_not_import_each_other_in_a_cycle():
     for path in (ROOT / "flows").glob("*.py"):
         name = f"flows.{path.stem}"
         graph[name] = {m for _, m in imported_modules(path) if m.startswith("flows.") and m != name}
-    cycles = sorted(f"{a} <-> {b}" for a, targets in graph.items() for b in targets if a in graph.get(b, set()) and a < b)
+    cycles = sorted(
+        f"{a} <-> {b}" for a, targets in graph.items() for b in targets if a in graph.get(b, set()) and a < b
+    )
     assert cycles == []

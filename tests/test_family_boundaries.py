@@ -35,7 +35,12 @@ def _owner(path: Path) -> str | None:
 
 
 def _project_modules() -> list[Path]:
-    return [p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py")) if "benchmark" not in p.relative_to(ROOT).parts[2:3]]
+    return [
+        p
+        for package in PACKAGES
+        for p in sorted((ROOT / package).rglob("*.py"))
+        if "benchmark" not in p.relative_to(ROOT).parts[2:3]
+    ]
 
 
 def _shown(path: Path) -> str:
@@ -61,7 +66,11 @@ def prefix_branch_violations(paths: list[Path], prefixes: set[str]) -> list[str]
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PREFIX_METHODS:
                 for arg in node.args:
-                    values = [e.value for e in (arg.elts if isinstance(arg, ast.Tuple) else [arg]) if isinstance(e, ast.Constant)]
+                    values = [
+                        e.value
+                        for e in (arg.elts if isinstance(arg, ast.Tuple) else [arg])
+                        if isinstance(e, ast.Constant)
+                    ]
                     hits = [v for v in values if isinstance(v, str) and v in prefixes]
                     if hits:
                         out.append(f"{_shown(path)}:{node.lineno} {node.func.attr}({hits[0]!r})")

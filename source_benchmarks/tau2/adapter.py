@@ -49,14 +49,21 @@ class Tau2Benchmark(FileBenchmark):
         if is_domain_package(benchmark_id):
             self.spec: Tau2DomainSpec = spec_for(benchmark_id[len(PREFIX) :])
         elif benchmark_id not in DOMAINS:
-            raise BabelflowError(f"Unknown tau2 benchmark {benchmark_id!r}", fix=f"use one of {', '.join(DOMAINS)}, or tau2-pkg:<module> for a domain package")
+            raise BabelflowError(
+                f"Unknown tau2 benchmark {benchmark_id!r}",
+                fix=f"use one of {', '.join(DOMAINS)}, or tau2-pkg:<module> for a domain package",
+            )
         else:
             self.spec = DOMAINS[benchmark_id]
         self.id = benchmark_id
         self.root = tau2_package_root()
         self.source_dir = Path(source_dir).resolve() if source_dir else None
         if self.source_dir is not None and not self.source_dir.is_dir():
-            raise BabelflowError("--source-dir is not a folder", file=self.source_dir, fix="pass a folder laid out like tau2's data/ (tau2/domains/<domain>/...)")
+            raise BabelflowError(
+                "--source-dir is not a folder",
+                file=self.source_dir,
+                fix="pass a folder laid out like tau2's data/ (tau2/domains/<domain>/...)",
+            )
         quiet_tau2_logging()
         self.overlay = overlay
         self.environment_factory = Tau2EnvironmentFactory(self.spec, self._resolve_domain_file, overlay)
@@ -67,12 +74,38 @@ class Tau2Benchmark(FileBenchmark):
         spec = self.spec
         data = spec.data_dir
         items = [
-            ArtifactSpec(path=f"{data}/{spec.db_file}", format=format_of(spec.db_file), role=ArtifactRole.DATABASE, data_model=spec.db_model),
+            ArtifactSpec(
+                path=f"{data}/{spec.db_file}",
+                format=format_of(spec.db_file),
+                role=ArtifactRole.DATABASE,
+                data_model=spec.db_model,
+            ),
         ]
         if spec.user_db_file:
-            items.append(ArtifactSpec(path=f"{data}/{spec.user_db_file}", format=format_of(spec.user_db_file), role=ArtifactRole.DATABASE, data_model=spec.user_db_model))
-        items.append(ArtifactSpec(path=f"{data}/tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASKS, data_model="tau2.data_model.tasks:Task"))
-        items.append(ArtifactSpec(path=f"{data}/split_tasks.json", format=ArtifactFormat.JSON, role=ArtifactRole.TASK_SPLIT, translatable=False))
+            items.append(
+                ArtifactSpec(
+                    path=f"{data}/{spec.user_db_file}",
+                    format=format_of(spec.user_db_file),
+                    role=ArtifactRole.DATABASE,
+                    data_model=spec.user_db_model,
+                )
+            )
+        items.append(
+            ArtifactSpec(
+                path=f"{data}/tasks.json",
+                format=ArtifactFormat.JSON,
+                role=ArtifactRole.TASKS,
+                data_model="tau2.data_model.tasks:Task",
+            )
+        )
+        items.append(
+            ArtifactSpec(
+                path=f"{data}/split_tasks.json",
+                format=ArtifactFormat.JSON,
+                role=ArtifactRole.TASK_SPLIT,
+                translatable=False,
+            )
+        )
         for name in spec.policy_files:
             items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
         for path in USER_GUIDELINES:
@@ -108,7 +141,13 @@ class Tau2Benchmark(FileBenchmark):
         from tau2.data_model.tasks import Task
 
         path = self._resolve_domain_file("tasks.json")
-        return self.parse_tasks(path, load_document(path, ArtifactFormat.JSON), Task, "tau2", "keep tau2's task schema (this tau2 version may differ from the data's)")
+        return self.parse_tasks(
+            path,
+            load_document(path, ArtifactFormat.JSON),
+            Task,
+            "tau2",
+            "keep tau2's task schema (this tau2 version may differ from the data's)",
+        )
 
     def _split_path(self) -> Path:
         return self._resolve_domain_file("split_tasks.json")
@@ -123,11 +162,16 @@ class Tau2Benchmark(FileBenchmark):
             tools += list(env.get_user_tools())
         return [tool.openai_schema for tool in tools]
 
-    def replay_pairs(self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, label: str = "replays") -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+    def replay_pairs(
+        self, task_ids: Iterable[str] | None = None, observer: ToolCallObserver | None = None, label: str = "replays"
+    ) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
         """(golden, do-nothing) per task from one execution each (see fast_replay.py); progress as `label`."""
         ids = list(task_ids) if task_ids is not None else self.task_ids()
         with gc_paused():  # every replay validates a whole DB: collections would walk the caller's IR each time
-            return [replay_pair(self.task(task_id), self.environment_factory, observer) for task_id in tracked(ids, label, len(ids))]
+            return [
+                replay_pair(self.task(task_id), self.environment_factory, observer)
+                for task_id in tracked(ids, label, len(ids))
+            ]
 
     def validate_artifacts(self) -> list[str]:
         """Load every artifact with tau2's own models; return nothing or raise a clear error."""
@@ -140,10 +184,21 @@ class Tau2Benchmark(FileBenchmark):
 
     # ---- instrumented replay and code trials (analysis) ---------------------------------------
 
-    def code_trials(self, literals: list[Any], open_keys: list[str], conversation_keys: list[str], replay_tasks: dict[str, list[str]]) -> list[Any]:
+    def code_trials(
+        self,
+        literals: list[Any],
+        open_keys: list[str],
+        conversation_keys: list[str],
+        replay_tasks: dict[str, list[str]],
+    ) -> list[Any]:
         """Perturb each open code text alone in a separate process and rerun what reads it (code_trials.py)."""
         request = CodeTrialRequest(
-            benchmark_id=self.id, source_dir=str(self.source_dir) if self.source_dir else None, literals=literals, open_keys=open_keys, conversation_keys=conversation_keys, replay_tasks=replay_tasks
+            benchmark_id=self.id,
+            source_dir=str(self.source_dir) if self.source_dir else None,
+            literals=literals,
+            open_keys=open_keys,
+            conversation_keys=conversation_keys,
+            replay_tasks=replay_tasks,
         )
         return run_code_trials(request)
 
@@ -159,7 +214,9 @@ class Tau2Benchmark(FileBenchmark):
 
         return db_watch_sample([self.task(task_id) for task_id in self.task_ids(None)], limit)
 
-    def trace(self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12) -> dict:
+    def trace(
+        self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12
+    ) -> dict:
         """Replay tasks with every task/DB string location-tagged; {(artifact, path, is_key): {kind: detail}}.
 
         Each task is validated afresh from the file (the shared parsed tasks stay untouched)."""
@@ -168,7 +225,10 @@ class Tau2Benchmark(FileBenchmark):
 
         data = self.spec.data_dir
         tasks_artifact = f"{data}/tasks.json"
-        db_artifacts = (f"{data}/{self.spec.db_file}", f"{data}/{self.spec.user_db_file}" if self.spec.user_db_file else None)
+        db_artifacts = (
+            f"{data}/{self.spec.db_file}",
+            f"{data}/{self.spec.user_db_file}" if self.spec.user_db_file else None,
+        )
         raw = load_document(self._resolve_domain_file("tasks.json"), ArtifactFormat.JSON)
         raw = raw["tasks"] if isinstance(raw, dict) and "tasks" in raw else raw
         index_of = {item.get("id"): index for index, item in enumerate(raw)}
@@ -187,7 +247,14 @@ class Tau2Benchmark(FileBenchmark):
         try:
             for task_id in tracked(ids, label, len(ids)):
                 index = index_of[task_id]
-                trace_task(Task.model_validate(raw[index]), (index,), tasks_artifact, self.environment_factory, db_artifacts, task_id in watched)
+                trace_task(
+                    Task.model_validate(raw[index]),
+                    (index,),
+                    tasks_artifact,
+                    self.environment_factory,
+                    db_artifacts,
+                    task_id in watched,
+                )
             return RECORDER.observations
         finally:
             RECORDER.observations, RECORDER.phase, RECORDER.task_id = {}, None, None

@@ -111,7 +111,10 @@ def _imports_from(module: types.ModuleType, owner: types.ModuleType, name: str) 
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
     except OSError:
         return False
-    pattern = rf"from\s+{re.escape(owner.__name__)}\s+import\s[^\n]*\b{re.escape(name)}\b|from\s+{re.escape(owner.__name__)}\s+import\s*\([^)]*\b{re.escape(name)}\b"
+    pattern = (
+        rf"from\s+{re.escape(owner.__name__)}\s+import\s[^\n]*\b{re.escape(name)}\b"  # from m import a, name
+        rf"|from\s+{re.escape(owner.__name__)}\s+import\s*\([^)]*\b{re.escape(name)}\b"  # from m import (a, name)
+    )
     return re.search(pattern, source) is not None
 
 
@@ -134,14 +137,21 @@ def _one(literal: CodeLiteral) -> Iterator[bool]:
         return
     module, owner = located
     with ExitStack() as stack:
-        original = vars(owner).get(literal.name) if literal.name and isinstance(owner, (types.ModuleType, type)) else None
+        original = (
+            vars(owner).get(literal.name) if literal.name and isinstance(owner, (types.ModuleType, type)) else None
+        )
         # the module's value may be the literal `.strip()`ped, as tau2's prompt templates are
         if isinstance(original, str) and literal.name and original in (literal.text, literal.text.strip()):
             value = perturbed(original)
             stack.enter_context(_set(owner, literal.name, value))
             if isinstance(owner, types.ModuleType):  # `from module import NAME` bound the same object elsewhere
                 for other in list(sys.modules.values()):
-                    if other is not owner and isinstance(other, types.ModuleType) and vars(other).get(literal.name) is original and _imports_from(other, owner, literal.name):
+                    if (
+                        other is not owner
+                        and isinstance(other, types.ModuleType)
+                        and vars(other).get(literal.name) is original
+                        and _imports_from(other, owner, literal.name)
+                    ):
                         stack.enter_context(_set(other, literal.name, value))
             yield True
             return

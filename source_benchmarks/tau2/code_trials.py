@@ -36,10 +36,16 @@ from source_benchmarks.tau2.scripted_conversation import ConversationPlan
 class CodeTrialRequest(Record):
     benchmark_id: str
     source_dir: str | None = None
-    literals: list[CodeLiteral] = Field(description="every code text of the IR that could be equal to an open one (link trials)")
+    literals: list[CodeLiteral] = Field(
+        description="every code text of the IR that could be equal to an open one (link trials)"
+    )
     open_keys: list[str] = Field(description="the texts to try, by element id")
-    conversation_keys: list[str] = Field(default_factory=list, description="open texts the agent or user simulator reads: scripted conversations rerun")
-    replay_tasks: dict[str, list[str]] = Field(default_factory=dict, description="per open key: task ids whose golden replays run its code")
+    conversation_keys: list[str] = Field(
+        default_factory=list, description="open texts the agent or user simulator reads: scripted conversations rerun"
+    )
+    replay_tasks: dict[str, list[str]] = Field(
+        default_factory=dict, description="per open key: task ids whose golden replays run its code"
+    )
 
 
 _RESULTS = TypeAdapter(list[CodeTrialResult])  # the process's answer on stdout
@@ -57,20 +63,36 @@ class _Trials:
         self.request = request
         self.by_key = {literal.key: literal for literal in request.literals}
         # through the registry: the adapter imports this module to start the trials
-        self.bench: Any = get_benchmark(request.benchmark_id, source_dir=Path(request.source_dir) if request.source_dir else None)
+        self.bench: Any = get_benchmark(
+            request.benchmark_id, source_dir=Path(request.source_dir) if request.source_dir else None
+        )
         self.guidelines = {
-            spec.path.rsplit("/", 1)[-1]: self.bench.artifact_path(spec).read_text(encoding="utf-8") for spec in self.bench.artifacts() if spec.role is ArtifactRole.USER_GUIDELINES
+            spec.path.rsplit("/", 1)[-1]: self.bench.artifact_path(spec).read_text(encoding="utf-8")
+            for spec in self.bench.artifacts()
+            if spec.role is ArtifactRole.USER_GUIDELINES
         }
         tasks = [self.bench.task(task_id) for task_id in self.bench.task_ids(None)]
-        self.plans = conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###"))) if request.conversation_keys else []
-        self.baseline = self.outcome(self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}), bool(self.plans))
+        self.plans = (
+            conversation_plans(tasks, max(self.guidelines.values(), key=lambda text: text.count("###")))
+            if request.conversation_keys
+            else []
+        )
+        self.baseline = self.outcome(
+            self.guidelines, sorted({t for ids in request.replay_tasks.values() for t in ids}), bool(self.plans)
+        )
         # a trial compares against the unperturbed run: a conversation that fails unperturbed proves nothing
-        broken = {what for what, signature in self.baseline.signatures.items() if str(signature[0]).startswith("raised")}
+        broken = {
+            what for what, signature in self.baseline.signatures.items() if str(signature[0]).startswith("raised")
+        }
         self.plans = [plan for plan in self.plans if _conversation(plan) not in broken]
         if "replays" in broken:
-            raise RuntimeError(f"the unperturbed benchmark fails its own golden replays: {self.baseline.signatures['replays'][0]}")
+            raise RuntimeError(
+                f"the unperturbed benchmark fails its own golden replays: {self.baseline.signatures['replays'][0]}"
+            )
 
-    def outcome(self, guidelines: dict[str, str], task_ids: list[str], conversations: bool, baseline: _Outcome | None = None) -> _Outcome:
+    def outcome(
+        self, guidelines: dict[str, str], task_ids: list[str], conversations: bool, baseline: _Outcome | None = None
+    ) -> _Outcome:
         """Signatures of what reruns; with a `baseline`, stops at the first conversation that differs
         from it (a broken template needs no second conversation to show it)."""
         from source_benchmarks.tau2.scripted_conversation import run_conversation
@@ -84,7 +106,13 @@ class _Trials:
                 for name, text in guidelines.items():
                     (folder / name).write_text(text, encoding="utf-8")
                 for plan in self.plans:
-                    done = run_conversation(plan, self.bench.task(plan.task_id), self.bench.spec.domain, self.bench.environment_factory, folder)
+                    done = run_conversation(
+                        plan,
+                        self.bench.task(plan.task_id),
+                        self.bench.spec.domain,
+                        self.bench.environment_factory,
+                        folder,
+                    )
                     result[_conversation(plan)] = done.signature
                     if baseline is not None and baseline.signatures.get(_conversation(plan)) != done.signature:
                         return _Outcome(signatures=result)
@@ -103,7 +131,9 @@ class _Trials:
     def _tasks(self, keys: list[str]) -> list[str]:
         return list(dict.fromkeys(task_id for key in keys for task_id in self.request.replay_tasks.get(key, [])))
 
-    def changed(self, literals: list[CodeLiteral], guidelines: dict[str, str], keys: list[str]) -> tuple[str | None, _Outcome]:
+    def changed(
+        self, literals: list[CodeLiteral], guidelines: dict[str, str], keys: list[str]
+    ) -> tuple[str | None, _Outcome]:
         """(what changed or None, the outcome) with `literals` perturbed; reruns what `keys` need.
         Something the unperturbed run did not have (a replay that now raises) is a change too."""
         conversations = any(key in self.request.conversation_keys for key in keys)
@@ -122,13 +152,20 @@ class _Trials:
         perturbed with `literal`: all of them first, then each one left out in turn (one that is not
         needed is dropped)."""
         members: list[tuple[str, CodeLiteral | None, str | None]] = [
-            (f"{other.artifact}:{other.qualname}.{other.name or 'literal'}", other, None) for other in self.request.literals if other.text == literal.text and other.key != literal.key
+            (f"{other.artifact}:{other.qualname}.{other.name or 'literal'}", other, None)
+            for other in self.request.literals
+            if other.text == literal.text and other.key != literal.key
         ]
-        members += [(f"user guidelines {name}", None, name) for name, text in self.guidelines.items() if literal.text in text]
+        members += [
+            (f"user guidelines {name}", None, name) for name, text in self.guidelines.items() if literal.text in text
+        ]
 
         def returns(chosen: list[tuple[str, CodeLiteral | None, str | None]]) -> bool:
             files = {name for _, _, name in chosen if name}
-            guidelines = {name: text.replace(literal.text, perturbed(literal.text)) if name in files else text for name, text in self.guidelines.items()}
+            guidelines = {
+                name: text.replace(literal.text, perturbed(literal.text)) if name in files else text
+                for name, text in self.guidelines.items()
+            }
             back, _ = self.changed([literal, *[other for _, other, _ in chosen if other]], guidelines, [literal.key])
             return back is None
 
@@ -149,13 +186,22 @@ class _Trials:
             if not now.signatures:  # nothing that reads it was run: no trial, no evidence
                 found.update({key: CodeTrialResult(key=key, changed=None, found=False) for key in keys})
                 return
-            marks = {key: {perturbed(part) for part in literal_parts(self.by_key[key].text) if sum(c.isalpha() for c in part) >= 2} for key in keys}
+            marks = {
+                key: {
+                    perturbed(part)
+                    for part in literal_parts(self.by_key[key].text)
+                    if sum(c.isalpha() for c in part) >= 2
+                }
+                for key in keys
+            }
             for key in keys:
                 # a mark inside another text's mark ("not found" in "Task not found") says nothing about either
                 others = [mark for other in keys if other != key for mark in marks[other]]
                 own = {mark for mark in marks[key] if not any(mark in other for other in others)}
                 if own or not marks[key] or len(keys) == 1:
-                    found[key] = CodeTrialResult(key=key, changed=None, shown=any(mark in now.tool_outputs for mark in own))
+                    found[key] = CodeTrialResult(
+                        key=key, changed=None, shown=any(mark in now.tool_outputs for mark in own)
+                    )
                 else:
                     self._bisect([key], found)
             return
@@ -191,15 +237,28 @@ def _conversation(plan: ConversationPlan) -> str:
 def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
     """Run the trials in a fresh interpreter (patched code never meets this process's work)."""
     # the caller's import path too: a domain package may be importable only from there
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DO_NOT_TRACK": "1", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    env = {
+        **os.environ,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "DO_NOT_TRACK": "1",
+        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+    }
     with parent_link() as link:  # the child ends when this process ends, SIGKILL included (issue 28)
         done = subprocess.run(
-            [sys.executable, "-m", "source_benchmarks.tau2.code_trials"], input=request.model_dump_json(),
-            capture_output=True, text=True, env={**env, **link.env}, pass_fds=link.pass_fds, check=False,
+            [sys.executable, "-m", "source_benchmarks.tau2.code_trials"],
+            input=request.model_dump_json(),
+            capture_output=True,
+            text=True,
+            env={**env, **link.env},
+            pass_fds=link.pass_fds,
+            check=False,
         )
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise BabelflowError(f"code trials for {request.benchmark_id} failed: {' | '.join(tail)}", fix="rerun `babelflow analyze` with --verbose; report it if the benchmark's own code is unchanged")
+        raise BabelflowError(
+            f"code trials for {request.benchmark_id} failed: {' | '.join(tail)}",
+            fix="rerun `babelflow analyze` with --verbose; report it if the benchmark's own code is unchanged",
+        )
     return _RESULTS.validate_json(done.stdout.strip().splitlines()[-1])
 
 
@@ -217,11 +276,27 @@ def _without_litellm() -> None:
             no_model_call()
 
     litellm = types.ModuleType("litellm")
-    litellm.__dict__.update(completion=no_model_call, completion_cost=no_model_call, enable_cache=lambda *a, **k: None, disable_cache=lambda *a, **k: None)
-    caching, caching_caching, main = types.ModuleType("litellm.caching"), types.ModuleType("litellm.caching.caching"), types.ModuleType("litellm.main")
+    litellm.__dict__.update(
+        completion=no_model_call,
+        completion_cost=no_model_call,
+        enable_cache=lambda *a, **k: None,
+        disable_cache=lambda *a, **k: None,
+    )
+    caching, caching_caching, main = (
+        types.ModuleType("litellm.caching"),
+        types.ModuleType("litellm.caching.caching"),
+        types.ModuleType("litellm.main"),
+    )
     caching_caching.__dict__["Cache"] = Stand
     main.__dict__.update(ModelResponse=Stand, Usage=Stand)
-    sys.modules.update({"litellm": litellm, "litellm.caching": caching, "litellm.caching.caching": caching_caching, "litellm.main": main})
+    sys.modules.update(
+        {
+            "litellm": litellm,
+            "litellm.caching": caching,
+            "litellm.caching.caching": caching_caching,
+            "litellm.main": main,
+        }
+    )
 
 
 def main() -> None:

@@ -42,12 +42,19 @@ def _import(name: str, package: str, required: bool = True):
         raise BabelflowError(
             f"domain package {package!r} has no importable {name!r} module ({exc})",
             field="--domain-package",
-            fix=f"a tau2-style domain package holds environment.py, tools.py and data_model.py; make {package!r} importable (PYTHONPATH)",
+            fix=(
+                "a tau2-style domain package holds environment.py, tools.py and data_model.py; "
+                f"make {package!r} importable (PYTHONPATH)"
+            ),
         ) from exc
 
 
 def _subclass(module, base: type) -> type | None:
-    found = [obj for _, obj in inspect.getmembers(module, inspect.isclass) if issubclass(obj, base) and obj is not base and obj.__module__ == module.__name__]
+    found = [
+        obj
+        for _, obj in inspect.getmembers(module, inspect.isclass)
+        if issubclass(obj, base) and obj is not base and obj.__module__ == module.__name__
+    ]
     return found[0] if found else None
 
 
@@ -59,28 +66,54 @@ def spec_for(module: str) -> Tau2DomainSpec:
 
     environment = _import("environment", module)
     if not callable(getattr(environment, "get_environment", None)):
-        raise BabelflowError(f"{module}.environment has no get_environment()", field="--domain-package", fix="define get_environment(db=None, solo_mode=False) like tau2's domains")
+        raise BabelflowError(
+            f"{module}.environment has no get_environment()",
+            field="--domain-package",
+            fix="define get_environment(db=None, solo_mode=False) like tau2's domains",
+        )
     tools, data_model = _import("tools", module), _import("data_model", module)
-    user_tools, user_data_model = _import("user_tools", module, required=False), _import("user_data_model", module, required=False)
+    user_tools, user_data_model = (
+        _import("user_tools", module, required=False),
+        _import("user_data_model", module, required=False),
+    )
     tools_class, db_class = _subclass(tools, ToolKitBase), _subclass(data_model, DB)
     if tools_class is None or db_class is None:
-        raise BabelflowError(f"{module}: no ToolKitBase subclass in tools.py or no DB subclass in data_model.py", field="--domain-package", fix="define the domain's toolkit and DB model")
+        raise BabelflowError(
+            f"{module}: no ToolKitBase subclass in tools.py or no DB subclass in data_model.py",
+            field="--domain-package",
+            fix="define the domain's toolkit and DB model",
+        )
     user_tools_class = _subclass(user_tools, ToolKitBase) if user_tools else None
     user_db_class = _subclass(user_data_model, DB) if user_data_model else None
     # the file paths the environment module binds as globals (tau2 reads them at call time)
-    paths = {name: Path(value) for name, value in vars(environment).items() if name.isupper() and isinstance(value, (str, Path)) and Path(value).suffix in (".json", ".toml", ".md")}
+    paths = {
+        name: Path(value)
+        for name, value in vars(environment).items()
+        if name.isupper() and isinstance(value, (str, Path)) and Path(value).suffix in (".json", ".toml", ".md")
+    }
     db_globals = [n for n, p in paths.items() if p.suffix in (".json", ".toml") and "DB" in n and "USER" not in n]
     if not db_globals:
-        raise BabelflowError(f"{module}.environment binds no DB file path global (e.g. MY_DB_PATH)", field="--domain-package", fix="bind the data file paths as module globals, like tau2's domains")
+        raise BabelflowError(
+            f"{module}.environment binds no DB file path global (e.g. MY_DB_PATH)",
+            field="--domain-package",
+            fix="bind the data file paths as module globals, like tau2's domains",
+        )
     db_path = paths[db_globals[0]]
     data_dir = db_path.parent
     if any(p.parent != data_dir for p in paths.values()):
-        raise BabelflowError(f"{module}: data files are spread over several folders", field="--domain-package", fix=f"keep db, tasks and policy files in one folder ({data_dir})")
+        raise BabelflowError(
+            f"{module}: data files are spread over several folders",
+            field="--domain-package",
+            fix=f"keep db, tasks and policy files in one folder ({data_dir})",
+        )
     user_db = next((p.name for n, p in paths.items() if "USER" in n and "DB" in n), None)
     policies = tuple(sorted({p.name for p in paths.values() if p.suffix == ".md"}))
     name = module.rsplit(".", 1)[-1]
     package_dir = Path(inspect.getfile(environment)).resolve().parent
-    code = [(f"domains/{name}/tools.py", ArtifactRole.TOOL_CODE), (f"domains/{name}/data_model.py", ArtifactRole.DATA_MODEL_CODE)]
+    code = [
+        (f"domains/{name}/tools.py", ArtifactRole.TOOL_CODE),
+        (f"domains/{name}/data_model.py", ArtifactRole.DATA_MODEL_CODE),
+    ]
     if user_tools_class is not None:
         code.append((f"domains/{name}/user_tools.py", ArtifactRole.TOOL_CODE))
     if user_db_class is not None:
@@ -133,7 +166,11 @@ def benchmark_with_package(benchmark: str, package: str | None) -> str:
     if package is None:
         return benchmark
     if benchmark != "tau2" and not is_domain_package(benchmark):
-        raise BabelflowError(f"--domain-package needs the benchmark `tau2`, not {benchmark!r}", field="benchmark", fix="run e.g. `babelflow analyze tau2 --domain-package my_domain`")
+        raise BabelflowError(
+            f"--domain-package needs the benchmark `tau2`, not {benchmark!r}",
+            field="benchmark",
+            fix="run e.g. `babelflow analyze tau2 --domain-package my_domain`",
+        )
     folder = Path(package)
     if folder.is_dir() and (folder / "environment.py").exists():
         import sys

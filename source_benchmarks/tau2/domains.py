@@ -40,13 +40,23 @@ SHARED_PROMPT_CODE: tuple[tuple[str, ArtifactRole], ...] = (
     ("evaluator/evaluator_nl_assertions.py", ArtifactRole.PROMPT_CODE),
 )
 
-USER_GUIDELINES = ("data/tau2/user_simulator/simulation_guidelines.md", "data/tau2/user_simulator/simulation_guidelines_tools.md")
+USER_GUIDELINES = (
+    "data/tau2/user_simulator/simulation_guidelines.md",
+    "data/tau2/user_simulator/simulation_guidelines_tools.md",
+)
 
 
 def _code(domain: str, *extra: str) -> tuple[tuple[str, ArtifactRole], ...]:
-    files = [(f"domains/{domain}/tools.py", ArtifactRole.TOOL_CODE), (f"domains/{domain}/data_model.py", ArtifactRole.DATA_MODEL_CODE)]
+    files = [
+        (f"domains/{domain}/tools.py", ArtifactRole.TOOL_CODE),
+        (f"domains/{domain}/data_model.py", ArtifactRole.DATA_MODEL_CODE),
+    ]
     for name in extra:
-        role = ArtifactRole.TOOL_CODE if "tools" in name else (ArtifactRole.PROMPT_CODE if "environment" in name else ArtifactRole.DATA_MODEL_CODE)
+        role = (
+            ArtifactRole.TOOL_CODE
+            if "tools" in name
+            else (ArtifactRole.PROMPT_CODE if "environment" in name else ArtifactRole.DATA_MODEL_CODE)
+        )
         files.append((f"domains/{domain}/{name}", role))
     return tuple(files) + SHARED_PROMPT_CODE
 

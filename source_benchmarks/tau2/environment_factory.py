@@ -39,8 +39,17 @@ _PATCH_LOCK = threading.RLock()
 
 # Which module global holds which file, per domain (names from tau2/domains/<d>/utils.py).
 _PATH_GLOBALS: dict[str, dict[str, str]] = {
-    "mock": {"MOCK_DB_PATH": "db.json", "MOCK_POLICY_PATH": "policy.md", "MOCK_POLICY_SOLO_PATH": "policy_solo.md", "MOCK_TASK_SET_PATH": "tasks.json"},
-    "airline": {"AIRLINE_DB_PATH": "db.json", "AIRLINE_POLICY_PATH": "policy.md", "AIRLINE_TASK_SET_PATH": "tasks.json"},
+    "mock": {
+        "MOCK_DB_PATH": "db.json",
+        "MOCK_POLICY_PATH": "policy.md",
+        "MOCK_POLICY_SOLO_PATH": "policy_solo.md",
+        "MOCK_TASK_SET_PATH": "tasks.json",
+    },
+    "airline": {
+        "AIRLINE_DB_PATH": "db.json",
+        "AIRLINE_POLICY_PATH": "policy.md",
+        "AIRLINE_TASK_SET_PATH": "tasks.json",
+    },
     "retail": {"RETAIL_DB_PATH": "db.json", "RETAIL_POLICY_PATH": "policy.md", "RETAIL_TASK_SET_PATH": "tasks.json"},
     "telecom": {
         "TELECOM_DB_PATH": "db.toml",
@@ -67,7 +76,9 @@ class Tau2EnvironmentFactory:
     def __init__(self, spec: Tau2DomainSpec, resolve: Callable[[str], Path], overlay: CodeOverlay | None = None):
         self.spec = spec
         self.resolve = resolve
-        self.module = importlib.import_module(spec.environment_module or f"tau2.domains.{spec.domain}.environment")  # a domain package names its own
+        self.module = importlib.import_module(
+            spec.environment_module or f"tau2.domains.{spec.domain}.environment"
+        )  # a domain package names its own
         self.localizers: tuple[ToolkitLocalizer, ToolkitLocalizer] | None = None
         self._catalogs: list[TextCatalog] = []  # the variant's own catalogs, unwrapped (replay memo checks)
         self._trace = threading.local()  # languages validated at once run in threads, one factory each
@@ -76,7 +87,10 @@ class Tau2EnvironmentFactory:
         self._db_sha256: dict[str, str] = {}
         if overlay is not None:
             domain = f"domains/{spec.domain}"
-            self.localizers = (ToolkitLocalizer(overlay, f"{domain}/tools.py"), ToolkitLocalizer(overlay, f"{domain}/user_tools.py"))
+            self.localizers = (
+                ToolkitLocalizer(overlay, f"{domain}/tools.py"),
+                ToolkitLocalizer(overlay, f"{domain}/user_tools.py"),
+            )
             # before any toolkit class is localized: the localized classes capture the catalog
             self._catalogs = [localizer.catalog for localizer in self.localizers]
             for index, localizer in enumerate(self.localizers):
@@ -103,8 +117,13 @@ class Tau2EnvironmentFactory:
 
     def _validate(self, model_path: str, raw: Any, filename: str) -> Any:
         model = import_object(model_path)
-        return validate_input(model, raw, what=f"{filename} does not fit tau2's {model.__name__} model", file=self.resolve(filename),
-                              fix="the data must keep tau2's schema: keys, enum/literal codes and types unchanged")
+        return validate_input(
+            model,
+            raw,
+            what=f"{filename} does not fit tau2's {model.__name__} model",
+            file=self.resolve(filename),
+            fix="the data must keep tau2's schema: keys, enum/literal codes and types unchanged",
+        )
 
     def check_models(self) -> None:
         """Raise a clear error if the DB files do not load into tau2's models."""
@@ -180,7 +199,6 @@ class Tau2EnvironmentFactory:
         if self.localizers is None:
             return not lookups
         return all(self._catalogs[index].translate(text) == answer for index, text, answer in lookups)
-
 
 
 class _RecordingCatalog:

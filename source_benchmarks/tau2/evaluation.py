@@ -16,7 +16,13 @@ from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.tau2.domains import DOMAINS
 from source_benchmarks.tau2.registration import register_variant
 
-__all__ = ["agent_texts", "default_greeting", "register_variant", "run_trial", "source_domain"]  # the capability (family.agent_evaluation)
+__all__ = [
+    "agent_texts",
+    "default_greeting",
+    "register_variant",
+    "run_trial",
+    "source_domain",
+]  # the capability (family.agent_evaluation)
 
 
 def _openai_messages(messages: list[Any]) -> list[dict]:
@@ -28,7 +34,10 @@ def _openai_messages(messages: list[Any]) -> list[dict]:
 def _tool_calls(reply: ChatReply, requestor: str):
     from tau2.data_model.message import ToolCall
 
-    return [ToolCall(id=call_id, name=name, arguments=arguments, requestor=requestor) for call_id, name, arguments in reply.tool_calls] or None
+    return [
+        ToolCall(id=call_id, name=name, arguments=arguments, requestor=requestor)
+        for call_id, name, arguments in reply.tool_calls
+    ] or None
 
 
 def model_agent_class(base: type, model: ChatModel) -> type:
@@ -40,8 +49,13 @@ def model_agent_class(base: type, model: ChatModel) -> type:
                 state.messages.extend(message.tool_messages)
             elif message is not None:
                 state.messages.append(message)
-            reply = model.chat(_openai_messages(state.system_messages + state.messages), [tool.openai_schema for tool in self.tools] or None)
-            answer = AssistantMessage(role="assistant", content=reply.content, tool_calls=_tool_calls(reply, "assistant"), cost=0.0)
+            reply = model.chat(
+                _openai_messages(state.system_messages + state.messages),
+                [tool.openai_schema for tool in self.tools] or None,
+            )
+            answer = AssistantMessage(
+                role="assistant", content=reply.content, tool_calls=_tool_calls(reply, "assistant"), cost=0.0
+            )
             state.messages.append(answer)
             return answer, state
 
@@ -99,7 +113,19 @@ def default_greeting() -> str:
     return DEFAULT_FIRST_AGENT_MESSAGE.content
 
 
-def run_trial(domain: str, task: Any, agent_name: str, user_name: str, agent_model: ChatModel, user_model: ChatModel, *, greeting: str | None, seed: int, max_steps: int = 100, max_errors: int = 10):
+def run_trial(
+    domain: str,
+    task: Any,
+    agent_name: str,
+    user_name: str,
+    agent_model: ChatModel,
+    user_model: ChatModel,
+    *,
+    greeting: str | None,
+    seed: int,
+    max_steps: int = 100,
+    max_errors: int = 10,
+):
     """One simulation of `task` on `domain`, scored by tau2; returns tau2's SimulationRun."""
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
@@ -114,10 +140,19 @@ def run_trial(domain: str, task: Any, agent_name: str, user_name: str, agent_mod
     user_class = model_user_class(registry.get_user_constructor(user_name), user_model)
     user = user_class(tools=user_tools, instructions=str(task.user_scenario), llm=user_model.label)
     orchestrator = localized_orchestrator_class(greeting)(
-        domain=domain, agent=agent, user=user, environment=environment, task=task, max_steps=max_steps, max_errors=max_errors, seed=seed
+        domain=domain,
+        agent=agent,
+        user=user,
+        environment=environment,
+        task=task,
+        max_steps=max_steps,
+        max_errors=max_errors,
+        seed=seed,
     )
     simulation = orchestrator.run()
-    simulation.reward_info = evaluate_simulation(simulation=simulation, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain)
+    simulation.reward_info = evaluate_simulation(
+        simulation=simulation, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain
+    )
     return simulation
 
 

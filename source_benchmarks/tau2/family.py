@@ -29,7 +29,9 @@ class Tau2Family(BenchmarkFamily):
     def accepts(self, benchmark_id: str) -> bool:
         return benchmark_id in DOMAINS or is_domain_package(benchmark_id)
 
-    def open(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None) -> SourceBenchmark:
+    def open(
+        self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None
+    ) -> SourceBenchmark:
         return Tau2Benchmark(benchmark_id, source_dir=source_dir, overlay=overlay)
 
     def variant_harness_name(self, benchmark_id: str, language: str) -> str:
@@ -53,7 +55,9 @@ class Tau2Family(BenchmarkFamily):
         if is_domain_package(benchmark_id):
             # no reviewed profile yet: the shared tau2 rules (task schema, prompts) apply to its
             # mounted files; everything else is typed from evidence
-            return ProfileChoice(path=profiles_dir / "tau2-common.toml", description=f"starter: tau2-common for {benchmark_id}")
+            return ProfileChoice(
+                path=profiles_dir / "tau2-common.toml", description=f"starter: tau2-common for {benchmark_id}"
+            )
         return None
 
     def imported_code(self, benchmark_id: str) -> str | None:

@@ -33,7 +33,9 @@ def _message_rewards(task: Any, messages: list[Any]) -> tuple[float, float]:
     from tau2.evaluator.evaluator_action import ActionEvaluator
     from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
-    return ActionEvaluator.calculate_reward(task=task, full_trajectory=messages).reward, CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages).reward
+    return ActionEvaluator.calculate_reward(
+        task=task, full_trajectory=messages
+    ).reward, CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages).reward
 
 
 def _combine(task: Any, parts: dict[str, float]) -> tuple[float, dict[str, float]]:
@@ -58,10 +60,16 @@ def sets_nothing(task: Any) -> bool:
     if state is None:
         return True
     history = state.message_history or []
-    return state.initialization_data is None and not state.initialization_actions and not any(m.role == "tool" or getattr(m, "tool_calls", None) for m in history)
+    return (
+        state.initialization_data is None
+        and not state.initialization_actions
+        and not any(m.role == "tool" or getattr(m, "tool_calls", None) for m in history)
+    )
 
 
-def replay_pair(task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None) -> tuple[ReplayOutcome, ReplayOutcome]:
+def replay_pair(
+    task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None
+) -> tuple[ReplayOutcome, ReplayOutcome]:
     """(golden, do-nothing) outcomes with tool calls, DB hashes and rewards, from one execution."""
     replayable, note = is_replayable(task)
     criteria = task.evaluation_criteria
@@ -71,7 +79,9 @@ def replay_pair(task: Any, env_factory: Callable[..., Any], observer: ToolCallOb
 
     def before_actions(env: Any) -> None:
         # a task that sets nothing starts from the factory's untouched state: its hash, once per factory
-        known = env_factory.untouched_hashes() if sets_nothing(task) and hasattr(env_factory, "untouched_hashes") else None
+        known = (
+            env_factory.untouched_hashes() if sets_nothing(task) and hasattr(env_factory, "untouched_hashes") else None
+        )
         nothing.final_db_sha256, nothing.final_user_db_sha256 = known or _hashes(env)
         if criteria is not None:
             nothing_assert, nothing.evaluator_error = _assertions(env, task)
@@ -81,17 +91,23 @@ def replay_pair(task: Any, env_factory: Callable[..., Any], observer: ToolCallOb
     golden.tool_calls = records
     # no action and no assertion ran since the do-nothing hash: the same state, not hashed again
     untouched = criteria is None or not (criteria.actions or criteria.env_assertions)
-    golden.final_db_sha256, golden.final_user_db_sha256 = (nothing.final_db_sha256, nothing.final_user_db_sha256) if untouched else _hashes(env)
+    golden.final_db_sha256, golden.final_user_db_sha256 = (
+        (nothing.final_db_sha256, nothing.final_user_db_sha256) if untouched else _hashes(env)
+    )
     if criteria is None:
         golden.reward = nothing.reward = 1.0
         return golden, nothing
     golden_assert, golden.evaluator_error = _assertions(env, task)
     golden_action, golden_communicate = _message_rewards(task, messages)
     nothing_action, nothing_communicate = _message_rewards(task, history)
-    db_same = golden.final_db_sha256 == nothing.final_db_sha256 and golden.final_user_db_sha256 == nothing.final_user_db_sha256
+    db_same = (
+        golden.final_db_sha256 == nothing.final_db_sha256
+        and golden.final_user_db_sha256 == nothing.final_user_db_sha256
+    )
     if golden.evaluator_error is None:
         golden.reward, golden.reward_breakdown = _combine(
-            task, {"DB": 1.0, "ENV_ASSERTION": golden_assert, "ACTION": golden_action, "COMMUNICATE": golden_communicate}
+            task,
+            {"DB": 1.0, "ENV_ASSERTION": golden_assert, "ACTION": golden_action, "COMMUNICATE": golden_communicate},
         )
     if nothing.evaluator_error is None:
         nothing.reward, nothing.reward_breakdown = _combine(

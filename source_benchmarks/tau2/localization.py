@@ -96,7 +96,11 @@ class ToolkitLocalizer:
     def _subclass(self, base: type[Any]) -> type:
         if base in self._classes:
             return self._classes[base]
-        docs = {q.split(".", 1)[1]: t for (m, q), t in self.overlay.docstrings().items() if m == self.module and q.startswith(base.__name__ + ".")}
+        docs = {
+            q.split(".", 1)[1]: t
+            for (m, q), t in self.overlay.docstrings().items()
+            if m == self.module and q.startswith(base.__name__ + ".")
+        }
         catalog, tool_class = self.catalog, self.tool_class
         namespace: dict[str, Any] = {"__module__": base.__module__}
         probe = _bare_instance(base)

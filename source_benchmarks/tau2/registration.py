@@ -24,7 +24,9 @@ def register_variant(variant_root: Path) -> str:
     bench = open_variant(manifest.benchmark, variant_root)
     if not isinstance(bench, Tau2Benchmark):
         raise BabelflowError(
-            f"{manifest.benchmark} is not a tau2 benchmark; only tau2 variants register as tau2 domains", file=variant_root, fix="point at a tau2 variant"
+            f"{manifest.benchmark} is not a tau2 benchmark; only tau2 variants register as tau2 domains",
+            file=variant_root,
+            fix="point at a tau2 variant",
         )
     name = manifest.domain_name
     if name in registry.get_domains():

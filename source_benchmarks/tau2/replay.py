@@ -24,7 +24,16 @@ def _tau2():
     from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
     from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
-    return AssistantMessage, ToolCall, UserMessage, RewardType, ToolType, ActionEvaluator, CommunicateEvaluator, EnvironmentEvaluator
+    return (
+        AssistantMessage,
+        ToolCall,
+        UserMessage,
+        RewardType,
+        ToolType,
+        ActionEvaluator,
+        CommunicateEvaluator,
+        EnvironmentEvaluator,
+    )
 
 
 def is_replayable(task: Any) -> tuple[bool, str | None]:
@@ -45,7 +54,11 @@ def _initial(task: Any) -> tuple[Any, Any, list[Any]]:
 
 
 def golden_trajectory(
-    task: Any, env_factory: Callable[..., Any], task_id: str, observer: ToolCallObserver | None, before_actions: Callable[[Any], None] | None = None
+    task: Any,
+    env_factory: Callable[..., Any],
+    task_id: str,
+    observer: ToolCallObserver | None,
+    before_actions: Callable[[Any], None] | None = None,
 ) -> tuple[list[Any], list[ToolCallRecord], Any]:
     AssistantMessage, ToolCall, UserMessage, _, ToolType, *_ = _tau2()
     init_data, init_actions, history = _initial(task)
@@ -54,9 +67,13 @@ def golden_trajectory(
         env.set_state(initialization_data=init_data, initialization_actions=init_actions, message_history=history)
     except Exception as exc:  # the benchmark's own code refuses the task: an input error naming it, not a traceback
         raise BabelflowError(
-            f"task {task_id!r}: tau2's set_state raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            f"task {task_id!r}: tau2's set_state raised {type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}",
             field=f"task {task_id}.initial_state",
-            fix="the task's initialization_data / initialization_actions / message_history must run in the unchanged benchmark",
+            fix=(
+                "the task's initialization_data / initialization_actions / message_history "
+                "must run in the unchanged benchmark"
+            ),
         ) from exc
     if before_actions is not None:
         before_actions(env)  # the state a do-nothing agent leaves behind
@@ -73,9 +90,16 @@ def golden_trajectory(
             toolkit = env.tools
         response = env.get_response(call)
         messages += [message, response]
-        is_write = bool(toolkit is not None and toolkit.has_tool(action.name) and toolkit.tool_type(action.name) == ToolType.WRITE)
+        is_write = bool(
+            toolkit is not None and toolkit.has_tool(action.name) and toolkit.tool_type(action.name) == ToolType.WRITE
+        )
         record = ToolCallRecord(
-            name=action.name, requestor=action.requestor, arguments=action.arguments, output=response.content or "", error=response.error, is_write=is_write
+            name=action.name,
+            requestor=action.requestor,
+            arguments=action.arguments,
+            output=response.content or "",
+            error=response.error,
+            is_write=is_write,
         )
         records.append(record)
         if observer is not None:
@@ -91,7 +115,9 @@ def score(task: Any, messages: list[Any], env_factory: Callable[..., Any]) -> tu
     _, _, _, RewardType, _, ActionEvaluator, CommunicateEvaluator, EnvironmentEvaluator = _tau2()
     if task.evaluation_criteria is None:
         return 1.0, {}
-    env_info = EnvironmentEvaluator.calculate_reward(environment_constructor=env_factory, task=task, full_trajectory=messages, solo_mode=False)
+    env_info = EnvironmentEvaluator.calculate_reward(
+        environment_constructor=env_factory, task=task, full_trajectory=messages, solo_mode=False
+    )
     action_info = ActionEvaluator.calculate_reward(task=task, full_trajectory=messages)
     communicate_info = CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages)
     basis = set(task.evaluation_criteria.reward_basis)
@@ -116,7 +142,9 @@ def _hash(env: Any, user: bool) -> str | None:
     return value if value is None else str(value)
 
 
-def replay_golden_task(task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None, scored: bool = True) -> ReplayOutcome:
+def replay_golden_task(
+    task: Any, env_factory: Callable[..., Any], observer: ToolCallObserver | None = None, scored: bool = True
+) -> ReplayOutcome:
     """Run the golden actions; with `scored`, also hash the final DBs and run the evaluators."""
     replayable, note = is_replayable(task)
     messages, records, env = golden_trajectory(task, env_factory, task.id, observer)

@@ -24,7 +24,9 @@ from babelflow.ir import Record
 
 AgentKind = Literal["llm_agent", "llm_agent_gt", "llm_agent_solo"]
 AGENT_MODEL, USER_MODEL = "babelflow-scripted-agent", "babelflow-scripted-user"
-CONTROL_TOKEN = re.compile(r"###[^#\s]+###")  # wider than babelflow.text's: a perturbed (accented) token must still be said
+CONTROL_TOKEN = re.compile(
+    r"###[^#\s]+###"
+)  # wider than babelflow.text's: a perturbed (accented) token must still be said
 BACKTICKED = re.compile(r"`([^`\s]+)`")
 
 
@@ -55,14 +57,22 @@ def scripted_generate(task: Any, user_token: int = 0) -> Callable[..., Any]:
     """A stand-in for tau2's `generate(model, messages, tools, tool_choice, **kwargs)`."""
     from tau2.data_model.message import AssistantMessage, ToolCall
 
-    golden = [a for a in ((task.evaluation_criteria.actions or []) if task.evaluation_criteria else []) if a.requestor == "assistant"]
+    golden = [
+        a
+        for a in ((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
+        if a.requestor == "assistant"
+    ]
 
-    def generate(model: str, messages: list[Any], tools: list[Any] | None = None, tool_choice: str | None = None, **_: Any) -> Any:
+    def generate(
+        model: str, messages: list[Any], tools: list[Any] | None = None, tool_choice: str | None = None, **_: Any
+    ) -> Any:
         system = _text(messages[0]) if messages else ""
         turns = messages[1:]
         if model == USER_MODEL:
             tokens = CONTROL_TOKEN.findall(system)
-            user_turns = sum(1 for m in turns if getattr(m, "role", None) == "assistant")  # the user's own turns, roles flipped
+            user_turns = sum(
+                1 for m in turns if getattr(m, "role", None) == "assistant"
+            )  # the user's own turns, roles flipped
             if user_turns == 0 or not tokens:
                 return AssistantMessage(role="assistant", content="Hello, I need help with my request.")
             return AssistantMessage(role="assistant", content=tokens[user_token % len(tokens)])
@@ -71,11 +81,16 @@ def scripted_generate(task: Any, user_token: int = 0) -> Callable[..., Any]:
         remaining = [a for a in golden if a.name in names][made:]
         if remaining:
             action = remaining[0]
-            return AssistantMessage(role="assistant", tool_calls=[ToolCall(id=f"scripted_{made}", name=action.name, arguments=dict(action.arguments))])
+            return AssistantMessage(
+                role="assistant",
+                tool_calls=[ToolCall(id=f"scripted_{made}", name=action.name, arguments=dict(action.arguments))],
+            )
         if tool_choice == "required":  # solo: the stop tool the prompt names
             named = [name for name in BACKTICKED.findall(system) if name in names]
             name = named[0] if named else "unnamed_stop_tool"
-            return AssistantMessage(role="assistant", tool_calls=[ToolCall(id=f"scripted_{made}", name=name, arguments={})])
+            return AssistantMessage(
+                role="assistant", tool_calls=[ToolCall(id=f"scripted_{made}", name=name, arguments={})]
+            )
         return AssistantMessage(role="assistant", content="Your request has been handled.")
 
     return generate
@@ -104,7 +119,14 @@ def conversation_plans(tasks: list[Any], guidelines: str) -> list[ConversationPl
     if plain is not None:
         for index in range(max(1, len(CONTROL_TOKEN.findall(guidelines)))):
             plans.append(ConversationPlan(agent="llm_agent", task_id=plain.id, user_token=index))
-    gt = next((t for t in tasks if LLMGTAgent.check_valid_task(t) and not (t.initial_state and t.initial_state.message_history)), None)
+    gt = next(
+        (
+            t
+            for t in tasks
+            if LLMGTAgent.check_valid_task(t) and not (t.initial_state and t.initial_state.message_history)
+        ),
+        None,
+    )
     if gt is not None:
         plans.append(ConversationPlan(agent="llm_agent_gt", task_id=gt.id))
     solo = next((t for t in tasks if LLMSoloAgent.check_valid_task(t) and t.ticket and not t.initial_state), None)
@@ -113,7 +135,14 @@ def conversation_plans(tasks: list[Any], guidelines: str) -> list[ConversationPl
     return plans
 
 
-def run_conversation(plan: ConversationPlan, task: Any, domain: str, env_factory: Callable[..., Any], guidelines_dir: Path, max_steps: int = 24) -> ConversationOutcome:
+def run_conversation(
+    plan: ConversationPlan,
+    task: Any,
+    domain: str,
+    env_factory: Callable[..., Any],
+    guidelines_dir: Path,
+    max_steps: int = 24,
+) -> ConversationOutcome:
     """One conversation as tau2's `run_task` composes it; exceptions from tau2's code are outcomes."""
     from tau2.agent.llm_agent import LLMAgent, LLMGTAgent, LLMSoloAgent
     from tau2.orchestrator.orchestrator import Orchestrator
@@ -131,20 +160,47 @@ def run_conversation(plan: ConversationPlan, task: Any, domain: str, env_factory
             if plan.agent == "llm_agent":
                 agent = LLMAgent(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=AGENT_MODEL)
             elif plan.agent == "llm_agent_gt":
-                agent = LLMGTAgent(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=AGENT_MODEL, task=task)
+                agent = LLMGTAgent(
+                    tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=AGENT_MODEL, task=task
+                )
             else:
                 user_tools = environment.get_user_tools() if environment.user_tools else []
-                agent = LLMSoloAgent(tools=environment.get_tools() + user_tools, domain_policy=environment.get_policy(), llm=AGENT_MODEL, task=task)
+                agent = LLMSoloAgent(
+                    tools=environment.get_tools() + user_tools,
+                    domain_policy=environment.get_policy(),
+                    llm=AGENT_MODEL,
+                    task=task,
+                )
             try:
                 user_tools = None if solo else environment.get_user_tools()
             except Exception:  # tau2's run_task: no user tools in this domain
                 user_tools = None
             user_class = DummyUser if solo else localized_user_class(guidelines_dir)
             user = user_class(tools=user_tools, instructions=str(task.user_scenario), llm=USER_MODEL)
-            orchestrator = Orchestrator(domain=domain, agent=agent, user=user, environment=environment, task=task, max_steps=max_steps, max_errors=10, seed=0, solo_mode=solo)
+            orchestrator = Orchestrator(
+                domain=domain,
+                agent=agent,
+                user=user,
+                environment=environment,
+                task=task,
+                max_steps=max_steps,
+                max_errors=10,
+                seed=0,
+                solo_mode=solo,
+            )
             simulation = orchestrator.run()
     except Exception as exc:  # tau2's own code refused the (perturbed) prompt: that is the outcome
-        return ConversationOutcome(plan=plan, termination=f"raised {type(exc).__name__}", messages=len(getattr(orchestrator, "trajectory", []) or []), tool_errors=0)
+        return ConversationOutcome(
+            plan=plan,
+            termination=f"raised {type(exc).__name__}",
+            messages=len(getattr(orchestrator, "trajectory", []) or []),
+            tool_errors=0,
+        )
     errors = sum(1 for m in simulation.messages if getattr(m, "role", None) == "tool" and getattr(m, "error", False))
     reason = simulation.termination_reason
-    return ConversationOutcome(plan=plan, termination=str(getattr(reason, "value", reason)), messages=len(simulation.messages), tool_errors=errors)
+    return ConversationOutcome(
+        plan=plan,
+        termination=str(getattr(reason, "value", reason)),
+        messages=len(simulation.messages),
+        tool_errors=errors,
+    )

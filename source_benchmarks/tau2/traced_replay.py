@@ -42,7 +42,11 @@ class _TracingJson:
     @staticmethod
     def loads(text: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(text, Traced) and RECORDER.phase is not None:
-            RECORDER.note(text.loc, Kind.READ_BY_SET_STATE, f"{RECORDER.phase}: parsed and compared with the re-executed tool result")
+            RECORDER.note(
+                text.loc,
+                Kind.READ_BY_SET_STATE,
+                f"{RECORDER.phase}: parsed and compared with the re-executed tool result",
+            )
         return _json.loads(text, *args, **kwargs)
 
 
@@ -85,7 +89,11 @@ class _Instrumented:
 
     def __init__(self, env: Any, db_artifacts: tuple[str | None, str | None], watch_db: bool):
         self.env = env
-        kits = [(kit, artifact) for kit, artifact in ((env.tools, db_artifacts[0]), (env.user_tools, db_artifacts[1])) if kit is not None and artifact]
+        kits = [
+            (kit, artifact)
+            for kit, artifact in ((env.tools, db_artifacts[0]), (env.user_tools, db_artifacts[1]))
+            if kit is not None and artifact
+        ]
         # Tagging and diffing a 7 MB DB costs seconds per task: done on a sample of tasks that
         # together run every tool (DB roles are per field path); task fields are traced on every task.
         self.kits = kits if watch_db else []
@@ -172,7 +180,12 @@ def _copy_calls_for_evaluator(messages: list[Any]) -> None:
 
 
 def trace_task(
-    task: Any, task_path: tuple, tasks_artifact: str, env_factory: Callable[[], Any], db_artifacts: tuple[str | None, str | None], watch_db: bool = True
+    task: Any,
+    task_path: tuple,
+    tasks_artifact: str,
+    env_factory: Callable[[], Any],
+    db_artifacts: tuple[str | None, str | None],
+    watch_db: bool = True,
 ) -> None:
     """Replay one (already validated, private) task instrumented; observations go to RECORDER."""
     import tau2.environment.environment as environment_module
@@ -197,9 +210,12 @@ def trace_task(
             )
     except Exception as exc:
         raise BabelflowError(
-            f"task {task.id!r}: tau2's set_state raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            f"task {task.id!r}: tau2's set_state raised {type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}",
             file=tasks_artifact,
-            field=f"[{task_path[0]}].initial_state" if task_path else "initial_state",  # a task file of its own: no index
+            field=f"[{task_path[0]}].initial_state"
+            if task_path
+            else "initial_state",  # a task file of its own: no index
             fix="the task's initialization data/actions or message history must run in the unchanged benchmark",
         ) from exc
     finally:
@@ -217,11 +233,17 @@ def trace_task(
     run_assertions("do-nothing state")
     messages = list(history)
     for index, action in enumerate((criteria.actions or []) if criteria else []):
-        call = ToolCall(id=f"golden_{index}", name=str(action.name), arguments=action.arguments, requestor=action.requestor)
+        call = ToolCall(
+            id=f"golden_{index}", name=str(action.name), arguments=action.arguments, requestor=action.requestor
+        )
         call.__dict__["name"], call.__dict__["requestor"] = action.name, action.requestor
         with _phase("golden action dispatch"):
             response = env.get_response(call)
-        message = UserMessage(role="user", tool_calls=[call]) if action.requestor == "user" else AssistantMessage(role="assistant", tool_calls=[call])
+        message = (
+            UserMessage(role="user", tool_calls=[call])
+            if action.requestor == "user"
+            else AssistantMessage(role="assistant", tool_calls=[call])
+        )
         messages += [message, response]
     run_assertions("after the golden actions")
     info = (criteria.communicate_info or []) if criteria else []
@@ -243,7 +265,10 @@ def task_functions(task: Any) -> set[str]:
     criteria, state = task.evaluation_criteria, task.initial_state
     for action in (criteria.actions or []) if criteria else []:
         names.add(f"{action.requestor}:{action.name}")
-    for call in [*((state.initialization_actions or []) if state else []), *((criteria.env_assertions or []) if criteria else [])]:
+    for call in [
+        *((state.initialization_actions or []) if state else []),
+        *((criteria.env_assertions or []) if criteria else []),
+    ]:
         names.add(f"{call.env_type}:{call.func_name}")
     if state and state.initialization_data is not None:
         names.add("initialization_data")

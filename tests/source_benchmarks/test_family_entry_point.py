@@ -33,8 +33,16 @@ def install_toy(site: Path, value: str = "toy_greeter:FAMILY") -> Path:
 
 
 def babelflow(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(PROJECT)]), "DO_NOT_TRACK": "1", "NO_COLOR": "1", "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), str(PROJECT)]),
+        "DO_NOT_TRACK": "1",
+        "NO_COLOR": "1",
+        "COLUMNS": "200",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")

@@ -21,17 +21,26 @@ def test_domain_package_is_found_by_introspection(package):
 
     bench = get_benchmark("tau2-pkg:mock_copy")
     assert bench.spec.environment_module == "mock_copy.environment"
-    assert bench.spec.tools_class == "mock_copy.tools:MockTools" and bench.spec.db_model == "mock_copy.data_model:MockDB"
+    assert (
+        bench.spec.tools_class == "mock_copy.tools:MockTools" and bench.spec.db_model == "mock_copy.data_model:MockDB"
+    )
     # logical paths are tau2's layout; the files are the package's own
-    assert bench.artifact_path(next(a for a in bench.artifacts() if a.path.endswith("/db.json"))) == package / "data" / "db.json"
-    assert bench.artifact_path(next(a for a in bench.artifacts() if a.path.endswith("/tools.py"))) == package / "tools.py"
+    assert (
+        bench.artifact_path(next(a for a in bench.artifacts() if a.path.endswith("/db.json")))
+        == package / "data" / "db.json"
+    )
+    assert (
+        bench.artifact_path(next(a for a in bench.artifacts() if a.path.endswith("/tools.py"))) == package / "tools.py"
+    )
     golden = [pair[0].reward for pair in bench.replay_pairs(bench.task_ids(None))]
     stock = [pair[0].reward for pair in get_benchmark("tau2-mock").replay_pairs()]
     assert golden == stock
 
 
 def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp_path, monkeypatch):
-    monkeypatch.setenv("BABELFLOW_STATE_DIR", str(tmp_path / "state"))  # the commands' IR and caches stay out of the project
+    monkeypatch.setenv(
+        "BABELFLOW_STATE_DIR", str(tmp_path / "state")
+    )  # the commands' IR and caches stay out of the project
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt
     from flows.cli import app
@@ -39,7 +48,10 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
     runner = CliRunner()
     ir_path = tmp_path / "ir.json"
     starter = tmp_path / "starter.toml"
-    result = runner.invoke(app, ["analyze", "tau2", "--domain-package", str(package), "--out", str(ir_path), "--starter-profile", str(starter)])
+    result = runner.invoke(
+        app,
+        ["analyze", "tau2", "--domain-package", str(package), "--out", str(ir_path), "--starter-profile", str(starter)],
+    )
     assert result.exit_code == 0, result.output
     assert "decided by the profile alone" in result.output
     # the starter profile drafted from the evidence loads and reproduces the evidence's types
@@ -54,10 +66,30 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
     evidence = {entry.id: entry for entry in ir.evidence}
     template = next(e for e in ir.elements if e.locator.kind == "python_literal" and e.source_text.startswith("task_{"))
     assert template.evidence and "create_task_1_with_env_assertions" in evidence[template.evidence].detail, template
-    adapted = adapt("tau2-pkg:mock_copy", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=ir, out=tmp_path / "variant")
+    adapted = adapt(
+        "tau2-pkg:mock_copy",
+        "en-XA",
+        settings=BabelflowSettings(project_root=tmp_path),
+        ir=ir,
+        out=tmp_path / "variant",
+    )
     assert adapted.outcome.targets
     report = tmp_path / "findings.json"
-    result = runner.invoke(app, ["validate", "tau2", "--domain-package", "mock_copy", "--lang", "en-XA", "--variant", str(tmp_path / "variant"), "--json", str(report)])
+    result = runner.invoke(
+        app,
+        [
+            "validate",
+            "tau2",
+            "--domain-package",
+            "mock_copy",
+            "--lang",
+            "en-XA",
+            "--variant",
+            str(tmp_path / "variant"),
+            "--json",
+            str(report),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(report.read_text())["findings"] == []
 
@@ -65,5 +97,7 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
 def test_domain_package_needs_the_tau2_benchmark(package):
     from flows.cli import app
 
-    result = CliRunner().invoke(app, ["analyze", "tau2-retail", "--domain-package", "mock_copy", "--out", "/tmp/never.json"])
+    result = CliRunner().invoke(
+        app, ["analyze", "tau2-retail", "--domain-package", "mock_copy", "--out", "/tmp/never.json"]
+    )
     assert result.exit_code == 2 and "--domain-package" in result.output

@@ -42,7 +42,9 @@ def _sample(bench, count: int) -> list[str]:
     return list(dict.fromkeys(empty[:2] + ids[:: max(1, len(ids) // count)]))[: count + 2]
 
 
-@pytest.mark.parametrize("benchmark_id,count", [("tau2-retail", 5), ("tau2-airline", 3), ("tau2-telecom", 6), ("tau2-mock", 9)])
+@pytest.mark.parametrize(
+    "benchmark_id,count", [("tau2-retail", 5), ("tau2-airline", 3), ("tau2-telecom", 6), ("tau2-mock", 9)]
+)
 def test_hashes_equal_stock_get_db_hash(benchmark_id, count):
     bench = get_benchmark(benchmark_id)
     factory = bench.environment_factory
@@ -57,12 +59,26 @@ def test_hashes_equal_stock_get_db_hash(benchmark_id, count):
 
 
 # retail's error texts as a variant's overlay would translate them (two variants: B differs on one)
-ERRORS = ["Order not found", "User not found", "Product not found", "Variant not found", "Payment method not found", "Non-pending order cannot be cancelled"]
+ERRORS = [
+    "Order not found",
+    "User not found",
+    "Product not found",
+    "Variant not found",
+    "Payment method not found",
+    "Non-pending order cannot be cancelled",
+]
 
 
 def _variant(tag: str, differ: str | None = None) -> Tau2Benchmark:
     texts = [
-        CodeText(module="domains/retail/tools.py", qualname="RetailTools", role="error_message", occurrence=i, source=e, target=f"[{'B' if e == differ else 'A'}] {e}")
+        CodeText(
+            module="domains/retail/tools.py",
+            qualname="RetailTools",
+            role="error_message",
+            occurrence=i,
+            source=e,
+            target=f"[{'B' if e == differ else 'A'}] {e}",
+        )
         for i, e in enumerate(ERRORS)
     ]
     return Tau2Benchmark("tau2-retail", overlay=CodeOverlay(language=tag, texts=texts))
@@ -75,7 +91,12 @@ def _dump(pair) -> list[dict]:
 def test_reused_outcome_equals_fresh_replay():
     a, b = _variant("xx-A"), _variant("xx-B", differ="Order not found")
     raw = {t["id"]: t for t in orjson.loads((a.root / a.spec.data_dir / "tasks.json").read_bytes())}
-    ids = ["46", "2", "0", "1"]  # 46 fails with "Order not found" (B's differs), 2 with "Product not found" (same in both)
+    ids = [
+        "46",
+        "2",
+        "0",
+        "1",
+    ]  # 46 fails with "Order not found" (B's differs), 2 with "Product not found" (same in both)
     held = 0
     for task_id in ids:
         pair_a, lookups = replay_traced(a, task_id)
@@ -94,7 +115,16 @@ def test_instructions_are_not_read(tmp_path):
     """A rerun that changes a task's instructions replays the same: key and outcome unchanged."""
     source = get_benchmark("tau2-retail")
     tasks = orjson.loads((source.root / source.spec.data_dir / "tasks.json").read_bytes())
-    edited = [dict(t, user_scenario={**t["user_scenario"], "instructions": {**t["user_scenario"]["instructions"], "task_instructions": "changed"}}) for t in tasks]
+    edited = [
+        dict(
+            t,
+            user_scenario={
+                **t["user_scenario"],
+                "instructions": {**t["user_scenario"]["instructions"], "task_instructions": "changed"},
+            },
+        )
+        for t in tasks
+    ]
     folder = tmp_path / "tau2" / "domains" / "retail"
     folder.mkdir(parents=True)
     (folder / "tasks.json").write_bytes(orjson.dumps(edited))

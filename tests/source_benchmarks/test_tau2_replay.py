@@ -59,14 +59,24 @@ def test_scores_equal_the_stock_evaluate_simulation(benchmark_id, source_pairs):
     for task_id in ids:
         task = bench.task(task_id)
         messages, _, _ = golden_trajectory(task, bench.environment_factory, task_id, None)
-        run = SimulationRun(id="r", task_id=task_id, start_time="", end_time="", duration=0.0, termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+        run = SimulationRun(
+            id="r",
+            task_id=task_id,
+            start_time="",
+            end_time="",
+            duration=0.0,
+            termination_reason=TerminationReason.AGENT_STOP,
+            messages=messages,
+        )
         stock = evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain).reward
         ours = bench.replay_golden([task_id])[0].reward
         fast_golden, fast_nothing = pairs[task_id]
         assert stock == ours == fast_golden.reward, task_id
         history = list(task.initial_state.message_history or []) if task.initial_state else []
         try:
-            stock_nothing = evaluate_simulation(run.model_copy(update={"messages": history}), task, EvaluationType.ALL, solo_mode=False, domain=domain).reward
+            stock_nothing = evaluate_simulation(
+                run.model_copy(update={"messages": history}), task, EvaluationType.ALL, solo_mode=False, domain=domain
+            ).reward
         except ValueError:  # mock's assert_task_status raises on a state without the task
             stock_nothing = "crash"
         assert stock_nothing == (fast_nothing.reward if fast_nothing.evaluator_error is None else "crash"), task_id
