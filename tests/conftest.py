@@ -117,7 +117,9 @@ def _prefect_test_server():
 
     home = tempfile.mkdtemp(prefix="babelflow-prefect-test-")
     database = "sqlite+aiosqlite:///" + str(Path(home) / "prefect-test.db")
-    with prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database}):
+    with prefect.settings.temporary_settings(
+        updates={prefect.settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database}
+    ):
         server = SubprocessASGIServer(port=_find_available_port())
         server.start(timeout=90)
     try:
@@ -159,12 +161,26 @@ def prefect_harness(_prefect_test_server) -> Callable:
     def harness():
         with ExitStack() as stack:
             stack.enter_context(temporary_database_interface())
-            stack.enter_context(prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database}))
+            stack.enter_context(
+                prefect.settings.temporary_settings(
+                    updates={prefect.settings.PREFECT_SERVER_DATABASE_CONNECTION_URL: database}
+                )
+            )
             prior_default = SubprocessASGIServer._instances.get(None)
             SubprocessASGIServer._instances[None] = server  # code asking for "the" ephemeral server finds this one
-            stack.callback(lambda: SubprocessASGIServer._instances.__setitem__(None, prior_default) if prior_default is not None else SubprocessASGIServer._instances.pop(None, None))
-            stack.enter_context(prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_API_URL: server.api_url}))
-            stack.enter_context(prefect.context._temporary_global_settings_context(prefect.context.get_settings_context()))
+            stack.callback(
+                lambda: (
+                    SubprocessASGIServer._instances.__setitem__(None, prior_default)
+                    if prior_default is not None
+                    else SubprocessASGIServer._instances.pop(None, None)
+                )
+            )
+            stack.enter_context(
+                prefect.settings.temporary_settings(updates={prefect.settings.PREFECT_API_URL: server.api_url})
+            )
+            stack.enter_context(
+                prefect.context._temporary_global_settings_context(prefect.context.get_settings_context())
+            )
             yield
             run_coro_as_sync(drain_workers())
 

@@ -26,9 +26,12 @@ CASES += [
 ]
 CHECKS += [
     Check(
-        "task note of '<x' and 10,000 spaces (linear placeholder patterns)", unclosed_tag_note,
+        "task note of '<x' and 10,000 spaces (linear placeholder patterns)",
+        unclosed_tag_note,
         # two cold analyses (~18 s); the test times protect() itself on '<x' + 100,000 spaces
-        covered_by="tests/babelflow/test_patterns_linear.py::test_protect_on_an_unclosed_tag_takes_what_benign_text_takes",
+        covered_by=(
+            "tests/babelflow/test_patterns_linear.py::test_protect_on_an_unclosed_tag_takes_what_benign_text_takes"
+        ),
     ),
     Check("pickles planted at the IR sidecar and analysis-cache paths (never loaded)", planted_cache_pickles),
 ]
@@ -73,7 +76,8 @@ CASES += [
 CHECKS += [
     Check("translation-memory line that is JSON but not {key, target} (dropped, warned)", damaged_memory_line),
     Check(
-        "code-trial child after its parent is SIGKILLed", code_trial_child_after_parent_sigkill,
+        "code-trial child after its parent is SIGKILLed",
+        code_trial_child_after_parent_sigkill,
         # the same kill_code_trial_parent() run and the same three conditions as this test (~12-19 s a run)
         covered_by="tests/analyzers/test_code_trial_lifetime.py::"
         "test_the_real_code_trial_child_ends_within_a_second_or_so_of_its_parents_sigkill",

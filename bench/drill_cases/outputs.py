@@ -21,8 +21,10 @@ from bench.drill_cases import Case, Check, CheckResult
 ADAPT = ["adapt", "tau2-mock", "--lang", "en-XA"]
 EXPORT = ["export", "tau2-mock", "--lang", "en-XA", "--format", "xliff"]
 CLI_ENV = {
-    "COLUMNS": "300", "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "COLUMNS": "300",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
 }
 
 
@@ -84,14 +86,23 @@ def _export_onto_symlink(project: Path) -> list[str]:
 CASES: list[Case] = [
     Case("--out is the installed tau2 package", _out_is_tau2_package, "tau2", watch=("adapted", str(_mock_source()))),
     Case("--out is the parent of --source-dir", _out_is_parent_of_source_dir, "src", watch=("adapted", "work")),
-    Case("--out is a non-empty folder that is not a variant", _out_is_foreign_folder, "mine",
-         watch=("adapted", "mine")),
-    Case("--out holds another benchmark's variant", _out_is_other_benchmark_variant, "fixture-library",
-         watch=("adapted", "other")),
+    Case(
+        "--out is a non-empty folder that is not a variant", _out_is_foreign_folder, "mine", watch=("adapted", "mine")
+    ),
+    Case(
+        "--out holds another benchmark's variant",
+        _out_is_other_benchmark_variant,
+        "fixture-library",
+        watch=("adapted", "other"),
+    ),
     Case("--out is a symlink loop", _out_is_symlink_loop, "loop-a"),
     Case("export --out onto a symlink", _export_onto_symlink, "link.xlf", watch=("adapted", "keep")),
-    Case("export --out into the installed tau2 package", _export_into_tau2_package, "babelflow-drill-export.xlf",
-         watch=("adapted", str(_tau2_root() / "data"))),
+    Case(
+        "export --out into the installed tau2 package",
+        _export_into_tau2_package,
+        "babelflow-drill-export.xlf",
+        watch=("adapted", str(_tau2_root() / "data")),
+    ),
 ]
 
 
@@ -159,7 +170,8 @@ def _user_temp_files_survive(project: Path) -> CheckResult:
     variant = project / "adapted" / "tau2-mock" / "en-XA"
     data = variant / "data" / "tau2" / "domains" / "mock"
     users = {
-        variant / "notes.tmp": b"mine", variant / ".x.tmp": b"mine too",
+        variant / "notes.tmp": b"mine",
+        variant / ".x.tmp": b"mine too",
         data / ".db.json.ABC123.tmp": b"mkstemp-like, mine",
     }
     for path, content in users.items():
@@ -200,8 +212,13 @@ def _two_languages_one_out(project: Path) -> CheckResult:
     shared = project / "shared"
     locked, go = project / "a.locked", project / "a.go"
     env = {**os.environ, **CLI_ENV, "BABELFLOW_PROJECT_ROOT": str(project)}
-    first = subprocess.Popen([sys.executable, "-c", _HOLDER, str(locked), str(go), str(shared)], cwd=project, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    first = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(locked), str(go), str(shared)],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 120
         while not locked.exists() and first.poll() is None and time.monotonic() < deadline:

@@ -52,12 +52,24 @@ def _file_out_in_source(command: list[str]):
 
 _IN_SOURCE = "lies inside the source folder"
 CASES += [
-    Case("analyze --out over a --source-dir file", _file_out_in_source(
-        ["analyze", "tau2-mock", "--out", "{target}", "--source-dir", "{src}"]), _IN_SOURCE, watch=("adapted", "src")),
-    Case("export --out into --source-dir", _file_out_in_source(
-        ["export", "tau2-mock", "--lang", "en-XA", "--out", "{target}", "--source-dir", "{src}"]), _IN_SOURCE,
-        watch=("adapted", "src")),
-    Case("validate --json into --source-dir", _file_out_in_source(
-        ["validate", "tau2-mock", "--lang", "en-XA", "--json", "{target}", "--source-dir", "{src}"]), _IN_SOURCE,
-        watch=("adapted", "src")),
+    Case(
+        "analyze --out over a --source-dir file",
+        _file_out_in_source(["analyze", "tau2-mock", "--out", "{target}", "--source-dir", "{src}"]),
+        _IN_SOURCE,
+        watch=("adapted", "src"),
+    ),
+    Case(
+        "export --out into --source-dir",
+        _file_out_in_source(["export", "tau2-mock", "--lang", "en-XA", "--out", "{target}", "--source-dir", "{src}"]),
+        _IN_SOURCE,
+        watch=("adapted", "src"),
+    ),
+    Case(
+        "validate --json into --source-dir",
+        _file_out_in_source(
+            ["validate", "tau2-mock", "--lang", "en-XA", "--json", "{target}", "--source-dir", "{src}"]
+        ),
+        _IN_SOURCE,
+        watch=("adapted", "src"),
+    ),
 ]
