@@ -73,3 +73,15 @@ def test_metadata_left_in_english_is_minor_prose_is_major():
 
 def test_paths_are_values_not_prose():
     assert kinds("data/tau2/domains/retail/db.json", "data/tau2/domains/retail/db.json") == set()
+
+
+def test_a_number_kept_character_for_character_is_not_a_changed_number():
+    """The pipeline hands numbers to translators as placeholders: '$30,000' stays '$30,000' in a
+    Spanish sentence and is the same number (read with Spanish conventions it was taken for 30,
+    296 critical findings on τ³ banking es); a number that did change is still caught."""
+    from validators.probes.fidelity import _numbers_changed
+
+    assert _numbers_changed("Spend $30,000 or £1,050 by May", "Gasta $30,000 o £1,050 antes de mayo", "es") is None
+    assert _numbers_changed("Spend $30,000", "Gasta 30.000 $", "es") is None  # localized: same value
+    assert _numbers_changed("Spend $30,000", "Gasta $30", "es") == ("30000", "30")
+    assert _numbers_changed("rate 2.775 and $30,000", "tasa 2775 y $30,000", "es") == ("2.775", "2775")

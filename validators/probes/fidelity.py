@@ -28,10 +28,28 @@ from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+def _without_kept_numbers(source: str, target: str) -> tuple[str, str]:
+    """Both sides without the numbers the translation kept character for character.
+
+    The pipeline hands numbers to a translator as placeholders, so "$30,000" stays "$30,000" in a
+    Spanish sentence: the same number, written the source's way (read with Spanish conventions it
+    would be 30, which is how it was reported as a critical change). Numbers that differ are still
+    compared by value in each side's CLDR forms."""
+    kept = Counter(_DIGITS.findall(source)) & Counter(_DIGITS.findall(target))
+    if not kept:
+        return source, target
+    for number, count in kept.items():
+        pattern = re.compile(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)")
+        source = pattern.sub(" ", source, count=count)
+        target = pattern.sub(" ", target, count=count)
+    return source, target
+
+
 def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str] | None:
     """Numbers compared by value in each side's CLDR forms ('$8,276.23' = '8.276,23 đô la');
     a month the source names may appear as its number ('April 2023' -> 'tháng 4 năm 2023')."""
     source_data, target_data = language_data("en"), language_data(language)
+    source, target = _without_kept_numbers(source, target)
     if re.search(r"\d:\d\d", source):  # CLDR times: "2:30 AM" may become "pukul 02.30" (id)
         target = re.sub(r"\b(\d{1,2})\.(\d{2})\b", r"\1:\2", target)
     expected = Counter(numbers_in(source, source_data))
@@ -60,8 +78,17 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
                 source = element.source_text
-                findings += check_pair(validator_id, element.artifact, _code_place(element), element.id, source, source,
-                                       list(element.inline_tokens), ctx.language, ctx.pack)
+                findings += check_pair(
+                    validator_id,
+                    element.artifact,
+                    _code_place(element),
+                    element.id,
+                    source,
+                    source,
+                    list(element.inline_tokens),
+                    ctx.language,
+                    ctx.pack,
+                )
             continue  # the overlay's texts are checked whole (below)
         target = ctx.target_text(element)
         if target is None:
@@ -79,7 +106,9 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             ids = fields.get((text.module, text.qualname, text.role, text.occurrence), [])
             element_id = ids[0] if len(ids) == 1 else None
             where = f"{text.qualname} ({text.role})"
-            findings += check_pair(validator_id, text.module, where, element_id, text.source, text.target, [], ctx.language, ctx.pack)
+            findings += check_pair(
+                validator_id, text.module, where, element_id, text.source, text.target, [], ctx.language, ctx.pack
+            )
     return findings
 
 
@@ -90,16 +119,37 @@ def _code_place(element) -> str:
 _PAIRS: dict[tuple, list[Finding]] = {}  # distinct (field kind, source, target) -> its findings, once per process
 
 
-def _checked_pair(validator_id: str, element, target: str, ctx: ValidationContext, pack_key: str | None) -> list[Finding]:
+def _checked_pair(
+    validator_id: str, element, target: str, ctx: ValidationContext, pack_key: str | None
+) -> list[Finding]:
     """The checks of a field depend on its artifact, role, texts and tokens, which repeat across
     tasks (telecom: 170k fields, ~3,400 distinct texts): each combination is checked once."""
     pack = ctx.pack
-    key = (validator_id, ctx.language, pack_key, element.artifact, element.role, element.source_text, target, tuple(element.inline_tokens))
+    key = (
+        validator_id,
+        ctx.language,
+        pack_key,
+        element.artifact,
+        element.role,
+        element.source_text,
+        target,
+        tuple(element.inline_tokens),
+    )
     if len(_PAIRS) > 500_000:
         _PAIRS.clear()
     found = _PAIRS.get(key)
     if found is None:
-        found = _PAIRS[key] = check_pair(validator_id, element.artifact, element.role, element.id, element.source_text, target, list(element.inline_tokens), ctx.language, pack)
+        found = _PAIRS[key] = check_pair(
+            validator_id,
+            element.artifact,
+            element.role,
+            element.id,
+            element.source_text,
+            target,
+            list(element.inline_tokens),
+            ctx.language,
+            pack,
+        )
     if all(f.element_id == element.id for f in found):
         return list(found)
     return [_for_element(f, element.id) for f in found]
@@ -118,9 +168,31 @@ def _prose_length(text: str) -> int:
     return len("".join(FORMAT_SLOT.sub("", text).split()))
 
 
-def check_pair(validator_id: str, artifact: str, location: str, element_id: str | None, source: str, target: str, tokens: list[str], language: str, pack=None) -> list[Finding]:
+def check_pair(
+    validator_id: str,
+    artifact: str,
+    location: str,
+    element_id: str | None,
+    source: str,
+    target: str,
+    tokens: list[str],
+    language: str,
+    pack=None,
+) -> list[Finding]:
     def finding(kind: str, severity: Severity, message: str, **detail: str) -> Finding:
-        return make_finding(validator_id, Layer.FIDELITY, kind, severity, artifact, location, message, element_id=element_id, source=source, target=target, detail=detail)
+        return make_finding(
+            validator_id,
+            Layer.FIDELITY,
+            kind,
+            severity,
+            artifact,
+            location,
+            message,
+            element_id=element_id,
+            source=source,
+            target=target,
+            detail=detail,
+        )
 
     out: list[Finding] = []
     if "⟦" in target:
@@ -131,28 +203,63 @@ def check_pair(validator_id: str, artifact: str, location: str, element_id: str 
         return out + [finding("untranslated", severity, "text was copied through untranslated")]
     changed = _numbers_changed(source, target, language)
     if changed:
-        out.append(finding("number_changed", Severity.CRITICAL, "numbers differ between source and translation", source_numbers=changed[0], target_numbers=changed[1]))
+        out.append(
+            finding(
+                "number_changed",
+                Severity.CRITICAL,
+                "numbers differ between source and translation",
+                source_numbers=changed[0],
+                target_numbers=changed[1],
+            )
+        )
     for token in tokens:
         if target.count(token) > source.count(token):
-            out.append(finding("token_duplicated", Severity.MAJOR, f"protected token {token!r} appears more often than in the source", token=token))
+            out.append(
+                finding(
+                    "token_duplicated",
+                    Severity.MAJOR,
+                    f"protected token {token!r} appears more often than in the source",
+                    token=token,
+                )
+            )
             break
     swaps = swapped_tokens(source, target, tokens)  # "called 'Important Meeting' for user_1" -> "called 'user_1' for …"
     if swaps:
-        out.append(finding("tokens_swapped", Severity.CRITICAL, "; ".join(f"{b!r} stands where the source quotes {a!r}" for a, b in swaps)))
+        out.append(
+            finding(
+                "tokens_swapped",
+                Severity.CRITICAL,
+                "; ".join(f"{b!r} stands where the source quotes {a!r}" for a, b in swaps),
+            )
+        )
     problem = None if PATH_LIKE.fullmatch(source.strip()) else language_problem(target, source, language, tokens, pack)
     if problem:
         out.append(finding("wrong_language", Severity.MAJOR, problem))
     if MODEL_ANSWER.search(ascii_fold(target)) and not MODEL_ANSWER.search(source):
-        out.append(finding("answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"))
+        out.append(
+            finding(
+                "answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"
+            )
+        )
     if TRANSLATOR_COMMENTARY.search(ascii_fold(target)) and not TRANSLATOR_COMMENTARY.search(source):
-        out.append(finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source"))
+        out.append(
+            finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source")
+        )
     source_length, target_length = _prose_length(source), _prose_length(target)
     if source_length >= 20:  # format slots and indentation are not translated text
         ratio = target_length / source_length
         data = language_data(language)
         low, high = data.length_band
         if not low <= ratio <= high:
-            out.append(finding("length_ratio_outlier", Severity.MAJOR, f"length ratio {ratio:.2f} outside {language}'s expected ({low}, {high})", ratio=f"{ratio:.2f}", band_from=data.length_source))
+            out.append(
+                finding(
+                    "length_ratio_outlier",
+                    Severity.MAJOR,
+                    f"length ratio {ratio:.2f} outside {language}'s expected ({low}, {high})",
+                    ratio=f"{ratio:.2f}",
+                    band_from=data.length_source,
+                )
+            )
     mirrored = language == "ar-XB" or (pack is not None and pack.offline_rendering == "mirrored")
     if mirrored and RLO in target:  # each source letter run is one right-to-left run or a kept token
         words = len(WORD.findall(source))
@@ -161,7 +268,13 @@ def check_pair(validator_id: str, artifact: str, location: str, element_id: str 
         closed = target.rfind("\u202c") + 1
         kept = len(WORD.findall(re.sub("\u202e[^\u202c]*\u202c", " ", target[:closed]) + target[closed:]))
         if words >= 4 and target.count(RLO) + kept < 0.9 * words:
-            out.append(finding("truncated", Severity.MAJOR, f"{target.count(RLO) + kept} words for {words} source words: the segment was cut"))
+            out.append(
+                finding(
+                    "truncated",
+                    Severity.MAJOR,
+                    f"{target.count(RLO) + kept} words for {words} source words: the segment was cut",
+                )
+            )
     accented = language == "en-XA" or (pack is not None and pack.offline_rendering == "accented")
     if accented and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
         out.append(finding("truncated", Severity.MAJOR, "en-XA brackets are unbalanced: the segment was cut"))
