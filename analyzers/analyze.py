@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,7 @@ from analyzers.typing_rules import (
     FieldTyper,
     TypeDecision,
     data_leaf_decision,
+    override_decision,
     runtime_literal_decision,
     tool_message_decision,
 )
@@ -61,6 +63,8 @@ from source_benchmarks.protocol import ArtifactSpec, DataFileFacts, PerturbedBen
 from source_benchmarks.registry import family_of, get_benchmark
 
 Progress = Callable[[str], None]
+# inline code spans and template slots ({{component:x}}, {user_id}): a translator keeps them whole
+_MARKUP_ONLY = re.compile(r"`[^`\n]*`|\{\{[^{}\n]*\}\}|\{[^{}\n]*\}")
 
 
 def _import(dotted: str) -> Any:
@@ -306,10 +310,18 @@ class _Builder:
             locator = MarkdownBlockLocator(
                 block_index=block.index, block_kind=block.kind, start_line=block.start_line, end_line=block.end_line
             )
-            if block.kind in ("code", "html", "rule") or not WORD.search(block.text):
+            override = self.typer.profile.overrides.get(element_id(spec.path, locator))
+            if override is not None:  # a reviewer's decision wins here too
+                decision = override_decision(override)
+            elif block.kind in ("code", "html", "rule") or not WORD.search(block.text):
                 decision = TypeDecision(
                     TranslationType.PRESERVE, PreserveReason.MARKUP, None, f"markdown: {block.kind} block"
                 )
+            elif not WORD.search(_MARKUP_ONLY.sub(" ", block.text)):
+                # every word sits in inline code or a template slot ("### `KB_search_bm25`",
+                # "{{component:…}}"): a translator returns it as it is
+                rule = f"markdown: {block.kind} block of inline code and template slots only"
+                decision = TypeDecision(TranslationType.PRESERVE, PreserveReason.MARKUP, None, rule)
             else:
                 decision = TypeDecision(TranslationType.TRANSLATE_FREE, None, None, f"markdown: {block.kind} block")
             self.add(
