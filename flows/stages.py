@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from pydantic import Field
 
+from analyzers import ANALYZER_VERSION
 from analyzers.analyze import analyze_benchmark
 from analyzers.profile import ElementOverride, load_profile
 from babelflow.adaptation_run import AdaptationRun
@@ -98,7 +99,9 @@ class AnalyzeResult(Record):
 def analyze_inputs_key(run: AdaptationRun) -> str:
     bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
     loaded = load_profile(run.benchmark, run.profile, load_overrides(run.paths.overrides))
-    return key_of("analyze", STAGE_VERSIONS["analyze"], [f.sha256 for f in bench.fingerprints()], loaded.sha256)
+    # the analyzer's version too: a typing change must not be answered with the cached IR of the old rules
+    fingerprints = [f.sha256 for f in bench.fingerprints()]
+    return key_of("analyze", STAGE_VERSIONS["analyze"], ANALYZER_VERSION, fingerprints, loaded.sha256)
 
 
 def stage_analyze(run: AdaptationRun) -> AnalyzeResult:
