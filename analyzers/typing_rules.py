@@ -213,7 +213,14 @@ class FieldTyper:
         rule = next((r for r in self.profile.rules if r.matches_code(artifact, qualname, name, role)), None)
         if rule is not None:
             label = ",".join(rule.rule.code_name or rule.rule.code_role)
-            return self._rule_decision(rule.rule, label, value, frozenset())
+            decision = self._rule_decision(rule.rule, label, value, frozenset())
+            if decision.translation_type is not TranslationType.PRESERVE and _is_id_template(value):
+                # a role-wide rule ("tool outputs are prose") meets an id template without a space
+                # (τ³ banking: txn_{_deterministic_id(f'…:{account_id}')}): ids are never translated
+                return TypeDecision(
+                    TranslationType.PRESERVE, PreserveReason.IDENTIFIER, None, "heuristic: identifier template"
+                )
+            return decision
         if not default_include:
             return None
         return self._fallback_code(value)
@@ -235,6 +242,12 @@ class FieldTyper:
         return TypeDecision(
             TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "default: single-word code literal is kept"
         )
+
+
+def _is_id_template(value: str) -> bool:
+    """A code text with a format slot or an underscore and no whitespace at all: an id or key template."""
+    text = value.strip()
+    return bool(text) and not any(c.isspace() for c in text) and ("{" in text or "_" in text) and "}" in text
 
 
 # ---- typing by shape, for a perturbation trial ----------------------------------------------------

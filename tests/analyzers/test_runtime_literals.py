@@ -129,3 +129,15 @@ def test_a_trial_family_without_the_protocol_is_refused(monkeypatch) -> None:
     monkeypatch.setattr(analyze, "family_of", lambda benchmark_id: Declares())
     with pytest.raises(BabelflowError, match="PerturbedBenchmark|perturbation analysis"):
         analyze.analyze_benchmark(bench)
+
+
+def test_an_id_template_stays_under_a_role_wide_translate_rule():
+    """A profile rule that makes a file's tool outputs prose must not translate the id template
+    txn_{_deterministic_id(f'…')} (τ³ banking seeds transaction ids with it); a sentence with a
+    slot is still prose."""
+    from analyzers.typing_rules import _is_id_template
+
+    assert _is_id_template("txn_{_deterministic_id(f'checking_credit:{account_id}:{amount}')}")
+    assert _is_id_template("split_{Path(path).stem}.json")
+    assert not _is_id_template("Order {order_id} not found")
+    assert not _is_id_template("user_id")

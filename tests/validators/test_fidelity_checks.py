@@ -85,3 +85,18 @@ def test_a_number_kept_character_for_character_is_not_a_changed_number():
     assert _numbers_changed("Spend $30,000", "Gasta 30.000 $", "es") is None  # localized: same value
     assert _numbers_changed("Spend $30,000", "Gasta $30", "es") == ("30000", "30")
     assert _numbers_changed("rate 2.775 and $30,000", "tasa 2775 y $30,000", "es") == ("2.775", "2775")
+
+
+def test_a_title_of_an_abbreviation_and_a_kept_name_is_not_untranslated():
+    """'FAQ: Blue Account' (the account class is kept: tools.py keys its fees by it) has no prose
+    left to translate; 'FAQ: Troubleshooting' copied through still is untranslated (τ³ banking es)."""
+    from validators.probes.fidelity import check_pair
+
+    kept = check_pair(
+        "probes", "documents/d.json", "title", None, "FAQ: Blue Account", "FAQ: Blue Account", ["Blue Account"], "es"
+    )
+    assert [f.kind for f in kept] == []
+    copied = check_pair(
+        "probes", "documents/d.json", "title", None, "FAQ: Troubleshooting", "FAQ: Troubleshooting", [], "es"
+    )
+    assert [f.kind for f in copied] == ["untranslated"]

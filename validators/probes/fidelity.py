@@ -26,6 +26,8 @@ from validators.findings import Finding, Layer, Severity, SuppressedCheck, findi
 from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# an all-capital abbreviation (FAQ, ATM, PIN, APR): translations keep it as it is
+_ACRONYM = re.compile(r"(?<![\w])[A-Z]{2,5}s?(?![\w])")
 
 
 def _without_kept_numbers(source: str, target: str) -> tuple[str, str]:
@@ -197,7 +199,8 @@ def check_pair(
     out: list[Finding] = []
     if "⟦" in target:
         out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
-    if target == source and WORD.search(without_tokens(source, tokens)) and not PATH_LIKE.fullmatch(source.strip()):
+    prose = _ACRONYM.sub(" ", without_tokens(source, tokens))  # "FAQ: ⟨kept name⟩" holds no prose to translate
+    if target == source and WORD.search(prose) and not PATH_LIKE.fullmatch(source.strip()):
         # metadata no model reads (task issues, descriptions) left in English is cosmetic
         severity = Severity.MINOR if any(part in location for part in READ_BY_NO_MODEL) else Severity.MAJOR
         return out + [finding("untranslated", severity, "text was copied through untranslated")]
