@@ -2,4 +2,4 @@
 
 # Bump whenever inventory, evidence, linking or typing logic changes: saved IRs are then re-derived.
 # 3: instrumented replay + differential evidence (issue 13); 4: code trials, non-tool docstrings left out
-ANALYZER_VERSION = "6"  # 6: id templates without spaces stay under role-wide code rules (issue 26)
+ANALYZER_VERSION = "7"  # 7: id templates without spaces stay Preserve (issue 26)

@@ -228,6 +228,10 @@ class FieldTyper:
     def _fallback_code(self, value: str) -> TypeDecision:
         if self.evidence.kinds_of(value) & _EXECUTABLE_KINDS:
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.ENUM_CODE, None, "evidence: compared in code")
+        if _is_id_template(value):  # txn_{_deterministic_id(f'…:{account_id}')}: a nested call is no slot
+            return TypeDecision(
+                TranslationType.PRESERVE, PreserveReason.IDENTIFIER, None, "heuristic: identifier template"
+            )
         literal = _SLOT.sub("", value)  # f"task_{n + 1}" is an id template: judge the literal text only
         if literal.strip() and _shape(literal.strip()) is PreserveReason.IDENTIFIER:
             return TypeDecision(

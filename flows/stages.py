@@ -137,13 +137,15 @@ def reviewed_map_key(cmap: CanonicalMap) -> str:
 
 def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, str]) -> str:
     """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
-    changes the translator, so the cached translation must not be reused) and the pack version."""
+    changes the translator, so the cached translation must not be reused) and the pack: its version
+    and its content (a glossary fix without a version bump is an input too)."""
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
     parts = (
         run.benchmark,
         run.language,
         run.translator_id,
         run.pack_version,
+        sha256_bytes(run.pack.model_dump_json().encode()),
         ir_sha,
         reviewed_map_key(cmap),
         sorted(reviewed.items()),
