@@ -12,8 +12,11 @@ so the shared tau2 profile selectors and the code overlay's artifact keys read t
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from babelflow.ir import ArtifactRole
-from source_benchmarks.tau2.domains import Tau2DomainSpec
+from source_benchmarks.tau2.domains import DOMAINS, Tau2DomainSpec
 
 PREFIX = "tau3-"
 BANKING = "tau3-banking_knowledge"
@@ -45,76 +48,44 @@ def _code(domain: str, *extra: tuple[str, ArtifactRole]) -> tuple[tuple[str, Art
 
 _USER = (("user_tools.py", ArtifactRole.TOOL_CODE), ("user_data_model.py", ArtifactRole.DATA_MODEL_CODE))
 
+
+def _from_tau2(domain: str, path_globals: tuple[tuple[str, str], ...], **changes: Any) -> Tau2DomainSpec:
+    """A τ² domain as τ³ ships it: the same files and models, τ³'s prompt code (no user/base.py) and
+    the module globals that bind its file paths; `changes` are what else τ³ changed (mock's user DB)."""
+    base = DOMAINS[f"tau2-{domain}"]
+    extra = tuple((path.rsplit("/", 1)[-1], role) for path, role in base.code_files[2:] if path.startswith("domains/"))
+    extra += tuple(changes.pop("extra_code", ()))
+    return dataclasses.replace(
+        base, benchmark_id=f"{PREFIX}{domain}", code_files=_code(domain, *extra), path_globals=path_globals, **changes
+    )
+
+
 TAU3_DOMAINS: dict[str, Tau2DomainSpec] = {
-    "tau3-mock": Tau2DomainSpec(
-        benchmark_id="tau3-mock",
-        domain="mock",
-        db_file="db.json",
-        db_model="tau2.domains.mock.data_model:MockDB",
-        tools_class="tau2.domains.mock.tools:MockTools",
-        policy_files=("policy.md", "policy_solo.md"),
-        default_split=None,
-        user_db_file="user_db.json",
-        user_db_model="tau2.domains.mock.user_data_model:MockUserDB",
-        user_tools_class="tau2.domains.mock.user_tools:MockUserTools",
-        code_files=_code("mock", *_USER),
-        path_globals=(
+    "tau3-mock": _from_tau2(
+        "mock",
+        (
             ("MOCK_DB_PATH", "db.json"),
             ("MOCK_USER_DB_PATH", "user_db.json"),
             ("MOCK_POLICY_PATH", "policy.md"),
             ("MOCK_POLICY_SOLO_PATH", "policy_solo.md"),
             ("MOCK_TASK_SET_PATH", "tasks.json"),
         ),
+        user_db_file="user_db.json",
+        user_db_model="tau2.domains.mock.user_data_model:MockUserDB",
+        user_tools_class="tau2.domains.mock.user_tools:MockUserTools",
+        extra_code=_USER,
     ),
-    "tau3-airline": Tau2DomainSpec(
-        benchmark_id="tau3-airline",
-        domain="airline",
-        db_file="db.json",
-        db_model="tau2.domains.airline.data_model:FlightDB",
-        tools_class="tau2.domains.airline.tools:AirlineTools",
-        policy_files=("policy.md",),
-        default_split="base",
-        code_files=_code("airline"),
-        path_globals=(
-            ("AIRLINE_DB_PATH", "db.json"),
-            ("AIRLINE_POLICY_PATH", "policy.md"),
-            ("AIRLINE_TASK_SET_PATH", "tasks.json"),
-        ),
+    "tau3-airline": _from_tau2(
+        "airline",
+        (("AIRLINE_DB_PATH", "db.json"), ("AIRLINE_POLICY_PATH", "policy.md"), ("AIRLINE_TASK_SET_PATH", "tasks.json")),
     ),
-    "tau3-retail": Tau2DomainSpec(
-        benchmark_id="tau3-retail",
-        domain="retail",
-        db_file="db.json",
-        db_model="tau2.domains.retail.data_model:RetailDB",
-        tools_class="tau2.domains.retail.tools:RetailTools",
-        policy_files=("policy.md",),
-        default_split="base",
-        code_files=_code("retail"),
-        path_globals=(
-            ("RETAIL_DB_PATH", "db.json"),
-            ("RETAIL_POLICY_PATH", "policy.md"),
-            ("RETAIL_TASK_SET_PATH", "tasks.json"),
-        ),
+    "tau3-retail": _from_tau2(
+        "retail",
+        (("RETAIL_DB_PATH", "db.json"), ("RETAIL_POLICY_PATH", "policy.md"), ("RETAIL_TASK_SET_PATH", "tasks.json")),
     ),
-    "tau3-telecom": Tau2DomainSpec(
-        benchmark_id="tau3-telecom",
-        domain="telecom",
-        db_file="db.toml",
-        db_model="tau2.domains.telecom.data_model:TelecomDB",
-        tools_class="tau2.domains.telecom.tools:TelecomTools",
-        policy_files=(
-            "main_policy.md",
-            "tech_support_manual.md",
-            "tech_support_workflow.md",
-            "main_policy_solo.md",
-            "tech_support_workflow_solo.md",
-        ),
-        default_split="base",
-        user_db_file="user_db.toml",
-        user_db_model="tau2.domains.telecom.user_data_model:TelecomUserDB",
-        user_tools_class="tau2.domains.telecom.user_tools:TelecomUserTools",
-        code_files=_code("telecom", *_USER, ("environment.py", ArtifactRole.PROMPT_CODE)),
-        path_globals=(
+    "tau3-telecom": _from_tau2(
+        "telecom",
+        (
             ("TELECOM_DB_PATH", "db.toml"),
             ("TELECOM_USER_DB_PATH", "user_db.toml"),
             ("TELECOM_MAIN_POLICY_PATH", "main_policy.md"),
