@@ -20,6 +20,7 @@ from babel import Locale, UnknownLocaleError
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from babelflow.language_tag import tag_too_long
+from babelflow.text import SCRIPT_NAME_PREFIXES
 
 _DATA = Path(__file__).with_name("data") / "language_data.toml"
 _FALLBACK_BAND = (0.3, 3.5)  # unknown script: only gross cuts and duplications are flagged
@@ -145,31 +146,10 @@ def spelled_numbers(text: str, data: LanguageData) -> list[int]:
 
 # ---- scripts ---------------------------------------------------------------------------------
 
-_SCRIPT_PREFIX = {
-    "Thai": ("THAI",),
-    "Laoo": ("LAO",),
-    "Khmr": ("KHMER",),
-    "Mymr": ("MYANMAR",),
-    "Hans": ("CJK",),
-    "Hant": ("CJK",),
-    "Jpan": ("CJK", "HIRAGANA", "KATAKANA"),
-    "Kore": ("HANGUL",),
-    "Arab": ("ARABIC",),
-    "Hebr": ("HEBREW",),
-    "Deva": ("DEVANAGARI",),
-    "Beng": ("BENGALI",),
-    "Taml": ("TAMIL",),
-    "Cyrl": ("CYRILLIC",),
-    "Grek": ("GREEK",),
-    "Geor": ("GEORGIAN",),
-    "Armn": ("ARMENIAN",),
-    "Ethi": ("ETHIOPIC",),
-}
-
 
 def in_script(char: str, script: str) -> bool:
     """Is `char` a letter of `script` (ISO 15924)?"""
     name = unicodedata.name(char, "")
     if script == "Latn":
         return name.startswith("LATIN")
-    return name.startswith(_SCRIPT_PREFIX.get(script, ("\0",)))
+    return name.startswith(SCRIPT_NAME_PREFIXES.get(script, ("\0",)))
