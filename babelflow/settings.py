@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from babelflow.errors import BabelflowError
@@ -21,6 +21,12 @@ class BabelflowSettings(BaseSettings):
     state_dir: Path | None = Field(default=None, description="default: <project_root>/.babelflow")
     adapted_dir: Path | None = Field(default=None, description="default: <project_root>/adapted")
     canonical_maps_dir: Path | None = Field(default=None, description="default: <project_root>/canonical_maps")
+
+    @field_validator("state_dir", "adapted_dir", "canonical_maps_dir", mode="before")
+    @classmethod
+    def _empty_means_default(cls, value: object) -> object:
+        # `export BABELFLOW_STATE_DIR=` would otherwise be Path(""): the current folder, not the default
+        return None if isinstance(value, str) and not value.strip() else value
 
     def resolved_state_dir(self) -> Path:
         return (self.state_dir or self.project_root / ".babelflow").resolve()

@@ -51,12 +51,20 @@ def analyze(
         "--domain-package",
         help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`.",
     ),
+    reanalyze: bool = typer.Option(
+        False,
+        "--reanalyze",
+        help="Analyse again even when the saved IR (state folder) was made from the same files, harness and profile.",
+    ),
 ) -> None:
     """Trace every text field the benchmark reads at run time and type it
-    (Preserve / Translate-Free / Translate-Canonical)."""
+    (Preserve / Translate-Free / Translate-Canonical).
+
+    The IR is also kept in the state folder, where `flow` and `adapt` read it: a rerun with nothing
+    changed (same analyzer, source files, harness and profile) reuses it instead of replaying the benchmark."""
     benchmark = resolve_benchmark(benchmark, domain_package)
     from analyzers.analyze import analyze_benchmark  # noqa: PLC0415 - +1.6 s on --help
-    from analyzers.profile import load_profile  # noqa: PLC0415 - +73 ms on --help
+    from flows.components import analyze_or_reuse  # noqa: PLC0415 - +1.8 s on --help
     from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
@@ -64,16 +72,17 @@ def analyze(
     check_file_out(out, sources)
     if starter_profile is not None:
         check_file_out(starter_profile, sources, "--starter-profile")
-    loaded = None if no_profile else load_profile(benchmark, profile)
     from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
+    def progress(message: str) -> None:
+        console.print(f"[cyan]{message}", highlight=False)
+
     with terminal_progress(console):
-        document = analyze_benchmark(
-            bench,
-            loaded,
-            progress=lambda message: console.print(f"[cyan]{message}", highlight=False),
-            use_profile=not no_profile,
-        )
+        if no_profile:  # a typing without reviewed rules is a one-off look, never what `flow` should reuse
+            document = analyze_benchmark(bench, None, progress=progress, use_profile=False)
+        else:
+            ir_path = BabelflowSettings().layout.ir(benchmark)
+            document = analyze_or_reuse(bench, profile, ir_path, progress, reuse=not reanalyze)
         save_ir(document, out)
     counts = Counter(e.translation_type.value for e in document.elements)
     table = Table(title=f"{benchmark}: {len(document.elements)} text fields, {len(document.link_groups)} link groups")

@@ -53,21 +53,35 @@ def domain_name_for(benchmark_id: str, language: str) -> str:
 
 
 def analyze_or_reuse(
-    bench: SourceBenchmark, profile_path: Path | None, ir_path: Path, progress: Callable[[str], None]
+    bench: SourceBenchmark,
+    profile_path: Path | None,
+    ir_path: Path,
+    progress: Callable[[str], None],
+    reuse: bool = True,
 ) -> IRDocument:
-    """Reuse the saved IR iff it was made from the same source files and profile."""
+    """Reuse the saved IR iff it was made by this analyzer from the same source files, harness and profile;
+    `reuse=False` analyses again all the same (`babelflow analyze --reanalyze`) and refreshes the saved IR."""
     profile = load_profile(bench.id, profile_path)
-    saved: IRDocument | None = None
-    if ir_path.exists():
-        try:
-            saved = load_ir_cached(ir_path, bench.id)
-        except BabelflowError:
-            saved = None  # an IR of an older schema or a damaged file: analyze again
-    if saved is not None and saved.analyzer_version == ANALYZER_VERSION and saved.profile_sha256 == profile.sha256:
-        if [a.model_dump() for a in saved.artifacts] == [a.model_dump() for a in bench.fingerprints()]:
-            progress("IR unchanged: reused")
-            return saved
+    saved = _saved_ir(ir_path, bench.id) if reuse else None
+    if (
+        saved is not None
+        and saved.analyzer_version == ANALYZER_VERSION
+        and saved.profile_sha256 == profile.sha256
+        and saved.source_version == bench.source_version
+        and [a.model_dump() for a in saved.artifacts] == [a.model_dump() for a in bench.fingerprints()]
+    ):
+        progress("IR unchanged (same analyzer, source files, harness and profile): reused")
+        return saved
     ir = analyze_benchmark(bench, profile, progress=progress)
     save_ir(ir, ir_path)
     remember(ir_path, ir)  # a rerun in a new process loads the binary sidecar, not 170k JSON elements
     return ir
+
+
+def _saved_ir(ir_path: Path, benchmark: str) -> IRDocument | None:
+    if not ir_path.exists():
+        return None
+    try:
+        return load_ir_cached(ir_path, benchmark)
+    except BabelflowError:
+        return None  # an IR of an older schema or a damaged file: analyze again
