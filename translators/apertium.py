@@ -6,6 +6,10 @@ markup, which directions are installed; the back-translation validator runs it t
 whose tags come back dropped or duplicated in the batch is translated again alone (a
 *fallback*); if it is still broken it is reported in ``failed`` and the engine records a unit
 failure. Nothing is patched.
+
+Apertium has no per-call terminology, so the language pack's glossary reaches it the way canonical
+terms do: each occurrence of a term travels as a placeholder of its own and comes back as the
+pack's rendering (its case following the source's: "REFERRER" → "REFERENTE").
 """
 
 from __future__ import annotations
@@ -31,9 +35,15 @@ from babelflow.apertium import (
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.text import PLACEHOLDER
-from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse, TranslationUsage
+from translators.interface import (
+    GlossaryEntry,
+    TranslatedSegment,
+    TranslationRequest,
+    TranslationResponse,
+    TranslationUsage,
+)
 
-APERTIUM_VERSION = "v1"  # bump when the markup protocol below changes (part of translator_id)
+APERTIUM_VERSION = "v2"  # bump when the markup or the glossary protocol changes (part of translator_id)
 INSTALL_HINT = (
     "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` "
     "(scripts/install.sh does this as root)"
@@ -113,6 +123,46 @@ def _keep_edges(source: str, translated: str) -> str:
     return f"{lead}{core}{trail}" if source.strip() else source
 
 
+TERM_PLACEHOLDER_BASE = 1_000_000  # far above any placeholder index the engine issues for a segment
+
+
+class GlossaryTerms:
+    """The request's glossary as placeholders: `protect` before Apertium, `render` after it."""
+
+    def __init__(self, glossary: list[GlossaryEntry]):
+        self.entries = sorted(glossary, key=lambda entry: len(entry.source), reverse=True)  # longest term first
+        alternatives = "|".join(re.escape(entry.source) for entry in self.entries)
+        self._pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I) if self.entries else None
+        self._by_key = {entry.source.casefold(): entry.target for entry in self.entries}
+
+    def protect(self, text: str) -> tuple[str, dict[str, str]]:
+        """`text` with each term occurrence replaced by a fresh placeholder, and what each one renders as."""
+        if self._pattern is None:
+            return text, {}
+        renderings: dict[str, str] = {}
+
+        def hide(match: re.Match[str]) -> str:
+            token = f"⟦{TERM_PLACEHOLDER_BASE + len(renderings)}⟧"
+            renderings[token] = _in_case_of(match.group(), self._by_key[match.group().casefold()])
+            return token
+
+        return self._pattern.sub(hide, text), renderings
+
+    @staticmethod
+    def render(translated: str, renderings: dict[str, str]) -> str:
+        for token, target in renderings.items():
+            translated = translated.replace(token, target)
+        return translated
+
+
+def _in_case_of(source: str, target: str) -> str:
+    if source.isupper() and len(source) > 1:
+        return target.upper()
+    if source[:1].isupper() and not target[:1].isupper():
+        return target[:1].upper() + target[1:]
+    return target
+
+
 class ApertiumTranslator:
     """The offline `Translator` for real languages with an installed Apertium pair."""
 
@@ -148,31 +198,31 @@ class ApertiumTranslator:
         return read_blocks(self._run(blocks_document(texts)))
 
     def translate(self, request: TranslationRequest) -> TranslationResponse:
-        # The glossary is not passed on: Apertium has no per-call terminology; canonical terms
-        # reach it as placeholders, and the language pack's release checks verify required terms.
         if request.target_language != self.target_language:
             raise ValueError(
                 f"{self.translator_id} translates into {self.target_language!r}, not {request.target_language!r}"
             )
-        texts = [segment.text for segment in request.segments]
+        terms = GlossaryTerms(request.glossary)
+        protected = [terms.protect(segment.text) for segment in request.segments]
+        texts = [text for text, _ in protected]
         batch = self._batch(texts) if texts else {}
         out: list[TranslatedSegment] = []
         failed: dict[str, list[str]] = {}
         for k, segment in enumerate(request.segments):
+            sent, renderings = protected[k]
             text = batch.get(k)
-            problems = ["segment missing from Apertium's output"] if text is None else tag_problems(segment.text, text)
+            problems = ["segment missing from Apertium's output"] if text is None else tag_problems(sent, text)
             if problems:
                 self.stats.fallbacks += 1
-                text = self._batch([segment.text]).get(0)
-                problems = (
-                    ["segment missing from Apertium's output"] if text is None else tag_problems(segment.text, text)
-                )
+                text = self._batch([sent]).get(0)
+                problems = ["segment missing from Apertium's output"] if text is None else tag_problems(sent, text)
             if problems or text is None:
                 self.stats.failed += 1
                 failed[segment.segment_id] = [f"apertium {self.mode}: {p}" for p in problems]
                 continue
+            text = terms.render(text, renderings)
             out.append(TranslatedSegment(segment_id=segment.segment_id, text=_keep_edges(segment.text, text)))
-        chars = sum(len(t) for t in texts)
+        chars = sum(len(segment.text) for segment in request.segments)
         self.stats.segments += len(texts)
         self.stats.input_characters += chars
         usage = TranslationUsage(input_characters=chars, output_characters=sum(len(s.text) for s in out), requests=1)

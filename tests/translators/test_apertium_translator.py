@@ -166,3 +166,36 @@ def test_a_language_without_a_pack_uses_cldr_defaults_and_exports_without_a_tran
     drafts = tmp_path / "mock-es.po"
     result = _cli("export", "tau2-mock", "--lang", "es", "--format", "po", "--out", str(drafts))
     assert result.exit_code == 0 and "apertium" in result.output and "tarea" in drafts.read_text(encoding="utf-8")
+
+
+def test_the_pack_glossary_reaches_apertium_as_placeholders_rendered_in_the_source_case():
+    """Apertium eng-spa leaves 'referrer', 'holdings' and 'troubleshooting' in English (τ³ banking's
+    documents); the pack's renderings replace them, placeholders of the segment itself still travel."""
+    from translators.apertium import ApertiumTranslator
+    from translators.interface import GlossaryEntry
+
+    request = _request(
+        "MAXIMIZE REFERRER BONUS. The referrer gets $⟦0⟧ once.",
+        "Review your product holdings. Our referrers vary.",
+        "FAQ: Troubleshooting",
+    ).model_copy(
+        update={
+            "glossary": [
+                GlossaryEntry(source="referrer", target="referente"),
+                GlossaryEntry(source="holdings", target="tenencias"),
+                GlossaryEntry(source="troubleshooting", target="solución de problemas"),
+            ]
+        }
+    )
+    translator = ApertiumTranslator("es")
+    response = translator.translate(request)
+    assert not response.failed
+    first, second, third = (segment.text for segment in response.segments)
+    assert "REFERENTE" in first and "referente" in first and "⟦0⟧" in first
+    assert "referrer" not in first.lower() and "⟦1000000⟧" not in first
+    assert "tenencias" in second
+    assert "referente" not in second.lower()  # 'referrers' is another word: left to Apertium, never half-replaced
+    assert third.endswith("Solución de problemas")
+
+    plain = translator.translate(_request("The referrer gets a bonus."))
+    assert "referrer" in plain.segments[0].text  # without the glossary Apertium keeps the English word
