@@ -92,3 +92,17 @@ def output_lock(locks_dir: Path, folder: Path, holder: str) -> Iterator[None]:
     # the folder too: the lock's name is a hash
     with _held(Path(locks_dir) / f"out-{key}.lock", f"{os.getpid()} {holder}\t{resolved}", refused):
         yield
+
+
+@contextmanager
+def one_at_a_time(path: Path) -> Iterator[None]:
+    """Wait for, then hold, an advisory lock: work that two runs would otherwise do twice at once
+    (two languages of one flow analysing the same benchmark) is done once; the second run waits and
+    then finds the first one's result. The OS releases the lock when its holder dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -15,7 +15,7 @@ from babelflow.ir import IRDocument, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
 from babelflow.language_pack import LanguagePack
 from babelflow.output_guard import resolve_out
-from babelflow.run_lock import output_lock
+from babelflow.run_lock import one_at_a_time, output_lock
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.protocol import SourceBenchmark
 from source_benchmarks.registry import family_of
@@ -62,20 +62,26 @@ def analyze_or_reuse(
     """Reuse the saved IR iff it was made by this analyzer from the same source files, harness and profile;
     `reuse=False` analyses again all the same (`babelflow analyze --reanalyze`) and refreshes the saved IR."""
     profile = load_profile(bench.id, profile_path)
-    saved = _saved_ir(ir_path, bench.id) if reuse else None
-    if (
-        saved is not None
-        and saved.analyzer_version == ANALYZER_VERSION
-        and saved.profile_sha256 == profile.sha256
-        and saved.source_version == bench.source_version
-        and [a.model_dump() for a in saved.artifacts] == [a.model_dump() for a in bench.fingerprints()]
-    ):
-        progress("IR unchanged (same analyzer, source files, harness and profile): reused")
-        return saved
-    ir = analyze_benchmark(bench, profile, progress=progress)
-    save_ir(ir, ir_path)
-    remember(ir_path, ir)  # a rerun in a new process loads the binary sidecar, not 170k JSON elements
-    return ir
+    with one_at_a_time(analysis_lock(ir_path)):  # the languages of one flow analyse their benchmark once
+        saved = _saved_ir(ir_path, bench.id) if reuse else None
+        if (
+            saved is not None
+            and saved.analyzer_version == ANALYZER_VERSION
+            and saved.profile_sha256 == profile.sha256
+            and saved.source_version == bench.source_version
+            and [a.model_dump() for a in saved.artifacts] == [a.model_dump() for a in bench.fingerprints()]
+        ):
+            progress("IR unchanged (same analyzer, source files, harness and profile): reused")
+            return saved
+        ir = analyze_benchmark(bench, profile, progress=progress)
+        save_ir(ir, ir_path)
+        remember(ir_path, ir)
+        return ir
+
+
+def analysis_lock(ir_path: Path) -> Path:
+    """The lock every analysis writing `ir_path` holds (never taken twice by one caller: flock is per open file)."""
+    return ir_path.with_name(f".{ir_path.name}.lock")
 
 
 def _saved_ir(ir_path: Path, benchmark: str) -> IRDocument | None:

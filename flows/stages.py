@@ -27,9 +27,10 @@ from babelflow.ir import IRDocument, Record, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
 from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
+from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, VariantManifest, load_manifest
-from flows.components import analyze_or_reuse, domain_name_for, translator_for
+from flows.components import analysis_lock, analyze_or_reuse, domain_name_for, translator_for
 from flows.replay_memo import variant_replays
 from flows.review_store import ReviewStore
 from source_benchmarks import get_benchmark, open_variant
@@ -109,9 +110,10 @@ def stage_analyze(run: AdaptationRun) -> AnalyzeResult:
     path = run.paths.ir
     loaded_overrides = load_overrides(run.paths.overrides)
     if loaded_overrides:
-        ir = analyze_benchmark(bench, load_profile(run.benchmark, run.profile, loaded_overrides))
-        save_ir(ir, path)
-        remember(path, ir)
+        with one_at_a_time(analysis_lock(path)):
+            ir = analyze_benchmark(bench, load_profile(run.benchmark, run.profile, loaded_overrides))
+            save_ir(ir, path)
+            remember(path, ir)
     else:
         ir = analyze_or_reuse(bench, run.profile, path, lambda m: None)
     keep_ir(path, ir)

@@ -73,3 +73,37 @@ def test_a_profile_change_analyses_again_and_no_profile_leaves_the_saved_ir_alon
         orjson.loads((tmp_path / "edited.json").read_bytes())["profile_sha256"]
         != orjson.loads(before)["profile_sha256"]
     )
+
+
+def test_two_languages_of_one_flow_analyse_their_benchmark_once(tmp_path, monkeypatch):
+    """The languages of `flow --lang es --lang en-XA` start together: the second waits for the first
+    one's IR instead of replaying the benchmark a second time at once."""
+    import threading  # noqa: PLC0415
+
+    import flows.components as components  # noqa: PLC0415
+    from source_benchmarks import get_benchmark  # noqa: PLC0415
+
+    real = components.analyze_benchmark
+    calls: list[str] = []
+
+    def counted(bench, profile, progress=None):
+        calls.append(bench.id)
+        return real(bench, profile, progress=progress)
+
+    monkeypatch.setattr(components, "analyze_benchmark", counted)
+    ir_path = tmp_path / "state" / "ir" / f"{BENCHMARK}.json"
+    results: list = []
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(
+                components.analyze_or_reuse(get_benchmark(BENCHMARK), None, ir_path, lambda m: None)
+            )
+        )
+        for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == [BENCHMARK]
+    assert len(results) == 2 and results[0].content_sha256() == results[1].content_sha256()
