@@ -2,4 +2,5 @@
 
 # Bump whenever inventory, evidence, linking or typing logic changes: saved IRs are then re-derived.
 # 3: instrumented replay + differential evidence (issue 13); 4: code trials, non-tool docstrings left out
-ANALYZER_VERSION = "7"  # 7: id templates without spaces stay Preserve (issue 26)
+ANALYZER_VERSION = "8"  # 7: id templates without spaces stay Preserve (issue 26); 8: τ³ evidence beyond the
+# gold calls (golden-retrieval lookups, the user tool list, a coverage replay of the read tools, group field paths)

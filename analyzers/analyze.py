@@ -256,7 +256,9 @@ class _Builder:
         empty: frozenset[str] = frozenset()
         items = list(iter_data_texts(document, facts))
         by_path = (
-            self.located.for_paths(spec.path, facts.map_paths, facts.open_map_paths) if self.located.available else {}
+            self.located.for_paths(spec.path, facts.map_paths, facts.open_map_paths, spec.group)
+            if self.located.available
+            else {}
         )
         for item in items:
             locator = DataKeyLocator(path=item.path) if item.is_key else DataValueLocator(path=item.path)

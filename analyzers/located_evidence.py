@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 
 from analyzers.model_schema import LIST_ITEM, MAP_KEY
 from babelflow.ir import EvidenceScope, FieldEvidence, LinkKind
@@ -49,21 +50,54 @@ class LocatedEvidence:
     by_location: dict[Location, dict[str, str]] = field(default_factory=dict)
     available: bool = False
     _table: dict[tuple, FieldEvidence] = field(default_factory=dict)
+    # by_location per artifact (built once per by_location: ~800 artifacts each asked for their paths)
+    _index: tuple[int, dict[str, list[tuple[tuple, bool, dict[str, str]]]]] | None = None
+    _grouped: dict[tuple, dict[tuple, Observed]] = field(default_factory=dict)
 
     def at(self, artifact: str, path: tuple, is_key: bool) -> dict[str, str] | None:
         return self.by_location.get((artifact, path, is_key))
 
+    def _by_artifact(self) -> dict[str, list[tuple[tuple, bool, dict[str, str]]]]:
+        if self._index is None or self._index[0] != id(self.by_location):
+            index: dict[str, list[tuple[tuple, bool, dict[str, str]]]] = {}
+            for (where, path, is_key), seen in self.by_location.items():
+                index.setdefault(where, []).append((path, is_key, seen))
+            self._index, self._grouped = (id(self.by_location), index), {}
+        return self._index[1]
+
     def for_paths(
-        self, artifact: str, map_paths: frozenset | set, open_map_paths: frozenset | set = frozenset()
+        self,
+        artifact: str,
+        map_paths: frozenset | set,
+        open_map_paths: frozenset | set = frozenset(),
+        group: str | None = None,
     ) -> dict[tuple, Observed]:
         """Per (generalized path, is_key): the union of what was observed on its locations, including
-        records the run created (a reservation a tool booked has the same field paths as the file's)."""
+        records the run created (a reservation a tool booked has the same field paths as the file's).
+
+        `group` (files that are one logical artifact, e.g. τ³ banking's documents/*.json): the field
+        paths of every file of the group, as a DB's records share theirs (a document golden retrieval
+        never looked up has the same `id` field as the 218 it did)."""
+        index = self._by_artifact()
+        if group is None:
+            return self._generalized(index.get(artifact, []), map_paths, open_map_paths)
+        key = (group, frozenset(map_paths), frozenset(open_map_paths))
+        found = self._grouped.get(key)
+        if found is None:
+            members = [entry for where, entries in index.items() if fnmatch(where, group) for entry in entries]
+            found = self._grouped[key] = self._generalized(members, map_paths, open_map_paths)
+        return found
+
+    def _generalized(
+        self,
+        entries: list[tuple[tuple, bool, dict[str, str]]],
+        map_paths: frozenset | set,
+        open_map_paths: frozenset | set,
+    ) -> dict[tuple, Observed]:
         kinds: dict[tuple, set[LinkKind]] = {}
         detail: dict[tuple, str] = {}
         count: dict[tuple, int] = {}
-        for (where, path, is_key), seen in self.by_location.items():
-            if where != artifact:
-                continue
+        for path, is_key, seen in entries:
             key = (generalize(path, map_paths, is_key, open_map_paths), is_key)
             bucket = kinds.setdefault(key, set())
             bucket.update(LinkKind(k) for k in seen)

@@ -15,15 +15,19 @@ evaluators); what is added is observation:
 
 from __future__ import annotations
 
+import inspect
 import json as _json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from babelflow.errors import BabelflowError
 from source_benchmarks.tau2.tracing import (
     RECORDER,
     Kind,
+    Location,
     Traced,
     copy_traced,
     leaf_values,
@@ -50,8 +54,28 @@ class _TracingJson:
         return _json.loads(text, *args, **kwargs)
 
 
+class _FormattingJson:
+    """Stands in for `json` inside a toolkit's modules while a tool runs: what `json.dumps` serializes
+    into the tool's text (τ³ banking's debit-card listing) counts as formatted, like an f-string's slots."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_json, name)
+
+    @staticmethod
+    def dumps(value: Any, *args: Any, **kwargs: Any) -> str:
+        if RECORDER.formatted is not None:
+            RECORDER.formatted.extend(traced_leaves(value))
+        return _json.dumps(value, *args, **kwargs)
+
+
+def _json_users(kit: Any) -> list[Any]:
+    """The modules of a toolkit's classes that use the json module (the tools' own code)."""
+    modules = (sys.modules.get(cls.__module__) for cls in type(kit).__mro__)
+    return [module for module in modules if module is not None and getattr(module, "json", None) is _json]
+
+
 @contextmanager
-def _phase(name: str | None, evaluator: bool = False) -> Iterator[None]:
+def phase(name: str | None, evaluator: bool = False) -> Iterator[None]:
     saved = RECORDER.phase, RECORDER.evaluator
     RECORDER.phase, RECORDER.evaluator = name, evaluator
     try:
@@ -87,13 +111,19 @@ _MISSING = object()
 class _Instrumented:
     """Installs the observers on one environment (instance attributes only: tau2's classes are untouched)."""
 
-    def __init__(self, env: Any, db_artifacts: tuple[str | None, str | None], watch_db: bool):
+    def __init__(
+        self,
+        env: Any,
+        db_artifacts: tuple[str | None, str | None],
+        watch_db: bool,
+        formatted_outputs: bool = False,
+        label: str = "",
+    ):
         self.env = env
-        kits = [
-            (kit, artifact)
-            for kit, artifact in ((env.tools, db_artifacts[0]), (env.user_tools, db_artifacts[1]))
-            if kit is not None and artifact
-        ]
+        self.formatted_outputs = formatted_outputs  # text results: which traced values were formatted into them
+        self.label = label  # names the run in every observation ("coverage replay: tool …")
+        pairs = ((env.tools, db_artifacts[0]), (env.user_tools, db_artifacts[1]))
+        kits = [(kit, artifact) for kit, artifact in pairs if kit is not None and artifact]
         # Tagging and diffing a 7 MB DB costs seconds per task: done on a sample of tasks that
         # together run every tool (DB roles are per field path); task fields are traced on every task.
         self.kits = kits if watch_db else []
@@ -101,7 +131,11 @@ class _Instrumented:
         for kit, artifact in kits:
             if watch_db:
                 self._ensure_tagged(kit, artifact)
-            self._wrap_kit(kit, artifact)
+        for kit, _ in pairs:
+            # a toolkit without a DB file of its own (τ³ banking's user tools share the agent's DB) is
+            # observed too: its calls, arguments and results
+            if kit is not None:
+                self._wrap_kit(kit)
         original_call = env.run_env_function_call
 
         def run_env_function_call(call: Any) -> Any:
@@ -123,7 +157,7 @@ class _Instrumented:
         return [leaf_values(kit.db) for kit, _ in self.kits]
 
     def _diff(self, snapshots: list[dict], inputs: list[Traced], what: str) -> None:
-        with _phase(None):  # our own comparisons are no observation
+        with phase(None):  # our own comparisons are no observation
             self._diff_quiet(snapshots, inputs, what)
 
     def _diff_quiet(self, snapshots: list[dict], inputs: list[Traced], what: str) -> None:
@@ -131,28 +165,42 @@ class _Instrumented:
             _note_writes(before, leaf_values(kit.db), artifact, inputs, what)
             self._ensure_tagged(kit, artifact)
 
-    def _wrap_kit(self, kit: Any, artifact: str) -> None:
+    def _wrap_kit(self, kit: Any) -> None:
         from tau2.environment.toolkit import ToolType
 
         original_use, original_update = kit.use_tool, kit.update_db
+        json_users = _json_users(kit)
 
         def use_tool(tool_name: str, **kwargs: Any) -> Any:
-            what = f"tool {tool_name}"
+            what = f"{self.label}tool {tool_name}"
             _note_arguments(kwargs, what)
             try:
                 write = kit.has_tool(tool_name) and kit.tool_type(tool_name) == ToolType.WRITE
             except Exception:  # an unknown tool: tau2 raises below, as it would
                 write = False
             snapshots = self._snapshots() if write and self.kits else None
-            with _phase(what, RECORDER.evaluator):
-                result = original_use(tool_name=tool_name, **kwargs)
+            saved_formatted = RECORDER.formatted
+            RECORDER.formatted = [] if self.formatted_outputs else None
+            swapped = json_users if self.formatted_outputs else []
+            for module in swapped:
+                module.json = _FormattingJson()
+            try:
+                with phase(what, RECORDER.evaluator):
+                    result = original_use(tool_name=tool_name, **kwargs)
+                formatted = RECORDER.formatted
+            finally:
+                RECORDER.formatted = saved_formatted
+                for module in swapped:
+                    module.json = _json
             for leaf in traced_leaves(result):
                 RECORDER.note(leaf.loc, Kind.TOOL_OUTPUT, what)
+            if formatted and isinstance(result, str):
+                _note_formatted(formatted, result, what)
             if snapshots is not None:
                 self._diff(snapshots, [leaf for value in kwargs.values() for leaf in traced_leaves(value)], what)
             elif write:
                 # DB not diffed on this task: a write tool's returned record shows what it stored
-                with _phase(None):
+                with phase(None):
                     stored = set(string_leaves(result))
                     for value in kwargs.values():
                         for leaf in traced_leaves(value):
@@ -168,6 +216,16 @@ class _Instrumented:
             self._diff(snapshots, list(traced_leaves(update_data)), "set_state initialization_data")
 
         kit.use_tool, kit.update_db = use_tool, update_db
+
+
+def _note_formatted(formatted: list[Traced], text: str, what: str) -> None:
+    """Traced values the tool formatted into the text it answered with: shown to the agent (or user)."""
+    with phase(None):  # our own search is no observation
+        seen: set[Location] = set()
+        for value in formatted:
+            if value.loc is not None and value.loc not in seen and str.__len__(value) and str(value) in text:
+                seen.add(value.loc)
+                RECORDER.note(value.loc, Kind.TOOL_OUTPUT, f"{what} (formatted into the text it returned)")
 
 
 def _copy_calls_for_evaluator(messages: list[Any]) -> None:
@@ -186,8 +244,10 @@ def trace_task(
     env_factory: Callable[[], Any],
     db_artifacts: tuple[str | None, str | None],
     watch_db: bool = True,
-) -> None:
-    """Replay one (already validated, private) task instrumented; observations go to RECORDER."""
+    formatted_outputs: bool = False,
+) -> Any:
+    """Replay one (already validated, private) task instrumented; observations go to RECORDER.
+    Returns the environment it ran in (a caller may trace more of the task's setup on it)."""
     import tau2.environment.environment as environment_module
     from tau2.data_model.message import AssistantMessage, ToolCall, UserMessage
     from tau2.evaluator.evaluator_action import ActionEvaluator
@@ -196,13 +256,13 @@ def trace_task(
     RECORDER.task_id = task.id
     tag_tree(task, tasks_artifact, task_path)
     env = env_factory()
-    _Instrumented(env, db_artifacts, watch_db)
+    _Instrumented(env, db_artifacts, watch_db, formatted_outputs)
     state = task.initial_state
     criteria = task.evaluation_criteria
     history = list(state.message_history or []) if state else []
     environment_module.json = _TracingJson()
     try:
-        with _phase("set_state"):
+        with phase("set_state"):
             env.set_state(
                 initialization_data=state.initialization_data if state else None,
                 initialization_actions=state.initialization_actions if state else None,
@@ -224,7 +284,7 @@ def trace_task(
 
     def run_assertions(label: str) -> None:
         for assertion in assertions:
-            with _phase(f"env assertion {assertion.func_name} ({label})", evaluator=True):
+            with phase(f"env assertion {assertion.func_name} ({label})", evaluator=True):
                 try:
                     env.run_env_assertion(assertion, raise_assertion_error=False)
                 except Exception:  # mock's assert_task_status raises on the do-nothing state: a result, not a crash
@@ -237,7 +297,7 @@ def trace_task(
             id=f"golden_{index}", name=str(action.name), arguments=action.arguments, requestor=action.requestor
         )
         call.__dict__["name"], call.__dict__["requestor"] = action.name, action.requestor
-        with _phase("golden action dispatch"):
+        with phase("golden action dispatch"):
             response = env.get_response(call)
         message = (
             UserMessage(role="user", tool_calls=[call])
@@ -252,11 +312,12 @@ def trace_task(
         messages[-1].__dict__["content"] = Traced(messages[-1].content, None)
     if criteria is not None:
         _copy_calls_for_evaluator(messages)
-        with _phase("action evaluator", evaluator=True):
+        with phase("action evaluator", evaluator=True):
             ActionEvaluator.calculate_reward(task=task, full_trajectory=messages)
-        with _phase("communicate evaluator", evaluator=True):
+        with phase("communicate evaluator", evaluator=True):
             CommunicateEvaluator.calculate_reward(task=task, full_trajectory=messages)
     RECORDER.task_id = None
+    return env
 
 
 def task_functions(task: Any) -> set[str]:
@@ -288,3 +349,93 @@ def db_watch_sample(tasks: list[Any], limit: int) -> set[str]:
         chosen.append(best)
         covered |= remaining.pop(best)
     return set(chosen)
+
+
+# ---- coverage replay: the read tools on every key the DB holds --------------------------------------
+
+# a required parameter that no DB field names gets one plain probe of its annotated type
+_PROBES: dict[Any, Any] = {int: 12, float: 1.0, bool: True, "int": 12, "float": 1.0, "bool": True}
+COVERAGE_VALUES = 1000  # distinct values tried per tool (banking's largest key set: 604 transaction ids)
+
+
+@dataclass
+class Coverage:
+    """What the coverage replay ran: tool calls per tool, and the read tools it could not fill."""
+
+    calls: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def field_values(db: Any) -> dict[str, list[str]]:
+    """Distinct string values per field name across a DB (in file order), as plain strings."""
+    found: dict[str, dict[str, None]] = {}
+    for path, value in leaf_values(db).items():
+        if isinstance(value, str) and path and isinstance(path[-1], str) and value.strip():
+            found.setdefault(str(path[-1]), {})[str(value)] = None
+    return {name: list(values) for name, values in found.items()}
+
+
+def parameter_values(name: str, fields: dict[str, list[str]]) -> list[str]:
+    """The DB values a parameter takes: the field of its name, then fields its name ends with
+    (`credit_card_account_id` -> `account_id`, `customer_name` -> `name`), never the bare `id`."""
+    words = name.split("_")
+    values: dict[str, None] = {}
+    for start in range(len(words)):
+        suffix = "_".join(words[start:])
+        if suffix != "id":
+            values.update(dict.fromkeys(fields.get(suffix, ())))
+    return list(values)[:COVERAGE_VALUES]
+
+
+def _read_only(kit: Any, name: str) -> bool:
+    from tau2.environment.toolkit import ToolType
+
+    try:
+        mutates = getattr(kit, "tool_mutates_state", lambda _: False)(name)
+        return kit.tool_type(name) == ToolType.READ and not mutates
+    except Exception:  # a tool without a declared type is not called
+        return False
+
+
+def trace_read_tools(env: Any, db_artifacts: tuple[str | None, str | None]) -> Coverage:
+    """Call every read-only tool of the agent's and the user's toolkits (discoverable ones included)
+    once per DB value its parameters take, instrumented like a golden call, on a fresh environment.
+
+    The gold trajectories reach a few records of a few tables; this shows what the tools themselves
+    compare, look up and return for every record. Arguments are plain strings (only the DB is tagged):
+    what is observed is what the benchmark's code does with its data, not what we passed."""
+    label = "coverage replay of the read tools: "
+    _Instrumented(env, db_artifacts, watch_db=True, formatted_outputs=True, label=label)
+    coverage = Coverage()
+    for kit, requestor in ((env.tools, "assistant"), (env.user_tools, "user")):
+        if kit is None or kit.db is None:
+            continue
+        with phase(None):
+            fields = field_values(kit.db)
+        for name in sorted(kit.tools):
+            if not _read_only(kit, name):
+                continue
+            arguments: dict[str, list[Any]] = {}
+            for parameter in inspect.signature(kit.tools[name]).parameters.values():
+                if parameter.default is not inspect.Parameter.empty or parameter.kind in (
+                    inspect.Parameter.VAR_POSITIONAL,
+                    inspect.Parameter.VAR_KEYWORD,
+                ):
+                    continue
+                values = parameter_values(parameter.name, fields)
+                if not values and parameter.annotation in _PROBES:
+                    values = [_PROBES[parameter.annotation]]
+                if not values:
+                    coverage.skipped[f"{requestor}:{name}"] = f"no DB field gives its parameter {parameter.name!r}"
+                    break
+                arguments[parameter.name] = values
+            else:
+                count = max((len(values) for values in arguments.values()), default=1)
+                for index in range(count):
+                    kwargs = {key: values[index % len(values)] for key, values in arguments.items()}
+                    try:
+                        kit.use_tool(name, **kwargs)
+                    except Exception:  # an error answer is an answer: the reads before it were observed
+                        pass
+                coverage.calls[f"{requestor}:{name}"] = count
+    return coverage

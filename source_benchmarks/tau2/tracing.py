@@ -6,7 +6,9 @@ a traced value is observed, not inferred from its spelling:
 - comparisons (`==`, dict lookups, `in`) call `Traced.__eq__`/`__contains__`, which note the
   location(s) and the phase they ran in (a tool, set_state, the action/communicate evaluator, an
   env assertion);
-- case/whitespace helpers return `Traced`, so `info.lower() in content.lower()` stays observable.
+- case/whitespace helpers return `Traced`, so `info.lower() in content.lower()` stays observable;
+- f-string formatting is seen (`__format__`): a tool that answers with text (τ³ banking's
+  "   user_id: u_123" lines) shows the agent the values it formatted into that text.
 
 Pydantic re-validation strips the subclass (it builds plain `str`), so tagging is done on the
 validated objects in place (`tag_tree`), and lost tags are simply no observation (never a wrong one).
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, SupportsIndex
 
@@ -48,6 +50,11 @@ class TraceRecorder:
     evaluator: bool = False
     task_id: str | None = None
     observations: dict[Location, dict[str, str]] = field(default_factory=dict)
+    # values formatted into text (f-strings) while a tool runs: the tool's text result is then searched for them
+    formatted: list[Traced] | None = None
+    # when set, a comparison is noted only if one side's location passes it (τ³'s golden prompt: titles
+    # compared with each other while τ³ indexes them are no comparison with the task's references)
+    only_with: Callable[[Location], bool] | None = None
 
     def note(self, loc: Location | None, kind: str, detail: str) -> None:
         if loc is None:
@@ -62,6 +69,10 @@ class TraceRecorder:
         if self.phase is None:
             return
         kind = Kind.COMPARED_BY_EVALUATOR if self.evaluator else Kind.COMPARED_IN_CODE
+        if self.only_with is not None:
+            locations = [getattr(value, "loc", None) for value in values]
+            if not any(loc is not None and self.only_with(loc) for loc in locations):
+                return
         for value in values:
             loc = getattr(value, "loc", None)
             if loc is not None:
@@ -100,6 +111,12 @@ class Traced(str):
         if not isinstance(item, str):  # str's own error, raised by str.__contains__ too
             raise TypeError(f"'in <string>' requires string as left operand, not {type(item).__name__}")
         return str.__contains__(self, item)
+
+    def __format__(self, spec: str) -> str:
+        # f"{value}" calls this for a str subclass (not for a plain str): seen while a tool builds its text
+        if RECORDER.formatted is not None:
+            RECORDER.formatted.append(self)
+        return str.__format__(self, spec)
 
     def __reduce__(self):  # deepcopy/pickle keep the tag (tau2 deep-copies messages)
         return (Traced, (str(self), self.loc))

@@ -38,6 +38,7 @@ _HARNESS_CODE = (
     "domains.py",
     "worker.py",
     "mirrored_models.py",
+    "setup_trace.py",
     "../environment_factory.py",
     "../localization.py",
     "../replay.py",

@@ -38,6 +38,7 @@ from source_benchmarks.tau2.tau3.domains import (
     task_folder,
 )
 from source_benchmarks.tau2.tau3.files import Tau3Files, watch_sample
+from source_benchmarks.tau2.tau3.setup_trace import trace_golden_prompt, trace_user_tool_list
 
 DISCOVERABLE_CALL = "call_discoverable_agent_tool"
 
@@ -238,10 +239,12 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
     def trace(
         self, task_ids: Iterable[str] | None = None, label: str = "analysis: traced replays", db_sample: int = 12
     ) -> dict:
-        """Tau2Benchmark.trace on τ³'s task files (a task folder: each task is its own artifact)."""
+        """Tau2Benchmark.trace on τ³'s task files (a task folder: each task is its own artifact), plus
+        what τ³ does with the data outside the golden calls (setup_trace.py): the user's tool list,
+        banking's golden-retrieval prompt, and every read tool on every DB key (coverage replay)."""
         from tau2.data_model.tasks import Task
 
-        from source_benchmarks.tau2.traced_replay import trace_task
+        from source_benchmarks.tau2.traced_replay import trace_read_tools, trace_task
         from source_benchmarks.tau2.tracing import RECORDER, TRACE_LOCK
 
         data = self.spec.data_dir
@@ -256,13 +259,42 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         with TRACE_LOCK, gc_paused():
             RECORDER.observations = {}
             try:
+                documents = self._tagged_knowledge_base() if task_folder(self.spec) else None
                 for task_id in ids:
                     artifact, path, raw = self._task_sources[task_id]
                     task = Task.model_validate(raw)
-                    trace_task(task, path, artifact, self._bound(task), db_artifacts, task_id in watched)
+                    env = trace_task(
+                        task,
+                        path,
+                        artifact,
+                        self._bound(task),
+                        db_artifacts,
+                        task_id in watched,
+                        formatted_outputs=True,
+                    )
+                    trace_user_tool_list(task, env)
+                    if documents is not None:
+                        trace_golden_prompt(task, artifact, documents)
+                trace_read_tools(self.environment_factory(), db_artifacts)
                 return RECORDER.observations
             finally:
                 RECORDER.observations, RECORDER.phase, RECORDER.task_id = {}, None, None
+                RECORDER.formatted, RECORDER.only_with = None, None
+
+    def _tagged_knowledge_base(self) -> Any:
+        """τ³'s KnowledgeBase of this benchmark's documents (a variant's replace the source's), each
+        document's strings tagged with its own file: what golden retrieval reads is then seen."""
+        from tau2.domains.banking_knowledge.data_model import Document, KnowledgeBase
+
+        from source_benchmarks.tau2.tracing import tag_tree
+
+        documents = {}
+        for name in self._listing("documents", "*.json"):
+            relative = f"documents/{name}"
+            document = Document.model_validate(load_document(self._resolve_domain_file(relative), ArtifactFormat.JSON))
+            tag_tree(document, f"{self.spec.data_dir}/{relative}")
+            documents[document.id] = document
+        return KnowledgeBase(documents=documents)
 
 
 def open_harness(benchmark_id: str, source_dir: str | None, overlay_path: str | None) -> Tau3Harness:
