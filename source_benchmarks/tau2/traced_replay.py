@@ -10,7 +10,12 @@ evaluators); what is added is observation:
 - tool results are walked for tagged DB values (what the agent is shown);
 - set_state parses the recorded tool messages it checks against re-executed calls: observed by
   wrapping the `json` module the environment module uses;
-- comparisons are observed by `Traced.__eq__` (see tracing.py) with the phase they ran in.
+- comparisons are observed by `Traced.__eq__` (see tracing.py) with the phase they ran in;
+- with `formatted_outputs` (τ³), a tool answering with text is searched for the traced values it
+  formatted (f-strings, `json.dumps`) while it ran: they are shown to the agent as much as a record is.
+
+`trace_read_tools` is a coverage replay: every read-only tool on every DB value its parameters name,
+on a fresh environment, so what the tools compare and return is seen for the records no gold call reaches.
 """
 
 from __future__ import annotations

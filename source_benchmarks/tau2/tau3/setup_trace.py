@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import tau2.environment.toolkit as toolkit_module
+
 from source_benchmarks.tau2.traced_replay import phase
 from source_benchmarks.tau2.tracing import RECORDER, Location
 
@@ -30,6 +32,10 @@ def trace_user_tool_list(task: Any, env: Any) -> None:
     """The runner's `environment.get_user_tools(include=task.user_tools)` on the task's environment."""
     if getattr(task, "user_tools", None) is None or env.user_tools is None:
         return
+    # the schemas get_tools builds for every tool (pydantic models, ~50 ms a task) are the same for every
+    # task and recorded from tool_schemas already: only the filtering by name runs here
+    saved_as_tool = toolkit_module.as_tool
+    toolkit_module.as_tool = lambda tool: tool
     RECORDER.task_id = task.id
     try:
         with phase("runner: the user simulator's tools, Environment.get_user_tools(include=task.user_tools)"):
@@ -38,6 +44,7 @@ def trace_user_tool_list(task: Any, env: Any) -> None:
         pass
     finally:
         RECORDER.task_id = None
+        toolkit_module.as_tool = saved_as_tool
 
 
 def trace_golden_prompt(task: Any, task_artifact: str, knowledge_base: Any) -> None:
