@@ -100,3 +100,35 @@ def test_a_title_of_an_abbreviation_and_a_kept_name_is_not_untranslated():
         "probes", "documents/d.json", "title", None, "FAQ: Troubleshooting", "FAQ: Troubleshooting", [], "es"
     )
     assert [f.kind for f in copied] == ["untranslated"]
+
+
+@pytest.mark.skipif(
+    not __import__("babelflow.target_lexicon", fromlist=["x"]).target_lexicon("es").available,
+    reason="no Spanish analyser (apertium-eng-spa; scripts/install.sh installs it as root, CI does)",
+)
+def test_a_copy_made_of_target_language_words_is_not_untranslated_and_english_still_is():
+    """τ³ airline es: 'San Francisco' (a tool's airport list) and 'Total' copied through are Spanish;
+    Apertium's Spanish analyser knows them. An English phrase copied through is still reported, and a
+    pseudo-locale asks no lexicon (its words are English: they would prove nothing)."""
+    from validators.probes.fidelity import check_pair
+
+    def found(source: str, target: str, language: str = "es") -> list[str]:
+        return [f.kind for f in check_pair("probes", "tools.py", "tool_output", None, source, target, [], language)]
+
+    assert found("San Francisco", "San Francisco") == []
+    assert found("Total", "Total") == []
+    assert found("Order Details", "Order Details") == ["untranslated"]
+    assert found("The total cost", "The total cost") == ["untranslated"]
+    assert found("San Francisco", "San Francisco", "en-XA") == ["untranslated"]
+
+
+def test_the_target_lexicon_knows_spanish_words_and_no_english_ones():
+    from babelflow.target_lexicon import target_lexicon
+
+    spanish = target_lexicon("es")
+    if not spanish.available:
+        pytest.skip("no Spanish analyser (apertium-eng-spa; scripts/install.sh installs it as root, CI does)")
+    words = ["total", "blog", "Chicago", "San Francisco", "delivered", "pending", "available", "referrer"]
+    assert spanish.known(words) == {"total", "blog", "Chicago", "San Francisco"}
+    assert not target_lexicon("en-XA").available and not target_lexicon("en").available
+    assert not target_lexicon("xx-unknown").available

@@ -11,6 +11,7 @@ from collections import Counter
 from babelflow.inline_codes import swapped_tokens
 from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
 from babelflow.target_language import language_problem
+from babelflow.target_lexicon import target_lexicon
 from babelflow.text import (
     FORMAT_SLOT,
     MODEL_ANSWER,
@@ -157,6 +158,11 @@ def _checked_pair(
     return [_for_element(f, element.id) for f in found]
 
 
+def _target_words_only(prose: str, language: str) -> bool:
+    lines = [line for line in (" ".join(part.split()) for part in prose.splitlines()) if WORD.search(line)]
+    return bool(lines) and target_lexicon(language).known(lines) == set(lines)
+
+
 def _for_element(finding: Finding, element_id: str) -> Finding:
     copy = finding.model_copy(update={"element_id": element_id}, deep=True)
     copy.id = finding_id(copy.key)
@@ -201,6 +207,8 @@ def check_pair(
         out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
     prose = _ACRONYM.sub(" ", without_tokens(source, tokens))  # "FAQ: ⟨kept name⟩" holds no prose to translate
     if target == source and WORD.search(prose) and not PATH_LIKE.fullmatch(source.strip()):
+        if _target_words_only(prose, language):
+            return out  # "Total", "San Francisco": a copy the target language's own analyser reads as its words
         # metadata no model reads (task issues, descriptions) left in English is cosmetic
         severity = Severity.MINOR if any(part in location for part in READ_BY_NO_MODEL) else Severity.MAJOR
         return out + [finding("untranslated", severity, "text was copied through untranslated")]

@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from babelflow.ir import PreserveReason, TranslationType
 from babelflow.language_data import LanguageData, in_script, language_data
 from babelflow.language_id import identify, supported
+from babelflow.target_lexicon import target_lexicon
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
 
@@ -60,6 +61,9 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     keeps = {
         t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target
     } | keeps_names
+    # a literal that is also a word of the target language ("total", "blog" in Spanish) is no leak
+    candidates = {w.lower() for text in targets.values() if text for w in _WORD.findall(text)} & vocabulary
+    keeps |= target_lexicon(ctx.language).known(candidates)
     statuses = _status_renderings(ctx, elements, targets)
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
@@ -229,8 +233,8 @@ def _leaks(
         lower = word.lower()
         if word not in source_words or not word.islower() or len(word) < 2 or lower in data.loanwords or lower in keeps:
             continue  # not the source's, a name or acronym, or ordinary vocabulary of the language
-        if re.search(rf"\d[\s-]*{re.escape(word)}\b", target):
-            continue  # a unit after a number ("17 inch")
+        if re.search(rf"\d[\s-]*(?:[ap]\.?m\.?\s+)?{re.escape(word)}\b", target, re.I):
+            continue  # a unit after a number ("17 inch"), a time zone after a time ("11am est")
         if re.search(rf"\(\s*{re.escape(word)}\s*\)", target):
             continue  # the English word given as a gloss after its translation: "cỡ vừa (medium)"
         if latin_target and lower not in vocabulary:

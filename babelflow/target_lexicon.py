@@ -1,0 +1,98 @@
+"""Is a word a word of the target language? Asked of the language's own morphological analyser.
+
+A Spanish variant that keeps "total", "blog" or "Chicago" keeps Spanish words, not English ones; a
+word list tuned per language cannot know that for a language it was not tuned on. Apertium's
+monolingual analysers can, for every language with an installed pair whose source side is that
+language (`spa-eng` for es): `lt-proc -a` marks an unknown word with `*`. Where no analyser is
+installed the lexicon knows nothing, and the checks that ask it behave as before.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from babelflow.apertium import apertium_binary, installed_modes, iso639_3
+
+_MODE = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")
+_ANALYSER = re.compile(r"lt-proc\s+(?:-\S+\s+)*'?([^'\s|]+\.automorf\.bin)'?")
+_UNIT = re.compile(r"\^([^/$]*)/([^$]*)\$")
+_TIMEOUT = 60.0
+
+
+class TargetLexicon:
+    """The words one language's analyser recognises (asked in batches, remembered)."""
+
+    def __init__(self, language: str, analyser: Path | None, lt_proc: str | None):
+        self.language = language
+        self.analyser = analyser if analyser is not None and lt_proc is not None else None
+        self._lt_proc = lt_proc
+        self._known: dict[str, bool] = {}
+
+    @property
+    def available(self) -> bool:
+        return self.analyser is not None
+
+    def known(self, words: Iterable[str]) -> set[str]:
+        """The subset of `words` (each one word or a multiword name such as "San Francisco") the language knows."""
+        asked = [w for w in dict.fromkeys(words) if w and "\n" not in w]
+        if self.analyser is None or not asked:
+            return set()
+        missing = [w for w in asked if w not in self._known]
+        if missing:
+            self._known.update(self._analyse(missing))
+        return {w for w in asked if self._known.get(w)}
+
+    def _analyse(self, words: list[str]) -> dict[str, bool]:
+        assert self.analyser is not None and self._lt_proc is not None
+        try:
+            done = subprocess.run(
+                [self._lt_proc, "-a", str(self.analyser)],
+                input="\n".join(words) + "\n",
+                capture_output=True,
+                text=True,
+                timeout=_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return {w: False for w in words}
+        lines = done.stdout.split("\n")
+        if done.returncode != 0 or len(lines) < len(words):
+            return {w: False for w in words}
+        # one output line per input line; a line is known when every unit on it has an analysis
+        return {
+            word: bool(units) and all(not analyses.startswith("*") for _, analyses in units)
+            for word, line in zip(words, lines, strict=False)
+            for units in [_UNIT.findall(line)]
+        }
+
+
+@lru_cache(maxsize=16)
+def target_lexicon(language: str, source_language: str = "en") -> TargetLexicon:
+    """The lexicon of `language` (a BCP 47 tag); empty when no analyser for it is installed, and for
+    the source language itself (an en-XA pseudo-locale's words are English: they prove nothing)."""
+    binary = apertium_binary()
+    lt_proc = shutil.which("lt-proc")
+    if binary is None or lt_proc is None:
+        return TargetLexicon(language, None, None)
+    try:
+        wanted = iso639_3(language)
+        if wanted == iso639_3(source_language):
+            return TargetLexicon(language, None, None)
+    except (LookupError, ValueError):
+        return TargetLexicon(language, None, None)
+    modes_dir = Path(binary).resolve().parent.parent / "share" / "apertium" / "modes"
+    for mode in installed_modes(binary):
+        match = _MODE.match(mode)
+        if match is None or iso639_3(match.group(1)) != wanted:
+            continue
+        mode_file = modes_dir / f"{mode}.mode"
+        text = mode_file.read_text(encoding="utf-8", errors="replace") if mode_file.is_file() else ""
+        found = _ANALYSER.search(text)
+        if found and Path(found.group(1)).is_file():
+            return TargetLexicon(language, Path(found.group(1)), lt_proc)
+    return TargetLexicon(language, None, None)
