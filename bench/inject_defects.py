@@ -50,14 +50,19 @@ class Prepared:
         from babelflow.canonical_map import load_canonical_map
         from babelflow.settings import BabelflowSettings
         from flows.adapt import adapt
+        from flows.components import analyze_or_reuse
         from source_benchmarks import get_benchmark
         from validators.probes.behavior import replay_pairs_of
         from validators.run import validate_variant
 
         started = time.perf_counter()
         settings = BabelflowSettings(project_root=root / "project")
+        self.source = get_benchmark(benchmark_id)
+        # the checkout's saved IR when it is current (same analyzer, source, harness, profile), as
+        # `babelflow validate` reads it: τ³ banking's analysis is minutes cold, ~1 min warm
+        ir = analyze_or_reuse(self.source, None, BabelflowSettings().layout.ir(benchmark_id), console.log)
         console.log(f"{benchmark_id}: adapting to {language}")
-        result = adapt(benchmark_id, language, settings=settings)
+        result = adapt(benchmark_id, language, settings=settings, ir=ir)
         self.benchmark_id, self.language, self.ir, self.variant = (
             benchmark_id,
             language,
@@ -65,7 +70,6 @@ class Prepared:
             result.paths.variant,
         )
         self.canonical_map = load_canonical_map(result.paths.canonical_map, benchmark_id, language)
-        self.source = get_benchmark(benchmark_id)
         console.log(f"{benchmark_id}: replaying the source once")
         self.source_pairs = replay_pairs_of(self.source, self.source.task_ids(None), "source replays")
         console.log(f"{benchmark_id}: validating the clean variant")
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     for column in ("kind", "benchmark", "caught", "by layers", "finding kinds", "field", "all findings I/C/F/B", "s"):
         table.add_column(column, overflow="fold")
     passed = failed = 0
+    caught_lines: list[str] = []  # the first finding naming each caught defect, printed after the table
     try:
         for kind, benchmark in plan:
             if benchmark not in prepared:
@@ -158,6 +163,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             if hits:
                 passed += 1
+                first = hits[0]
+                caught_lines.append(
+                    f"{kind} on {benchmark}: {first.layer.value}/{first.kind} {first.severity.value} "
+                    f"{first.artifact} @ {first.location}: {first.message}"
+                )
             else:
                 failed += 1
                 others = Counter((f.layer.value, f.kind, f.element_id is None) for f in failures.findings)
@@ -167,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         out = Console(width=200)
         out.print(table)
+        for line in caught_lines:
+            out.print(line, markup=False, highlight=False)
         clean_ok = True
         for benchmark, base in prepared.items():
             count = len(base.clean.findings)

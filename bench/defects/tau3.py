@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from babelflow.ir import IRDocument
+from babelflow.ir import IRDocument, TranslationType
 from bench.defects._common import (
     BEHAVIOR,
     CONSISTENCY,
@@ -41,6 +41,7 @@ from bench.defects._common import (
     json_path,
     variant_language,
 )
+from source_benchmarks import get_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = "data/tau2/domains/banking_knowledge"
@@ -134,35 +135,50 @@ def discoverable_tools(tools_py: Path) -> list[str]:
 # ---- the catalogue kinds (IR-chosen targets) -----------------------------------------------
 
 
+def _source_tools_py(ir: IRDocument) -> Path:
+    """The source's tools.py: the IR inventories the code's texts (docstrings, outputs, compared
+    constants), not the keys of a function's local dict (PERSONAL_SAVINGS_EARLY_CLOSURE's "Silver
+    Plus Account") nor every tool (one without a text is not in it)."""
+    source = get_benchmark(ir.benchmark)
+    paths = [source.artifact_path(s) for s in source.artifacts() if s.path.endswith(TOOLS)]
+    if not paths:
+        raise DefectNotApplicable(f"{ir.benchmark} has no {TOOLS}")
+    return Path(paths[0])
+
+
 def _tools_literals(ir: IRDocument) -> set[str]:
-    return {e.source_text for e in ir.elements if e.artifact.endswith(TOOLS) and e.locator.kind == "python_literal"}
+    return set(coupled_names(_source_tools_py(ir)))
 
 
 def _tools_methods(ir: IRDocument) -> set[str]:
-    return {
-        e.locator.qualname.rsplit(".", 1)[-1]
-        for e in ir.elements
-        if e.artifact.endswith(TOOLS) and e.locator.kind == "python_literal"
-    }
+    return set(discoverable_tools(_source_tools_py(ir)))
 
 
 def tau3_class_name_renamed_in_data(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
     """An account-class/product name tools.py keys a dict or list with, renamed in all data (not in tools.py)."""
     language = variant_language(variant_dir)
-    literals = {text for text in _tools_literals(ir) if _is_name(text)}
-    holders = [
-        e
-        for e in ir.elements
-        if e.locator.kind == "data_value"
-        and e.artifact.startswith(DOMAIN + "/tasks/")
-        and "actions" in getattr(e.locator, "path", ())
-        and any(name in e.source_text for name in literals)
-    ]
+    names = _tools_literals(ir)
+    # a name inside a longer one the data holds ('Green Account' in 'Light Green Account') would be
+    # renamed there too, several classes at once: only names no other name contains
+    known = names | {e.source_text for e in ir.elements if e.locator.kind == "data_value" and _is_name(e.source_text)}
+    unambiguous = {n for n in names if not any(n != other and n in other for other in known)}
+    # the field recorded is one the data holds the name in as a value of its own (an account's class,
+    # a card type, a referral's account type: DB or a task's initial state and gold arguments); the
+    # same rendering everywhere reads as the variant's naming policy unless the code is consulted
+    holders: dict[str, list] = {}
+    for e in ir.elements:
+        if (
+            e.locator.kind == "data_value"
+            and e.source_text in unambiguous
+            and e.translation_type is TranslationType.PRESERVE
+            and not e.artifact.startswith(DOMAIN + "/documents/")
+        ):
+            holders.setdefault(e.source_text, []).append(e)
     if not holders:
-        raise DefectNotApplicable("no gold argument holds a name tools.py looks data up by")
-    holders.sort(key=lambda e: e.id)
-    element = holders[rng.randrange(len(holders))]
-    name = next(n for n in sorted(literals, key=len, reverse=True) if n in element.source_text)
+        raise DefectNotApplicable("no data field holds a name tools.py looks data up by")
+    name = sorted(holders)[rng.randrange(len(holders))]
+    candidates = sorted(holders[name], key=lambda e: e.id)
+    element = candidates[rng.randrange(len(candidates))]
     rendering = _accent(name, language)
     files = rename_in_data(variant_dir, name, rendering)
     return InjectedDefect(
@@ -172,7 +188,7 @@ def tau3_class_name_renamed_in_data(variant_dir: Path, ir: IRDocument, rng: rand
         element_id=element.id,
         location=json_path(getattr(element.locator, "path", ())),
         expected_layers=[CONSISTENCY, BEHAVIOR],
-        task_id=Path(element.artifact).stem,
+        task_id=Path(element.artifact).stem if "/tasks/" in element.artifact else None,
     )
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from babelflow.gc_pause import gc_paused
-from babelflow.ir import ArtifactRole, TranslationType
+from babelflow.ir import ArtifactRole, DataValueLocator, TranslationType
 from source_benchmarks import family_of
 from source_benchmarks.family import Capability
 from source_benchmarks.message_catalog import MessageCatalog
@@ -99,6 +99,24 @@ def behaviour_scores(ctx: ValidationContext) -> BehaviourScores | None:
     return family.behaviour_scores() if Capability.SCORED_BEHAVIOUR in family.capabilities else None
 
 
+def task_artifacts(ctx: ValidationContext, task_ids: list[str]) -> dict[str, str]:
+    """task id -> the file that holds it, for tasks kept one per file (ArtifactSpec.holds_list False):
+    the file whose top-level value is the task's id. Tasks in one list or in code are absent (their
+    findings name the tasks artifact)."""
+    per_file = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS and s.holds_list is False}
+    if not per_file:
+        return {}
+    wanted = set(task_ids)
+    return {
+        e.source_text: e.artifact
+        for e in ctx.ir.elements
+        if e.artifact in per_file
+        and isinstance(e.locator, DataValueLocator)
+        and len(e.locator.path) == 1
+        and e.source_text in wanted
+    }
+
+
 def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
     """Inputs beyond the variant come from the context: `task_ids` (None: all), `source_pairs` and
     `target_pairs` (task id -> (golden, do-nothing)) to reuse replays already run."""
@@ -107,8 +125,9 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     validator_id, source_pairs, target_pairs = ctx.validator_id, ctx.source_pairs, ctx.target_pairs
     variant = ctx.variant_bench
     ids = ctx.task_ids if ctx.task_ids is not None else ctx.source.task_ids(None)
-    # tasks in a data file (τ²) or in code (AgentDojo: one module per kind of task)
+    # tasks in a data file (τ²), one file each (τ³ banking) or in code (AgentDojo: one module per kind of task)
     tasks_artifact = next((s.path for s in ctx.specs if s.role is ArtifactRole.TASKS), "<tasks>")
+    artifact_of = task_artifacts(ctx, ids)
     scores = behaviour_scores(ctx)
     expected = (
         source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
@@ -161,7 +180,7 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 Layer.BEHAVIOR,
                 kind,
                 severity,
-                tasks_artifact,
+                artifact_of.get(task_id, tasks_artifact),
                 f"task {task_id}",
                 message,
                 task_id=task_id,

@@ -16,6 +16,7 @@ from validators.context import ValidationContext
 from validators.finding_kinds import PROFILE_CONTRADICTS_EVIDENCE
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.probes.policy import POLICY_KIND, infer_policy
+from validators.probes.tool_code import cited, tool_names
 
 
 def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
@@ -58,7 +59,14 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                     "Preserve field "
                     f"({element.preserve_reason.value if element.preserve_reason else 'preserve'}) changed"
                     + (f": the value is rendered {len(others)} ways across the variant" if others else "")
+                    + (
+                        ": the tool code looks data up by it unchanged"
+                        if element.source_text in policy.code_bound
+                        else ""
+                    )
                 )
+                if element.source_text in policy.code_bound:
+                    detail["tool_code_literal"] = element.source_text
                 findings.append(
                     make_finding(
                         validator_id,
@@ -101,6 +109,7 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                     )
                 )
     findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
+    findings += _tool_names_lost(ctx, validator_id, skip)
     findings += _overlay(ctx, validator_id)
     findings += _profile_disagreements(ctx, validator_id)
     return findings
@@ -287,6 +296,45 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
                 )
             )
             break
+    return findings
+
+
+def _tool_names_lost(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+    """A tool the source's prose names (a document telling the agent which tool to unlock) must be
+    named the same in the translation: the code keeps its name. Inline tokens are `_references`'."""
+    names = tool_names(ctx)
+    findings = []
+    for element in ctx.translatable() if names else []:
+        if element.artifact in skip:
+            continue
+        wanted = {n: k for n, k in cited(names, element.source_text).items() if n not in element.inline_tokens}
+        if not wanted:
+            continue
+        target = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
+        if target is None:
+            continue
+        found = cited(names, target)
+        lost = sorted(n for n, k in wanted.items() if found.get(n, 0) < k)
+        if not lost:
+            continue
+        findings.append(
+            make_finding(
+                validator_id,
+                Layer.CONSISTENCY,
+                "reference_lost",
+                Severity.CRITICAL,
+                element.artifact,
+                element.role + _path(element),
+                f"the tool name {lost[0]!r} no longer appears in the translation"
+                + (f" ({len(lost) - 1} more)" if len(lost) > 1 else "")
+                + ": an agent that follows it looks for a tool the code does not have",
+                element_id=element.id,
+                source=element.source_text,
+                target=target,
+                detail={"token": lost[0], "tools": ", ".join(lost)},
+                pattern=f"{lost[0]!r}",
+            )
+        )
     return findings
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
 from babelflow.ir import PreserveReason, TranslationType
 from validators.context import ValidationContext
+from validators.probes.tool_code import lookup_literals
 
 POLICY_KIND = "canonical_rendering_inferred"
 # values another tool may render by policy: catalogue entities and enum values, never identifiers
@@ -35,6 +36,7 @@ class InferredPolicy:
     elements: dict[str, list] = field(default_factory=dict)  # entity class -> the elements (for the note's location)
     inconsistent: dict[str, Counter] = field(default_factory=dict)  # value -> renderings seen (incl. kept)
     first: dict[str, object] = field(default_factory=dict)  # changed value -> one element holding it
+    code_bound: set[str] = field(default_factory=set)  # changed values the tool code looks up unchanged
 
     def renderings_of(self) -> dict[str, set[str]]:
         """source value -> every rendering seen (to compare tool results modulo the policy)."""
@@ -82,6 +84,7 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         members[element.source_text].append(element)
     policy = InferredPolicy()
     candidates: dict[str, dict[str, str]] = defaultdict(dict)  # entity class -> {value: its one rendering}
+    code_renders = _code_renderings(ctx, seen)
     for value, renderings in seen.items():
         changed = [t for t in renderings if t != value]
         if not changed:
@@ -90,6 +93,11 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         if not all(e.preserve_reason in RENDERABLE for e in holders) or not value.strip():
             continue  # ids, numbers, emails, dates: never a rendering policy, always a defect
         policy.first[value] = holders[0]
+        if value in code_renders and not set(changed) <= code_renders[value]:
+            policy.code_bound.add(value)  # the code looks data up by the value as it was: changed, it is a defect
+            if len(renderings) > 1:
+                policy.inconsistent[value] = renderings
+            continue
         if len(renderings) == 1 and len(holders) >= 2:
             (target,) = renderings
             candidates[Counter(entity_class(e) for e in holders).most_common(1)[0][0]][value] = target
@@ -106,6 +114,18 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         policy.elements[name] = [members[v][0] for v in mapping]
     ctx.inferred_policy = policy
     return policy
+
+
+def _code_renderings(ctx: ValidationContext, seen: dict[str, Counter]) -> dict[str, set[str]]:
+    """Values the tool code looks data up by (a dict keyed by account class, a status it compares)
+    that the variant changes in data -> how the code overlay renders them (empty: the code keeps them)."""
+    changed = {value for value, renderings in seen.items() if any(t != value for t in renderings)}
+    looked_up = lookup_literals(ctx) & changed if changed else frozenset()
+    renders: dict[str, set[str]] = {value: set() for value in looked_up}
+    for element in ctx.ir.elements if looked_up and ctx.overlay is not None else ():
+        if element.source_text in renders and ctx.in_overlay(element):
+            renders[element.source_text].add(ctx.code_target(element) or element.source_text)
+    return renders
 
 
 def inferred_canonical_map(failures, benchmark: str, language: str):
