@@ -32,6 +32,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.ir import IRDocument
+
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -46,7 +48,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
 class Prepared:
     """A benchmark's clean variant, IR, canonical map, source and source replays."""
 
-    def __init__(self, benchmark_id: str, language: str, root: Path, console: Console):
+    def __init__(self, benchmark_id: str, language: str, root: Path, console: Console, ir: IRDocument | None = None):
         from babelflow.canonical_map import load_canonical_map
         from babelflow.settings import BabelflowSettings
         from flows.adapt import adapt
@@ -60,7 +62,8 @@ class Prepared:
         self.source = get_benchmark(benchmark_id)
         # the checkout's saved IR when it is current (same analyzer, source, harness, profile), as
         # `babelflow validate` reads it: τ³ banking's analysis is minutes cold, ~1 min warm
-        ir = analyze_or_reuse(self.source, None, BabelflowSettings().layout.ir(benchmark_id), console.log)
+        if ir is None:  # a test passes the IR its session already holds
+            ir = analyze_or_reuse(self.source, None, BabelflowSettings().layout.ir(benchmark_id), console.log)
         console.log(f"{benchmark_id}: adapting to {language}")
         result = adapt(benchmark_id, language, settings=settings, ir=ir)
         self.benchmark_id, self.language, self.ir, self.variant = (

@@ -90,11 +90,14 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         if not changed:
             continue
         holders = members[value]
+        # the code looks data up by the value as it was: changed in data, it is a defect wherever it is
+        code_bound = value in code_renders and not set(changed) <= code_renders[value]
+        if code_bound:
+            policy.code_bound.add(value)
         if not all(e.preserve_reason in RENDERABLE for e in holders) or not value.strip():
             continue  # ids, numbers, emails, dates: never a rendering policy, always a defect
         policy.first[value] = holders[0]
-        if value in code_renders and not set(changed) <= code_renders[value]:
-            policy.code_bound.add(value)  # the code looks data up by the value as it was: changed, it is a defect
+        if code_bound:
             if len(renderings) > 1:
                 policy.inconsistent[value] = renderings
             continue
