@@ -7,15 +7,17 @@ defect is caught iff at least one finding names the injected field: the same IR 
 the defect has one, otherwise the same artifact and a layer the defect is expected to show on.
 Each clean variant is validated too and must have no findings.
 
-Clean variants are built once per benchmark (flows.adapt.adapt into a temporary project), and
-the source's golden/do-nothing replays are computed once per benchmark and passed to every
-validation as `source_pairs` (retail's replay is the slow part).
+Clean variants are built once per benchmark (flows.adapt.adapt into a temporary project, from
+the checkout's saved IR when it is current, as `babelflow validate` reads it), and the source's
+golden/do-nothing replays are computed once per benchmark and passed to every validation as
+`source_pairs` (retail's replay is the slow part). Kinds of a benchmark whose runtime is not
+installed here (τ³ without .venv-tau3) are skipped and listed.
 
 Usage: python -m bench.inject_defects [--lang en-XA] [--seed 0] [--kinds k1,k2]
                                      [--on tau2-mock,fixture-library] [--keep DIR]
   --on     run each kind on every listed benchmark it applies to (default: the kind's home benchmark)
   --keep   build in DIR and keep the defective copies for inspection (default: a temporary folder)
-Exit code 0 iff every kind is caught and every clean variant has 0 findings.
+Exit code 0 iff every kind run is caught and every clean variant has 0 findings.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class Prepared:
 def main(argv: list[str] | None = None) -> int:
     from babelflow.settings import apply_offline_environment
     from bench.defects import CATALOGUE, DefectNotApplicable, caught_by, inject_defect
+    from source_benchmarks import family_of
 
     args = _arguments(sys.argv[1:] if argv is None else argv)
     apply_offline_environment()
@@ -118,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         for benchmark in (targets or CATALOGUE[kind].benchmarks[:1])
         if benchmark in CATALOGUE[kind].benchmarks
     ]
+    # a benchmark whose runtime is not installed here (τ³ without .venv-tau3): its kinds are skipped, said so
+    missing = {b: family_of(b).unavailable(b) for b in {b for _, b in plan}}
+    for kind, benchmark in plan:
+        if missing[benchmark]:
+            console.print(f"[yellow]skipped[/] {kind} on {benchmark}: {missing[benchmark]}")
+    plan = [(kind, benchmark) for kind, benchmark in plan if not missing[benchmark]]
 
     temporary = tempfile.TemporaryDirectory(prefix="babelflow-defects-") if args.keep is None else None
     root = Path(temporary.name) if temporary else args.keep.resolve()

@@ -10,10 +10,12 @@
   the document unlocks a tool tools.py does not have.
 
 Both work on a variant folder (adapted/tau3-banking_knowledge/<lang>, τ³'s data/ layout). The
-catalogue kinds choose their target from the IR (tools.py's literals and tool docstrings, the data
-elements holding them); `python -m bench.defects.tau3` proves them without an IR, choosing from τ³'s
-own tools.py, on a copy of τ³'s data or of a given variant, with the independent check
-(bench/tau3_independent_check.py, τ³'s own code in its own interpreter): caught and located.
+catalogue kinds (run through the project's validators by bench/inject_defects.py) read the names
+from the source's tools.py (the IR holds its texts, not a local dict's keys nor every tool) and
+record the IR field they planted the defect in: a data value holding the name, the document's
+content. `python -m bench.defects.tau3` proves them without an IR on a copy of τ³'s data or of a
+given variant, with the independent check (bench/tau3_independent_check.py, τ³'s own code in its
+own interpreter): caught and located.
 """
 
 from __future__ import annotations
