@@ -41,7 +41,8 @@ def measure(domain: str, language: str, state: Path, project: Path) -> dict[str,
     env = {
         **os.environ,
         "BABELFLOW_STATE_DIR": str(state),
-        "BABELFLOW_ADAPTED_DIR": str(state / "adapted"),
+        # variants beside the state folder, never inside it (the output guard refuses a variant there)
+        "BABELFLOW_ADAPTED_DIR": str(state.with_name(state.name + "-adapted")),
         "COLUMNS": "200",
     }
     row: dict[str, object] = {"domain": domain, "language": language}
