@@ -52,7 +52,7 @@ def measure(domain: str, language: str, state: Path, project: Path) -> dict[str,
             raise SystemExit(f"{benchmark}: analyze failed\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
         row[f"analysis_{label}_s"] = round(seconds, 1)
         row[f"load_{label}"] = _load()
-        share = _SHARE.search(" ".join(done.stdout.split()))
+        share = _SHARE.search(" ".join((done.stdout + done.stderr).split()))  # rich prints to stderr
         if share:
             kept, preserve = (int(x.replace(",", "")) for x in share.groups())
             row["evidence_share"] = round(100 * kept / preserve, 1)
