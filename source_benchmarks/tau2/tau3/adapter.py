@@ -127,11 +127,13 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
                 fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)",
             )
         self.overlay = overlay
+        # resolved here: the worker runs in .venv-tau3/, where a relative path names another file (or none)
+        overlay_file = Path(overlay_path).resolve() if overlay is not None and overlay_path is not None else None
         self._ref = BenchmarkRef(
             handle=uuid.uuid4().hex,
             benchmark_id=benchmark_id,
             source_dir=str(self.source_dir) if self.source_dir else None,
-            overlay_path=str(overlay_path) if overlay is not None and overlay_path is not None else None,
+            overlay_path=str(overlay_file) if overlay_file is not None else None,
         )
 
     @property

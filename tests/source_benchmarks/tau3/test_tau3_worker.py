@@ -157,3 +157,19 @@ def test_a_variant_sees_the_source_files_it_does_not_hold(tmp_path):
     variant = get_benchmark("tau3-banking_knowledge", source_dir=tmp_path / "data")
     assert variant.artifact_path(spec) == target and len(variant.artifacts()) == len(bench.artifacts())
     assert sum(g.reward == 1.0 for g, _ in variant.replay_pairs(variant.task_ids()[:5])) == 5
+
+
+def test_a_variant_opened_by_a_relative_path_hands_the_worker_an_absolute_overlay(tmp_path, monkeypatch):
+    """The worker runs in .venv-tau3/: a relative overlay path there named no file, so a variant opened
+    as `adapted/tau3-…/es` replayed with untranslated tool messages (26 false behaviour findings)."""
+    from babelflow.variant import CodeOverlay
+    from source_benchmarks.tau2.tau3.adapter import OVERLAY_NAME, open_tau3
+
+    variant = tmp_path / "adapted" / "tau3-mock" / "es"
+    variant.mkdir(parents=True)
+    overlay = CodeOverlay(language="es")
+    (variant / OVERLAY_NAME).write_text(overlay.model_dump_json())
+    monkeypatch.chdir(tmp_path)
+    bench = open_tau3("tau3-mock", overlay=overlay, variant_root=Path("adapted/tau3-mock/es"))
+    assert bench._ref.overlay_path == str(variant / OVERLAY_NAME)
+    assert Path(bench._ref.overlay_path).is_absolute() and Path(bench._ref.overlay_path).is_file()
