@@ -14,6 +14,7 @@ string in every data file (split files included): if the outcome comes back, it 
 from __future__ import annotations
 
 import copy
+import gc
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -21,9 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomlkit
+
 from analyzers.located_evidence import Observed
+from babelflow.atomic_io import dump_json_bytes
+from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
-from source_benchmarks.formats import dump_document
 from source_benchmarks.protocol import parity_signature
 
 PathKey = tuple[str, tuple, bool]  # (artifact, generalized path, is_key)
@@ -38,6 +42,16 @@ class OpenPath:
     task_indices: list[int]
 
 
+def encode_document(fmt: ArtifactFormat, document: Any) -> bytes:
+    """The bytes `formats.dump_document` writes for `document` (tests/analyzers/test_differential_copy.py
+    holds the two equal)."""
+    if fmt is ArtifactFormat.JSON:
+        return dump_json_bytes(document) + b"\n"
+    if fmt is ArtifactFormat.TOML:
+        return tomlkit.dumps(document).encode("utf-8")
+    raise ValueError(f"the differential writes JSON and TOML data files, not {fmt.value}")
+
+
 def _marker(index: int) -> str:
     return f"Xq{index}_"
 
@@ -46,14 +60,41 @@ def _perturb(value: str, index: int) -> str:
     return f"{_marker(index)}{value}_qX"
 
 
-def _apply(document: Any, path: OpenPath, artifact: str, index: int) -> None:
+def _own(document: Any, where: tuple, copied: set[int]) -> Any:
+    """The container at `where` in `document` (a copy), every container on the way copied once:
+    copy on write. A trial changes a few leaves of files up to 14 MB (telecom's tasks): a deep copy
+    of each per trial was most of the differential's time. Only copies in `copied` are ever changed;
+    raises KeyError/IndexError/TypeError where the path does not lead, as walking it does."""
+    parent = document
+    for segment in where:
+        child = parent[segment]
+        if isinstance(child, (dict, list)) and id(child) not in copied:
+            child = copy.copy(child)
+            parent[segment] = child
+            copied.add(id(child))
+        parent = child
+    return parent
+
+
+def _copy_root(document: Any, copied: set[int]) -> Any:
+    root = copy.copy(document) if isinstance(document, (dict, list)) else document
+    copied.add(id(root))
+    return root
+
+
+def _rename_keys(parent: dict, names: dict[str, str]) -> None:
+    """Keys renamed in place, in their order."""
+    items = [(names.get(k, k) if isinstance(k, str) else k, v) for k, v in parent.items()]
+    parent.clear()
+    parent.update(items)
+
+
+def _apply(document: Any, path: OpenPath, artifact: str, index: int, copied: set[int]) -> None:
     is_key = path.key[2]
     # values first; then keys, deepest first, so a renamed parent never hides a child
     for where in sorted((where for file, where in path.locations if file == artifact), key=len, reverse=True):
-        parent = document
         try:
-            for segment in where[:-1]:
-                parent = parent[segment]
+            parent = _own(document, where[:-1], copied)
         except (KeyError, IndexError, TypeError):
             continue
         last = where[-1]
@@ -70,15 +111,46 @@ def _apply(document: Any, path: OpenPath, artifact: str, index: int) -> None:
                 continue
 
 
-def _replace_equal(node: Any, values: dict[str, str]) -> Any:
-    """Every string leaf and key equal to a perturbed value, perturbed the same way (link trial)."""
+Occurrences = dict[str, list[tuple[tuple, bool]]]  # string -> (path, is_key) of every leaf and key equal to it
+
+
+def _occurrences(node: Any, path: tuple = (), found: Occurrences | None = None) -> Occurrences:
+    """Where each string sits in a document, as a leaf or as a key (telecom's 14 MB of tasks hold
+    2,514 distinct strings): a link trial looks its values up instead of rebuilding every file."""
+    found = {} if found is None else found
     if isinstance(node, str):
-        return values.get(node, node)
-    if isinstance(node, dict):
-        return {values.get(k, k) if isinstance(k, str) else k: _replace_equal(v, values) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_replace_equal(v, values) for v in node]
-    return node
+        found.setdefault(node, []).append((path, False))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str):
+                found.setdefault(key, []).append((path + (key,), True))
+            _occurrences(value, path + (key,), found)
+    elif isinstance(node, list):
+        for position, value in enumerate(node):
+            _occurrences(value, path + (position,), found)
+    return found
+
+
+def _replace_equal(document: Any, occurrences: Occurrences, values: dict[str, str]) -> Any:
+    """`document` with every string leaf and key equal to a perturbed value perturbed the same way
+    (link trial); containers holding none are shared with `document`, which stays unchanged."""
+    places = [place for value in values for place in occurrences.get(value, ())]
+    if not places:
+        return document
+    if any(path == () for path, _ in places):  # the document is itself one of the strings
+        return values[document]
+    copied: set[int] = set()
+    root = _copy_root(document, copied)
+    renamed: dict[int, dict] = {}  # every key of a dict renamed at once: no path is walked after a rename
+    for path, is_key in places:
+        parent = _own(root, path[:-1], copied)
+        if is_key:
+            renamed[id(parent)] = parent
+        else:
+            parent[path[-1]] = values[parent[path[-1]]]
+    for parent in renamed.values():
+        _rename_keys(parent, values)
+    return root
 
 
 def watched_indices(bench: Any, limit: int = MAX_TASKS) -> list[int]:
@@ -103,6 +175,8 @@ class DifferentialRunner:
         ]
         self.documents = {s.path: bench.load_artifact(s) for s in self.data_specs}
         self.formats = {s.path: s.format for s in self.data_specs}
+        self._occurrences: dict[str, Occurrences] = {}  # per artifact, built for the first link trial
+        self._encoded: dict[str, bytes] = {}  # the unchanged files, as a trial writes them
         self.trials = 0
         self._baseline: dict[int, tuple] = {}
         self._baseline_splits: tuple | None = None
@@ -112,7 +186,13 @@ class DifferentialRunner:
         for artifact, document in documents.items():
             target = folder / artifact[len("data/") :]
             target.parent.mkdir(parents=True, exist_ok=True)
-            dump_document(target, self.formats[artifact], document)
+            if document is self.documents[artifact]:  # unchanged (a link trial writes every file): encoded once
+                if artifact not in self._encoded:
+                    self._encoded[artifact] = encode_document(self.formats[artifact], document)
+                data = self._encoded[artifact]
+            else:
+                data = encode_document(self.formats[artifact], document)
+            target.write_bytes(data)  # a scratch file, deleted after the trial: no fsync, no temp name
 
     def _outcome(
         self, bench: Any, indices: list[int], replay: bool = True
@@ -157,6 +237,9 @@ class DifferentialRunner:
             splits, result, error = self._outcome(self.open_benchmark(folder), indices, replay)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+            # the trial's benchmark is a reference cycle (adapter <-> environment factory) holding its
+            # parsed files: freed here, by a collection of what this trial allocated only (see run)
+            gc.collect(0)
         if error:
             return f"the benchmark's loaders refuse it ({error})", {}
         if splits != baseline_splits:
@@ -174,19 +257,34 @@ class DifferentialRunner:
     # ---- batches, bisection, links ---------------------------------------------------------
     def _perturbed(self, paths: list[tuple[int, OpenPath]]) -> dict[str, Any]:
         documents: dict[str, Any] = {}
+        copied: dict[str, set[int]] = {}
         for index, path in paths:
             for artifact in dict.fromkeys(file for file, _ in path.locations):  # a group spans files
                 if artifact not in documents:
-                    documents[artifact] = copy.deepcopy(self.documents[artifact])
-                _apply(documents[artifact], path, artifact, index)
+                    copied[artifact] = set()
+                    documents[artifact] = _copy_root(self.documents[artifact], copied[artifact])
+                _apply(documents[artifact], path, artifact, index, copied[artifact])
         return documents
+
+    def _linked(self, values: dict[str, str]) -> dict[str, Any]:
+        """Every data file, with each string equal to a perturbed value perturbed the same way."""
+        linked: dict[str, Any] = {}
+        for artifact, document in self.documents.items():
+            if artifact not in self._occurrences:
+                self._occurrences[artifact] = _occurrences(document)
+            linked[artifact] = _replace_equal(document, self._occurrences[artifact], values)
+        return linked
 
     def run(self, paths: list[OpenPath], watched: list[int]) -> dict[PathKey, Observed]:
         numbered = list(enumerate(paths))
         found: dict[PathKey, Observed] = {}
-        # loaders, models and splits first (no replay: cheap), bisected; what they accept is replayed
-        self._bisect(numbered, watched, found, replay=False)
-        self._bisect([(i, p) for i, p in numbered if p.key not in found], watched, found, replay=True)
+        # Each trial parses and validates whole files (telecom: 14 MB of tasks): the collections that
+        # allocation triggered walked every live object of the analysis (its trace, its elements) again
+        # and again, ~60% of the differential's CPU. Paused; each trial's garbage goes with it (trial).
+        with gc_paused():
+            # loaders, models and splits first (no replay: cheap), bisected; what they accept is replayed
+            self._bisect(numbered, watched, found, replay=False)
+            self._bisect([(i, p) for i, p in numbered if p.key not in found], watched, found, replay=True)
         return found
 
     def _indices(self, batch: list[tuple[int, OpenPath]], watched: list[int]) -> list[int]:
@@ -230,8 +328,7 @@ class DifferentialRunner:
             return
         index, path = batch[0]
         values = {value: _perturb(value, index) for value in path.values}
-        linked = {artifact: _replace_equal(document, values) for artifact, document in self.documents.items()}
-        restored, _ = self.trial(linked, indices, replay)
+        restored, _ = self.trial(self._linked(values), indices, replay)
         if restored is None:
             detail = f"perturbed alone: {changed}; with its equal fields in every data file: outcome returns (link)"
         else:
