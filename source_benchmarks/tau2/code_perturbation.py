@@ -35,7 +35,7 @@ def perturbed(text: str) -> str:
     return accented if accented != text else f"¤{text}¤"
 
 
-@functools.cache  # every trial asks again for ~1,000 loaded modules: each path resolved once (was ~60% of a trial)
+@functools.cache  # each literal asks again for ~1,000 loaded modules: each path resolved once (telecom: 30 -> 10 s)
 def _resolved(origin: str | os.PathLike[str]) -> Path:
     return Path(origin).resolve()
 
