@@ -13,6 +13,7 @@ from babelflow.atomic_io import dump_json_bytes, write_bytes_atomic, write_text_
 from babelflow.errors import BabelflowError
 from babelflow.ir import ir_json_schema, save_ir
 from babelflow.output_guard import check_file_out
+from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text, stage_line, status_line
@@ -64,7 +65,7 @@ def analyze(
     changed (same analyzer, source files, harness and profile) reuses it instead of replaying the benchmark."""
     benchmark = resolve_benchmark(benchmark, domain_package)
     from analyzers.analyze import analyze_benchmark  # noqa: PLC0415 - +1.6 s on --help
-    from flows.components import analyze_or_reuse  # noqa: PLC0415 - +1.8 s on --help
+    from flows.components import analysis_lock, analyze_or_reuse  # noqa: PLC0415 - +1.8 s on --help
     from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
@@ -80,10 +81,12 @@ def analyze(
     with terminal_progress(console):
         if no_profile:  # a typing without reviewed rules is a one-off look, never what `flow` should reuse
             document = analyze_benchmark(bench, None, progress=progress, use_profile=False)
+            save_ir(document, out)
         else:
             ir_path = BabelflowSettings().layout.ir(benchmark)
             document = analyze_or_reuse(bench, profile, ir_path, progress, reuse=not reanalyze)
-        save_ir(document, out)
+            with one_at_a_time(analysis_lock(ir_path)):  # the saved bytes: serialising 60k elements again costs ~10 s
+                write_bytes_atomic(out, ir_path.read_bytes())
     counts = Counter(e.translation_type.value for e in document.elements)
     table = Table(title=f"{benchmark}: {len(document.elements)} text fields, {len(document.link_groups)} link groups")
     table.add_column("type")
