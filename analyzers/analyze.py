@@ -37,6 +37,7 @@ from analyzers.typing_rules import (
 )
 from babelflow.docstring_parts import split_docstring
 from babelflow.errors import BabelflowError
+from babelflow.gc_pause import gc_paused
 from babelflow.ir import (
     IR_SCHEMA_VERSION,
     AnalysisFinding,
@@ -515,16 +516,19 @@ def analyze_benchmark(
         if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML) and spec.translatable:
             record_schema_literals(evidence, spec.path, facts_for(spec).literal_values)
     builder = _Builder(bench, profile, evidence, located, use_profile=use_profile)
-    for spec in bench.artifacts():
-        if not spec.translatable:
-            continue
-        progress(f"inventory {spec.path}")
-        if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML):
-            builder.data_artifact(spec)
-        elif spec.format is ArtifactFormat.MARKDOWN:
-            builder.markdown_artifact(spec)
-        else:
-            builder.python_artifact(spec)
+    # the inventory builds ~170k elements beside a 61 MB live trace (telecom): full collections that walk
+    # it found nothing to free and cost a third of its time (21.5 s -> 14.4 s CPU paused, the same IR)
+    with gc_paused():
+        for spec in bench.artifacts():
+            if not spec.translatable:
+                continue
+            progress(f"inventory {spec.path}")
+            if spec.format in (ArtifactFormat.JSON, ArtifactFormat.TOML):
+                builder.data_artifact(spec)
+            elif spec.format is ArtifactFormat.MARKDOWN:
+                builder.markdown_artifact(spec)
+            else:
+                builder.python_artifact(spec)
     _check_overrides(profile, builder.elements)
     builder.differential(progress)
     if instrumented:
