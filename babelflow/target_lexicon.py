@@ -20,7 +20,6 @@ from babelflow.apertium import apertium_binary, installed_modes, iso639_3
 
 _MODE = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")
 _ANALYSER = re.compile(r"lt-proc\s+(?:-\S+\s+)*'?([^'\s|]+\.automorf\.bin)'?")
-_UNIT = re.compile(r"\^([^/$]*)/([^$]*)\$")
 _TIMEOUT = 60.0
 
 
@@ -64,11 +63,14 @@ class TargetLexicon:
         if done.returncode != 0 or len(lines) < len(words):
             return {w: False for w in words}
         # one output line per input line; a line is known when every unit on it has an analysis
-        return {
-            word: bool(units) and all(not analyses.startswith("*") for _, analyses in units)
-            for word, line in zip(words, lines, strict=False)
-            for units in [_UNIT.findall(line)]
-        }
+        return {word: _all_analysed(line) for word, line in zip(words, lines, strict=False)}
+
+
+def _all_analysed(line: str) -> bool:
+    """Every `^surface/analyses$` unit of one output line has an analysis (an unknown one reads `/*surface`).
+    Split by hand, not with a regex: a findall over a line of '^' is quadratic."""
+    units = [chunk[chunk.index("^") + 1 :] for chunk in line.split("$") if "^" in chunk]
+    return bool(units) and all("/" in unit and not unit.partition("/")[2].startswith("*") for unit in units)
 
 
 @lru_cache(maxsize=16)
