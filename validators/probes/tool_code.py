@@ -23,10 +23,6 @@ from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.memo import BoundedMemo
 from validators.context import ValidationContext
 
-# a name a translator could take for words has an underscore ('get_order_details'); a one-word
-# tool ('think', 'transfer') is also an ordinary word of the prose and is left to the other checks
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
-
 
 @dataclass(frozen=True)
 class ToolModule:
@@ -71,7 +67,7 @@ def _read(path: Path) -> ToolModule:
     lookups: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if not node.name.startswith("_") and _IDENTIFIER.fullmatch(node.name):
+            if not node.name.startswith("_") and _is_snake_case_name(node.name):
                 names.add(node.name)
             continue
         if isinstance(node, ast.Dict):
@@ -100,3 +96,12 @@ def cited(names: frozenset[str] | set[str], text: str) -> dict[str, int]:
         if word in names:
             counts[word] = counts.get(word, 0) + 1
     return counts
+
+
+def _is_snake_case_name(name: str) -> bool:
+    """A letter, then ASCII letters and digits in at least two parts joined by single underscores
+    (split by hand: the equivalent regex scanned superlinearly over adversarial text). A name a
+    translator could take for words has an underscore ('get_order_details'); a one-word tool
+    ('think', 'transfer') is also an ordinary word of the prose and is left to the other checks."""
+    parts = name.split("_")
+    return len(parts) >= 2 and parts[0][:1].isalpha() and all(p.isascii() and p.isalnum() for p in parts)
