@@ -14,7 +14,6 @@ process is discarded, and that process is left alone.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -32,6 +31,7 @@ from types import FrameType
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
+from babelflow.run_lock import one_at_a_time
 from babelflow.settings import PREFECT_OFFLINE_ENV, BabelflowSettings, without_secrets
 from flows.server_auth import basic_authorization, ensure_auth_string
 from flows.server_launcher import IDENTITY_PATH
@@ -133,14 +133,8 @@ def any_free_port() -> int:
 @contextmanager
 def _start_lock(settings: BabelflowSettings) -> Iterator[None]:
     """Two `babelflow flow` commands starting at once share one server instead of racing for a port."""
-    path = settings.layout.prefect_home() / "server.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with one_at_a_time(settings.layout.prefect_home() / "server.lock"):
+        yield
 
 
 def _read_record(settings: BabelflowSettings) -> ServerRecord | None:
