@@ -51,6 +51,17 @@ def installed_modes(binary: str | None = None) -> list[str]:
     return [line.strip() for line in listed.stdout.splitlines() if line.strip()]
 
 
+def mode_file(binary: str, mode: str) -> Path:
+    """The `.mode` file naming the programs and data of one installed direction."""
+    return Path(binary).resolve().parent.parent / "share" / "apertium" / "modes" / f"{mode}.mode"
+
+
+def mode_languages(mode: str) -> tuple[str, str] | None:
+    """(source, target) of a plain pair's mode name ('spa-eng'), or None for variants and debug modes."""
+    match = _MODE.match(mode)
+    return (match.group(1), match.group(2)) if match else None
+
+
 def iso639_3(tag: str) -> str:
     return langcodes.Language.get(tag).to_alpha3()
 
@@ -59,8 +70,8 @@ def mode_for(source: str, target: str, modes: list[str]) -> str | None:
     """The installed direction translating `source` into `target` (2- or 3-letter mode names)."""
     want = (iso639_3(source), iso639_3(target))
     for mode in modes:
-        match = _MODE.match(mode)
-        if match and (iso639_3(match.group(1)), iso639_3(match.group(2))) == want:
+        pair = mode_languages(mode)
+        if pair and (iso639_3(pair[0]), iso639_3(pair[1])) == want:
             return mode
     return None
 

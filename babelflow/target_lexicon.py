@@ -16,9 +16,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from babelflow.apertium import apertium_binary, installed_modes, iso639_3
+from babelflow.apertium import apertium_binary, installed_modes, iso639_3, mode_file, mode_languages
 
-_MODE = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")
 _ANALYSER = re.compile(r"lt-proc\s+(?:-\S+\s+)*'?([^'\s|]+\.automorf\.bin)'?")
 _TIMEOUT = 60.0
 
@@ -87,13 +86,12 @@ def target_lexicon(language: str, source_language: str = "en") -> TargetLexicon:
             return TargetLexicon(language, None, None)
     except (LookupError, ValueError):
         return TargetLexicon(language, None, None)
-    modes_dir = Path(binary).resolve().parent.parent / "share" / "apertium" / "modes"
     for mode in installed_modes(binary):
-        match = _MODE.match(mode)
-        if match is None or iso639_3(match.group(1)) != wanted:
+        pair = mode_languages(mode)
+        if pair is None or iso639_3(pair[0]) != wanted:
             continue
-        mode_file = modes_dir / f"{mode}.mode"
-        text = mode_file.read_text(encoding="utf-8", errors="replace") if mode_file.is_file() else ""
+        path = mode_file(binary, mode)
+        text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
         found = _ANALYSER.search(text)
         if found and Path(found.group(1)).is_file():
             return TargetLexicon(language, Path(found.group(1)), lt_proc)

@@ -28,6 +28,7 @@ from babelflow.apertium import (
     blocks_document,
     installed_modes,
     iso639_3,
+    mode_file,
     mode_for,
     read_blocks,
     run_apertium,
@@ -78,8 +79,8 @@ def require_mode(target: str, source: str = "en", mode: str | None = None) -> tu
 def _data_fingerprint(binary: str, mode: str) -> str:
     """Changes when the pair's data is upgraded, so translation-memory entries do not go stale."""
     digest = hashlib.sha256(binary.encode())
-    mode_file = Path(binary).resolve().parent.parent / "share" / "apertium" / "modes" / f"{mode}.mode"
-    text = mode_file.read_text(encoding="utf-8", errors="replace") if mode_file.is_file() else ""
+    path = mode_file(binary, mode)
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
     digest.update(text.encode())
     for path in sorted(set(re.findall(r"'(/[^']+)'", text))):
         try:
