@@ -25,17 +25,20 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD_MODULE = "source_benchmarks.tau2.code_trials"
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
-# a parent that runs tau2-mock's code trials on its two control tokens (~5 s of trials)
+# a parent that runs tau2-mock's code trials on its two control tokens, each under six keys: ~7 s
+# of trials on an idle machine. With the two keys alone the child ended ~2.3 s after it started, so
+# a kill at 1.5 s could meet it already exiting (CI: killed by the default SIGTERM action, -15)
 PARENT_SCRIPT = """
 import tau2.user.base as base
 from source_benchmarks.tau2.code_perturbation import CodeLiteral
 from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
 where = dict(artifact="user/base.py", file=base.__file__, qualname="<module>")
 literals = [
-    CodeLiteral(key="stop", name="STOP", text="###STOP###", **where),
-    CodeLiteral(key="scope", name="OUT_OF_SCOPE", text="###OUT-OF-SCOPE###", **where),
+    CodeLiteral(key=f"{key}{copy}", name=name, text=text, **where)
+    for key, name, text in (("stop", "STOP", "###STOP###"), ("scope", "OUT_OF_SCOPE", "###OUT-OF-SCOPE###"))
+    for copy in range(6)
 ]
-keys = ["stop", "scope"]
+keys = [literal.key for literal in literals]
 run_code_trials(CodeTrialRequest(benchmark_id="tau2-mock", literals=literals, open_keys=keys, conversation_keys=keys))
 """
 
