@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import inspect
 import os
 import re
 from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
 
 import pytest
+
+T = TypeVar("T")
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -29,17 +34,58 @@ def _keep_for_the_session() -> None:
     gc.freeze()
 
 
+def _once_across_workers(
+    tmp_path_factory: pytest.TempPathFactory,
+    key: str,
+    compute: Callable[[], T],
+    dump: Callable[[T], bytes | None],
+    load: Callable[[Path], T],
+) -> T:
+    """compute() once per run, not once per pytest-xdist worker (`-n 2` in .ci/run).
+
+    Without xdist this is compute(). Under xdist the first worker to ask computes under a lock
+    and leaves dump(value) in the run's temp folder, which every worker shares (the parent of each
+    worker's own); a worker asking meanwhile waits for the lock, then loads the file instead of
+    computing it again (tau2-telecom's cold analysis: ~65 s; loading its IR: ~4 s). dump returning
+    None (a value that would not round-trip exactly) leaves each worker to compute its own."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute()
+    from babelflow.atomic_io import write_bytes_atomic
+
+    folder = tmp_path_factory.getbasetemp().parent / "shared-by-workers"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{key}.json"
+    with open(folder / f"{key}.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes, or the worker dies
+        if path.exists():
+            return load(path)
+        value = compute()
+        data = dump(value)
+        if data is not None:
+            write_bytes_atomic(path, data)
+        return value
+
+
 @pytest.fixture(scope="session")
-def analyzed() -> Callable:
-    """analyzed(benchmark_id) -> IRDocument of the packaged source, computed once per session."""
+def analyzed(tmp_path_factory) -> Callable:
+    """analyzed(benchmark_id) -> IRDocument of the packaged source, computed once per session
+    (once per run under xdist: the IR travels between workers as its JSON, as `babelflow analyze`
+    saves it; the IR is reproducible byte for byte, tests/analyzers/test_ir_reproducible.py)."""
     from analyzers.analyze import analyze_benchmark
+    from babelflow.ir import load_ir
     from source_benchmarks import get_benchmark
 
     cache: dict[str, object] = {}
 
     def get(benchmark_id: str):
         if benchmark_id not in cache:
-            cache[benchmark_id] = analyze_benchmark(get_benchmark(benchmark_id))
+            cache[benchmark_id] = _once_across_workers(
+                tmp_path_factory,
+                f"ir-{benchmark_id}",
+                lambda: analyze_benchmark(get_benchmark(benchmark_id)),
+                lambda ir: ir.to_json_bytes(),
+                lambda path: load_ir(path, benchmark=benchmark_id),
+            )
             _keep_for_the_session()
         return cache[benchmark_id]
 
@@ -47,20 +93,39 @@ def analyzed() -> Callable:
 
 
 @pytest.fixture(scope="session")
-def source_pairs() -> Callable:
-    """source_pairs(benchmark_id) -> {task_id: (golden, do_nothing)} of the packaged source, once per session.
+def source_pairs(tmp_path_factory) -> Callable:
+    """source_pairs(benchmark_id) -> {task_id: (golden, do_nothing)} of the packaged source, once per session
+    (once per run under xdist, as JSON of the ReplayOutcome records).
 
     Replayed the way the behaviour layer replays (`replay_pairs_of`: no cyclic GC during the
     replays): the session holds whole-domain IRs, and collections walking them doubled replay time."""
+    from pydantic import TypeAdapter
+
     from source_benchmarks import get_benchmark
+    from source_benchmarks.protocol import ReplayOutcome
     from validators.probes.behavior import replay_pairs_of
 
+    pairs = TypeAdapter(dict[str, tuple[ReplayOutcome, ReplayOutcome]])
     cache: dict[str, dict] = {}
+
+    def compute(benchmark_id: str) -> dict:
+        bench = get_benchmark(benchmark_id)
+        return replay_pairs_of(bench, bench.task_ids(None), "source replays")
+
+    def dump(value: dict) -> bytes | None:
+        # only exact ReplayOutcome records round-trip through the declared type (a subclass would lose fields)
+        exact = all(type(outcome) is ReplayOutcome for pair in value.values() for outcome in pair)
+        return pairs.dump_json(value) if exact else None
 
     def get(benchmark_id: str):
         if benchmark_id not in cache:
-            bench = get_benchmark(benchmark_id)
-            cache[benchmark_id] = replay_pairs_of(bench, bench.task_ids(None), "source replays")
+            cache[benchmark_id] = _once_across_workers(
+                tmp_path_factory,
+                f"pairs-{benchmark_id}",
+                lambda: compute(benchmark_id),
+                dump,
+                lambda path: pairs.validate_json(path.read_bytes()),
+            )
             _keep_for_the_session()
         return cache[benchmark_id]
 
@@ -77,7 +142,6 @@ def seed_analysis_cache(tmp_path_factory) -> Callable:
     and the analyzer tests, and a missing or stale entry is simply recomputed by the run."""
     import glob
     import shutil
-    from pathlib import Path
 
     from analyzers.analyze import analyze_benchmark
     from source_benchmarks import get_benchmark
@@ -109,7 +173,6 @@ def _prefect_test_server():
     temporary SQLite database, the API in a subprocess); started on first use (~15 s a start-up)."""
     import shutil
     import tempfile
-    from pathlib import Path
 
     import prefect.settings
     from prefect.server.api.server import SubprocessASGIServer
@@ -193,7 +256,37 @@ _BIG_DOMAIN = re.compile(r"airline|retail|telecom")
 _WHOLE_DOMAIN_FOLDERS = {"analyzers", "flows", "source_benchmarks"}
 
 
+# Under pytest-xdist (.ci/run: -n 2 --dist loadgroup --no-loadscope-reorder) each test file goes to one
+# worker whole, so a module's fixtures are built once; these files share one group (one worker, one
+# after the other): the project servers bind ports and check that nothing answers after a stop, and
+# the Prefect test server of `prefect_harness` (~15-25 s a start) is then started by one worker only.
+_GROUPS = {
+    "project-servers": {"flows/test_first_run.py", "flows/test_local_server.py", "bench/test_drill_bad_input.py"},
+    "prefect-test-server": {
+        "flows/test_deployment.py",
+        "flows/test_flow_review.py",
+        "flows/test_review_groups.py",
+        "translators/providers/test_flow_with_providers.py",
+        "translators/providers/test_limits_and_costs.py",
+    },
+}
+# Longest groups first (a worker takes the next group when it runs out): measured seconds on 2 cores
+_LONGEST_FIRST: list[str] = []
+
+
+def _group_of(item: pytest.Item) -> str:
+    file = item.path.relative_to(Path(__file__).parent).as_posix()
+    return next((name for name, files in _GROUPS.items() if file in files), file)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.parent.name in _WHOLE_DOMAIN_FOLDERS and _BIG_DOMAIN.search(item.name):
             item.add_marker(pytest.mark.slow)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # a run in one process keeps the collection order
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_group_of(item)))
+    rank = {name: position for position, name in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_group_of(item), len(rank)))  # stable: files keep their order otherwise
