@@ -38,6 +38,7 @@ from bench.defects.agentdojo import (
     agentdojo_check_literal_translated_not_data,
     agentdojo_fstring_slot_translated,
 )
+from bench.defects.canonical import canonical_db_value_renamed, canonical_gold_value_left_in_source
 from bench.defects.preserved import (
     argument_name_translated,
     cancel_reason_translated,
@@ -97,6 +98,9 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (gold_tool_name_translated, (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)),
     (argument_name_translated, (FIXTURE, MOCK, RETAIL, TELECOM, AIRLINE)),
     (canonical_entity_two_renderings, (FIXTURE,)),
+    # localized entities (Translate-Canonical): a mention the map missed, in the DB or in a golden value
+    (canonical_db_value_renamed, (FIXTURE, RETAIL)),
+    (canonical_gold_value_left_in_source, (FIXTURE, RETAIL)),
     (db_value_changed_not_task, (RETAIL, FIXTURE)),
     (db_option_value_translated, (RETAIL,)),
     (db_date_localized, (FIXTURE, TELECOM, AIRLINE)),

@@ -25,6 +25,7 @@ from source_benchmarks.message_catalog import MessageCatalog
 from source_benchmarks.protocol import ReplayOutcome
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.map_parity import Renderings, equal_modulo, explain, map_targets, parse_output, renderings_for
 from validators.probes.policy import infer_policy
 
 
@@ -38,50 +39,35 @@ def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tu
         return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
 
 
-def _equal_modulo(source: Any, target: Any, renderings: dict[str, set[str]]) -> bool:
-    """Equal, where a kept value may appear as any of the variant's renderings of it."""
-    if isinstance(source, str) and isinstance(target, str):
-        return source == target or target in renderings.get(source, ())
-    if isinstance(source, list) and isinstance(target, list):
-        return len(source) == len(target) and all(_equal_modulo(a, b, renderings) for a, b in zip(source, target))
-    if isinstance(source, dict) and isinstance(target, dict):
-        if len(source) != len(target):
-            return False
-        for key, value in source.items():
-            # a rendering may name another value too ('Ấm đun nước siêu tốc' for two kettles):
-            # the key matches if any of its renderings holds an equal value
-            candidates = [key] if key in target else [k for k in renderings.get(key, ()) if k in target]
-            if not any(_equal_modulo(value, target[k], renderings) for k in candidates):
-                return False
-        return True
-    return source == target
-
-
-def _same_result(
-    source: str, target: str, catalog: MessageCatalog, renderings: dict[str, set[str]] | None = None
-) -> bool:
-    """Equal up to the catalog: a text result translated whole, a dict result's top-level texts
-    translated; and up to the values the variant renders by its own policy (`renderings`)."""
+def _same_result(source: str, target: str, catalog: MessageCatalog) -> bool:
+    """Equal up to the catalog: a text result translated whole, a dict result's top-level texts translated."""
     try:
         parsed_source, parsed_target = json.loads(source), json.loads(target)
     except ValueError:
         return target == catalog.translate(source)
-    if renderings:
-        return _equal_modulo(parsed_source, parsed_target, renderings)
     if isinstance(parsed_source, dict) and isinstance(parsed_target, dict):
         expected = {k: catalog.translate(v) if isinstance(v, str) else v for k, v in parsed_source.items()}
         return expected == parsed_target
     return parsed_source == parsed_target or target == catalog.translate(source)
 
 
+def _same_modulo(source: str, target: str, renderings: Renderings) -> bool:
+    """Equal through the map: each string of a JSON/YAML result as a whole value, a text result whole.
+    A text result embedding a freely translated DB text cannot be rewritten by a map: not judged."""
+    parsed_source, parsed_target = parse_output(source), parse_output(target)
+    if parsed_source is not None and parsed_target is not None:
+        return equal_modulo(parsed_source, parsed_target, renderings)
+    return renderings.accepts(source, target) or (source != target and renderings.carries_free_text(source))
+
+
 def _same_output(
-    source: str, target: str, catalog: MessageCatalog, renderings: Callable[[], dict[str, set[str]]]
+    source: str, target: str, catalog: MessageCatalog, renderings: Callable[[], Renderings], mapped: bool
 ) -> bool:
-    """`_same_result` with the variant's renderings, inferred only when they can matter: for equal
-    texts `_same_result` is True whenever renderings exist, so a True without them settles it."""
-    if source == target and _same_result(source, target, catalog):
+    """`_same_result`, else equal through the variant's renderings (built only when needed). With a
+    canonical map, equal texts are not enough: a mapped value must appear in its rendering."""
+    if not mapped and _same_result(source, target, catalog):
         return True
-    return _same_result(source, target, catalog, renderings())
+    return _same_modulo(source, target, renderings())
 
 
 class BehaviourScores(Protocol):
@@ -163,16 +149,24 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database
         )
 
-    # a DB whose kept values the variant renders its own way hashes differently by design: the
-    # consistency layer judges those values, replays judge rewards, errors and results modulo them.
-    # Inferred on first use only (telecom: ~2.5 s): not at all when the DB is translated or every
-    # result matches without them (see _same_output).
-    renderings = functools.cache(lambda: infer_policy(ctx).renderings_of())
+    # a DB whose values the variant renders its own way (localized entities, or kept values a
+    # variant made elsewhere renders) hashes differently by design: the consistency layer judges
+    # those values field by field, replays judge rewards, errors and results modulo the renderings.
+    # Built on first use only (the inferred policy: telecom ~2.5 s), not when every result matches.
+    inferred = functools.cache(lambda: infer_policy(ctx).renderings_of())
+    renderings = functools.cache(lambda: _with_messages(renderings_for(ctx, inferred), catalog))
+    mapped = bool(map_targets(ctx))
     findings: list[Finding] = []
     initial_changed: list[str] = []
 
     def add(
-        kind: str, task_id: str, message: str, source: str, target: str, severity: Severity = Severity.CRITICAL
+        kind: str,
+        task_id: str,
+        message: str,
+        source: str,
+        target: str,
+        severity: Severity = Severity.CRITICAL,
+        detail: dict[str, str] | None = None,
     ) -> None:
         findings.append(
             make_finding(
@@ -186,6 +180,7 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 task_id=task_id,
                 source=source,
                 target=target,
+                detail=detail,
             )
         )
 
@@ -232,33 +227,49 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 if a.error:
                     same = b.output == "Error: " + catalog.translate(a.output.removeprefix("Error: "))
                 else:
-                    same = _same_output(a.output, b.output, catalog, renderings) or db_translated()
+                    same = _same_output(a.output, b.output, catalog, renderings, mapped)
                 if not same:
                     add(
                         "tool_result_changed",
                         task_id,
-                        f"call {index} ({a.name}) returns something else",
+                        f"call {index} ({a.name}) returns something else"
+                        + (" through the canonical map" if mapped or db_translated() else ""),
                         a.output,
                         b.output,
                         Severity.MAJOR,
+                        _difference(a.output, b.output, renderings()),
                     )
                     break
         same_start = (sn.final_db_sha256, sn.final_user_db_sha256) == (tn.final_db_sha256, tn.final_user_db_sha256)
+        same_end = (sg.final_db_sha256, sg.final_user_db_sha256) == (tg.final_db_sha256, tg.final_user_db_sha256)
         if not same_start:
             initial_changed.append(task_id)
-        elif (sg.final_db_sha256, sg.final_user_db_sha256) != (tg.final_db_sha256, tg.final_user_db_sha256) and not (
-            db_translated() or renderings()
-        ):
+        if same_start and same_end:
+            continue
+        if not (db_translated() or renderings()):
+            if same_start:
+                add(
+                    "final_state_changed",
+                    task_id,
+                    "final DB state after the golden actions differs",
+                    str(sg.final_db_sha256),
+                    str(tg.final_db_sha256),
+                )
+        elif _writes(sg, sn) != _writes(tg, tn):
+            # a rendered DB hashes differently by design; whether the golden actions change it must
+            # not (what they write is compared above, as the write tools' results, through the map)
+            changes = _writes(sg, sn)
             add(
                 "final_state_changed",
                 task_id,
-                "final DB state after the golden actions differs",
-                str(sg.final_db_sha256),
-                str(tg.final_db_sha256),
+                f"the golden actions {'change' if changes else 'leave'} the DB in the source "
+                f"but {'leave' if changes else 'change'} it in the variant",
+                f"golden changes the DB: {changes}",
+                f"golden changes the DB: {not changes}",
             )
-    if initial_changed and not (
-        db_translated() or renderings()
-    ):  # one changed DB value shows in every task: report it once
+    # a rendered DB differs from the source's at the start by design: its values are judged field by
+    # field by the consistency layer (through the map); otherwise one changed value shows in every task
+    if initial_changed and not (db_translated() or renderings()):
         db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
         findings.append(
             make_finding(
@@ -273,3 +284,24 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             )
         )
     return findings
+
+
+def _writes(golden: ReplayOutcome, nothing: ReplayOutcome) -> bool:
+    """Do the golden actions leave another DB (or user DB) than doing nothing?"""
+    return (golden.final_db_sha256, golden.final_user_db_sha256) != (
+        nothing.final_db_sha256,
+        nothing.final_user_db_sha256,
+    )
+
+
+def _with_messages(renderings: Renderings, catalog: MessageCatalog) -> Renderings:
+    renderings.messages = catalog.translate  # harness messages the code overlay translates
+    return renderings
+
+
+def _difference(source: str, target: str, renderings: Renderings) -> dict[str, str] | None:
+    """deepdiff's account of a structured result's difference once the source went through the map."""
+    parsed_source, parsed_target = parse_output(source), parse_output(target)
+    if parsed_source is None or parsed_target is None:
+        return None
+    return {"difference_through_map": explain(parsed_source, parsed_target, renderings)}

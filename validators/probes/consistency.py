@@ -10,13 +10,26 @@ import json
 import re
 from collections import Counter, defaultdict
 
-from babelflow.ir import LinkKind, TranslationType
+from babelflow.ir import ArtifactRole, LinkKind, PreserveReason, TranslationType
 from babelflow.language_data import language_data, numbers_in
 from validators.context import ValidationContext
 from validators.finding_kinds import PROFILE_CONTRADICTS_EVIDENCE
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.map_parity import map_targets
 from validators.probes.policy import POLICY_KIND, infer_policy
 from validators.probes.tool_code import cited, tool_names
+
+# values no entity policy renders: a map that renders one of them is wrong, the field is reported
+NEVER_RENDERED = {
+    PreserveReason.IDENTIFIER,
+    PreserveReason.NUMBER,
+    PreserveReason.DATE_TIME,
+    PreserveReason.EMAIL_URL,
+    PreserveReason.TOOL_NAME,
+    PreserveReason.ARGUMENT_NAME,
+    PreserveReason.SCHEMA_KEY,
+    PreserveReason.CONTROL_TOKEN,
+}
 
 
 def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
@@ -29,6 +42,9 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
     canonical_targets: dict[tuple[str, str], list[tuple]] = defaultdict(list)
     map_targets = ctx.canonical_map.lookup() if ctx.canonical_map else {}
     canonical_by_value: dict[str, str] = {}
+    # a field the IR types Preserve (an IR made with another profile, a golden argument linked to a
+    # localized DB value) that holds the map's rendering of its value follows the variant's map
+    map_renders = _map_renderings(ctx)
     for element in ctx.ir.elements:
         if element.artifact in skip:
             continue
@@ -43,6 +59,14 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                 and element.locator.kind != "markdown_block"
             ):
                 continue  # rendered one way everywhere: reported once per entity class below
+            if (
+                target is not None
+                and target != element.source_text
+                and target in map_renders.get(element.source_text, ())
+                and element.preserve_reason not in NEVER_RENDERED
+                and element.locator.kind != "markdown_block"
+            ):
+                continue  # the map's rendering of a localized value: the map is checked below
             if target != element.source_text:
                 severity = Severity.CRITICAL if element.locator.kind != "markdown_block" else Severity.MAJOR
                 others = policy.inconsistent.get(element.source_text)
@@ -108,10 +132,79 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                         detail={"expected": expected},
                     )
                 )
+    findings += _left_in_source(ctx, validator_id, skip, map_renders)
     findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     findings += _tool_names_lost(ctx, validator_id, skip)
     findings += _overlay(ctx, validator_id)
     findings += _profile_disagreements(ctx, validator_id)
+    return findings
+
+
+def _map_renderings(ctx: ValidationContext) -> dict[str, set[str]]:
+    """source value -> the map's renderings of it, for values the map renders differently from the source."""
+    return {source: {t for t in targets if t != source} for source, targets in map_targets(ctx).items()}
+
+
+def _left_in_source(ctx: ValidationContext, validator_id: str, skip: set[str], map_renders) -> list[Finding]:
+    """A task's data field (golden argument, evaluation criterion) that keeps a value in the source
+    language while the DB fields it is linked to hold the map's rendering: the agent would look up,
+    or the grader expect, a value the DB no longer has. Canonical-typed fields are judged against the
+    map above; this is the same check for fields the IR keeps."""
+    if not map_renders:
+        return []
+    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+    tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
+    members: dict[str, list] = defaultdict(list)
+    kept_in_db: set[str] = set()
+    for element in ctx.ir.elements:
+        if element.artifact in database and element.source_text in map_renders:
+            for link in element.links:
+                members[link].append(element)
+            if element.translation_type is TranslationType.PRESERVE and ctx.target_text(element) == element.source_text:
+                kept_in_db.add(element.source_text)  # the same text kept elsewhere in the DB: ambiguous
+    findings = []
+    for element in ctx.ir.elements:
+        value = element.source_text
+        if (
+            element.artifact not in tasks
+            or element.artifact in skip
+            or element.locator.kind != "data_value"
+            or element.translation_type is not TranslationType.PRESERVE
+            or value not in map_renders
+            or value in kept_in_db
+            or element.preserve_reason in NEVER_RENDERED
+        ):
+            continue
+        if ctx.target_text(element) != value:
+            continue  # changed: judged as a Preserve field above
+        rendered = next(
+            (
+                (db, target)
+                for link in element.links
+                for db in members.get(link, ())
+                if (target := ctx.target_text(db)) in map_renders[value]
+            ),
+            None,
+        )
+        if rendered is None:
+            continue
+        db, target = rendered
+        findings.append(
+            make_finding(
+                validator_id,
+                Layer.CONSISTENCY,
+                "canonical_inconsistent",
+                Severity.CRITICAL,
+                element.artifact,
+                element.role + _path(element),
+                f"{value!r} is left in the source language while the DB field it is linked to holds the map's "
+                f"rendering {target!r} ({db.artifact} {_path(db).removeprefix(' @ ')})",
+                element_id=element.id,
+                source=value,
+                target=value,
+                detail={"expected": target or "", "linked_db_field": db.id},
+            )
+        )
     return findings
 
 
@@ -235,6 +328,7 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     }
     kinds = _link_kinds(ctx)
     all_renderings = policy.renderings_of()
+    map_renders = _map_renderings(ctx)
     findings = []
     for element in ctx.translatable():
         if element.artifact in skip or not element.inline_tokens:
@@ -253,6 +347,14 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             )
             if any(r.casefold() in folded for r in renderings):
                 continue  # one of the variant's own renderings of the value
+            if any(r.casefold() in folded for r in map_renders.get(token, ())):
+                continue  # the map's rendering of the value (a localized name or product)
+            if any(
+                re.search(rf"\b{re.escape(token)}\b", value) and any(t.casefold() in folded for t in targets)
+                for value, targets in map_renders.items()
+                if token in value and value != token
+            ):
+                continue  # part of a longer value the map renders ('Water' in 'Water Bottle')
             if any(
                 re.search(rf"\b{re.escape(token)}\b", value)
                 and any(t.casefold() in folded for t in all_renderings.get(value, ()))

@@ -1,0 +1,153 @@
+"""Source and variant compared through the canonical map: the renderings a variant may give a value.
+
+A variant that localizes entities (a product name rendered once, the same way in the DB, the task
+prose, the golden arguments and the evaluation criteria) returns other tool outputs than its source
+by design. `Renderings` says, per source value, which target values are that value: the canonical
+map's rendering (reviewed or not), the variant's own rendering of a translated DB field, or the
+rendering a variant made elsewhere gives a kept value consistently (validators/probes/policy.py).
+Outputs are then compared per whole value: each string leaf of a JSON (or YAML) output, never a
+substring, so a name the map missed in one place still differs.
+
+A value the map renders must appear in its rendering: left in the source language where the DB
+holds the rendering, it is a mention the map missed, unless a kept DB field holds the same text
+unchanged (then the text is ambiguous and equality is accepted).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from babelflow.ir import ArtifactRole, TranslationType
+from validators.context import ValidationContext
+
+
+@dataclass
+class Renderings:
+    """source value -> the target values that are that value in the variant."""
+
+    allowed: dict[str, set[str]] = field(default_factory=dict)
+    must_change: set[str] = field(default_factory=set)  # mapped values no kept DB field holds as they are
+    free_texts: list[str] = field(default_factory=list)  # freely translated DB texts (no one rendering per value)
+    messages: Callable[[str], str] | None = None  # harness messages the variant's code translates (catalog)
+
+    def accepts(self, source: str, target: str) -> bool:
+        if source == target:
+            return source not in self.must_change
+        if target in self.allowed.get(source, ()):
+            return True
+        return self.messages is not None and self.messages(source) == target
+
+    def __bool__(self) -> bool:
+        return bool(self.allowed)
+
+    def carries_free_text(self, text: str) -> bool:
+        """Does a plain-text output embed a freely translated DB text (which the map cannot rewrite)?"""
+        return any(free in text for free in self.free_texts)
+
+
+def map_targets(ctx: ValidationContext) -> dict[str, set[str]]:
+    """source text -> its renderings in the variant's canonical map (every live group)."""
+    targets: dict[str, set[str]] = defaultdict(set)
+    for (_, source), entry in (ctx.canonical_map.lookup() if ctx.canonical_map is not None else {}).items():
+        targets[source].add(entry.target)
+    return dict(targets)
+
+
+def renderings_for(ctx: ValidationContext, inferred: Callable[[], dict[str, set[str]]]) -> Renderings:
+    """The map's renderings, the variant's renderings of its translated DB fields (a canonical field
+    only as the map renders it: a DB value renamed against the map is not accepted), and, for a
+    variant made elsewhere, the renderings `inferred` from its kept values."""
+    mapped = map_targets(ctx)
+    allowed: dict[str, set[str]] = defaultdict(set)
+    for source, targets in mapped.items():
+        allowed[source] |= targets
+    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+    kept_as_is: set[str] = set()
+    free: set[str] = set()
+    for element in ctx.ir.elements:
+        if element.artifact not in database or element.locator.kind not in ("data_value", "data_key"):
+            continue
+        if element.translation_type is TranslationType.PRESERVE:
+            if element.source_text in mapped and ctx.target_text(element) == element.source_text:
+                kept_as_is.add(element.source_text)
+            continue
+        if element.translation_type is TranslationType.TRANSLATE_CANONICAL and element.source_text in mapped:
+            continue  # only the map's rendering is that value
+        target = ctx.target_text(element)
+        if target is not None:
+            allowed[element.source_text].add(target)
+            if element.translation_type is TranslationType.TRANSLATE_FREE and len(element.source_text) > 3:
+                free.add(element.source_text)
+    # kept values a variant renders its own consistent way (one made elsewhere); the map decides its own values
+    for source, targets in inferred().items():
+        if source not in mapped:
+            allowed[source] |= targets
+    return Renderings(allowed=dict(allowed), must_change=set(mapped) - kept_as_is, free_texts=sorted(free))
+
+
+def parse_output(text: str) -> Any:
+    """A tool output as data: JSON (τ²), else YAML (AgentDojo dumps its results as YAML); None for
+    plain text (a YAML scalar is plain text too)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def equal_modulo(source: Any, target: Any, renderings: Renderings) -> bool:
+    """Equal, each string (leaf or dict key) compared as a whole value through `renderings`."""
+    if isinstance(source, str) and isinstance(target, str):
+        return renderings.accepts(source, target)
+    if isinstance(source, list) and isinstance(target, list):
+        return len(source) == len(target) and all(equal_modulo(a, b, renderings) for a, b in zip(source, target))
+    if isinstance(source, dict) and isinstance(target, dict):
+        if len(source) != len(target):
+            return False
+        for key, value in source.items():
+            # a rendering may name another value too (one rendering for two kettles): the key matches
+            # if any of its renderings holds an equal value
+            candidates = [key] if key in target else [k for k in renderings.allowed.get(key, ()) if k in target]
+            if not any(equal_modulo(value, target[k], renderings) for k in candidates):
+                return False
+        return True
+    return bool(source == target)
+
+
+def mapped(value: Any, renderings: Renderings) -> Any:
+    """`value` with each string put through its one rendering, where it has exactly one (for explaining)."""
+    if isinstance(value, str):
+        options = renderings.allowed.get(value, set())
+        return next(iter(options)) if len(options) == 1 and value in renderings.must_change else value
+    if isinstance(value, list):
+        return [mapped(v, renderings) for v in value]
+    if isinstance(value, dict):
+        return {mapped(k, renderings) if isinstance(k, str) else k: mapped(v, renderings) for k, v in value.items()}
+    return value
+
+
+def explain(source: Any, target: Any, renderings: Renderings, limit: int = 400) -> str:
+    """What differs once the source went through the map (deepdiff's words, shortened)."""
+    # deepdiff takes ~1-2 s to import; only a mismatch needs it
+    from deepdiff import DeepDiff  # noqa: PLC0415
+
+    diff = DeepDiff(mapped(source, renderings), target, verbose_level=2)
+    parts = []
+    for kind, changes in diff.items():
+        if isinstance(changes, dict):
+            for path, change in list(changes.items())[:3]:
+                parts.append(f"{kind} {path}: {json.dumps(change, ensure_ascii=False, default=str)}")
+        else:
+            parts.append(f"{kind}: {list(changes)[:3]}")
+    text = "; ".join(parts)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
