@@ -12,6 +12,7 @@ from analyzers.code_differential import code_differential
 from analyzers.code_inventory import CodeText, scan_python_file, scan_runtime_literals
 from analyzers.data_inventory import iter_data_texts
 from analyzers.differential import DifferentialRunner, OpenPath, watched_indices
+from analyzers.entity_classes import entity_class_decisions, refuse_unsafe_translate
 from analyzers.heuristics import WORD
 from analyzers.linking import link_groups, value_link_groups
 from analyzers.located_evidence import LocatedEvidence, Observed
@@ -45,6 +46,7 @@ from babelflow.ir import (
     ArtifactRole,
     DataKeyLocator,
     DataValueLocator,
+    EntityClassDecision,
     EvidenceScope,
     IRDocument,
     IRElement,
@@ -137,6 +139,7 @@ class _Builder:
         self.elements: list[IRElement] = []
         self.observed: dict[str, Observed] = {}
         self.findings: list[AnalysisFinding] = []
+        self.entity_classes: list[EntityClassDecision] = []
         self.open_fields: list[tuple[IRElement, tuple, tuple]] = []  # the trace left their role open
         self.code_texts: list[tuple[IRElement, CodeText, ArtifactSpec]] = []  # for code trials
         self.specs_by_path = {spec.path: spec for spec in bench.artifacts()}
@@ -431,6 +434,7 @@ class _Builder:
             link_groups=groups,
             evidence=self.located.table(),
             analysis_findings=self.findings,
+            entity_classes=self.entity_classes,
         )
 
     # ---- a family typed by perturbation trial: shape decisions here, the trial decides the rest ------
@@ -534,6 +538,8 @@ def analyze_benchmark(
     if instrumented:
         builder.code_differential(progress)
     builder.link_canonical_values()
+    refuse_unsafe_translate(profile, builder.typer.entity_tallies)
+    builder.entity_classes = entity_class_decisions(profile, builder.elements, builder.typer.entity_tallies)
     progress("linking")
     return builder.document(profile, builder.link())
 

@@ -61,4 +61,18 @@ def evidence_summary(document: IRDocument) -> list[str]:
         f"decided by the profile alone (evidence alone would type them otherwise): "
         f"{shares.profile_only:,} of {shares.elements:,} ({100 * shares.profile_only_share:.2f}%)",
         f"profile/evidence disagreements for review: {shares.findings}",
+        *entity_class_lines(document),
     ]
+
+
+def entity_class_lines(document: IRDocument) -> list[str]:
+    """One line per entity class: renamed consistently or kept, how many values, and why."""
+    lines = []
+    for entity in document.entity_classes:
+        kept = ", ".join(f"{count} {why}" for why, count in entity.kept_values.items()) or "none"
+        flows = ", ".join(f"{kind} {count}" for kind, count in entity.flows.items()) or "no runtime flow seen"
+        lines.append(
+            f"entity class {entity.name} ({entity.kind.value}, profile {entity.profile_policy}): {entity.decision}; "
+            f"{entity.canonical_values} value(s) renamed consistently, kept: {kept}; flows: {flows}"
+        )
+    return lines

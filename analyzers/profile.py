@@ -2,8 +2,8 @@
 
 A profile may `extend` another (tau2 domains share one for tasks and prompts). Rules are tried in
 order; the first whose artifact glob and JSONPath selector match a field decides its type.
-Entity classes say which fields hold a shared entity and whether it is kept or translated
-consistently (then it becomes Translate-Canonical, group = the class name).
+Entity classes say which fields hold a shared entity; the evidence decides which of its values can be
+renamed consistently (Translate-Canonical, group = the class name), unless the class says keep.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 
 from analyzers.selectors import Selector, compile_selector
 from babelflow.errors import BabelflowError, validate_input
-from babelflow.ir import PreserveReason, Record, TranslationType
+from babelflow.ir import EntityKind, PreserveReason, Record, TranslationType
 from babelflow.toml_input import parse_toml, read_bounded
 from source_benchmarks.registry import family_of
 
@@ -48,7 +48,15 @@ class FieldRule(Record):
 
 
 class EntityClass(Record):
-    policy: Literal["keep", "translate"]
+    policy: Literal["auto", "keep", "translate"] = Field(
+        default="auto",
+        description="auto: the evidence decides per value (renamed consistently unless compared with a code "
+        "literal or shaped like an id); keep: never renamed; translate: renamed, and the analysis refuses "
+        "(exit 2) a class whose values the evidence shows compared with code literals",
+    )
+    kind: EntityKind = Field(
+        default=EntityKind.OTHER, description="catalogue / person / place / other: the default rendering per language"
+    )
     selectors: list[str] = Field(description="artifact-glob:JSONPath, e.g. */db.json:$.products.*.name")
     note: str = ""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -34,6 +34,17 @@ class TypeDecision:
     typing_rule: str
 
 
+@dataclass
+class EntityTally:
+    """What typing saw of one entity class: its distinct values by decision, and their flows."""
+
+    canonical: set[str] = field(default_factory=set)
+    kept: dict[str, set[str]] = field(default_factory=dict)  # why -> values
+    literal_evidence: dict[str, str] = field(default_factory=dict)  # value compared with a code literal -> where
+    flows: dict[str, set[str]] = field(default_factory=dict)  # link kind -> values observed so
+    samples: list[str] = field(default_factory=list)
+
+
 @lru_cache(maxsize=200_000)
 def _shape(value: str) -> PreserveReason | None:
     return specific_reason(value)
@@ -54,6 +65,7 @@ class FieldTyper:
         self.traced = traced
         self._rule_cache: dict[tuple, list] = {}
         self.canonical_values: dict[str, str] = {}
+        self.entity_tallies: dict[str, EntityTally] = {}
 
     # ---- helpers -------------------------------------------------------------------------
     def _evidence_reason(self, value: str, literals: frozenset[str]) -> PreserveReason | None:
@@ -121,20 +133,52 @@ class FieldTyper:
                 rule = candidate
                 break
         if rule is not None and hasattr(rule, "entity"):
-            return self._entity_decision(rule, value, literals)
+            return self._entity_decision(rule, value, is_key, literals, observed)
         if rule is not None:
             return self._rule_decision(rule.rule, rule.rule.select or "", value, literals)
         return self._fallback(value, literals, observed)
 
-    def _entity_decision(self, compiled, value: str, literals: frozenset[str]) -> TypeDecision:
+    def _entity_decision(
+        self, compiled, value: str, is_key: bool, literals: frozenset[str], observed: Observed | None
+    ) -> TypeDecision:
+        """A value of an entity class: renamed consistently everywhere unless the class keeps it, its
+        shape is an id/number/code, or code compares it with a literal (statuses: the code would no
+        longer recognise it). A key (an option's name) is structure, never renamed."""
         name, policy = compiled.name, compiled.entity.policy
-        if policy == "translate" and _shape(value) is None and self._evidence_reason(value, literals) is None:
-            self.canonical_values[value] = name
-            return TypeDecision(
-                TranslationType.TRANSLATE_CANONICAL, None, name, f"entity {name}: translate consistently"
-            )
-        reason = self._refined(value, PreserveReason.LINKED_ENTITY, literals)
-        return TypeDecision(TranslationType.PRESERVE, reason, None, f"entity {name}: {policy}")
+        tally = self.entity_tallies.setdefault(name, EntityTally())
+        if is_key:
+            return TypeDecision(TranslationType.PRESERVE, PreserveReason.SCHEMA_KEY, None, f"entity {name}: key")
+        if observed is not None:
+            for kind in observed.kinds:
+                tally.flows.setdefault(kind.value, set()).add(value)
+            if len(tally.samples) < 3 and observed.detail:
+                tally.samples.append(f"{value!r}: {observed.detail}")
+        shape, evidence = _shape(value), self._evidence_reason(value, literals)
+        if policy == "keep":
+            tally.kept.setdefault("profile: keep", set()).add(value)
+            reason = self._refined(value, PreserveReason.LINKED_ENTITY, literals)
+            return TypeDecision(TranslationType.PRESERVE, reason, None, f"entity {name}: keep")
+        if shape is not None:
+            tally.kept.setdefault(f"shape: {shape.value}", set()).add(value)
+            return TypeDecision(TranslationType.PRESERVE, shape, None, f"entity {name}: {shape.value} kept")
+        if evidence is not None:
+            why = self._literal_evidence(value, literals)
+            tally.kept.setdefault("code literal", set()).add(value)
+            tally.literal_evidence.setdefault(value, why)
+            return TypeDecision(TranslationType.PRESERVE, evidence, None, f"entity {name}: {why}")
+        self.canonical_values[value] = name
+        tally.canonical.add(value)
+        return TypeDecision(
+            TranslationType.TRANSLATE_CANONICAL, None, name, f"entity {name}: renamed consistently ({policy})"
+        )
+
+    def _literal_evidence(self, value: str, literals: frozenset[str]) -> str:
+        if value in literals:
+            return "a literal of the field's model type"
+        trace = self.evidence.values.get(value)
+        samples = trace.samples if trace else []
+        detail = next((s.detail for s in samples if s.source in ("code_scan", "traced_replay")), "")
+        return f"compared with a code literal ({detail})" if detail else "compared with a code literal"
 
     def _rule_decision(self, rule, label: str, value: str, literals: frozenset[str]) -> TypeDecision:
         where = f"profile rule {rule.artifact} {label}".rstrip()

@@ -2,19 +2,19 @@
 
 The benchmark, its family, the target language (validated once), the language pack (loaded once,
 from the run's project, not ambient settings), the translator (resolved once: `auto` becomes the
-translator it means, and its id keys the memory and caches), the paths, the entity policy and the
+translator it means, and its id keys the memory and caches), the paths, the entity overrides and the
 provenance. The CLI, the plain pipeline (flows/adapt.py) and the Prefect flow build it with
 flows/run_setup.py and hand it to every stage; a stage never re-resolves any of it.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 from pydantic import ConfigDict, Field
 
-from babelflow.ir import Record
+from babelflow.entity_policy import EntityRendering, entity_renderings
+from babelflow.ir import EntityClassDecision, Record
 from babelflow.language_pack import LanguagePack
 from babelflow.settings import BabelflowSettings
 
@@ -34,13 +34,6 @@ class RunPaths(Record):
     overrides: Path = Field(description="reviewed per-element profile decisions of the benchmark")
     targets: Path
     behavior_cache: Path
-
-
-class EntityPolicy(str, Enum):
-    """How the run renders entity values (names, catalogue values). Today the profile and the
-    evidence decide per field and entities the evidence links stay as they are (KEEP)."""
-
-    KEEP = "keep"
 
 
 class RunProvenance(Record):
@@ -72,9 +65,21 @@ class AdaptationRun(Record):
     validators: str = Field(default="", description="comma-separated PROVIDER:MODEL specs of validator agents")
     settings: BabelflowSettings
     paths: RunPaths
-    entity_policy: EntityPolicy = EntityPolicy.KEEP
+    entity_overrides: dict[str, EntityRendering] = Field(
+        default_factory=dict, description="--entity CLASS_OR_KIND=POLICY: over the pack's table and the defaults"
+    )
     provenance: RunProvenance
 
     @property
     def pack_version(self) -> str:
         return f"{self.pack.tag}@{self.pack.version}"
+
+    def entity_renderings(self, classes: list[EntityClassDecision]) -> dict[str, EntityRendering]:
+        """How this run renders each canonical entity class of the IR (babelflow/entity_policy.py)."""
+        return entity_renderings(
+            classes,
+            script=self.pack.script,
+            pseudo=self.pack.offline_rendering is not None,
+            pack=self.pack.entities,
+            overrides=self.entity_overrides,
+        )

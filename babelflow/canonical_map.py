@@ -32,8 +32,11 @@ class CanonicalEntry(Record):
     group: str
     source: str
     target: str
-    origin: Literal["translator", "cldr", "reviewer"]
-    origin_detail: str = Field(default="", description="translator id, CLDR locale, or reviewer name")
+    origin: Literal["translator", "cldr", "reviewer", "kept", "localized"] = Field(
+        description="translator / cldr / reviewer, or the run's entity policy: kept (the source value itself), "
+        "localized (a fitting identity of the target language)"
+    )
+    origin_detail: str = Field(default="", description="translator id, CLDR locale, reviewer name, Faker locale")
     review_state: Literal["unreviewed", "confirmed", "rejected"] = "unreviewed"
     note: str = ""
 

@@ -163,6 +163,35 @@ class AnalysisFinding(Record):
     evidence: str
 
 
+class EntityKind(str, Enum):
+    """What an entity class names: it sets the default rendering policy of a language (README)."""
+
+    CATALOGUE = "catalogue"  # product names, option values, plan names: translated by default
+    PERSON = "person"  # people's names: kept for Latin-script targets, localized elsewhere
+    PLACE = "place"  # cities, streets: as people's names
+    OTHER = "other"
+
+
+class EntityClassDecision(Record):
+    """The analysis's decision on one entity class of the profile (a DB field path and its values):
+    which values are renamed consistently everywhere (Translate-Canonical, group = the class name)
+    and which stay, each with the evidence that decided it."""
+
+    name: str
+    kind: EntityKind
+    profile_policy: Literal["auto", "keep", "translate"]
+    selectors: list[str]
+    decision: Literal["canonical", "preserve"]
+    canonical_values: int = Field(description="distinct values renamed consistently")
+    kept_values: dict[str, int] = Field(
+        default_factory=dict, description="distinct values kept, per reason (shape, compared with a code literal)"
+    )
+    flows: dict[str, int] = Field(
+        default_factory=dict, description="the runtime evidence of the class's values: link kind -> values seen so"
+    )
+    evidence: list[str] = Field(default_factory=list, description="sample observations, kept values first")
+
+
 class RuntimeEvidence(Record):
     """One observation that justifies a link: what ran, on which task, and what it saw."""
 
@@ -236,6 +265,9 @@ class IRDocument(Record):
     evidence: list[FieldEvidence] = Field(default_factory=list, description="evidence table referenced by elements")
     analysis_findings: list[AnalysisFinding] = Field(
         default_factory=list, description="profile/evidence disagreements for review"
+    )
+    entity_classes: list[EntityClassDecision] = Field(
+        default_factory=list, description="per entity class of the profile: canonical or kept, and why"
     )
 
     def by_id(self) -> dict[str, IRElement]:

@@ -15,6 +15,7 @@ from babel.dates import format_date
 from babel.numbers import format_currency, format_decimal
 from pydantic import Field, field_validator
 
+from babelflow.entity_policy import EntityRendering
 from babelflow.ir import Record
 from babelflow.language_tag import tag_too_long
 
@@ -56,6 +57,11 @@ class LanguagePack(Record):
     glossary: list[GlossaryTerm] = Field(default_factory=list)
     forbidden: list[ForbiddenRendering] = Field(default_factory=list)
     reviewer_notes: str = ""
+    entities: dict[str, EntityRendering] = Field(
+        default_factory=dict,
+        description="entity rendering by class name or kind (catalogue, person, place, other): keep, translate "
+        "or localize; unset classes follow the default for their kind (babelflow/entity_policy.py)",
+    )
     derived_from_cldr: bool = Field(
         default=False, description="a default made from CLDR (babelflow/cldr_pack.py), not a hand-written file"
     )

@@ -59,7 +59,8 @@ def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str
         engine_translator, lang, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark)
     )
     if drafts and run.translator_spec != NONE:
-        engine.translate(ir, cmap)  # fills the translation memory: its drafts become the targets
+        # fills the translation memory: its drafts become the targets
+        engine.translate(ir, cmap, renderings=run.entity_renderings(ir.entity_classes))
     return _Context(settings, paths, ir, exchange_units(ir, cmap, engine), run.translator_spec, pack, cmap)
 
 

@@ -48,7 +48,7 @@ from validators.probes.behavior import replay_pairs_of
 from validators.probes.policy import infer_policy
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
-STAGE_VERSIONS = {"analyze": "2", "translate": "1", "rebuild": "1", "validate": "2", "merge": "1"}
+STAGE_VERSIONS = {"analyze": "2", "translate": "2", "rebuild": "1", "validate": "2", "merge": "1"}
 
 
 _IR_CACHE: dict[tuple[str, int, int, int], IRDocument] = {}  # (path, inode, size, mtime_ns)
@@ -133,8 +133,9 @@ class TranslateResult(Record):
 
 
 def reviewed_map_key(cmap: CanonicalMap) -> str:
-    """Only reviewer/CLDR entries are inputs; translator entries are outputs of this stage."""
-    return key_of(sorted((e.group, e.source, e.target) for e in cmap.entries if e.origin != "translator"))
+    """Only reviewer/CLDR entries are inputs; translator and entity-policy entries are outputs of this stage."""
+    made_here = ("translator", "kept", "localized")
+    return key_of(sorted((e.group, e.source, e.target) for e in cmap.entries if e.origin not in made_here))
 
 
 def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, str]) -> str:
@@ -151,6 +152,7 @@ def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, st
         ir_sha,
         reviewed_map_key(cmap),
         sorted(reviewed.items()),
+        sorted((name, rendering.value) for name, rendering in run.entity_overrides.items()),
     )
     return key_of("translate", STAGE_VERSIONS["translate"], *parts)
 
@@ -176,7 +178,8 @@ def translate_ir(
     )
     if forget:
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
-    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress)
+    renderings = run.entity_renderings(ir.entity_classes)
+    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings)
     enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included
     save_canonical_map(cmap, run.paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap

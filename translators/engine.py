@@ -8,16 +8,21 @@ duplicated or illegally reordered is recorded as a failure against its fields, n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import Field
 
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, as_read
+from babelflow.entity_policy import EntityRendering
 from babelflow.glossary import term_matcher
 from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
+from babelflow.target_lexicon import target_lexicon
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
+from translators.localize import localized_renderings
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
 from translators.units import (
@@ -38,6 +43,11 @@ class UnitFailure(Record):
     problems: list[str]
 
 
+_WORDS = re.compile(r"[^\W\d_]+")  # letter runs: the words of a canonical term
+# codes inside a term ('USB-A', '75W', 'HEPA', '4K'): kept as they are ('USB-A' is no 'USB-Un')
+_CODES = re.compile(r"\b(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*[0-9A-Z]{2})[A-Z0-9][A-Z0-9-]*\b")
+
+
 class TranslationStats(Record):
     translator_id: str
     canonical_units: int
@@ -51,6 +61,15 @@ class TranslationStats(Record):
     units_by_origin: dict[str, int] = Field(
         default_factory=dict,
         description="who made the units: translator id, '… (memory)', 'canonical map (…)', 'reviewed', 'failed'",
+    )
+    half_translated_terms: list[str] = Field(
+        default_factory=list,
+        description="canonical terms kept whole because the translator left source words in them",
+    )
+    disambiguated_terms: list[str] = Field(
+        default_factory=list,
+        description="canonical terms the translator rendered like another term of their class, made distinct by "
+        "the source term in parentheses ('source -> target'); a reviewer may give a better rendering",
     )
 
 
@@ -112,6 +131,100 @@ def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterab
 def pack_glossary(pack: LanguagePack, benchmark: str) -> list[GlossaryEntry]:
     """The pack's required renderings for this benchmark, as translators receive them."""
     return [GlossaryEntry(source=term.source, target=term.target) for term in pack.glossary_for(benchmark)]
+
+
+@dataclass(frozen=True)
+class PolicyRendering:
+    """A canonical term's rendering made by its class's policy, not by the translator."""
+
+    target: str
+    origin: Literal["kept", "localized"]
+    detail: str
+
+
+def _still_fits(entry: CanonicalEntry, made: PolicyRendering | None) -> bool:
+    """A stored entry is reused while the class's policy would make it the same way (a reviewer's always)."""
+    if entry.origin == "reviewer":
+        return True
+    return entry.origin == made.origin if made is not None else entry.origin in ("translator", "cldr")
+
+
+def entity_policy_renderings(
+    units: list[TranslationUnit], ir: IRDocument, language: str, renderings: dict[str, EntityRendering]
+) -> dict[tuple[str, str], PolicyRendering]:
+    """(group, source) -> the rendering its class's policy makes: itself (keep) or a localized identity.
+    A value `localize` has no generator for stays as it is (origin kept, detail says why)."""
+    made: dict[tuple[str, str], PolicyRendering] = {}
+    to_localize = []
+    for unit in units:
+        policy = renderings.get(unit.canonical_group or "default", EntityRendering.TRANSLATE)
+        if policy is EntityRendering.KEEP:
+            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", "policy keep")
+        elif policy is EntityRendering.LOCALIZE:
+            to_localize.append(unit)
+    localized, locale = localized_renderings(to_localize, ir, language)
+    for unit in to_localize:
+        where = (unit.canonical_group or "default", unit.text)
+        if unit.key in localized:
+            made[where] = PolicyRendering(localized[unit.key], "localized", f"faker:{locale}")
+        else:
+            made[where] = PolicyRendering(unit.text, "kept", f"localize: no generator for this field in {language!r}")
+    return made
+
+
+def _distinct_renderings(
+    units: list[TranslationUnit], results: dict[str, UnitResult], settled: list[tuple[tuple[str, str], str]]
+) -> list[str]:
+    """Two terms of one class never share a rendering (the agent could no longer tell 'on-ear' from
+    'over-ear' headphones): a new rendering that reads like another term's gets its source term in
+    parentheses; the settled renderings (map entries, policy) are never changed. Rewrites `results`."""
+    taken = {(group, as_read(target)): as_read(source) for (group, source), target in settled}
+    changed = []
+    for unit in sorted(units, key=lambda u: u.text):
+        result = results.get(unit.key)
+        if not isinstance(result, Translated):
+            continue
+        group, source = unit.canonical_group or "default", as_read(unit.text)
+        text = _case_of_source(unit.text, result.text)
+        for candidate in (text, f"{text} ({unit.text})", unit.text):
+            owner = taken.get((group, as_read(candidate)))
+            if owner is None or owner == source:
+                break
+        taken[(group, as_read(candidate))] = source
+        if candidate != result.text:
+            results[unit.key] = Translated(candidate)
+        if candidate not in (text, unit.text):
+            changed.append(f"{unit.text} -> {candidate}")
+    return changed
+
+
+def _half_translated(
+    units: list[TranslationUnit], results: dict[str, UnitResult], language: str
+) -> list[TranslationUnit]:
+    """Terms whose rendering keeps a source word the target language does not know ('auto tilt' ->
+    'coche tilt'): half a name is worse than the name. Judged only where the language's analyser is
+    installed (babelflow/target_lexicon.py); elsewhere none is found."""
+    lexicon = target_lexicon(language)
+    if not lexicon.available:
+        return []
+    left: dict[str, set[str]] = {}
+    for unit in units:
+        result = results.get(unit.key)
+        if isinstance(result, Translated) and result.text != unit.text:
+            source_words = {w.lower() for w in _WORDS.findall(unit.text) if len(w) >= 3}
+            left[unit.key] = {w for w in _WORDS.findall(result.text) if w.lower() in source_words}
+    known = lexicon.known({w for words in left.values() for w in words})
+    return [unit for unit in units if left.get(unit.key, set()) - known]
+
+
+def _case_of_source(source: str, target: str) -> str:
+    """A lowercase term ('blue') stays lowercase ('azul', not the sentence-initial 'Azul' an MT engine
+    gives a lone word): DB values are compared and shown as they are."""
+    if not any(c.isupper() for c in source):  # '20 hours' -> '20 horas', not '20 Horas'
+        return target.lower()
+    if source[:1].islower() and target[:1].isupper() and not target[1:2].isupper():
+        return target[0].lower() + target[1:]
+    return target
 
 
 class TranslationEngine:
@@ -239,8 +352,10 @@ class TranslationEngine:
         cmap: CanonicalMap,
         progress: Progress | None = None,
         reviewed: dict[str, str] | None = None,
+        renderings: dict[str, EntityRendering] | None = None,
     ) -> TranslationOutcome:
-        """`reviewed`: element id -> a reviewer's translation, used instead of the translator's."""
+        """`reviewed`: element id -> a reviewer's translation, used instead of the translator's.
+        `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate."""
         canonical_units, free_units = extract_units(ir)
         stats = TranslationStats(
             translator_id=self.translator.translator_id,
@@ -254,14 +369,39 @@ class TranslationEngine:
         targets: dict[str, str] = {}
         failures: list[UnitFailure] = []
 
-        # 1. canonical terms: reviewed map entries win; new terms go to the translator once
-        known = cmap.lookup()
+        # 1. canonical terms: reviewed map entries win; then the class's policy (kept, localized); new terms
+        # to translate go to the translator once
+        policy_made = entity_policy_renderings(canonical_units, ir, self.language, renderings or {})
+        known = {
+            key: entry
+            for key, entry in cmap.lookup().items()
+            if _still_fits(entry, policy_made.get(key))
+        }
         todo = [
-            self.pending_unit(u, protect(u.text)) for u in canonical_units if (u.canonical_group, u.text) not in known
+            self.pending_unit(u, protect(u.text, preserve_tokens=_CODES.findall(u.text)))
+            for u in canonical_units
+            if (u.canonical_group or "default", u.text) not in known
+            and (u.canonical_group or "default", u.text) not in policy_made
         ]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
+        fixed = [(w, e.target) for w, e in known.items()] + [(w, m.target) for w, m in policy_made.items()]
+        half_done = _half_translated([p.unit for p in todo], results, self.language)
+        for unit in half_done:  # kept whole, like a term the policy keeps: a reviewer can render it
+            where = (unit.canonical_group or "default", unit.text)
+            policy_made[where] = PolicyRendering(unit.text, "kept", "the translator left source words in it")
+            fixed.append((where, unit.text))
+        stats.half_translated_terms = [unit.text for unit in half_done]
+        translated = [p.unit for p in todo if p.unit not in half_done]
+        stats.disambiguated_terms = _distinct_renderings(translated, results, fixed)
         for unit in canonical_units:
-            entry = known.get((unit.canonical_group or "default", unit.text))
+            where = (unit.canonical_group or "default", unit.text)
+            entry = known.get(where)
+            if entry is None and where in policy_made:
+                made = policy_made[where]
+                entry = CanonicalEntry(
+                    group=where[0], source=unit.text, target=made.target, origin=made.origin, origin_detail=made.detail
+                )
+                cmap.upsert(entry)
             result = Translated(entry.target) if entry else results[unit.key]
             if entry:
                 self._origins[unit.key] = f"canonical map ({entry.origin})"

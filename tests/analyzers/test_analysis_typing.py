@@ -10,6 +10,7 @@ from source_benchmarks import benchmarks_of
 TAU2_BENCHMARKS = benchmarks_of("tau2")
 
 P, FREE = TranslationType.PRESERVE, TranslationType.TRANSLATE_FREE
+CANONICAL = TranslationType.TRANSLATE_CANONICAL
 
 
 def elements(ir, artifact_suffix: str, role_suffix: str = "", text: str | None = None):
@@ -59,10 +60,15 @@ def test_retail_cancel_reasons_statuses_names_and_communicate_info(analyzed):
     assert {LinkKind.COMPARED_IN_CODE, LinkKind.DB_WRITE, LinkKind.COMPARED_BY_EVALUATOR} <= group_kinds(ir, reasons[0])
     for status in ("pending", "delivered", "processed", "cancelled"):
         assert_all(elements(ir, "db.json", ".orders.*.status", status), P, PreserveReason.ENUM_CODE)
-    assert_all(elements(ir, "db.json", ".users.*.name.first_name", "Yusuf"), P, PreserveReason.LINKED_ENTITY)
-    assert_all(elements(ir, "tasks.json", ".arguments.first_name", "Yusuf"), P)
+    # issue 23: an entity value the code only compares with other data is renamed consistently, and the
+    # golden argument and the evaluator's communicate_info follow it (one canonical group per class)
+    first_names = elements(ir, "db.json", ".users.*.name.first_name", "Yusuf")
+    golden = elements(ir, "tasks.json", ".arguments.first_name", "Yusuf")
+    assert_all(first_names + golden, CANONICAL)
+    assert {e.canonical_group for e in first_names + golden} == {"person_name"}
     polyester = elements(ir, "tasks.json", "communicate_info[*]", "polyester")
-    assert_all(polyester, P, PreserveReason.EVALUATOR_TOKEN)
+    assert_all(polyester, CANONICAL)
+    assert {e.canonical_group for e in polyester} == {"option_value"}
     assert any(e.artifact.endswith("db.json") for e in ir.elements if e.links and e.links[0] == polyester[0].links[0])
     assert_all(elements(ir, "tasks.json", ".arguments.order_id", "#W2378156"), P, PreserveReason.IDENTIFIER)
     known = elements(ir, "tasks.json", ".known_info", "You are Yusuf Rossi in zip code 19122.")[0]
@@ -83,12 +89,12 @@ def test_retail_delivered_as_a_verb_is_prose_not_the_status_code(analyzed):
 def test_retail_option_values_named_in_instructions_are_linked(analyzed):
     ir = analyzed("tau2-retail")
     clicky = elements(ir, "db.json", ".options.*", "clicky")
-    assert_all(clicky, P, PreserveReason.LINKED_ENTITY)
+    assert_all(clicky, CANONICAL)
     assert LinkKind.MENTIONED_IN_PROSE in group_kinds(ir, clicky[0])
     members = [e for e in ir.elements if clicky[0].links[0] in e.links and e.translation_type is FREE]
     assert any("clicky switches" in e.source_text for e in members)
     option_keys = elements(ir, "db.json", ".options.*{key}", "screen size")
-    assert_all(option_keys, P)
+    assert_all(option_keys, P, PreserveReason.SCHEMA_KEY)  # an option's name is structure, never renamed
 
 
 def test_telecom_excellent_enums_and_ids(analyzed):
@@ -127,3 +133,21 @@ def test_guidelines_name_control_tokens_as_protected_tokens(analyzed):
         e for e in ir.elements if "simulation_guidelines.md" in e.artifact and "###STOP###" in e.source_text
     ]
     assert guideline_blocks and all("###STOP###" in e.inline_tokens for e in guideline_blocks)
+
+
+def test_retail_entity_classes_are_decided_by_the_evidence(analyzed):
+    """Issue 23: each entity class of the profile gets a decision with its flows; catalogue values are
+    renamed consistently, codes and numbers inside a class stay, statuses (compared with literals) stay."""
+    ir = analyzed("tau2-retail")
+    classes = {entity.name: entity for entity in ir.entity_classes}
+    assert set(classes) == {"person_name", "product_name", "option_value", "address"}
+    products, options = classes["product_name"], classes["option_value"]
+    assert products.decision == "canonical" and products.canonical_values == 50 and not products.kept_values
+    assert products.flows.get("tool_output", 0) >= 50  # every product name reaches the agent through a tool
+    assert options.canonical_values >= 150 and options.kept_values.get("shape: identifier", 0) > 0
+    kept = {
+        e.source_text
+        for e in ir.elements
+        if e.typing_rule.startswith("entity option_value:") and e.translation_type is P
+    }
+    assert {"8GB", "A4"} <= kept and "clicky" not in kept
