@@ -49,6 +49,7 @@ def adapt(
     translation_progress: Callable[[int, int], None] | None = None,
     ir: IRDocument | None = None,
     costs=None,
+    entities: list[str] | tuple[str, ...] = (),
 ) -> AdaptResult:
     """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it.
 
@@ -56,7 +57,14 @@ def adapt(
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)
     run = resolve_run(
-        settings, benchmark_id, language, translator=translator_spec, source_dir=source_dir, profile=profile, out=out
+        settings,
+        benchmark_id,
+        language,
+        translator=translator_spec,
+        source_dir=source_dir,
+        profile=profile,
+        out=out,
+        entities=entities,
     )
     translator = translator_for(run.translator_spec, run.language, run.pack)
     if costs is not None and hasattr(translator, "costs"):

@@ -16,7 +16,16 @@ from babelflow.output_guard import check_file_out
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
-from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text, stage_line, status_line
+from flows.cli_common import (
+    BENCHMARK_HELP,
+    ENTITY_HELP,
+    SOURCE_DIR_HELP,
+    cli_errors,
+    console,
+    shown_text,
+    stage_line,
+    status_line,
+)
 from flows.reporting import units_made_by
 from flows.server_auth import auth_path
 from source_benchmarks import get_benchmark
@@ -132,6 +141,11 @@ def adapt(
             "e.g. openai:M,dashscope:M,anthropic:M."
         ),
     ),
+    entity: list[str] = typer.Option(
+        [],
+        "--entity",
+        help=ENTITY_HELP,
+    ),
     domain_package: str | None = typer.Option(
         None,
         "--domain-package",
@@ -181,6 +195,7 @@ def adapt(
                 progress=lambda message: bar.update(stage, description=message),
                 translation_progress=on_units,
                 costs=costs,
+                entities=entity,
             )
             bar.update(stage, description="done", total=1, completed=1)
         stats = result.outcome.stats
@@ -430,6 +445,11 @@ def flow(
     validators: str = typer.Option(
         "", "--validators", help="Comma-separated PROVIDER:MODEL specs: one isolated validator agent each."
     ),
+    entity: list[str] = typer.Option(
+        [],
+        "--entity",
+        help=ENTITY_HELP,
+    ),
     domain_package: str | None = typer.Option(
         None,
         "--domain-package",
@@ -463,6 +483,7 @@ def flow(
             source_dir=source_dir,
             profile=profile,
             validators=validators,
+            entities=entity,
         )
     api_url, record = ensure_server(BabelflowSettings())
     from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - Prefect: after the URL is set
@@ -492,6 +513,7 @@ def flow(
                     review_timeout=review_timeout,
                     translator=translator,
                     validators=validators,
+                    entities=entity,
                 )
             ]
         else:
@@ -502,6 +524,7 @@ def flow(
                 review_timeout=review_timeout,
                 translator=translator,
                 validators=validators,
+                entities=entity,
             )
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "units made by"):

@@ -20,6 +20,11 @@ BENCHMARK_HELP = (
     "Benchmark id, e.g. tau2-retail, agentdojo-travel (agentdojo-travel@v1.1.1: an older version), fixture-library; "
     "`babelflow families` lists every installed one."
 )
+ENTITY_HELP = (
+    "How an entity class is rendered, CLASS_OR_KIND=keep|translate|localize (repeatable), e.g. person=localize, "
+    "product_name=keep. Over the language pack's entities table; defaults: catalogue translated, people and "
+    "places kept for Latin-script targets and localized elsewhere. `babelflow analyze` lists the classes."
+)
 SOURCE_DIR_HELP = "Folder laid out like tau2's data/ (tau2/domains/<domain>/...) whose files replace the packaged ones."
 
 

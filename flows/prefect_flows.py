@@ -296,6 +296,7 @@ def adapt_language(
     max_rounds: int = 4,
     project_root: Path | None = None,
     validators: str = "",
+    entities: list[str] | None = None,
 ) -> AdaptFlowResult:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
     # a deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)
@@ -320,6 +321,7 @@ def adapt_language(
         profile=profile,
         out=out,
         validators=validators,
+        entities=entities or (),
     )
     # one writer per output folder (flows/components.py); the same language twice is refused; a run
     # the lock outlived (killed) is marked Crashed in the UI
@@ -483,6 +485,7 @@ def adapt_languages(
     project_root: Path | None = None,
     translator: str = "auto",
     validators: str = "",
+    entities: list[str] | None = None,
 ) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
     asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "project_root": project_root}
@@ -498,6 +501,7 @@ def adapt_languages(
                 project_root=project_root,
                 translator=translator,
                 validators=validators,
+                entities=entities,
             )
             for language in languages
         ]

@@ -7,6 +7,7 @@ from importlib import metadata
 from pathlib import Path
 
 from babelflow.adaptation_run import AdaptationRun, RunPaths, RunProvenance
+from babelflow.entity_policy import parse_entity_options
 from babelflow.language_pack import load_pack
 from babelflow.settings import BabelflowSettings
 from flows.components import translator_for
@@ -45,12 +46,14 @@ def resolve_run(
     out: Path | None = None,
     validators: str = "",
     auto_fallback: str | None = None,
+    entities: list[str] | tuple[str, ...] = (),
 ) -> AdaptationRun:
     """Validate the tag, load the pack from the run's project, resolve the translator and the paths: once.
 
     Refused (exit 2) before any work: an unknown benchmark or one whose runtime is missing, a bad
     tag, a pack that does not load, a translator that cannot run here (no Apertium pair, no key)."""
     family = available_family_of(benchmark)
+    entity_overrides = parse_entity_options(entities)  # `--entity CLASS_OR_KIND=POLICY`, checked before any work
     tag = validate_language_tag(language)
     pack = load_pack(tag, settings.project_root)
     if translator == AUTO and auto_fallback is not None:  # e.g. export: no offline translator means empty targets
@@ -70,6 +73,7 @@ def resolve_run(
         validators=validators,
         settings=settings,
         paths=run_paths(settings, benchmark, tag, translator_id, out),
+        entity_overrides=entity_overrides,
         provenance=RunProvenance(
             babelflow_version=metadata.version("babelflow"),
             benchmark_source_version=bench.source_version,
