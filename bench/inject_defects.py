@@ -14,9 +14,11 @@ golden/do-nothing replays are computed once per benchmark and passed to every va
 installed here (τ³ without .venv-tau3) are skipped and listed.
 
 Usage: python -m bench.inject_defects [--lang en-XA] [--seed 0] [--kinds k1,k2]
-                                     [--on tau2-mock,fixture-library] [--keep DIR]
-  --on     run each kind on every listed benchmark it applies to (default: the kind's home benchmark)
-  --keep   build in DIR and keep the defective copies for inspection (default: a temporary folder)
+                                     [--on tau2-mock,fixture-library] [--keep DIR] [--profile FILE]
+  --on       run each kind on every listed benchmark it applies to (default: the kind's home benchmark)
+  --keep     build in DIR and keep the defective copies for inspection (default: a temporary folder)
+  --profile  analyse with this profile (e.g. entity classes set to translate) instead of the
+             benchmark's own; the IR is made in the work folder, the checkout's saved IR is untouched
 Exit code 0 iff every kind run is caught and every clean variant has 0 findings.
 """
 
@@ -44,13 +46,22 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--kinds", default="", help="comma-separated defect kinds (default: all)")
     parser.add_argument("--on", default="", help="comma-separated benchmarks to run every applicable kind on")
     parser.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: temporary)")
+    parser.add_argument("--profile", type=Path, default=None, help="profile to analyse with (default: the bundled one)")
     return parser.parse_args(argv)
 
 
 class Prepared:
     """A benchmark's clean variant, IR, canonical map, source and source replays."""
 
-    def __init__(self, benchmark_id: str, language: str, root: Path, console: Console, ir: IRDocument | None = None):
+    def __init__(
+        self,
+        benchmark_id: str,
+        language: str,
+        root: Path,
+        console: Console,
+        ir: IRDocument | None = None,
+        profile: Path | None = None,
+    ):
         from babelflow.canonical_map import load_canonical_map
         from babelflow.settings import BabelflowSettings
         from flows.adapt import adapt
@@ -64,6 +75,8 @@ class Prepared:
         self.source = get_benchmark(benchmark_id)
         # the checkout's saved IR when it is current (same analyzer, source, harness, profile), as
         # `babelflow validate` reads it: τ³ banking's analysis is minutes cold, ~1 min warm
+        if ir is None and profile is not None:  # another profile: its own IR, beside the variant
+            ir = analyze_or_reuse(self.source, profile, settings.layout.ir(benchmark_id), console.log)
         if ir is None:  # a test passes the IR its session already holds
             ir = analyze_or_reuse(self.source, None, BabelflowSettings().layout.ir(benchmark_id), console.log)
         console.log(f"{benchmark_id}: adapting to {language}")
@@ -140,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for kind, benchmark in plan:
             if benchmark not in prepared:
-                prepared[benchmark] = Prepared(benchmark, args.lang, root, console)
+                prepared[benchmark] = Prepared(benchmark, args.lang, root, console, profile=args.profile)
             base = prepared[benchmark]
             work = root / "work" / benchmark / kind
             shutil.rmtree(work, ignore_errors=True)

@@ -174,11 +174,11 @@ class ValidationContext:
             node: Any = self.target_document(spec)
             try:
                 for segment in locator.path[:-1]:
-                    node = node[segment]
+                    node = node[self._key_in(node, segment)]
                 if isinstance(locator, DataKeyLocator):
                     key = locator.path[-1]
-                    return key if isinstance(key, str) and key in node else None
-                value = node[locator.path[-1]]
+                    return self._key_in(node, key) if isinstance(key, str) and isinstance(node, dict) else None
+                value = node[self._key_in(node, locator.path[-1])]
                 return value if isinstance(value, str) else None
             except (KeyError, IndexError, TypeError):
                 return None
@@ -188,6 +188,20 @@ class ValidationContext:
                 return None
             return markdown.blocks[locator.block_index].text
         return None
+
+    def _key_in(self, node: Any, segment: Any) -> Any:
+        """`segment` as the variant's document names it: a dict key the canonical map renders (a
+        localized entity used as a key) is found under its rendering."""
+        if not isinstance(segment, str) or not isinstance(node, dict) or segment in node:
+            return segment
+        return next((t for t in self._map_renderings.get(segment, ()) if t in node), segment)
+
+    @cached_property
+    def _map_renderings(self) -> dict[str, list[str]]:
+        renderings: dict[str, list[str]] = {}
+        for (_, source), entry in (self.canonical_map.lookup() if self.canonical_map is not None else {}).items():
+            renderings.setdefault(source, []).append(entry.target)
+        return renderings
 
     @cached_property
     def _code_targets(self) -> dict[tuple[str, str, str, int], str]:

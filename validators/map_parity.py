@@ -88,7 +88,8 @@ def renderings_for(ctx: ValidationContext, inferred: Callable[[], dict[str, set[
     for source, targets in inferred().items():
         if source not in mapped:
             allowed[source] |= targets
-    return Renderings(allowed=dict(allowed), must_change=set(mapped) - kept_as_is, free_texts=sorted(free))
+    renamed = {source for source, targets in mapped.items() if source not in targets}  # the map changes them
+    return Renderings(allowed=dict(allowed), must_change=renamed - kept_as_is, free_texts=sorted(free))
 
 
 def parse_output(text: str) -> Any:

@@ -142,7 +142,8 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
 
 def _map_renderings(ctx: ValidationContext) -> dict[str, set[str]]:
     """source value -> the map's renderings of it, for values the map renders differently from the source."""
-    return {source: {t for t in targets if t != source} for source, targets in map_targets(ctx).items()}
+    renderings = {source: {t for t in targets if t != source} for source, targets in map_targets(ctx).items()}
+    return {source: targets for source, targets in renderings.items() if targets}
 
 
 def _left_in_source(ctx: ValidationContext, validator_id: str, skip: set[str], map_renders) -> list[Finding]:

@@ -28,7 +28,9 @@ from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # an all-capital abbreviation (FAQ, ATM, PIN, APR): translations keep it as it is
-_ACRONYM = re.compile(r"(?<![\w])[A-Z]{2,5}s?(?![\w])")
+# an abbreviation ('FAQ', 'SSD'), one with a suffix ('USB-C') or a measure with its unit ('1TB', '500ml'): a
+# value copied as it is ('1TB SSD' as a localized option value) holds no prose to translate
+_ACRONYM = re.compile(r"(?<![\w-])(?:[A-Z]{2,5}(?:-[A-Z0-9]{1,2})?s?|\d+(?:\.\d+)?[A-Za-z]{1,3})(?![\w-])")
 
 
 def _without_kept_numbers(source: str, target: str) -> tuple[str, str]:
@@ -75,9 +77,10 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     skip = {s.artifact for s in suppressed if s.layer is Layer.FIDELITY}
     findings: list[Finding] = []
     pack_key = ctx.pack.model_dump_json() if ctx.pack is not None else None
+    kept = kept_by_map(ctx)
     for element in ctx.translatable():
-        if element.artifact in skip:
-            continue
+        if element.artifact in skip or (element.canonical_group or "default", element.source_text) in kept:
+            continue  # a canonical value its class's policy keeps as it is: the map says so, nothing to translate
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
                 source = element.source_text
@@ -113,6 +116,17 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 validator_id, text.module, where, element_id, text.source, text.target, [], ctx.language, ctx.pack
             )
     return findings
+
+
+def kept_by_map(ctx: ValidationContext) -> set[tuple[str, str]]:
+    """(group, source) of the map entries that keep their value by policy (an entity class kept, a value
+    the translator left in source words) or that a reviewer confirmed unchanged."""
+    entries = ctx.canonical_map.lookup().values() if ctx.canonical_map is not None else ()
+    return {
+        (e.group, e.source)
+        for e in entries
+        if e.target == e.source and (e.origin == "kept" or (e.origin == "reviewer" and e.review_state == "confirmed"))
+    }
 
 
 def _code_place(element) -> str:
@@ -206,7 +220,9 @@ def check_pair(
     if "⟦" in target:
         out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
     prose = _ACRONYM.sub(" ", without_tokens(source, tokens))  # "FAQ: ⟨kept name⟩" holds no prose to translate
-    if target == source and WORD.search(prose) and not PATH_LIKE.fullmatch(source.strip()):
+    if target == source and not WORD.search(prose):
+        return out  # a copy of a code, an abbreviation or a measure ('USB-C', '1TB SSD'): nothing to translate
+    if target == source and not PATH_LIKE.fullmatch(source.strip()):
         if _target_words_only(prose, language):
             return out  # "Total", "San Francisco": a copy the target language's own analyser reads as its words
         # metadata no model reads (task issues, descriptions) left in English is cosmetic
