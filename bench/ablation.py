@@ -98,6 +98,36 @@ def run_ablation(
     return results
 
 
+# what the oracle said, by the start of its reason (bench/ablation_oracle.py Domain.judge)
+REASONS = {
+    "entity/value unresolved": "gold argument",
+    "tool errors changed": "tool errors",
+    "ids lost from prose": "ids lost",
+    "harness crash": "harness crash",
+    "golden reward": "golden reward",
+    "do-nothing reward": "do-nothing reward",
+    "final DB": "final DB differs",
+}
+
+
+def reason_counts(result: ArmResult) -> dict[str, int]:
+    """Tasks per kind of reason (a task can have several): which references broke, not only how many."""
+    return {
+        label: sum(1 for reasons in result.reasons.values() if any(r.startswith(prefix) for r in reasons))
+        for label, prefix in REASONS.items()
+    }
+
+
+def reason_table(results: list[ArmResult]) -> Table:
+    table = Table(title="why: tasks per reason (broken: the first four; behaviour mismatch: the last three)")
+    for column in ("domain", "arm", "tasks", *REASONS):
+        table.add_column(column, justify="left" if column in ("domain", "arm") else "right")
+    for r in results:
+        counts = reason_counts(r)
+        table.add_row(r.benchmark, r.arm, f"{r.tasks:,}", *(f"{counts[label]:,}" for label in REASONS))
+    return table
+
+
 def _pct(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
@@ -223,6 +253,8 @@ def render(results: list[ArmResult], console: Console, *, seed: int, language: s
                 "",
             )
     console.print(table)
+
+    console.print(reason_table(results))
 
     events = Table(title="errors the simulated model made (per arm; rates in translators/simulated_model.py)")
     for column in (

@@ -21,6 +21,15 @@ from bench.ablation_oracle import (
 # ---- naive arms ------------------------------------------------------------------------------
 
 
+def db_translated(domain: Domain, targets: dict[str, str]) -> bool:
+    """Whether the arm wrote any DB value other than the source's (the oracle then maps the final DB back)."""
+    by_id = domain.ir.by_id()
+    return any(
+        domain.roles.get(by_id[e].artifact).value == "database" and text != by_id[e].source_text
+        for e, text in targets.items()
+    )
+
+
 @dataclass
 class Job:
     element_ids: list[str]
@@ -140,11 +149,7 @@ def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResu
         translator_id=model.translator_id,
         failed_units=0,
     )
-    by_id = domain.ir.by_id()
-    db_translated = any(
-        domain.roles.get(by_id[e].artifact).value == "database" and targets[e] != by_id[e].source_text for e in targets
-    )
-    domain.judge(result, variant_dir, targets, db_translated)
+    domain.judge(result, variant_dir, targets, db_translated(domain, targets))
     result.characters_sent, result.characters_received = model.characters_in, model.characters_out
     result.tokens, result.requests, result.segments = model.estimated_tokens, model.requests, model.segments
     result.fields_translated = len(targets)
@@ -192,6 +197,7 @@ def run_full(
 ) -> ArmResult:
     """engine → release checks → rebuild → validate → scripted review, until nothing is open."""
     from babelflow.canonical_map import CanonicalMap
+    from babelflow.entity_policy import entity_renderings
     from babelflow.language_pack import load_pack
     from babelflow.llm.costs import CostLedger, cost_rows
     from babelflow.settings import BabelflowSettings
@@ -211,6 +217,14 @@ def run_full(
         benchmark=domain.id, arm="full", tasks=len(domain.task_ids), review_rounds=0, validation_passes=0
     )
     pack = load_pack(language, BabelflowSettings().project_root)
+    # each entity class rendered as a real run renders it in this language (keep / translate / localize)
+    renderings = entity_renderings(
+        ir.entity_classes,
+        script=pack.script,
+        pseudo=pack.offline_rendering is not None,
+        pack=pack.entities,
+        overrides={},
+    )
     model = SimulatedModelTranslator(language, seed=seed, rates=rates)
     engine = TranslationEngine(model, language, TranslationMemory(None))
     cmap = CanonicalMap(benchmark=domain.id, language=language)
@@ -218,7 +232,7 @@ def run_full(
         TranslationEngine(
             SimulatedModelTranslator(language, seed=seed, rates=ERROR_FREE), language, TranslationMemory(None)
         )
-        .translate(ir, CanonicalMap(benchmark=domain.id, language=language))
+        .translate(ir, CanonicalMap(benchmark=domain.id, language=language), renderings=renderings)
         .targets
     )
     by_id = ir.by_id()
@@ -246,7 +260,7 @@ def run_full(
 
     outcome = None
     for round_no in range(1, max_rounds + 1):
-        outcome = engine.translate(ir, cmap, reviewed=reviewed)
+        outcome = engine.translate(ir, cmap, reviewed=reviewed, renderings=renderings)
         items: list[tuple[str, str, set[str]]] = [
             (f"unit:{f.unit_key}", "unit failure: " + "; ".join(f.problems)[:120], set(f.element_ids))
             for f in outcome.failures
@@ -326,7 +340,8 @@ def run_full(
     else:
         result.converged = False
     assert outcome is not None
-    domain.judge(result, variant_dir, outcome.targets, db_translated=False)
+    # entities are Translate-Canonical now: the DB is renamed through the map, and mapped back to compare
+    domain.judge(result, variant_dir, outcome.targets, db_translated(domain, outcome.targets))
     result.characters_sent, result.characters_received = model.characters_in, model.characters_out
     result.tokens, result.requests, result.segments = model.estimated_tokens, model.requests, model.segments
     result.fields_translated = len(outcome.targets)

@@ -187,7 +187,8 @@ def replay_tasks(bench: Any, task_ids: list[str], back: dict[str, str] | None = 
 class Domain:
     """One benchmark: source, IR, source replays, DB positions of gold-argument values."""
 
-    def __init__(self, benchmark_id: str, language: str, work: Path, console: Console):
+    def __init__(self, benchmark_id: str, language: str, work: Path, console: Console, ir: Any = None):
+        """`ir`: the IR to judge by (a built variant's own); None analyses the benchmark afresh."""
         from analyzers.analyze import analyze_benchmark
         from babelflow.ir import ArtifactRole
         from source_benchmarks import benchmarks_of, get_benchmark
@@ -201,8 +202,9 @@ class Domain:
         self.id, self.language, self.work, self.console = benchmark_id, language, work, console
         started = time.perf_counter()
         self.bench = get_benchmark(benchmark_id)
-        console.log(f"{benchmark_id}: analyzing")
-        self.ir = analyze_benchmark(self.bench)
+        if ir is None:
+            console.log(f"{benchmark_id}: analyzing")
+        self.ir = ir if ir is not None else analyze_benchmark(self.bench)
         self.task_ids = self.bench.task_ids(None)
         console.log(f"{benchmark_id}: replaying the source ({len(self.task_ids)} tasks)")
         self.source = replay_tasks(self.bench, self.task_ids)
