@@ -107,7 +107,7 @@ class PendingUnit:
 def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
     """The unit's text as a translator sees it: kept tokens and canonical terms as placeholders."""
     if unit.kind == "canonical":
-        return protect(unit.text)
+        return protect(unit.text, preserve_tokens=_CODES.findall(unit.text))
     rendered = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups}
     canonical_terms = {t: target for t, target in rendered.items() if target}
     preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
@@ -243,8 +243,8 @@ class TranslationEngine:
         glossary: list[GlossaryEntry] | None = None,
     ):
         self.translator = translator
-        self.glossary = list(glossary or [])
-        self._terms = term_matcher(tuple(entry.source for entry in self.glossary))  # one index, not a regex per term
+        self.pack_terms = list(glossary or [])
+        self._use_glossary(self.pack_terms)
         self.language = language
         self.memory = memory
         self.source_language = source_language
@@ -252,6 +252,27 @@ class TranslationEngine:
         # a backend may ask for bigger batches (Apertium pays one process start per call)
         limits: tuple[int, int] = getattr(translator, "batch_limits", None) or (max_items, max_chars)
         self.max_items, self.max_chars = limits
+
+    def _use_glossary(self, entries: list[GlossaryEntry]) -> None:
+        self.glossary = entries
+        self._terms = term_matcher(tuple(entry.source for entry in self.glossary))  # one index, not a regex per term
+
+    def _use_canonical_terms(self, cmap: CanonicalMap) -> None:
+        """Free text is translated with the map's renderings as glossary terms too (issue 23: 'the water
+        bottle' in a task reads as the catalogue's rendering, with grammar that fits around it). Names and
+        multiword values only: a lone lowercase value ('light', 'low') is also an ordinary word, which
+        the translator renders by its sense; the pack's own terms win."""
+        pack_sources = {entry.source.casefold() for entry in self.pack_terms}
+        canonical = sorted(
+            {
+                (entry.source, entry.target)
+                for entry in cmap.lookup().values()
+                if entry.target != entry.source
+                and entry.source.casefold() not in pack_sources
+                and (" " in entry.source.strip() or entry.source[:1].isupper())
+            }
+        )
+        self._use_glossary(self.pack_terms + [GlossaryEntry(source=s, target=t) for s, t in canonical])
 
     def _terms_in(self, text: str) -> list[GlossaryEntry]:
         return [self.glossary[index] for index in self._terms.present(text)]
@@ -341,7 +362,12 @@ class TranslationEngine:
         canonical_units, free_units = extract_units(ir)
         groups = canonical_groups_of_values(ir)
         keys = set()
-        for unit in canonical_units + free_units:
+        self._use_glossary(self.pack_terms)
+        for unit in canonical_units:
+            if element_ids & set(unit.element_ids):
+                keys.add(self.pending_unit(unit, protect_unit(unit, cmap, groups)).tm_key)
+        self._use_canonical_terms(cmap)
+        for unit in free_units:
             if element_ids & set(unit.element_ids):
                 keys.add(self.pending_unit(unit, protect_unit(unit, cmap, groups)).tm_key)
         return keys
@@ -377,8 +403,9 @@ class TranslationEngine:
             for key, entry in cmap.lookup().items()
             if _still_fits(entry, policy_made.get(key))
         }
+        self._use_glossary(self.pack_terms)  # canonical terms are translated with the pack's terms only
         todo = [
-            self.pending_unit(u, protect(u.text, preserve_tokens=_CODES.findall(u.text)))
+            self.pending_unit(u, protect_unit(u, cmap, {}))
             for u in canonical_units
             if (u.canonical_group or "default", u.text) not in known
             and (u.canonical_group or "default", u.text) not in policy_made
@@ -425,6 +452,7 @@ class TranslationEngine:
             targets.update(dict.fromkeys(unit.element_ids, result.text))
 
         # 2. free text, with canonical terms injected and preserved tokens protected
+        self._use_canonical_terms(cmap)
         groups = canonical_groups_of_values(ir)
         reviewed = reviewed or {}
         # a unit whose every field has a reviewer's (or imported) text is not sent at all

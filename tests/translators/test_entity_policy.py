@@ -104,3 +104,31 @@ def test_two_terms_of_a_class_never_share_a_rendering(analyzed, tmp_path):
     assert {options["on-ear"].target, options["over-ear"].target} == {"encima-oreja", "encima-oreja (over-ear)"}
     assert outcome.stats.disambiguated_terms == ["over-ear -> encima-oreja (over-ear)"]
     assert map_problems(cmap) == []
+
+
+class Recording(PseudoLocaleTranslator):
+    def __init__(self) -> None:
+        super().__init__("en-XA")
+        self.requests: list[TranslationRequest] = []
+
+    def translate(self, request: TranslationRequest) -> TranslationResponse:
+        self.requests.append(request)
+        return super().translate(request)
+
+
+def test_prose_gets_the_maps_renderings_as_glossary_terms(analyzed, tmp_path):
+    """'desk lamp' in a task (lowercase, so no inline token) reaches the translator with the catalogue's
+    rendering of 'Desk Lamp' as a glossary term; a lone lowercase option value ('light') does not."""
+    ir = analyzed("tau2-retail")
+    translator = Recording()
+    _, cmap = _translate(ir, {"person_name": KEEP, "address": KEEP}, tmp_path, translator=translator)
+    lamp = _entries(cmap, "product_name")["Desk Lamp"].target
+    free = [
+        (segment.text, request.glossary)
+        for request in translator.requests
+        for segment in request.segments
+        if segment.kind == "free"
+    ]
+    mentioning = [glossary for text, glossary in free if "desk lamp" in text]
+    assert mentioning and all(any(t.source == "Desk Lamp" and t.target == lamp for t in g) for g in mentioning)
+    assert not any(t.source == "light" for _, glossary in free for t in glossary)
