@@ -118,7 +118,8 @@ def equal_modulo(source: Any, target: Any, renderings: Renderings) -> bool:
         for key, value in source.items():
             # a rendering may name another value too (one rendering for two kettles): the key matches
             # if any of its renderings holds an equal value
-            candidates = [key] if key in target else [k for k in renderings.allowed.get(key, ()) if k in target]
+            kept = key in target and (not isinstance(key, str) or renderings.accepts(key, key))
+            candidates = [key] if kept else [k for k in renderings.allowed.get(key, ()) if k in target]
             if not any(equal_modulo(value, target[k], renderings) for k in candidates):
                 return False
         return True
