@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from babelflow.ir import ArtifactRole
 from bench.ablation_oracle import (
     _SLOT,
     BATCH,
@@ -25,7 +26,7 @@ def db_translated(domain: Domain, targets: dict[str, str]) -> bool:
     """Whether the arm wrote any DB value other than the source's (the oracle then maps the final DB back)."""
     by_id = domain.ir.by_id()
     return any(
-        domain.roles.get(by_id[e].artifact).value == "database" and text != by_id[e].source_text
+        domain.roles.get(by_id[e].artifact) is ArtifactRole.DATABASE and text != by_id[e].source_text
         for e, text in targets.items()
     )
 

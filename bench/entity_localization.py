@@ -40,6 +40,7 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from pathlib import Path
 
 from pydantic import Field
@@ -215,7 +216,7 @@ def _shields(ir: IRDocument, cmap: CanonicalMap, localized: re.Pattern[str]) -> 
 
 
 def _ambiguity(
-    ctx: ValidationContext, cmap: CanonicalMap, sources: dict[str, str], kept_values: set[str]
+    ctx: ValidationContext, cmap: CanonicalMap, sources: dict[str, str], kept_values: Collection[str]
 ) -> dict[str, str]:
     """source (casefolded) -> why a mention of it left as it is may not be English: the same word is also a
     value the variant keeps (the colour 'brown' and the surname 'Brown'), or a word of the target language
@@ -232,7 +233,7 @@ def _ambiguity(
 
 
 def prose_mentions(
-    ctx: ValidationContext, cmap: CanonicalMap | None, class_names: set[str], kept_values: set[str] = frozenset()
+    ctx: ValidationContext, cmap: CanonicalMap | None, class_names: set[str], kept_values: Collection[str] = ()
 ) -> tuple[int, list[ProseMention], int]:
     """(Translate-Free elements read, per localized map value its mentions and those left in English,
     mentions whose element the variant no longer has). `kept_values`: DB word values the variant keeps."""

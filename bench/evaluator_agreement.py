@@ -111,7 +111,7 @@ def compare(
     started = time.perf_counter()
     domain = register_variant(variant_dir)
     variant = open_variant(benchmark, variant_dir)
-    target = _score_all(variant, domain, lambda line: console.log(f"{benchmark} {language}: {line}"))
+    target = _score_all(variant, domain, _logger(console, f"{benchmark} {language}"))
     result = Agreement(
         benchmark=benchmark,
         language=language,
@@ -154,6 +154,10 @@ def compare(
     return result
 
 
+def _logger(console: Console, prefix: str) -> Callable[[str], None]:
+    return lambda line: console.log(f"{prefix}: {line}")
+
+
 def run(domains: list[str], languages: list[str], console: Console) -> list[Agreement]:
     from source_benchmarks import get_benchmark
 
@@ -171,9 +175,7 @@ def run(domains: list[str], languages: list[str], console: Console) -> list[Agre
             raise SystemExit(f"no variant at {', '.join(missing)}: build it with babelflow adapt {benchmark} --lang L")
         started = time.perf_counter()
         bench = get_benchmark(benchmark)
-        source = _score_all(
-            bench, benchmark.removeprefix("tau2-"), lambda line, b=benchmark: console.log(f"{b}: {line}")
-        )
+        source = _score_all(bench, benchmark.removeprefix("tau2-"), _logger(console, benchmark))
         seconds = time.perf_counter() - started
         for lang, variant_dir in variants.items():
             result = compare(benchmark, lang, source, variant_dir, console, seconds)
