@@ -142,6 +142,26 @@ class PolicyRendering:
     detail: str
 
 
+def _proper_names(units: list[TranslationUnit]) -> set[str]:
+    """Keys of units that name a brand or model inside a class of common nouns: every word capitalised
+    or a code ('Google Home', 'Apple HomeKit', 'Brand A') where most of the class is lowercase ('blue',
+    'leather'). An MT engine translates their words ('Casa de Google'); a shop keeps them. In a class of
+    capitalised values (product types: 'Water Bottle') capitals say nothing, so none is kept."""
+    by_group: dict[str, list[TranslationUnit]] = {}
+    for unit in units:
+        by_group.setdefault(unit.canonical_group or "default", []).append(unit)
+    names = set()
+    for members in by_group.values():
+        lowercase = sum(1 for u in members if u.text[:1].islower())
+        if lowercase * 2 <= len(members):
+            continue
+        for unit in members:
+            words = unit.text.split()
+            if words and all(w[:1].isupper() or w[:1].isdigit() for w in words) and not _CODES.fullmatch(unit.text):
+                names.add(unit.key)
+    return names
+
+
 def _still_fits(entry: CanonicalEntry, made: PolicyRendering | None) -> bool:
     """A stored entry is reused while the class's policy would make it the same way (a reviewer's always)."""
     if entry.origin == "reviewer":
@@ -156,10 +176,14 @@ def entity_policy_renderings(
     A value `localize` has no generator for stays as it is (origin kept, detail says why)."""
     made: dict[tuple[str, str], PolicyRendering] = {}
     to_localize = []
+    names = _proper_names(units)
     for unit in units:
         policy = renderings.get(unit.canonical_group or "default", EntityRendering.TRANSLATE)
         if policy is EntityRendering.KEEP:
             made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", "policy keep")
+        elif policy is EntityRendering.TRANSLATE and unit.key in names:
+            why = "a proper name (brand, model) among common nouns"
+            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", why)
         elif policy is EntityRendering.LOCALIZE:
             to_localize.append(unit)
     localized, locale = localized_renderings(to_localize, ir, language)

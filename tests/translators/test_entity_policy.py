@@ -123,6 +123,10 @@ def test_prose_gets_the_maps_renderings_as_glossary_terms(analyzed, tmp_path):
     translator = Recording()
     _, cmap = _translate(ir, {"person_name": KEEP, "address": KEEP}, tmp_path, translator=translator)
     lamp = _entries(cmap, "product_name")["Desk Lamp"].target
+    options = _entries(cmap, "option_value")
+    # brands among common nouns stay ('Amazona Alexa' is no rendering of Amazon Alexa); common nouns do not
+    assert options["Amazon Alexa"].origin == "kept" and options["Amazon Alexa"].target == "Amazon Alexa"
+    assert options["leather"].origin == "translator" and options["leather"].target != "leather"
     free = [
         (segment.text, request.glossary)
         for request in translator.requests
