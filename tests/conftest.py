@@ -256,10 +256,12 @@ _BIG_DOMAIN = re.compile(r"airline|retail|telecom")
 _WHOLE_DOMAIN_FOLDERS = {"analyzers", "flows", "source_benchmarks"}
 
 
-# Under pytest-xdist (.ci/run: -n 2 --dist loadgroup --no-loadscope-reorder) each test file goes to one
-# worker whole, so a module's fixtures are built once; these files share one group (one worker, one
-# after the other): the project servers bind ports and check that nothing answers after a stop, and
-# the Prefect test server of `prefect_harness` (~15-25 s a start) is then started by one worker only.
+# Under pytest-xdist (.ci/run: -n 2 --dist loadgroup --no-loadscope-reorder) the scheduler below hands
+# each worker whole groups: a test file by default, so a module's fixtures are built once. xdist's own
+# loadgroup reads `xdist_group` marks, which pytest 9.2 no longer lets it add to the node id (item._nodeid
+# is not read any more), hence a scheduler of our own. Files that share something run in one group, one
+# after the other on one worker: the project servers bind ports and check that nothing answers after a
+# stop; the Prefect test server of `prefect_harness` (~15-25 s a start) is then started by one worker only.
 _GROUPS = {
     "project-servers": {"flows/test_first_run.py", "flows/test_local_server.py", "bench/test_drill_bad_input.py"},
     "prefect-test-server": {
@@ -270,23 +272,56 @@ _GROUPS = {
         "translators/providers/test_limits_and_costs.py",
     },
 }
-# Longest groups first (a worker takes the next group when it runs out): measured seconds on 2 cores
-_LONGEST_FIRST: list[str] = []
+# Files whose costly fixtures are keyed by benchmark (a variant each, an analysis each): one group per τ²
+# domain, so the domains run on both workers at once; a test naming no domain goes with the one given.
+_SPLIT_BY_BENCHMARK = {"flows/test_adapt_variants.py": "tau2-retail"}
+_BENCHMARK_IN_ID = re.compile(r"\[(tau2-[a-z]+)")
+# Longest groups first, so that no long one is left to run alone at the end (a worker takes the next group
+# when it is nearly done); seconds from the last serial CI run (1,301 s in all). The analyses the domains'
+# variants need are computed by the coverage group on the other worker meanwhile (`analyzed`).
+_LONGEST_FIRST = [
+    "project-servers",  # ~250 s: Prefect server boots (first run, drill server checks)
+    "analyzers/test_analysis_coverage.py",  # ~155 s: the cold analyses of airline, retail, telecom
+    "validators/test_real_language_validation.py",  # ~130 s: four SEATau variants validated
+    "flows/test_adapt_variants.py[tau2-telecom]",  # ~100 s each: adapt, replay and validate two variants
+    "flows/test_adapt_variants.py[tau2-airline]",
+    "flows/test_adapt_variants.py[tau2-retail]",
+    "prefect-test-server",  # ~100 s
+    "bench/test_inject_defects_tau3.py",  # ~90 s: τ³ banking analysis
+    "bench/test_tau3_independent_check.py",  # ~45 s
+    "flows/test_apertium_variants.py",  # ~40 s
+]
 
 
-def _group_of(item: pytest.Item) -> str:
-    file = item.path.relative_to(Path(__file__).parent).as_posix()
+def _group_of(nodeid: str) -> str:
+    file = nodeid.split("::", 1)[0].removeprefix("tests/")
+    if file in _SPLIT_BY_BENCHMARK:
+        named = _BENCHMARK_IN_ID.search(nodeid)
+        return f"{file}[{named[1] if named else _SPLIT_BY_BENCHMARK[file]}]"
     return next((name for name, files in _GROUPS.items() if file in files), file)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it, never called
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None  # xdist's own scheduler for the other modes
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """LoadScopeScheduling whose scope (the unit a worker gets whole) is the test's group."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _group_of(nodeid)
+
+    return GroupScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.parent.name in _WHOLE_DOMAIN_FOLDERS and _BIG_DOMAIN.search(item.name):
             item.add_marker(pytest.mark.slow)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # a run in one process keeps the collection order
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(_group_of(item)))
+    # the workers' collection order is the order groups are handed out (--no-loadscope-reorder)
     rank = {name: position for position, name in enumerate(_LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(_group_of(item), len(rank)))  # stable: files keep their order otherwise
+    items.sort(key=lambda item: rank.get(_group_of(item.nodeid), len(rank)))  # stable otherwise
