@@ -20,6 +20,7 @@ from babelflow.apertium import apertium_binary, installed_modes, iso639_3, mode_
 
 _ANALYSER = re.compile(r"lt-proc\s+(?:-\S+\s+)*'?([^'\s|]+\.automorf\.bin)'?")
 _TIMEOUT = 60.0
+_NOUN_FORM = re.compile(r"<n><([mf])><(sg|pl)>")  # a noun analysis: gender, number
 
 
 class TargetLexicon:
@@ -44,6 +45,35 @@ class TargetLexicon:
         if missing:
             self._known.update(self._analyse(missing))
         return {w for w in asked if self._known.get(w)}
+
+    def noun_forms(self, words: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """word -> (gender m/f, number sg/pl) where every noun analysis of it agrees ('botella' ->
+        ('f', 'sg')); words the analyser does not know as a noun are left out."""
+        asked = [w for w in dict.fromkeys(words) if w and "\n" not in w and " " not in w]
+        if self.analyser is None or not asked:
+            return {}
+        lines = self._lines(asked)
+        forms = {}
+        for word, line in zip(asked, lines, strict=False):
+            found = {(g, n) for g, n in _NOUN_FORM.findall(line)}
+            if len(found) == 1:
+                forms[word] = found.pop()
+        return forms
+
+    def _lines(self, words: list[str]) -> list[str]:
+        assert self.analyser is not None and self._lt_proc is not None
+        try:
+            done = subprocess.run(
+                [self._lt_proc, "-a", str(self.analyser)],
+                input="\n".join(words) + "\n",
+                capture_output=True,
+                text=True,
+                timeout=_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        return done.stdout.split("\n") if done.returncode == 0 else []
 
     def _analyse(self, words: list[str]) -> dict[str, bool]:
         assert self.analyser is not None and self._lt_proc is not None

@@ -35,6 +35,7 @@ from babelflow.apertium import (
 )
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from babelflow.target_lexicon import TargetLexicon, target_lexicon
 from babelflow.text import PLACEHOLDER
 from translators.interface import (
     GlossaryEntry,
@@ -44,7 +45,8 @@ from translators.interface import (
     TranslationUsage,
 )
 
-APERTIUM_VERSION = "v2"  # bump when the markup or the glossary protocol changes (part of translator_id)
+APERTIUM_VERSION = "v3"  # bump when the markup or the glossary protocol changes (part of translator_id)
+# v3: glossary terms follow the sentence's case and take agreeing articles
 INSTALL_HINT = (
     "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` "
     "(scripts/install.sh does this as root)"
@@ -157,11 +159,53 @@ class GlossaryTerms:
 
 
 def _in_case_of(source: str, target: str) -> str:
+    """The term as the sentence wrote it: 'WATER BOTTLE' -> 'BOTELLA DE AGUA', 'Water bottle' ->
+    'Botella de agua', 'water bottle' -> 'botella de agua' (an acronym start such as 'USB' is left)."""
     if source.isupper() and len(source) > 1:
         return target.upper()
     if source[:1].isupper() and not target[:1].isupper():
         return target[:1].upper() + target[1:]
+    if source[:1].islower() and target[:1].isupper() and not target[1:2].isupper():
+        return target[:1].lower() + target[1:]
     return target
+
+
+# Articles Apertium chose for a placeholder it could not see (it guesses the masculine singular):
+# (kind, gender, number) -> form, per target language. Only Spanish is written here.
+_ARTICLES = {
+    "es": {
+        "definite": {("m", "sg"): "el", ("f", "sg"): "la", ("m", "pl"): "los", ("f", "pl"): "las"},
+        "indefinite": {("m", "sg"): "un", ("f", "sg"): "una", ("m", "pl"): "unos", ("f", "pl"): "unas"},
+        "of": {("m", "sg"): "del", ("f", "sg"): "de la", ("m", "pl"): "de los", ("f", "pl"): "de las"},
+        "to": {("m", "sg"): "al", ("f", "sg"): "a la", ("m", "pl"): "a los", ("f", "pl"): "a las"},
+    }
+}
+
+
+def agree_articles(language: str, text: str, renderings: dict[str, str], lexicon: TargetLexicon) -> str:
+    """Before each placeholder, the article Apertium guessed made to agree with the term that replaces
+    it ('el ⟦1⟧' + 'botella de agua' -> 'la botella de agua'), by the head noun's gender and number
+    from the language's own analyser. A language without an article table, or a head noun the
+    analyser does not know, is left as it is."""
+    table = _ARTICLES.get(language.split("-")[0])
+    if not table or not renderings:
+        return text
+    kinds = {form: kind for kind, forms in table.items() for form in forms.values()}
+    heads = {token: target.split()[0].lower() for token, target in renderings.items() if target.split()}
+    forms = lexicon.noun_forms(heads.values())
+    pattern = re.compile(
+        r"(?<!\w)(" + "|".join(sorted(map(re.escape, kinds), key=len, reverse=True)) + r")(\s+)(⟦\d+⟧)", re.I
+    )
+
+    def agree(match: re.Match[str]) -> str:
+        article, space, token = match.groups()
+        form = forms.get(heads.get(token, ""))
+        if form is None:
+            return match.group()
+        wanted = table[kinds[article.lower()]][form]
+        return (wanted[:1].upper() + wanted[1:] if article[:1].isupper() else wanted) + space + token
+
+    return pattern.sub(agree, text)
 
 
 class ApertiumTranslator:
@@ -177,6 +221,7 @@ class ApertiumTranslator:
         self.timeout = timeout
         self.translator_id = f"apertium:{self.mode}@{_data_fingerprint(self.binary, self.mode)}/{APERTIUM_VERSION}"
         self.stats = ApertiumStats()
+        self.lexicon = target_lexicon(target_language)  # head nouns' gender, for the articles before terms
 
     def _run(self, document: str) -> str:
         started = time.perf_counter()
@@ -221,7 +266,7 @@ class ApertiumTranslator:
                 self.stats.failed += 1
                 failed[segment.segment_id] = [f"apertium {self.mode}: {p}" for p in problems]
                 continue
-            text = terms.render(text, renderings)
+            text = terms.render(agree_articles(self.target_language, text, renderings, self.lexicon), renderings)
             out.append(TranslatedSegment(segment_id=segment.segment_id, text=_keep_edges(segment.text, text)))
         chars = sum(len(segment.text) for segment in request.segments)
         self.stats.segments += len(texts)

@@ -199,3 +199,26 @@ def test_the_pack_glossary_reaches_apertium_as_placeholders_rendered_in_the_sour
 
     plain = translator.translate(_request("The referrer gets a bonus."))
     assert "referrer" in plain.segments[0].text  # without the glossary Apertium keeps the English word
+
+
+def test_glossary_terms_follow_the_case_and_take_agreeing_articles():
+    """Issue 23: a catalogue rendering inserted into prose ('the water bottle' -> 'la botella de agua'):
+    lowercase as the sentence wrote it, and the article Apertium guessed for the placeholder (el)
+    made feminine by the Spanish analyser's gender of 'botella'."""
+    from translators.apertium import ApertiumTranslator
+    from translators.interface import GlossaryEntry
+
+    translator = ApertiumTranslator("es")
+    glossary = [
+        GlossaryEntry(source="Water Bottle", target="Botella de agua"),
+        GlossaryEntry(source="Mechanical Keyboard", target="Teclado mecánico"),
+    ]
+    text = "You want to exchange the water bottle for a mechanical keyboard."
+    request = TranslationRequest(
+        source_language="en",
+        target_language="es",
+        segments=[ProtectedSegment(segment_id="1", text=text, context="retail task", kind="free")],
+        glossary=glossary,
+    )
+    (segment,) = translator.translate(request).segments
+    assert "la botella de agua" in segment.text and "un teclado mecánico" in segment.text, segment.text
