@@ -76,20 +76,8 @@ class TargetLexicon:
         return done.stdout.split("\n") if done.returncode == 0 else []
 
     def _analyse(self, words: list[str]) -> dict[str, bool]:
-        assert self.analyser is not None and self._lt_proc is not None
-        try:
-            done = subprocess.run(
-                [self._lt_proc, "-a", str(self.analyser)],
-                input="\n".join(words) + "\n",
-                capture_output=True,
-                text=True,
-                timeout=_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return {w: False for w in words}
-        lines = done.stdout.split("\n")
-        if done.returncode != 0 or len(lines) < len(words):
+        lines = self._lines(words)
+        if len(lines) < len(words):
             return {w: False for w in words}
         # one output line per input line; a line is known when every unit on it has an analysis
         return {word: _all_analysed(line) for word, line in zip(words, lines, strict=False)}
