@@ -16,15 +16,19 @@ unchanged (then the text is ambiguous and equality is accepted).
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 import yaml
 
 from babelflow.ir import ArtifactRole, TranslationType
 from validators.context import ValidationContext
+
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass
@@ -35,6 +39,9 @@ class Renderings:
     must_change: set[str] = field(default_factory=set)  # mapped values no kept DB field holds as they are
     free_texts: list[str] = field(default_factory=list)  # freely translated DB texts (no one rendering per value)
     messages: Callable[[str], str] | None = None  # harness messages the variant's code translates (catalog)
+    _pattern: re.Pattern[str] | None = field(default=None, repr=False)
+    _single: dict[str, str] = field(default_factory=dict, repr=False)
+    _free_set: frozenset[str] | None = field(default=None, repr=False)
 
     def accepts(self, source: str, target: str) -> bool:
         if source == target:
@@ -46,9 +53,34 @@ class Renderings:
     def __bool__(self) -> bool:
         return bool(self.allowed)
 
-    def carries_free_text(self, text: str) -> bool:
-        """Does a plain-text output embed a freely translated DB text (which the map cannot rewrite)?"""
-        return any(free in text for free in self.free_texts)
+    @property
+    def free_set(self) -> frozenset[str]:
+        if self._free_set is None:
+            self._free_set = frozenset(self.free_texts)
+        return self._free_set
+
+    def composed(self, source: str, target: str) -> bool:
+        """A text the code formats from values (a message naming a payee, a file filled with an
+        injection vector), not a value itself: equal once each value the variant renders one way is
+        replaced by its rendering (whole words, longest first). In a DB that also holds freely
+        translated prose (AgentDojo's emails and files) such text cannot be predicted: not judged."""
+        if source in self.allowed or source in self.must_change:
+            return False  # a value: judged whole by `accepts`
+        if self._substituted(source) == target:
+            return True
+        return bool(self.free_texts) and source != target
+
+    def _substituted(self, text: str) -> str:
+        if self._pattern is None:
+            single = {
+                s: next(iter(t))
+                for s, t in self.allowed.items()
+                if len(t) == 1 and s not in t and 3 <= len(s) <= 80 and _LETTER.search(s)
+            }
+            self._single = single
+            alternatives = "|".join(re.escape(s) for s in sorted(single, key=len, reverse=True))
+            self._pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)") if single else re.compile(r"(?!x)x")
+        return self._pattern.sub(lambda m: self._single[m.group(0)], text)
 
 
 def map_targets(ctx: ValidationContext) -> dict[str, set[str]]:
@@ -106,12 +138,20 @@ def parse_output(text: str) -> Any:
     return value if isinstance(value, (dict, list)) else None
 
 
-def equal_modulo(source: Any, target: Any, renderings: Renderings) -> bool:
-    """Equal, each string (leaf or dict key) compared as a whole value through `renderings`."""
+def equal_modulo(source: Any, target: Any, renderings: Renderings, derived: bool = False) -> bool:
+    """Equal, each string (leaf or dict key) compared as a whole value through `renderings`. With
+    `derived`, numbers may differ: the result holds freely translated text, whose size and counts
+    (a file's size in bytes) change with the translation."""
     if isinstance(source, str) and isinstance(target, str):
-        return renderings.accepts(source, target)
+        return renderings.accepts(source, target) or renderings.composed(source, target)
+    if derived and type(source) in (int, float) and type(target) in (int, float):
+        return True
+    if isinstance(source, datetime) and isinstance(target, datetime) and _run_clock(source) and _run_clock(target):
+        return True  # the moment each replay ran (an email's timestamp), not data
     if isinstance(source, list) and isinstance(target, list):
-        return len(source) == len(target) and all(equal_modulo(a, b, renderings) for a, b in zip(source, target))
+        return len(source) == len(target) and all(
+            equal_modulo(a, b, renderings, derived) for a, b in zip(source, target)
+        )
     if isinstance(source, dict) and isinstance(target, dict):
         if len(source) != len(target):
             return False
@@ -120,10 +160,28 @@ def equal_modulo(source: Any, target: Any, renderings: Renderings) -> bool:
             # if any of its renderings holds an equal value
             kept = key in target and (not isinstance(key, str) or renderings.accepts(key, key))
             candidates = [key] if kept else [k for k in renderings.allowed.get(key, ()) if k in target]
-            if not any(equal_modulo(value, target[k], renderings) for k in candidates):
+            if not any(equal_modulo(value, target[k], renderings, derived) for k in candidates):
                 return False
         return True
     return bool(source == target)
+
+
+def holds_free_text(value: Any, renderings: Renderings) -> bool:
+    """Does a parsed result hold a freely translated DB text (or prose made from one: a file's
+    content formatted with an injection vector) as one of its strings?"""
+    if isinstance(value, str):
+        return value in renderings.free_set or (bool(renderings.free_texts) and len(value) >= 40 and " " in value)
+    if isinstance(value, list):
+        return any(holds_free_text(v, renderings) for v in value)
+    if isinstance(value, dict):
+        return any(holds_free_text(v, renderings) for v in value.values())
+    return False
+
+
+def _run_clock(moment: datetime) -> bool:
+    """A time within a day of now: stamped by the replay's clock, so source and variant differ by design."""
+    now = datetime.now(moment.tzinfo) if moment.tzinfo is not None else datetime.now()
+    return abs(now - moment) < timedelta(days=1)
 
 
 def mapped(value: Any, renderings: Renderings) -> Any:

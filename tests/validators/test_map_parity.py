@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -160,3 +161,24 @@ def test_preserve_typed_task_fields_follow_the_map_or_are_reported(localized, tm
     named = [f for f in failures.findings if f.element_id == first.id]
     assert [f.kind for f in named] == ["canonical_inconsistent"], [(f.kind, f.location) for f in failures.findings]
     assert "left in the source language" in named[0].message
+
+
+def test_a_message_formatted_from_values_is_compared_once_they_are_rendered():
+    assert RENDER.composed("Water Bottle added to your cart", "Botella de agua added to your cart")
+    assert not RENDER.composed("Water Bottle added to your cart", "Water Bottle added to your cart")
+    assert not RENDER.composed("Water Bottle added to your cart", "Botella added to your cart")
+    assert not RENDER.composed("Water Bottle", "Botella")  # a value is judged whole, never as composed text
+
+
+def test_run_clocks_and_sizes_of_translated_text_are_not_data():
+    now = datetime.now(UTC)
+    assert equal_modulo({"sent": now}, {"sent": now + timedelta(seconds=5)}, RENDER)
+    old = datetime(2024, 5, 1, tzinfo=UTC)
+    assert not equal_modulo({"sent": old}, {"sent": old + timedelta(seconds=5)}, RENDER)
+    prose = Renderings(allowed={"A long note about the team offsite plans": {"Una nota"}}, free_texts=["x" * 5])
+    source, target = (
+        {"content": "A long note about the team offsite plans", "size": 40},
+        {"content": "Una nota", "size": 8},
+    )
+    assert not equal_modulo(source, target, prose)
+    assert equal_modulo(source, target, prose, derived=True)
