@@ -32,11 +32,13 @@ def validate_variant(
     source_pairs: ReplayPairs | None = None,
     target_pairs: ReplayPairs | None = None,
     pack: LanguagePack | None = None,
+    task_ids: list[str] | None = None,
 ) -> FailureSet:
     """`source_pairs`/`target_pairs` reuse replays already run (benches replay the source once);
-    `pack`: the run's language pack (None: the one the project has for `language`, if any)."""
+    `pack`: the run's language pack (None: the one the project has for `language`, if any);
+    `task_ids`: replay only these tasks in the behaviour layer (None: all; the other layers read every file)."""
     ctx = ValidationContext(source, variant_dir, ir, language, canonical_map, pack)
-    ctx.source_pairs, ctx.target_pairs = source_pairs, target_pairs
+    ctx.source_pairs, ctx.target_pairs, ctx.task_ids = source_pairs, target_pairs, task_ids
 
     def own_context() -> ValidationContext:
         own = ValidationContext(source, variant_dir, ir, language, canonical_map, ctx.pack)

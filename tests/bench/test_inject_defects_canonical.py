@@ -8,15 +8,21 @@ fixture-library (book titles Translate-Canonical) runs in seconds; tau2-retail w
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 
 import pytest
 from rich.console import Console
 
+from babelflow.canonical_map import load_canonical_map
+from babelflow.ir import TranslationType
+from babelflow.settings import BabelflowSettings
 from bench.defects import CATALOGUE, caught_by, inject_defect
 from bench.inject_defects import Prepared
+from source_benchmarks import get_benchmark
 from validators.findings import Severity
+from validators.run import validate_variant
 
 KINDS = ("canonical_db_value_renamed", "canonical_gold_value_left_in_source")
 
@@ -57,13 +63,52 @@ def test_fixture_defect_is_caught_and_located(fixture_library, kind, tmp_path):
     _check_caught(fixture_library, kind, tmp_path)
 
 
+def _tasks_naming(source, segments: set[str]) -> set[str]:
+    """Ids of the tasks whose golden actions name one of `segments` (an order or product id)."""
+    spec = next(s for s in source.artifacts() if s.role.value == "tasks")
+    tasks = json.loads(source.artifact_path(spec).read_text(encoding="utf-8"))
+    return {
+        t["id"]
+        for t in tasks
+        for action in (t.get("evaluation_criteria") or {}).get("actions") or []
+        if segments & {v for v in action["arguments"].values() if isinstance(v, str)}
+    }
+
+
 @pytest.mark.slow
 def test_retail_with_its_entities_localized(tmp_path_factory, analyzed):
     """Retail en-XA as the bundled profile and the pseudo-locale render it (catalogue translated,
-    people and places transformed): clean 0 findings above note, both kinds caught and located."""
+    people and places transformed): clean 0 findings above note, both kinds caught and located.
+    Every file is checked; the behaviour layer replays the tasks the defects touch (the whole domain's
+    clean replays are tests/flows/test_adapt_variants.py's)."""
+    from flows.adapt import adapt
+
     root = tmp_path_factory.mktemp("canonical-defects-retail")
-    retail = Prepared("tau2-retail", "en-XA", root, Console(quiet=True), ir=analyzed("tau2-retail"))
-    assert any(e.translation_type.value == "translate_canonical" for e in retail.ir.elements)
-    assert _above_note(retail.clean) == []
+    ir = analyzed("tau2-retail")
+    result = adapt("tau2-retail", "en-XA", settings=BabelflowSettings(project_root=root), ir=ir)
+    cmap = load_canonical_map(result.paths.canonical_map, "tau2-retail", "en-XA")
+    source = get_benchmark("tau2-retail")
+    assert any(e.translation_type is TranslationType.TRANSLATE_CANONICAL for e in result.ir.elements)
+    planted = {}
     for kind in KINDS:
-        _check_caught(retail, kind, root)
+        work = root / kind
+        shutil.copytree(result.paths.variant, work)
+        planted[kind] = (work, inject_defect(kind, work, result.ir, random.Random(0)))
+    by_id = result.ir.by_id()
+    segments = {
+        p for _, d in planted.values() for p in getattr(by_id[d.element_id].locator, "path", ()) if isinstance(p, str)
+    }
+    tasks = sorted({d.task_id for _, d in planted.values() if d.task_id} | _tasks_naming(source, segments))
+    assert tasks
+
+    def validate(variant):
+        return validate_variant(source, variant, result.ir, "en-XA", canonical_map=cmap, task_ids=tasks)
+
+    assert _above_note(validate(result.paths.variant)) == []
+    for kind, (work, defect) in planted.items():
+        failures = validate(work)
+        located = [f for f in caught_by(failures, defect) if f.artifact == defect.artifact]
+        assert located and located[0].kind == "canonical_inconsistent", (kind, _above_note(failures))
+        assert located[0].severity is Severity.CRITICAL and located[0].location.endswith(defect.location)
+        if kind == "canonical_db_value_renamed":  # a golden call reads the renamed record
+            assert any(f.layer.value == "behavior" for f in failures.findings), (kind, _above_note(failures))
