@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from babelflow.entity_policy import EntityRendering, entity_renderings
 from babelflow.inline_codes import swapped_tokens
 from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
 from babelflow.target_language import language_problem
@@ -77,10 +78,12 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     skip = {s.artifact for s in suppressed if s.layer is Layer.FIDELITY}
     findings: list[Finding] = []
     pack_key = ctx.pack.model_dump_json() if ctx.pack is not None else None
-    kept = kept_by_map(ctx)
+    kept, kept_classes = kept_by_map(ctx), kept_by_policy(ctx)
     for element in ctx.translatable():
         if element.artifact in skip or (element.canonical_group or "default", element.source_text) in kept:
             continue  # a canonical value its class's policy keeps as it is: the map says so, nothing to translate
+        if element.canonical_group in kept_classes and ctx.target_text(element) == element.source_text:
+            continue  # the same, for a variant validated without its map: the language's policy keeps the class
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
                 source = element.source_text
@@ -127,6 +130,21 @@ def kept_by_map(ctx: ValidationContext) -> set[tuple[str, str]]:
         for e in entries
         if e.target == e.source and (e.origin == "kept" or (e.origin == "reviewer" and e.review_state == "confirmed"))
     }
+
+
+def kept_by_policy(ctx: ValidationContext) -> set[str]:
+    """Canonical entity classes the language's policy keeps by default (people and places for a
+    Latin-script target: babelflow/entity_policy.py); a run's --entity override is in its map."""
+    if ctx.pack is None or not ctx.ir.entity_classes:
+        return set()
+    renderings = entity_renderings(
+        ctx.ir.entity_classes,
+        script=ctx.pack.script,
+        pseudo=ctx.pack.offline_rendering is not None,
+        pack=ctx.pack.entities,
+        overrides={},
+    )
+    return {name for name, rendering in renderings.items() if rendering is EntityRendering.KEEP}
 
 
 def _code_place(element) -> str:
