@@ -19,6 +19,8 @@ from babelflow.ir import Record
 
 MANIFEST_NAME = "babelflow_manifest.json"
 OVERLAY_NAME = "babelflow_code_overlay.json"
+# the canonical map the variant was built with: a variant carries its renderings (validators compare through it)
+CANONICAL_MAP_NAME = "babelflow_canonical_map.json"
 # written before a rebuild's first file and removed after its manifest: a folder a killed first
 # rebuild left (files, no manifest yet) is still known to be babelflow's own
 BUILD_MARK_NAME = "babelflow_build.json"

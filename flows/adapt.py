@@ -104,5 +104,6 @@ def _adapt_locked(
         translator_id=translator.translator_id,
         failed_units=len(outcome.failures),
         language_pack_version=run.pack_version,
+        canonical_map=cmap,
     )
     return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths)

@@ -225,6 +225,7 @@ def rebuild_into(
     failed_units: int,
     language_pack_version: str,
     ir_sha256: str | None = None,
+    canonical_map: CanonicalMap | None = None,
 ) -> VariantManifest:
     """Write the variant (only outputs whose inputs changed) under the benchmark's domain name for the language."""
     return rebuild_variant(
@@ -239,6 +240,7 @@ def rebuild_into(
         failed_units=failed_units,
         language_pack_version=language_pack_version,
         ir_sha256=ir_sha256,
+        canonical_map=canonical_map,
     )
 
 
@@ -258,6 +260,7 @@ def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult
         failed_units=len(translated.failures),
         language_pack_version=translated.language_pack_version,
         ir_sha256=sha256_file(ir_path),
+        canonical_map=load_canonical_map(run.paths.canonical_map, run.benchmark, run.language),
     )
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
 

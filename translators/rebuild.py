@@ -18,6 +18,7 @@ import orjson
 import tomlkit
 
 from babelflow.atomic_io import remove_stale_temps, sha256_bytes, sha256_file, write_bytes_atomic
+from babelflow.canonical_map import CanonicalMap, save_canonical_map
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, IRElement, MarkdownBlockLocator
@@ -26,6 +27,7 @@ from babelflow.output_guard import check_variant_out
 from babelflow.python_docstrings import docstrings_of
 from babelflow.variant import (
     BUILD_MARK_NAME,
+    CANONICAL_MAP_NAME,
     MANIFEST_NAME,
     OVERLAY_NAME,
     ArtifactHash,
@@ -222,6 +224,7 @@ def rebuild_variant(
     failed_units: int,
     language_pack_version: str | None = None,
     ir_sha256: str | None = None,
+    canonical_map: CanonicalMap | None = None,
 ) -> VariantManifest:
     """Write the variant; an output whose inputs (source file, its translations) are those of the
     manifest already there, and whose file is intact, is kept as it is (a rerun after one fixed
@@ -262,6 +265,9 @@ def rebuild_variant(
     overlay_path = out_root / OVERLAY_NAME
     save_record(_overlay(bench, ir, targets, language), overlay_path)
     outputs.append(ArtifactHash(path=OVERLAY_NAME, sha256=sha256_file(overlay_path)))
+    if canonical_map is not None:  # the renderings travel with the variant (validated through them)
+        save_canonical_map(canonical_map.model_copy(deep=True), out_root / CANONICAL_MAP_NAME)
+        outputs.append(ArtifactHash(path=CANONICAL_MAP_NAME, sha256=sha256_file(out_root / CANONICAL_MAP_NAME)))
     manifest = VariantManifest(
         benchmark=ir.benchmark,
         language=language,

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from babelflow.canonical_map import CanonicalMap
+from babelflow.canonical_map import CanonicalMap, load_canonical_map
 from babelflow.ir import IRDocument
 from babelflow.language_pack import LanguagePack
+from babelflow.variant import CANONICAL_MAP_NAME
 from source_benchmarks.protocol import SourceBenchmark
 from validators.agents import Reviewer
 from validators.context import ReplayPairs, ValidationContext
@@ -37,6 +38,9 @@ def validate_variant(
     """`source_pairs`/`target_pairs` reuse replays already run (benches replay the source once);
     `pack`: the run's language pack (None: the one the project has for `language`, if any);
     `task_ids`: replay only these tasks in the behaviour layer (None: all; the other layers read every file)."""
+    if canonical_map is None and (Path(variant_dir) / CANONICAL_MAP_NAME).is_file():
+        # the map the variant was built with travels in it (translators/rebuild.py)
+        canonical_map = load_canonical_map(Path(variant_dir) / CANONICAL_MAP_NAME, ir.benchmark, language)
     ctx = ValidationContext(source, variant_dir, ir, language, canonical_map, pack)
     ctx.source_pairs, ctx.target_pairs, ctx.task_ids = source_pairs, target_pairs, task_ids
 
