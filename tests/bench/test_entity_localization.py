@@ -1,4 +1,5 @@
-"""bench/entity_localization.py on a real variant: tau2-mock adapted to en-XA (built once, in a temporary project)."""
+"""bench/entity_localization.py on a real variant: tau2-mock adapted to en-XA (built once, in a temporary project;
+those tests are slow), and its word-value filter."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def mock_variant(tmp_path_factory):
     return settings, Path(result.paths.variant)
 
 
+@pytest.mark.slow  # builds the mock variant once (~10-20 s on the shared machine)
 def test_mock_en_xa_clean(mock_variant):
     settings, variant = mock_variant
     report = measure("tau2-mock", "en-XA", variant, settings=settings)
@@ -53,6 +55,7 @@ def test_mock_en_xa_clean(mock_variant):
     assert report.mentions == 0 and report.left_in_english == 0
 
 
+@pytest.mark.slow  # builds the mock variant once (~10-20 s on the shared machine)
 def test_a_value_rendered_two_ways_is_counted(mock_variant):
     """Two DB locations of one value holding different texts: the count `one value, one rendering` watches."""
     from bench.entity_localization import db_values, render_values, variant_ir
@@ -72,6 +75,7 @@ def test_a_value_rendered_two_ways_is_counted(mock_variant):
     assert render_values(Variant(), {value: elements})[0].renderings == ["Ŧéšŧ ŧåšķ"]
 
 
+@pytest.mark.slow  # builds the mock variant once (~10-20 s on the shared machine)
 def test_a_mention_left_in_english_is_caught(mock_variant):
     """Prose mentioning a localized value: its rendering in the variant is fine, the English value is not."""
     from babelflow.canonical_map import load_canonical_map
@@ -86,11 +90,21 @@ def test_a_mention_left_in_english_is_caught(mock_variant):
     prose = next(e for e in ir.elements if e.translation_type is TranslationType.TRANSLATE_FREE)
     followed = prose.model_copy(update={"id": "followed", "source_text": "Mark 'Test task' done; test TASK twice."})
     left = prose.model_copy(update={"id": "left", "source_text": "Is Test task done?"})
-    texts = {"followed": f"Ɱåŕķ '{rendering}' ðöñé; ţéšţ {rendering} ţŵîçé.", "left": "Îš Test task ðöñé?"}
+    # a longer name the prose keeps (an inline token) holding the value is no mention of it
+    shielded = prose.model_copy(
+        update={"id": "shielded", "source_text": "Ask the Test task force.", "inline_tokens": ["Test task force"]}
+    )
+    texts = {
+        "followed": f"Ɱåŕķ '{rendering}' ðöñé; ţéšţ {rendering} ţŵîçé.",
+        "left": "Îš Test task ðöñé?",
+        "shielded": "Åšķ ţĥé Test task force.",
+    }
 
     class Variant:
+        language = "en-XA"
+
         def __init__(self):
-            self.ir = ir.model_copy(update={"elements": [followed, left]})
+            self.ir = ir.model_copy(update={"elements": [followed, left, shielded]})
 
         @staticmethod
         def target_text(element):
@@ -99,6 +113,6 @@ def test_a_mention_left_in_english_is_caught(mock_variant):
         code_target = target_text
 
     read, rows, unreadable = prose_mentions(Variant(), cmap, {"task_title", "person_name"})
-    assert (read, unreadable) == (2, 0)
+    assert (read, unreadable) == (3, 0)
     assert [(r.value, r.mentions, r.left_in_english, r.elements) for r in rows] == [("Test task", 3, 1, 2)]
     assert "Test task" in rows[0].example
