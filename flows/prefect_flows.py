@@ -37,6 +37,7 @@ from babelflow.llm.costs import CostReport, publish_costs
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows import stages
+from flows.code_fingerprint import stage_code
 from flows.components import owned_output
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
@@ -58,7 +59,7 @@ def _cached(stage: str):
         # hand one project the other's paths
         settings = parameters["run"].settings if "run" in parameters else parameters["settings"]
         project = stages.key_of(str(settings.resolved_state_dir()))
-        return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{project}-{parameters['cache_key']}"
+        return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{stage_code(stage)}-{project}-{parameters['cache_key']}"
 
     return task(name=stage, cache_key_fn=key_fn, persist_result=True)
 

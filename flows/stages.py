@@ -30,6 +30,7 @@ from babelflow.progress import report
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, VariantManifest, load_manifest
+from flows.code_fingerprint import package_fingerprint, stage_code
 from flows.components import analysis_lock, analyze_or_reuse, domain_name_for, translator_for
 from flows.replay_memo import variant_replays
 from flows.review_store import ReviewStore
@@ -387,6 +388,7 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
         else "",
         [f.sha256 for f in ctx.source.fingerprints()],
         STAGE_VERSIONS["validate"],
+        stage_code("validate"),  # a changed probe judges every task again
     )
     source_tasks, target_tasks = _raw_tasks(ctx)
     keys = {task_id: key_of(shared, raw, target_tasks.get(task_id, "missing")) for task_id, raw in source_tasks.items()}
@@ -422,7 +424,12 @@ _SOURCE_REPLAYS_LOCK = threading.Lock()
 def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> dict[str, tuple]:
     """The source's (golden, do-nothing) outcomes, replayed once per source content for every
     language and rerun: kept in memory and in <state>/replays/<benchmark>/<source hash>.json."""
-    source_key = key_of([f.sha256 for f in bench.fingerprints()], STAGE_VERSIONS["validate"], type(bench).__module__)
+    source_key = key_of(
+        [f.sha256 for f in bench.fingerprints()],
+        STAGE_VERSIONS["validate"],
+        type(bench).__module__,
+        package_fingerprint("source_benchmarks"),  # the replay code is part of what a replay says
+    )
     path = settings.layout.replays(bench.id) / f"{source_key}.json"
     with _SOURCE_REPLAYS_LOCK:  # languages adapted at once in one process replay the source once
         known = _SOURCE_REPLAYS.setdefault(str(path), {})
