@@ -182,3 +182,34 @@ def test_run_clocks_and_sizes_of_translated_text_are_not_data():
     )
     assert not equal_modulo(source, target, prose)
     assert equal_modulo(source, target, prose, derived=True)
+
+
+def test_catalogue_values_the_translator_kept_are_one_note(localized, tmp_path):
+    """A canonical value the translator returned unchanged (map origin translator, target == source) is
+    rendered that way everywhere: one note listing such values, not a major finding per field."""
+    from validators.context import ValidationContext
+    from validators.findings import Severity
+    from validators.probes.fidelity import check_fidelity
+
+    source, ir, cmap, variant, _ = localized
+    entry = next(e for e in cmap.entries if e.group == "book_title")
+    kept_map = cmap.model_copy(deep=True)
+    for e in kept_map.entries:
+        if (e.group, e.source) == (entry.group, entry.source):
+            e.target, e.origin = e.source, "translator"
+    work = _copy(localized, tmp_path / "kept")
+    holders = [e for e in ir.elements if e.canonical_group == "book_title" and e.source_text == entry.source]
+    assert holders
+    for artifact in {e.artifact for e in holders}:
+        path = work / artifact
+        document = orjson.loads(path.read_bytes())
+        for element in (e for e in holders if e.artifact == artifact):
+            node = document
+            for segment in element.locator.path[:-1]:
+                node = node[segment]
+            node[element.locator.path[-1]] = element.source_text
+        path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+    findings = check_fidelity(ValidationContext(source, work, ir, "en-XA", kept_map), [])
+    about = [f for f in findings if f.kind == "untranslated"]
+    assert [f.severity for f in about] == [Severity.NOTE], [(f.severity, f.location) for f in about]
+    assert entry.source in about[0].message and json.loads(about[0].evidence[0].detail["values"]) == [entry.source]

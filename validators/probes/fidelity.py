@@ -5,6 +5,7 @@ Deterministic offline; a configured model adds judgement through the validator a
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -79,11 +80,17 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     findings: list[Finding] = []
     pack_key = ctx.pack.model_dump_json() if ctx.pack is not None else None
     kept, kept_classes = kept_by_map(ctx), kept_by_policy(ctx)
+    copied = copied_by_translator(ctx)
+    copies: dict[tuple[str, str], list] = {}  # map entries the translator returned unchanged -> their fields
     for element in ctx.translatable():
-        if element.artifact in skip or (element.canonical_group or "default", element.source_text) in kept:
+        entry = (element.canonical_group or "default", element.source_text)
+        if element.artifact in skip or entry in kept:
             continue  # a canonical value its class's policy keeps as it is: the map says so, nothing to translate
         if element.canonical_group in kept_classes and ctx.target_text(element) == element.source_text:
             continue  # the same, for a variant validated without its map: the language's policy keeps the class
+        if entry in copied and ctx.target_text(element) == element.source_text:
+            copies.setdefault(entry, []).append(element)  # one rendering everywhere: reported once, below
+            continue
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
                 source = element.source_text
@@ -103,6 +110,7 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         if target is None:
             continue
         findings += _checked_pair(validator_id, element, target, ctx, pack_key)
+    findings += _copies_note(validator_id, copies)
     findings += check_language(ctx, validator_id, skip)
     if ctx.overlay is not None:
         # the field itself when one translatable element sits at the text's place (a confirmed finding routes to it)
@@ -130,6 +138,39 @@ def kept_by_map(ctx: ValidationContext) -> set[tuple[str, str]]:
         for e in entries
         if e.target == e.source and (e.origin == "kept" or (e.origin == "reviewer" and e.review_state == "confirmed"))
     }
+
+
+def copied_by_translator(ctx: ValidationContext) -> set[tuple[str, str]]:
+    """(group, source) of the map entries the translator returned as they are ('5 ft', 'unisex')."""
+    entries = ctx.canonical_map.lookup().values() if ctx.canonical_map is not None else ()
+    return {(e.group, e.source) for e in entries if e.target == e.source and e.origin == "translator"}
+
+
+def _copies_note(validator_id: str, copies: dict[tuple[str, str], list]) -> list[Finding]:
+    """Canonical values the translator kept as they are: rendered one way everywhere (no behaviour
+    risk), so one note listing them for the reviewer of the map, not a finding per occurrence."""
+    if not copies:
+        return []
+    values = sorted(source for _, source in copies)
+    first = min((elements[0] for elements in copies.values()), key=lambda e: (e.artifact, e.id))
+    fields = sum(len(elements) for elements in copies.values())
+    shown = ", ".join(repr(v) for v in values[:8]) + (f" and {len(values) - 8} more" if len(values) > 8 else "")
+    return [
+        make_finding(
+            validator_id,
+            Layer.FIDELITY,
+            "untranslated",
+            Severity.NOTE,
+            first.artifact,
+            "canonical map: values the translator kept",
+            f"{len(values)} canonical value(s) the translator kept as they are, in {fields} field(s): {shown}; "
+            "each is rendered that way everywhere: a reviewer may give one a rendering in the map",
+            source=values[0],
+            target=values[0],
+            pattern="canonical values kept by the translator",
+            detail={"values": json.dumps(values, ensure_ascii=False), "fields": str(fields)},
+        )
+    ]
 
 
 def kept_by_policy(ctx: ValidationContext) -> set[str]:
