@@ -47,7 +47,7 @@ from flows.run_guard import check_current_run
 from flows.run_setup import resolve_run
 from flows.signoff import sign_off
 from source_benchmarks import get_benchmark
-from validators.findings import FailureSet, Layer
+from validators.findings import FailureSet, Layer, Severity
 
 
 def _cached(stage: str):
@@ -382,8 +382,10 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
         _publish(benchmark, language, round_no, failures, variant, record.units_by_origin)
-        logger.info(f"round {round_no}: {len(failures.findings)} open findings")
-        if not failures.findings:
+        notes = [f for f in failures.findings if f.severity is Severity.NOTE]
+        open_findings = [f for f in failures.findings if f.severity is not Severity.NOTE]
+        logger.info(f"round {round_no}: {len(open_findings)} open findings, {len(notes)} notes")
+        if not open_findings:  # notes record a policy (values kept as they are): read at sign-off, no decision
             return _sign(run, variant, store, rounds, review_timeout, ids, run_url)
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
