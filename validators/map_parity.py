@@ -160,6 +160,9 @@ def equal_modulo(source: Any, target: Any, renderings: Renderings, derived: bool
             # if any of its renderings holds an equal value
             kept = key in target and (not isinstance(key, str) or renderings.accepts(key, key))
             candidates = [key] if kept else [k for k in renderings.allowed.get(key, ()) if k in target]
+            if not candidates and isinstance(key, str) and renderings.messages is not None:
+                # a harness message used as a key ('Preferred Network Mode set to'), translated by the code overlay
+                candidates = [k for k in (renderings.messages(key),) if k in target]
             if not any(equal_modulo(value, target[k], renderings, derived) for k in candidates):
                 return False
         return True

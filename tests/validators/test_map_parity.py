@@ -213,3 +213,9 @@ def test_catalogue_values_the_translator_kept_are_one_note(localized, tmp_path):
     about = [f for f in findings if f.kind == "untranslated"]
     assert [f.severity for f in about] == [Severity.NOTE], [(f.severity, f.location) for f in about]
     assert entry.source in about[0].message and json.loads(about[0].evidence[0].detail["values"]) == [entry.source]
+
+
+def test_a_harness_message_used_as_a_key_follows_the_message_catalog():
+    messages = Renderings(allowed={}, messages=lambda text: {"Mode set to": "Modo fijado en"}.get(text, text))
+    assert equal_modulo({"Mode set to": "4g"}, {"Modo fijado en": "4g"}, messages)
+    assert not equal_modulo({"Mode set to": "4g"}, {"Modo": "4g"}, messages)
