@@ -76,6 +76,8 @@ def _same_output(
     canonical map, equal texts are not enough: a mapped value must appear in its rendering."""
     if not mapped and _same_result(source, target, catalog):
         return True
+    if mapped and source != target and target == catalog.translate(source):
+        return True  # a harness message the code overlay translates whole ('Preferred Network Mode set to: …')
     return _same_modulo(source, target, renderings())
 
 
