@@ -316,6 +316,23 @@ def pytest_xdist_make_scheduler(config, log):
     return GroupScheduling(config, log)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """The controller tells each worker its own COLUMNS (xdist's workers start with COLUMNS=80 set)."""
+    node.workerinput["columns"] = os.environ.get("COLUMNS")
+
+
+def pytest_configure(config):
+    # flows/cli_common.py's Rich console fixes its width at import when COLUMNS is set: with a worker's
+    # COLUMNS=80 every CLI test wrapped its output at 80 whatever COLUMNS it invoked with (a path in the
+    # output split across lines), where a run in one process reads the invocation's COLUMNS
+    columns = getattr(config, "workerinput", {}).get("columns", os.environ.get("COLUMNS"))
+    if columns is None:
+        os.environ.pop("COLUMNS", None)
+    else:
+        os.environ["COLUMNS"] = columns
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.parent.name in _WHOLE_DOMAIN_FOLDERS and _BIG_DOMAIN.search(item.name):
