@@ -44,8 +44,20 @@ class UnitFailure(Record):
 
 
 _WORDS = re.compile(r"[^\W\d_]+")  # letter runs: the words of a canonical term
-# codes inside a term ('USB-A', '75W', 'HEPA', '4K'): kept as they are ('USB-A' is no 'USB-Un')
-_CODES = re.compile(r"\b(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*[0-9A-Z]{2})[A-Z0-9][A-Z0-9-]*\b")
+_RUNS = re.compile(r"[A-Za-z0-9-]+")  # candidate tokens: one linear scan (lookaheads at every start were not)
+
+
+def _codes(text: str) -> list[str]:
+    """Codes inside a term ('USB-A', '75W', 'HEPA', '4K'), kept as they are ('USB-A' is no 'USB-Un'):
+    capitals, digits and hyphens only, at least one capital and two capitals or digits."""
+    return [
+        run
+        for run in (match.group().strip("-") for match in _RUNS.finditer(text))
+        if run
+        and not any(c.islower() for c in run)
+        and any(c.isupper() for c in run)
+        and sum(c.isupper() or c.isdigit() for c in run) >= 2
+    ]
 
 
 class TranslationStats(Record):
@@ -107,7 +119,7 @@ class PendingUnit:
 def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
     """The unit's text as a translator sees it: kept tokens and canonical terms as placeholders."""
     if unit.kind == "canonical":
-        return protect(unit.text, preserve_tokens=_CODES.findall(unit.text))
+        return protect(unit.text, preserve_tokens=_codes(unit.text))
     rendered = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups}
     canonical_terms = {t: target for t, target in rendered.items() if target}
     preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
@@ -157,7 +169,7 @@ def _proper_names(units: list[TranslationUnit]) -> set[str]:
             continue
         for unit in members:
             words = unit.text.split()
-            if words and all(w[:1].isupper() or w[:1].isdigit() for w in words) and not _CODES.fullmatch(unit.text):
+            if words and all(w[:1].isupper() or w[:1].isdigit() for w in words) and _codes(unit.text) != [unit.text]:
                 names.add(unit.key)
     return names
 
