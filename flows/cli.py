@@ -292,6 +292,9 @@ def validate(
             "(default: probes only)."
         ),
     ),
+    profile: Path | None = typer.Option(
+        None, "--profile", help="Analysis profile (TOML) the variant was built with; default: the packaged one."
+    ),
     save_inferred_map_to: Path | None = typer.Option(
         None,
         "--save-inferred-map",
@@ -310,7 +313,8 @@ def validate(
     benchmark = resolve_benchmark(benchmark, domain_package)
     from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
     from babelflow.llm.costs import CostLedger, report_costs  # noqa: PLC0415 - +11 ms on --help
-    from flows.components import analyze_or_reuse  # noqa: PLC0415 - +1.8 s on --help
+    from babelflow.variant import CANONICAL_MAP_NAME  # noqa: PLC0415 - +5 ms on --help
+    from flows.components import analyze_or_reuse, check_same_profile  # noqa: PLC0415 - +1.8 s on --help
     from translators.registry import validate_language_tag  # noqa: PLC0415 - +0.4 s on --help
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
     from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
@@ -334,9 +338,13 @@ def validate(
         from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
         with terminal_progress(console) as bars:
-            ir = analyze_or_reuse(bench, None, layout.ir(benchmark), stage_line(bars))
+            ir = analyze_or_reuse(bench, profile, layout.ir(benchmark), stage_line(bars))
+            variant_dir = layout.variant(benchmark, lang, variant)
+            check_same_profile(variant_dir, ir.profile_sha256, profile)
             cmap_path = layout.canonical_map(benchmark, lang)
-            cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() else None
+            # the map the variant was built with travels in it (validate_variant reads it); else the project's
+            own_map = (variant_dir / CANONICAL_MAP_NAME).is_file()
+            cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() and not own_map else None
             failures = validate_variant(
                 bench,
                 layout.variant(benchmark, lang, variant),

@@ -17,6 +17,7 @@ from babelflow.language_pack import LanguagePack
 from babelflow.output_guard import resolve_out
 from babelflow.run_lock import one_at_a_time, output_lock
 from babelflow.settings import BabelflowSettings
+from babelflow.variant import MANIFEST_NAME, load_manifest
 from source_benchmarks.protocol import SourceBenchmark
 from source_benchmarks.registry import family_of
 from translators.choice import resolve_spec
@@ -91,3 +92,21 @@ def _saved_ir(ir_path: Path, benchmark: str) -> IRDocument | None:
         return load_ir_cached(ir_path, benchmark)
     except BabelflowError:
         return None  # an IR of an older schema or a damaged file: analyze again
+
+
+def check_same_profile(variant_dir: Path, profile_sha256: str, profile: Path | None) -> None:
+    """A variant is judged against the IR it was built from: built with another analysis profile, its
+    fields would be typed otherwise (an entity kept there, renamed here). Exit 2 naming both."""
+    manifest_path = variant_dir / MANIFEST_NAME
+    if not manifest_path.is_file():
+        return  # a variant made elsewhere (no manifest of ours): judged against this IR
+    built_with = load_manifest(variant_dir).profile_sha256
+    if built_with != profile_sha256:
+        raise BabelflowError(
+            f"the variant was built with another analysis profile (sha256 {built_with[:12]}) than this "
+            f"validation uses ({'--profile ' + str(profile) if profile else 'the packaged profile'}, "
+            f"sha256 {profile_sha256[:12]})",
+            file=manifest_path,
+            field="profile_sha256",
+            fix="pass the --profile the variant was adapted with, or adapt the variant again with this one",
+        )
