@@ -26,7 +26,8 @@ the same fixed actions (tau2's golden actions and a do-nothing agent, one execut
 - broken reference: the golden replay's tool-call/error sequence changed (a new or vanished tool
   error: the operational signal), or a gold argument that names a DB value no longer equals the
   DB value at any position where the source DB held it, or an id mentioned in the task's
-  user-facing text (user_scenario.*, ticket) is no longer there verbatim (an inline token the IR
+  user-facing text (user_scenario.*, ticket) is no longer there verbatim nor as the arm's DB rendering of
+  it (an option value such as '8 hours' is a renamed entity now; an inline token the IR
   preserves as identifier / email / number / date; a token the IR holds nowhere counts if it has
   a digit, '#', '_' or '@'), or the variant crashes the harness;
 - behaviour mismatch: golden reward, do-nothing reward (or whether its evaluator crashes) or the

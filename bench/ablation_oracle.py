@@ -283,6 +283,14 @@ class Domain:
                     and self.roles.get(element.artifact).value in ("database", "tasks")
                 ):
                     back.setdefault(target, element.source_text)
+        # a DB value the arm renamed (an option value such as '8 hours' is an entity now) is kept in the
+        # prose when the prose holds the arm's DB rendering of it: the user names what the DB holds
+        rendered: dict[str, set[str]] = defaultdict(set)
+        for element in self.ir.elements:
+            target = targets.get(element.id)
+            if target is not None and target != element.source_text and self.roles.get(element.artifact) is not None:
+                if self.roles[element.artifact].value == "database":
+                    rendered[element.source_text].add(target)
         self.console.log(f"{self.id}/{result.arm}: replaying the variant")
         observed = replay_tasks(variant, self.task_ids, back)
         try:
@@ -323,7 +331,8 @@ class Domain:
                 lost = [
                     t
                     for t in element.inline_tokens
-                    if t in self.id_tokens and text.count(t) < element.source_text.count(t)
+                    if t in self.id_tokens
+                    and text.count(t) + sum(text.count(r) for r in rendered.get(t, ())) < element.source_text.count(t)
                 ]
                 if lost:
                     broken.append(f"ids lost from {element.role.rsplit('.', 1)[-1]}: {lost[:3]}")
