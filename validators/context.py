@@ -22,6 +22,7 @@ from babelflow.ir import (
     DataValueLocator,
     IRDocument,
     MarkdownBlockLocator,
+    PreserveReason,
     PythonLiteralLocator,
     TranslationType,
 )
@@ -66,6 +67,33 @@ def parsed_file(path: Path, fmt: ArtifactFormat) -> Any:
 ReplayPairs = dict[str, tuple[ReplayOutcome, ReplayOutcome]]  # task id -> (golden, do-nothing)
 
 
+_ENTITY_RULES = ("entity ", "linked to canonical entity ")
+
+
+def entities_as_kept(ir: IRDocument) -> IRDocument:
+    """A variant that carries no canonical map of ours (made elsewhere, or by a babelflow before issue
+    23) is judged as entity values were before they were renamed: kept values the variant may render by
+    a consistent policy of its own, which validators/probes/policy.py infers. Without a map, renaming
+    is not ours to check against; consistency across DB, tasks and gold arguments still is."""
+    elements, changed = [], False
+    for element in ir.elements:
+        as_before = element.typing_rule.startswith(_ENTITY_RULES) and (
+            element.translation_type is TranslationType.TRANSLATE_CANONICAL
+            or element.preserve_reason is PreserveReason.SCHEMA_KEY  # an option's name: kept as an entity was
+        )
+        if as_before:
+            element = element.model_copy(
+                update={
+                    "translation_type": TranslationType.PRESERVE,
+                    "preserve_reason": PreserveReason.LINKED_ENTITY,
+                    "canonical_group": None,
+                }
+            )
+            changed = True
+        elements.append(element)
+    return ir.model_copy(update={"elements": elements}) if changed else ir
+
+
 class ValidationContext:
     """Everything a probe or a validator agent reads; every probe is `probe(ctx, suppressed)`.
 
@@ -82,7 +110,7 @@ class ValidationContext:
         pack=None,
     ):
         self.source = source
-        self.ir = ir
+        self.ir = ir if canonical_map is not None else entities_as_kept(ir)
         self.language = language
         self.canonical_map = canonical_map
         variant_dir = Path(variant_dir)
