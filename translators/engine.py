@@ -454,7 +454,8 @@ class TranslationEngine:
             policy_made[where] = PolicyRendering(unit.text, "kept", "the translator left source words in it")
             fixed.append((where, unit.text))
         stats.half_translated_terms = [unit.text for unit in half_done]
-        translated = [p.unit for p in todo if p.unit not in half_done]
+        kept_whole = {unit.key for unit in half_done}
+        translated = [p.unit for p in todo if p.unit.key not in kept_whole]
         stats.disambiguated_terms = _distinct_renderings(translated, results, fixed)
         for unit in canonical_units:
             where = (unit.canonical_group or "default", unit.text)

@@ -9,6 +9,7 @@ from babelflow.canonical_map import CanonicalMap, map_problems
 from babelflow.entity_policy import EntityRendering, default_rendering, entity_renderings, parse_entity_options
 from babelflow.errors import BabelflowError
 from babelflow.ir import EntityKind, TranslationType
+from tests.translators.test_engine import Recording
 from translators.engine import TranslationEngine
 from translators.interface import TranslationRequest, TranslationResponse
 from translators.localize import faker_locale
@@ -104,16 +105,6 @@ def test_two_terms_of_a_class_never_share_a_rendering(analyzed, tmp_path):
     assert {options["on-ear"].target, options["over-ear"].target} == {"encima-oreja", "encima-oreja (over-ear)"}
     assert outcome.stats.disambiguated_terms == ["over-ear -> encima-oreja (over-ear)"]
     assert map_problems(cmap) == []
-
-
-class Recording(PseudoLocaleTranslator):
-    def __init__(self) -> None:
-        super().__init__("en-XA")
-        self.requests: list[TranslationRequest] = []
-
-    def translate(self, request: TranslationRequest) -> TranslationResponse:
-        self.requests.append(request)
-        return super().translate(request)
 
 
 def test_prose_gets_the_maps_renderings_as_glossary_terms(analyzed, tmp_path):
