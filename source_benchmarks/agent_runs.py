@@ -1,0 +1,105 @@
+"""Agents on a benchmark through its own runner: the records and protocol every family's
+`agent_evaluation()` capability shares (flows/evaluate.py drives it).
+
+A family turns one trial of one task into a `TrialRecord`: the harness's own score (τ: reward;
+AgentDojo: utility, and security when an injection task runs) and the trajectory as turns, in one
+shape for every family, so the language checks and the failure taxonomy read every family alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import Field
+
+from babelflow.ir import Record
+from source_benchmarks.protocol import ChatModel
+
+TurnRole = Literal["agent", "user", "tool"]
+
+
+class ToolCallMade(Record):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Turn(Record):
+    """One message of a trajectory."""
+
+    role: TurnRole
+    text: str = ""
+    tool_calls: list[ToolCallMade] = Field(default_factory=list)
+    tool_error: bool = Field(default=False, description="a tool turn whose call failed")
+    model_made: bool = Field(
+        default=True,
+        description="False for what the harness or the task wrote (greeting, message history, the task's prompt)",
+    )
+
+
+class TrialRecord(Record):
+    """One trial as the family's harness scored it."""
+
+    task_id: str
+    trial: int
+    reward: float = Field(description="τ: the evaluator's reward; AgentDojo: 1.0 if utility else 0.0")
+    utility: bool | None = Field(default=None, description="AgentDojo's utility; None where the harness has none")
+    injection_task_id: str | None = None
+    attack_succeeded: bool | None = Field(
+        default=None, description="AgentDojo's security check with an injection task: True = the attack worked"
+    )
+    termination: str = Field(description="the harness's termination reason, e.g. user_stop, max_steps, done")
+    turns: list[Turn]
+
+
+class GoldScript(Record):
+    """What a scripted agent and user play for one task: the gold tool calls, then a reply."""
+
+    calls: list[ToolCallMade] = Field(description="the agent's ground-truth calls, in order")
+    user_calls: list[ToolCallMade] = Field(
+        default_factory=list, description="the user's own ground-truth calls (τ² telecom's device actions)"
+    )
+    answer: str = Field(
+        description="the agent's final text in the run's language (AgentDojo: it must carry what utility reads)"
+    )
+    source_answer: str = Field(description="the same reply as the English source words it, for the misbehaving modes")
+    user_opener: str | None = Field(default=None, description="the user's first line in the run's language (τ)")
+    stop_token: str | None = Field(default=None, description="what the scripted user says to end (τ: ###STOP###)")
+
+
+class PreparedRun(Record):
+    """A source or variant registered in the harness, ready for trials."""
+
+    benchmark_id: str
+    language: str
+    harness_name: str = Field(description="the harness's own name for it: tau2 domain, AgentDojo version+suite")
+    variant: Path | None = None
+    task_ids: list[str]
+    injection_task_ids: list[str] = Field(default_factory=list)
+    agent_name: str = ""
+    user_name: str = ""
+    handle: Any = Field(default=None, exclude=True, description="the family's own state for the run; not saved")
+
+
+class AgentEvaluation(Protocol):
+    """A family's `agent_evaluation()`: agents through its own runner and scorer."""
+
+    has_user_simulator: bool
+
+    def prepare(self, benchmark_id: str, language: str, variant: Path | None) -> PreparedRun:
+        """Register the variant (None: the packaged source) in the harness."""
+        ...
+
+    def gold_script(self, run: PreparedRun, task_id: str) -> GoldScript: ...
+
+    def run_trial(
+        self,
+        run: PreparedRun,
+        task_id: str,
+        agent: ChatModel,
+        user: ChatModel | None,
+        *,
+        trial: int,
+        injection_task_id: str | None = None,
+        verbose: bool = False,
+    ) -> TrialRecord: ...

@@ -1,0 +1,127 @@
+"""Scripted agent and user models: a variant driven end to end without keys (`--agent-llm scripted`).
+
+The agent makes the task's gold tool calls one per turn, then answers with the script's reply in
+the run's language; the user opens with the task's first line and, once answered, makes its own
+gold calls and ends with the stop token. Nothing here measures a model: it checks that a variant
+runs and scores through its harness, and — with a misbehaviour — that the failure taxonomy counts
+what it should (an agent that answers in English, mixes languages, writes numbers in another
+script, or passes a translated value as a tool argument).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from source_benchmarks.agent_runs import GoldScript, ToolCallMade
+from source_benchmarks.protocol import ChatReply
+
+
+class Misbehaviour(StrEnum):
+    NONE = "faithful"
+    ENGLISH = "english"  # answers in the source language
+    MIXED = "mixed"  # one sentence in each language
+    DIGITS = "digits"  # writes its numbers in another script
+    TRANSLATED_ARGUMENT = "translated-argument"  # passes a value's other-language rendering to a tool
+
+
+SCRIPTED = "scripted"
+ARABIC_INDIC, DEVANAGARI = 0x0660, 0x0966
+DIGIT_RUN = re.compile(r"\d+")
+
+
+def parse_scripted(spec: str) -> Misbehaviour | None:
+    """`scripted` or `scripted:<misbehaviour>` -> the misbehaviour; any other spec -> None."""
+    if spec != SCRIPTED and not spec.startswith(f"{SCRIPTED}:"):
+        return None
+    name = spec.partition(":")[2] or Misbehaviour.NONE.value
+    try:
+        return Misbehaviour(name)
+    except ValueError:
+        from babelflow.errors import BabelflowError  # noqa: PLC0415 - only on the error path
+
+        raise BabelflowError(
+            f"Unknown scripted behaviour {name!r}",
+            field="--agent-llm",
+            fix=f"use scripted or scripted:<{'|'.join(m.value for m in Misbehaviour)}>",
+        ) from None
+
+
+def other_script_digits(text: str, native_zero: int | None = None) -> str:
+    """ASCII digits rewritten in a script the run does not use (Arabic-Indic, or Devanagari where
+    the run's own digits are Arabic-Indic)."""
+    zero = DEVANAGARI if native_zero == ARABIC_INDIC else ARABIC_INDIC
+    return "".join(chr(zero + int(c)) if "0" <= c <= "9" else c for c in text)
+
+
+def _said_by(messages: list[dict], role: str) -> list[dict]:
+    return [m for m in messages if m.get("role") == role]
+
+
+class ScriptedAgent:
+    """A `ChatModel` that plays the gold script (OpenAI message format in, `ChatReply` out)."""
+
+    def __init__(
+        self,
+        script: GoldScript,
+        misbehaviour: Misbehaviour = Misbehaviour.NONE,
+        *,
+        counterparts: dict[str, str] | None = None,
+        native_zero: int | None = None,
+    ):
+        self.script, self.misbehaviour = script, misbehaviour
+        self.counterparts = counterparts or {}  # value -> its rendering in the other language (canonical map)
+        self.native_zero = native_zero
+        self.label = f"{SCRIPTED}:{misbehaviour.value}"
+        self.requests = 0
+
+    def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
+        self.requests += 1
+        made = sum(len(m.get("tool_calls") or []) for m in _said_by(messages, "assistant"))
+        if made < len(self.script.calls):
+            call = self._misused(self.script.calls[made]) if made == 0 else self.script.calls[made]
+            return ChatReply(None, [(f"call_{made}", call.name, dict(call.arguments))])
+        return ChatReply(self._answer(messages), [])
+
+    def _misused(self, call: ToolCallMade) -> ToolCallMade:
+        if self.misbehaviour is not Misbehaviour.TRANSLATED_ARGUMENT:
+            return call
+        arguments = dict(call.arguments)
+        for name, value in arguments.items():
+            if isinstance(value, str) and value in self.counterparts:
+                arguments[name] = self.counterparts[value]
+                break
+        return ToolCallMade(name=call.name, arguments=arguments)
+
+    def _answer(self, messages: list[dict]) -> str:
+        script = self.script
+        if self.misbehaviour is Misbehaviour.ENGLISH:
+            return script.source_answer
+        if self.misbehaviour is Misbehaviour.MIXED:
+            return f"{script.answer} {script.source_answer}"
+        if self.misbehaviour is Misbehaviour.DIGITS:
+            numbers = [n for m in messages if m.get("role") == "tool" for n in DIGIT_RUN.findall(str(m.get("content")))]
+            number = numbers[0] if numbers else str(len(script.calls) + 1)
+            return other_script_digits(f"{script.answer} {number}", self.native_zero)
+        return script.answer
+
+
+class ScriptedUser:
+    """The user simulator's side of the script: opener, own gold calls after the agent's answer, stop."""
+
+    def __init__(self, script: GoldScript):
+        self.script, self.user_calls = script, script.user_calls
+        self.label = f"{SCRIPTED}:user"
+        self.requests = 0
+
+    def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
+        """`messages` are flipped as the user model sees them: its own turns are `assistant`."""
+        self.requests += 1
+        own = _said_by(messages, "assistant")
+        if not own:
+            return ChatReply(self.script.user_opener or self.script.answer, [])
+        made = sum(len(m.get("tool_calls") or []) for m in own)
+        if made < len(self.user_calls) and tools:
+            call = self.user_calls[made]
+            return ChatReply(None, [(f"user_call_{made}", call.name, dict(call.arguments))])
+        return ChatReply(self.script.stop_token or "", [])
