@@ -1,19 +1,50 @@
-"""`babelflow evaluate`: run agents on a variant with tau2's own orchestrator (flows/evaluate.py)."""
+"""`babelflow evaluate`: run agents on a variant through its family's own runner (flows/evaluate.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from flows.cli_common import BENCHMARK_HELP, cli_errors, console, status_line
 
+results = Console()  # results on stdout; progress and errors stay on stderr (cli_common.console)
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
 
 def _summary_rows(table: Table, label: str, run) -> None:
     passes = "  ".join(f"pass^{k} {v:.2f}" for k, v in sorted(run.pass_hat_k.items()))
-    consistency = "—" if run.language_consistency is None else f"{run.language_consistency:.0%}"
-    table.add_row(label, run.domain, f"{run.average_reward:.3f}", passes, consistency)
+    table.add_row(
+        label,
+        run.domain,
+        f"{run.average_reward:.3f}",
+        _share(run.utility_rate),
+        _share(run.attack_success_rate),
+        passes,
+        _share(run.language_consistency),
+        _share(run.user_language_consistency),
+    )
+
+
+def _taxonomy_table(report) -> Table:
+    from flows.evaluation_taxonomy import FailureClass  # noqa: PLC0415 - with the engine, off --help
+
+    table = Table(title="failure taxonomy (occurrences in the models' turns and tool calls)")
+    table.add_column("class")
+    table.add_column(report.language, justify="right")
+    if report.source_run:
+        table.add_column("source (en)", justify="right")
+    for failure in FailureClass:
+        row = [failure.value, str(report.variant_run.failures.get(failure, 0))]
+        if report.source_run:
+            row.append(str(report.source_run.failures.get(failure, 0)))
+        table.add_row(*row)
+    return table
 
 
 @cli_errors
@@ -25,20 +56,32 @@ def evaluate_command(
     agent_llm: str = typer.Option(
         ...,
         "--agent-llm",
-        help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL.",
+        help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL; "
+        "`scripted` plays the gold actions and answers in the variant's language, offline (measures no model); "
+        "scripted:english|mixed|digits|translated-argument misbehave on purpose (the failure taxonomy's classes).",
     ),
-    user_llm: str = typer.Option(..., "--user-llm", help="The user simulator's model (same grammar)."),
+    user_llm: str = typer.Option(
+        ..., "--user-llm", help="The user simulator's model (same grammar; `scripted`: the task's first line)."
+    ),
     trials: int = typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k)."),
     tasks: list[str] = typer.Option([], "--tasks", help="Task ids (repeat or comma-separate); default: every task."),
     with_source: bool = typer.Option(
         False, "--with-source", help="Also run the same agent on the English source, for comparison."
     ),
+    with_injections: bool = typer.Option(
+        False, "--with-injections", help="AgentDojo: also run every user task with every injection task (security)."
+    ),
     variant: Path | None = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+    verbose: bool = typer.Option(False, "--verbose", help="Show the benchmark's own logging (tau2's DEBUG …)."),
 ) -> None:
-    """Run an agent and a user simulator on the variant with tau2's orchestrator (localized prompts and greeting).
+    """Run an agent (and a user simulator) on the variant through its family's own runner and scorer.
 
-    Reports reward per task, pass^k, token usage and the language consistency of the agent's replies;
-    saves the report as adapted/<benchmark>/<lang>.evaluation.json. Keys only from the environment."""
+    τ²/τ³: the orchestrator with the localized agent, user and greeting, and evaluate_simulation;
+    AgentDojo: its pipeline and utility/security checks with the variant registered. Reports reward
+    (utility, security) per task, pass^k, tokens per role, the language of every agent and user turn,
+    and the failure taxonomy (wrong language, mixing, numerals in another script, tool misuse);
+    saves adapted/<benchmark>/<lang>.evaluation.json and the trajectories beside it. Keys only from
+    the environment; `--agent-llm scripted --user-llm scripted` needs none."""
     # the engine (language id, provider layer, registry of translators: ~0.5 s) stays off `babelflow --help`
     from babelflow.llm.costs import cost_table  # noqa: PLC0415 - +11 ms on --help
     from flows.evaluate import evaluate, evaluation_path  # noqa: PLC0415
@@ -53,8 +96,10 @@ def evaluate_command(
             trials=trials,
             task_ids=task_ids,
             with_source=with_source,
+            with_injections=with_injections,
             variant=variant,
             progress=status_line(status),
+            verbose=verbose,
         )
     per_task = Table(title=f"{benchmark} {lang}: reward per task ({report.trials_per_task} trial(s) each)")
     for column in ("task", "rewards", "successes"):
@@ -67,14 +112,22 @@ def evaluate_command(
         if source_tasks:
             row.append(" ".join(f"{r:g}" for r in source_tasks[task.task_id].rewards))
         per_task.add_row(*row)
-    console.print(per_task)
+    results.print(per_task)
     summary = Table(title=f"agent {report.agent_llm} · user {report.user_llm}")
-    for column in ("run", "domain", "average reward", "pass^k", "agent replies in language"):
+    columns = ("run", "harness", "average reward", "utility", "attacks that worked", "pass^k", "agent turns in")
+    for column in (*columns, "user turns in"):
         summary.add_column(column)
     _summary_rows(summary, lang, report.variant_run)
     if report.source_run:
         _summary_rows(summary, "source (en)", report.source_run)
-    console.print(summary)
+    results.print(summary)
+    results.print(_taxonomy_table(report))
     if report.costs.rows:
-        console.print(cost_table(report.costs, "model usage (tokens)"))
-    console.print(f"report saved to [bold]{evaluation_path(report.variant)}[/]")
+        results.print(cost_table(report.costs, "model usage (tokens per role)"))
+    if not report.measures_model:
+        results.print(
+            "scripted run: gold actions and the variant's own sentences — it checks that the variant runs and "
+            "scores in its harness, and measures no model"
+        )
+    results.print(f"report: {evaluation_path(report.variant)}")
+    results.print(f"trajectories: {report.trajectories}")

@@ -86,8 +86,9 @@ class AgentEvaluation(Protocol):
 
     has_user_simulator: bool
 
-    def prepare(self, benchmark_id: str, language: str, variant: Path | None) -> PreparedRun:
-        """Register the variant (None: the packaged source) in the harness."""
+    def prepare(self, benchmark_id: str, language: str, variant: Path | None, *, verbose: bool = False) -> PreparedRun:
+        """Register the variant (None: the packaged source) in the harness. The harness's own
+        logging (tau2's loguru DEBUG, AgentDojo's logs) stays off unless `verbose`."""
         ...
 
     def gold_script(self, run: PreparedRun, task_id: str) -> GoldScript: ...

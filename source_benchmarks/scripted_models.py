@@ -54,10 +54,6 @@ def other_script_digits(text: str, native_zero: int | None = None) -> str:
     return "".join(chr(zero + int(c)) if "0" <= c <= "9" else c for c in text)
 
 
-def _said_by(messages: list[dict], role: str) -> list[dict]:
-    return [m for m in messages if m.get("role") == role]
-
-
 class ScriptedAgent:
     """A `ChatModel` that plays the gold script (OpenAI message format in, `ChatReply` out)."""
 
@@ -74,13 +70,18 @@ class ScriptedAgent:
         self.native_zero = native_zero
         self.label = f"{SCRIPTED}:{misbehaviour.value}"
         self.requests = 0
+        self.made = 0  # its own calls only: a task's message history may hold earlier ones
+        misusable = [i for i, call in enumerate(script.calls) if self._misused(call) != call]
+        self.misused_call = misusable[0] if misusable else None
 
     def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
         self.requests += 1
-        made = sum(len(m.get("tool_calls") or []) for m in _said_by(messages, "assistant"))
-        if made < len(self.script.calls):
-            call = self._misused(self.script.calls[made]) if made == 0 else self.script.calls[made]
-            return ChatReply(None, [(f"call_{made}", call.name, dict(call.arguments))])
+        if self.made < len(self.script.calls):
+            index = self.made
+            self.made += 1
+            call = self.script.calls[index]
+            call = self._misused(call) if index == self.misused_call else call
+            return ChatReply(None, [(f"call_{index}", call.name, dict(call.arguments))])
         return ChatReply(self._answer(messages), [])
 
     def _misused(self, call: ToolCallMade) -> ToolCallMade:
@@ -113,15 +114,18 @@ class ScriptedUser:
         self.script, self.user_calls = script, script.user_calls
         self.label = f"{SCRIPTED}:user"
         self.requests = 0
+        self.opened = False
+        self.made = 0
 
     def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
-        """`messages` are flipped as the user model sees them: its own turns are `assistant`."""
+        """Its first turn opens (also after a task's message history), then its calls, then the stop."""
         self.requests += 1
-        own = _said_by(messages, "assistant")
-        if not own:
+        if not self.opened:
+            self.opened = True
             return ChatReply(self.script.user_opener or self.script.answer, [])
-        made = sum(len(m.get("tool_calls") or []) for m in own)
-        if made < len(self.user_calls) and tools:
-            call = self.user_calls[made]
-            return ChatReply(None, [(f"user_call_{made}", call.name, dict(call.arguments))])
+        if self.made < len(self.user_calls) and tools:
+            index = self.made
+            self.made += 1
+            call = self.user_calls[index]
+            return ChatReply(None, [(f"user_call_{index}", call.name, dict(call.arguments))])
         return ChatReply(self.script.stop_token or "", [])

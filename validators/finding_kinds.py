@@ -137,6 +137,13 @@ for _name, _layer, _severity, _needs, _summary in (
     ("placeholder_left", Layer.FIDELITY, _CRIT, _PP, "an unrestored placeholder is in the translation"),
     # behaviour: side-by-side execution in the benchmark's own harness
     ("harness_crash", Layer.BEHAVIOR, _CRIT, _PL, "replaying the variant raised"),
+    (
+        "tool_output_escaped",
+        Layer.BEHAVIOR,
+        _MAJ,
+        _PL,
+        "target-language text in tool results reaches the agent as \\u escapes, where the source reads as text",
+    ),
     ("task_missing", Layer.BEHAVIOR, _CRIT, _PL, "a task is missing from the variant"),
     ("golden_reward_changed", Layer.BEHAVIOR, _CRIT, _PL, "the golden trajectory scores differently"),
     ("do_nothing_reward_changed", Layer.BEHAVIOR, _CRIT, _PL, "the do-nothing trajectory scores differently"),

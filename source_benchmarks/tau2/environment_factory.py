@@ -19,6 +19,7 @@ Two things replays ask of the factory beyond tau2's constructor signature:
 from __future__ import annotations
 
 import importlib
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -70,6 +71,19 @@ def import_object(dotted: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
+def plain_json_str(escaped: Callable[[Any], str]) -> Callable[[Any], str]:
+    """tau2's `to_json_str` with non-ASCII kept as text: the same JSON (keys, order, separators,
+    numbers) re-dumped with ensure_ascii=False; strings pass through untouched, as tau2 does."""
+
+    def to_json_str(resp: Any) -> str:
+        text = escaped(resp)
+        if isinstance(resp, str) or text.isascii() and "\\u" not in text:
+            return text
+        return json.dumps(json.loads(text), ensure_ascii=False)
+
+    return to_json_str
+
+
 class Tau2EnvironmentFactory:
     """Makes fresh environments for one domain whose files come from `resolve(filename)`."""
 
@@ -85,6 +99,10 @@ class Tau2EnvironmentFactory:
         self._untouched: tuple[str, str | None] | None = None
         self._untouched_lookups: list[tuple[int, str, str]] = []
         self._db_sha256: dict[str, str] = {}
+        # tau2's to_json_str escapes non-ASCII (json.dumps default): a variant's DB text would reach
+        # the agent as \uXXXX runs while the source reads as plain English; the family turns this on
+        # for variants only, so the source stays byte-for-byte the stock harness
+        self.plain_tool_output = False
         if overlay is not None:
             domain = f"domains/{spec.domain}"
             self.localizers = (
@@ -155,6 +173,8 @@ class Tau2EnvironmentFactory:
         if self.localizers is not None:
             self.localizers[0].apply(env.tools)
             self.localizers[1].apply(env.user_tools)
+        if self.plain_tool_output:
+            env.to_json_str = plain_json_str(env.to_json_str)
         return env
 
     def environment_kwargs(self) -> dict[str, Any]:

@@ -10,19 +10,18 @@ The orchestrator is tau2's, subclassed only to greet in the variant's language: 
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn
 from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.tau2.domains import DOMAINS
 from source_benchmarks.tau2.registration import register_variant
 
-__all__ = [
-    "agent_texts",
-    "default_greeting",
-    "register_variant",
-    "run_trial",
-    "source_domain",
-]  # the capability (family.agent_evaluation)
+STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
+FIRST_SENTENCE = re.compile(r"(.+?[.!?。！？])(\s|$)", re.S)
 
 
 def _openai_messages(messages: list[Any]) -> list[dict]:
@@ -113,6 +112,115 @@ def default_greeting() -> str:
     return DEFAULT_FIRST_AGENT_MESSAGE.content
 
 
+@dataclass
+class _Opened:
+    bench: Any
+    greeting: str | None  # the variant's translated greeting; None: tau2's own
+
+
+def _first_sentence(text: str) -> str:
+    found = FIRST_SENTENCE.match(text.strip())
+    return (found.group(1) if found else text).strip()
+
+
+def _user_opener(task: Any) -> str | None:
+    scenario = getattr(task, "user_scenario", None)
+    instructions = getattr(scenario, "instructions", None)
+    if instructions is None:
+        return None
+    reason = getattr(instructions, "reason_for_call", None)
+    text = reason if isinstance(reason, str) and reason.strip() else str(instructions)
+    return _first_sentence(text) or None
+
+
+def _gold_calls(task: Any, requestor: str) -> list[ToolCallMade]:
+    criteria = getattr(task, "evaluation_criteria", None)
+    return [
+        ToolCallMade(name=action.name, arguments=dict(action.arguments or {}))
+        for action in ((criteria.actions or []) if criteria is not None else [])
+        if action.requestor == requestor
+    ]
+
+
+class Tau2AgentEvaluation:
+    """tau2's orchestrator and evaluator with the registered (localized) roles: `AgentEvaluation`."""
+
+    has_user_simulator = True
+
+    def prepare(self, benchmark_id: str, language: str, variant: Path | None, *, verbose: bool = False) -> PreparedRun:
+        from loguru import logger
+
+        from babelflow.variant import OVERLAY_NAME, load_overlay
+        from source_benchmarks import get_benchmark, open_variant
+
+        # before tau2 is imported: its modules log at import (.env, LiteLLM cache, the registry dump)
+        (logger.enable if verbose else logger.disable)("tau2")
+
+        if variant is None:
+            bench = get_benchmark(benchmark_id)
+            domain, agent, user, greeting = source_domain(benchmark_id), "llm_agent", "user_simulator", None
+        else:
+            domain = register_variant(variant)
+            bench = open_variant(benchmark_id, variant)
+            agent, user = f"llm_agent_{language}", f"user_simulator_{language}"
+            overlay = load_overlay(variant / OVERLAY_NAME)
+            greeting = overlay.translated("orchestrator/orchestrator.py", default_greeting()) if overlay else None
+        return PreparedRun(
+            benchmark_id=benchmark_id,
+            language=language,
+            harness_name=domain,
+            variant=variant,
+            task_ids=bench.task_ids(None),
+            agent_name=agent,
+            user_name=user,
+            handle=_Opened(bench, greeting),
+        )
+
+    def gold_script(self, run: PreparedRun, task_id: str) -> GoldScript:
+        opened: _Opened = run.handle
+        task = opened.bench.task(task_id)
+        # the agent's closing line says what the task's evaluator wants communicated (its
+        # communicate_info, in the run's language), else the one agent sentence every variant
+        # translates: tau2's greeting
+        criteria = getattr(task, "evaluation_criteria", None)
+        info = [str(i) for i in (getattr(criteria, "communicate_info", None) or [])]
+        return GoldScript(
+            calls=_gold_calls(task, "assistant"),
+            user_calls=_gold_calls(task, "user"),
+            answer=" ".join(info) or opened.greeting or default_greeting(),
+            source_answer=default_greeting(),
+            user_opener=_user_opener(task),
+            stop_token=STOP_TOKEN,
+        )
+
+    def run_trial(
+        self,
+        run: PreparedRun,
+        task_id: str,
+        agent: ChatModel,
+        user: ChatModel | None,
+        *,
+        trial: int,
+        injection_task_id: str | None = None,
+        verbose: bool = False,
+    ) -> TrialRecord:
+        opened: _Opened = run.handle
+        task = opened.bench.task(task_id)
+        if user is None:
+            raise ValueError("tau2 runs need a user simulator model")
+        simulation = run_trial(
+            run.harness_name, task, run.agent_name, run.user_name, agent, user, greeting=opened.greeting, seed=trial
+        )
+        reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
+        return TrialRecord(
+            task_id=task_id,
+            trial=trial,
+            reward=reward,
+            termination=simulation.termination_reason.value,
+            turns=turns_of(simulation, task),
+        )
+
+
 def run_trial(
     domain: str,
     task: Any,
@@ -156,11 +264,31 @@ def run_trial(
     return simulation
 
 
-def agent_texts(simulation: Any, task: Any) -> list[str]:
-    """What the agent model said to the user: tool calls, the task's scripted message history and
-    the greeting the orchestrator injects are not the model's words."""
-    from tau2.data_model.message import AssistantMessage
+def turns_of(simulation: Any, task: Any) -> list[Turn]:
+    """The trajectory as shared turns. The task's scripted message history and the greeting the
+    orchestrator injects are not the models' words (model_made False)."""
+    from tau2.data_model.message import AssistantMessage, ToolMessage, UserMessage
 
-    history = list(task.initial_state.message_history or []) if task.initial_state else []
-    messages = simulation.messages[len(history) if history else 1 :]
-    return [m.content for m in messages if isinstance(m, AssistantMessage) and m.content and not m.is_tool_call()]
+    history = len(task.initial_state.message_history or []) if task.initial_state else 0
+    injected = history or 1
+    turns: list[Turn] = []
+    for index, message in enumerate(simulation.messages):
+        calls = (
+            [ToolCallMade(name=c.name, arguments=dict(c.arguments or {})) for c in (message.tool_calls or [])]
+            if (isinstance(message, AssistantMessage | UserMessage))
+            else []
+        )
+        if isinstance(message, AssistantMessage):
+            role = "agent"
+        elif isinstance(message, UserMessage):
+            role = "user"
+        elif isinstance(message, ToolMessage):
+            turns.append(Turn(role="tool", text=message.content or "", tool_error=bool(message.error)))
+            continue
+        else:
+            continue
+        turns.append(Turn(role=role, text=message.content or "", tool_calls=calls, model_made=index >= injected))
+    return turns
+
+
+AGENT_EVALUATION = Tau2AgentEvaluation()  # the capability (family.agent_evaluation)

@@ -13,6 +13,10 @@ from source_benchmarks.tau2.adapter import Tau2Benchmark
 from source_benchmarks.tau2.domain_package import PREFIX, benchmark_with_package, is_domain_package
 from source_benchmarks.tau2.domains import DOMAINS
 
+# a variant's tool results reach the agent as text, as the source's English does (issue 27);
+# the harness check's tests switch it off to show the escaped case it reports
+PLAIN_TOOL_OUTPUT = True
+
 
 class Tau2Family(BenchmarkFamily):
     name = "tau2"
@@ -41,7 +45,9 @@ class Tau2Family(BenchmarkFamily):
         return variant_root / Tau2Benchmark.data_prefix
 
     def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:
-        return Tau2Benchmark(benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay)
+        bench = Tau2Benchmark(benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay)
+        bench.environment_factory.plain_tool_output = PLAIN_TOOL_OUTPUT
+        return bench
 
     def option_owner(self, option: str) -> bool:
         return option == "domain_package"
@@ -69,8 +75,8 @@ class Tau2Family(BenchmarkFamily):
     def replay_memo(self) -> ModuleType:
         return replay_memo
 
-    def agent_evaluation(self) -> ModuleType:
-        return evaluation
+    def agent_evaluation(self) -> evaluation.Tau2AgentEvaluation:
+        return evaluation.AGENT_EVALUATION
 
 
 FAMILY = Tau2Family()

@@ -101,7 +101,8 @@ class FakeAgentServer:
     def __init__(self, tasks):
         self.book = TaskBook(tasks)
         self.requests: list[str] = []
-        book, requests = self.book, self.requests
+        self.tool_results: list[str] = []  # what the agent model was shown as tool output, as sent
+        book, requests, tool_results = self.book, self.requests, self.tool_results
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # quiet
@@ -111,6 +112,7 @@ class FakeAgentServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 model = body["model"]
                 requests.append(model)
+                tool_results.extend(m["content"] for m in body["messages"] if m["role"] == "tool" and model != "user")
                 if model == "user":
                     answer = play_user(body["messages"])
                 else:

@@ -61,7 +61,7 @@ def test_scripted_agent_scores_the_same_on_the_variant_as_on_the_source(mock_es,
     )
     assert report.variant_run.language_consistency >= 0.6 and report.source_run.language_consistency == 1.0
     saved = orjson.loads(evaluation_path(variant).read_bytes())
-    assert saved["schema_version"] == "babelflow.evaluation/1" and saved["variant_run"]["pass_hat_k"] == {
+    assert saved["schema_version"] == "babelflow.evaluation/2" and saved["variant_run"]["pass_hat_k"] == {
         "1": report.variant_run.pass_hat_k[1]
     }
     stages = {row.stage: row for row in report.costs.rows}

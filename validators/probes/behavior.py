@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -195,11 +196,15 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             )
         )
 
+    escaped: dict[str, list[str]] = {}  # task id -> escaped outputs of its replays
     for task_id in ids:
         if task_id not in observed:
             add("task_missing", task_id, "task is missing from the variant", task_id, "")
             continue
         (sg, sn), (tg, tn) = expected[task_id], observed[task_id]
+        outputs = [c.output for c in tg.tool_calls + tn.tool_calls if escaped_text(c.output)]
+        if outputs:
+            escaped[task_id] = outputs
         score = scores.score_name(task_id) if scores is not None else "reward"
         if sg.reward != tg.reward:
             what = f"ground-truth {score}" if scores is not None else "golden replay reward"
@@ -278,6 +283,8 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 f"golden changes the DB: {changes}",
                 f"golden changes the DB: {not changes}",
             )
+    if escaped:
+        findings.append(escaped_output_finding(validator_id, tasks_artifact, escaped))
     # a rendered DB differs from the source's at the start by design: its values are judged field by
     # field by the consistency layer (through the map); otherwise one changed value shows in every task
     if initial_changed and not (db_translated() or renderings()):
@@ -295,6 +302,33 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             )
         )
     return findings
+
+
+ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def escaped_text(output: str) -> str:
+    """The non-ASCII text an output carries as \\uXXXX escapes ('' if none): what an agent would
+    have to read through, where the source's English arrives as text."""
+    return "".join(chr(int(code, 16)) for code in ESCAPE.findall(output) if int(code, 16) >= 0x80)
+
+
+def escaped_output_finding(validator_id: str, artifact: str, escaped: dict[str, list[str]]) -> Finding:
+    """One finding for the variant: the cause is the harness's output encoding, not a task."""
+    calls = sum(len(outputs) for outputs in escaped.values())
+    example = next(iter(escaped.values()))[0]
+    return make_finding(
+        validator_id,
+        Layer.BEHAVIOR,
+        "tool_output_escaped",
+        Severity.MAJOR,
+        artifact,
+        "<tool output>",
+        f"{calls} tool result(s) in {len(escaped)} task(s) reach the agent with their target-language text as "
+        f"\\u escapes (e.g. {escaped_text(example)[:40]!r}); the variant's harness must show it as text",
+        source=", ".join(list(escaped)[:5]),
+        target=example[:300],
+    )
 
 
 def _writes(golden: ReplayOutcome, nothing: ReplayOutcome) -> bool:
