@@ -27,6 +27,9 @@ from babelflow.ir import Record
 from source_benchmarks.agent_runs import ToolCallMade, TrialRecord, TurnRole
 
 SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+# names a variant keeps on purpose (file names, ids, emails, paths) are no language: left out of
+# the identification, so "see landlord-notices.txt" is not a sentence in English
+IDENTIFIER = re.compile(r"\w+(?:[._/@\\-]\w+)*[._/@\\-]\w+(?:[._/@\\-]?\w)*|#?\w*\d\w*(?:[.,:/-]\w+)*")
 # CLDR numbering systems whose digits a locale may use besides ASCII (babel's default_numbering_system)
 NUMBERING_ZEROS = {
     "arab": 0x0660,
@@ -121,7 +124,7 @@ def classify_trial(
         for name, value in _argument_strings(call):
             gold_values.setdefault((call.name, name), set()).add(value)
     for index, turn in enumerate(record.turns):
-        if not turn.model_made or turn.role == "tool":
+        if not turn.model_made or turn.role in ("tool", "system"):
             continue
         if turn.text.strip():
             _classify_text(result, index, turn.role, turn.text, language, identify)
@@ -149,6 +152,7 @@ def classify_trial(
 def _classify_text(
     result: TrialTaxonomy, index: int, role: TurnRole, text: str, language: str, identify: Identify
 ) -> None:
+    text = IDENTIFIER.sub(" ", text)
     whole = identify(text)
     if whole is not None:
         tally = result.languages.agent if role == "agent" else result.languages.user

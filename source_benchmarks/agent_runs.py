@@ -16,7 +16,7 @@ from pydantic import Field
 from babelflow.ir import Record
 from source_benchmarks.protocol import ChatModel
 
-TurnRole = Literal["agent", "user", "tool"]
+TurnRole = Literal["system", "agent", "user", "tool"]
 
 
 class ToolCallMade(Record):

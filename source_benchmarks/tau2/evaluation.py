@@ -123,7 +123,7 @@ def _first_sentence(text: str) -> str:
     return (found.group(1) if found else text).strip()
 
 
-def _user_opener(task: Any) -> str | None:
+def user_opener(task: Any) -> str | None:
     scenario = getattr(task, "user_scenario", None)
     instructions = getattr(scenario, "instructions", None)
     if instructions is None:
@@ -133,7 +133,7 @@ def _user_opener(task: Any) -> str | None:
     return _first_sentence(text) or None
 
 
-def _gold_calls(task: Any, requestor: str) -> list[ToolCallMade]:
+def gold_calls(task: Any, requestor: str) -> list[ToolCallMade]:
     criteria = getattr(task, "evaluation_criteria", None)
     return [
         ToolCallMade(name=action.name, arguments=dict(action.arguments or {}))
@@ -185,11 +185,11 @@ class Tau2AgentEvaluation:
         criteria = getattr(task, "evaluation_criteria", None)
         info = [str(i) for i in (getattr(criteria, "communicate_info", None) or [])]
         return GoldScript(
-            calls=_gold_calls(task, "assistant"),
-            user_calls=_gold_calls(task, "user"),
+            calls=gold_calls(task, "assistant"),
+            user_calls=gold_calls(task, "user"),
             answer=" ".join(info) or opened.greeting or default_greeting(),
             source_answer=default_greeting(),
-            user_opener=_user_opener(task),
+            user_opener=user_opener(task),
             stop_token=STOP_TOKEN,
         )
 
