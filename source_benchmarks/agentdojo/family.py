@@ -8,6 +8,7 @@ from types import ModuleType
 from babelflow.variant import CodeOverlay
 from source_benchmarks.agentdojo import registration, scores
 from source_benchmarks.agentdojo.adapter import PREFIX, AgentDojoBenchmark, with_version
+from source_benchmarks.agentdojo.evaluation import AgentDojoEvaluation
 from source_benchmarks.agentdojo.loader import SUITES, VERSIONS
 from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, Capability, ProfileChoice
 from source_benchmarks.protocol import SourceBenchmark
@@ -27,6 +28,7 @@ class AgentDojoFamily(BenchmarkFamily):
             Capability.FORMAT_TEMPLATES,
             Capability.CODE_OVERLAY,
             Capability.HARNESS_REGISTRATION,
+            Capability.AGENT_EVALUATION,
         }
     )
 
@@ -63,6 +65,9 @@ class AgentDojoFamily(BenchmarkFamily):
 
     def behaviour_scores(self) -> scores.GroundTruthScores:
         return scores.SCORES
+
+    def agent_evaluation(self) -> AgentDojoEvaluation:
+        return AgentDojoEvaluation()
 
 
 FAMILY = AgentDojoFamily()
