@@ -466,8 +466,17 @@ def flow(
     version: str | None = typer.Option(
         None, "--version", help="AgentDojo benchmark version (v1 ... v1.2.2); default the newest."
     ),
+    evaluate_agent: str = typer.Option(
+        "",
+        "--evaluate-agent",
+        help="Evaluation stage once no findings remain: the agent model (as `babelflow evaluate --agent-llm`; "
+        "`scripted` runs offline). Off by default.",
+    ),
+    evaluate_user: str = typer.Option("", "--evaluate-user", help="The evaluation stage's user simulator model."),
+    evaluate_trials: int = typer.Option(1, "--evaluate-trials", help="Trials per task in the evaluation stage."),
 ) -> None:
-    """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off.
+    """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off
+    (→ agents on the variant and its source, with --evaluate-agent/--evaluate-user).
 
     Runs against this project's local Prefect server (started in the background on first use and
     kept running, so runs, artifacts and paused review forms stay reachable in the UI after this
@@ -482,6 +491,14 @@ def flow(
         make_validator_agents(validators)  # a missing key is an error before any work starts
     from flows.run_setup import resolve_run  # noqa: PLC0415 - +1.3 s on --help
 
+    if evaluate_agent or evaluate_user:  # specs, keys and the family's runner checked before any work
+        from flows.evaluate import check_models, runner_of  # noqa: PLC0415 - the engine stays off --help
+        from flows.evaluation_stage import evaluation_config  # noqa: PLC0415
+
+        evaluation_config(evaluate_agent, evaluate_user, evaluate_trials)
+        runner_of(benchmark)
+        for tag in lang:
+            check_models(evaluate_agent, evaluate_user, tag)
     for tag in lang:  # each language resolves (tag, pack, Apertium pair or provider key) before any work
         resolve_run(
             BabelflowSettings(),
@@ -522,6 +539,9 @@ def flow(
                     translator=translator,
                     validators=validators,
                     entities=entity,
+                    evaluate_agent=evaluate_agent,
+                    evaluate_user=evaluate_user,
+                    evaluate_trials=evaluate_trials,
                 )
             ]
         else:
@@ -533,6 +553,9 @@ def flow(
                 translator=translator,
                 validators=validators,
                 entities=entity,
+                evaluate_agent=evaluate_agent,
+                evaluate_user=evaluate_user,
+                evaluate_trials=evaluate_trials,
             )
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "units made by"):
@@ -548,6 +571,13 @@ def flow(
     console.print(table)
     for result in results:
         console.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
+        if result.evaluation_report is not None:
+            console.print(
+                f"{result.language}: evaluation {result.evaluation_report}"
+                + (" (cached: nothing changed)" if result.evaluation_cached else ""),
+                highlight=False,
+                soft_wrap=True,
+            )
     for result in results:
         console.print(
             f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  "

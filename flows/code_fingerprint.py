@@ -16,6 +16,7 @@ STAGE_PACKAGES = {
     "rebuild": ("translators", "source_benchmarks", "babelflow"),
     "validate": ("validators", "source_benchmarks", "babelflow"),
     "merge": ("validators",),
+    "evaluate": ("flows", "source_benchmarks", "babelflow"),
 }
 
 

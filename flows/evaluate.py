@@ -333,6 +333,11 @@ def _models(agent_llm: str, user_llm: str, language: str, costs: CostLedger) -> 
     return models
 
 
+def check_models(agent_llm: str, user_llm: str, language: str) -> None:
+    """The specs parse and a provider model has its key: refused (exit 2) before any work."""
+    _models(agent_llm, user_llm, language, CostLedger())
+
+
 def _chosen_tasks(benchmark: str, run: PreparedRun, task_ids: list[str] | None) -> list[str]:
     known = set(run.task_ids)
     unknown = [t for t in task_ids or [] if t not in known]

@@ -39,6 +39,14 @@ from babelflow.settings import BabelflowSettings
 from flows import stages
 from flows.code_fingerprint import stage_code
 from flows.components import owned_output
+from flows.evaluation_stage import (
+    EvaluationConfig,
+    EvaluationStageResult,
+    check_evaluation,
+    evaluation_config,
+    evaluation_key,
+    stage_evaluate,
+)
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_forms import SignOffForm, ask_for_review
@@ -104,6 +112,12 @@ def layer_task(
     return result
 
 
+@_cached("evaluate")
+def evaluate_task(cache_key: str, run: AdaptationRun, variant: Path, config: EvaluationConfig) -> EvaluationStageResult:
+    get_run_logger().info(f"evaluating agents on {run.benchmark} {run.language}: {config.agent} / {config.user}")
+    return stage_evaluate(run, variant, config)
+
+
 @task(name="merge", cache_policy=NO_CACHE)
 def merge_task(run: AdaptationRun, layers: list[stages.LayerResult], ir_path: Path, variant: Path) -> FailureSet:
     return stages.stage_merge(run, layers, ir_path, variant)
@@ -137,6 +151,10 @@ class AdaptFlowResult(Record):
     report_artifact_key: str = Field(
         default="", description="key of the failure-report artifact (UI: artifacts/key/<key>)"
     )
+    evaluation_report: Path | None = Field(
+        default=None, description="the evaluation stage's report (adapted/<benchmark>/<lang>.evaluation.json)"
+    )
+    evaluation_cached: bool = False
 
 
 def _call(task_fn, **kwargs):
@@ -298,8 +316,12 @@ def adapt_language(
     project_root: Path | None = None,
     validators: str = "",
     entities: list[str] | None = None,
+    evaluate_agent: str = "",
+    evaluate_user: str = "",
+    evaluate_trials: int = 1,
 ) -> AdaptFlowResult:
-    """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then sign off."""
+    """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then
+    sign off, and (with evaluate_agent/evaluate_user) run agents on the variant and its source."""
     # a deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)
     asked = {
         "benchmark": benchmark,
@@ -309,9 +331,12 @@ def adapt_language(
         "source_dir": source_dir,
         "out": out,
         "project_root": project_root,
+        "evaluate_agent": evaluate_agent,
+        "evaluate_user": evaluate_user,
     }
     check_current_run(adapt_language.fn, asked, BabelflowSettings())
     settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
+    evaluation = evaluation_config(evaluate_agent, evaluate_user, evaluate_trials)
     # resolved once (language, pack, translator, paths): every stage reads this frozen run
     run = resolve_run(
         settings,
@@ -324,6 +349,8 @@ def adapt_language(
         validators=validators,
         entities=entities or (),
     )
+    if evaluation is not None:
+        check_evaluation(run, evaluation)
     # one writer per output folder (flows/components.py); the same language twice is refused; a run
     # the lock outlived (killed) is marked Crashed in the UI
     with (
@@ -333,7 +360,24 @@ def adapt_language(
     ):
         if killed := mark_killed_run_crashed(previous, str(current_flow_run.id)):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
-        return _rounds(run, review_timeout, max_rounds)
+        result = _rounds(run, review_timeout, max_rounds)
+        if evaluation is not None and result.status in ("signed", "awaiting_signoff"):
+            result = _evaluate(run, result, evaluation)
+        return result
+
+
+def _evaluate(run: AdaptationRun, result: AdaptFlowResult, config: EvaluationConfig) -> AdaptFlowResult:
+    """The evaluation stage on a variant with no open findings; cached on the variant and the specs."""
+    variant = result.variant_dir
+    outcome, cached = _call(
+        evaluate_task, cache_key=evaluation_key(variant, config), run=run, variant=variant, config=config
+    )
+    key = artifact_key(run.benchmark, run.language)
+    create_markdown_artifact(
+        key=f"{key}-evaluation", markdown=outcome.markdown, description="agents on the variant and its source"
+    )
+    get_run_logger().info(f"evaluation report: {outcome.report}" + (" (cached: nothing changed)" if cached else ""))
+    return result.model_copy(update={"evaluation_report": outcome.report, "evaluation_cached": cached})
 
 
 def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | None:
@@ -489,9 +533,19 @@ def adapt_languages(
     translator: str = "auto",
     validators: str = "",
     entities: list[str] | None = None,
+    evaluate_agent: str = "",
+    evaluate_user: str = "",
+    evaluate_trials: int = 1,
 ) -> list[AdaptFlowResult]:
     """One adapt_language subflow per language, at most `max_concurrency` at a time."""
-    asked = {"benchmark": benchmark, "translator": translator, "validators": validators, "project_root": project_root}
+    asked = {
+        "benchmark": benchmark,
+        "translator": translator,
+        "validators": validators,
+        "project_root": project_root,
+        "evaluate_agent": evaluate_agent,
+        "evaluate_user": evaluate_user,
+    }
     check_current_run(adapt_languages.fn, asked, BabelflowSettings())  # a deployment's run: flows/run_guard.py
 
     with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
@@ -505,6 +559,9 @@ def adapt_languages(
                 translator=translator,
                 validators=validators,
                 entities=entities,
+                evaluate_agent=evaluate_agent,
+                evaluate_user=evaluate_user,
+                evaluate_trials=evaluate_trials,
             )
             for language in languages
         ]

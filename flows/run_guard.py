@@ -23,7 +23,16 @@ from babelflow.llm.config import BASE_URL_ENV, PROVIDERS
 from babelflow.settings import BabelflowSettings
 from source_benchmarks.registry import family_of
 
-DEPLOY_TIME = ("translator", "validators", "profile", "source_dir", "out", "project_root")
+DEPLOY_TIME = (
+    "translator",
+    "validators",
+    "profile",
+    "source_dir",
+    "out",
+    "project_root",
+    "evaluate_agent",  # model specs name endpoints and spend keys, like the validators
+    "evaluate_user",
+)
 PATHS = ("profile", "source_dir", "out")
 REFUSED_FIX = (
     "set it when serving (`python -m flows.deployment --help`) or in prefect.yaml; "

@@ -49,7 +49,7 @@ from validators.probes.behavior import replay_pairs_of
 from validators.probes.policy import infer_policy
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
-STAGE_VERSIONS = {"analyze": "2", "translate": "2", "rebuild": "1", "validate": "2", "merge": "1"}
+STAGE_VERSIONS = {"analyze": "2", "translate": "2", "rebuild": "1", "validate": "2", "merge": "1", "evaluate": "1"}
 
 
 _IR_CACHE: dict[tuple[str, int, int, int], IRDocument] = {}  # (path, inode, size, mtime_ns)
