@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,14 @@ from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau2.tau3.client import worker_for
 from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS, task_folder
 from source_benchmarks.tau2.tau3.files import Tau3Files, task_functions, watch_sample
-from source_benchmarks.tau2.tau3.messages import BenchmarkRef, Operation, WorkerReply, WorkerRequest
+from source_benchmarks.tau2.tau3.messages import (
+    BenchmarkRef,
+    ModelAnswer,
+    ModelCall,
+    Operation,
+    WorkerReply,
+    WorkerRequest,
+)
 from source_benchmarks.tau2.tau3.runtime import require_runtime
 
 _HARNESS_CODE = (
@@ -162,10 +169,26 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
 
     # ---- runs (in the worker) ----------------------------------------------------------------
 
-    def _call(self, op: Operation, task_ids: list[str] | None = None, **fields: Any) -> WorkerReply:
+    @property
+    def plain_tool_output(self) -> bool:
+        return self._ref.plain_tool_output
+
+    @plain_tool_output.setter
+    def plain_tool_output(self, plain: bool) -> None:
+        """Tool results with non-ASCII as text (a variant's) or τ³'s own escaping; the worker keeps
+        one harness per setting."""
+        self._ref = self._ref.model_copy(update={"plain_tool_output": plain})
+
+    def _call(
+        self,
+        op: Operation,
+        task_ids: list[str] | None = None,
+        on_model_call: Callable[[ModelCall], ModelAnswer] | None = None,
+        **fields: Any,
+    ) -> WorkerReply:
         what = f"{op} of {self.id}" + (f" ({self.source_dir})" if self.source_dir else "")
         reply = worker_for(self.runtime).call(
-            WorkerRequest(id=0, op=op, bench=self._ref, task_ids=task_ids, **fields), what
+            WorkerRequest(id=0, op=op, bench=self._ref, task_ids=task_ids, **fields), what, on_model_call
         )
         failure = reply.failure
         if failure is not None:

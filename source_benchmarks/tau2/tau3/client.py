@@ -18,11 +18,12 @@ import contextlib
 import os
 import subprocess
 import threading
+from collections.abc import Callable
 from typing import IO
 
 from babelflow.child_lifetime import parent_link
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tau3.messages import WorkerReply, WorkerRequest
+from source_benchmarks.tau2.tau3.messages import ModelAnswer, ModelCall, WorkerReply, WorkerRequest
 from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, PROJECT_ROOT, Tau3Runtime
 
 MODULE = "source_benchmarks.tau2.tau3.worker"
@@ -105,35 +106,57 @@ class Tau3Worker:
         for line in stream:
             self._stderr.append(line.rstrip("\n"))
 
-    def call(self, request: WorkerRequest, what: str) -> WorkerReply:
-        """Send one request and wait for its reply; `what` names the benchmark (and op) in errors."""
+    def call(
+        self, request: WorkerRequest, what: str, on_model_call: Callable[[ModelCall], ModelAnswer] | None = None
+    ) -> WorkerReply:
+        """Send one request and wait for its reply; `what` names the benchmark (and op) in errors.
+        A bridged trial's model turns arrive first (`model_call` lines): `on_model_call` answers each."""
         with self._lock:
             process = self._process if self._process is not None and self._process.poll() is None else self._start()
             self._next_id += 1
             request.id = self._next_id
-            assert process.stdin is not None and process.stdout is not None
-            try:
-                process.stdin.write(request.model_dump_json() + "\n")
-                process.stdin.flush()
-                line = process.stdout.readline()
-            except (BrokenPipeError, OSError):
-                line = ""
-            if not line:  # the worker died: its exit code and last words, not a hung pipe
-                code = process.wait()
-                self._forget()
-                tail = "\n".join(list(self._stderr)[-12:])
-                raise BabelflowError(
-                    f"the τ³ worker ended (exit code {code}) during {what}"
-                    + (f"; its last output:\n{tail}" if tail else ""),
-                    fix=f"check the τ³ install ({INSTALL_COMMAND}); the next command starts a new worker",
-                )
+            line = self._exchange(process, request, what)
             reply = WorkerReply.model_validate_json(line)
+            while reply.model_call is not None and reply.id == request.id:
+                try:
+                    answer = (
+                        on_model_call(reply.model_call)
+                        if on_model_call is not None
+                        else ModelAnswer(failure="this request has no model to answer with")
+                    )
+                except BaseException:  # the worker waits for an answer it will not get: end it, not desync the pipe
+                    process.kill()
+                    process.wait()
+                    self._forget()
+                    raise
+                line = self._exchange(process, WorkerRequest(id=request.id, op="model_answer", answer=answer), what)
+                reply = WorkerReply.model_validate_json(line)
         if reply.id != request.id:
             raise BabelflowError(
                 f"the τ³ worker answered request {reply.id} to request {request.id} ({what})",
                 fix="this is a babelflow bug: report it",
             )
         return reply
+
+    def _exchange(self, process: subprocess.Popen[str], request: WorkerRequest, what: str) -> str:
+        """One line out, one line in; a dead worker is an error with its exit code and last words."""
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(request.model_dump_json() + "\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:  # the worker died: its exit code and last words, not a hung pipe
+            code = process.wait()
+            self._forget()
+            tail = "\n".join(list(self._stderr)[-12:])
+            raise BabelflowError(
+                f"the τ³ worker ended (exit code {code}) during {what}"
+                + (f"; its last output:\n{tail}" if tail else ""),
+                fix=f"check the τ³ install ({INSTALL_COMMAND}); the next command starts a new worker",
+            )
+        return line
 
     def _forget(self) -> None:
         self._process = None

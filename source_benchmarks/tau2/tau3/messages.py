@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from babelflow.ir import Record
+from source_benchmarks.agent_runs import GoldScript, TrialRecord
 from source_benchmarks.protocol import ReplayOutcome
 
 Operation = Literal[
@@ -26,6 +27,10 @@ Operation = Literal[
     "trace",
     "validate",
     "model_schemas",
+    "agent_prepare",
+    "gold_script",
+    "run_trial",
+    "model_answer",
 ]
 Segment = str | int
 
@@ -39,6 +44,70 @@ class BenchmarkRef(Record):
     benchmark_id: str
     source_dir: str | None = Field(default=None, description="folder laid out like τ³'s domain folder's parent data/")
     overlay_path: str | None = Field(default=None, description="the variant's code overlay file, if any")
+    plain_tool_output: bool = Field(
+        default=False, description="tool results keep non-ASCII as text (a variant's); False: τ³'s own escaping"
+    )
+
+
+class EvaluationRef(Record):
+    """Agents on a benchmark: the variant registered as a τ³ domain (None: the packaged source)."""
+
+    language: str
+    variant_root: str | None = None
+    retrieval_variant: str = Field(description="banking_knowledge's retrieval configuration (τ³'s names)")
+    agent_language_clause: str = Field(
+        default="", description="the language pack's line for the agent's instruction (packs load in the parent)"
+    )
+
+
+class ModelSpec(Record):
+    """A model for one side of a trial: scripted (built in the worker) or bridged to the parent's model."""
+
+    kind: Literal["scripted", "bridged"]
+    label: str
+    script: GoldScript | None = None
+    misbehaviour: str = "faithful"
+    counterparts: dict[str, str] = Field(default_factory=dict)
+    native_zero: int | None = None
+
+
+class TrialRequest(Record):
+    task_id: str
+    trial: int
+    agent: ModelSpec
+    user: ModelSpec
+    max_steps: int = 100
+    max_errors: int = 10
+
+
+class ModelCall(Record):
+    """The worker asks the parent for one model turn (OpenAI message format); keys stay in the parent."""
+
+    role: Literal["agent", "user"]
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+
+
+class ModelToolCall(Record):
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModelAnswer(Record):
+    content: str | None = None
+    tool_calls: list[ModelToolCall] = Field(default_factory=list)
+    failure: str | None = Field(default=None, description="the parent's model raised: the trial stops")
+
+
+class PreparedRegistration(Record):
+    """What `agent_prepare` registered in τ³'s registry."""
+
+    domain: str
+    agent_name: str
+    user_name: str
+    task_ids: list[str]
+    greeting: str | None = None
 
 
 class WorkerRequest(Record):
@@ -51,6 +120,9 @@ class WorkerRequest(Record):
     models: list[str] | None = Field(
         default=None, description="dotted τ³ models (module:Class) whose JSON schemas are wanted"
     )
+    evaluation: EvaluationRef | None = None
+    trial: TrialRequest | None = None
+    answer: ModelAnswer | None = None
 
 
 class WorkerFailure(Record):
@@ -98,4 +170,10 @@ class WorkerReply(Record):
     trace: list[TraceEntry] | None = None
     problems: list[str] | None = None
     model_schemas: dict[str, dict[str, Any]] | None = None
+    prepared: PreparedRegistration | None = None
+    gold: GoldScript | None = None
+    trial: TrialRecord | None = None
+    model_call: ModelCall | None = Field(
+        default=None, description="not the reply yet: the worker waits for a model_answer request"
+    )
     seconds: float = 0.0

@@ -4,6 +4,10 @@ Reads WorkerRequest lines on stdin, answers WorkerReply lines on stdout, until s
 parent dies (babelflow.child_lifetime). The real stdout is kept for the protocol only: anything τ³
 prints goes to stderr, which the client keeps the tail of for its error messages. An error in a
 request is a reply naming the benchmark and the task, never a dead pipe; the worker goes on.
+
+During a `run_trial` with a bridged model, the worker writes `model_call` lines (a reply that is
+not the reply yet) and reads the parent's `model_answer` request for each, before the trial's reply:
+the provider model, its keys and its token accounting stay in the parent.
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ import traceback
 import types
 from collections import OrderedDict
 from importlib import metadata
-from typing import IO
+from typing import IO, Any
 
 from babelflow.child_lifetime import die_with_parent
 from babelflow.errors import BabelflowError
+from source_benchmarks.protocol import ChatReply
 from source_benchmarks.tau2.tau3.messages import (
     BenchmarkRef,
     Hello,
+    ModelCall,
     ReplayPair,
     TraceEntry,
     WorkerFailure,
@@ -40,21 +46,84 @@ class _NamedFailure(Exception):
         self.task_id, self.cause = task_id, cause
 
 
+class Bridge:
+    """The worker's side of a bridged model turn: a `model_call` line out, a `model_answer` line in."""
+
+    def __init__(self, requests: IO[str], replies: IO[str]):
+        self.requests, self.replies = requests, replies
+        self.request_id = -1  # the request being answered
+
+    def ask(self, call: ModelCall) -> ChatReply:
+        self.replies.write(WorkerReply(id=self.request_id, model_call=call).model_dump_json() + "\n")
+        self.replies.flush()
+        line = self.requests.readline()
+        if not line:
+            raise BrokenPipeError("the parent closed the pipe during a model call")
+        request = WorkerRequest.model_validate_json(line)
+        answer = request.answer
+        if request.op != "model_answer" or answer is None:
+            raise BabelflowError(
+                f"expected the parent's model answer, got {request.op!r}", fix="this is a babelflow bug: report it"
+            )
+        if answer.failure is not None:
+            raise BabelflowError(f"the {call.role} model failed: {answer.failure}", field=f"{call.role} model")
+        return ChatReply(answer.content, [(c.id, c.name, dict(c.arguments)) for c in answer.tool_calls])
+
+
 class Worker:
-    def __init__(self) -> None:
+    def __init__(self, bridge: Bridge | None = None) -> None:
         self._open: OrderedDict[tuple, object] = OrderedDict()
+        self._runs: dict[tuple, object] = {}  # agent runs registered in τ³ (a registry entry is never removed)
+        self.bridge = bridge
+
+    @staticmethod
+    def _key(ref: BenchmarkRef) -> tuple:
+        return (ref.handle, ref.benchmark_id, ref.source_dir, ref.overlay_path, ref.plain_tool_output)
 
     def harness(self, ref: BenchmarkRef):
         from source_benchmarks.tau2.tau3.harness import open_harness
 
-        key = (ref.handle, ref.benchmark_id, ref.source_dir, ref.overlay_path)
+        key = self._key(ref)
         found = self._open.get(key)
         if found is None:
-            found = self._open[key] = open_harness(ref.benchmark_id, ref.source_dir, ref.overlay_path)
+            found = self._open[key] = open_harness(
+                ref.benchmark_id, ref.source_dir, ref.overlay_path, ref.plain_tool_output
+            )
             while len(self._open) > KEEP:
                 self._open.popitem(last=False)
         self._open.move_to_end(key)
         return found
+
+    def agent_runs(self, request: WorkerRequest):
+        """The benchmark registered for agent runs (once per benchmark and evaluation settings)."""
+        from source_benchmarks.tau2.tau3.trials import register
+
+        if request.bench is None or request.evaluation is None:
+            raise BabelflowError(
+                f"{request.op} needs a benchmark and evaluation settings", fix="this is a babelflow bug: report it"
+            )
+        key = (self._key(request.bench), request.evaluation.model_dump_json())
+        runs = self._runs.get(key)
+        if runs is None:
+            # kept out of the harness cache's eviction: τ³'s registry holds the domain for good
+            runs = self._runs[key] = register(self.harness(request.bench), request.evaluation)
+        return runs
+
+    def _agent_op(self, request: WorkerRequest, reply: WorkerReply) -> None:
+        runs: Any = self.agent_runs(request)
+        if request.op == "agent_prepare":
+            reply.prepared = runs.registration
+        elif request.op == "gold_script":
+            task_id = (request.task_ids or [""])[0]
+            try:
+                reply.gold = runs.gold_script(task_id)
+            except Exception as exc:
+                raise _NamedFailure(task_id, exc) from exc
+        elif request.op == "run_trial" and request.trial is not None:
+            try:
+                reply.trial = runs.run_trial(request.trial, self.bridge.ask if self.bridge else None)
+            except Exception as exc:
+                raise _NamedFailure(request.trial.task_id, exc) from exc
 
     @staticmethod
     def _each(ids: list[str], run) -> list:
@@ -80,6 +149,9 @@ class Worker:
             from source_benchmarks.tau2.environment_factory import import_object
 
             reply.model_schemas = {dotted: import_object(dotted).model_json_schema() for dotted in request.models or []}
+            return reply
+        if request.op in ("agent_prepare", "gold_script", "run_trial"):
+            self._agent_op(request, reply)
             return reply
         if request.bench is None:
             raise BabelflowError(
@@ -116,6 +188,8 @@ class Worker:
         try:
             request = WorkerRequest.model_validate_json(line)
             request_id = request.id
+            if self.bridge is not None:
+                self.bridge.request_id = request_id
             reply = self.handle(request)
         except _NamedFailure as failure:
             reply = WorkerReply(id=request_id, failure=_failure(failure.cause, failure.task_id))
@@ -136,8 +210,8 @@ def _failure(exc: BaseException, task_id: str | None) -> WorkerFailure:
 
 
 def serve(requests: IO[str], replies: IO[str]) -> None:
-    worker = Worker()
-    for line in requests:
+    worker = Worker(Bridge(requests, replies))
+    while line := requests.readline():  # readline, not iteration: a bridged model call reads the pipe too
         if line.strip():
             replies.write(worker.answer(line).model_dump_json() + "\n")
             replies.flush()

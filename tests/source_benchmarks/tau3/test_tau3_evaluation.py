@@ -1,0 +1,159 @@
+"""Agents on τ³ through τ³'s own Orchestrator and evaluate_simulation, in the worker: scripted gold runs
+score a variant as its source, a variant's tool output reaches the agent as text (banking's own
+json.dumps sites included) unless switched off, the variant's translated banking policy is what the
+agent reads, and a model of the parent answers the worker's model calls over the pipe. Skipped
+without .venv-tau3."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from babelflow.errors import BabelflowError
+from babelflow.variant import MANIFEST_NAME, VariantManifest
+from source_benchmarks.protocol import ChatReply
+from source_benchmarks.registry import family_of, get_benchmark
+from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
+from source_benchmarks.tau2.tau3.evaluation import Tau3AgentEvaluation
+from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+
+RUNTIME = find_runtime()
+pytestmark = pytest.mark.skipif(isinstance(RUNTIME, str), reason=f"τ³ not installed: {INSTALL_COMMAND}")
+BANKING = "tau3-banking_knowledge"
+DEBIT_TASK = "task_077"  # its gold calls list the debit cards of chk_lj82d4f1a9: json.dumps(cards) in tools.py
+CARDHOLDER = "LIANG JINHAI"
+LOCALIZED = "LIÁNG JĪNHǍI"  # what a localized DB could hold: non-ASCII in a value the tool dumps
+POLICY_MARK = "Responde siempre en español, señor."
+
+
+def _scripted(evaluation: Tau3AgentEvaluation, run, task_id: str):
+    script = evaluation.gold_script(run, task_id)
+    return evaluation.run_trial(run, task_id, ScriptedAgent(script), ScriptedUser(script), trial=0)
+
+
+@pytest.fixture(scope="module")
+def mock_variant(tmp_path_factory, analyzed) -> Path:
+    from babelflow.settings import BabelflowSettings
+    from flows.adapt import adapt
+
+    settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("tau3-evaluation"))
+    return adapt("tau3-mock", "ar-XB", settings=settings, ir=analyzed("tau3-mock")).paths.variant
+
+
+@pytest.mark.slow  # ~20 s alone: the analysis and adapt of tau3-mock, the worker's start, 20 runs
+def test_scripted_gold_runs_score_the_mock_variant_as_its_source(mock_variant: Path) -> None:
+    evaluation = family_of("tau3-mock").agent_evaluation()
+    source = evaluation.prepare("tau3-mock", "en", None)
+    variant = evaluation.prepare("tau3-mock", "ar-XB", mock_variant)
+    assert (source.harness_name, source.agent_name) == ("mock", "llm_agent")  # τ³'s own registered source
+    assert variant.harness_name.startswith("tau3-mock_ar-XB") and variant.agent_name.startswith("llm_agent_ar-XB")
+    assert variant.task_ids == source.task_ids and len(source.task_ids) == 10
+    theirs = {t: _scripted(evaluation, source, t) for t in source.task_ids}
+    ours = {t: _scripted(evaluation, variant, t) for t in variant.task_ids}
+    assert {t: r.reward for t, r in ours.items()} == {t: r.reward for t, r in theirs.items()}
+    # what no scripted run can pass, on both sides: a task without gold actions whose env assertion
+    # needs a call nobody makes, and a user task whose assertion needs the user to read a notification
+    failing = {t for t, r in theirs.items() if r.reward != 1.0}
+    assert failing == {"update_task_with_history_and_env_assertions", "update_task_with_user_tools"}
+    greeting, english = ours["create_task_1"].turns[0], theirs["create_task_1"].turns[0]
+    assert greeting.role == "agent" and not greeting.model_made and greeting.text != english.text  # translated
+    assert all(r.termination == "user_stop" for r in ours.values())
+    # the ar-XB DB's text (RTL marks, mirrored words) reaches the agent as text, not \u escapes
+    tool_text = " ".join(turn.text for r in ours.values() for turn in r.turns if turn.role == "tool")
+    assert "\u202e" in tool_text and "\\u202e" not in tool_text
+
+
+def _banking_variant(root: Path) -> Path:
+    """A banking variant holding two changed files: a debit card's holder in non-ASCII, and the
+    bm25_grep policy template with a Spanish line; every other file is the source's."""
+    bench = get_benchmark(BANKING)
+    domain = root / "data" / "tau2" / "domains" / "banking_knowledge"
+    (domain / "prompts").mkdir(parents=True)
+    db_spec = next(s for s in bench.artifacts() if s.path.endswith("/db.json"))
+    db = json.loads(bench.artifact_path(db_spec).read_text(encoding="utf-8"))
+    card = db["debit_cards"]["data"]["dbc_lj82d4f1a9_bluest"]
+    assert card["cardholder_name"] == CARDHOLDER
+    card["cardholder_name"] = LOCALIZED
+    (domain / "db.json").write_text(json.dumps(db, ensure_ascii=False, indent=2), encoding="utf-8")
+    template = next(s for s in bench.artifacts() if s.path.endswith("prompts/classic_rag_bm25.md"))
+    text = bench.artifact_path(template).read_text(encoding="utf-8")
+    (domain / "prompts" / "classic_rag_bm25.md").write_text(f"{POLICY_MARK}\n{text}", encoding="utf-8")
+    manifest = VariantManifest(
+        benchmark=BANKING,
+        language="es",
+        domain_name=f"{BANKING}_es",
+        source_version=bench.source_version,
+        source_artifacts=[],
+        ir_sha256="-",
+        profile_sha256="-",
+        canonical_map_version="-",
+        translator_id="test",
+        outputs=[],
+        failed_units=0,
+    )
+    (root / MANIFEST_NAME).write_text(manifest.model_dump_json(), encoding="utf-8")
+    return root
+
+
+class Recording:
+    """A model of the parent process (not scripted, so bridged): plays the gold script, keeps what it saw."""
+
+    def __init__(self, inner: ScriptedAgent):
+        self.inner, self.label, self.seen = inner, "recording", []
+
+    def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
+        self.seen.append(messages)
+        return self.inner.chat(messages, tools)
+
+
+class Failing:
+    label = "failing"
+
+    def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
+        raise BabelflowError("the provider refused the key", fix="set a valid key")
+
+
+def test_banking_variant_tool_output_policy_and_the_model_bridge(tmp_path: Path) -> None:
+    variant = _banking_variant(tmp_path / "es")
+    evaluation = Tau3AgentEvaluation()
+    run = evaluation.prepare(BANKING, "es", variant)
+    script = evaluation.gold_script(run, DEBIT_TASK)
+    agent = Recording(ScriptedAgent(script))
+    record = evaluation.run_trial(run, DEBIT_TASK, agent, ScriptedUser(script), trial=0)
+    assert record.reward == 1.0 and record.termination == "user_stop"
+    assert len(agent.seen) == len(script.calls) + 1  # one bridged turn per gold call, then the answer
+    system = agent.seen[0][0]
+    assert system["role"] == "system" and POLICY_MARK in system["content"]  # the variant's policy template
+    cards = [turn.text for turn in record.turns if turn.role == "tool" and "dbc_lj82d4f1a9_bluest" in turn.text]
+    assert cards and LOCALIZED in cards[0] and "\\u" not in cards[0]  # banking's json.dumps(cards), as text
+
+    escaped = Tau3AgentEvaluation(plain_tool_output=False)  # the harness check's escaped case
+    escaped_run = escaped.prepare(BANKING, "es", variant)
+    assert escaped_run.harness_name != run.harness_name  # another registration: its own environments
+    record = _scripted(escaped, escaped_run, DEBIT_TASK)
+    cards = [turn.text for turn in record.turns if turn.role == "tool" and "dbc_lj82d4f1a9_bluest" in turn.text]
+    assert record.reward == 1.0 and "LI\\u00c1NG" in cards[0] and LOCALIZED not in cards[0]
+
+    source = evaluation.prepare(BANKING, "en", None)
+    theirs = _scripted(evaluation, source, DEBIT_TASK)
+    assert theirs.reward == 1.0 and [t.tool_calls for t in theirs.turns] == [t.tool_calls for t in record.turns]
+
+    with pytest.raises(BabelflowError, match="refused the key"):  # the parent's own error, not the worker's echo
+        evaluation.run_trial(run, DEBIT_TASK, Failing(), ScriptedUser(script), trial=0)
+    assert _scripted(evaluation, run, DEBIT_TASK).reward == 1.0  # the worker goes on
+
+
+@pytest.mark.slow
+def test_every_banking_task_scores_the_same_on_a_variant_holding_every_file(tmp_path: Path) -> None:
+    """97 scripted gold runs each side (~100 s source, ~80 s variant): same reward per task."""
+    evaluation = Tau3AgentEvaluation()
+    source = evaluation.prepare(BANKING, "en", None)
+    variant = evaluation.prepare(BANKING, "es", _banking_variant(tmp_path / "es"))
+    theirs = {t: _scripted(evaluation, source, t).reward for t in source.task_ids}
+    ours = {t: _scripted(evaluation, variant, t).reward for t in variant.task_ids}
+    assert ours == theirs and len(ours) == 97
+    # task_061 interleaves the user's check deposit between agent calls; a scripted user calls after
+    # the agent's last call, so the old account cannot be closed yet: the DB differs on both sides
+    assert {t for t, r in theirs.items() if r != 1.0} == {"task_061"}
