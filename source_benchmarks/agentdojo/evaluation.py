@@ -293,6 +293,7 @@ class AgentDojoEvaluation:
             variant=variant,
             task_ids=source.task_ids("user"),
             injection_task_ids=source.task_ids("injection"),
+            agent_name=f"AgentPipeline, {'plain' if plain else 'escaped (AgentDojo default)'} tool output",
             handle=_Harness(suite, source.source_suite, version, system_message, tool_output, verbose),
         )
 

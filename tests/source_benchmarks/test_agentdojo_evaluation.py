@@ -94,6 +94,7 @@ def test_tool_output_reaches_the_agent_unescaped_unless_switched_off(runs, es_va
 
     evaluation, _, es = runs
     escaped = evaluation.prepare(BENCH, "es", es_variant, plain_tool_output=False)
+    assert "escaped" in escaped.agent_name and "plain" in es.agent_name  # the report says which
     shown = {}
     for run in (es, escaped):
         agent = Recording(ScriptedAgent(evaluation.gold_script(run, "user_task_1")))
