@@ -62,8 +62,9 @@ class Tau3AgentEvaluation:
 
     has_user_simulator = True
 
-    def __init__(self, *, plain_tool_output: bool = True, retrieval_variant: str = AGENT_RETRIEVAL_VARIANT):
-        # plain_tool_output: a variant's tool results keep non-ASCII as text; False shows τ³'s escaping
+    def __init__(self, *, plain_tool_output: bool | None = None, retrieval_variant: str = AGENT_RETRIEVAL_VARIANT):
+        # plain_tool_output: a variant's tool results keep non-ASCII as text; False shows τ³'s escaping;
+        # None: as the family opens variants (family.PLAIN_TOOL_OUTPUT, True)
         self.plain_tool_output = plain_tool_output
         self.retrieval_variant = retrieval_variant
 
@@ -74,7 +75,7 @@ class Tau3AgentEvaluation:
             raise BabelflowError(
                 f"{benchmark_id} is not a τ³ benchmark", file=variant, fix="evaluate a tau3-* source or variant"
             )
-        if variant is not None:  # the source stays τ³'s own
+        if variant is not None and self.plain_tool_output is not None:  # the source stays τ³'s own
             bench.plain_tool_output = self.plain_tool_output
         evaluation = EvaluationRef(
             language=language,

