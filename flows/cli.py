@@ -604,7 +604,7 @@ def ir_schema(
 
 
 # command modules; they never import this one
-from flows import cli_evaluate, cli_families, cli_interchange, cli_review  # noqa: E402
+from flows import cli_evaluate, cli_families, cli_interchange, cli_review, cli_units  # noqa: E402
 
 app.command("review")(cli_review.review)
 app.command("server")(cli_review.server)
@@ -612,6 +612,8 @@ app.command("export")(cli_interchange.export_command)
 app.command("import")(cli_interchange.import_command)
 app.command("evaluate")(cli_evaluate.evaluate_command)
 app.command("families")(cli_families.families_command)
+app.command("units")(cli_units.units_command)
+app.command("correct")(cli_units.correct_command)
 
 if __name__ == "__main__":
     app()

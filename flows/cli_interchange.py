@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import getpass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,58 +10,61 @@ import typer
 
 from babelflow.errors import BabelflowError
 from babelflow.output_guard import check_file_out
-from babelflow.settings import BabelflowSettings
 from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
-from source_benchmarks import get_benchmark
-from translators.memory import TranslationMemory
+from flows.cli_units import out, provenance
 
 if TYPE_CHECKING:  # the commands import their engines lazily: `babelflow --help` stays fast
-    from babelflow.adaptation_run import RunPaths
-    from babelflow.canonical_map import CanonicalMap
-    from babelflow.ir import IRDocument
-    from babelflow.language_pack import LanguagePack
+    from flows.workbench import Workbench
     from translators.interchange import ExchangeUnit
 
 
-@dataclass
-class _Context:
-    """What export and import share: the IR, the exchange units and the translator for the rest."""
-
-    settings: BabelflowSettings
-    paths: RunPaths
-    ir: IRDocument
-    units: list[ExchangeUnit]
-    translator: str
-    pack: LanguagePack
-    cmap: CanonicalMap
-
-
-def _context(benchmark: str, lang: str, source_dir: Path | None, translator: str, *, drafts: bool = False) -> _Context:
+def _workbench(benchmark: str, lang: str, source_dir: Path | None, translator: str) -> Workbench:
     """`auto` without an offline translator for `lang` means none: the export goes out with empty
-    targets (the offline path to any language); with a translator, `drafts` fills the targets."""
-    # each of these adds 35 ms (CLDR) to 2.5 s (the stages) to `babelflow --help`, which imports this module
-    from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415
-    from flows.components import analyze_or_reuse, translator_for  # noqa: PLC0415
-    from flows.run_setup import resolve_run  # noqa: PLC0415
+    targets (the offline path to any language). Loading runs the engine over the translation memory
+    with the reviewed texts: every unit's current text, drafted first where the memory lacks it."""
+    # the engine, the stages and CLDR: 35 ms to 2.5 s on `babelflow --help`, which imports this module
+    from flows.workbench import Workbench  # noqa: PLC0415
     from translators.choice import NONE  # noqa: PLC0415
-    from translators.engine import TranslationEngine, pack_glossary  # noqa: PLC0415
-    from translators.interchange import exchange_units  # noqa: PLC0415
 
-    settings = BabelflowSettings()
-    # `auto` without an offline translator for the language: the export goes out with empty targets
-    run = resolve_run(settings, benchmark, lang, translator=translator, source_dir=source_dir, auto_fallback=NONE)
-    pack, paths = run.pack, run.paths
-    engine_translator = translator_for(run.translator_spec, run.language, pack)
-    bench = get_benchmark(benchmark, source_dir=source_dir)
-    ir = analyze_or_reuse(bench, None, paths.ir, lambda m: None)
-    cmap = load_canonical_map(paths.canonical_map, benchmark, lang)
-    engine = TranslationEngine(
-        engine_translator, lang, TranslationMemory(paths.memory), glossary=pack_glossary(pack, benchmark)
-    )
-    if drafts and run.translator_spec != NONE:
-        # fills the translation memory: its drafts become the targets
-        engine.translate(ir, cmap, renderings=run.entity_renderings(ir.entity_classes))
-    return _Context(settings, paths, ir, exchange_units(ir, cmap, engine), run.translator_spec, pack, cmap)
+    with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
+        return Workbench.load(benchmark, lang, translator=translator, source_dir=source_dir, auto_fallback=NONE)
+
+
+def exchange_units(bench: Workbench) -> list[ExchangeUnit]:
+    """Each unit with its current text (corrections and imports included), its XLIFF state and its
+    context (fields, tasks, tools, who made the text) as notes."""
+    from translators.interchange import ExchangeUnit  # noqa: PLC0415
+
+    out = []
+    for record in bench.records:
+        protected = bench.protected[record.key]
+        target = None if record.origin_class == "failed" else bench.protected_target(record)
+        notes = [
+            f"context: {bench.run.benchmark} {record.kind} unit",
+            "fields: "
+            + "; ".join(record.roles[:4])
+            + (f" (+{len(record.roles) - 4})" if len(record.roles) > 4 else ""),
+        ]
+        if record.tasks:
+            notes.append("tasks: " + ", ".join(record.tasks[:20]) + (" …" if len(record.tasks) > 20 else ""))
+        if record.tools:
+            notes.append("tools: " + ", ".join(record.tools[:10]))
+        notes.append("made by: " + provenance(record))
+        if record.canonical_group:
+            notes.append(f"canonical term ({record.canonical_group}): translate once, it is reused in every file")
+        if protected.placeholders:
+            notes.append(
+                "inline codes: "
+                + "; ".join(f"{p.index}={p.original!r}" for p in protected.placeholders)
+                + " — keep every code exactly once"
+            )
+        state = "needs-translation" if target is None else record.state
+        out.append(ExchangeUnit(record_unit(bench, record.key), protected, target, notes, state))
+    return out
+
+
+def record_unit(bench: Workbench, key: str):
+    return next(u for u in bench.units if u.key == key)
 
 
 @cli_errors
@@ -69,7 +72,7 @@ def export_command(
     benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
     lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
     fmt: str = typer.Option("xliff", "--format", help="xliff (XLIFF 1.2) or po."),
-    out: Path = typer.Option(..., "--out", "-o", help="File to write (.xlf or .po)."),
+    out_file: Path = typer.Option(..., "--out", "-o", help="File to write (.xlf or .po)."),
     translator: str = typer.Option(
         "auto",
         "--translator",
@@ -90,13 +93,17 @@ def export_command(
             fix="use xliff or po (XLIFF 2.0 is not offered: translate-toolkit's writer fails the official schema)",
         )
     if source_dir is not None:  # the installed packages are guarded by the writer itself
-        check_file_out(out, [source_dir])
-    context = _context(benchmark, lang, source_dir, translator, drafts=True)
-    units, used = context.units, context.translator
-    write_exchange(units, out, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)
-    console.print(
-        f"{len(units)} units ({sum(u.target is not None for u in units)} with a {used} draft)"
-        f" written to [bold]{shown_text(str(out))}[/]"
+        check_file_out(out_file, [source_dir])
+    bench = _workbench(benchmark, lang, source_dir, translator)
+    units = exchange_units(bench)
+    write_exchange(units, out_file, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)
+    states: dict[str, int] = {}
+    for unit in units:
+        states[unit.state or "none"] = states.get(unit.state or "none", 0) + 1
+    out.print(
+        f"{len(units)} units written to [bold]{shown_text(str(out_file))}[/] (current text; translator"
+        f" {bench.run.translator_spec}): " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())),
+        highlight=False,
     )
 
 
@@ -112,6 +119,9 @@ def import_command(
             "Translator for units the file does not cover (`auto` as for export; "
             "`none` keeps their source text and reports them)."
         ),
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Accept targets whose per-unit checks fail (English left, numbers); they are recorded."
     ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
     max_bytes: int | None = typer.Option(
@@ -132,8 +142,9 @@ def import_command(
     """Bring a translator's file back, all or nothing: every entry is checked (ids, states, inline
     codes, pack, fidelity, canonical terms) before anything is written; then the variant is rebuilt."""
     # the pipeline (2.2 s), the import checks and translate-toolkit (0.8 s) stay off `babelflow --help`
-    from flows.adapt import adapt  # noqa: PLC0415
-    from flows.importing import check_entries, check_header, check_written, roll_back, write_import  # noqa: PLC0415
+    from flows.correcting import apply_human_texts  # noqa: PLC0415
+    from flows.importing import check_entries, check_header, check_written, refuse  # noqa: PLC0415
+    from flows.workbench import Correction, now  # noqa: PLC0415
     from translators.interchange import ImportLimits, plan_import, read_exchange  # noqa: PLC0415
 
     limits = ImportLimits(
@@ -141,25 +152,53 @@ def import_command(
     )
     exchange = read_exchange(file, limits)  # bounded before the IR is loaded
     check_header(exchange, benchmark, lang)
-    context = _context(benchmark, lang, source_dir, translator)
-    settings, paths = context.settings, context.paths
-    plan = plan_import(context.units, exchange, keep_order=context.pack.is_pseudo)
+    bench = _workbench(benchmark, lang, source_dir, translator)
+    plan = plan_import(exchange_units(bench), exchange, keep_order=bench.run.pack.is_pseudo)
     check_entries(exchange, plan)
-    check_written(exchange, plan, context.ir, context.pack, context.cmap, lang)
-    written = write_import(
-        settings, benchmark, lang, paths.reviewed, paths.canonical_map, plan, holder=f"import {file.name}"
-    )
-    try:
-        result = adapt(
-            benchmark, lang, translator_spec=context.translator, source_dir=source_dir, settings=settings, ir=context.ir
+    records = {r.key: r for r in bench.records}
+    # per unit, the flow's checks on the new text (language, numbers, tokens, pack): a finding per unit
+    flagged = {e.unit_key: [c for c in bench.checks(records[e.unit_key], e.target) if c.refusing] for e in plan.entries}
+    flagged = {key: checks for key, checks in flagged.items() if checks}
+    if not force:
+        check_written(exchange, plan, bench.ir, bench.run.pack, bench.cmap, bench.language)
+        if flagged:
+            error = refuse(
+                file,
+                [
+                    f"unit {e.unit_key} ({e.where}): "
+                    + "; ".join(f"{c.kind}: {c.message}" for c in flagged[e.unit_key])
+                    for e in plan.entries
+                    if e.unit_key in flagged
+                ],
+                field="targets",
+            )
+            error.fix = f"{error.fix}; or import with --force to accept them as they are (recorded with each unit)"
+            raise error
+    counts = f"{plan.unchanged} unchanged, {plan.empty_units} without a target"
+    if not plan.entries:
+        out.print(f"0 changed ({counts}); nothing was written", highlight=False)
+        return
+    corrections = [
+        Correction(
+            unit_key=e.unit_key,
+            element_ids=e.element_ids,
+            text=e.target,
+            previous=records[e.unit_key].target,
+            author=getpass.getuser(),
+            at=now(),
+            via="import",
+            detail=file.name,
+            forced=[c.kind for c in flagged.get(e.unit_key, [])],
         )
-    except BaseException as exc:  # an interrupted rebuild too: the import is all or nothing
-        roll_back(settings, benchmark, lang, written)
-        if isinstance(exc, BabelflowError):
-            exc.message += "\nThe import was rolled back: the reviewed translations and canonical map are as before."
-        raise
-    console.print(
-        f"{len(plan.entries)} units imported ({len(plan.targets)} fields, {len(plan.canonical)} canonical terms; "
-        f"{plan.empty_units} without a target left to the translator);"
-        f" variant rebuilt at [bold]{shown_text(str(result.paths.variant))}[/]"
+        for e in plan.entries
+    ]
+    applied = apply_human_texts(bench, plan, corrections, holder=f"import {file.name}", source_dir=source_dir)
+    out.print(
+        f"{len(plan.entries)} changed ({counts}): {len(plan.reviewed)} fields, {len(plan.canonical)} canonical terms"
+        + (f"; accepted with --force despite their checks: {', '.join(sorted(flagged))}" if flagged else ""),
+        highlight=False,
     )
+    for entry in plan.entries:
+        out.print(f"  unit {entry.unit_key} ({entry.where}): {shown_text(entry.target)}", highlight=False)
+    for line in applied.lines:
+        out.print(shown_text(line), highlight=False)

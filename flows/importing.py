@@ -10,7 +10,10 @@ rebuild that then fails puts both files back. A refused import changes nothing a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 from pydantic import Field
@@ -26,6 +29,9 @@ from translators.interchange import ExchangeFile, ImportPlan, ImportProblem, Pla
 from translators.pack_checks import check_pack, check_translations
 from validators.findings import Finding
 from validators.probes.fidelity import check_pair
+
+if TYPE_CHECKING:
+    from flows.workbench import Correction
 
 # fidelity findings that refuse an import: the text cannot be right whoever wrote it. The rest
 # (length ratio, text left in English, commentary) are a reviewer's call: `validate` reports them.
@@ -201,7 +207,7 @@ def write_import(
     ran meanwhile is kept). Files whose content does not change are not rewritten. When the second
     write fails (a full disk, an interrupt) the first is put back: both files or neither."""
     written: list[Written] = []
-    with run_lock(settings.layout.locks(), benchmark, language, holder=holder):
+    with held_run_lock(settings, benchmark, language, holder=holder):
         before = reviewed_path.read_bytes() if reviewed_path.exists() else None
         reviewed = _read_reviewed(reviewed_path)
         reviewed.update(plan.reviewed)
@@ -220,6 +226,59 @@ def write_import(
             _put_back(written)
             raise
     return written
+
+
+def record_corrections(
+    settings: BabelflowSettings, benchmark: str, language: str, corrections: list[Correction]
+) -> None:
+    """Append the applied human texts (who, when, the previous text) to the correction log, under the
+    run lock, once the rebuild that applies them has succeeded (a rolled-back import leaves no trace)."""
+    from flows.workbench import CorrectionLog  # noqa: PLC0415 - the workbench imports this module's checks
+
+    with held_run_lock(settings, benchmark, language, holder="corrections log"):
+        CorrectionLog(settings.layout.review_dir(benchmark, language)).append_many(corrections)
+
+
+@contextmanager
+def held_run_lock(settings: BabelflowSettings, benchmark: str, language: str, holder: str) -> Iterator[None]:
+    """The (benchmark, language) run lock, before anything is written. Refused: the message names
+    the run that holds it (a flow paused for review keeps it: its flow-run id and UI address) and
+    what to do; nothing was written."""
+    path = settings.layout.locks() / f"{benchmark}--{language}.lock"
+    try:
+        with run_lock(settings.layout.locks(), benchmark, language, holder=holder):
+            yield
+            return
+    except BabelflowError as exc:
+        if not exc.message.startswith("Another babelflow run"):
+            raise
+        record = path.read_text().strip() if path.exists() else ""
+        raise held_by(settings, benchmark, language, record, path) from None
+
+
+def held_by(settings: BabelflowSettings, benchmark: str, language: str, record: str, path: Path) -> BabelflowError:
+    pid, _, who = record.partition(" ")
+    looks_like_run = len(who) == 36 and who.count("-") == 4  # a Prefect flow-run id (a UUID)
+    if looks_like_run:
+        from flows.local_server import running_server  # noqa: PLC0415 - only when a run holds the lock
+
+        server = running_server(settings)
+        where = f"{server.ui_url}/runs/flow-run/{who}" if server else f"flow run {who} (start `babelflow server`)"
+        return BabelflowError(
+            f"Flow run {who} (pid {pid}) holds {benchmark} {language}: it is running or paused for review"
+            f" at {where}; nothing was written",
+            file=path,
+            fix=(
+                f"answer its review form at {where} (or `babelflow review {benchmark} --lang {language}`) and let the"
+                f" round finish, or cancel it (`prefect flow-run cancel {who}`); then run this command again"
+            ),
+        )
+    return BabelflowError(
+        f"Another babelflow command holds {benchmark} {language} ({who or 'pid ' + pid}, pid {pid});"
+        " nothing was written",
+        file=path,
+        fix="wait for it to finish, then run this command again (runs of different languages may run at once)",
+    )
 
 
 def _put_back(written: list[Written]) -> None:

@@ -60,8 +60,11 @@ class Xliff12File(xliff.xlifffile):
 class ExchangeUnit:
     unit: TranslationUnit
     protected: ProtectedText
-    target: str | None  # protected target (with ⟦N⟧) from the translation memory, if any
+    target: str | None  # protected target (with ⟦N⟧): the unit's current text (a draft or a human's), if any
     notes: list[str]
+    # XLIFF 1.2 target state: needs-translation (no target), needs-review-translation (a machine draft),
+    # translated (a human's text), final (signed off); None: not said (written without a state)
+    state: str | None = None
 
 
 def exchange_units(ir: IRDocument, cmap: CanonicalMap, engine: TranslationEngine) -> list[ExchangeUnit]:
@@ -146,6 +149,13 @@ def _xliff(units: list[ExchangeUnit], source_language: str, target_language: str
             entry.rich_target = _rich(item.target, item.protected)
         for note in item.notes:
             entry.addnote(note, origin="developer")
+        if item.state is not None:
+            target_node = entry.xmlelement.find(f"{{{XLIFF_12}}}target")
+            if target_node is None:  # an untranslated unit says so: CAT tools show it as to do
+                target_node = etree.SubElement(entry.xmlelement, f"{{{XLIFF_12}}}target")
+                entry.xmlelement.remove(target_node)
+                entry.xmlelement.find(f"{{{XLIFF_12}}}source").addnext(target_node)
+            target_node.set("state", item.state)
         store.addunit(entry)
     return bytes(store)
 
@@ -236,6 +246,7 @@ class ImportPlan(Record):
     entries: list[PlannedEntry]
     empty_units: int = Field(description="entries without a target: left to the translator")
     problems: list[ImportProblem]
+    unchanged: int = Field(default=0, description="entries whose target is the unit's current text: nothing to do")
 
     @property
     def targets(self) -> dict[str, str]:
@@ -503,7 +514,7 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
     seen: dict[str, str] = {}
     planned: list[PlannedEntry] = []
     problems: list[ImportProblem] = []
-    empty = 0
+    empty = unchanged = 0
     for entry in exchange.entries:
         key = entry.key.rsplit(ID_SEPARATOR, 1)[-1]  # translate-toolkit may prefix the <file original>
 
@@ -526,6 +537,9 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
             continue
         if not entry.target:
             empty += 1
+            continue
+        if item.target is not None and entry.target == item.target:
+            unchanged += 1  # what the unit holds now (a draft stays a draft; its state needs no change)
             continue
         if not as_read(entry.target) and as_read(item.unit.text):  # ' ' or a zero-width space emptied the field
             refuse("the target is blank (only spaces or invisible characters)")
@@ -554,4 +568,4 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
                 kept=[(p.original, p.restore_as) for p in item.protected.placeholders],
             )
         )
-    return ImportPlan(entries=planned, empty_units=empty, problems=problems)
+    return ImportPlan(entries=planned, empty_units=empty, problems=problems, unchanged=unchanged)

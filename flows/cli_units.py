@@ -1,0 +1,182 @@
+"""`babelflow units` (read every translation unit: source and target side by side, context,
+provenance, checks) and `babelflow correct` (post-edit a unit in place: checked, logged with author,
+time and the previous text, applied by rebuilding the variant)."""
+
+from __future__ import annotations
+
+import fnmatch
+import getpass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from babelflow.errors import BabelflowError
+from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+
+if TYPE_CHECKING:
+    from flows.workbench import UnitCheck, UnitRecord, Workbench
+
+out = Console()  # results on stdout; progress and errors on stderr (flows/cli_common.console)
+
+
+def provenance(record: UnitRecord) -> str:
+    if record.human is not None:
+        human = record.human
+        how = {"import": f"imported from {human.detail}", "finding": f"replacement for {human.detail}"}.get(
+            human.via, "corrected"
+        )
+        forced = f"; accepted despite {', '.join(human.forced)}" if human.forced else ""
+        return f"{how} by {human.author} at {human.at} (was: {human.previous!r}){forced}"
+    return record.origin
+
+
+def context_line(record: UnitRecord) -> str:
+    parts = [
+        ", ".join(Path(a).name for a in record.artifacts),
+        ", ".join(record.roles[:3]) + (" …" if len(record.roles) > 3 else ""),
+    ]
+    if record.tasks:
+        parts.append(
+            "tasks " + ", ".join(record.tasks[:8]) + (f" (+{len(record.tasks) - 8})" if len(record.tasks) > 8 else "")
+        )
+    if record.tools:
+        parts.append("tools " + ", ".join(record.tools[:5]))
+    if record.canonical_group:
+        parts.append(f"canonical term ({record.canonical_group})")
+    return " · ".join(parts)
+
+
+def checks_line(checks: list[UnitCheck]) -> str:
+    return "; ".join(f"{c.kind}: {c.message}" for c in checks) or "pass (language, numbers, tokens, pack)"
+
+
+def _matches(record: UnitRecord, task: str | None, field: str | None, origin: str | None, grep: str | None) -> bool:
+    if task is not None and task not in record.tasks:
+        return False
+    if field is not None and not any(fnmatch.fnmatchcase(r, field) or field in r for r in record.roles):
+        return False
+    if origin is not None and record.origin_class != origin:
+        return False
+    return grep is None or grep.casefold() in (record.source + "\n" + record.target).casefold()
+
+
+def _load(benchmark: str, lang: str, source_dir: Path | None) -> Workbench:
+    from flows.workbench import Workbench  # noqa: PLC0415 - the engine and validators: +2 s on `babelflow --help`
+
+    with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
+        return Workbench.load(benchmark, lang, source_dir=source_dir)
+
+
+@cli_errors
+def units_command(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    unit_id: str | None = typer.Option(None, "--id", help="Show one unit whole (its id or a unique 6+ prefix)."),
+    task: str | None = typer.Option(None, "--task", help="Only units used by this task id."),
+    field: str | None = typer.Option(
+        None, "--field", help="Only units of fields whose role matches this glob or text (e.g. 'policy*')."
+    ),
+    origin: str | None = typer.Option(
+        None,
+        "--origin",
+        help="Only units made so: draft, reviewed, corrected, imported, kept, localized, reference, failed.",
+    ),
+    grep: str | None = typer.Option(None, "--grep", help="Only units whose source or target contains this text."),
+    limit: int = typer.Option(50, "--limit", min=0, help="Most units listed (0: all)."),
+    kind: str = typer.Option("all", "--kind", help="free (prose), canonical (entity terms) or all."),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+) -> None:
+    """Read the translation units side by side: context (artifact, field, task, tool), provenance
+    (translator, memory, map, human correction with author and time) and the flow's checks."""
+    from flows.workbench import ORIGIN_CLASSES  # noqa: PLC0415
+
+    if origin is not None and origin not in ORIGIN_CLASSES:
+        raise BabelflowError(
+            f"Unknown origin {origin!r}", field="--origin", fix="use one of " + ", ".join(ORIGIN_CLASSES)
+        )
+    if kind not in ("all", "free", "canonical"):
+        raise BabelflowError(f"Unknown kind {kind!r}", field="--kind", fix="use free, canonical or all")
+    bench = _load(benchmark, lang, source_dir)
+    if unit_id is not None:
+        show_unit(bench, bench.find(unit_id))
+        return
+    chosen = [r for r in bench.records if (kind == "all" or r.kind == kind) and _matches(r, task, field, origin, grep)]
+    shown = chosen[:limit] if limit else chosen
+    table = Table(show_lines=True, expand=True, title=f"{benchmark} → {bench.language}: {len(chosen)} unit(s)")
+    table.add_column("unit", overflow="fold", min_width=12, ratio=1)
+    table.add_column("source", overflow="fold", ratio=4)
+    table.add_column("target", overflow="fold", ratio=4)
+    table.add_column("context · provenance · checks", overflow="fold", ratio=3)
+    for record in shown:
+        checks = bench.checks(record)
+        table.add_row(
+            f"{record.key[:12]}\n{record.origin_class}\n{record.state}",
+            shown_text(record.source),
+            shown_text(record.target),
+            shown_text(f"{context_line(record)}\n{provenance(record)}\n{checks_line(checks)}")
+            + (f"\nfindings: {', '.join(record.findings)}" if record.findings else ""),
+        )
+    out.print(table)
+    counts: dict[str, int] = {}
+    for record in bench.records:
+        counts[record.origin_class] = counts.get(record.origin_class, 0) + 1
+    out.print(
+        f"{len(shown)} of {len(chosen)} matching unit(s) shown (of {len(bench.records)}: "
+        + ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+        + f"). One whole: `babelflow units {benchmark} --lang {bench.language} --id UNIT`;"
+        f' correct: `babelflow correct {benchmark} --lang {bench.language} --id UNIT --text "…" --author NAME`',
+        highlight=False,
+    )
+
+
+def show_unit(bench: Workbench, record: UnitRecord) -> None:
+    checks = bench.checks(record)
+    out.rule(f"unit {record.key} ({record.kind}, {record.origin_class}, XLIFF state {record.state})")
+    out.print(f"[bold]source[/]  {shown_text(record.source)}", soft_wrap=False)
+    out.print(f"[bold]target[/]  {shown_text(record.target)}")
+    out.print(f"[bold]context[/] {shown_text(context_line(record))}", highlight=False)
+    out.print(f"[bold]fields[/]  {len(record.element_ids)}: {shown_text(', '.join(record.element_ids[:6]))}")
+    out.print(f"[bold]made by[/] {shown_text(provenance(record))}", highlight=False)
+    out.print(f"[bold]checks[/]  {shown_text(checks_line(checks))}", highlight=False)
+    if record.findings:
+        out.print(f"[bold]open findings[/] {', '.join(record.findings)}")
+    for correction in bench.log.history(record.key):
+        out.print(
+            f"  {correction.at} {shown_text(correction.author)} ({correction.via}"
+            f"{' ' + shown_text(correction.detail) if correction.detail else ''}): "
+            f"{shown_text(correction.previous)!r} -> {shown_text(correction.text)!r}",
+            highlight=False,
+        )
+
+
+@cli_errors
+def correct_command(
+    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    text: str = typer.Option(..., "--text", help="The unit's new target text (inline codes as the source has them)."),
+    unit_id: str | None = typer.Option(None, "--id", help="The unit to correct (id or unique 6+ prefix)."),
+    finding: str | None = typer.Option(
+        None,
+        "--finding",
+        help="A review finding (F-…): its unit is corrected and the finding confirmed with this text.",
+    ),
+    author: str = typer.Option("", "--author", help="Your name, recorded with the correction (default: login name)."),
+    force: bool = typer.Option(False, "--force", help="Accept a text whose checks fail (they are recorded)."),
+    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+) -> None:
+    """Post-edit one unit in place: checked like any translation, logged (author, time, previous
+    text; append-only), then the variant is rebuilt (only what the unit touches changes)."""
+    from flows.correcting import apply_correction  # noqa: PLC0415
+
+    if (unit_id is None) == (finding is None):
+        raise BabelflowError("Say which unit", field="--id", fix="give --id UNIT or --finding F-… (one of them)")
+    bench = _load(benchmark, lang, source_dir)
+    outcome = apply_correction(
+        bench, unit_id=unit_id, finding_id=finding, text=text, author=author or getpass.getuser(), force=force,
+        source_dir=source_dir,
+    )  # fmt: skip
+    for line in outcome.lines:
+        out.print(shown_text(line), highlight=False)

@@ -1,0 +1,188 @@
+"""Human texts into the variant: a correction (`babelflow correct`) or an import, as one transaction.
+
+Checked first (the flow's per-field checks: fidelity and the pack's release checks; a refusing check
+stops it unless forced), written under the run lock (free units: the reviewed translations; canonical
+terms: the canonical map, as a reviewer's confirmed entry), then the variant is rebuilt from the
+translation memory (no unit is sent to the translator unless its key changed) and the correction is
+logged with its author, time and previous text. A failed rebuild puts the files back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from babelflow.canonical_map import map_problems
+from babelflow.errors import BabelflowError
+from babelflow.variant import load_manifest
+from flows.adapt import adapt
+from flows.importing import (
+    held_run_lock,
+    planned_map,
+    record_corrections,
+    roll_back,
+    write_import,
+)
+from flows.review_store import ReviewDecision, ReviewStore
+from flows.signoff import void_stale_signoff
+from flows.workbench import Correction, UnitCheck, UnitRecord, Workbench, now
+from translators.interchange import ImportPlan, PlannedEntry
+
+
+@dataclass
+class Applied:
+    lines: list[str] = field(default_factory=list)
+    changed_fields: int = 0
+    changed_files: int = 0
+    sent: int = 0
+
+
+def refusal(where: str, checks: list[UnitCheck]) -> str:
+    return f"{where}: " + "; ".join(f"{c.kind}: {c.message}" for c in checks)
+
+
+def plan_entry(record: UnitRecord, text: str, where: str) -> PlannedEntry:
+    group = (record.canonical_group or "default") if record.kind == "canonical" else None
+    return PlannedEntry(
+        unit_key=record.key,
+        where=where,
+        element_ids=list(record.element_ids),
+        canonical_group=group,
+        source=record.source,
+        target=text,
+    )
+
+
+def _files(variant: Path) -> dict[str, str]:
+    try:
+        return {o.path: o.sha256 for o in load_manifest(variant).outputs}
+    except BabelflowError:
+        return {}
+
+
+def apply_human_texts(
+    bench: Workbench,
+    plan: ImportPlan,
+    corrections: list[Correction],
+    *,
+    holder: str,
+    source_dir: Path | None,
+    decisions: list[ReviewDecision] | None = None,
+) -> Applied:
+    """Write the plan under the lock, rebuild, then log. Returns what changed (fields, files, units sent)."""
+    settings, run = bench.settings, bench.run
+    problems = map_problems(planned_map(bench.cmap, plan))
+    if problems:
+        raise BabelflowError(
+            "Refused: the canonical map would break: " + "; ".join(problems[:5]) + "; nothing was written",
+            field="--text",
+            fix="give each canonical term its own rendering (two terms of one class may not read the same)",
+        )
+    files_before = _files(run.paths.variant)
+    written = write_import(
+        settings, run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan, holder=holder
+    )
+    try:
+        result = adapt(
+            run.benchmark, run.language, translator_spec=run.translator_spec, source_dir=source_dir, settings=settings,
+            ir=bench.ir,
+        )  # fmt: skip
+    except BaseException as exc:
+        roll_back(settings, run.benchmark, run.language, written)
+        if isinstance(exc, BabelflowError):
+            exc.message += "\nRolled back: the reviewed translations and canonical map are as before."
+        raise
+    record_corrections(settings, run.benchmark, run.language, corrections)
+    if decisions:
+        store = ReviewStore(run.paths.review_dir)
+        with held_run_lock(settings, run.benchmark, run.language, holder="review decision"):
+            store.append_many(decisions)
+    files_after = _files(run.paths.variant)
+    applied = Applied(
+        changed_fields=sum(1 for k, v in result.outcome.targets.items() if bench.targets.get(k) != v),
+        changed_files=sum(1 for k, v in files_after.items() if files_before.get(k) != v),
+        sent=result.outcome.stats.segments_sent,
+    )
+    applied.lines.append(
+        f"rebuilt {result.paths.variant}: {applied.changed_fields} field(s) in {applied.changed_files} file(s) changed;"
+        f" {applied.sent} unit(s) sent to the translator"
+    )
+    voided = void_stale_signoff(run.paths.variant, run.paths.review_dir)
+    if voided:
+        applied.lines.append(voided)
+    return applied
+
+
+def apply_correction(
+    bench: Workbench,
+    *,
+    unit_id: str | None,
+    finding_id: str | None,
+    text: str,
+    author: str,
+    force: bool,
+    source_dir: Path | None,
+) -> Applied:
+    lines = []
+    decisions: list[ReviewDecision] = []
+    if finding_id is not None:
+        store = ReviewStore(bench.run.paths.review_dir)
+        queue = store.queue()
+        finding = next((f for f in (queue.findings if queue else []) if f.id == finding_id), None)
+        if finding is None or not finding.element_id:
+            raise BabelflowError(
+                f"No open finding {finding_id!r} on a field",
+                file=store.queue_path,
+                field="--finding",
+                fix=f"list the open findings with `babelflow review {bench.run.benchmark} --lang {bench.language}`",
+            )
+        record = bench.unit_of_element(finding.element_id)
+        lines.append(f"finding {finding_id} -> unit {record.key} (field {finding.element_id})")
+        decisions.append(
+            ReviewDecision(
+                finding_id=finding_id,
+                decision="confirm",
+                reviewer=author,
+                note="babelflow correct",
+                route="translation",
+                replacement=text,
+            )
+        )
+    else:
+        record = bench.find(unit_id or "")
+    if not text.strip():
+        raise BabelflowError("The new text is empty", field="--text", fix="give the unit's whole new target text")
+    if text == record.target:
+        return Applied(lines=lines + [f"unit {record.key}: 0 changed (the text is already the target)"])
+    checks = bench.checks(record, text)
+    refusing = [c for c in checks if c.refusing]
+    if refusing and not force:
+        raise BabelflowError(
+            "Correction refused by the checks; nothing was written:\n  " + refusal(f"unit {record.key}", refusing),
+            field="--text",
+            fix="fix the text (numbers, protected tokens and the target language must match the source),"
+            " or pass --force to accept it as it is (the failing checks are recorded with it)",
+        )
+    correction = Correction(
+        unit_key=record.key,
+        element_ids=list(record.element_ids),
+        text=text,
+        previous=record.target,
+        author=author,
+        at=now(),
+        via="finding" if finding_id else "correction",
+        detail=finding_id or "",
+        forced=[c.kind for c in refusing],
+    )
+    plan = ImportPlan(entries=[plan_entry(record, text, "--text")], empty_units=0, problems=[])
+    applied = apply_human_texts(
+        bench, plan, [correction], holder=f"correct {record.key}", source_dir=source_dir, decisions=decisions
+    )
+    note = f" (accepted despite {', '.join(correction.forced)})" if correction.forced else ""
+    applied.lines = (
+        lines
+        + [f"unit {record.key} corrected by {author}{note}: {record.target!r} -> {text!r}"]
+        + [f"  check {c.kind}: {c.message}" for c in checks]
+        + applied.lines
+    )
+    return applied

@@ -1,0 +1,404 @@
+"""The unit-level review workbench of one (benchmark, language): every translation unit with its
+source and current target, its context (artifact, field, task, tool), its provenance (translator,
+memory, canonical map, a human correction or import with author and time) and its checks.
+
+The current text is what the next adapt/flow round writes: the engine is run over the translation
+memory with the reviewed texts (no translator call for a unit the memory holds; 1.9 s on es retail).
+Human texts are kept twice: the applied map (`reviewed_translations.json`, element id -> text, the
+pipeline's input) and an append-only log of corrections (who, when, the previous text) next to the
+decision log, from which provenance is read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import orjson
+from pydantic import Field, ValidationError
+
+from babelflow.adaptation_run import AdaptationRun
+from babelflow.canonical_map import CanonicalMap, load_canonical_map
+from babelflow.errors import BabelflowError
+from babelflow.ir import IRDocument, IRElement, Record
+from babelflow.settings import BabelflowSettings
+from flows.components import analyze_or_reuse, translator_for
+from flows.run_setup import resolve_run
+from source_benchmarks import get_benchmark
+from translators.engine import TranslationEngine, pack_glossary, protect_unit
+from translators.memory import TranslationMemory
+from translators.pack_checks import check_translations
+from translators.placeholders import ProtectedText
+from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
+from validators.finding_kinds import Severity
+from validators.probes.fidelity import check_pair
+
+XliffState = Literal["needs-translation", "needs-review-translation", "translated", "final"]
+Via = Literal["correction", "import", "finding"]
+ORIGIN_CLASSES = ("draft", "reviewed", "corrected", "imported", "kept", "localized", "reference", "failed")
+
+# fidelity findings a human text may not carry unless the reviewer insists (--force): the text is
+# wrong whoever wrote it (numbers, protected tokens, placeholders), or it is not in the target
+# language (an English target copied through, another language)
+REFUSING_CHECKS = frozenset(
+    {
+        "placeholder_left",
+        "number_changed",
+        "token_duplicated",
+        "tokens_swapped",
+        "wrong_language",
+        "answered_not_translated",
+        "truncated",
+        "untranslated",
+    }
+)
+
+
+class Correction(Record):
+    """One human text for a unit: a post-edit in the CLI, a confirmed finding's replacement, an import."""
+
+    unit_key: str
+    element_ids: list[str]
+    text: str
+    previous: str = Field(description="the unit's text before this correction")
+    author: str
+    at: str
+    via: Via
+    detail: str = Field(default="", description="the imported file's name, or the finding id")
+    forced: list[str] = Field(default_factory=list, description="checks that failed and were accepted with --force")
+
+
+class CorrectionLog:
+    """Append-only (one fsynced write per batch); a torn last line of a killed write is skipped."""
+
+    def __init__(self, review_dir: Path):
+        self.path = Path(review_dir) / "corrections.jsonl"
+
+    def entries(self) -> list[Correction]:
+        if not self.path.exists():
+            return []
+        lines = self.path.read_bytes().splitlines()
+        out = []
+        for number, line in enumerate(lines, start=1):
+            try:
+                out.append(Correction.model_validate(orjson.loads(line)))
+            except (orjson.JSONDecodeError, ValidationError) as exc:
+                if number < len(lines):
+                    raise BabelflowError(
+                        "Correction log is corrupt",
+                        file=self.path,
+                        field=f"line {number}",
+                        fix="restore the line from a backup; corrections are append-only",
+                    ) from exc
+        return out
+
+    def latest(self) -> dict[str, Correction]:
+        return {c.unit_key: c for c in self.entries()}
+
+    def history(self, unit_key: str) -> list[Correction]:
+        return [c for c in self.entries() if c.unit_key == unit_key]
+
+    def append_many(self, corrections: list[Correction]) -> None:
+        if not corrections:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "ab") as handle:
+            handle.write(b"".join(orjson.dumps(c.model_dump(mode="json")) + b"\n" for c in corrections))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class UnitCheck(Record):
+    kind: str
+    severity: str
+    message: str
+    refusing: bool = Field(description="a human text with this check failing is refused unless forced")
+
+
+class UnitRecord(Record):
+    key: str
+    kind: Literal["free", "canonical"]
+    source: str
+    target: str
+    element_ids: list[str]
+    canonical_group: str | None = None
+    artifacts: list[str]
+    roles: list[str]
+    tasks: list[str]
+    tools: list[str]
+    origin: str = Field(description="who made the current text, as the engine says (translator id, map, reviewed)")
+    origin_class: str = Field(description="one of ORIGIN_CLASSES")
+    human: Correction | None = None
+    corrections: int = 0
+    stratum: str = Field(description="role class for sampling: task, policy, user_guidelines, tool, db, prompt, other")
+    state: XliffState
+    findings: list[str] = Field(default_factory=list, description="open review findings on its fields")
+
+
+def stratum_of(role: str) -> str:
+    if role.startswith("tasks"):
+        return "task"
+    for prefix, name in (
+        ("policy", "policy"),
+        ("user_guidelines", "user_guidelines"),
+        ("tool_code", "tool"),
+        ("data_model_code", "tool"),
+        ("db", "db"),
+        ("prompt_code", "prompt"),
+    ):
+        if role.startswith(prefix):
+            return name
+    return "other"
+
+
+def origin_class(origin: str, human: Correction | None) -> str:
+    if origin == "failed":
+        return "failed"
+    if origin == "reviewed" or origin == "canonical map (reviewer)":
+        if human is None:
+            return "reviewed"
+        return "imported" if human.via == "import" else "corrected"
+    if origin == "canonical map (kept)":
+        return "kept"
+    if origin == "canonical map (localized)":
+        return "localized"
+    if origin == "canonical map (cldr)":
+        return "reference"
+    return "draft"
+
+
+def xliff_state(target: str, cls: str, signed: bool) -> XliffState:
+    """needs-translation: empty; needs-review-translation: a machine draft (MT, model, faker); translated:
+    a human's text or a value kept on purpose; final: a human text under a valid sign-off."""
+    if not target:
+        return "needs-translation"
+    if cls in ("corrected", "imported", "reviewed"):
+        return "final" if signed else "translated"
+    if cls in ("kept", "reference"):
+        return "translated"
+    return "needs-review-translation"
+
+
+def reprotect(text: str, protected: ProtectedText) -> str | None:
+    """The protected form (⟦N⟧ codes) of a restored text: each code's rendering replaced back, longest
+    first, through private-use sentinels so a code never matches inside another's marker. None when
+    a rendering is missing (the text cannot be shown with its codes)."""
+    for placeholder in sorted(protected.placeholders, key=lambda p: len(p.restore_as), reverse=True):
+        at = text.find(placeholder.restore_as) if placeholder.restore_as else -1
+        if at < 0:
+            return None
+        text = text[:at] + chr(0xE000 + placeholder.index) + text[at + len(placeholder.restore_as) :]
+    return re.sub("[\ue000-\uf8ff]", lambda m: f"⟦{ord(m.group()) - 0xE000}⟧", text)
+
+
+def read_reviewed(path: Path) -> dict[str, str]:
+    return orjson.loads(path.read_bytes()) if path.exists() else {}
+
+
+@dataclass
+class Workbench:
+    """Every unit of one (benchmark, language) as the next round would write it."""
+
+    settings: BabelflowSettings
+    run: AdaptationRun
+    ir: IRDocument
+    cmap: CanonicalMap
+    engine: TranslationEngine
+    units: list[TranslationUnit]
+    targets: dict[str, str]
+    origins: dict[str, str]
+    protected: dict[str, ProtectedText]
+    signed: bool
+
+    @classmethod
+    def load(
+        cls,
+        benchmark: str,
+        language: str,
+        *,
+        translator: str = "auto",
+        source_dir: Path | None = None,
+        settings: BabelflowSettings | None = None,
+        auto_fallback: str | None = None,
+    ) -> Workbench:
+        # imported here: flows.signoff imports this module's records
+        from flows.signoff import signoff_state  # noqa: PLC0415
+
+        settings = settings or BabelflowSettings()
+        run = resolve_run(
+            settings, benchmark, language, translator=translator, source_dir=source_dir, auto_fallback=auto_fallback
+        )
+        bench = get_benchmark(benchmark, source_dir=source_dir)
+        ir = analyze_or_reuse(bench, None, run.paths.ir, lambda m: None)
+        cmap = load_canonical_map(run.paths.canonical_map, benchmark, run.language)
+        engine = TranslationEngine(
+            translator_for(run.translator_spec, run.language, run.pack),
+            run.language,
+            TranslationMemory(run.paths.memory),
+            glossary=pack_glossary(run.pack, benchmark),
+        )
+        reviewed = read_reviewed(run.paths.reviewed)
+        # the canonical map is copied: the engine adds its new terms to it, which only a run saves
+        outcome = engine.translate(
+            ir, cmap.model_copy(deep=True), reviewed=reviewed, renderings=run.entity_renderings(ir.entity_classes)
+        )
+        canonical, free = extract_units(ir)
+        groups = canonical_groups_of_values(ir)
+        protected = {u.key: protect_unit(u, cmap, groups) for u in canonical + free}
+        signed = signoff_state(settings.layout.variant(benchmark, run.language)).valid
+        return cls(
+            settings, run, ir, cmap, engine, canonical + free, outcome.targets, outcome.unit_origins, protected, signed
+        )
+
+    @property
+    def language(self) -> str:
+        return self.run.language
+
+    @cached_property
+    def elements(self) -> dict[str, IRElement]:
+        return {e.id: e for e in self.ir.elements}
+
+    @cached_property
+    def _task_ids(self) -> dict[tuple[str, object], str]:
+        """(artifact, index in its task list) -> task id: the IR keeps the tasks' ids as Preserve fields."""
+        out = {}
+        for element in self.ir.elements:
+            path = getattr(element.locator, "path", ())
+            if len(path) == 2 and path[1] == "id" and isinstance(path[0], int) and element.role.startswith("tasks"):
+                out[(element.artifact, path[0])] = element.source_text
+        return out
+
+    def task_of(self, element: IRElement) -> str | None:
+        path = getattr(element.locator, "path", ())
+        return self._task_ids.get((element.artifact, path[0])) if path and isinstance(path[0], int) else None
+
+    @staticmethod
+    def tool_of(element: IRElement) -> str | None:
+        if element.locator.kind != "python_literal":
+            return None
+        return element.locator.qualname
+
+    @cached_property
+    def log(self) -> CorrectionLog:
+        return CorrectionLog(self.run.paths.review_dir)
+
+    @cached_property
+    def _open_findings(self) -> dict[str, list[str]]:
+        from flows.review_store import ReviewStore  # noqa: PLC0415 - the queue is read only when asked for
+
+        queue = ReviewStore(self.run.paths.review_dir).queue()
+        out: dict[str, list[str]] = {}
+        for finding in queue.findings if queue else []:
+            if finding.element_id:
+                out.setdefault(finding.element_id, []).append(finding.id)
+        return out
+
+    @cached_property
+    def records(self) -> list[UnitRecord]:
+        latest = self.log.latest()
+        counts: dict[str, int] = {}
+        for correction in self.log.entries():
+            counts[correction.unit_key] = counts.get(correction.unit_key, 0) + 1
+        return [self._record(unit, latest.get(unit.key), counts.get(unit.key, 0)) for unit in self.units]
+
+    def _record(self, unit: TranslationUnit, human: Correction | None, corrections: int) -> UnitRecord:
+        fields = [self.elements[i] for i in unit.element_ids]
+        target = self.targets.get(unit.element_ids[0], "") if unit.element_ids else ""
+        origin = self.origins.get(unit.key, "none")
+        if human is not None and human.text != target:
+            human = None  # a later run replaced it (a retranslation after a confirmed finding): not this text
+        cls = origin_class(origin, human)
+        return UnitRecord(
+            key=unit.key,
+            kind=unit.kind,
+            source=unit.text,
+            target=target,
+            element_ids=list(unit.element_ids),
+            canonical_group=unit.canonical_group,
+            artifacts=sorted({e.artifact for e in fields}),
+            roles=sorted({e.role for e in fields}),
+            tasks=sorted({t for t in map(self.task_of, fields) if t}, key=lambda t: (len(t), t)),
+            tools=sorted({t for t in map(self.tool_of, fields) if t}),
+            origin=origin,
+            origin_class=cls,
+            human=human,
+            corrections=corrections,
+            stratum=stratum_of(fields[0].role) if fields else "other",
+            state=xliff_state(target, cls, self.signed),
+            findings=sorted({f for e in unit.element_ids for f in self._open_findings.get(e, [])}),
+        )
+
+    def find(self, key: str) -> UnitRecord:
+        """A unit by its key or a unique prefix of it (at least 6 characters)."""
+        matches = [r for r in self.records if r.key == key] or (
+            [r for r in self.records if r.key.startswith(key)] if len(key) >= 6 else []
+        )
+        if len(matches) != 1:
+            what = "no unit" if not matches else f"{len(matches)} units"
+            raise BabelflowError(
+                f"{what} with id {key!r} in {self.run.benchmark} {self.language}",
+                field="--id",
+                fix=f"list the units with `babelflow units {self.run.benchmark} --lang {self.language}`"
+                " and give one id (or a unique prefix of 6+ characters)",
+            )
+        return matches[0]
+
+    def unit_of_element(self, element_id: str) -> UnitRecord:
+        for record in self.records:
+            if element_id in record.element_ids:
+                return record
+        raise BabelflowError(
+            f"Field {element_id} is not part of a translation unit (a Preserve field)",
+            field="--finding",
+            fix="give the unit id with --id instead",
+        )
+
+    def protected_target(self, record: UnitRecord) -> str | None:
+        """The current text with its inline codes (⟦N⟧), as an exchange file carries it."""
+        protected = self.protected[record.key]
+        if record.origin_class == "draft":
+            unit = next(u for u in self.units if u.key == record.key)
+            drafted = self.engine.memory.entries.get(self.engine.pending_unit(unit, protected).tm_key)
+            if drafted is not None:
+                return drafted
+        return reprotect(record.target, protected) if record.target else None
+
+    def checks(self, record: UnitRecord, text: str | None = None) -> list[UnitCheck]:
+        """The flow's per-field checks on the unit's text (or on `text`): fidelity (language,
+        numbers, protected tokens, placeholders) and the language pack's release checks."""
+        text = record.target if text is None else text
+        out: dict[tuple[str, str], UnitCheck] = {}
+        for element_id in record.element_ids[:3]:  # the fields of a unit share source and kind
+            element = self.elements[element_id]
+            for finding in check_pair(
+                "review",
+                element.artifact,
+                element.role,
+                element.id,
+                element.source_text,
+                text,
+                list(element.inline_tokens),
+                self.language,
+                self.run.pack,
+            ):
+                refusing = finding.kind in REFUSING_CHECKS and finding.severity not in (Severity.MINOR, Severity.NOTE)
+                out[(finding.kind, finding.message)] = UnitCheck(
+                    kind=finding.kind, severity=finding.severity.value, message=finding.message, refusing=refusing
+                )
+        fields = [self.elements[i] for i in record.element_ids]
+        for problem in check_translations(
+            self.run.pack, self.ir.model_copy(update={"elements": fields}), dict.fromkeys(record.element_ids, text)
+        ):
+            out[("release_check", problem)] = UnitCheck(
+                kind="release_check", severity="major", message=problem, refusing=True
+            )
+        return list(out.values())
