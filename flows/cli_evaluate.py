@@ -107,10 +107,12 @@ def evaluate_command(
     source_tasks = {t.task_id: t for t in report.source_run.tasks} if report.source_run else {}
     if source_tasks:
         per_task.add_column("source rewards")
+    per_task.add_column("failure taxonomy", overflow="fold")
     for task in report.variant_run.tasks:
         row = [task.task_id, " ".join(f"{r:g}" for r in task.rewards), f"{task.successes}/{len(task.rewards)}"]
         if source_tasks:
             row.append(" ".join(f"{r:g}" for r in source_tasks[task.task_id].rewards))
+        row.append(", ".join(f"{failure.value} {count}" for failure, count in sorted(task.failures.items())) or "—")
         per_task.add_row(*row)
     results.print(per_task)
     summary = Table(title=f"agent {report.agent_llm} · user {report.user_llm}")

@@ -167,12 +167,14 @@ class Models(Record):
 
 
 def native_digit_zeros(language: str) -> set[int]:
-    """The digits the run's locale writes besides ASCII (CLDR's default numbering system)."""
+    """The digits the run's locale writes besides ASCII: CLDR's default and native numbering systems
+    (Arabic: Arabic-Indic, Hindi: Devanagari, Persian: extended Arabic-Indic)."""
     from babel import Locale  # noqa: PLC0415 - babel's locale data only when evaluating
 
     pack = load_pack(language)
-    system = Locale.parse(pack.cldr_locale.replace("-", "_")).default_numbering_system
-    return {NUMBERING_ZEROS[system]} if system in NUMBERING_ZEROS else set()
+    locale = Locale.parse(pack.cldr_locale.replace("-", "_"))
+    systems = {locale.default_numbering_system, locale.other_numbering_systems.get("native")}
+    return {NUMBERING_ZEROS[system] for system in systems if system in NUMBERING_ZEROS}
 
 
 def counterparts_of(variant: Path, benchmark: str, language: str, values: set[str]) -> dict[str, str]:

@@ -65,6 +65,11 @@ class GoldScript(Record):
     source_answer: str = Field(description="the same reply as the English source words it, for the misbehaving modes")
     user_opener: str | None = Field(default=None, description="the user's first line in the run's language (τ)")
     stop_token: str | None = Field(default=None, description="what the scripted user says to end (τ: ###STOP###)")
+    turn_limit: int | None = Field(
+        default=None,
+        description="model calls the harness allows the agent before it stops it (AgentDojo: 1 + the tool "
+        "loop's 15); a scripted agent with more gold calls than fit makes the rest in one turn",
+    )
 
 
 class PreparedRun(Record):

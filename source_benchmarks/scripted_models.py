@@ -76,12 +76,23 @@ class ScriptedAgent:
 
     def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
         self.requests += 1
-        if self.made < len(self.script.calls):
-            index = self.made
-            self.made += 1
-            call = self.script.calls[index]
-            call = self._misused(call) if index == self.misused_call else call
-            return ChatReply(None, [(f"call_{index}", call.name, dict(call.arguments))])
+        remaining = len(self.script.calls) - self.made
+        if remaining > 0:
+            # one call per turn; when the rest and the answer no longer fit in the turns the harness
+            # has left, the rest in this turn but the last one (kept for the answer)
+            limit = self.script.turn_limit
+            turns_left = None if limit is None else limit - (self.requests - 1)
+            fits = turns_left is None or remaining + 1 <= turns_left
+            batch = remaining if not fits and turns_left is not None and turns_left <= 2 else 1
+            indices = range(self.made, self.made + batch)
+            self.made += batch
+            calls = [
+                self._misused(c) if i == self.misused_call else c
+                for i, c in zip(indices, self.script.calls[self.made - batch : self.made], strict=True)
+            ]
+            return ChatReply(
+                None, [(f"call_{i}", c.name, dict(c.arguments)) for i, c in zip(indices, calls, strict=True)]
+            )
         return ChatReply(self._answer(messages), [])
 
     def _misused(self, call: ToolCallMade) -> ToolCallMade:

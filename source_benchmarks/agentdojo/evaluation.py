@@ -304,7 +304,10 @@ class AgentDojoEvaluation:
         environment = task.init_environment(environment_of(harness.suite, {}))
         calls = [ToolCallMade(name=c.function, arguments=dict(c.args)) for c in task.ground_truth(environment)]
         return GoldScript(
-            calls=calls, answer=gold_answer(task), source_answer=gold_answer(harness.source_suite.user_tasks[task_id])
+            calls=calls,
+            answer=gold_answer(task),
+            source_answer=gold_answer(harness.source_suite.user_tasks[task_id]),
+            turn_limit=1 + MAX_ITERS,  # the first model call, then the tool loop's iterations
         )
 
     def run_trial(
