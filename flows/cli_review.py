@@ -8,6 +8,7 @@ from enum import Enum
 
 import typer
 from rich.prompt import Prompt
+from rich.table import Table
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
@@ -51,7 +52,13 @@ def review(
             "Default: what each finding's kind suggests (analysis for profile_contradicts_evidence)."
         ),
     ),
-    sign: bool = typer.Option(False, "--sign", help="Sign the variant off (only when no findings are open)."),
+    sign: bool = typer.Option(
+        False,
+        "--sign",
+        help="Sign the variant off (only when no findings are open): shows the sample of units to read"
+        " (ISO 2859-1 level II, stratified by role and risk) side by side and records it.",
+    ),
+    yes: bool = typer.Option(False, "--yes", help="With --sign: I have read the sample shown (no question asked)."),
 ) -> None:
     """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
     settings = BabelflowSettings()
@@ -69,9 +76,7 @@ def review(
                 file=store.queue_path,
                 fix="review them and rerun the flow first",
             )
-        variant = settings.layout.variant(benchmark, lang)
-        record = sign_off(settings, benchmark, lang, variant, store, reviewer=reviewer, spot_checked=[], note=note)
-        console.print(f"signed off by {record.reviewer}: {variant / 'babelflow_signoff.json'}")
+        _sign(settings, benchmark, lang, store, reviewer=reviewer, note=note, yes=yes)
         return
     groups = group_findings(queue.findings)
     by_group = {g.id: g for g in groups}
@@ -156,6 +161,65 @@ def review(
     console.print(
         f"{len(decided)} decisions appended to {store.log}; "
         f"rerun `babelflow flow {benchmark} --lang {lang}` to apply them"
+    )
+
+
+def _sign(
+    settings: BabelflowSettings, benchmark: str, lang: str, store: ReviewStore, *, reviewer: str, note: str, yes: bool
+) -> None:
+    """Show the translator's tier and the sample side by side; record the sample with the sign-off."""
+    from flows.cli_units import out  # noqa: PLC0415
+    from flows.signoff import SAMPLE_RULE, TIERS, translator_tier  # noqa: PLC0415
+    from flows.signoff_sample import sign_sample  # noqa: PLC0415
+    from flows.workbench import Workbench  # noqa: PLC0415
+
+    with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
+        bench = Workbench.load(benchmark, lang, settings=settings)
+        sample = sign_sample(bench)
+    translator_id = bench.engine.translator.translator_id
+    human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)
+    drafted = sum(r.origin_class == "draft" for r in bench.records)
+    tier = translator_tier(translator_id, human / max(human + drafted, 1))
+    out.print(f"translator {translator_id}: tier {tier} — {TIERS[tier]}", highlight=False)
+    out.print(
+        f"sample: {SAMPLE_RULE}: lot {sample.lot_size} units -> code letter {sample.code_letter} -> n ="
+        f" {sample.sample_size}; by stratum " + ", ".join(f"{s} {n}" for s, n in sample.strata.items()),
+        highlight=False,
+    )
+    table = Table(show_lines=True, expand=True)
+    table.add_column("unit · stratum · origin", overflow="fold", ratio=1)
+    table.add_column("source", overflow="fold", ratio=3)
+    table.add_column("target", overflow="fold", ratio=3)
+    table.add_column("checks", overflow="fold", ratio=2)
+    for unit in sample.units:
+        table.add_row(
+            f"{unit.unit_key[:12]}\n{unit.stratum}{' · task ' + unit.task if unit.task else ''}\n{unit.origin}",
+            shown_text(unit.source),
+            shown_text(unit.target),
+            shown_text("; ".join(unit.checks) or "pass"),
+        )
+    out.print(table)
+    fix_hint = f"correct what is wrong with `babelflow correct {benchmark} --lang {lang} --id UNIT --text …`"
+    if not yes and not typer.confirm(f"Have you read these {len(sample.units)} units and accept them?", default=False):
+        raise BabelflowError("Not signed", fix=f"{fix_hint}, then sign again")
+    variant = settings.layout.variant(benchmark, lang)
+    record = sign_off(
+        settings,
+        benchmark,
+        lang,
+        variant,
+        store,
+        reviewer=reviewer,
+        spot_checked=sorted({u.task for u in sample.units if u.task}, key=lambda t: (len(t), t)),
+        note=note,
+        sample=sample,
+        translator_id=translator_id,
+        tier=tier,
+    )
+    out.print(
+        f"signed off by {record.reviewer} ({tier}: {len(sample.units)} sampled units recorded):"
+        f" {variant / 'babelflow_signoff.json'}",
+        highlight=False,
     )
 
 

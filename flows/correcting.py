@@ -15,7 +15,7 @@ from pathlib import Path
 from babelflow.canonical_map import map_problems
 from babelflow.errors import BabelflowError
 from babelflow.variant import load_manifest
-from flows.adapt import adapt
+from flows import adapt as pipeline  # the module: tests replace its adapt to fail a rebuild
 from flows.importing import (
     held_run_lock,
     planned_map,
@@ -83,14 +83,14 @@ def apply_human_texts(
         settings, run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan, holder=holder
     )
     try:
-        result = adapt(
+        result = pipeline.adapt(
             run.benchmark, run.language, translator_spec=run.translator_spec, source_dir=source_dir, settings=settings,
             ir=bench.ir,
         )  # fmt: skip
     except BaseException as exc:
         roll_back(settings, run.benchmark, run.language, written)
         if isinstance(exc, BabelflowError):
-            exc.message += "\nRolled back: the reviewed translations and canonical map are as before."
+            exc.message += "\nThe import was rolled back: the reviewed translations and canonical map are as before."
         raise
     record_corrections(settings, run.benchmark, run.language, corrections)
     if decisions:

@@ -544,7 +544,8 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
         if not as_read(entry.target) and as_read(item.unit.text):  # ' ' or a zero-width space emptied the field
             refuse("the target is blank (only spaces or invisible characters)")
             continue
-        if entry.not_final:
+        # the state the export wrote, kept by an editor that tracks none, over an edited text: the edit is the word
+        if entry.not_final and entry.not_final != f'state="{item.state}"':
             refuse(f"not a translator's final word ({entry.not_final})")
             continue
         if entry.foreign_codes:

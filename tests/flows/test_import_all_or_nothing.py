@@ -109,12 +109,14 @@ def test_refused_entries_name_the_unit_and_refuse_the_whole_file(project):
     tree, units = _units(path)
     good, pending = _plain(units, 2)
     _revise(good)  # a good edit in the same file is not imported either
-    pending.find(f"{{{NS}}}target").set("state", "needs-review-translation")
+    # an edited target its tool marks unfinished (a state other than the exported one) is not the translator's word
+    _revise(pending)
+    pending.find(f"{{{NS}}}target").set("state", "needs-adaptation")
     tree.write(str(path), xml_declaration=True, encoding="utf-8")
     before = _state(project)
     result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
     assert result.exit_code == 2, result.output
-    assert pending.get("id") in result.output and 'state="needs-review-translation"' in result.output
+    assert pending.get("id") in result.output and 'state="needs-adaptation"' in result.output
     assert _state(project) == before
 
 

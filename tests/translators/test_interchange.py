@@ -103,7 +103,7 @@ def test_broken_inline_code_refuses_the_whole_import(project):
     out = project / "fx.xlf"
     _cli("export", "fixture-library", "--lang", "en-XA", "--format", "xliff", "--out", str(out))
     text = out.read_text(encoding="utf-8")
-    target_with_code = re.search(r"<target>[^<]*<ph id=\"0\">[^<]*</ph>", text).group(0)
+    target_with_code = re.search(r"<target[^>]*>[^<]*<ph id=\"0\">[^<]*</ph>", text).group(0)
     text = text.replace(target_with_code, re.sub(r"<ph id=\"0\">[^<]*</ph>", "", target_with_code), 1)
     text = text.replace("</target>", " REVISED</target>", 3)  # good edits elsewhere are not imported either
     out.write_text(text, encoding="utf-8")
