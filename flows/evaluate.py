@@ -238,6 +238,7 @@ def run_side(
                     allowed_zeros=zeros,
                     gold_calls=script.calls + script.user_calls,
                     counterparts=plan.counterparts,
+                    verbatim=script.verbatim,
                 )
                 counts = taxonomy.counts()
                 task_failures.update(counts)

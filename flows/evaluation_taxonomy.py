@@ -116,8 +116,11 @@ def classify_trial(
     allowed_zeros: set[int],
     gold_calls: list[ToolCallMade],
     counterparts: dict[str, str],
+    verbatim: list[str] | None = None,
 ) -> TrialTaxonomy:
-    """The taxonomy of one trial; `counterparts` maps a value to its rendering in the other language."""
+    """The taxonomy of one trial; `counterparts` maps a value to its rendering in the other language;
+    `verbatim`: texts the harness wants said as they are (an address the evaluator looks for), which
+    say nothing of the language the agent speaks."""
     result = TrialTaxonomy()
     gold_values: dict[tuple[str, str], set[str]] = {}
     for call in gold_calls:
@@ -127,7 +130,10 @@ def classify_trial(
         if not turn.model_made or turn.role in ("tool", "system"):
             continue
         if turn.text.strip():
-            _classify_text(result, index, turn.role, turn.text, language, identify)
+            said = turn.text
+            for text in sorted(verbatim or [], key=len, reverse=True):
+                said = said.replace(text, " ") if text else said
+            _classify_text(result, index, turn.role, said, language, identify)
             digits = foreign_digits(turn.text, allowed_zeros)
             if digits:
                 hit = TaxonomyHit(

@@ -65,6 +65,10 @@ class GoldScript(Record):
     source_answer: str = Field(description="the same reply as the English source words it, for the misbehaving modes")
     user_opener: str | None = Field(default=None, description="the user's first line in the run's language (τ)")
     stop_token: str | None = Field(default=None, description="what the scripted user says to end (τ: ###STOP###)")
+    verbatim: list[str] = Field(
+        default_factory=list,
+        description="texts the harness wants said as they are (τ²: communicate_info): no language of the agent's",
+    )
     turn_limit: int | None = Field(
         default=None,
         description="model calls the harness allows the agent before it stops it (AgentDojo: 1 + the tool "

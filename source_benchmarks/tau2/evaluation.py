@@ -191,6 +191,7 @@ class Tau2AgentEvaluation:
             source_answer=default_greeting(),
             user_opener=user_opener(task),
             stop_token=STOP_TOKEN,
+            verbatim=info,
         )
 
     def run_trial(

@@ -34,11 +34,9 @@ def test_a_scripted_run_scores_the_variant_as_the_source(mock_variants):
     assert sum(r == [1.0] for r in ours.values()) == 8  # the one without actions asserts what no call made
     assert not report.measures_model and report.agent_llm == "scripted"
     assert report.variant_run.user_language_consistency == 1.0  # the user opens with the variant's own words
-    # the only taxonomy hit is true: the variant keeps that task's communicate_info in English (the
-    # evaluator looks for it verbatim), so an agent that says it speaks English
-    hits = [(t.task_id, h.failure) for t in report.variant_run.trials for h in t.failure_evidence]
-    assert hits == [("update_task_with_initialization_data", FailureClass.WRONG_LANGUAGE)]
-    assert report.source_run.failures == {}
+    # no taxonomy hit: update_task_with_initialization_data's answer is its communicate_info, which the
+    # variant keeps in English because the evaluator looks for it verbatim: no language of the agent's
+    assert report.variant_run.failures == {} and report.source_run.failures == {}
     lines = [TrajectoryLine.model_validate_json(line) for line in report.trajectories.read_bytes().splitlines()]
     assert [line.run for line in lines].count("variant") == 9 and [line.run for line in lines].count("source") == 9
     tool_turns = [turn for line in lines for turn in line.record.turns if turn.role == "tool"]
