@@ -21,6 +21,7 @@ from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
 from flows.components import analyze_or_reuse, owned_output, translator_for
 from flows.run_setup import resolve_run
+from flows.signoff import void_stale_signoff
 from flows.stages import rebuild_into, translate_ir
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
@@ -34,6 +35,7 @@ class AdaptResult:
     outcome: TranslationOutcome
     manifest: VariantManifest
     paths: RunPaths
+    voided_signoff: str | None = None  # a sign-off whose hashes this rebuild broke, moved out of the variant
 
 
 def adapt(
@@ -106,4 +108,5 @@ def _adapt_locked(
         language_pack_version=run.pack_version,
         canonical_map=cmap,
     )
-    return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths)
+    voided = void_stale_signoff(paths.variant, paths.review_dir)
+    return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths, voided_signoff=voided)

@@ -214,6 +214,8 @@ def adapt(
             table.add_row(name, value)
         console.print(table)
         console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
+        if result.voided_signoff:
+            console.print(shown_text(result.voided_signoff), style="bold red", highlight=False)
         findings = []
         if agents:
             from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help

@@ -106,14 +106,14 @@ def units_command(
     chosen = [r for r in bench.records if (kind == "all" or r.kind == kind) and _matches(r, task, field, origin, grep)]
     shown = chosen[:limit] if limit else chosen
     table = Table(show_lines=True, expand=True, title=f"{benchmark} → {bench.language}: {len(chosen)} unit(s)")
-    table.add_column("unit", overflow="fold", min_width=12, ratio=1)
+    table.add_column("unit", overflow="fold", min_width=13, ratio=1)
     table.add_column("source", overflow="fold", ratio=4)
     table.add_column("target", overflow="fold", ratio=4)
     table.add_column("context · provenance · checks", overflow="fold", ratio=3)
     for record in shown:
         checks = bench.checks(record)
         table.add_row(
-            f"{record.key[:12]}\n{record.origin_class}\n{record.state}",
+            f"{record.key[:12]}\n{record.origin_class}\n{record.state.replace('-translation', '')}",
             shown_text(record.source),
             shown_text(record.target),
             shown_text(f"{context_line(record)}\n{provenance(record)}\n{checks_line(checks)}")

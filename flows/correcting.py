@@ -24,7 +24,6 @@ from flows.importing import (
     write_import,
 )
 from flows.review_store import ReviewDecision, ReviewStore
-from flows.signoff import void_stale_signoff
 from flows.workbench import Correction, UnitCheck, UnitRecord, Workbench, now
 from translators.interchange import ImportPlan, PlannedEntry
 
@@ -107,9 +106,8 @@ def apply_human_texts(
         f"rebuilt {result.paths.variant}: {applied.changed_fields} field(s) in {applied.changed_files} file(s) changed;"
         f" {applied.sent} unit(s) sent to the translator"
     )
-    voided = void_stale_signoff(run.paths.variant, run.paths.review_dir)
-    if voided:
-        applied.lines.append(voided)
+    if result.voided_signoff:  # the rebuild changed signed files: that sign-off no longer holds
+        applied.lines.append(result.voided_signoff)
     return applied
 
 

@@ -39,8 +39,9 @@ from source_benchmarks.protocol import ReplayOutcome, SourceBenchmark
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.interface import Translator
 from translators.memory import TranslationMemory
-from translators.pack_checks import enforce
+from translators.pack_checks import check_translations, enforce
 from translators.rebuild import rebuild_variant
+from translators.units import extract_units
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.model_backends import make_validator_agents
@@ -181,9 +182,50 @@ def translate_ir(
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
     renderings = run.entity_renderings(ir.entity_classes)
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings)
-    enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included
+    try:
+        enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included
+    except BabelflowError as exc:
+        raise release_check_error(run, ir, outcome, exc) from None
     save_canonical_map(cmap, run.paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap
+
+
+HUMAN_ORIGINS = ("reviewed", "canonical map (reviewer)")
+
+
+def release_check_error(
+    run: AdaptationRun, ir: IRDocument, outcome: TranslationOutcome, error: BabelflowError
+) -> BabelflowError:
+    """The pack's release-check failure, per unit (its id, who made its text, each problem once) with the
+    fix that fits: a human's text (a correction, an import) is corrected again; a draft follows the pack."""
+    elements = {e.id: e for e in ir.elements}
+    canonical, free = extract_units(ir)
+    failing: list[tuple[str, str, list[str]]] = []
+    for unit in canonical + free:
+        fields = [elements[i] for i in unit.element_ids if i in outcome.targets]
+        found = check_translations(run.pack, ir.model_copy(update={"elements": fields}), outcome.targets)
+        if found:
+            failing.append((unit.key, outcome.unit_origins.get(unit.key, "?"), list(dict.fromkeys(found))))
+    if not failing:  # the pack itself fails (check_pack): its own message says what
+        return error
+    human = [key for key, origin, _ in failing if origin in HUMAN_ORIGINS]
+    lines = [f"unit {key} ({origin}): " + "; ".join(problems[:2]) for key, origin, problems in failing[:20]]
+    more = f"\n  … and {len(failing) - 20} more unit(s)" if len(failing) > 20 else ""
+    where = f"babelflow correct {run.benchmark} --lang {run.language} --id UNIT --text …"
+    fixes = []
+    if human:
+        fixes.append(f"correct the {len(human)} human text(s) ({', '.join(human[:3])}…): `{where}`")
+    if len(human) < len(failing):
+        fixes.append(
+            f"for the drafts: fix language_packs/{run.language}.toml (glossary, forbidden renderings) or correct them"
+            f" (`{where}`); `babelflow units {run.benchmark} --lang {run.language} --id UNIT` shows one"
+        )
+    return BabelflowError(
+        f"Language pack {run.pack.tag} {run.pack_version}: release checks failed in {len(failing)} unit(s);"
+        f" nothing was written:\n  " + "\n  ".join(lines) + more,
+        field="language pack",
+        fix="; ".join(fixes),
+    )
 
 
 def stage_translate(run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
