@@ -153,14 +153,17 @@ def test_banking_variant_tool_output_policy_and_the_model_bridge(tmp_path: Path)
 
 
 @pytest.mark.slow
-def test_every_banking_task_scores_the_same_on_a_variant_holding_every_file(tmp_path: Path) -> None:
-    """97 scripted gold runs each side (~100 s source, ~80 s variant): same reward per task."""
+def test_banking_tasks_reaching_the_most_tools_score_the_same_on_a_variant(tmp_path: Path) -> None:
+    """The 12 tasks whose gold calls reach the most tools (task_061 among them), each side (the whole
+    domain, 97 tasks, is measured by `babelflow evaluate tau3-banking_knowledge --with-source`)."""
     evaluation = Tau3AgentEvaluation()
+    bench = get_benchmark(BANKING)
+    sample = sorted(bench.watched_tasks(12) | {"task_061"})
     source = evaluation.prepare(BANKING, "en", None)
     variant = evaluation.prepare(BANKING, "es", _banking_variant(tmp_path / "es"))
-    theirs = {t: _scripted(evaluation, source, t).reward for t in source.task_ids}
-    ours = {t: _scripted(evaluation, variant, t).reward for t in variant.task_ids}
-    assert ours == theirs and len(ours) == 97
+    theirs = {t: _scripted(evaluation, source, t).reward for t in sample}
+    ours = {t: _scripted(evaluation, variant, t).reward for t in sample}
+    assert ours == theirs and len(ours) >= 12
     # task_061 interleaves the user's check deposit between agent calls; a scripted user calls after
     # the agent's last call, so the old account cannot be closed yet: the DB differs on both sides
     assert {t for t, r in theirs.items() if r != 1.0} == {"task_061"}
