@@ -17,6 +17,7 @@ import collections
 import contextlib
 import os
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import IO
@@ -40,6 +41,7 @@ class Tau3Worker:
         self._link: contextlib.ExitStack | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._next_id = 0
+        self.echo = False  # also copy the worker's stderr to ours (`--verbose`: τ³'s own logging)
 
     def _environment(self, extra: dict[str, str]) -> dict[str, str]:
         env = {
@@ -105,6 +107,8 @@ class Tau3Worker:
             return
         for line in stream:
             self._stderr.append(line.rstrip("\n"))
+            if self.echo:
+                sys.stderr.write(line)
 
     def call(
         self, request: WorkerRequest, what: str, on_model_call: Callable[[ModelCall], ModelAnswer] | None = None

@@ -22,6 +22,7 @@ from source_benchmarks.protocol import ChatModel
 from source_benchmarks.registry import get_benchmark, open_variant
 from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
 from source_benchmarks.tau2.tau3.adapter import Tau3Benchmark
+from source_benchmarks.tau2.tau3.client import worker_for
 from source_benchmarks.tau2.tau3.domains import SCHEMA_RETRIEVAL_VARIANT
 from source_benchmarks.tau2.tau3.messages import (
     EvaluationRef,
@@ -40,6 +41,7 @@ AGENT_RETRIEVAL_VARIANT = SCHEMA_RETRIEVAL_VARIANT
 class _Opened:
     bench: Tau3Benchmark
     evaluation: EvaluationRef
+    verbose: bool
 
 
 def _spec(model: ChatModel, role: str) -> ModelSpec:
@@ -69,7 +71,8 @@ class Tau3AgentEvaluation:
         self.retrieval_variant = retrieval_variant
 
     def prepare(self, benchmark_id: str, language: str, variant: Path | None, *, verbose: bool = False) -> PreparedRun:
-        """τ³'s logging is off in the worker (its stderr tail is kept for error messages) whatever `verbose` says."""
+        """`verbose`: τ³'s own logging during the trials, copied from the worker's stderr to ours
+        (otherwise only its tail is kept, for error messages)."""
         bench = get_benchmark(benchmark_id) if variant is None else open_variant(benchmark_id, variant)
         if not isinstance(bench, Tau3Benchmark):
             raise BabelflowError(
@@ -93,7 +96,7 @@ class Tau3AgentEvaluation:
             task_ids=prepared.task_ids,
             agent_name=prepared.agent_name,
             user_name=prepared.user_name,
-            handle=_Opened(bench, evaluation),
+            handle=_Opened(bench, evaluation, verbose),
         )
 
     def gold_script(self, run: PreparedRun, task_id: str) -> GoldScript:
@@ -129,14 +132,24 @@ class Tau3AgentEvaluation:
             return ModelAnswer(content=reply.content, tool_calls=calls)
 
         request = TrialRequest(task_id=task_id, trial=trial, agent=_spec(agent, "agent"), user=_spec(user, "user"))
+        verbose = verbose or opened.verbose
+        worker = worker_for(opened.bench.runtime)
+        worker.echo = verbose
         try:
             reply: WorkerReply = opened.bench._call(
-                "run_trial", [task_id], on_model_call=answer, evaluation=opened.evaluation, trial=request
+                "run_trial",
+                [task_id],
+                on_model_call=answer,
+                evaluation=opened.evaluation,
+                trial=request,
+                verbose=verbose,
             )
         except BabelflowError:
             if failures:  # the provider's own error (its fix names the key or the limit), not the worker's echo
                 raise failures[0] from None
             raise
+        finally:
+            worker.echo = False
         assert reply.trial is not None
         return reply.trial
 

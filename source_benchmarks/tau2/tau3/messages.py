@@ -123,6 +123,7 @@ class WorkerRequest(Record):
     evaluation: EvaluationRef | None = None
     trial: TrialRequest | None = None
     answer: ModelAnswer | None = None
+    verbose: bool = Field(default=False, description="τ³'s own logging on during this request (run_trial)")
 
 
 class WorkerFailure(Record):

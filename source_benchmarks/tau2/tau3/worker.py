@@ -120,10 +120,16 @@ class Worker:
             except Exception as exc:
                 raise _NamedFailure(task_id, exc) from exc
         elif request.op == "run_trial" and request.trial is not None:
+            from loguru import logger
+
+            if request.verbose:  # to the worker's stderr, which the client echoes while verbose
+                logger.enable("tau2")
             try:
                 reply.trial = runs.run_trial(request.trial, self.bridge.ask if self.bridge else None)
             except Exception as exc:
                 raise _NamedFailure(request.trial.task_id, exc) from exc
+            finally:
+                logger.disable("tau2")  # replays stay quiet: formatting τ³'s DEBUG lines dominates them
 
     @staticmethod
     def _each(ids: list[str], run) -> list:
