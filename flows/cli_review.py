@@ -17,7 +17,7 @@ from flows.review_store import Decision, ReviewDecision, ReviewStore, Route
 from flows.server_auth import auth_path
 from flows.signoff import sign_off
 from validators.finding_kinds import suggested_route
-from validators.findings import group_findings
+from validators.findings import Severity, group_findings
 
 
 class ReviewRoute(str, Enum):
@@ -70,12 +70,17 @@ def review(
         )
     reviewer = reviewer or getpass.getuser()
     if sign:
-        if queue.findings:
+        # notes record a policy (values kept as they are): read at sign-off, no decision (as the flow counts)
+        notes = [f for f in queue.findings if f.severity is Severity.NOTE]
+        still_open = [f for f in queue.findings if f.severity is not Severity.NOTE]
+        if still_open:
             raise BabelflowError(
-                f"{len(queue.findings)} findings are still open",
+                f"{len(still_open)} findings are still open",
                 file=store.queue_path,
                 fix="review them and rerun the flow first",
             )
+        for finding in notes:
+            console.print(f"note {finding.id}: {shown_text(finding.message)}", highlight=False)
         _sign(settings, benchmark, lang, store, reviewer=reviewer, note=note, yes=yes)
         return
     groups = group_findings(queue.findings)

@@ -270,7 +270,8 @@ def held_by(settings: BabelflowSettings, benchmark: str, language: str, record: 
             file=path,
             fix=(
                 f"answer its review form at {where} (or `babelflow review {benchmark} --lang {language}`) and let the"
-                f" round finish, or cancel it (`prefect flow-run cancel {who}`); then run this command again"
+                f" round finish, or cancel it (Cancel in the UI, or `prefect flow-run cancel {who}`);"
+                " then run this command again"
             ),
         )
     return BabelflowError(

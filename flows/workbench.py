@@ -270,9 +270,9 @@ class Workbench:
     @cached_property
     def _task_ids(self) -> dict[tuple[str, object], str]:
         """(artifact, index in its task list) -> task id: the IR keeps the tasks' ids as Preserve fields."""
-        out = {}
+        out: dict[tuple[str, object], str] = {}
         for element in self.ir.elements:
-            path = getattr(element.locator, "path", ())
+            path: tuple = getattr(element.locator, "path", ())
             if len(path) == 2 and path[1] == "id" and isinstance(path[0], int) and element.role.startswith("tasks"):
                 out[(element.artifact, path[0])] = element.source_text
         return out
