@@ -27,7 +27,9 @@ def _workbench(benchmark: str, lang: str, source_dir: Path | None, translator: s
     from translators.choice import NONE  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
-        return Workbench.load(benchmark, lang, translator=translator, source_dir=source_dir, auto_fallback=NONE)
+        return Workbench.load(
+            benchmark, lang, translator=translator, source_dir=source_dir, auto_fallback=NONE, translate_missing=True
+        )
 
 
 def exchange_units(bench: Workbench) -> list[ExchangeUnit]:
@@ -38,7 +40,7 @@ def exchange_units(bench: Workbench) -> list[ExchangeUnit]:
     out = []
     for record in bench.records:
         protected = bench.protected[record.key]
-        target = None if record.origin_class == "failed" else bench.protected_target(record)
+        target = None if record.origin_class in ("failed", "pending") else bench.protected_target(record)
         notes = [
             f"context: {bench.run.benchmark} {record.kind} unit",
             "fields: "

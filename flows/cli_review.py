@@ -180,6 +180,12 @@ def _sign(
 
     with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
         bench = Workbench.load(benchmark, lang, settings=settings)
+        not_ready = [r.key for r in bench.records if r.origin_class in ("pending", "failed")]
+        if not_ready:
+            raise BabelflowError(
+                f"{len(not_ready)} unit(s) have no translation in this variant yet ({', '.join(not_ready[:3])} …)",
+                fix=f"run `babelflow flow {benchmark} --lang {lang}` (or `babelflow adapt`) first, then sign",
+            )
         sample = sign_sample(bench)
     translator_id = bench.engine.translator.translator_id
     human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)

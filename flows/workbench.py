@@ -31,6 +31,7 @@ from flows.components import analyze_or_reuse, translator_for
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine, pack_glossary, protect_unit
+from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations
 from translators.placeholders import ProtectedText
@@ -38,9 +39,38 @@ from translators.units import TranslationUnit, canonical_groups_of_values, extra
 from validators.finding_kinds import Severity
 from validators.probes.fidelity import check_pair
 
+PENDING = "not translated yet: its translation-memory key changed (a glossary term, a canonical rendering, the source)"
+
+
+class MemoryOnly:
+    """Reads without translating: a unit the memory lacks is reported pending, and the next adapt or
+    flow round translates it (and counts it). `babelflow units` and sign-off never call a translator."""
+
+    def __init__(self, translator_id: str):
+        self.translator_id = translator_id
+
+    def translate(self, request: TranslationRequest) -> TranslationResponse:
+        return TranslationResponse(
+            translator_id=self.translator_id,
+            segments=[],
+            usage=TranslationUsage(input_characters=0, output_characters=0, requests=0),
+            failed={segment.segment_id: [PENDING] for segment in request.segments},
+        )
+
+
 XliffState = Literal["needs-translation", "needs-review-translation", "translated", "final"]
 Via = Literal["correction", "import", "finding"]
-ORIGIN_CLASSES = ("draft", "reviewed", "corrected", "imported", "kept", "localized", "reference", "failed")
+ORIGIN_CLASSES = (
+    "draft",
+    "reviewed",
+    "corrected",
+    "imported",
+    "kept",
+    "localized",
+    "reference",
+    "failed",
+    "pending",
+)
 
 # fidelity findings a human text may not carry unless the reviewer insists (--force): the text is
 # wrong whoever wrote it (numbers, protected tokens, placeholders), or it is not in the target
@@ -161,8 +191,8 @@ def stratum_of(role: str) -> str:
 
 
 def origin_class(origin: str, human: Correction | None) -> str:
-    if origin == "failed":
-        return "failed"
+    if origin in ("failed", "pending"):
+        return origin
     if origin == "reviewed" or origin == "canonical map (reviewer)":
         if human is None:
             return "reviewed"
@@ -229,7 +259,10 @@ class Workbench:
         source_dir: Path | None = None,
         settings: BabelflowSettings | None = None,
         auto_fallback: str | None = None,
+        translate_missing: bool = False,
     ) -> Workbench:
+        """`translate_missing`: draft the units the memory lacks (export: the file needs a draft to
+        post-edit); else they are shown pending and no translator runs."""
         # imported here: flows.signoff imports this module's records
         from flows.signoff import signoff_state  # noqa: PLC0415
 
@@ -240,8 +273,9 @@ class Workbench:
         bench = get_benchmark(benchmark, source_dir=source_dir)
         ir = analyze_or_reuse(bench, None, run.paths.ir, lambda m: None)
         cmap = load_canonical_map(run.paths.canonical_map, benchmark, run.language)
+        translator = translator_for(run.translator_spec, run.language, run.pack)
         engine = TranslationEngine(
-            translator_for(run.translator_spec, run.language, run.pack),
+            translator if translate_missing else MemoryOnly(translator.translator_id),
             run.language,
             TranslationMemory(run.paths.memory),
             glossary=pack_glossary(run.pack, benchmark),
@@ -255,9 +289,11 @@ class Workbench:
         groups = canonical_groups_of_values(ir)
         protected = {u.key: protect_unit(u, cmap, groups) for u in canonical + free}
         signed = signoff_state(settings.layout.variant(benchmark, run.language)).valid
-        return cls(
-            settings, run, ir, cmap, engine, canonical + free, outcome.targets, outcome.unit_origins, protected, signed
-        )
+        origins = dict(outcome.unit_origins)
+        for failure in outcome.failures:
+            if failure.problems == [PENDING]:
+                origins[failure.unit_key] = "pending"
+        return cls(settings, run, ir, cmap, engine, canonical + free, outcome.targets, origins, protected, signed)
 
     @property
     def language(self) -> str:

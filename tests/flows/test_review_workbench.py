@@ -282,9 +282,12 @@ def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(pr
         + f'\n[[glossary]]\nbenchmark = "{BENCH}"\nsource = "{term}"\ntarget = "título"\n',
         encoding="utf-8",
     )
+    pending = _cli("units", BENCH, "--lang", "es", "--origin", "pending", "--limit", "0")  # reading translates nothing
+    assert pending.exit_code == 0, pending.output
     settings = BabelflowSettings(project_root=project)
     result = adapt(BENCH, "es", settings=settings)
     canonical, free = extract_units(result.ir)
     mentioning = [u for u in free if re.search(rf"(?<!\w){term}s?(?!\w)", u.text, re.I)]
     assert mentioning and result.outcome.stats.segments_sent == len(mentioning)
+    assert f"{len(mentioning)} of {len(mentioning)} matching" in pending.output
     assert all("título" in result.outcome.targets[u.element_ids[0]].lower() for u in mentioning)
