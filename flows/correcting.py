@@ -67,8 +67,13 @@ def apply_human_texts(
     holder: str,
     source_dir: Path | None,
     decisions: list[ReviewDecision] | None = None,
+    kept_when_others_fail: bool = False,
 ) -> Applied:
-    """Write the plan under the lock, rebuild, then log. Returns what changed (fields, files, units sent)."""
+    """Write the plan under the lock, rebuild, then log. Returns what changed (fields, files, units sent).
+
+    `kept_when_others_fail` (a correction): when the rebuild is refused by release checks on *other*
+    units (a glossary edit two human texts break: each correction alone cannot pass), the checked text
+    stays stored and logged, applied by the rebuild that follows the last fix; an import is all or nothing."""
     settings, run = bench.settings, bench.run
     problems = map_problems(planned_map(bench.cmap, plan))
     if problems:
@@ -86,16 +91,29 @@ def apply_human_texts(
             run.benchmark, run.language, translator_spec=run.translator_spec, source_dir=source_dir, settings=settings,
             ir=bench.ir,
         )  # fmt: skip
-    except BaseException as exc:
+    except BabelflowError as exc:
+        ours = {e.unit_key for e in plan.entries}
+        others_only = exc.message.startswith("Language pack") and not any(key in exc.message for key in ours)
+        if kept_when_others_fail and others_only:
+            record_corrections(settings, run.benchmark, run.language, corrections)
+            _decide(bench, decisions)
+            _, _, rest = exc.message.partition("\n")
+            return Applied(
+                lines=[
+                    "stored, not yet applied: the rebuild is refused by other units' release checks:",
+                    *rest.splitlines(),
+                    f"fix: {exc.fix}; the next rebuild applies this correction",
+                ]
+            )
         roll_back(settings, run.benchmark, run.language, written)
-        if isinstance(exc, BabelflowError):
-            exc.message += "\nThe import was rolled back: the reviewed translations and canonical map are as before."
+        what = "import" if holder.startswith("import") else "correction"
+        exc.message += f"\nThe {what} was rolled back: the reviewed translations and canonical map are as before."
+        raise
+    except BaseException:  # an interrupted rebuild too: all or nothing
+        roll_back(settings, run.benchmark, run.language, written)
         raise
     record_corrections(settings, run.benchmark, run.language, corrections)
-    if decisions:
-        store = ReviewStore(run.paths.review_dir)
-        with held_run_lock(settings, run.benchmark, run.language, holder="review decision"):
-            store.append_many(decisions)
+    _decide(bench, decisions)
     files_after = _files(run.paths.variant)
     applied = Applied(
         changed_fields=sum(1 for k, v in result.outcome.targets.items() if bench.targets.get(k) != v),
@@ -103,12 +121,19 @@ def apply_human_texts(
         sent=result.outcome.stats.segments_sent,
     )
     applied.lines.append(
-        f"rebuilt {result.paths.variant}: {applied.changed_fields} field(s) in {applied.changed_files} file(s) changed;"
-        f" {applied.sent} unit(s) sent to the translator"
+        f"rebuilt {result.paths.variant}: {applied.changed_fields} field(s) changed by this;"
+        f" {applied.changed_files} file(s) rewritten; {applied.sent} unit(s) sent to the translator"
     )
     if result.voided_signoff:  # the rebuild changed signed files: that sign-off no longer holds
         applied.lines.append(result.voided_signoff)
     return applied
+
+
+def _decide(bench: Workbench, decisions: list[ReviewDecision] | None) -> None:
+    if decisions:
+        settings, run = bench.settings, bench.run
+        with held_run_lock(settings, run.benchmark, run.language, holder="review decision"):
+            ReviewStore(run.paths.review_dir).append_many(decisions)
 
 
 def apply_correction(
@@ -174,7 +199,13 @@ def apply_correction(
     )
     plan = ImportPlan(entries=[plan_entry(record, text, "--text")], empty_units=0, problems=[])
     applied = apply_human_texts(
-        bench, plan, [correction], holder=f"correct {record.key}", source_dir=source_dir, decisions=decisions
+        bench,
+        plan,
+        [correction],
+        holder=f"correct {record.key}",
+        source_dir=source_dir,
+        decisions=decisions,
+        kept_when_others_fail=True,
     )
     note = f" (accepted despite {', '.join(correction.forced)})" if correction.forced else ""
     applied.lines = (

@@ -110,7 +110,10 @@ def test_a_correction_is_checked_logged_and_rebuilds_only_its_fields(project):
     done = _cli("correct", BENCH, "--lang", "es", "--id", record.key, "--text", text, "--author", "ana")
     assert done.exit_code == 0, done.output
     fields = len(record.element_ids)
-    assert f"{fields} field(s) in" in done.output and "0 unit(s) sent to the translator" in done.output
+    assert (
+        f"{fields} field(s) changed by this; 1 file(s) rewritten" in done.output
+        and "0 unit(s) sent to the translator" in done.output
+    )
     assert text in _variant_text(project) and record.target not in _variant_text(project).replace(text, "")
     logged = [orjson.loads(line) for line in (_review(project) / "corrections.jsonl").read_bytes().splitlines()]
     assert [(c["author"], c["previous"], c["text"], c["via"]) for c in logged] == [
@@ -291,3 +294,51 @@ def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(pr
     assert mentioning and result.outcome.stats.segments_sent == len(mentioning)
     assert f"{len(mentioning)} of {len(mentioning)} matching" in pending.output
     assert all("título" in result.outcome.targets[u.element_ids[0]].lower() for u in mentioning)
+
+
+def test_a_glossary_edit_that_human_texts_break_names_them_and_they_are_fixed_one_by_one(project):
+    from babelflow.errors import BabelflowError
+    from flows.adapt import adapt
+
+    bench = _bench(project)
+    record = _free_draft(bench)
+    word = max(re.findall(r"[a-z]{5,}", record.source), key=len)
+    pair = [record] + [
+        r
+        for r in bench.records
+        if r.key != record.key
+        and r.kind == "free"
+        and r.origin_class == "draft"
+        and not bench.protected[r.key].placeholders
+        and not any(c.isdigit() for c in r.source)
+        and re.search(rf"\b{word}\b", r.source)
+    ][:1]
+    if len(pair) < 2:
+        pytest.skip(f"no second unit mentions {word!r}")
+    for number, unit in enumerate(pair):
+        text = f"Frase revisada {'AB'[number]} sin el término."
+        assert (
+            _cli("correct", BENCH, "--lang", "es", "--id", unit.key, "--text", text, "--author", "ana").exit_code == 0
+        )
+    packs = project / "language_packs"
+    packs.mkdir(exist_ok=True)
+    repo_pack = Path(__file__).resolve().parents[2] / "language_packs" / "es.toml"
+    (packs / "es.toml").write_text(
+        repo_pack.read_text(encoding="utf-8")
+        + f'\n[[glossary]]\nbenchmark = "{BENCH}"\nsource = "{word}"\ntarget = "términoX"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(BabelflowError) as refused:
+        adapt(BENCH, "es", settings=BabelflowSettings(project_root=project))
+    assert all(f"unit {u.key} (reviewed)" in refused.value.message for u in pair)
+    assert "babelflow correct" in refused.value.fix
+    first = _cli(
+        "correct", BENCH, "--lang", "es", "--id", pair[0].key, "--text", "Frase con términoX.", "--author", "ana"
+    )
+    assert first.exit_code == 0 and "stored, not yet applied" in first.output and pair[1].key in first.output
+    second = _cli(
+        "correct", BENCH, "--lang", "es", "--id", pair[1].key, "--text", "Otra con términoX.", "--author", "ana"
+    )
+    assert second.exit_code == 0 and "rebuilt" in second.output, second.output
+    text = _variant_text(project)
+    assert "Frase con términoX." in text and "Otra con términoX." in text
