@@ -118,7 +118,7 @@ def apply_human_texts(
     applied = Applied(
         changed_fields=sum(1 for k, v in result.outcome.targets.items() if bench.targets.get(k) != v),
         changed_files=sum(1 for k, v in files_after.items() if files_before.get(k) != v),
-        sent=result.outcome.stats.segments_sent,
+        sent=result.outcome.stats.units_by_origin.get(result.outcome.stats.translator_id, 0),  # units, not requests
     )
     applied.lines.append(
         f"rebuilt {result.paths.variant}: {applied.changed_fields} field(s) changed by this;"

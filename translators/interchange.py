@@ -170,6 +170,8 @@ def _po(units: list[ExchangeUnit], target_language: str, benchmark: str) -> byte
         entry.target = item.target or ""
         for note in item.notes:
             entry.addnote(note, origin="developer")
+        if item.state == "needs-review-translation":  # PO's word for a draft to review: CAT tools show it so
+            entry.markfuzzy(True)
         store.addunit(entry)
     return bytes(store)
 
@@ -506,6 +508,13 @@ def header_problems(exchange: ExchangeFile, benchmark: str, language: str) -> li
     return problems
 
 
+def exported_flag(item: ExchangeUnit, fmt: ExchangeFormat) -> str:
+    """How the export marked the unit's target not final (as `ExchangeEntry.not_final` reads it)."""
+    if fmt == "po":
+        return "#, fuzzy" if item.state == "needs-review-translation" else ""
+    return f'state="{item.state}"' if item.state else ""
+
+
 def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order: bool) -> ImportPlan:
     """Check every entry (ids, duplicates, states, sources, inline codes) and restore the good ones.
 
@@ -545,7 +554,7 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
             refuse("the target is blank (only spaces or invisible characters)")
             continue
         # the state the export wrote, kept by an editor that tracks none, over an edited text: the edit is the word
-        if entry.not_final and entry.not_final != f'state="{item.state}"':
+        if entry.not_final and entry.not_final != exported_flag(item, exchange.fmt):
             refuse(f"not a translator's final word ({entry.not_final})")
             continue
         if entry.foreign_codes:
