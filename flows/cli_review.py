@@ -123,6 +123,11 @@ def review(
                     f"  source: {shown_text(str(evidence.source))}\n  target: {shown_text(str(evidence.target))}",
                     highlight=False,
                 )
+            if first.element_id:  # the finding -> unit link: a replacement text fixes it and confirms it
+                console.print(
+                    f'  replace its text: babelflow correct {benchmark} --lang {lang} --finding {first.id} --text "…"',
+                    highlight=False,
+                )
             choice = Prompt.ask(
                 "decision for the group",
                 choices=["confirm", "dismiss", "open", "skip"],

@@ -31,7 +31,7 @@ from flows.components import analyze_or_reuse, translator_for
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine, pack_glossary, protect_unit
-from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage
+from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage, Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations
 from translators.placeholders import ProtectedText
@@ -273,9 +273,9 @@ class Workbench:
         bench = get_benchmark(benchmark, source_dir=source_dir)
         ir = analyze_or_reuse(bench, None, run.paths.ir, lambda m: None)
         cmap = load_canonical_map(run.paths.canonical_map, benchmark, run.language)
-        translator = translator_for(run.translator_spec, run.language, run.pack)
+        drafter: Translator = translator_for(run.translator_spec, run.language, run.pack)
         engine = TranslationEngine(
-            translator if translate_missing else MemoryOnly(translator.translator_id),
+            drafter if translate_missing else MemoryOnly(drafter.translator_id),
             run.language,
             TranslationMemory(run.paths.memory),
             glossary=pack_glossary(run.pack, benchmark),
