@@ -180,6 +180,7 @@ def translate_ir(
     )
     if forget:
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
+        reviewed = release_forgotten(run, ir, reviewed, forget)
     renderings = run.entity_renderings(ir.entity_classes)
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings)
     try:
@@ -188,6 +189,23 @@ def translate_ir(
         raise release_check_error(run, ir, outcome, exc) from None
     save_canonical_map(cmap, run.paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap
+
+
+def release_forgotten(
+    run: AdaptationRun, ir: IRDocument, reviewed: dict[str, str], forget: list[str]
+) -> dict[str, str]:
+    """A confirmed translation finding without a replacement on a human text (an import, a correction)
+    sends the unit back to the translator: its reviewed text would otherwise settle it again, and the
+    finding come back unchanged round after round (issue 25). The reviewed map is rewritten without
+    the unit's fields (the flow holds the run lock); a replacement text is `babelflow correct --finding`."""
+    hit = set(forget) & reviewed.keys()
+    if not hit:
+        return reviewed
+    _, free = extract_units(ir)
+    dropped = {e for unit in free if hit & set(unit.element_ids) for e in unit.element_ids}
+    kept = {k: v for k, v in reviewed.items() if k not in dropped}
+    write_bytes_atomic(run.paths.reviewed, orjson.dumps(kept))
+    return kept
 
 
 HUMAN_ORIGINS = ("reviewed", "canonical map (reviewer)")

@@ -362,3 +362,22 @@ def test_po_marks_drafts_fuzzy_and_round_trips_without_change(project):
     result = _cli("import", BENCH, str(out), "--lang", "es")
     assert result.exit_code == 0 and "1 changed" in result.output, result.output
     assert _bench(project).find(record.key).origin_class == "imported"
+
+
+def test_a_confirmed_finding_on_an_imported_text_sends_the_unit_back_to_the_translator(project):
+    from flows.components import translator_for
+    from flows.run_setup import resolve_run
+    from flows.stages import translate_ir
+
+    bench = _bench(project)
+    record = _free_draft(bench)
+    settings = BabelflowSettings(project_root=project)
+    run = resolve_run(settings, BENCH, "es")
+    reviewed = dict.fromkeys(record.element_ids, "Un texto importado que la revisión rechazó.")
+    run.paths.reviewed.parent.mkdir(parents=True, exist_ok=True)
+    run.paths.reviewed.write_bytes(orjson.dumps(reviewed))
+    translator = translator_for(run.translator_spec, run.language, run.pack)
+    outcome, _ = translate_ir(run, translator, bench.ir, reviewed, [record.element_ids[0]], None)
+    assert outcome.unit_origins[record.key] == translator.translator_id  # drafted again, not 'reviewed'
+    assert outcome.targets[record.element_ids[0]] == record.target
+    assert orjson.loads(run.paths.reviewed.read_bytes()) == {}
