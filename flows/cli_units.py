@@ -87,6 +87,9 @@ def units_command(
     grep: str | None = typer.Option(None, "--grep", help="Only units whose source or target contains this text."),
     limit: int = typer.Option(50, "--limit", min=0, help="Most units listed (0: all)."),
     kind: str = typer.Option("all", "--kind", help="free (prose), canonical (entity terms) or all."),
+    failing: bool = typer.Option(
+        False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."
+    ),
     source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
 ) -> None:
     """Read the translation units side by side: context (artifact, field, task, tool), provenance
@@ -104,6 +107,8 @@ def units_command(
         show_unit(bench, bench.find(unit_id))
         return
     chosen = [r for r in bench.records if (kind == "all" or r.kind == kind) and _matches(r, task, field, origin, grep)]
+    if failing:
+        chosen = [r for r in chosen if bench.checks(r)]
     shown = chosen[:limit] if limit else chosen
     table = Table(show_lines=True, expand=True, title=f"{benchmark} → {bench.language}: {len(chosen)} unit(s)")
     table.add_column("unit", overflow="fold", min_width=13, ratio=1)
@@ -126,10 +131,21 @@ def units_command(
     out.print(
         f"{len(shown)} of {len(chosen)} matching unit(s) shown (of {len(bench.records)}: "
         + ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
-        + f"). One whole: `babelflow units {benchmark} --lang {bench.language} --id UNIT`;"
+        + f"). {signoff_line(bench)}. One whole: `babelflow units {benchmark} --lang {bench.language} --id UNIT`;"
         f' correct: `babelflow correct {benchmark} --lang {bench.language} --id UNIT --text "…" --author NAME`',
         highlight=False,
     )
+
+
+def signoff_line(bench: Workbench) -> str:
+    from flows.signoff import signoff_state  # noqa: PLC0415
+
+    state = signoff_state(bench.settings.layout.variant(bench.run.benchmark, bench.language))
+    if not state.present:
+        return "Not signed off"
+    if state.valid:
+        return f"Signed off by {state.reviewer} at {state.signed_at}"
+    return f"Sign-off by {state.reviewer} is VOID: {len(state.changed)} file(s) changed since"
 
 
 def show_unit(bench: Workbench, record: UnitRecord) -> None:
