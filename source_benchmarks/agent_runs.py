@@ -63,6 +63,11 @@ class GoldScript(Record):
         description="the agent's final text in the run's language (AgentDojo: it must carry what utility reads)"
     )
     source_answer: str = Field(description="the same reply as the English source words it, for the misbehaving modes")
+    order: list[Literal["agent", "user"]] = Field(
+        default_factory=list,
+        description="who makes each gold call, in the task's order (τ³ banking: the user deposits a check "
+        "between two agent calls); empty: the agent's calls, then the user's",
+    )
     user_opener: str | None = Field(default=None, description="the user's first line in the run's language (τ)")
     stop_token: str | None = Field(default=None, description="what the scripted user says to end (τ: ###STOP###)")
     verbatim: list[str] = Field(

@@ -54,6 +54,19 @@ def other_script_digits(text: str, native_zero: int | None = None) -> str:
     return "".join(chr(zero + int(c)) if "0" <= c <= "9" else c for c in text)
 
 
+def steps(script: GoldScript) -> list[str]:
+    """Who makes each gold call, in order: the script's order, else the agent's calls then the user's."""
+    return list(script.order) or ["agent"] * len(script.calls) + ["user"] * len(script.user_calls)
+
+
+def _run_length(order: list[str], start: int, who: str) -> int:
+    """How many steps from `start` on are `who`'s, one after another."""
+    count = 0
+    while start + count < len(order) and order[start + count] == who:
+        count += 1
+    return count
+
+
 class ScriptedAgent:
     """A `ChatModel` that plays the gold script (OpenAI message format in, `ChatReply` out)."""
 
@@ -71,28 +84,33 @@ class ScriptedAgent:
         self.label = f"{SCRIPTED}:{misbehaviour.value}"
         self.requests = 0
         self.made = 0  # its own calls only: a task's message history may hold earlier ones
+        self.step = 0  # position in the gold order (steps(script))
         misusable = [i for i, call in enumerate(script.calls) if self._misused(call) != call]
         self.misused_call = misusable[0] if misusable else None
 
     def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
         self.requests += 1
-        remaining = len(self.script.calls) - self.made
-        if remaining > 0:
-            # one call per turn; when the rest and the answer no longer fit in the turns the harness
-            # has left, the rest in this turn but the last one (kept for the answer)
+        order = steps(self.script)
+        if self.step < len(order) and order[self.step] == "agent":
+            block = _run_length(order, self.step, "agent")
+            # one call per turn; when its calls and the answer no longer fit in the turns the harness
+            # has left, the rest of this block in one turn
+            remaining = len(self.script.calls) - self.made
             limit = self.script.turn_limit
             turns_left = None if limit is None else limit - (self.requests - 1)
             fits = turns_left is None or remaining + 1 <= turns_left
-            batch = remaining if not fits and turns_left is not None and turns_left <= 2 else 1
+            batch = block if not fits and turns_left is not None and turns_left <= 2 else 1
             indices = range(self.made, self.made + batch)
             self.made += batch
+            self.step += batch
             calls = [
-                self._misused(c) if i == self.misused_call else c
-                for i, c in zip(indices, self.script.calls[self.made - batch : self.made], strict=True)
+                self._misused(self.script.calls[i]) if i == self.misused_call else self.script.calls[i] for i in indices
             ]
             return ChatReply(
                 None, [(f"call_{i}", c.name, dict(c.arguments)) for i, c in zip(indices, calls, strict=True)]
             )
+        # the user's calls come next (or nothing does): answer, which hands the turn to the user
+        self.step += _run_length(order, self.step, "user")
         return ChatReply(self._answer(messages), [])
 
     def _misused(self, call: ToolCallMade) -> ToolCallMade:
@@ -126,17 +144,33 @@ class ScriptedUser:
         self.label = f"{SCRIPTED}:user"
         self.requests = 0
         self.opened = False
-        self.made = 0
+        self.made = 0  # its calls made so far
+        self.step = 0  # position in the gold order
+        self.block: list[int] = []  # its calls still to make before handing back
+        self.handing_back = False
 
     def chat(self, messages: list[dict], tools: list[dict] | None) -> ChatReply:
-        """Its first turn opens (also after a task's message history), then its calls, then the stop."""
+        """Its first turn opens (also after a task's message history); each time the agent answers,
+        it makes its next calls in the gold order, then hands back with its opener, or stops."""
         self.requests += 1
         if not self.opened:
             self.opened = True
             return ChatReply(self.script.user_opener or self.script.answer, [])
-        if self.made < len(self.user_calls) and tools:
-            index = self.made
-            self.made += 1
+        order = steps(self.script)
+        if not self.block and not self.handing_back:
+            # the agent has answered: its calls are behind, the user's next ones ahead (none without tools)
+            self.step += _run_length(order, self.step, "agent")
+            own = _run_length(order, self.step, "user")
+            count = own if tools else 0
+            self.block = list(range(self.made, self.made + count))
+            self.step += own
+            self.made += own
+        if self.block:
+            index = self.block.pop(0)
+            self.handing_back = True  # after its calls, its next turn speaks
             call = self.user_calls[index]
             return ChatReply(None, [(f"user_call_{index}", call.name, dict(call.arguments))])
+        self.handing_back = False
+        if self.step < len(order):  # the agent has calls left: hand the turn back
+            return ChatReply(self.script.user_opener or self.script.answer, [])
         return ChatReply(self.script.stop_token or "", [])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn
 from source_benchmarks.protocol import ChatModel, ChatReply
@@ -142,6 +142,13 @@ def gold_calls(task: Any, requestor: str) -> list[ToolCallMade]:
     ]
 
 
+def gold_order(task: Any) -> list[Literal["agent", "user"]]:
+    """Who makes each gold call, in the task's order (agent or user)."""
+    criteria = getattr(task, "evaluation_criteria", None)
+    actions = (criteria.actions or []) if criteria is not None else []
+    return ["user" if action.requestor == "user" else "agent" for action in actions]
+
+
 class Tau2AgentEvaluation:
     """tau2's orchestrator and evaluator with the registered (localized) roles: `AgentEvaluation`."""
 
@@ -187,6 +194,7 @@ class Tau2AgentEvaluation:
         return GoldScript(
             calls=gold_calls(task, "assistant"),
             user_calls=gold_calls(task, "user"),
+            order=gold_order(task),
             answer=" ".join(info) or opened.greeting or default_greeting(),
             source_answer=default_greeting(),
             user_opener=user_opener(task),

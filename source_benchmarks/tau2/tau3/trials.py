@@ -38,6 +38,7 @@ from source_benchmarks.tau2.evaluation import (
     STOP_TOKEN,
     default_greeting,
     gold_calls,
+    gold_order,
     localized_orchestrator_class,
     turns_of,
     user_opener,
@@ -152,6 +153,7 @@ class AgentRuns:
         return GoldScript(
             calls=gold_calls(task, "assistant"),
             user_calls=gold_calls(task, "user"),
+            order=gold_order(task),
             answer=" ".join(info) or self.registration.greeting or default_greeting(),
             source_answer=default_greeting(),
             user_opener=user_opener(task),

@@ -164,9 +164,9 @@ def test_banking_tasks_reaching_the_most_tools_score_the_same_on_a_variant(tmp_p
     theirs = {t: _scripted(evaluation, source, t).reward for t in sample}
     ours = {t: _scripted(evaluation, variant, t).reward for t in sample}
     assert ours == theirs and len(ours) >= 12
-    # task_061 interleaves the user's check deposit between agent calls; a scripted user calls after
-    # the agent's last call, so the old account cannot be closed yet: the DB differs on both sides
-    assert {t for t, r in theirs.items() if r != 1.0} == {"task_061"}
+    # task_061 interleaves the user's check deposit between agent calls: the scripted agent hands the
+    # turn over where the gold order has the user act (GoldScript.order), so it passes on both sides
+    assert {t for t, r in theirs.items() if r != 1.0} == set()
 
 
 def _fake_server():
