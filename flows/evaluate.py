@@ -144,7 +144,7 @@ class RunPlan(Record):
     side: Literal["variant", "source"]
     run: PreparedRun
     task_ids: list[str]
-    injection_task_ids: list[str | None] = Field(default_factory=lambda: [None])
+    injection_task_ids: list[str | None] = Field(default_factory=lambda: list[str | None]([None]))
     counterparts: dict[str, str] = Field(default_factory=dict, description="value -> its other-language rendering")
 
 

@@ -13,7 +13,7 @@ import random
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
 import orjson
@@ -53,7 +53,9 @@ from flows.review_forms import SignOffForm, ask_for_review
 from flows.review_store import ReviewStore
 from flows.run_guard import check_current_run
 from flows.run_setup import resolve_run
-from flows.signoff import sign_off
+from flows.signoff import sign_off, translator_tier, void_stale_signoff
+from flows.signoff_sample import sign_sample
+from flows.workbench import Workbench
 from source_benchmarks import get_benchmark
 from validators.findings import FailureSet, Layer, Severity
 
@@ -203,6 +205,8 @@ def _one_round(
         translated=translated,
     )
     record.stages.append(StageRun(stage="rebuild", cached=cached))
+    if voided := void_stale_signoff(paths.variant, paths.review_dir):  # a rebuild that changed signed files
+        get_run_logger().warning(voided)
     base = stages.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
     ir_path, variant = analysis.ir_path, rebuilt.variant_dir
     integrity, cached = _call(integrity_task, cache_key=base + "-integrity", run=run, ir_path=ir_path, variant=variant)
@@ -415,7 +419,7 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
     rounds: list[RoundRecord] = []
     variant = Path(".")
     run_url = _ui_url(f"runs/flow-run/{current_flow_run.id}")  # Prefect logs it once already ("View at")
-    ids = {
+    ids: dict[str, Any] = {
         "flow_run_id": str(current_flow_run.id),
         "report_artifact_key": f"{artifact_key(benchmark, language)}-failure-report",
     }
@@ -473,7 +477,7 @@ def _sign(
     store: ReviewStore,
     rounds: list[RoundRecord],
     review_timeout: int,
-    ids: dict[str, str],
+    ids: dict[str, Any],
     run_url: str | None,
 ) -> AdaptFlowResult:
     settings, benchmark, language = run.settings, run.benchmark, run.language
@@ -509,6 +513,13 @@ def _sign(
         return result
     if not answer.approve:
         return result
+    # the sample a reviewer signs for, recorded with the sign-off as `babelflow review --sign` does
+    bench = Workbench.load(
+        benchmark, language, translator=run.translator_spec, source_dir=run.source_dir, settings=settings
+    )
+    translator_id = bench.engine.translator.translator_id
+    human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)
+    drafted = sum(r.origin_class == "draft" for r in bench.records)
     sign_off(
         settings,
         benchmark,
@@ -519,6 +530,9 @@ def _sign(
         spot_checked=answer.spot_checked_tasks,
         note=answer.note,
         flow_run_id=str(current_flow_run.id),
+        sample=sign_sample(bench),
+        translator_id=translator_id,
+        tier=translator_tier(translator_id, human / max(human + drafted, 1)),
     )
     return result.model_copy(update={"status": "signed"})
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn
+from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn, TurnRole
 from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.tau2.domains import DOMAINS
 from source_benchmarks.tau2.registration import register_variant
@@ -287,6 +287,7 @@ def turns_of(simulation: Any, task: Any) -> list[Turn]:
             if (isinstance(message, AssistantMessage | UserMessage))
             else []
         )
+        role: TurnRole
         if isinstance(message, AssistantMessage):
             role = "agent"
         elif isinstance(message, UserMessage):

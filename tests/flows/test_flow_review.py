@@ -115,6 +115,8 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     assert all(d.at and d.note for d in decisions_logged)
     signoff = orjson.loads((result.variant_dir / "babelflow_signoff.json").read_bytes())
     assert signoff["reviewer"] == "ana" and signoff["decisions"] == len(decisions_logged) and signoff["variant_files"]
+    # the flow's sign-off records the sample and the translator's tier, as `babelflow review --sign` does
+    assert signoff["tier"] == "pseudo" and signoff["sample"]["sample_size"] >= 1 and signoff["sample"]["units"]
 
     # an unchanged rerun executes no stage
     again = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
