@@ -275,8 +275,7 @@ def held_by(settings: BabelflowSettings, benchmark: str, language: str, record: 
             ),
         )
     return BabelflowError(
-        f"Another babelflow run holds {benchmark} {language} ({who or 'pid ' + pid}, pid {pid});"
-        " nothing was written",
+        f"Another babelflow run holds {benchmark} {language} ({who or 'pid ' + pid}, pid {pid}); nothing was written",
         file=path,
         fix="wait for it to finish, then run this command again (runs of different languages may run at once)",
     )
