@@ -23,6 +23,7 @@ from validators.probes.behavior import check_behavior
 from validators.probes.consistency import check_consistency
 from validators.probes.fidelity import check_fidelity
 from validators.probes.integrity import check_integrity
+from validators.task_ids import with_task_ids
 
 PROBES = "probes"
 DEFAULT_VALIDATORS = ("validator-1", "validator-2", "validator-3")
@@ -103,7 +104,8 @@ def review_and_merge(
     if agents:
         reviews = review_by_agents(agents, own_context, probe_findings, progress)
     reports, names = [probe_findings, *reviews.reports], [PROBES, *reviews.names]
-    return merge(benchmark, language, reports, names, suppressed, reviews.notes)
+    merged = merge(benchmark, language, reports, names, suppressed, reviews.notes)
+    return merged.model_copy(update={"findings": with_task_ids(merged.findings, own_context)})
 
 
 def validate(
