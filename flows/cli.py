@@ -26,6 +26,7 @@ from flows.cli_common import (
     stage_line,
     status_line,
 )
+from flows.cli_common import out as report
 from flows.reporting import units_made_by
 from flows.server_auth import auth_path
 from source_benchmarks import get_benchmark
@@ -102,17 +103,17 @@ def analyze(
     table.add_column("fields", justify="right")
     for name, count in sorted(counts.items()):
         table.add_row(name, str(count))
-    console.print(table)
+    report.print(table)
     from analyzers.evidence_report import evidence_summary  # noqa: PLC0415 - +11 ms on --help
 
     for line in evidence_summary(document):
-        console.print(line, highlight=False)
+        report.print(line, highlight=False)
     if starter_profile is not None:
         from analyzers.starter_profile import starter_profile as draft  # noqa: PLC0415 - +1.6 s on --help
 
         write_text_atomic(starter_profile, draft(document, bench))
-        console.print(f"starter profile written to [bold]{starter_profile}[/] (review it, then pass it with --profile)")
-    console.print(f"IR written to [bold]{out}[/]")
+        report.print(f"starter profile written to [bold]{starter_profile}[/] (review it, then pass it with --profile)")
+    report.print(f"IR written to [bold]{out}[/]")
 
 
 @app.command()
@@ -212,10 +213,10 @@ def adapt(
             *((f"units made by {origin}", str(count)) for origin, count in sorted(stats.units_by_origin.items())),
         ):
             table.add_row(name, value)
-        console.print(table)
-        console.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
+        report.print(table)
+        report.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
         if result.voided_signoff:
-            console.print(shown_text(result.voided_signoff), style="bold red", highlight=False)
+            report.print(shown_text(result.voided_signoff), style="bold red", highlight=False)
         findings = []
         if agents:
             from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
@@ -233,11 +234,11 @@ def adapt(
                     progress=status_line(status),
                 )
             findings = failures.findings
-            console.print(
+            report.print(
                 f"validation by probes + {', '.join(a.validator_id for a in agents)}: {len(findings)} findings"
             )
             for finding in findings[:20]:
-                console.print(
+                report.print(
                     f"[red]{finding.id}[/] {finding.layer.value}/{finding.kind} "
                     f"{shown_text(f'{finding.artifact} {finding.location}: {finding.message}')}"
                 )
@@ -245,7 +246,7 @@ def adapt(
         report_costs(costs.report(), console, costs_path, f"{benchmark} → {lang}: model usage")
     if result.outcome.failures:
         for failure in result.outcome.failures[:10]:
-            console.print(
+            report.print(
                 f"[red]failed[/] {shown_text(f'{failure.source_text[:60]!r}: ' + '; '.join(failure.problems))}"
             )
     if result.outcome.failures or findings:
@@ -368,10 +369,10 @@ def validate(
     from validators.probes.policy import save_inferred_map  # noqa: PLC0415 - +0.1 s on --help
 
     summary = failures.summary or summarize(failures.findings)
-    console.print(f"{benchmark} {lang}: {summary.line()}")  # the first line a reviewer reads
+    report.print(f"{benchmark} {lang}: {summary.line()}")  # the first line a reviewer reads
     if save_inferred_map_to is not None:
         saved = save_inferred_map(failures, save_inferred_map_to)
-        console.print(f"inferred canonical map: {saved} entries -> {save_inferred_map_to}")
+        report.print(f"inferred canonical map: {saved} entries -> {save_inferred_map_to}")
     table = Table(title=f"{benchmark} {lang}: {summary.groups} finding groups ({summary.findings} findings)")
     for column in ("group", "severity", "layer/kind", "n", "where", "example"):
         table.add_column(column, overflow="fold")
@@ -384,11 +385,11 @@ def validate(
             shown_text(f"{group.artifact} {group.pattern}"),
             shown_text(group.example),
         )
-    console.print(table)
+    report.print(table)
     for note in failures.notes[:3]:
-        console.print(f"[dim]{note}[/]")
+        report.print(f"[dim]{note}[/]")
     for item in failures.suppressed[:10]:
-        console.print(f"[yellow]suppressed[/] {item.layer.value} checks of {item.artifact}: {item.reason}")
+        report.print(f"[yellow]suppressed[/] {item.layer.value} checks of {item.artifact}: {item.reason}")
     if summary.blocking:  # notes (a policy of the variant, a file the harness supplies) need no fix
         raise typer.Exit(code=1)
 
@@ -419,10 +420,10 @@ def replay(
             str(sum(len(o.tool_error_sequence) for o in outcomes)),
             str(sum(o.evaluator_error is not None for o in outcomes)),
         )
-    console.print(table)
+    report.print(table)
     failed = [o.task_id for o in golden if o.replayable and o.reward != 1.0]
     if failed:
-        console.print(f"[red]replayable tasks below 1.0:[/] {', '.join(failed[:20])}")
+        report.print(f"[red]replayable tasks below 1.0:[/] {', '.join(failed[:20])}")
         raise typer.Exit(code=1)
 
 
@@ -513,7 +514,12 @@ def flow(
             entities=entity,
         )
     api_url, record = ensure_server(BabelflowSettings())
-    from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - Prefect: after the URL is set
+    from flows.prefect_flows import (  # noqa: PLC0415 - Prefect: after the URL is set
+        adapt_language,
+        adapt_languages,
+        outcome,
+        outcomes,
+    )
 
     ui = ui_base(api_url)
     console.print(
@@ -531,12 +537,30 @@ def flow(
 
     with terminal_progress(console):
         if len(lang) == 1:
-            results = [
-                adapt_language(
+            results = [  # the run ends in a named state (AwaitingReview, ...) carrying its result
+                outcome(
+                    adapt_language(
+                        benchmark,
+                        lang[0],
+                        profile=profile,
+                        source_dir=source_dir,
+                        review_timeout=review_timeout,
+                        translator=translator,
+                        validators=validators,
+                        entities=entity,
+                        evaluate_agent=evaluate_agent,
+                        evaluate_user=evaluate_user,
+                        evaluate_trials=evaluate_trials,
+                        return_state=True,
+                    )
+                )
+            ]
+        else:
+            results = outcomes(
+                adapt_languages(
                     benchmark,
-                    lang[0],
-                    profile=profile,
-                    source_dir=source_dir,
+                    lang,
+                    max_concurrency=max_concurrency,
                     review_timeout=review_timeout,
                     translator=translator,
                     validators=validators,
@@ -544,20 +568,8 @@ def flow(
                     evaluate_agent=evaluate_agent,
                     evaluate_user=evaluate_user,
                     evaluate_trials=evaluate_trials,
+                    return_state=True,
                 )
-            ]
-        else:
-            results = adapt_languages(
-                benchmark,
-                lang,
-                max_concurrency=max_concurrency,
-                review_timeout=review_timeout,
-                translator=translator,
-                validators=validators,
-                entities=entity,
-                evaluate_agent=evaluate_agent,
-                evaluate_user=evaluate_user,
-                evaluate_trials=evaluate_trials,
             )
     table = Table(title=f"{benchmark}: flow results")
     for column in ("language", "status", "rounds", "open findings", "units made by"):
@@ -570,26 +582,42 @@ def flow(
             str(len(result.open_findings)),
             units_made_by(result.rounds[-1].units_by_origin if result.rounds else {}),
         )
-    console.print(table)
+    report.print(table)
     for result in results:
-        console.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
+        report.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
         if result.evaluation_report is not None:
-            console.print(
+            report.print(
                 f"{result.language}: evaluation {result.evaluation_report}"
                 + (" (cached: nothing changed)" if result.evaluation_cached else ""),
                 highlight=False,
                 soft_wrap=True,
             )
     for result in results:
-        console.print(
+        report.print(
             f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  "
             f"failure report {ui}/artifacts/key/{result.report_artifact_key}",
             highlight=False,
             soft_wrap=True,
         )
+    for result in results:  # one line per next step, with the exact command
+        report.print(next_step(benchmark, result.language, result.status), highlight=False, soft_wrap=True)
     if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
-        console.print("findings await review: run [bold]babelflow review[/] then rerun this command")
         raise typer.Exit(code=1)
+
+
+def next_step(benchmark: str, language: str, status: str) -> str:
+    """What the user does next for one language, as the command to type."""
+    where = f"{benchmark} --lang {language}"
+    if status in ("awaiting_review", "rounds_exhausted"):
+        return (
+            f"next ({language}): findings await review: babelflow review {where}  (then rerun: babelflow flow {where})"
+        )
+    if status == "awaiting_signoff":
+        return (
+            f"next ({language}): read the sample and sign: babelflow review {where} --sign"
+            f"  (every unit: babelflow units {where})"
+        )
+    return f"next ({language}): signed; run agents on it: babelflow evaluate {where} --agent-llm SPEC --user-llm SPEC"
 
 
 @app.command("ir-schema")

@@ -14,7 +14,8 @@ from babelflow.errors import BabelflowError
 from babelflow.language_tag import check_language_tag
 from babelflow.settings import apply_offline_environment
 
-console = Console(stderr=True)
+console = Console(stderr=True)  # progress, status, errors
+out = Console()  # results a user reads or pipes: tables, paths written, next steps
 
 BENCHMARK_HELP = (
     "Benchmark id, e.g. tau2-retail, agentdojo-travel (agentdojo-travel@v1.1.1: an older version), fixture-library; "

@@ -61,6 +61,8 @@ def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
         assert (project / "adapted" / "tau2-mock" / "en-XA" / "babelflow_manifest.json").exists()
         # the CLI printed where to look, and those addresses answer after the command ended
         printed = run.stdout + run.stderr
+        # results and the next step go to stdout, one line with the exact command
+        assert "next (en-XA): read the sample and sign: babelflow review tau2-mock --lang en-XA --sign" in run.stdout
         run_id = printed.split(f"{ui}/runs/flow-run/")[1].split()[0]
         flow_run = _get(f"{api}/flow_runs/{run_id}", _auth(project))
         assert flow_run["state"]["type"] == "COMPLETED"
