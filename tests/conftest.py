@@ -267,6 +267,7 @@ _GROUPS = {
     "prefect-test-server": {
         "flows/test_deployment.py",
         "flows/test_flow_review.py",
+        "flows/test_flow_evaluation.py",
         "flows/test_review_groups.py",
         "translators/providers/test_flow_with_providers.py",
         "translators/providers/test_limits_and_costs.py",
