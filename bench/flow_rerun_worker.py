@@ -34,7 +34,7 @@ def main() -> None:
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
     from flows import stages
-    from flows.prefect_flows import adapt_language
+    from flows.prefect_flows import adapt_language, outcome
     from flows.review_store import ReviewDecision, ReviewStore
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
@@ -42,7 +42,7 @@ def main() -> None:
 
     settings = BabelflowSettings(project_root=project)
     started = time.perf_counter()
-    first = adapt_language(benchmark, "en-XA", project_root=project)
+    first = outcome(adapt_language(benchmark, "en-XA", project_root=project, return_state=True))
     first_wall = time.perf_counter() - started
     first_rss = _rss_mb()
 
@@ -70,7 +70,7 @@ def main() -> None:
     memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     settings.layout.targets(benchmark, "en-XA").unlink()  # the translate stage runs again and reads the planted entry
     started = time.perf_counter()
-    found = adapt_language(benchmark, "en-XA", project_root=project)
+    found = outcome(adapt_language(benchmark, "en-XA", project_root=project, return_state=True))
     defect_wall = time.perf_counter() - started
 
     # review: confirm with the reviewer's own wording, then the rerun the issue measures
@@ -90,7 +90,7 @@ def main() -> None:
         queue,
     )
     started = time.perf_counter()
-    rerun = adapt_language(benchmark, "en-XA", project_root=project)
+    rerun = outcome(adapt_language(benchmark, "en-XA", project_root=project, return_state=True))
     rerun_wall = time.perf_counter() - started
     last = rerun.rounds[-1]
     print(

@@ -54,13 +54,13 @@ def main() -> None:
                 DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING"
             )
             direct_seconds = direct(benchmark, language, tmp_path / "direct")
-            from flows.prefect_flows import adapt_language
+            from flows.prefect_flows import adapt_language, outcome
 
             started = time.perf_counter()
-            result = adapt_language(benchmark, language, project_root=tmp_path / "prefect")
+            result = outcome(adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True))
             prefect_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            adapt_language(benchmark, language, project_root=tmp_path / "prefect")
+            adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True)
             rerun_seconds = time.perf_counter() - started
         finally:
             server.terminate()

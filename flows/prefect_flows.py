@@ -9,7 +9,6 @@ fix reruns only what it touches. Failed work fails the flow: every future is res
 
 from __future__ import annotations
 
-import random
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,12 +25,13 @@ from prefect.flow_runs import pause_flow_run
 from prefect.futures import wait
 from prefect.runtime import flow_run as current_flow_run
 from prefect.settings import get_current_settings
-from prefect.states import Crashed
+from prefect.states import Completed, Crashed, Failed, State
 from pydantic import Field
 
 from analyzers.profile import ElementOverride
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, Record, TranslationType
 from babelflow.llm.costs import CostReport, publish_costs
 from babelflow.run_lock import run_lock
@@ -50,6 +50,7 @@ from flows.evaluation_stage import (
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_forms import SignOffForm, ask_for_review
+from flows.review_material import review_material_markdown, signoff_material_markdown
 from flows.review_store import ReviewStore
 from flows.run_guard import check_current_run
 from flows.run_setup import resolve_run
@@ -60,7 +61,19 @@ from source_benchmarks import get_benchmark
 from validators.findings import FailureSet, Layer, Severity
 
 
-def _cached(stage: str):
+def stage_run_name(stage: str, layer: str = ""):
+    """Task run names say the stage, the validation layer and the language (`validate:fidelity · es`)."""
+
+    def name(parameters: dict[str, Any]) -> str:
+        given = parameters.get("layer")
+        run = parameters.get("run")
+        label = f"{stage}:{given.value if isinstance(given, Layer) else layer}" if layer or given else stage
+        return f"{label} · {run.language}" if isinstance(run, AdaptationRun) else label
+
+    return name
+
+
+def _cached(stage: str, layer: str = ""):
     """A task whose cache key is the `cache_key` parameter the flow computed from real inputs."""
 
     def key_fn(context, parameters):
@@ -71,7 +84,7 @@ def _cached(stage: str):
         project = stages.key_of(str(settings.resolved_state_dir()))
         return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{stage_code(stage)}-{project}-{parameters['cache_key']}"
 
-    return task(name=stage, cache_key_fn=key_fn, persist_result=True)
+    return task(name=stage, cache_key_fn=key_fn, persist_result=True, task_run_name=stage_run_name(stage, layer))
 
 
 @_cached("analyze")
@@ -99,7 +112,7 @@ def rebuild_task(
     return stages.stage_rebuild(run, ir_path, translated)
 
 
-@_cached("validate")
+@_cached("validate", layer="integrity")
 def integrity_task(cache_key: str, run: AdaptationRun, ir_path: Path, variant: Path) -> stages.LayerResult:
     return stages.stage_integrity(run, ir_path, variant)
 
@@ -120,7 +133,7 @@ def evaluate_task(cache_key: str, run: AdaptationRun, variant: Path, config: Eva
     return stage_evaluate(run, variant, config)
 
 
-@task(name="merge", cache_policy=NO_CACHE)
+@task(name="merge", cache_policy=NO_CACHE, task_run_name=stage_run_name("merge"))
 def merge_task(run: AdaptationRun, layers: list[stages.LayerResult], ir_path: Path, variant: Path) -> FailureSet:
     return stages.stage_merge(run, layers, ir_path, variant)
 
@@ -157,6 +170,48 @@ class AdaptFlowResult(Record):
         default=None, description="the evaluation stage's report (adapted/<benchmark>/<lang>.evaluation.json)"
     )
     evaluation_cached: bool = False
+    timed_out: bool = Field(default=False, description="nobody answered the review or sign-off form in time")
+
+
+# a run's final state names what it waits for, so a Prefect user reads and filters it at a glance; open
+# findings are never a green Completed: FAILED type (red) until review, COMPLETED only without findings
+FINAL_STATES: dict[str, tuple[Any, str]] = {
+    "signed": (Completed, "Signed"),
+    "awaiting_signoff": (Completed, "AwaitingSignoff"),
+    "awaiting_review": (Failed, "AwaitingReview"),
+    "rounds_exhausted": (Failed, "RoundsExhausted"),
+}
+
+
+def final_state(result: AdaptFlowResult) -> State[AdaptFlowResult]:
+    """The named final state of one language's run, carrying its AdaptFlowResult (see `outcome`)."""
+    make, name = FINAL_STATES[result.status]
+    if result.timed_out and result.status == "awaiting_review":
+        name = "ReviewTimedOut"
+    where = f"{result.benchmark} {result.language}"
+    messages = {
+        "Signed": f"{where}: signed",
+        "AwaitingSignoff": f"{where}: no open findings, awaits sign-off: babelflow review {result.benchmark} "
+        f"--lang {result.language} --sign" + (" (the sign-off form timed out)" if result.timed_out else ""),
+        "AwaitingReview": f"{where}: {len(result.open_findings)} open findings await review: "
+        f"babelflow review {result.benchmark} --lang {result.language}, then rerun",
+        "ReviewTimedOut": f"{where}: nobody answered the review form in time; {len(result.open_findings)} "
+        f"open findings: babelflow review {result.benchmark} --lang {result.language}, then rerun",
+        "RoundsExhausted": f"{where}: findings remain after {len(result.rounds)} rounds",
+    }
+    return make(name=name, message=messages[name], data=result)
+
+
+def outcome(state: State) -> AdaptFlowResult:
+    """The AdaptFlowResult of a run called with return_state=True, whatever its named final state;
+    a run that raised re-raises here."""
+    value = state.result(raise_on_failure=False)
+    if isinstance(value, AdaptFlowResult):
+        return value
+    if isinstance(value, BaseException):
+        raise value
+    state.result()  # any other failed state raises its own error
+    raise TypeError(f"adapt-language returned {type(value).__name__}, not AdaptFlowResult")
 
 
 def _call(task_fn, **kwargs):
@@ -260,9 +315,11 @@ def _ui_url(path: str) -> str | None:
 
 
 def _publish(
-    benchmark: str, language: str, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]
-) -> None:
-    key = artifact_key(benchmark, language)
+    run: AdaptationRun, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]
+) -> str | None:
+    """The round's failure report, findings table and (with findings) the review material; returns the
+    review material's UI address (None on the ephemeral API or without findings)."""
+    key = artifact_key(run.benchmark, run.language)
     made_by = "Translation units made by: " + (units_made_by(units_by_origin) or "—")
     create_markdown_artifact(
         key=f"{key}-failure-report",
@@ -274,6 +331,29 @@ def _publish(
         table=failure_table_rows(failures) or [{"finding": "none"}],
         description=f"round {round_no}",
     )
+    if not failures.findings:
+        return None
+    material = create_markdown_artifact(
+        key=f"{key}-review",
+        markdown=review_material_markdown(failures, round_no, _workbench(run)),
+        description=f"round {round_no}: what to read before deciding",
+    )
+    return _ui_url(f"artifacts/artifact/{material}")
+
+
+def _workbench(run: AdaptationRun) -> Workbench | None:
+    """The units as the round wrote them (context, provenance, checks) for the reviewer's reading."""
+    try:
+        return Workbench.load(
+            run.benchmark,
+            run.language,
+            translator=run.translator_spec,
+            source_dir=run.source_dir,
+            settings=run.settings,
+        )
+    except BabelflowError as error:  # the reading falls back to the findings' own evidence
+        get_run_logger().warning(f"review material without unit context: {error}")
+        return None
 
 
 def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
@@ -307,7 +387,7 @@ def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, s
     return reviewed, forget
 
 
-@flow(name="adapt-language", log_prints=True)
+@flow(name="adapt-language", log_prints=True, flow_run_name="{benchmark} · {language}")
 def adapt_language(
     benchmark: str,
     language: str,
@@ -323,9 +403,12 @@ def adapt_language(
     evaluate_agent: str = "",
     evaluate_user: str = "",
     evaluate_trials: int = 1,
-) -> AdaptFlowResult:
+) -> State[AdaptFlowResult]:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then
-    sign off, and (with evaluate_agent/evaluate_user) run agents on the variant and its source."""
+    sign off, and (with evaluate_agent/evaluate_user) run agents on the variant and its source.
+
+    Ends in a named state (FINAL_STATES) carrying the AdaptFlowResult: call it with return_state=True
+    and read the result with `outcome(state)` (a direct call raises on AwaitingReview)."""
     # a deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)
     asked = {
         "benchmark": benchmark,
@@ -367,7 +450,7 @@ def adapt_language(
         result = _rounds(run, review_timeout, max_rounds)
         if evaluation is not None and result.status in ("signed", "awaiting_signoff"):
             result = _evaluate(run, result, evaluation)
-        return result
+        return final_state(result)
 
 
 def _evaluate(run: AdaptationRun, result: AdaptFlowResult, config: EvaluationConfig) -> AdaptFlowResult:
@@ -429,7 +512,7 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
         failures, variant = _one_round(run, reviewed, forget, record)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
-        _publish(benchmark, language, round_no, failures, variant, record.units_by_origin)
+        material_url = _publish(run, round_no, failures, variant, record.units_by_origin)
         notes = [f for f in failures.findings if f.severity is Severity.NOTE]
         open_findings = [f for f in failures.findings if f.severity is not Severity.NOTE]
         logger.info(f"round {round_no}: {len(open_findings)} open findings, {len(notes)} notes")
@@ -448,7 +531,9 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
             )
         if run_url:
             logger.info(f"review form (open the paused run, then Resume): {run_url}")
-        decisions = ask_for_review(failures, round_no, review_timeout)
+        if material_url:
+            logger.info(f"review material (source and target of every group): {material_url}")
+        decisions = ask_for_review(failures, round_no, review_timeout, material_url)
         if decisions is None:
             return AdaptFlowResult(
                 benchmark=benchmark,
@@ -457,6 +542,7 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
                 rounds=rounds,
                 open_findings=[f.id for f in failures.findings],
                 variant_dir=variant,
+                timed_out=True,
                 **ids,
             )
         store.append_many(decisions, failures)
@@ -481,12 +567,6 @@ def _sign(
     run_url: str | None,
 ) -> AdaptFlowResult:
     settings, benchmark, language = run.settings, run.benchmark, run.language
-    # the behaviour layer's cache names every task; parsing a 2,285-task file just to sample 5 costs seconds
-    replayed = run.paths.behavior_cache
-    task_ids = (
-        sorted(orjson.loads(replayed.read_bytes())) if replayed.exists() else get_benchmark(benchmark).task_ids(None)
-    )
-    sample = sorted(random.Random(f"{benchmark}/{language}/{len(rounds)}").sample(task_ids, min(5, len(task_ids))))
     result = AdaptFlowResult(
         benchmark=benchmark,
         language=language,
@@ -498,28 +578,41 @@ def _sign(
     )
     if review_timeout <= 0:
         return result
+    # the stratified sample a reviewer reads and signs for, as `babelflow review --sign` draws it
+    bench = Workbench.load(
+        benchmark, language, translator=run.translator_spec, source_dir=run.source_dir, settings=settings
+    )
+    sample = sign_sample(bench)
+    translator_id = bench.engine.translator.translator_id
+    human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)
+    drafted = sum(r.origin_class == "draft" for r in bench.records)
+    tier = translator_tier(translator_id, human / max(human + drafted, 1))
+    material = create_markdown_artifact(
+        key=f"{artifact_key(benchmark, language)}-signoff-sample",
+        markdown=signoff_material_markdown(sample, benchmark, language, translator_id, tier),
+        description=f"sign-off sample: {sample.sample_size} of {sample.lot_size} units",
+    )
+    material_url = _ui_url(f"artifacts/artifact/{material}")
     if run_url:
         get_run_logger().info(f"sign-off form (open the paused run, then Resume): {run_url}")
+    if material_url:
+        get_run_logger().info(f"sign-off sample ({sample.sample_size} units side by side): {material_url}")
+    read = f"[the sample, source and target side by side]({material_url})" if material_url else "the sample artifact"
     form = SignOffForm.with_initial_data(
-        description="No open findings. Spot-check these tasks end to end, then approve.",
+        description=f"**No open findings.** Translator {translator_id} ({tier}). Read {read}: "
+        f"{sample.sample_size} of {sample.lot_size} units drawn by role and risk (ISO 2859-1 level II, "
+        f"letter {sample.code_letter}). Correct a unit with `babelflow correct {benchmark} --lang {language} "
+        '--id ID --text "…"`, then approve.',
         reviewer="",
-        spot_checked_tasks=sample,
     )
     try:
         answer = pause_flow_run(
             wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}"
         )
     except FlowPauseTimeout:
-        return result
+        return result.model_copy(update={"timed_out": True})
     if not answer.approve:
         return result
-    # the sample a reviewer signs for, recorded with the sign-off as `babelflow review --sign` does
-    bench = Workbench.load(
-        benchmark, language, translator=run.translator_spec, source_dir=run.source_dir, settings=settings
-    )
-    translator_id = bench.engine.translator.translator_id
-    human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)
-    drafted = sum(r.origin_class == "draft" for r in bench.records)
     sign_off(
         settings,
         benchmark,
@@ -527,17 +620,22 @@ def _sign(
         variant,
         store,
         reviewer=answer.reviewer,
-        spot_checked=answer.spot_checked_tasks,
+        spot_checked=sorted({u.task for u in sample.units if u.task}),
         note=answer.note,
         flow_run_id=str(current_flow_run.id),
-        sample=sign_sample(bench),
+        sample=sample,
         translator_id=translator_id,
-        tier=translator_tier(translator_id, human / max(human + drafted, 1)),
+        tier=tier,
     )
     return result.model_copy(update={"status": "signed"})
 
 
-@flow(name="adapt-languages")
+def _languages_run_name() -> str:
+    parameters = current_flow_run.parameters
+    return f"{parameters['benchmark']} · {', '.join(parameters['languages'])}"
+
+
+@flow(name="adapt-languages", flow_run_name=_languages_run_name)
 def adapt_languages(
     benchmark: str,
     languages: list[str],
@@ -550,8 +648,10 @@ def adapt_languages(
     evaluate_agent: str = "",
     evaluate_user: str = "",
     evaluate_trials: int = 1,
-) -> list[AdaptFlowResult]:
-    """One adapt_language subflow per language, at most `max_concurrency` at a time."""
+) -> State[list[AdaptFlowResult]]:
+    """One adapt_language subflow per language, at most `max_concurrency` at a time. Ends in the state of
+    the language that waits longest (AwaitingReview over AwaitingSignoff over Signed), its message naming
+    each language's state; read the results with `outcomes(state)`."""
     asked = {
         "benchmark": benchmark,
         "translator": translator,
@@ -576,7 +676,21 @@ def adapt_languages(
                 evaluate_agent=evaluate_agent,
                 evaluate_user=evaluate_user,
                 evaluate_trials=evaluate_trials,
+                return_state=True,
             )
             for language in languages
         ]
-        return [f.result() for f in futures]
+        states = [f.result() for f in futures]
+    results = [outcome(state) for state in states]  # a language whose run raised fails this flow too
+    worst = max(states, key=lambda state: (state.is_failed(), state.name == "AwaitingSignoff"))
+    message = "; ".join(f"{r.language}: {state.name}" for r, state in zip(results, states, strict=True))
+    make = Failed if worst.is_failed() else Completed
+    return make(name=worst.name, message=message, data=results)
+
+
+def outcomes(state: State) -> list[AdaptFlowResult]:
+    """The per-language results of an adapt-languages run called with return_state=True."""
+    value = state.result(raise_on_failure=False)
+    if isinstance(value, BaseException):
+        raise value
+    return list(value)

@@ -1,85 +1,158 @@
-"""The paused review of a flow round, as Prefect run-input forms: one row per group of findings,
-opened groups one finding a row, and the final sign-off. Answers become review decisions."""
+"""The paused review of a flow round, as Prefect run-input forms that hold decisions only: one set of
+fields per group of findings (numbered as in the review-material artifact, which holds the texts),
+opened groups one finding each, and the final sign-off. Answers become review decisions.
+
+Prefect draws a form from the model's JSON schema: a list becomes rows a reviewer can delete, an id
+in a value becomes editable, `X | None` shows 'Property is type "None"'. So the forms are built per
+round with one named field per group, plain strings and closed choices."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from prefect import get_run_logger
 from prefect.exceptions import FlowPauseTimeout
 from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from babelflow.ir import PreserveReason
 from flows.review_store import ReviewDecision
 from validators.finding_kinds import Route, suggested_route
-from validators.findings import FailureSet, group_findings
+from validators.findings import FailureSet, Finding, FindingGroup, group_findings
+
+DECISIONS_OF_GROUP = ("skip", "confirm", "dismiss", "open")
+DECISIONS_OF_FINDING = ("skip", "confirm", "dismiss")
+OPENED_PAGE = 40  # findings per opened-group form
+KEEP_AS = ("", *(reason.value for reason in PreserveReason))
 
 
-class FindingDecision(BaseModel):
-    finding_id: str
-    summary: str = Field(default="", description="what was found (read-only)")
-    decision: Literal["confirm", "dismiss", "skip"] = "skip"
+class ReviewRow(BaseModel):
+    """One decision read back from a form: a group (or, in the opened form, one finding)."""
+
+    decision: Literal["skip", "confirm", "dismiss", "open"] = "skip"
     note: str = ""
     route: Route = "translation"
-    preserve_reason: PreserveReason | None = Field(
-        default=None, description="analysis route: the type the field should have had"
-    )
+    preserve_reason: PreserveReason | None = None
     replacement: str | None = None
 
 
-class GroupDecision(BaseModel):
-    """One decision for every finding of a group; `open` lists the group's findings one by one next."""
-
-    group_id: str
-    summary: str = Field(default="", description="what repeats, how often, and an example (read-only)")
-    findings: int = Field(default=1, description="how many findings the decision applies to (read-only)")
-    decision: Literal["confirm", "dismiss", "skip", "open"] = "skip"
-    note: str = ""
-    route: Route = "translation"
-    preserve_reason: PreserveReason | None = Field(
-        default=None, description="analysis route: the type the field should have had"
-    )
-    replacement: str | None = Field(
-        default=None, description="your translation; only for a group of one finding (open larger groups)"
-    )
-
-
 class ReviewForm(RunInput):
-    reviewer: str = Field(description="your name, recorded with every decision")
-    groups: list[GroupDecision]
+    """The paused review's decisions: built per round by `review_form` (one set of fields per group);
+    nothing to delete, no id to edit, no field typed None."""
 
-
-class OpenedGroupsForm(RunInput):
-    reviewer: str = Field(description="your name, recorded with every decision")
-    decisions: list[FindingDecision]
+    reviewer: str = Field(default="", title="Your name", description="recorded with every decision")
 
 
 class SignOffForm(RunInput):
-    reviewer: str
-    spot_checked_tasks: list[str] = Field(description="tasks offered for the final end-to-end spot check")
-    approve: bool = False
-    note: str = ""
+    reviewer: str = Field(default="", title="Your name", description="recorded with the sign-off")
+    approve: bool = Field(default=False, title="I read the sample units and approve this variant")
+    note: str = Field(default="", title="Note", description="what you checked, what you accept")
 
 
-def ask_for_review(failures: FailureSet, round_no: int, review_timeout: int) -> list[ReviewDecision] | None:
-    """The paused review: one row per group of findings; groups marked `open` come back one finding
-    a row in a second form. None when nobody answered in time."""
+def _row_fields(prefix: str, title: str, about: str, decisions: tuple[str, ...], route: Route, one: bool) -> dict:
+    """A group's (or a finding's) fields: the decision, a note, the route, the kept type (analysis
+    route) and, for a single finding, the replacement text."""
+    fields: dict = {
+        prefix: (
+            Literal[decisions],
+            Field(default="skip", title=title, description=about),
+        ),
+        f"{prefix}_note": (str, Field(default="", title="note", description="why (logged with the decision)")),
+        f"{prefix}_route": (
+            Route,
+            Field(
+                default=route,
+                title="route if confirmed",
+                description="translation: retranslate, or use your replacement; analysis: keep the source text",
+            ),
+        ),
+    }
+    fields[f"{prefix}_keep_as"] = (
+        Literal[KEEP_AS],
+        Field(default="", title="keep as", description="analysis route only: why the field stays as it is"),
+    )
+    if one and route == "translation":
+        fields[f"{prefix}_replacement"] = (
+            str,
+            Field(default="", title="replacement", description="your translation of the whole unit (optional)"),
+        )
+    return fields
+
+
+def group_field(number: int) -> str:
+    """The form field of the number-th group (1-based, as the review material numbers them)."""
+    return f"group_{number}"
+
+
+def finding_field(number: int) -> str:
+    return f"finding_{number}"
+
+
+def review_form(groups: list[FindingGroup], description: str) -> type[ReviewForm]:
+    fields: dict = {}
+    for number, group in enumerate(groups, start=1):
+        count = len(group.finding_ids)
+        title = f"{number}. {group.layer.value}/{group.kind} · {group.severity.value} · {count} finding(s)"
+        about = group.summary + ("" if count == 1 else " · `open` decides its findings one by one")
+        route = suggested_route(group.layer, group.kind)
+        fields |= _row_fields(group_field(number), title, about, DECISIONS_OF_GROUP, route, count == 1)
+    model = create_model("ReviewForm", __base__=ReviewForm, **fields)
+    model._description = description
+    return model
+
+
+def opened_form(findings: list[Finding], description: str) -> type[ReviewForm]:
+    fields: dict = {}
+    for number, finding in enumerate(findings, start=1):
+        title = f"{number}. {finding.layer.value}/{finding.kind} · {finding.id}"
+        about = f"{finding.artifact} {finding.location}: {finding.message}"
+        route = suggested_route(finding.layer, finding.kind)
+        fields |= _row_fields(finding_field(number), title, about, DECISIONS_OF_FINDING, route, True)
+    model = create_model("OpenedGroupsForm", __base__=ReviewForm, **fields)
+    model._description = description
+    return model
+
+
+def read_row(answer: BaseModel, prefix: str) -> ReviewRow:
+    values = answer.model_dump()
+    reason = values.get(f"{prefix}_keep_as") or None
+    return ReviewRow(
+        decision=values.get(prefix, "skip"),
+        note=values.get(f"{prefix}_note", ""),
+        route=values.get(f"{prefix}_route", "translation"),
+        preserve_reason=PreserveReason(reason) if reason else None,
+        replacement=values.get(f"{prefix}_replacement") or None,
+    )
+
+
+def answer_for(groups: list[FindingGroup], reviewer: str, decisions: dict[str, str], note: str = "") -> dict:
+    """The run input that decides groups by id (`{group_id: decision}`), as the form would send it:
+    for API callers and tests."""
+    answer: dict = {"reviewer": reviewer}
+    for number, group in enumerate(groups, start=1):
+        if group.id in decisions:
+            answer[group_field(number)] = decisions[group.id]
+            answer[f"{group_field(number)}_note"] = note
+    return answer
+
+
+def ask_for_review(
+    failures: FailureSet, round_no: int, review_timeout: int, material_url: str | None = None
+) -> list[ReviewDecision] | None:
+    """The paused review: one set of fields per group of findings (numbered as in the review material
+    at `material_url`); groups marked `open` come back one finding each in a second form. None when
+    nobody answered in time."""
     groups = group_findings(failures.findings)
-    by_group = {g.id: g for g in groups}
     by_finding = {f.id: f for f in failures.findings}
-    form = ReviewForm.with_initial_data(
-        description=f"Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups, "
-        "most severe first (details in the failure-report artifact). "
-        "One decision per group; choose `open` to decide a group's findings one by one.",
-        reviewer="",
-        groups=[
-            GroupDecision(
-                group_id=g.id, summary=g.summary, findings=len(g.finding_ids), route=suggested_route(g.layer, g.kind)
-            )
-            for g in groups
-        ],
+    read = (
+        f"Read each group's source and target first: [review material, round {round_no}]({material_url})."
+        if material_url
+        else "Read each group's source and target in the review-material artifact of this run."
+    )
+    form = review_form(
+        groups,
+        f"**Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups**, most severe first. "
+        f"{read} One decision per group; `open` decides a group's findings one by one.",
     )
     try:
         answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}")
@@ -88,59 +161,49 @@ def ask_for_review(failures: FailureSet, round_no: int, review_timeout: int) -> 
     reviewer = answer.reviewer or "anonymous"
     decisions: list[ReviewDecision] = []
     opened: list[str] = []
-    for item in answer.groups:
-        group = by_group.get(item.group_id)
-        if group is None or item.decision == "skip":
+    for number, group in enumerate(groups, start=1):
+        row = read_row(answer, group_field(number))
+        if row.decision == "skip":
             continue
-        if item.decision == "open":
+        if row.decision == "open":
             opened += group.finding_ids
             continue
-        if item.replacement and len(group.finding_ids) > 1:
-            get_run_logger().warning(
-                f"{group.id}: a replacement text applies to one finding; "
-                f"open the group of {len(group.finding_ids)} to give it"
-            )
-        replacement = item.replacement if len(group.finding_ids) == 1 else None
+        decision: Literal["confirm", "dismiss"] = "confirm" if row.decision == "confirm" else "dismiss"
+        replacement = row.replacement if len(group.finding_ids) == 1 else None
         for finding_id in group.finding_ids:
             decisions.append(
                 ReviewDecision(
                     finding_id=finding_id,
-                    decision=item.decision,
+                    decision=decision,
                     reviewer=reviewer,
-                    note=item.note or f"group {group.id}",
-                    route=item.route,
-                    preserve_reason=item.preserve_reason,
+                    note=row.note or f"group {group.id}",
+                    route=row.route,
+                    preserve_reason=row.preserve_reason,
                     replacement=replacement,
                 )
             )
-    if opened:
-        detail = OpenedGroupsForm.with_initial_data(
-            description=f"Round {round_no}: the {len(opened)} findings of the groups you opened.",
-            reviewer=reviewer,
-            decisions=[
-                FindingDecision(
-                    finding_id=f,
-                    summary=(
-                        f"[{by_finding[f].layer.value}/{by_finding[f].kind}] "
-                        f"{by_finding[f].artifact} {by_finding[f].location}: {by_finding[f].message}"
-                    ),
-                    route=suggested_route(by_finding[f].layer, by_finding[f].kind),
-                )
-                for f in opened
-            ],
+    # opened findings come in pages: Prefect stores a form's schema as one run input, which a form of
+    # 600 findings' fields exceeds ("Run input schema not found" on resume)
+    findings = [by_finding[f] for f in opened]
+    pages = [findings[i : i + OPENED_PAGE] for i in range(0, len(findings), OPENED_PAGE)]
+    for page_no, page in enumerate(pages, start=1):
+        detail = opened_form(
+            page,
+            f"Round {round_no}: the {len(opened)} findings of the groups you opened, page {page_no} of "
+            f"{len(pages)}. {read}",
         )
+        key = f"review-{round_no}-opened" + (f"-{page_no}" if page_no > 1 else "")
         try:
-            answer_detail = pause_flow_run(
-                wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}-opened"
-            )
+            answer_detail = pause_flow_run(wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=key)
         except FlowPauseTimeout:
-            return decisions  # the group decisions stand; the opened findings stay open
-        for row in answer_detail.decisions:
-            if row.decision != "skip" and row.finding_id in by_finding:
+            return decisions  # the decisions so far stand; the unanswered findings stay open
+        for number, finding in enumerate(page, start=1):
+            row = read_row(answer_detail, finding_field(number))
+            if row.decision in ("confirm", "dismiss"):
                 decisions.append(
                     ReviewDecision(
-                        finding_id=row.finding_id,
-                        decision=row.decision,
+                        finding_id=finding.id,
+                        decision="confirm" if row.decision == "confirm" else "dismiss",
                         reviewer=answer_detail.reviewer or reviewer,
                         note=row.note,
                         route=row.route,

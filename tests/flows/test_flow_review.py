@@ -74,6 +74,7 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     from prefect.flow_runs import resume_flow_run
 
     from flows.prefect_flows import adapt_language
+    from flows.review_forms import answer_for
 
     _plant(tmp_path, benchmark, lambda text: "Sure! Here is the translation you asked for: " + text)
     store = _store(tmp_path, benchmark)
@@ -85,19 +86,13 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     answered = [f for f in queue.findings if f.kind == "answered_not_translated"]
     assert answered and answered[0].element_id, [f.kind for f in queue.findings]
     groups = group_findings(queue.findings)  # the form asks one decision per group of findings
-    rows = [
-        {
-            "group_id": g.id,
-            "decision": "confirm" if g.kind == "answered_not_translated" else "skip",
-            "note": "the model answered instead of translating",
-        }
-        for g in groups
-    ]
-    resume_flow_run(run_id, run_input={"reviewer": "ana", "groups": rows})
+    confirmed = {g.id: "confirm" for g in groups if g.kind == "answered_not_translated"}
+    answer = answer_for(groups, "ana", confirmed, note="the model answered instead of translating")
+    resume_flow_run(run_id, run_input=answer)
     _wait_paused(store, time.time() + 120)  # the sign-off form, after a clean fix round
     resume_flow_run(
         store.flow_run_id(),
-        run_input={"reviewer": "ana", "spot_checked_tasks": [], "approve": True, "note": "spot-checked"},
+        run_input={"reviewer": "ana", "approve": True, "note": "spot-checked"},
     )
     thread.join(180)
     result = box["result"]
@@ -128,6 +123,7 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     from prefect.flow_runs import resume_flow_run
 
     from flows.prefect_flows import adapt_language
+    from flows.review_forms import answer_for
 
     benchmark = "fixture-library"
     # a verbose but correct translation: the length-ratio check flags it, the reviewer disagrees
@@ -140,13 +136,10 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     (group,) = group_findings(queue.findings)
     resume_flow_run(
         run_id,
-        run_input={
-            "reviewer": "bo",
-            "groups": [{"group_id": group.id, "decision": "dismiss", "note": "verbose but faithful"}],
-        },
+        run_input=answer_for([group], "bo", {group.id: "dismiss"}, note="verbose but faithful"),
     )
     _wait_paused(store, time.time() + 120)
-    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "spot_checked_tasks": [], "approve": False})
+    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "approve": False})
     thread.join(180)
     assert box["result"].status == "awaiting_signoff" and box["result"].rounds[-1].findings == 0
     # a fresh run (no pause) does not raise it again, and the dismissal is in the log
@@ -156,29 +149,34 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
 
 
 def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(prefect_env, tmp_path):
-    from flows.prefect_flows import adapt_language
+    from flows.prefect_flows import adapt_language, outcome
     from flows.review_store import ReviewDecision
 
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text + " (Note: translated automatically)")
-    first = adapt_language(
-        benchmark=benchmark, language="en-XA", project_root=tmp_path
+    state = adapt_language(
+        benchmark=benchmark, language="en-XA", project_root=tmp_path, return_state=True
     )  # review_timeout=0: never hangs
+    first = outcome(state)
     assert first.status == "awaiting_review" and first.open_findings
+    # a named state a Prefect user filters on, never a green Completed with open findings
+    assert state.name == "AwaitingReview" and state.is_failed() and "babelflow review" in state.message
     store = _store(tmp_path, benchmark)
     finding = next(f for f in store.queue().findings if f.kind == "added_commentary")
     store.append(ReviewDecision(finding_id=finding.id, decision="confirm", reviewer="cli", note="strip the note"))
-    second = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    second_state = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path, return_state=True)
+    second = outcome(second_state)
     assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1
+    assert second_state.name == "AwaitingSignoff" and second_state.is_completed()
 
 
 def test_a_unit_the_translator_broke_becomes_a_finding_and_is_retranslated_on_confirm(prefect_env, tmp_path):
-    from flows.prefect_flows import adapt_language
+    from flows.prefect_flows import adapt_language, outcome
     from flows.review_store import ReviewDecision
 
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text.replace("⟦0⟧", "", 1))  # a dropped placeholder
-    first = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    first = outcome(adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path, return_state=True))
     store = _store(tmp_path, benchmark)
     failed = [f for f in store.queue().findings if f.kind == "translation_failed"]
     assert first.status == "awaiting_review" and failed and failed[0].element_id

@@ -96,7 +96,7 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
     from prefect.flow_runs import resume_flow_run
     from prefect.runtime import flow_run
 
-    from flows.review_forms import ask_for_review
+    from flows.review_forms import OPENED_PAGE, ask_for_review, finding_field, group_field
 
     failures = _thousand_findings()
     groups = group_findings(failures.findings)
@@ -115,22 +115,25 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
     with get_client(sync_client=True) as client:
         _paused(client, box["run_id"], "review-1", deadline)
         critical, *_, commentary = groups
-        rows = [{"group_id": g.id, "decision": "skip"} for g in groups]
-        rows[0] = {
-            "group_id": critical.id,
-            "decision": "confirm",
-            "note": "ids must stay",
-            "route": "analysis",
-            "preserve_reason": "identifier",
+        # the form holds one set of fields per group, numbered as the review material numbers them
+        answer = {"reviewer": "ana"}
+        answer |= {
+            group_field(1): "confirm",
+            f"{group_field(1)}_note": "ids must stay",
+            f"{group_field(1)}_route": "analysis",
+            f"{group_field(1)}_keep_as": "identifier",
+            group_field(len(groups)): "open",
         }
-        rows[-1] = {"group_id": commentary.id, "decision": "open"}
-        resume_flow_run(box["run_id"], run_input={"reviewer": "ana", "groups": rows})
-        _paused(client, box["run_id"], "review-1-opened", deadline)
-        opened = [
-            {"finding_id": f, "decision": "dismiss" if i % 2 else "confirm", "note": "checked"}
-            for i, f in enumerate(commentary.finding_ids)
-        ]
-        resume_flow_run(box["run_id"], run_input={"reviewer": "ana", "decisions": opened})
+        resume_flow_run(box["run_id"], run_input=answer)
+        # the opened group's 600 findings come in pages of OPENED_PAGE
+        pages = range(0, len(commentary.finding_ids), OPENED_PAGE)
+        for page_no, start in enumerate(pages, start=1):
+            _paused(client, box["run_id"], "review-1-opened" + (f"-{page_no}" if page_no > 1 else ""), deadline)
+            opened: dict = {"reviewer": "ana"}
+            for number in range(1, len(commentary.finding_ids[start : start + OPENED_PAGE]) + 1):
+                opened[finding_field(number)] = "dismiss" if (start + number - 1) % 2 else "confirm"
+                opened[f"{finding_field(number)}_note"] = "checked"
+            resume_flow_run(box["run_id"], run_input=opened)
     thread.join(120)
     decisions = box["decisions"]
     assert len(decisions) == 390 + 600
