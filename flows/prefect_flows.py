@@ -49,7 +49,7 @@ from flows.evaluation_stage import (
 )
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
-from flows.review_forms import SignOffForm, ask_for_review
+from flows.review_forms import ask_for_review, signoff_form
 from flows.review_material import review_material_markdown, signoff_material_markdown
 from flows.review_store import ReviewStore
 from flows.run_guard import check_current_run
@@ -598,12 +598,11 @@ def _sign(
     if material_url:
         get_run_logger().info(f"sign-off sample ({sample.sample_size} units side by side): {material_url}")
     read = f"[the sample, source and target side by side]({material_url})" if material_url else "the sample artifact"
-    form = SignOffForm.with_initial_data(
-        description=f"**No open findings.** Translator {translator_id} ({tier}). Read {read}: "
+    form = signoff_form(
+        f"**No open findings.** Translator {translator_id} ({tier}). Read {read}: "
         f"{sample.sample_size} of {sample.lot_size} units drawn by role and risk (ISO 2859-1 level II, "
         f"letter {sample.code_letter}). Correct a unit with `babelflow correct {benchmark} --lang {language} "
-        '--id ID --text "…"`, then approve.',
-        reviewer="",
+        '--id ID --text "…"`, then approve.'
     )
     try:
         answer = pause_flow_run(

@@ -49,6 +49,14 @@ class SignOffForm(RunInput):
     note: str = Field(default="", title="Note", description="what you checked, what you accept")
 
 
+def signoff_form(description: str) -> type[SignOffForm]:
+    """The sign-off form with this round's description (RunInput.with_initial_data would rebuild its
+    fields from their types alone and drop their titles)."""
+    model = create_model("SignOffForm", __base__=SignOffForm)
+    model._description = description
+    return model
+
+
 def _row_fields(prefix: str, title: str, about: str, decisions: tuple[str, ...], route: Route, one: bool) -> dict:
     """A group's (or a finding's) fields: the decision, a note, the route, the kept type (analysis
     route) and, for a single finding, the replacement text."""

@@ -37,7 +37,10 @@ def _cell(text: str | None) -> str:
 def side_by_side(rows: list[tuple[str | None, str | None]], language: str, head: str = "") -> list[str]:
     """Source and target in two half-width columns that wrap at any width; one Markdown HTML block
     (no blank line inside, which would end it)."""
-    cells = "".join(f"<tr><td>{_cell(source)}</td><td>{_cell(target)}</td></tr>" for source, target in rows)
+    cells = "".join(
+        f'<tr><td valign="top">{_cell(source)}</td><td valign="top">{_cell(target)}</td></tr>'
+        for source, target in rows
+    )
     return [
         f'<table width="100%"><colgroup><col width="50%"><col width="50%"></colgroup>'
         f"<thead><tr><th>{head}source (en)</th><th>target ({html.escape(language)})</th></tr></thead>"

@@ -171,16 +171,17 @@ def main() -> None:
             page.wait_for_timeout(3000)
             page.screenshot(path=str(args.out / "paused-review-form.png"), full_page=True)
 
+            from flows.review_forms import answer_for
             from flows.review_store import ReviewStore
             from validators.findings import group_findings
 
             queue = ReviewStore(project / ".babelflow" / "review" / "fixture-library" / "en-XA").queue()
-            rows = [
-                {"group_id": g.id, "decision": "confirm", "note": "answered instead of translating"}
-                for g in group_findings(queue.findings)
-            ]
+            groups = group_findings(queue.findings)
+            answer = answer_for(
+                groups, "screenshot", {g.id: "confirm" for g in groups}, "answered instead of translating"
+            )
             # answered through the REST API, as the UI's Resume button does
-            _api(api, f"flow_runs/{run_id}/resume", {"run_input": {"reviewer": "screenshot", "groups": rows}})
+            _api(api, f"flow_runs/{run_id}/resume", {"run_input": answer})
             _wait_paused(api, run_id, "signoff")
             _api(
                 api,
@@ -188,7 +189,6 @@ def main() -> None:
                 {
                     "run_input": {
                         "reviewer": "screenshot",
-                        "spot_checked_tasks": [],
                         "approve": True,
                         "note": "spot-checked",
                     }

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from flows.prefect_flows import FINAL_STATES, AdaptFlowResult, final_state, stage_run_name
-from flows.review_forms import SignOffForm, answer_for, group_field, read_row, review_form
+from flows.review_forms import answer_for, group_field, read_row, review_form, signoff_form
 from flows.review_material import review_material_markdown, side_by_side
 from validators.findings import FailureSet, Layer, Severity, group_findings, make_finding
 
@@ -67,8 +67,9 @@ def test_review_form_has_decisions_only_and_reads_back_by_group() -> None:
     row = read_row(answer, group_field(2))
     assert (answer.reviewer, row.decision, row.note, row.replacement) == ("ana", "confirm", "n", None)
     assert read_row(answer, group_field(1)).decision == "skip"
-    signoff = SignOffForm.model_json_schema()
+    signoff = signoff_form("read the sample").model_json_schema()
     assert set(signoff["properties"]) == {"reviewer", "approve", "note"}
+    assert signoff["properties"]["reviewer"]["title"] == "Your name"  # titles kept (with_initial_data drops them)
 
 
 def test_review_material_puts_source_and_target_side_by_side_in_a_wrapping_table() -> None:
