@@ -1,0 +1,353 @@
+"""Issue 25's browser walk-through: a reviewer works in the Prefect UI of the project's own server.
+
+In a fresh temporary project, with the `babelflow` CLI as a user runs it:
+1. ar-XB, unattended: no findings -> the run ends AwaitingSignoff;
+2. en-XA with one planted bad translation (a model that answered instead of translating), unattended:
+   the run ends AwaitingReview;
+3. en-XA again with `--review-timeout`: the run pauses at the review form. In Chromium at 1,280 px the
+   script reads the review material (asserts the page does not scroll sideways), opens the form through
+   the UI's Resume button, confirms the group and types a replacement text, and submits it;
+4. the next round applies the replacement (asserted in the variant's files) and pauses at sign-off: the
+   sample artifact shows the sampled units side by side (asserted: no sideways scroll); the sign-off form
+   is approved through the UI; the run ends Signed;
+5. the runs list shows each run's name (benchmark · language) and named state.
+
+Screenshots go to docs/ui/ (names below); the server is stopped at the end. Prints one JSON line:
+the duration and what each screenshot shows.
+
+Needs Debian's chromium (/usr/bin/chromium) and Playwright (`pip install -e ".[ui]"`).
+Usage: python bench/ui_walkthrough.py [--out docs/ui]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+BABELFLOW = [sys.executable, "-m", "flows.cli"]
+BENCHMARK = "fixture-library"
+WIDTH = 1280
+PLANTED = "Sure! Here is the translation you asked for: "
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _user_env() -> dict[str, str]:
+    """A user's shell: no Prefect or babelflow variables, the checkout's packages importable."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "BABELFLOW_"))}
+    return {**env, "PYTHONPATH": str(ROOT), "COLUMNS": "200", "DO_NOT_TRACK": "1"}
+
+
+def _plant(project: Path) -> None:
+    """Adapt offline, then leave one 'answered instead of translated' entry in the memory."""
+    from babelflow.settings import BabelflowSettings
+    from flows.adapt import adapt
+
+    planted = adapt(BENCHMARK, "en-XA", settings=BabelflowSettings(project_root=project))
+    records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]
+    index = next(i for i, r in enumerate(records) if "⟦" in r["target"] and len(r["target"]) > 40)
+    records[index]["target"] = PLANTED + records[index]["target"]
+    planted.paths.memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+class Api:
+    def __init__(self, project: Path):
+        server = json.loads((project / ".babelflow" / "prefect" / "server.json").read_text())
+        self.ui, self.api = server["ui_url"], server["api_url"]
+        self.secret = (project / ".babelflow" / "prefect" / "auth" / "api-auth-string").read_bytes().strip()
+        self.auth = {"Authorization": "Basic " + base64.b64encode(self.secret).decode()}
+
+    def call(self, path: str, body: dict | None = None) -> object:
+        headers = {"Content-Type": "application/json", **self.auth}
+        if body is not None:  # Prefect's CSRF protection is on: a POST carries a token the server issued
+            csrf = self.call("csrf-token?client=ui-walkthrough")["token"]  # type: ignore[index]
+            headers |= {"Prefect-Csrf-Token": csrf, "Prefect-Csrf-Client": "ui-walkthrough"}
+        request = urllib.request.Request(
+            f"{self.api}/{path}",
+            data=json.dumps(body).encode() if body is not None else None,
+            headers=headers,
+            method="POST" if body is not None else "GET",
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return json.loads(reply.read())
+
+    def paused_run(self, key: str, seconds: float = 300) -> str:
+        """The id of the flow run paused at a pause key starting with `key`."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            runs = self.call("flow_runs/filter", {"flow_runs": {"state": {"type": {"any_": ["PAUSED"]}}}, "limit": 5})
+            for run in runs:  # type: ignore[union-attr]
+                if (run["state"].get("state_details") or {}).get("pause_key", "").startswith(key):
+                    return run["id"]
+            time.sleep(0.5)
+        raise SystemExit(f"no flow run paused at {key}")
+
+    def artifact_id(self, key: str) -> str:
+        """The latest version's id (the collection's own id opens no artifact page: 404)."""
+        query = {"artifacts": {"key": {"any_": [key]}}, "sort": "CREATED_DESC", "limit": 1}
+        found = self.call("artifacts/filter", query)
+        return found[0]["id"]  # type: ignore[index]
+
+
+def _flow(project: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*BABELFLOW, "flow", BENCHMARK, "--lang", language, *extra],
+        cwd=project,
+        env=_user_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _open_artifact(page, url: str, heading: str) -> None:
+    """An artifact page, once its Markdown is drawn (an empty page would pass the width check)."""
+    page.goto(url, wait_until="networkidle")
+    page.get_by_text(heading).first.wait_for(timeout=30_000)
+    page.wait_for_timeout(1000)
+
+
+def _strings(value: object):
+    """Every string in a JSON document (a file may escape non-ASCII text or quotes)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _no_sideways_scroll(page) -> dict:
+    sizes = page.evaluate(
+        "() => ({scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth})"
+    )
+    if sizes["scrollWidth"] > sizes["clientWidth"]:
+        raise SystemExit(f"{page.url} scrolls sideways at {WIDTH} px: {sizes}")
+    return sizes
+
+
+def _shot(page, out: Path, name: str, shown: dict[str, str], what: str, full: bool = True) -> None:
+    page.screenshot(path=str(out / name), full_page=full)
+    shown[name] = what
+
+
+def walk(out: Path) -> dict:
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    project = Path(tempfile.mkdtemp(prefix="babelflow-walk-")) / "project"
+    project.mkdir()
+    os.environ["BABELFLOW_PROJECT_ROOT"] = str(project)
+    shown: dict[str, str] = {}
+    checks: dict[str, object] = {}
+    waiting: subprocess.Popen | None = None
+    try:
+        clean = _flow(project, "ar-XB")  # starts the project's server; no findings
+        if clean.returncode != 0:
+            raise SystemExit(f"ar-XB: expected awaiting sign-off (exit 0), got {clean.returncode}\n{clean.stderr}")
+        _plant(project)
+        unattended = _flow(project, "en-XA")
+        if unattended.returncode != 1:
+            raise SystemExit(f"en-XA: expected awaiting review (exit 1), got {unattended.returncode}")
+        api = Api(project)
+        waiting = subprocess.Popen(
+            [*BABELFLOW, "flow", BENCHMARK, "--lang", "en-XA", "--review-timeout", "600"],
+            cwd=project,
+            env=_user_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        run_id = api.paused_run("review-1")
+        checks["review_paused_s"] = round(time.perf_counter() - started, 1)
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+            # logged in as a user is: the UI keeps the auth string (base64) where its login form puts it
+            page.add_init_script(
+                f"localStorage.setItem('prefect-password', {json.dumps(base64.b64encode(api.secret).decode())})"
+            )
+            page.set_viewport_size({"width": WIDTH, "height": 1100})  # the runs list: every run in view
+            page.goto(f"{api.ui}/runs", wait_until="networkidle")
+            page.wait_for_timeout(2500)
+            _shot(
+                page,
+                out,
+                "walk-1-runs-paused.png",
+                shown,
+                "runs list: en-XA Paused (in review), en-XA AwaitingReview, ar-XB AwaitingSignoff",
+            )
+
+            page.set_viewport_size({"width": WIDTH, "height": 900})
+            material = api.artifact_id("fixture-library-en-xa-review")
+            _open_artifact(page, f"{api.ui}/artifacts/artifact/{material}", "Review fixture-library")
+            checks["review_material"] = _no_sideways_scroll(page)
+            # the reviewer's text: the draft without the model's chatter, one word post-edited ("novel" ->
+            # "book"); it keeps the canonical term, so it passes the same checks as any translation
+            draft = page.locator("td").filter(has_text=PLANTED).first.inner_text().replace("\u200b", "")
+            replacement = draft.removeprefix(PLANTED).replace("ñöṽéļ", "ƀööķ")
+            checks["replacement"] = replacement
+            _shot(
+                page,
+                out,
+                "walk-2-review-material.png",
+                shown,
+                "review material: group 1, source | target wrapped side by side, context, checks",
+            )
+
+            page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
+            page.wait_for_timeout(2500)
+            _shot(
+                page,
+                out,
+                "walk-3-paused-run.png",
+                shown,
+                "the paused run: task runs named '<stage>[:<layer>] · en-XA'",
+                full=False,
+            )
+            page.get_by_role("button", name="Resume").first.click()
+            page.wait_for_timeout(2500)
+            try:
+                _fill_review_form(page, replacement)
+            except Exception:
+                Path("/tmp/ui_walk_form.html").write_text(page.content())
+                page.screenshot(path="/tmp/ui_walk_form.png", full_page=True)
+                raise
+            _shot(page, out, "walk-4-review-form.png", shown, "review form: decisions only, a replacement typed")
+            _submit(page)
+
+            signoff_run = api.paused_run("signoff")
+            variant = project / "adapted" / BENCHMARK / "en-XA"
+            applied = [
+                str(p.relative_to(variant))
+                for p in variant.rglob("*.json")
+                if any(replacement in text for text in _strings(orjson.loads(p.read_bytes())))
+            ]
+            if not applied:
+                raise SystemExit("the replacement typed in the review form is in no file of the variant")
+            checks["replacement_applied_in"] = applied
+            sample = api.artifact_id("fixture-library-en-xa-signoff-sample")
+            _open_artifact(page, f"{api.ui}/artifacts/artifact/{sample}", "Sign-off sample")
+            checks["signoff_sample"] = _no_sideways_scroll(page)
+            _shot(page, out, "walk-5-signoff-sample.png", shown, "sign-off sample: units side by side by stratum")
+
+            page.goto(f"{api.ui}/runs/flow-run/{signoff_run}", wait_until="networkidle")
+            page.wait_for_timeout(2500)
+            page.get_by_role("button", name="Resume").first.click()
+            page.wait_for_timeout(2500)
+            _property(page, "Your name").locator("textarea").fill("walkthrough")
+            _tick(page, "I read the sample")
+            _shot(page, out, "walk-6-signoff-form.png", shown, "sign-off form: the sample's link, approve")
+            _submit(page)
+            output, _ = waiting.communicate(timeout=300)
+            if waiting.returncode != 0:
+                raise SystemExit(f"the reviewed run did not end signed:\n{output[-2000:]}")
+
+            page.set_viewport_size({"width": WIDTH, "height": 1100})
+            page.goto(f"{api.ui}/runs", wait_until="networkidle")
+            page.wait_for_timeout(3000)
+            _shot(page, out, "walk-7-runs-states.png", shown, "runs list: Signed, AwaitingReview, AwaitingSignoff")
+            browser.close()
+        runs = api.call("flow_runs/filter", {"sort": "START_TIME_ASC", "limit": 10})
+        checks["runs"] = [f"{r['name']}: {r['state']['name']}" for r in runs]  # type: ignore[union-attr]
+    finally:
+        if waiting is not None and waiting.poll() is None:
+            waiting.kill()  # only when the walk failed before the run ended
+        subprocess.run([*BABELFLOW, "server", "--stop"], cwd=project, env=_user_env(), timeout=60)
+    return {"seconds": round(time.perf_counter() - started, 1), "screenshots": shown, **checks}
+
+
+def _property(page, label: str):
+    """A field of Prefect's run-input form, by the start of its title (the form's labels are not
+    tied to their inputs, so Playwright's get_by_label finds nothing)."""
+    title = page.locator(".schema-form-property__label").filter(has_text=label).first
+    return page.locator(".schema-form-property").filter(has=title).first
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Pick a value of Prefect's select (a button that opens a pop-over of options)."""
+    field = _property(page, label)
+    options = page.locator(".p-select-option").filter(has_text=re.compile(rf"^\s*{option}\s*$"))
+    opens = (
+        lambda: field.locator(".p-select-button").click(),
+        lambda: field.locator("button.p-select-button__control").press("Enter"),
+        lambda: field.locator("button.p-select-button__control").press("Space"),
+        lambda: field.locator("button.p-select-button__control").press("ArrowDown"),
+    )
+    for open_it in opens:
+        open_it()
+        page.wait_for_timeout(700)
+        if options.count():
+            options.first.click()
+            return
+    Path("/tmp/ui_walk_select.html").write_text(page.content())
+    raise SystemExit(f"the form's select {label!r} shows no option {option!r}")
+
+
+def _submit(page) -> None:
+    """Submit the resume form and wait for it to close (a loaded machine once lost a click)."""
+    dialog = page.get_by_text("Resume Flow Run").first
+    for _ in range(3):
+        page.get_by_role("button", name="Submit").last.click()
+        try:
+            dialog.wait_for(state="hidden", timeout=15_000)
+            return
+        except Exception:
+            continue
+    raise SystemExit("the resume form did not close after Submit")
+
+
+def _tick(page, label: str) -> None:
+    """Switch a yes/no field on (Prefect draws a bool as a checkbox or a toggle)."""
+    field = _property(page, label)
+    box = field.locator("input[type=checkbox]").first
+    if box.count():
+        box.dispatch_event("click")  # Prefect's toggle hides the input under its own drawing
+        if box.is_checked():
+            return
+    for selector in (".p-toggle", ".p-checkbox", "[role=switch]", "[role=checkbox]"):
+        if field.locator(selector).count():
+            field.locator(selector).first.click()
+            return
+    Path("/tmp/ui_walk_signoff.html").write_text(page.content())
+    raise SystemExit(f"the form's field {label!r} has no checkbox or toggle")
+
+
+def _fill_review_form(page, replacement: str) -> None:
+    """Group 1 (the planted finding): confirm, with the reviewer's text as its replacement."""
+    _property(page, "Your name").locator("textarea").fill("walkthrough")
+    _choose(page, "1. fidelity/answered_not_translated", "confirm")
+    _property(page, "note").locator("textarea").fill("the model answered; my translation instead")
+    _property(page, "replacement").locator("textarea").fill(replacement)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "ui")
+    args = parser.parse_args()
+    print(json.dumps(walk(args.out), ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
