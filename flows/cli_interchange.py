@@ -18,17 +18,27 @@ if TYPE_CHECKING:  # the commands import their engines lazily: `babelflow --help
     from translators.interchange import ExchangeUnit
 
 
-def _workbench(benchmark: str, lang: str, source_dir: Path | None, translator: str) -> Workbench:
+def _workbench(
+    benchmark: str, lang: str, source_dir: Path | None, translator: str, *, draft_missing: bool = True
+) -> Workbench:
     """`auto` without an offline translator for `lang` means none: the export goes out with empty
     targets (the offline path to any language). Loading runs the engine over the translation memory
-    with the reviewed texts: every unit's current text, drafted first where the memory lacks it."""
+    with the reviewed texts: every unit's current text, drafted first where the memory lacks it
+    (export: the file needs a draft to post-edit). Import drafts nothing: a refused file writes
+    nothing, not even drafts into the translation memory; a unit the memory lacks is compared as
+    having no text yet."""
     # the engine, the stages and CLDR: 35 ms to 2.5 s on `babelflow --help`, which imports this module
     from flows.workbench import Workbench  # noqa: PLC0415
     from translators.choice import NONE  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
         return Workbench.load(
-            benchmark, lang, translator=translator, source_dir=source_dir, auto_fallback=NONE, translate_missing=True
+            benchmark,
+            lang,
+            translator=translator,
+            source_dir=source_dir,
+            auto_fallback=NONE,
+            translate_missing=draft_missing,
         )
 
 
@@ -154,7 +164,7 @@ def import_command(
     )
     exchange = read_exchange(file, limits)  # bounded before the IR is loaded
     check_header(exchange, benchmark, lang)
-    bench = _workbench(benchmark, lang, source_dir, translator)
+    bench = _workbench(benchmark, lang, source_dir, translator, draft_missing=False)
     plan = plan_import(exchange_units(bench), exchange, keep_order=bench.run.pack.is_pseudo)
     check_entries(exchange, plan)
     records = {r.key: r for r in bench.records}

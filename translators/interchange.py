@@ -187,6 +187,8 @@ NODES_PER_UNIT = 50
 # (translation, adaptation, l10n, review-*) say the translator is not done; an x- state has a
 # meaning we cannot know. `approved` is a reviewer's sign-off on top, not required here.
 FINAL_STATES = frozenset({"translated", "signed-off", "final"})
+# how the export marks a machine draft (XLIFF state, PO flag): the only unfinished marks a text may keep
+DRAFT_MARKS = frozenset({'state="needs-review-translation"', "#, fuzzy"})
 XLIFF_SUFFIXES = (".xlf", ".xliff")
 PO_SUFFIXES = (".po",)
 
@@ -547,13 +549,19 @@ def plan_import(units: list[ExchangeUnit], exchange: ExchangeFile, *, keep_order
         if not entry.target:
             empty += 1
             continue
+        # a mark the export never writes on a text (needs-translation, obsolete #~, needs-adaptation …)
+        # says the translator is not done with this unit, edited or not: refused, naming it
+        if entry.not_final and entry.not_final not in DRAFT_MARKS:
+            refuse(f"not a translator's final word ({entry.not_final})")
+            continue
         if item.target is not None and entry.target == item.target:
             unchanged += 1  # what the unit holds now (a draft stays a draft; its state needs no change)
             continue
         if not as_read(entry.target) and as_read(item.unit.text):  # ' ' or a zero-width space emptied the field
             refuse("the target is blank (only spaces or invisible characters)")
             continue
-        # the state the export wrote, kept by an editor that tracks none, over an edited text: the edit is the word
+        # the draft mark the export wrote, kept by an editor that tracks none, over an edited text: the
+        # edit is the word; the mark on a text exported as finished says it is not done
         if entry.not_final and entry.not_final != exported_flag(item, exchange.fmt):
             refuse(f"not a translator's final word ({entry.not_final})")
             continue
