@@ -29,7 +29,21 @@ from source_benchmarks.agent_runs import ToolCallMade, TrialRecord, TurnRole
 SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 # names a variant keeps on purpose (file names, ids, emails, paths) are no language: left out of
 # the identification, so "see landlord-notices.txt" is not a sentence in English
-IDENTIFIER = re.compile(r"\w+(?:[._/@\\-]\w+)*[._/@\\-]\w+(?:[._/@\\-]?\w)*|#?\w*\d\w*(?:[.,:/-]\w+)*")
+JOINED = re.compile(r"\w[._/@\\-]\w")  # a separator inside a word: file.txt, a@b, notices-2
+TRAILING = ".,;:!?)]}\"'»”"
+
+
+def without_identifiers(text: str) -> str:
+    """The text with its ids, file names, emails and numbers blanked, one whitespace-split token at
+    a time (linear: no pattern backtracks over a long token); a token's closing punctuation stays."""
+    out = []
+    for token in re.split(r"(\s+)", text):
+        core = token.rstrip(TRAILING)
+        if core and (any(c.isdigit() for c in core) or JOINED.search(core)):
+            out.append(" " + token[len(core) :])
+        else:
+            out.append(token)
+    return "".join(out)
 # CLDR numbering systems whose digits a locale may use besides ASCII (babel's default_numbering_system)
 NUMBERING_ZEROS = {
     "arab": 0x0660,
@@ -158,7 +172,7 @@ def classify_trial(
 def _classify_text(
     result: TrialTaxonomy, index: int, role: TurnRole, text: str, language: str, identify: Identify
 ) -> None:
-    text = IDENTIFIER.sub(" ", text)
+    text = without_identifiers(text)
     whole = identify(text)
     if whole is not None:
         tally = result.languages.agent if role == "agent" else result.languages.user

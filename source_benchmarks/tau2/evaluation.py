@@ -21,7 +21,7 @@ from source_benchmarks.tau2.domains import DOMAINS
 from source_benchmarks.tau2.registration import register_variant
 
 STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
-FIRST_SENTENCE = re.compile(r"(.+?[.!?。！？])(\s|$)", re.S)
+SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
 
 
 def _openai_messages(messages: list[Any]) -> list[dict]:
@@ -119,8 +119,9 @@ class _Opened:
 
 
 def _first_sentence(text: str) -> str:
-    found = FIRST_SENTENCE.match(text.strip())
-    return (found.group(1) if found else text).strip()
+    text = text.strip()
+    found = SENTENCE_END.search(text)
+    return (text[: found.end()] if found else text).strip()
 
 
 def user_opener(task: Any) -> str | None:
