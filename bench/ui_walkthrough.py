@@ -230,9 +230,10 @@ def walk(out: Path) -> dict:
             page.wait_for_timeout(2500)
             try:
                 _fill_review_form(page, replacement)
-            except Exception:
+            except Exception:  # any failure filling the form: keep the page for the report, then re-raise
                 Path("/tmp/ui_walk_form.html").write_text(page.content())
                 page.screenshot(path="/tmp/ui_walk_form.png", full_page=True)
+                print("the review form failed: its page is kept in /tmp/ui_walk_form.html and .png", file=sys.stderr)
                 raise
             _shot(page, out, "walk-4-review-form.png", shown, "review form: decisions only, a replacement typed")
             _submit(page)
@@ -307,13 +308,15 @@ def _choose(page, label: str, option: str) -> None:
 
 def _submit(page) -> None:
     """Submit the resume form and wait for it to close (a loaded machine once lost a click)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: PLC0415 - optional [ui] extra
+
     dialog = page.get_by_text("Resume Flow Run").first
     for _ in range(3):
         page.get_by_role("button", name="Submit").last.click()
         try:
             dialog.wait_for(state="hidden", timeout=15_000)
             return
-        except Exception:
+        except PlaywrightTimeout:  # a click lost under load: click again
             continue
     raise SystemExit("the resume form did not close after Submit")
 

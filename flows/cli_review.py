@@ -179,7 +179,7 @@ def _sign(
 ) -> None:
     """Show the translator's tier and the sample side by side; record the sample with the sign-off."""
     from flows.cli_units import out  # noqa: PLC0415
-    from flows.signoff import SAMPLE_RULE, TIERS, translator_tier  # noqa: PLC0415
+    from flows.signoff import SAMPLE_RULE, TIERS, units_tier  # noqa: PLC0415
     from flows.signoff_sample import sign_sample  # noqa: PLC0415
     from flows.workbench import Workbench  # noqa: PLC0415
 
@@ -193,9 +193,7 @@ def _sign(
             )
         sample = sign_sample(bench)
     translator_id = bench.engine.translator.translator_id
-    human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)
-    drafted = sum(r.origin_class == "draft" for r in bench.records)
-    tier = translator_tier(translator_id, human / max(human + drafted, 1))
+    tier = units_tier(translator_id, (r.origin_class for r in bench.records))
     out.print(f"translator {translator_id}: tier {tier} — {TIERS[tier]}", highlight=False)
     out.print(
         f"sample: {SAMPLE_RULE}: lot {sample.lot_size} units -> code letter {sample.code_letter} -> n ="

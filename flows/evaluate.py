@@ -146,6 +146,9 @@ class RunPlan(Record):
     task_ids: list[str]
     injection_task_ids: list[str | None] = Field(default_factory=lambda: list[str | None]([None]))
     counterparts: dict[str, str] = Field(default_factory=dict, description="value -> its other-language rendering")
+    scripts: dict[str, GoldScript] = Field(
+        default_factory=dict, description="task id -> its gold script, where already read (else read per task)"
+    )
 
 
 class Models(Record):
@@ -213,7 +216,7 @@ def run_side(
     results: list[TrialResult] = []
     by_task: list[TaskResult] = []
     for task_id in plan.task_ids:
-        script = runner.gold_script(plan.run, task_id)
+        script = plan.scripts.get(task_id) or runner.gold_script(plan.run, task_id)
         rewards: list[float] = []
         task_failures: Counter[FailureClass] = Counter()
         for injection in plan.injection_task_ids:
@@ -413,10 +416,11 @@ def evaluate(
     prepared = runner.prepare(benchmark, language, variant, verbose=verbose)
     chosen = _chosen_tasks(benchmark, prepared, task_ids)
     injections: list[str | None] = [None, *prepared.injection_task_ids] if with_injections else [None]
+    scripts = {task_id: runner.gold_script(prepared, task_id) for task_id in chosen}  # read once (τ³: the worker)
     gold_values = {
         value
-        for task_id in chosen
-        for call in runner.gold_script(prepared, task_id).calls
+        for script in scripts.values()
+        for call in script.calls
         for value in call.arguments.values()
         if isinstance(value, str)
     }
@@ -427,6 +431,7 @@ def evaluate(
         task_ids=chosen,
         injection_task_ids=injections,
         counterparts=counterparts_of(variant, benchmark, language, gold_values),
+        scripts=scripts,
     )
     run = run_side(runner, plan, models, trials=trials, progress=progress, trajectories=trajectories, verbose=verbose)
     source_run = None

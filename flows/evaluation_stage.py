@@ -17,7 +17,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger
 from babelflow.variant import MANIFEST_NAME
-from flows.evaluate import EvaluationReport, RunSummary, evaluate, runner_of
+from flows.evaluate import EvaluationReport, RunSummary, evaluate, evaluation_path, runner_of
 from flows.evaluation_taxonomy import FailureClass
 from flows.stages import key_of
 
@@ -70,8 +70,6 @@ def stage_evaluate(run: AdaptationRun, variant: Path, config: EvaluationConfig) 
         variant=variant,
         costs=CostLedger(),
     )
-    from flows.evaluate import evaluation_path  # noqa: PLC0415 - one name, kept beside its use
-
     return EvaluationStageResult(
         report=evaluation_path(variant), trajectories=report.trajectories, markdown=evaluation_markdown(report)
     )

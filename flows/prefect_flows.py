@@ -54,7 +54,7 @@ from flows.review_material import review_material_markdown, signoff_material_mar
 from flows.review_store import ReviewStore
 from flows.run_guard import check_current_run
 from flows.run_setup import resolve_run
-from flows.signoff import sign_off, translator_tier, void_stale_signoff
+from flows.signoff import sign_off, units_tier, void_stale_signoff
 from flows.signoff_sample import sign_sample
 from flows.workbench import Workbench
 from source_benchmarks import get_benchmark
@@ -584,9 +584,7 @@ def _sign(
     )
     sample = sign_sample(bench)
     translator_id = bench.engine.translator.translator_id
-    human = sum(r.origin_class in ("corrected", "imported", "reviewed") for r in bench.records)
-    drafted = sum(r.origin_class == "draft" for r in bench.records)
-    tier = translator_tier(translator_id, human / max(human + drafted, 1))
+    tier = units_tier(translator_id, (r.origin_class for r in bench.records))
     material = create_markdown_artifact(
         key=f"{artifact_key(benchmark, language)}-signoff-sample",
         markdown=signoff_material_markdown(sample, benchmark, language, translator_id, tier),

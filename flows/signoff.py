@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -73,6 +75,17 @@ def translator_tier(translator_id: str, human_share: float = 0.0) -> str:
     if translator_id.startswith("apertium"):
         return "mt"
     return "model"
+
+
+HUMAN_ORIGINS = frozenset({"corrected", "imported", "reviewed"})
+
+
+def units_tier(translator_id: str, origins: Iterable[str]) -> str:
+    """The tier of a variant's units as they stand (their origin classes): human once people have
+    replaced every draft, else the drafting translator's."""
+    counts = Counter(origins)
+    human = sum(counts[o] for o in HUMAN_ORIGINS)
+    return translator_tier(translator_id, human / max(human + counts["draft"], 1))
 
 
 def sample_size(lot: int) -> tuple[str, int]:
