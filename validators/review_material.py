@@ -24,11 +24,12 @@ from functools import cached_property
 
 from pydantic import Field
 
-from babelflow.ir import ArtifactRole, Record, TranslationType
+from babelflow.ir import Record, TranslationType
 from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
 from validators.findings import Finding
 from validators.probes.policy import infer_policy
+from validators.task_ids import list_positions
 
 # the prompt and the JSON envelope of one request, besides its items (measured on review.v2: ~900)
 REQUEST_OVERHEAD_TOKENS = 1000
@@ -114,16 +115,7 @@ class ReviewMaterial:
     @cached_property
     def _task_ids(self) -> dict[tuple[str, int], str]:
         """(tasks artifact, index in its list) -> task id, for benchmarks that keep tasks in a list."""
-        out: dict[tuple[str, int], str] = {}
-        for spec in self.ctx.specs:
-            if spec.role is not ArtifactRole.TASKS:
-                continue
-            document = self.ctx.source_document(spec)
-            if isinstance(document, list):
-                out.update(
-                    {(spec.path, i): str(t["id"]) for i, t in enumerate(document) if isinstance(t, dict) and "id" in t}
-                )
-        return out
+        return list_positions(self.ctx)
 
     def task_of(self, element) -> str | None:
         path = getattr(element.locator, "path", ())

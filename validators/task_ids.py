@@ -10,7 +10,7 @@ from validators.context import ValidationContext
 from validators.findings import Finding
 
 
-def _list_positions(ctx: ValidationContext) -> dict[tuple[str, int], str]:
+def list_positions(ctx: ValidationContext) -> dict[tuple[str, int], str]:
     """(tasks artifact, index in its list) -> task id, for tasks kept in one list (τ²)."""
     out: dict[tuple[str, int], str] = {}
     for spec in ctx.specs:
@@ -53,7 +53,7 @@ def with_task_ids(findings: list[Finding], context: Callable[[], ValidationConte
             if element.artifact in files:
                 task = files[element.artifact]
             elif path and isinstance(path[0], int):
-                positions = _list_positions(ctx) if positions is None else positions
+                positions = list_positions(ctx) if positions is None else positions
                 task = positions.get((element.artifact, path[0]))
         out.append(finding.model_copy(update={"task_id": task}) if task else finding)
     return out
