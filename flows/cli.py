@@ -477,6 +477,15 @@ def flow(
     ),
     evaluate_user: str = typer.Option("", "--evaluate-user", help="The evaluation stage's user simulator model."),
     evaluate_trials: int = typer.Option(1, "--evaluate-trials", help="Trials per task in the evaluation stage."),
+    pool: str | None = typer.Option(
+        None,
+        "--pool",
+        help="Submit one flow run per language to this Prefect work pool (workers: `prefect worker start --pool "
+        "NAME` in their own clones; shared state: README, Past one machine).",
+    ),
+    provider_limit: list[str] = typer.Option(
+        [], "--provider-limit", help="With --pool: PROVIDER=N, at most N stages calling that provider at once."
+    ),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off
     (→ agents on the variant and its source, with --evaluate-agent/--evaluate-user).
@@ -536,7 +545,20 @@ def flow(
     from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     with terminal_progress(console):
-        if len(lang) == 1:
+        if pool:  # one flow run per language on the pool's workers (flows/pools.py)
+            from flows.pools import parse_provider_limits, run_on_pool  # noqa: PLC0415 - Prefect, after the URL
+
+            fixed = {"translator": translator, "validators": validators, "entities": entity or None}
+            results, _ = run_on_pool(
+                benchmark,
+                lang,
+                pool,
+                review_timeout=review_timeout,
+                deploy_parameters={k: v for k, v in fixed.items() if v not in ("", None, "auto")},
+                provider_limits=parse_provider_limits(provider_limit),
+                say=lambda line: console.print(line, highlight=False, soft_wrap=True),
+            )
+        elif len(lang) == 1:
             results = [  # the run ends in a named state (AwaitingReview, ...) carrying its result
                 outcome(
                     adapt_language(

@@ -54,6 +54,7 @@ from flows.review_material import review_material_markdown, signoff_material_mar
 from flows.review_store import ReviewStore
 from flows.run_guard import check_current_run
 from flows.run_setup import resolve_run
+from flows.shared_run import checkpoint, portable, project_key, provider_slots, shared_run
 from flows.signoff import sign_off, units_tier, void_stale_signoff
 from flows.signoff_sample import sign_sample
 from flows.workbench import Workbench
@@ -81,7 +82,7 @@ def _cached(stage: str, layer: str = ""):
         # store shared by two projects (one process, or a global PREFECT_LOCAL_STORAGE_PATH) must not
         # hand one project the other's paths
         settings = parameters["run"].settings if "run" in parameters else parameters["settings"]
-        project = stages.key_of(str(settings.resolved_state_dir()))
+        project = stages.key_of(project_key(settings))  # on a pool: the shared namespace, whatever the folder
         return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{stage_code(stage)}-{project}-{parameters['cache_key']}"
 
     return task(name=stage, cache_key_fn=key_fn, persist_result=True, task_run_name=stage_run_name(stage, layer))
@@ -216,8 +217,10 @@ def outcome(state: State) -> AdaptFlowResult:
 
 def _call(task_fn, **kwargs):
     """Run a cached task, refreshing its cache when its output file is gone; returns (result, cached)."""
-    state = task_fn(**kwargs, return_state=True)
+    with provider_slots(kwargs.get("run"), task_fn.name):
+        state = task_fn(**kwargs, return_state=True)
     result = state.result()  # raises if the task failed: failures never pass silently
+    checkpoint()  # on a pool: what the stage wrote is shared before the next one starts
     return result, state.name == "Cached"
 
 
@@ -230,6 +233,8 @@ def _one_round(
         cache_key=stages.analyze_inputs_key(run),
         run=run,
     )
+    # a cached result names the folder of the worker that made it: this run's own paths hold the same files
+    analysis = analysis.model_copy(update={"ir_path": paths.ir})
     record.stages.append(StageRun(stage="analyze", cached=cached))
     # confirmed translation findings are cumulative inputs: the memory they purged stays purged
     history = sorted(
@@ -246,11 +251,15 @@ def _one_round(
         reviewed=reviewed,
         forget=forget,
     )
+    translated = translated.model_copy(update={"targets_path": paths.targets})
     record.stages.append(StageRun(stage="translate", cached=cached))
     record.retranslated_units = 0 if cached else translated.retranslated_units
     record.units_by_origin = dict(translated.stats.units_by_origin)
     rebuild_key = stages.key_of(
-        analysis.ir_sha256, translated.targets_sha256, translated.canonical_map_version, str(paths.variant)
+        analysis.ir_sha256,
+        translated.targets_sha256,
+        translated.canonical_map_version,
+        portable(paths.variant, run.settings),
     )
     rebuilt, cached = _call(
         rebuild_task.with_options(refresh_cache=not stages.variant_intact(paths.variant)),
@@ -259,6 +268,7 @@ def _one_round(
         ir_path=analysis.ir_path,
         translated=translated,
     )
+    rebuilt = rebuilt.model_copy(update={"variant_dir": paths.variant})
     record.stages.append(StageRun(stage="rebuild", cached=cached))
     if voided := void_stale_signoff(paths.variant, paths.review_dir):  # a rebuild that changed signed files
         get_run_logger().warning(voided)
@@ -278,7 +288,9 @@ def _one_round(
         )
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     }
-    wait(list(futures.values()))
+    with provider_slots(run, "validate"):
+        wait(list(futures.values()))
+    checkpoint()
     layers = [integrity, stages.translation_failures(translated, ir_path, run.benchmark)]
     for layer, future in futures.items():
         layers.append(future.result())  # raises on failure
@@ -444,8 +456,9 @@ def adapt_language(
         run_lock(settings.layout.locks(), benchmark, run.language, holder=str(current_flow_run.id)) as previous,
         owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), run.language, run.paths.variant),
         prefect_progress(),
+        shared_run(settings, benchmark, run.language, str(current_flow_run.id)) as killed_on_pool,
     ):
-        if killed := mark_killed_run_crashed(previous, str(current_flow_run.id)):
+        if killed := mark_killed_run_crashed(killed_on_pool or previous, str(current_flow_run.id)):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
         result = _rounds(run, review_timeout, max_rounds)
         if evaluation is not None and result.status in ("signed", "awaiting_signoff"):

