@@ -206,7 +206,7 @@ class PostgresDocumentStore:
         self.namespace = namespace
         self._loop = _Loop()
         try:
-            self._pool = self._loop.run(asyncpg.create_pool(url, min_size=1, max_size=4))
+            self._pool = self._loop.run(self._create_pool(url))
         except (OSError, asyncpg.PostgresError) as exc:
             raise BabelflowError(
                 f"Cannot reach the shared database: {exc}",
@@ -214,6 +214,18 @@ class PostgresDocumentStore:
                 fix="start PostgreSQL (python -m scripts.shared_services) or fix the URL",
             ) from exc
         self._loop.run(self._execute(_SCHEMA))
+
+    @staticmethod
+    async def _create_pool(url: str) -> Any:
+        import asyncpg  # noqa: PLC0415
+
+        return await asyncpg.create_pool(url, min_size=1, max_size=4)  # inside the store's loop: its connections
+
+    async def _acquire(self) -> Any:
+        return await self._pool.acquire()
+
+    async def _release(self, connection: Any) -> None:
+        await self._pool.release(connection)
 
     async def _execute(self, sql: str, *args: Any) -> str:
         async with self._pool.acquire() as connection:
@@ -282,7 +294,7 @@ class PostgresDocumentStore:
     def lock(self, name: str, holder: str, wait: float = 0) -> Iterator[None]:
         # a session-level advisory lock on a connection of its own: the server drops it when that
         # connection ends, however the holder ended (a worker killed by SIGKILL included)
-        connection = self._loop.run(self._pool.acquire())
+        connection = self._loop.run(self._acquire())
         try:
             deadline = time.monotonic() + wait
             while not self._loop.run(connection.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_id(name))):
@@ -310,7 +322,7 @@ class PostgresDocumentStore:
             )
             self._loop.run(connection.execute("SELECT pg_advisory_unlock($1)", self._lock_id(name)))
         finally:
-            self._loop.run(self._pool.release(connection))
+            self._loop.run(self._release(connection))
 
     def holder(self, name: str) -> LockHolder | None:
         """Who holds (or last held and died holding) `name`: alive iff its database session still exists."""
