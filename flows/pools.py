@@ -32,7 +32,9 @@ from flows.prefect_flows import AdaptFlowResult, adapt_language, outcome
 from flows.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
 
 RESULTS_BLOCK = "babelflow-results"
-ENTRYPOINT = "flows/prefect_flows.py:adapt_language"
+# a module path, not a file: the run imports flows.prefect_flows, so its pickled AdaptFlowResult names a
+# class the submitter can import (a file entrypoint loads it as the module `prefect_flows`)
+ENTRYPOINT = "flows.prefect_flows.adapt_language"
 # the worker's clone: flow runs start there (set BABELFLOW_ROOT in each worker's environment)
 PULL_STEPS = [{"prefect.deployments.steps.set_working_directory": {"directory": "{{ $BABELFLOW_ROOT }}"}}]
 FLOW_ENV = {
