@@ -8,7 +8,7 @@ translation memory means no segment is translated twice.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -20,9 +20,11 @@ from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
 from flows.components import analyze_or_reuse, owned_output, translator_for
+from flows.hand_edits import adopt_hand_edits
 from flows.run_setup import resolve_run
 from flows.signoff import void_stale_signoff
 from flows.stages import rebuild_into, translate_ir
+from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
 from translators.engine import TranslationOutcome
@@ -36,6 +38,7 @@ class AdaptResult:
     manifest: VariantManifest
     paths: RunPaths
     voided_signoff: str | None = None  # a sign-off whose hashes this rebuild broke, moved out of the variant
+    hand_edits: list[str] = field(default_factory=list)  # the variant's hand edits kept as corrections
 
 
 def adapt(
@@ -52,8 +55,11 @@ def adapt(
     ir: IRDocument | None = None,
     costs=None,
     entities: list[str] | tuple[str, ...] = (),
+    superseded_hand_edits: frozenset[str] = frozenset(),
 ) -> AdaptResult:
     """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it.
+    Hand edits of the variant are kept as corrections first, except of `superseded_hand_edits` (units a
+    correction or import being applied replaces).
 
     `costs`: a babelflow.llm.costs.CostLedger that receives a model translator's token usage."""
     settings = settings or BabelflowSettings()
@@ -76,7 +82,7 @@ def adapt(
         run_lock(settings.layout.locks(), benchmark_id, run.language),
         owned_output(settings, bench, run.language, run.paths.variant),
     ):
-        return _adapt_locked(run, bench, translator, ir, progress, translation_progress)
+        return _adapt_locked(run, bench, translator, ir, progress, translation_progress, superseded_hand_edits)
 
 
 def _adapt_locked(
@@ -86,12 +92,14 @@ def _adapt_locked(
     ir: IRDocument | None,
     progress: Callable[[str], None],
     translation_progress: Callable[[int, int], None] | None,
+    superseded_hand_edits: frozenset[str],
 ) -> AdaptResult:
     paths = run.paths
     if ir is None:
         ir = analyze_or_reuse(bench, run.profile, paths.ir, progress)
     elif ir.benchmark != run.benchmark:
         raise BabelflowError(f"IR is for {ir.benchmark}, not {run.benchmark}", field="ir", fix="analyze this benchmark")
+    hand_edits = adopt_hand_edits(run, ir, superseded=superseded_hand_edits)  # the rebuild would write over them
     progress("translating")
     reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
     outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress)
@@ -108,5 +116,8 @@ def _adapt_locked(
         language_pack_version=run.pack_version,
         canonical_map=cmap,
     )
+    record_written_targets(run, outcome.targets)
     voided = void_stale_signoff(paths.variant, paths.review_dir)
-    return AdaptResult(ir=ir, outcome=outcome, manifest=manifest, paths=paths, voided_signoff=voided)
+    return AdaptResult(
+        ir=ir, outcome=outcome, manifest=manifest, paths=paths, voided_signoff=voided, hand_edits=hand_edits
+    )

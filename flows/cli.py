@@ -217,6 +217,8 @@ def adapt(
         report.print(f"variant written to [bold]{result.paths.variant}[/] (manifest: babelflow_manifest.json)")
         if result.voided_signoff:
             report.print(shown_text(result.voided_signoff), style="bold red", highlight=False)
+        for line in result.hand_edits:
+            report.print(shown_text(line), highlight=False)
         findings = []
         if agents:
             from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
@@ -308,6 +310,12 @@ def validate(
         "--domain-package",
         help="A tau2-style domain package (module name or folder) outside tau2; use with the benchmark `tau2`.",
     ),
+    for_review: bool = typer.Option(
+        False,
+        "--review",
+        help="Save the findings as the variant's review queue: `babelflow review` then opens them (a hand-edited"
+        " variant, or one made elsewhere with --variant).",
+    ),
 ) -> None:
     """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
 
@@ -390,6 +398,8 @@ def validate(
         report.print(f"[dim]{note}[/]")
     for item in failures.suppressed[:10]:
         report.print(f"[yellow]suppressed[/] {item.layer.value} checks of {item.artifact}: {item.reason}")
+    if for_review:
+        report.print(queue_for_review(settings, benchmark, lang, variant, failures), highlight=False, soft_wrap=True)
     if summary.blocking:  # notes (a policy of the variant, a file the harness supplies) need no fix
         raise typer.Exit(code=1)
 
@@ -606,6 +616,8 @@ def flow(
         )
     report.print(table)
     for result in results:
+        for line in result.hand_edits:
+            report.print(f"{result.language}: {line}", highlight=False, soft_wrap=True)
         report.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
         if result.evaluation_report is not None:
             report.print(
@@ -617,7 +629,12 @@ def flow(
     for result in results:
         report.print(
             f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  "
-            f"failure report {ui}/artifacts/key/{result.report_artifact_key}",
+            "failure report "
+            + (
+                f"{ui}/artifacts/artifact/{result.report_artifact_id}"
+                if result.report_artifact_id
+                else f"{ui}/artifacts/key/{result.report_artifact_key}"
+            ),
             highlight=False,
             soft_wrap=True,
         )
@@ -625,6 +642,24 @@ def flow(
         report.print(next_step(benchmark, result.language, result.status), highlight=False, soft_wrap=True)
     if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
         raise typer.Exit(code=1)
+
+
+def queue_for_review(settings: BabelflowSettings, benchmark: str, lang: str, variant: Path | None, failures) -> str:
+    """Save a validation's findings as the variant's review queue, under the run lock (a flow paused on
+    the same variant is named and nothing is written); returns the next step."""
+    from flows.importing import held_run_lock  # noqa: PLC0415 - +0.2 s on --help
+    from flows.review_store import ReviewStore, review_folder  # noqa: PLC0415
+
+    folder, own = review_folder(settings, benchmark, lang, variant)
+    store = ReviewStore(folder)
+    with held_run_lock(settings, benchmark, lang, holder="validate --review"):
+        queue = store.open_findings(failures)  # dismissed before, field unchanged since: not asked again
+        store.save_queue(queue, None)
+    where = "" if own else f" --variant {variant}"
+    return (
+        f"next ({lang}): {len(queue.findings)} findings queued for review: babelflow review {benchmark} --lang {lang}"
+        f"{where}" + ("  (fix a text: babelflow correct … --finding F-… --text …)" if own else "")
+    )
 
 
 def next_step(benchmark: str, language: str, status: str) -> str:

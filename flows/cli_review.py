@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 from enum import Enum
+from pathlib import Path
 
 import typer
 from rich.prompt import Prompt
@@ -13,7 +14,7 @@ from rich.table import Table
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
 from flows.cli_common import BENCHMARK_HELP, cli_errors, console, shown_text
-from flows.review_store import Decision, ReviewDecision, ReviewStore, Route
+from flows.review_store import Decision, ReviewDecision, ReviewStore, Route, review_folder
 from flows.server_auth import auth_path
 from flows.signoff import sign_off
 from validators.finding_kinds import suggested_route
@@ -59,14 +60,32 @@ def review(
         " (ISO 2859-1 level II, stratified by role and risk) side by side and records it.",
     ),
     yes: bool = typer.Option(False, "--yes", help="With --sign: I have read the sample shown (no question asked)."),
+    variant: Path | None = typer.Option(
+        None,
+        "--variant",
+        help="A variant made elsewhere, queued with `babelflow validate --variant DIR --review`"
+        " (default: the project's adapted/<benchmark>/<lang>/).",
+    ),
 ) -> None:
     """Review the open findings from the terminal; decisions are appended to the log, never overwritten."""
     settings = BabelflowSettings()
-    store = ReviewStore(settings.layout.review_dir(benchmark, lang))
+    folder, own = review_folder(settings, benchmark, lang, variant)
+    store = ReviewStore(folder)
     queue = store.queue()
     if queue is None:
+        named = "" if own else f" --variant {variant}"
         raise BabelflowError(
-            "No review queue yet", file=store.queue_path, fix=f"run `babelflow flow {benchmark} --lang {lang}` first"
+            "No review queue yet",
+            file=store.queue_path,
+            fix=f"run `babelflow flow {benchmark} --lang {lang}` first, or queue a validation:"
+            f" `babelflow validate {benchmark} --lang {lang}{named} --review`",
+        )
+    if sign and not own:
+        raise BabelflowError(
+            "A variant made elsewhere is not signed off here",
+            field="--sign",
+            fix="sign the project's own variants (without --variant); review this one's findings and give them"
+            " to its makers",
         )
     reviewer = reviewer or getpass.getuser()
     if sign:
@@ -170,7 +189,12 @@ def review(
                 )
     console.print(
         f"{len(decided)} decisions appended to {store.log}; "
-        f"rerun `babelflow flow {benchmark} --lang {lang}` to apply them"
+        + (
+            f"rerun `babelflow flow {benchmark} --lang {lang}` to apply them"
+            if own
+            else "this variant was made elsewhere: its makers fix the confirmed findings, then validate it again"
+        ),
+        soft_wrap=True,
     )
 
 

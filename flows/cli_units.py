@@ -25,7 +25,11 @@ out = Console()  # results on stdout; progress and errors on stderr (flows/cli_c
 def provenance(record: UnitRecord) -> str:
     if record.human is not None:
         human = record.human
-        how = {"import": f"imported from {human.detail}", "finding": f"replacement for {human.detail}"}.get(
+        how = {
+            "import": f"imported from {human.detail}",
+            "finding": f"replacement for {human.detail}",
+            "hand_edit": f"edited by hand in {human.detail}",
+        }.get(
             human.via, "corrected"
         )
         forced = f"; accepted despite {', '.join(human.forced)}" if human.forced else ""

@@ -24,8 +24,8 @@ from flows.importing import (
     write_import,
 )
 from flows.review_store import ReviewDecision, ReviewStore
-from flows.workbench import Correction, UnitCheck, UnitRecord, Workbench, now
-from translators.interchange import ImportPlan, PlannedEntry
+from flows.workbench import Correction, UnitCheck, Workbench, now, plan_entry
+from translators.interchange import ImportPlan
 
 
 @dataclass
@@ -38,18 +38,6 @@ class Applied:
 
 def refusal(where: str, checks: list[UnitCheck]) -> str:
     return f"{where}: " + "; ".join(f"{c.kind}: {c.message}" for c in checks)
-
-
-def plan_entry(record: UnitRecord, text: str, where: str) -> PlannedEntry:
-    group = (record.canonical_group or "default") if record.kind == "canonical" else None
-    return PlannedEntry(
-        unit_key=record.key,
-        where=where,
-        element_ids=list(record.element_ids),
-        canonical_group=group,
-        source=record.source,
-        target=text,
-    )
 
 
 def _files(variant: Path) -> dict[str, str]:
@@ -89,7 +77,7 @@ def apply_human_texts(
     try:
         result = pipeline.adapt(
             run.benchmark, run.language, translator_spec=run.translator_spec, source_dir=source_dir, settings=settings,
-            ir=bench.ir,
+            ir=bench.ir, superseded_hand_edits=frozenset(e.unit_key for e in plan.entries),
         )  # fmt: skip
     except BabelflowError as exc:
         ours = {e.unit_key for e in plan.entries}

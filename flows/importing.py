@@ -206,25 +206,32 @@ def write_import(
     """Merge the plan into the stored files under the run lock (read again there: a review that
     ran meanwhile is kept). Files whose content does not change are not rewritten. When the second
     write fails (a full disk, an interrupt) the first is put back: both files or neither."""
-    written: list[Written] = []
     with held_run_lock(settings, benchmark, language, holder=holder):
-        before = reviewed_path.read_bytes() if reviewed_path.exists() else None
-        reviewed = _read_reviewed(reviewed_path)
-        reviewed.update(plan.reviewed)
-        after = orjson.dumps(reviewed)
-        cmap = load_canonical_map(map_path, benchmark, language)
-        merged = planned_map(cmap, plan)
-        map_before = map_path.read_bytes() if map_path.exists() else None
-        try:
-            if merged.version() != cmap.version():
-                save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
-                written.append(Written(path=map_path, before=map_before, after=map_path.read_bytes()))
-            if after != before and plan.reviewed:
-                write_bytes_atomic(reviewed_path, after)
-                written.append(Written(path=reviewed_path, before=before, after=after))
-        except BaseException:
-            _put_back(written)
-            raise
+        return write_plan_locked(benchmark, language, reviewed_path, map_path, plan)
+
+
+def write_plan_locked(
+    benchmark: str, language: str, reviewed_path: Path, map_path: Path, plan: ImportPlan
+) -> list[Written]:
+    """`write_import`'s writes, for a caller that already holds the run lock (a flow adopting hand edits)."""
+    written: list[Written] = []
+    before = reviewed_path.read_bytes() if reviewed_path.exists() else None
+    reviewed = _read_reviewed(reviewed_path)
+    reviewed.update(plan.reviewed)
+    after = orjson.dumps(reviewed)
+    cmap = load_canonical_map(map_path, benchmark, language)
+    merged = planned_map(cmap, plan)
+    map_before = map_path.read_bytes() if map_path.exists() else None
+    try:
+        if merged.version() != cmap.version():
+            save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
+            written.append(Written(path=map_path, before=map_before, after=map_path.read_bytes()))
+        if after != before and plan.reviewed:
+            write_bytes_atomic(reviewed_path, after)
+            written.append(Written(path=reviewed_path, before=before, after=after))
+    except BaseException:
+        _put_back(written)
+        raise
     return written
 
 

@@ -47,6 +47,7 @@ from flows.evaluation_stage import (
     evaluation_key,
     stage_evaluate,
 )
+from flows.hand_edits import adopt_hand_edits
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_forms import ask_for_review, signoff_form
@@ -165,13 +166,19 @@ class AdaptFlowResult(Record):
     variant_dir: Path
     flow_run_id: str = Field(default="", description="the adapt-language flow run (UI: runs/flow-run/<id>)")
     report_artifact_key: str = Field(
-        default="", description="key of the failure-report artifact (UI: artifacts/key/<key>)"
+        default="", description="key of the failure-report artifact (UI: artifacts/key/<key>, its versions)"
+    )
+    report_artifact_id: str = Field(
+        default="", description="the last round's failure report (UI: artifacts/artifact/<id>, the report itself)"
     )
     evaluation_report: Path | None = Field(
         default=None, description="the evaluation stage's report (adapted/<benchmark>/<lang>.evaluation.json)"
     )
     evaluation_cached: bool = False
     timed_out: bool = Field(default=False, description="nobody answered the review or sign-off form in time")
+    hand_edits: list[str] = Field(
+        default_factory=list, description="the variant's hand edits this run kept as corrections (flows/hand_edits.py)"
+    )
 
 
 # a run's final state names what it waits for, so a Prefect user reads and filters it at a glance; open
@@ -328,12 +335,13 @@ def _ui_url(path: str) -> str | None:
 
 def _publish(
     run: AdaptationRun, round_no: int, failures: FailureSet, variant: Path, units_by_origin: dict[str, int]
-) -> str | None:
+) -> tuple[str, str | None]:
     """The round's failure report, findings table and (with findings) the review material; returns the
-    review material's UI address (None on the ephemeral API or without findings)."""
+    report's artifact id and the review material's UI address (None on the ephemeral API or without
+    findings)."""
     key = artifact_key(run.benchmark, run.language)
     made_by = "Translation units made by: " + (units_made_by(units_by_origin) or "—")
-    create_markdown_artifact(
+    report = create_markdown_artifact(
         key=f"{key}-failure-report",
         markdown=failure_report_markdown(failures, round_no, variant, made_by),
         description=f"round {round_no}",
@@ -344,13 +352,13 @@ def _publish(
         description=f"round {round_no}",
     )
     if not failures.findings:
-        return None
+        return str(report), None
     material = create_markdown_artifact(
         key=f"{key}-review",
         markdown=review_material_markdown(failures, round_no, _workbench(run)),
         description=f"round {round_no}: what to read before deciding",
     )
-    return _ui_url(f"artifacts/artifact/{material}")
+    return str(report), _ui_url(f"artifacts/artifact/{material}")
 
 
 def _workbench(run: AdaptationRun) -> Workbench | None:
@@ -460,7 +468,10 @@ def adapt_language(
     ):
         if killed := mark_killed_run_crashed(killed_on_pool or previous, str(current_flow_run.id)):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
-        result = _rounds(run, review_timeout, max_rounds)
+        hand_edits = adopt_hand_edits(run)  # kept as corrections before a round rebuilds over them
+        for line in hand_edits:
+            get_run_logger().warning(line)
+        result = _rounds(run, review_timeout, max_rounds).model_copy(update={"hand_edits": hand_edits})
         if evaluation is not None and result.status in ("signed", "awaiting_signoff"):
             result = _evaluate(run, result, evaluation)
         return final_state(result)
@@ -525,7 +536,7 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
         failures, variant = _one_round(run, reviewed, forget, record)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
-        material_url = _publish(run, round_no, failures, variant, record.units_by_origin)
+        ids["report_artifact_id"], material_url = _publish(run, round_no, failures, variant, record.units_by_origin)
         notes = [f for f in failures.findings if f.severity is Severity.NOTE]
         open_findings = [f for f in failures.findings if f.severity is not Severity.NOTE]
         logger.info(f"round {round_no}: {len(open_findings)} open findings, {len(notes)} notes")

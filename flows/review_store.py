@@ -156,3 +156,19 @@ class ReviewStore:
                 file=self.queue_path,
                 fix="rerun the flow to rebuild the queue; decisions are kept",
             ) from exc
+
+
+def review_folder(settings, benchmark: str, language: str, variant: Path | None) -> tuple[Path, bool]:
+    """(where a variant's review queue and decisions live, whether it is the project's own variant).
+
+    The project's variant (adapted/<benchmark>/<lang>/, or None) shares the flow's review folder: a
+    hand-edited variant validated with `--review` is reviewed and corrected like a flow round's. A
+    variant made elsewhere gets a folder of its own, named after its path, so its decisions never mix
+    with the project's."""
+    own = settings.layout.review_dir(benchmark, language)
+    ours = settings.layout.variant(benchmark, language)
+    if variant is None or Path(variant).resolve() == ours.resolve():
+        return own, True
+    where = str(Path(variant).resolve())
+    name = Path(where).name + "-" + hashlib.blake2b(where.encode(), digest_size=4).hexdigest()
+    return own / "variants" / name, False

@@ -34,6 +34,7 @@ from flows.code_fingerprint import package_fingerprint, stage_code
 from flows.components import analysis_lock, analyze_or_reuse, domain_name_for, translator_for
 from flows.replay_memo import variant_replays
 from flows.review_store import ReviewStore
+from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import ReplayOutcome, SourceBenchmark
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
@@ -323,6 +324,7 @@ def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult
         ir_sha256=sha256_file(ir_path),
         canonical_map=load_canonical_map(run.paths.canonical_map, run.benchmark, run.language),
     )
+    record_written_targets(run, targets)
     return RebuildResult(variant_dir=variant, manifest_sha256=sha256_file(variant / MANIFEST_NAME))
 
 

@@ -31,6 +31,7 @@ from flows.components import analyze_or_reuse, translator_for
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine, pack_glossary, protect_unit
+from translators.interchange import PlannedEntry
 from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage, Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations
@@ -59,7 +60,7 @@ class MemoryOnly:
 
 
 XliffState = Literal["needs-translation", "needs-review-translation", "translated", "final"]
-Via = Literal["correction", "import", "finding"]
+Via = Literal["correction", "import", "finding", "hand_edit"]
 ORIGIN_CLASSES = (
     "draft",
     "reviewed",
@@ -172,6 +173,18 @@ class UnitRecord(Record):
     stratum: str = Field(description="role class for sampling: task, policy, user_guidelines, tool, db, prompt, other")
     state: XliffState
     findings: list[str] = Field(default_factory=list, description="open review findings on its fields")
+
+
+def plan_entry(record: UnitRecord, text: str, where: str) -> PlannedEntry:
+    group = (record.canonical_group or "default") if record.kind == "canonical" else None
+    return PlannedEntry(
+        unit_key=record.key,
+        where=where,
+        element_ids=list(record.element_ids),
+        canonical_group=group,
+        source=record.source,
+        target=text,
+    )
 
 
 def stratum_of(role: str) -> str:

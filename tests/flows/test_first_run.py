@@ -66,10 +66,11 @@ def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
         run_id = printed.split(f"{ui}/runs/flow-run/")[1].split()[0]
         flow_run = _get(f"{api}/flow_runs/{run_id}", _auth(project))
         assert flow_run["state"]["type"] == "COMPLETED"
-        artifact_key = printed.split(f"{ui}/artifacts/key/")[1].split()[0]
+        # the report itself (artifacts/artifact/<id>), not the key's version timeline
+        artifact_id = printed.split(f"{ui}/artifacts/artifact/")[1].split()[0]
         req = urllib.request.Request(
             f"{api}/artifacts/filter",
-            data=json.dumps({"artifacts": {"key": {"any_": [artifact_key]}}}).encode(),
+            data=json.dumps({"artifacts": {"id": {"any_": [artifact_id]}}}).encode(),
             headers={"Content-Type": "application/json", **_auth(project)},
         )
         csrf = _get(f"{api}/csrf-token?client=first-run-test", _auth(project))[
@@ -80,6 +81,7 @@ def test_main_job_in_a_fresh_project_root(tmp_path: Path) -> None:
         with urllib.request.urlopen(req, timeout=5) as reply:
             artifacts = json.loads(reply.read())
         assert artifacts and artifacts[0]["flow_run_id"] == run_id and "open findings" in artifacts[0]["data"]
+        assert artifacts[0]["key"] == "tau2-mock-en-xa-failure-report"
         # a second run reuses the same server (no second start-up)
         again = subprocess.run(
             [*BABELFLOW, "flow", "tau2-mock", "--lang", "en-XA"],

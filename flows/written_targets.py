@@ -1,0 +1,30 @@
+"""What the last rebuild wrote into the variant, per field: the reference a hand edit is read against
+(flows/hand_edits.py). Written by every rebuild (`babelflow adapt`, a flow round) next to the run's
+other state, never inside the variant (the benchmark's harness reads that folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from babelflow.adaptation_run import AdaptationRun
+from babelflow.atomic_io import write_bytes_atomic
+
+
+def written_targets_path(run: AdaptationRun) -> Path:
+    return run.paths.run_dir / "written_targets.json"
+
+
+def record_written_targets(run: AdaptationRun, targets: dict[str, str]) -> None:
+    write_bytes_atomic(written_targets_path(run), orjson.dumps(targets, option=orjson.OPT_SORT_KEYS))
+
+
+def read_written_targets(run: AdaptationRun) -> dict[str, str] | None:
+    """None when no rebuild recorded it (a variant older than this file) or it is unreadable."""
+    path = written_targets_path(run)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
