@@ -161,9 +161,7 @@ def wait_for_runs(
                         submitted.id, Crashed(message="its worker died (shared run lock released)"), force=True
                     )
                     again = resubmit(language)
-                    say(
-                        f"{language}: flow run {submitted.id} lost its worker: Crashed; resubmitted as {again.id}"
-                    )
+                    say(f"{language}: flow run {submitted.id} lost its worker: Crashed; resubmitted as {again.id}")
                     records[language].resubmitted_from.append(str(submitted.id))
                     records[language].flow_run_id = str(again.id)
                     runs[language] = again
@@ -195,4 +193,7 @@ def run_on_pool(
         runs, lambda lang: submit(deployment, benchmark, lang, review_timeout), config, benchmark, say=say
     )
     results = [outcome(states[lang]) for lang in languages]
+    stages = [stage for result in results for round_ in result.rounds for stage in round_.stages]
+    executed = sum(not stage.cached for stage in stages)
+    say(f"stages executed: {executed} of {len(stages)} (the rest Cached, from the shared results)")
     return results, [records[lang] for lang in languages]
