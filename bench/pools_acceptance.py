@@ -236,7 +236,7 @@ def main() -> None:
 
 
 def _executed_stages(stdout: str) -> int:
-    """Stages that ran (not Cached), from the `stages:` lines `flow --pool --show-stages` prints."""
+    """Stages that ran (not Cached), from the line `flow --pool` prints (flows/pools.py)."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith("stages executed:")), None)
     return int(line.split(":")[1]) if line else -1
 
@@ -279,7 +279,6 @@ def _kill_and_recover(workers, work, shared, submitter, sub_env, stores, baselin
         and submitter_run.returncode in (0, 1)
         and resubmitted
         and not differ
-        and bool(third.submitted())
     )
     return report(
         "worker killed mid-run, third recovers",
@@ -287,7 +286,7 @@ def _kill_and_recover(workers, work, shared, submitter, sub_env, stores, baselin
         killed_worker=victim.name if victim else None,
         killed_pids=killed,
         resubmitted=resubmitted,
-        third_worker_runs=len(third.submitted()),
+        runs_per_worker={w.name: len(w.submitted()) for w in workers},
         differ=differ[:10],
         wall_s=round(wall, 1),
         tail=out.splitlines()[-6:],
