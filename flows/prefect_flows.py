@@ -48,6 +48,7 @@ from flows.evaluation_stage import (
     stage_evaluate,
 )
 from flows.hand_edits import adopt_hand_edits
+from flows.named_pause import pause_named
 from flows.progress_views import prefect_progress
 from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.review_forms import ask_for_review, signoff_form
@@ -100,9 +101,12 @@ def translate_task(
     cache_key: str, run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]
 ) -> stages.TranslateResult:
     result = stages.stage_translate(run, ir_path, reviewed, forget)
+    stats = result.stats
+    from_memory = sum(n for origin, n in stats.units_by_origin.items() if origin.endswith("(memory)"))
     get_run_logger().info(
-        f"translated {result.retranslated_units} units ({result.stats.memory_hits} from translation memory), "
-        f"{len(result.failures)} failed"
+        f"{sum(stats.units_by_origin.values())} units: {result.retranslated_units} translated now"
+        f" ({stats.segments_sent} segments sent to {stats.translator_id}), {from_memory} from translation memory,"
+        f" {len(result.failures)} failed"
     )
     return result
 
@@ -627,9 +631,10 @@ def _sign(
         '--id ID --text "…"`, then approve.'
     )
     try:
-        answer = pause_flow_run(
-            wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}"
-        )
+        with pause_named("AwaitingSignoff"):
+            answer = pause_flow_run(
+                wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}"
+            )
     except FlowPauseTimeout:
         return result.model_copy(update={"timed_out": True})
     if not answer.approve:

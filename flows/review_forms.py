@@ -16,6 +16,7 @@ from prefect.input import RunInput
 from pydantic import BaseModel, Field, create_model
 
 from babelflow.ir import PreserveReason
+from flows.named_pause import pause_named
 from flows.review_store import ReviewDecision
 from validators.finding_kinds import Route, suggested_route
 from validators.findings import FailureSet, Finding, FindingGroup, group_findings
@@ -163,7 +164,10 @@ def ask_for_review(
         f"{read} One decision per group; `open` decides a group's findings one by one.",
     )
     try:
-        answer = pause_flow_run(wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}")
+        with pause_named("AwaitingReview"):
+            answer = pause_flow_run(
+                wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"review-{round_no}"
+            )
     except FlowPauseTimeout:
         return None
     reviewer = answer.reviewer or "anonymous"
@@ -202,7 +206,8 @@ def ask_for_review(
         )
         key = f"review-{round_no}-opened" + (f"-{page_no}" if page_no > 1 else "")
         try:
-            answer_detail = pause_flow_run(wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=key)
+            with pause_named("AwaitingReview"):
+                answer_detail = pause_flow_run(wait_for_input=detail, timeout=review_timeout, poll_interval=2, key=key)
         except FlowPauseTimeout:
             return decisions  # the decisions so far stand; the unanswered findings stay open
         for number, finding in enumerate(page, start=1):

@@ -265,7 +265,8 @@ def stage_translate(run: AdaptationRun, ir_path: Path, reviewed: dict[str, str],
         language_pack_version=run.pack_version,
         stats=outcome.stats,
         failures=outcome.failures,
-        retranslated_units=outcome.stats.segments_sent,
+        # units, as `babelflow units` and the report count them (several units may share one segment sent)
+        retranslated_units=outcome.stats.units_by_origin.get(outcome.stats.translator_id, 0),
     )
 
 

@@ -48,7 +48,9 @@ def _wait_paused(store, deadline: float) -> str:
     with get_client(sync_client=True) as client:
         while time.time() < deadline:
             run_id = store.flow_run_id()
-            if run_id and client.read_flow_run(run_id).state.is_paused():
+            state = client.read_flow_run(run_id).state if run_id else None
+            if state is not None and state.is_paused():
+                assert state.name in ("AwaitingReview", "AwaitingSignoff"), state.name  # what it waits for
                 return run_id
             time.sleep(0.5)
     raise AssertionError("flow never paused")
