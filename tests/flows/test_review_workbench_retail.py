@@ -68,7 +68,7 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
         and not any(c.isdigit() for c in r.source)
         and not bench.protected[r.key].placeholders
         and not glossary.present(r.source)
-        and "zip code" not in r.source  # the glossary term added below: a human text without it would fail
+        and "payment method" not in r.source  # the glossary term added below: a human text without it would fail
     ]
     assert len(plain) >= 4
     shown = _cli("units", BENCH, "--lang", "es", "--id", plain[0].key)
@@ -120,14 +120,14 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     assert len(record["sample"]["units"]) == record["sample"]["sample_size"] == 80
 
     # a glossary edit reruns exactly the units that mention the term (human texts stay)
-    zip_code = term_matcher(("zip code",))
-    mentioning = [r for r in bench.records if r.kind == "free" and zip_code.present(r.source)]
+    term = term_matcher(("payment method",))
+    mentioning = [r for r in bench.records if r.kind == "free" and term.present(r.source)]
     drafts = [r for r in mentioning if r.origin_class == "draft"]
     packs = tmp_path / "language_packs"
     packs.mkdir()
     (packs / "es.toml").write_text(
         (REPO / "language_packs" / "es.toml").read_text(encoding="utf-8")
-        + '\n[[glossary]]\nbenchmark = "tau2-retail"\nsource = "zip code"\ntarget = "código postal"\n',
+        + '\n[[glossary]]\nbenchmark = "tau2-retail"\nsource = "payment method"\ntarget = "método de pago"\n',
         encoding="utf-8",
     )
     pending = _cli("units", BENCH, "--lang", "es", "--origin", "pending", "--limit", "1")  # reads, translates nothing
@@ -135,5 +135,5 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     result = adapt(BENCH, "es", settings=BabelflowSettings(project_root=tmp_path))
     stats = result.outcome.stats  # units translated afresh (units with one protected text share a request)
     assert len(drafts) >= 20 and stats.units_by_origin[stats.translator_id] == len(drafts)
-    assert all("código postal" in result.outcome.targets[r.element_ids[0]].lower() for r in drafts)
+    assert all("método de pago" in result.outcome.targets[r.element_ids[0]].lower() for r in drafts)
     assert result.voided_signoff and "VOID" in result.voided_signoff
