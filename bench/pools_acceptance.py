@@ -7,8 +7,8 @@ server, two process workers each in its own empty folder with its own `git clone
    runs landed on both workers (their logs name the flow runs they submitted);
 2. every variant file and report in object storage is byte-identical to a local run's (a plain
    `babelflow flow` in a fourth clone with no shared state, or --baseline DIR from an earlier one);
-3. a shared decision reaches the other worker: the sign-off given through the API to a paused run on
-   one worker is in the review log the next run pulls on the other;
+3. a decision given through Prefect's API reaches the other worker: the sign-off answered on a run
+   paused on worker X is in force on worker Y, where the next run lands once X is stopped;
 4. one worker killed by PID (and its flow run's process) mid-run, a third started: the submitter
    resubmits the run whose lock died with it, and the run ends with everything the first finished kept;
 5. an unchanged rerun executes no stage (every stage of every language Cached).
@@ -60,8 +60,10 @@ def checkout_env(checkout: Path, shared: dict[str, str]) -> dict[str, str]:
 
 
 class Worker:
-    def __init__(self, name: str, folder: Path, shared: dict[str, str]):
+    def __init__(self, name: str, folder: Path, shared: dict[str, str], pool: str = POOL, prepare=None):
         self.name, self.checkout = name, clone(folder)
+        if prepare is not None:  # e.g. language packs written into the clone before the worker starts
+            prepare(self.checkout)
         self.log = folder / "worker.log"
         self.process = subprocess.Popen(
             [
@@ -71,7 +73,7 @@ class Worker:
                 "worker",
                 "start",
                 "--pool",
-                POOL,
+                pool,
                 "--type",
                 "process",
                 "--name",
@@ -169,6 +171,7 @@ def main() -> None:
     services = Services(work / "services")
     workers: list[Worker] = []
     results: list[bool] = []
+    stores = None
     try:
         (work / "services").mkdir(exist_ok=True)
         services.start()
@@ -215,7 +218,7 @@ def main() -> None:
         )
         # 5. unchanged rerun: no stage executes
         done, wall = flow_command(submitter, sub_env, "--pool", POOL)
-        executed = _executed_stages(done.stdout)
+        executed = _executed_stages(done.stdout + done.stderr)
         results.append(
             report(
                 "unchanged rerun executes no stage",
@@ -224,11 +227,15 @@ def main() -> None:
                 stages_executed=executed,
             )
         )
+        # 3. a decision given through the API on one worker is in force on the other
+        results.append(_review_from_anywhere(workers, submitter, sub_env, stores))
         # 4. kill a worker mid-run, start a third
         results.append(_kill_and_recover(workers, work, shared, submitter, sub_env, stores, baseline))
     finally:
         for worker in workers:
             worker.stop()
+        if stores is not None:
+            stores.documents.close()  # before PostgreSQL stops: no reconnect noise
         services.stop()
     passed = sum(results)
     print(json.dumps({"summary": f"{passed} passed, {len(results) - passed} failed", "work": str(work)}))
@@ -239,6 +246,67 @@ def _executed_stages(stdout: str) -> int:
     """Stages that ran (not Cached), from the line `flow --pool` prints (flows/pools.py)."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith("stages executed:")), None)
     return int(line.split(":")[1]) if line else -1
+
+
+def _review_from_anywhere(workers, submitter, sub_env, stores) -> bool:
+    """en-XA with a review timeout: its run pauses at the sign-off form on worker X; the sign-off is given
+    through Prefect's API (as the UI does); X is stopped; an unchanged rerun lands on worker Y, which
+    pulls the sign-off with the variant and keeps it (valid: nothing rebuilt)."""
+    from prefect.client.orchestration import get_client  # noqa: PLC0415
+    from prefect.flow_runs import resume_flow_run  # noqa: PLC0415
+
+    from flows.signoff import SIGNOFF_NAME, signoff_state  # noqa: PLC0415
+
+    language = "en-XA"
+    command = [PY, "-m", "flows.cli", "flow", BENCHMARK, "--lang", language, "--pool", POOL, "--review-timeout", "600"]
+    paused = subprocess.Popen(
+        command, cwd=submitter, env=sub_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    run_id, deadline = None, time.perf_counter() + 600
+    with get_client(sync_client=True) as client:
+        while run_id is None and time.perf_counter() < deadline and paused.poll() is None:
+            holder = stores.documents.holder(f"run:{BENCHMARK}:{language}")
+            if holder and holder.alive:
+                candidate = holder.holder.rsplit(" ", 1)[-1]
+                state = client.read_flow_run(candidate).state
+                if state is not None and state.is_paused():
+                    run_id = candidate
+            time.sleep(0.5)
+    if run_id is None:
+        out = paused.communicate(timeout=60)[0] if paused.poll() is not None else ""
+        paused.kill()
+        return report("review decision applies on the other worker", False, why="no paused run", tail=out[-1500:])
+    signer = next(w for w in workers if run_id in w.submitted())
+    resume_flow_run(run_id, run_input={"reviewer": "api-reviewer", "approve": True, "note": "given through the API"})
+    out = paused.communicate(timeout=600)[0]
+    signer.stop()  # the other worker is now the only one: the next run lands there
+    other = next(w for w in workers if w is not signer and w.process.poll() is None)
+    done = subprocess.run(
+        [PY, "-m", "flows.cli", "flow", BENCHMARK, "--lang", language, "--pool", POOL],
+        cwd=submitter,
+        env=sub_env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    variant = other.checkout / "adapted" / BENCHMARK / language
+    signed = signoff_state(variant)
+    record = json.loads((variant / SIGNOFF_NAME).read_text()) if (variant / SIGNOFF_NAME).exists() else {}
+    landed = [r for r in other.submitted() if r in done.stdout + done.stderr]
+    ok = "signed" in out and bool(landed) and signed.valid and record.get("reviewer") == "api-reviewer"
+    return report(
+        "review decision applies on the other worker",
+        ok,
+        paused_on=signer.name,
+        signed_run=run_id,
+        rerun_on=other.name if landed else None,
+        signoff_on_other_worker={
+            "valid": signed.valid,
+            "reviewer": record.get("reviewer"),
+            "flow_run": record.get("flow_run_id"),
+        },
+        rerun_stages_executed=_executed_stages(done.stdout + done.stderr),
+    )
 
 
 def _kill_and_recover(workers, work, shared, submitter, sub_env, stores, baseline) -> bool:
@@ -274,12 +342,7 @@ def _kill_and_recover(workers, work, shared, submitter, sub_env, stores, baselin
     wall = time.perf_counter() - started
     differ = [k for k, data in variant_files(baseline, language).items() if stores.objects.get(k) != data]
     resubmitted = "lost its worker" in out
-    ok = (
-        victim is not None
-        and submitter_run.returncode in (0, 1)
-        and resubmitted
-        and not differ
-    )
+    ok = victim is not None and submitter_run.returncode in (0, 1) and resubmitted and not differ
     return report(
         "worker killed mid-run, third recovers",
         ok,

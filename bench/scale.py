@@ -21,6 +21,7 @@ replays on disk; bench/scale_workers.py): wall and CPU of translate, rebuild and
 layer, i.e. where the per-language time goes.
 
 Usage: python -m bench.scale [--domains tau2-mock,tau2-airline,tau2-retail,tau2-telecom] [--tags 12] [--no-profile]
+       python -m bench.scale --pool NAME [--domains tau2-mock] [--tags 6]   (bench/scale_pool.py: 1 and 2 workers)
 """
 
 from __future__ import annotations
@@ -196,7 +197,17 @@ def main() -> None:
     parser.add_argument("--tags", type=int, default=12, help="how many language tags (2..12; en-XA is the first)")
     parser.add_argument("--no-profile", action="store_true", help="skip the per-stage profile of one more language")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (path printed)")
+    parser.add_argument(
+        "--pool",
+        help="on a Prefect work pool with shared state, with 1 then 2 workers (bench/scale_pool.py; the first "
+        "domain of --domains, --tags languages)",
+    )
     args = parser.parse_args()
+    if args.pool:
+        from bench.scale_pool import run as run_on_pool  # noqa: PLC0415 - the pool's services only when asked
+
+        run_on_pool(args.pool, args.domains.split(",")[0].strip(), max(2, min(args.tags, len(LANGUAGES) - 1)), None)
+        return
     domains = [d.strip() for d in args.domains.split(",") if d.strip()]
     tags = [tag for tag, _, _ in LANGUAGES[: max(1, min(args.tags, len(LANGUAGES) - 1))]]
     extra = LANGUAGES[-1][0]

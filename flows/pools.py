@@ -150,7 +150,7 @@ def wait_for_runs(
                 state = current.state
                 if state is None:
                     continue
-                records[language].state = state.name
+                records[language].state = state.name or state.type.value
                 if state.is_final():
                     final[language] = state
                     records[language].worker = _worker_of(client, current)

@@ -5,7 +5,9 @@ machine (local files, the default) or on any worker of a pool (babelflow/shared_
   pulled before it starts and pushed when it ends (also when it fails: finished stages are kept);
 - `checkpoint`: pushed after every stage too, so a worker killed mid-run loses only the stage it was in;
 - `project_key` / `portable`: cache keys that two workers' folders agree on;
-- `provider_slots`: a Prefect global concurrency limit per model provider around a stage that calls one.
+- `provider_slots`: a Prefect global concurrency limit per model provider around a stage that calls one;
+- `wait_for_reviewer`: a review or sign-off form that, on a pool, suspends the run (its worker is freed and
+  whichever worker picks up the resumed run replays the cached stages and applies the answer).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.llm.config import PROVIDERS
@@ -103,3 +106,22 @@ def provider_slots(run: AdaptationRun | None, stage: str) -> Iterator[None]:
     with ExitStack() as stack:
         stack.enter_context(concurrency(names, occupy=1, strict=False))
         yield
+
+
+def on_pool() -> bool:
+    """A run of a deployment with shared state configured: its next round may run on another worker."""
+    from prefect.runtime import deployment  # noqa: PLC0415 - Prefect only inside a run
+
+    return shared_config() is not None and deployment.id is not None
+
+
+def wait_for_reviewer(form: Any, timeout: int, key: str) -> Any:
+    """The reviewer's answer to `form` (raises FlowPauseTimeout as pause_flow_run does). Locally the run
+    waits paused in its process; on a pool it is suspended: the process ends (the run lock and the
+    state are released and pushed), and the resumed run is rescheduled on any worker, where the same
+    `key` returns the answer once the cached stages have replayed."""
+    from prefect.flow_runs import pause_flow_run, suspend_flow_run  # noqa: PLC0415
+
+    if on_pool():
+        return suspend_flow_run(wait_for_input=form, timeout=timeout, key=key)
+    return pause_flow_run(wait_for_input=form, timeout=timeout, poll_interval=2, key=key)

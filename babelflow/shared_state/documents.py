@@ -59,6 +59,8 @@ class DocumentStore(Protocol):
 
     def holder(self, name: str) -> LockHolder | None: ...
 
+    def close(self) -> None: ...
+
 
 def _conflict(key: str, expected: int) -> VersionConflict:
     return VersionConflict(
@@ -151,6 +153,9 @@ class LocalDocumentStore:
             os.ftruncate(fd, 0)
         finally:
             os.close(fd)  # closing drops the flock
+
+    def close(self) -> None:
+        """Nothing to release: every call opens and closes its own files."""
 
     def holder(self, name: str) -> LockHolder | None:
         path = self._lock_path(name)

@@ -167,8 +167,10 @@ class StateSync:
             try:
                 self._doc_versions[key] = self.documents.write(key, body, expected)
             except VersionConflict:
-                body = self._merge(key, body)
-                report.merged.append(key)
+                merged = self._merge(key, body)
+                if merged != body:
+                    report.merged.append(key)
+                body = merged
             self._doc_hashes[key] = sha256_bytes(body)
             report.pushed.append(key)
         for key in sorted(set(self._doc_hashes) - set(local)):
@@ -177,8 +179,13 @@ class StateSync:
             report.deleted.append(key)
 
     def _merge(self, key: str, body: bytes) -> bytes:
-        """Another writer got in first. An append-only log (.jsonl) keeps both sides' lines (theirs first,
-        then ours that they lack); any other document is refused: nobody's write is silently dropped."""
+        """Another writer got in first. The same bytes are no conflict (two languages writing a benchmark's
+        empty profile overrides); an append-only log (.jsonl) keeps both sides' lines (theirs first, then
+        ours that they lack); any other document is refused: nobody's write is silently dropped."""
+        current = self.documents.read(key)
+        if current is not None and current.body == body:
+            self._doc_versions[key] = current.version
+            return body
         if not key.endswith(".jsonl"):
             raise VersionConflict(
                 f"Shared document {key} was changed by another writer during this run",
@@ -209,13 +216,17 @@ class StateSync:
         for key in sorted(changed):
             self.objects.put(key, self._path(key).read_bytes())
             report.pushed.append(key)
-        # the benchmark index is shared by every language's run: reread it and add ours (an IR is the
-        # same bytes whoever analysed it); the language index has one writer (the run lock)
-        index = {**self._read_index(index_key), **local} if merge else dict(local)
-        for key in gone:
-            if not merge:
-                index.pop(key, None)
+        if not merge:  # the language index has one writer: the run lock's holder
+            for key in gone:
                 self.objects.delete(key)
                 report.deleted.append(key)
+            self._write_index(index_key, dict(local))
+            return
+        # the benchmark index is shared by every language's run: reread it and add ours under its own lock
+        # (an IR is the same bytes whoever analysed it), so two runs' additions never overwrite each other
+        with self.documents.lock(f"index:{index_key}", f"push {self.scope.language}", wait=120):
+            self._write_index(index_key, {**self._read_index(index_key), **local})
+
+    def _write_index(self, index_key: str, index: dict[str, str]) -> None:
         self.objects.put(index_key, orjson.dumps(dict(sorted(index.items()))))
         self._object_hashes[index_key] = index

@@ -76,6 +76,12 @@ def test_concurrent_writers_never_lose_a_write(tmp_path: Path) -> None:
     merged = second.push()  # it read version 0; the log merges: both decisions kept
     assert merged.merged == ["state/review/tau2-mock/es/decisions.jsonl"]
     assert (tmp_path / "b" / log).read_bytes() == b'{"d": "a"}\n{"d": "b"}\n'
+    # the same bytes written by two runs are no conflict (a benchmark's profile overrides, per language run)
+    overrides = ".babelflow/review/tau2-mock/profile_overrides.json"
+    for project in (tmp_path / "a", tmp_path / "b"):
+        (project / overrides).write_bytes(b"[]")
+    first.push()
+    assert second.push().merged == []
     # any other document (a canonical map) is refused rather than overwritten
     for project in (tmp_path / "a", tmp_path / "b"):
         (project / cmap).parent.mkdir(parents=True)
