@@ -39,6 +39,12 @@ from bench.defects.agentdojo import (
     agentdojo_fstring_slot_translated,
 )
 from bench.defects.canonical import canonical_db_value_renamed, canonical_gold_value_left_in_source
+from bench.defects.families import (
+    agentdojo_prompt_entity_changed,
+    pseudo_word_left_in_assertion,
+    status_literal_forced_in_prose,
+    status_rendering_doubled,
+)
 from bench.defects.preserved import (
     argument_name_translated,
     cancel_reason_translated,
@@ -135,6 +141,11 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (agentdojo_check_literal_translated_not_data, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
     (agentdojo_brace_in_yaml_prose, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
     (agentdojo_fstring_slot_translated, (AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE)),
+    # issue 24: pseudo-locale leaks, status misuse, AgentDojo prompt entities the checks compare
+    (pseudo_word_left_in_assertion, (MOCK, RETAIL)),
+    (status_literal_forced_in_prose, (MOCK, RETAIL, TELECOM)),
+    (status_rendering_doubled, (MOCK, RETAIL)),
+    (agentdojo_prompt_entity_changed, (AD_SLACK, AD_TRAVEL, AD_BANKING, AD_WORKSPACE)),
     # τ³ banking_knowledge: names the data shares with tools.py
     (tau3_class_name_renamed_in_data, ("tau3-banking_knowledge",)),
     (tau3_tool_name_translated_in_document, ("tau3-banking_knowledge",)),

@@ -1,0 +1,176 @@
+"""Pseudo-locale fidelity: a source word the pseudo-localizer would have changed, left as it is.
+
+en-XA accents every letter of a translated text and ar-XB wraps every letter run in a right-to-left
+override, so inside a translated field of a pseudo-locale variant a plain lowercase source word is
+a leak: a word the translation left in English (one word of an evaluation assertion), or a status
+literal forced into a sentence where the source uses the word in its ordinary sense ("to be
+delivered to Suite 641" -> "ţö ƀé 'delivered' ţö Šûîţé 641": the sentence now names an order status).
+Kept values are no leak: the field's inline tokens, the canonical map's kept values, glossary
+keeps, slots, code spans, ids, emails, URLs and paths, and en-XA's padding words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babelflow.ir import PreserveReason
+from babelflow.text import ACCENT_TABLE, MIRRORED_RUN, PDF, RLO
+from validators.context import ValidationContext
+from validators.findings import Finding, Layer, Severity, make_finding
+from validators.probes.readers import read_by_no_model
+
+# en-XA pads each bracketed line with these words, unaccented (translators/pseudo_locale.py)
+_PADDING = re.compile(r"(?: (?:one|two|three|four|five|six|seven|eight|nine|ten))+(?=\])")
+# spans a translator keeps as they are: code, slots, tags, link targets, URLs, emails
+_KEPT_SPAN = re.compile(
+    r"`[^`\n]*`|\{[^{}\n]*\}|</?[A-Za-z][^<>\n]*>|\]\([^()\s]*\)|(?:https?://|www\.)\S+|\S+@\S+|###[A-Z_-]+###"
+)
+# a whitespace-separated run that holds an id, a path or a number is a value, not prose
+_VALUE_RUN = re.compile(r"\S*[_/#@\\0-9]\S*")
+# a whole word: not after a letter, nor after a letter and an apostrophe or hyphen (the "s" of "user's")
+_PLAIN_WORD = re.compile(r"(?<![^\W\d_])(?<![^\W\d_]['’-])[a-z]+(?:['’-][a-z]+)*(?![^\W\d_])")
+_SOURCE_WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
+
+
+def pseudo_style(ctx: ValidationContext) -> str | None:
+    """'accented' (en-XA and packs rendered like it), 'mirrored' (ar-XB and its like) or None."""
+    if ctx.pack is not None and ctx.pack.offline_rendering in ("accented", "mirrored"):
+        return ctx.pack.offline_rendering
+    return {"en-XA": "accented", "ar-XB": "mirrored"}.get(ctx.language)
+
+
+def status_literals(ctx: ValidationContext) -> frozenset[str]:
+    """Single-word lowercase enum codes of the benchmark (order statuses, reasons): the literals a
+    translator that protects codes without context forces into prose."""
+    return frozenset(
+        e.source_text
+        for e in ctx.ir.elements
+        if e.preserve_reason is PreserveReason.ENUM_CODE and re.fullmatch(r"[a-z]{3,}", e.source_text)
+    )
+
+
+def kept_words(ctx: ValidationContext) -> frozenset[str]:
+    """Lowercase words the variant keeps on purpose: values the canonical map keeps, glossary keeps."""
+    kept: set[str] = set()
+    for entry in ctx.canonical_map.entries if ctx.canonical_map is not None else []:
+        if entry.target == entry.source:
+            kept.update(w.lower() for w in _SOURCE_WORD.findall(entry.source))
+    for term in ctx.pack.glossary if ctx.pack is not None else []:
+        if term.source == term.target:
+            kept.update(w.lower() for w in _SOURCE_WORD.findall(term.source))
+    return frozenset(kept)
+
+
+def plain_source_words(source: str, target: str, tokens: list[str], style: str, kept: frozenset[str]) -> list[str]:
+    """Lowercase source words (3+ letters) standing in `target` as the source writes them, where the
+    pseudo-localizer would have changed them; in order, each once."""
+    masked = target
+    for token in sorted(tokens, key=len, reverse=True):
+        if token:
+            masked = masked.replace(token, " ")
+    masked = MIRRORED_RUN.sub(" ", masked) if style == "mirrored" else _PADDING.sub(" ", masked)
+    masked = _VALUE_RUN.sub(" ", _KEPT_SPAN.sub(" ", masked))
+    source_words = {w for w in _SOURCE_WORD.findall(_KEPT_SPAN.sub(" ", source)) if w.islower()}
+    out: list[str] = []
+    for match in _PLAIN_WORD.finditer(masked):
+        word = match.group(0)
+        if len(word) < 3 or word not in source_words or word in kept or word in out:
+            continue
+        if style == "accented" and word.translate(ACCENT_TABLE) == word:
+            continue  # nothing to accent: the word reads the same either way
+        out.append(word)
+    return out
+
+
+def check_pseudo(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+    style = pseudo_style(ctx)
+    if style is None:
+        return []
+    statuses, kept = status_literals(ctx), kept_words(ctx)
+    findings: list[Finding] = []
+    memo: dict[tuple, list[str]] = {}
+    for element in ctx.translatable():
+        if element.artifact in skip:
+            continue
+        if element.locator.kind == "python_literal":
+            if not ctx.in_overlay(element) or element.locator.part is not None:
+                # the source's text runs (`untranslated` says so), or one part of a docstring the overlay holds whole
+                continue
+            target = ctx.code_target(element)
+        elif element.locator.kind in ("data_value", "markdown_block"):
+            target = ctx.target_text(element)
+        else:
+            continue
+        if not target or target == element.source_text:
+            continue  # missing, or copied whole (the `untranslated` check reports that)
+        key = (element.source_text, target, tuple(element.inline_tokens))
+        if key not in memo:
+            memo[key] = plain_source_words(element.source_text, target, element.inline_tokens, style, kept)
+        if read_by_no_model(ctx, element):
+            continue  # maintainer metadata: no fidelity target
+        for word in memo[key]:
+            findings.append(_leak(validator_id, element, target, word, word in statuses))
+        for value in doubled_statuses(element.source_text, target, statuses, style):
+            findings.append(_doubled(validator_id, element, target, value))
+    return findings
+
+
+_QUOTES = "'\"‘’“”"
+
+
+def doubled_statuses(source: str, target: str, statuses: frozenset[str], style: str) -> list[str]:
+    """Statuses the target writes twice side by side, as the literal or its pseudo rendering ("ðéļîṽéŕéð
+    'delivered'": the word translated and its literal kept), where the source does not."""
+    out = []
+    for value in sorted(statuses):
+        if value not in target:
+            continue
+        rendered = value.translate(ACCENT_TABLE) if style == "accented" else f"{RLO}{value[::-1]}{PDF}"
+        forms = "|".join(re.escape(form) for form in sorted({value, rendered}, key=len, reverse=True))
+        side_by_side = rf"(?<![^\W\d_])[{_QUOTES}]?(?:{forms})[{_QUOTES}]?[ ]+[{_QUOTES}]?(?:{forms})(?![^\W\d_])"
+        if re.search(side_by_side, target) and not re.search(rf"\b{value}\W+{value}\b", source):
+            out.append(value)
+    return out
+
+
+def _doubled(validator_id: str, element, target: str, value: str) -> Finding:
+    return make_finding(
+        validator_id,
+        Layer.FIDELITY,
+        "status_rendering_doubled",
+        Severity.MAJOR,
+        element.artifact,
+        element.role,
+        f"the status {value!r} is written twice side by side (its rendering and its literal)",
+        element_id=element.id,
+        source=element.source_text,
+        target=target,
+        detail={"status": value},
+        pattern=f"status {value!r} doubled",
+    )
+
+
+def _leak(validator_id: str, element, target: str, word: str, status: bool) -> Finding:
+    if status:  # a status code's literal where the source says the word in its ordinary sense
+        kind, pattern = "status_rendering_in_prose", f"status {word!r} as {word!r}"
+        message = (
+            f"the status literal {word!r} stands where the source uses {word!r} as an ordinary word: "
+            "the sentence now names a status"
+        )
+    else:
+        kind, pattern = "source_words_left", f"English {word!r}"
+        message = f"English word {word!r} left inside the pseudo-localized text"
+    return make_finding(
+        validator_id,
+        Layer.FIDELITY,
+        kind,
+        Severity.MAJOR,
+        element.artifact,
+        element.role,
+        message,
+        element_id=element.id,
+        source=element.source_text,
+        target=target,
+        detail={"word": word},
+        pattern=pattern,
+    )

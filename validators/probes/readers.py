@@ -1,0 +1,56 @@
+"""Who reads a field: texts no agent, user simulator or evaluator ever reads are no fidelity target.
+
+Two kinds of evidence, neither a word list of a language:
+- the family's own account of its data files (`PerturbedBenchmark.data_file`: keys whose leaves
+  never reach a task, e.g. AgentDojo's injection-vector descriptions);
+- a task file's maintainer metadata: the task's `description` (purpose, notes) and `issues`
+  (title, description), which the harness loads for display only or drops, and no run reads.
+"""
+
+from __future__ import annotations
+
+from babelflow.ir import ArtifactRole, DataValueLocator
+from source_benchmarks.protocol import PerturbedBenchmark
+from validators.context import ValidationContext
+
+# top-level keys of a task record that only its maintainers read (tau2: Task.description is
+# printed by manual mode only; `issues` is no field of the task model and is dropped on load)
+TASK_METADATA = ("description", "issues")
+
+
+def read_by_no_model(ctx: ValidationContext, element) -> bool:
+    locator = element.locator
+    if not isinstance(locator, DataValueLocator):
+        return False
+    unread = _unread_keys(ctx).get(element.artifact)
+    if unread and any(isinstance(segment, str) and segment in unread for segment in locator.path):
+        return True
+    if element.artifact not in _task_files(ctx):
+        return False
+    # tasks.json: [index, key, ...]; a per-task file: [key, ...]
+    path = [segment for segment in locator.path if isinstance(segment, str)]
+    return bool(path) and path[0] in TASK_METADATA
+
+
+def _task_files(ctx: ValidationContext) -> frozenset[str]:
+    cached = getattr(ctx, "_task_files", None)
+    if cached is None:
+        cached = frozenset(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
+        ctx._task_files = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _unread_keys(ctx: ValidationContext) -> dict[str, frozenset[str]]:
+    """artifact -> keys whose leaves never reach a task, as the family declares them."""
+    cached = getattr(ctx, "_unread_keys", None)
+    if cached is not None:
+        return cached
+    found: dict[str, frozenset[str]] = {}
+    if isinstance(ctx.source, PerturbedBenchmark):
+        for spec in ctx.specs:
+            if spec.format.value in ("json", "yaml", "toml"):
+                keys = ctx.source.data_file(spec).unread_keys
+                if keys:
+                    found[spec.path] = frozenset(keys)
+    ctx._unread_keys = found  # type: ignore[attr-defined]
+    return found
