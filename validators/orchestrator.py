@@ -68,8 +68,13 @@ class AgentReviews:
 
     @classmethod
     def not_configured(cls) -> AgentReviews:
-        notes = [f"{v}: {NOT_CONFIGURED}" for v in DEFAULT_VALIDATORS]
-        return cls(reports=[], names=list(DEFAULT_VALIDATORS), notes=notes)
+        """One note for the three absent agents, with what runs offline (the report's reader can act on it)."""
+        note = (
+            f"{', '.join(DEFAULT_VALIDATORS)}: {NOT_CONFIGURED}. Offline: `--validators backtranslation` (Apertium"
+            " back-translation, languages with a reverse pair: es, ca, gl); with keys: `--validators"
+            " openai:MODEL,anthropic:MODEL,dashscope:MODEL`"
+        )
+        return cls(reports=[], names=list(DEFAULT_VALIDATORS), notes=[note])
 
 
 def review_by_agents(
