@@ -128,7 +128,13 @@ def layer_task(
     cache_key: str, run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list
 ) -> stages.LayerResult:
     result = stages.stage_layer(run, layer, ir_path, variant, suppressed)
-    replayed = f", {result.tasks_replayed} tasks replayed" if layer is Layer.BEHAVIOR else ""
+    reused = result.tasks_replayed - result.variant_replays_run  # the progress bar counts the replays run
+    replayed = (
+        f", {result.tasks_replayed} tasks compared ({result.variant_replays_run} variant replays run,"
+        f" {reused} reused: their replay inputs did not change)"
+        if layer is Layer.BEHAVIOR
+        else ""
+    )
     get_run_logger().info(f"{layer.value}: {len(result.findings)} findings{replayed}")
     return result
 
