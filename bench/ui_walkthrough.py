@@ -191,12 +191,16 @@ def walk(out: Path) -> dict:
             page.set_viewport_size({"width": WIDTH, "height": 1100})  # the runs list: every run in view
             page.goto(f"{api.ui}/runs", wait_until="networkidle")
             page.wait_for_timeout(2500)
+            # the paused run names what it waits for (PAUSED type, grey), the ended one too (FAILED, red)
+            waiting = page.get_by_text("AwaitingReview", exact=True).count()
+            assert waiting == 2, f"{waiting} runs read AwaitingReview (expected the paused and the ended one)"
             _shot(
                 page,
                 out,
                 "walk-1-runs-paused.png",
                 shown,
-                "runs list: en-XA Paused (in review), en-XA AwaitingReview, ar-XB AwaitingSignoff",
+                "runs list: en-XA AwaitingReview (paused at the form), en-XA AwaitingReview (ended), ar-XB"
+                " AwaitingSignoff",
             )
 
             page.set_viewport_size({"width": WIDTH, "height": 900})
