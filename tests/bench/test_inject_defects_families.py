@@ -1,0 +1,86 @@
+"""Issue 24's defect kinds, planted and caught without a model (bench/defects/families.py):
+
+- tau2-mock en-XA: one English word left in a translated evaluation assertion, a status literal
+  forced into a sentence that says the word in its ordinary sense, a status written twice;
+- agentdojo-banking en-XA: a quoted file name of a prompt, compared by the task's own check, renamed
+  with a capital (the general reference check forgives case; this one must not);
+- each clean variant has no finding above note, and so has agentdojo-banking es (Apertium: the
+  injection vectors' descriptions, which no task reads, are no fidelity target).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import pytest
+from rich.console import Console
+
+from bench.defects import CATALOGUE, caught_by, inject_defect
+from bench.inject_defects import Prepared
+from validators.findings import Severity
+
+TAU2_KINDS = {
+    "pseudo_word_left_in_assertion": "source_words_left",
+    "status_literal_forced_in_prose": "status_rendering_in_prose",
+    "status_rendering_doubled": "status_rendering_doubled",
+}
+
+
+def _above_note(failures) -> list[tuple]:
+    return [(f.layer.value, f.kind, f.location) for f in failures.findings if f.severity != Severity.NOTE]
+
+
+def _caught(prepared: Prepared, kind: str, tmp_path) -> list:
+    work = tmp_path / kind
+    shutil.copytree(prepared.variant, work)
+    defect = inject_defect(kind, work, prepared.ir, random.Random(0))
+    failures = prepared.validate(work)
+    hits = caught_by(failures, defect)
+    assert hits, f"{kind} missed: {[(f.kind, f.location) for f in failures.findings]}"
+    return hits
+
+
+@pytest.fixture(scope="module")
+def mock_en_xa(tmp_path_factory, analyzed):
+    root = tmp_path_factory.mktemp("family-defects-mock")
+    return Prepared("tau2-mock", "en-XA", root, Console(quiet=True), ir=analyzed("tau2-mock"))
+
+
+@pytest.fixture(scope="module")
+def banking_en_xa(tmp_path_factory, analyzed):
+    root = tmp_path_factory.mktemp("family-defects-banking")
+    return Prepared("agentdojo-banking", "en-XA", root, Console(quiet=True), ir=analyzed("agentdojo-banking"))
+
+
+def test_the_kinds_are_catalogued():
+    for kind in TAU2_KINDS:
+        assert CATALOGUE[kind].benchmarks[0] == "tau2-mock"
+    assert "agentdojo-banking" in CATALOGUE["agentdojo_prompt_entity_changed"].benchmarks
+
+
+def test_clean_mock_en_xa_has_nothing_above_note(mock_en_xa):
+    assert _above_note(mock_en_xa.clean) == []
+
+
+@pytest.mark.parametrize("kind", sorted(TAU2_KINDS))
+def test_pseudo_locale_defect_is_caught(mock_en_xa, kind, tmp_path):
+    hits = _caught(mock_en_xa, kind, tmp_path)
+    assert TAU2_KINDS[kind] in {f.kind for f in hits}
+    assert all(f.severity is Severity.MAJOR for f in hits if f.kind == TAU2_KINDS[kind])
+
+
+def test_clean_banking_en_xa_has_nothing_above_note(banking_en_xa):
+    assert _above_note(banking_en_xa.clean) == []
+
+
+def test_prompt_entity_the_check_compares_is_caught(banking_en_xa, tmp_path):
+    hits = _caught(banking_en_xa, "agentdojo_prompt_entity_changed", tmp_path)
+    critical = [f for f in hits if f.kind == "reference_lost" and f.severity is Severity.CRITICAL]
+    assert critical and "checks compare" in critical[0].message
+
+
+@pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh)")
+def test_clean_banking_es_has_nothing_above_note(tmp_path, analyzed):
+    prepared = Prepared("agentdojo-banking", "es", tmp_path, Console(quiet=True), ir=analyzed("agentdojo-banking"))
+    assert _above_note(prepared.clean) == []

@@ -1,0 +1,66 @@
+"""Pseudo-locale leaks, doubled statuses and kept name lists, on texts (no benchmark: milliseconds)."""
+
+from __future__ import annotations
+
+from babelflow.language_data import language_data
+from babelflow.text import ACCENT_TABLE, PDF, RLO
+from validators.probes.language_checks import _english_clauses, _status_doubled
+from validators.probes.pseudo_checks import doubled_statuses, plain_source_words
+
+SOURCE = "The agent should confirm that the order was delivered and refund the pending amount to user_12."
+
+
+def _accented(text: str) -> str:
+    return f"[{text.translate(ACCENT_TABLE)} one two three four]"
+
+
+def test_a_clean_en_xa_text_has_no_leak():
+    assert plain_source_words(SOURCE, _accented(SOURCE), [], "accented", frozenset()) == []
+
+
+def test_one_word_left_in_english_is_a_leak():
+    target = _accented(SOURCE).replace("ŕéƒûñð", "refund")
+    assert plain_source_words(SOURCE, target, [], "accented", frozenset()) == ["refund"]
+
+
+def test_kept_things_are_no_leak():
+    source = "Ask for the 'pending' status of order #W123 at https://shop.example/orders, not Paypal."
+    target = "[Åšķ ƒöŕ ţĥé 'pending' šţåţûš öƒ öŕðéŕ #W123 åţ https://shop.example/orders, ñöţ paypal. one two]"
+    # the inline token, the id, the URL, the padding words and a value the variant keeps on purpose
+    assert plain_source_words(source, target, ["pending"], "accented", frozenset({"paypal"})) == []
+    assert plain_source_words(source, target, [], "accented", frozenset({"paypal"})) == ["pending"]
+
+
+def test_an_unreversed_word_in_ar_xb_is_a_leak():
+    words = SOURCE.split(" ")
+    mirrored = " ".join(f"{RLO}{w[::-1]}{PDF}" if w != "refund" else w for w in words)
+    assert plain_source_words(SOURCE, mirrored, [], "mirrored", frozenset()) == ["refund"]
+
+
+def test_a_status_written_twice_side_by_side():
+    source = "Only orders with status 'delivered' can be returned."
+    target = "[Öñļý öŕðéŕš ŵîţĥ šţåţûš ðéļîṽéŕéð 'delivered' çåñ ƀé ŕéţûŕñéð one two]"
+    assert doubled_statuses(source, target, frozenset({"delivered", "pending"}), "accented") == ["delivered"]
+    clean = "[Öñļý öŕðéŕš ŵîţĥ šţåţûš 'delivered' çåñ ƀé ŕéţûŕñéð one two]"
+    assert doubled_statuses(source, clean, frozenset({"delivered"}), "accented") == []
+
+
+class _Element:
+    artifact, role, id = "policy.md", "policy:paragraph", "e1"
+    source_text = "If the order is 'delivered', the user can return it."
+
+
+def test_a_learned_rendering_after_its_own_first_characters_is_doubled():
+    """The Chinese corpus's '已 已送达': the aspect marker, then the status term inserted whole."""
+    data = language_data("zh")
+    statuses = {"delivered": "已送达"}
+    doubled = _status_doubled("probes", _Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
+    assert [f.kind for f in doubled] == ["status_rendering_doubled"]
+    assert _status_doubled("probes", _Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
+
+
+def test_a_list_of_kept_names_is_no_english_clause():
+    """AgentDojo workspace es: the dish names Apertium keeps read as English to lingua; a clause still does."""
+    words = {"Mini", "quiches", "Bruschetta", "Queso", "platter", "please", "return", "the", "broken", "item", "today"}
+    assert _english_clauses(" Mini quiches, Bruschetta, Queso platter", words, "es") == []
+    assert _english_clauses(" please return the broken item today", words, "es") != []
