@@ -192,8 +192,8 @@ def walk(out: Path) -> dict:
             page.goto(f"{api.ui}/runs", wait_until="networkidle")
             page.wait_for_timeout(2500)
             # the paused run names what it waits for (PAUSED type, grey), the ended one too (FAILED, red)
-            waiting = page.get_by_text("AwaitingReview", exact=True).count()
-            assert waiting == 2, f"{waiting} runs read AwaitingReview (expected the paused and the ended one)"
+            named = page.get_by_text("AwaitingReview", exact=True).count()
+            assert named == 2, f"{named} runs read AwaitingReview (expected the paused and the ended one)"
             _shot(
                 page,
                 out,

@@ -159,7 +159,8 @@ class RoundRecord(Record):
     round: int
     stages: list[StageRun]
     findings: int
-    retranslated_units: int
+    retranslated_units: int = Field(description="units the translator made afresh this round")
+    segments_sent: int = Field(default=0, description="unique texts sent for them (units may share one)")
     tasks_replayed: int
     units_by_origin: dict[str, int] = Field(
         default_factory=dict,
@@ -271,6 +272,7 @@ def _one_round(
     translated = translated.model_copy(update={"targets_path": paths.targets})
     record.stages.append(StageRun(stage="translate", cached=cached))
     record.retranslated_units = 0 if cached else translated.retranslated_units
+    record.segments_sent = 0 if cached else translated.stats.segments_sent
     record.units_by_origin = dict(translated.stats.units_by_origin)
     rebuild_key = stages.key_of(
         analysis.ir_sha256,
