@@ -5,7 +5,7 @@ from __future__ import annotations
 from babelflow.language_data import language_data
 from babelflow.text import ACCENT_TABLE, PDF, RLO
 from validators.probes.language_checks import _english_clauses, _status_doubled
-from validators.probes.pseudo_checks import doubled_statuses, plain_source_words
+from validators.probes.pseudo_checks import doubled_statuses, forced_literals, plain_source_words
 
 SOURCE = "The agent should confirm that the order was delivered and refund the pending amount to user_12."
 
@@ -21,6 +21,25 @@ def test_a_clean_en_xa_text_has_no_leak():
 def test_one_word_left_in_english_is_a_leak():
     target = _accented(SOURCE).replace("ŕéƒûñð", "refund")
     assert plain_source_words(SOURCE, target, [], "accented", frozenset()) == ["refund"]
+
+
+def test_a_sentence_initial_word_left_is_a_leak_a_name_is_not():
+    source = "Refund the order. Ask Refund Bank for the rest."
+    target = "[Refund ţĥé öŕðéŕ. Åšķ Refund Bank ƒöŕ ţĥé ŕéšţ. one two]"
+    assert plain_source_words(source, target, [], "accented", frozenset()) == []  # 'Refund' is also a name here
+    source = "Refund the order. Ask the bank for the rest."
+    target = "[Refund ţĥé öŕðéŕ. Åšķ ţĥé ƀåñķ ƒöŕ ţĥé ŕéšţ. one two]"
+    assert plain_source_words(source, target, [], "accented", frozenset()) == ["Refund"]
+
+
+def test_an_enum_literal_forced_where_the_source_says_its_words():
+    statuses = frozenset({"gift_card", "no longer needed", "pending", "delivered"})
+    source = "You want to pay with a gift card because the item is no longer needed."
+    target = "[Ŷöû ŵåñţ ţö þåý ŵîţĥ å gift_card ƀéçåûšé ţĥé îţéɱ îš no longer needed. one two]"
+    assert forced_literals(source, target, [], statuses) == ["gift_card", "no longer needed"]
+    assert forced_literals(source, target, ["no longer needed"], statuses) == ["gift_card"]  # quoted: kept
+    clean = "[Ŷöû ŵåñţ ţö þåý ŵîţĥ å ĝîƒţ çåŕð ƀéçåûšé ţĥé îţéɱ îš ñö ļöñĝéŕ ñééðéð. one two]"
+    assert forced_literals(source, clean, [], statuses) == []
 
 
 def test_kept_things_are_no_leak():

@@ -28,7 +28,8 @@ _KEPT_SPAN = re.compile(
 # a whitespace-separated run that holds an id, a path or a number is a value, not prose
 _VALUE_RUN = re.compile(r"\S*[_/#@\\0-9]\S*")
 # a whole word: not after a letter, nor after a letter and an apostrophe or hyphen (the "s" of "user's")
-_PLAIN_WORD = re.compile(r"(?<![^\W\d_])(?<![^\W\d_]['’-])[a-z]+(?:['’-][a-z]+)*(?![^\W\d_])")
+_PLAIN_WORD = re.compile(r"(?<![^\W\d_])(?<![^\W\d_]['’-])[A-Za-z][a-z]*(?:['’-][a-z]+)*(?![^\W\d_])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:\n\[]\s*)([A-Z][a-z]+)(?![\w'’-])")
 _SOURCE_WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 
 
@@ -40,13 +41,32 @@ def pseudo_style(ctx: ValidationContext) -> str | None:
 
 
 def status_literals(ctx: ValidationContext) -> frozenset[str]:
-    """Single-word lowercase enum codes of the benchmark (order statuses, reasons): the literals a
-    translator that protects codes without context forces into prose."""
+    """Lowercase enum codes of the benchmark (order statuses, reasons, modes: 'pending', 'gift_card',
+    'no longer needed'): the literals a translator that protects codes without context forces into prose."""
     return frozenset(
         e.source_text
         for e in ctx.ir.elements
-        if e.preserve_reason is PreserveReason.ENUM_CODE and re.fullmatch(r"[a-z]{3,}", e.source_text)
+        if e.preserve_reason is PreserveReason.ENUM_CODE and re.fullmatch(r"[a-z][a-z_ ]{2,39}", e.source_text)
     )
+
+
+def forced_literals(source: str, target: str, tokens: list[str], statuses: frozenset[str]) -> list[str]:
+    """Enum literals the target writes where the source says their words in the ordinary sense
+    ("pay with a gift card" -> "ƥåý ŵîţĥ å gift_card"; "is no longer needed" -> "îš no longer needed"):
+    the source names no such value there (it is no inline token of the field)."""
+    for token in sorted(tokens, key=len, reverse=True):
+        if token:
+            target = target.replace(token, " ")
+    out = []
+    for value in sorted(statuses):
+        if value in tokens:
+            continue  # the source quotes the value itself: the target keeps it
+        ordinary = value.replace("_", " ")
+        if not re.search(rf"(?<![\w'-]){re.escape(ordinary)}(?![\w'-])", source, re.I):
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", target):  # whole: not inside an id
+            out.append(value)
+    return out
 
 
 def kept_words(ctx: ValidationContext) -> frozenset[str]:
@@ -62,19 +82,25 @@ def kept_words(ctx: ValidationContext) -> frozenset[str]:
 
 
 def plain_source_words(source: str, target: str, tokens: list[str], style: str, kept: frozenset[str]) -> list[str]:
-    """Lowercase source words (3+ letters) standing in `target` as the source writes them, where the
-    pseudo-localizer would have changed them; in order, each once."""
+    """Source words (2+ letters; lowercase, or capitalized only where a sentence starts) standing in
+    `target` as the source writes them, where the pseudo-localizer would have changed them; in order,
+    each once."""
     masked = target
     for token in sorted(tokens, key=len, reverse=True):
         if token:
             masked = masked.replace(token, " ")
     masked = MIRRORED_RUN.sub(" ", masked) if style == "mirrored" else _PADDING.sub(" ", masked)
     masked = _VALUE_RUN.sub(" ", _KEPT_SPAN.sub(" ", masked))
-    source_words = {w for w in _SOURCE_WORD.findall(_KEPT_SPAN.sub(" ", source)) if w.islower()}
+    prose = _KEPT_SPAN.sub(" ", source)
+    source_words = {w for w in _SOURCE_WORD.findall(prose) if w.islower()}
+    # a capitalized word the source writes only where a sentence starts ('Refund the order.'): a
+    # word capitalized anywhere else is a name, which stays
+    names = {m.group(1) for m in re.finditer(r"(?<=[a-z,;] )([A-Z][a-z]+)", prose)}
+    source_words |= {m.group(1) for m in _SENTENCE_START.finditer(prose)} - names
     out: list[str] = []
     for match in _PLAIN_WORD.finditer(masked):
         word = match.group(0)
-        if len(word) < 3 or word not in source_words or word in kept or word in out:
+        if len(word) < 2 or word not in source_words or word.lower() in kept or word in out:
             continue
         if style == "accented" and word.translate(ACCENT_TABLE) == word:
             continue  # nothing to accent: the word reads the same either way
@@ -108,8 +134,13 @@ def check_pseudo(ctx: ValidationContext, validator_id: str, skip: set[str]) -> l
             memo[key] = plain_source_words(element.source_text, target, element.inline_tokens, style, kept)
         if read_by_no_model(ctx, element):
             continue  # maintainer metadata: no fidelity target
+        forced = forced_literals(element.source_text, target, element.inline_tokens, statuses)
+        in_forced = {w for value in forced for w in re.split(r"[_ ]", value)}
+        for value in forced:
+            findings.append(_leak(validator_id, element, target, value, True))
         for word in memo[key]:
-            findings.append(_leak(validator_id, element, target, word, word in statuses))
+            if word not in in_forced:
+                findings.append(_leak(validator_id, element, target, word, False))
         for value in doubled_statuses(element.source_text, target, statuses, style):
             findings.append(_doubled(validator_id, element, target, value))
     return findings
