@@ -245,7 +245,7 @@ def main() -> None:
 def _executed_stages(stdout: str) -> int:
     """Stages that ran (not Cached), from the line `flow --pool` prints (flows/pools.py)."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith("stages executed:")), None)
-    return int(line.split(":")[1]) if line else -1
+    return int(line.split(":")[1].split()[0]) if line else -1
 
 
 def _review_from_anywhere(workers, submitter, sub_env, stores) -> bool:
@@ -349,6 +349,8 @@ def _kill_and_recover(workers, work, shared, submitter, sub_env, stores, baselin
         killed_worker=victim.name if victim else None,
         killed_pids=killed,
         resubmitted=resubmitted,
+        resubmission=next((line for line in out.splitlines() if "lost its worker" in line), None),
+        recovered_run_stages_executed=_executed_stages(out),
         runs_per_worker={w.name: len(w.submitted()) for w in workers},
         differ=differ[:10],
         wall_s=round(wall, 1),

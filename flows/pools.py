@@ -43,6 +43,8 @@ FLOW_ENV = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     "PREFECT_RESULTS_DEFAULT_STORAGE_BLOCK": f"remote-file-system/{RESULTS_BLOCK}",
     "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",  # the run's AdaptFlowResult, read back by the submitter
+    # results in shared storage are read by every worker: JSON (pydantic records by class name), not pickle
+    "PREFECT_RESULTS_DEFAULT_SERIALIZER": "json",
 }
 
 
