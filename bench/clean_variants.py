@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(temporary.name) if temporary else args.keep.resolve()
     settings = BabelflowSettings(project_root=root / "project")
     table = Table(title="clean variants: findings by severity (default offline translators)")
-    for column in ("benchmark", "lang", "build s", "validate s", *SEVERITIES, "above note by kind"):
+    for column in ("benchmark", "lang", "build s", "validate s", *SEVERITIES, "above note by kind", "notes by kind"):
         table.add_column(column, overflow="fold")
     dumped: list[dict] = []
     clean = True
@@ -102,14 +102,18 @@ def main(argv: list[str] | None = None) -> int:
             above = [f for f in failures.findings if f.severity.value != "note"]
             clean &= not above
             kinds = Counter(f"{f.layer.value}/{f.kind}" for f in above)
-            table.add_row(
+            notes = Counter(f"{f.layer.value}/{f.kind}" for f in failures.findings if f.severity.value == "note")
+            row = (
                 benchmark_id,
                 language,
                 f"{build:.1f}",
                 f"{seconds:.1f}",
                 *(str(counts[s]) for s in SEVERITIES),
                 ", ".join(f"{k}×{n}" for k, n in kinds.most_common()),
+                ", ".join(f"{k}×{n}" for k, n in notes.most_common()),
             )
+            table.add_row(*row)
+            console.log(" | ".join(row))  # as it comes: a full run takes a while
             for f in above:
                 evidence = f.evidence[0] if f.evidence else None
                 dumped.append(

@@ -84,3 +84,25 @@ def test_prompt_entity_the_check_compares_is_caught(banking_en_xa, tmp_path):
 def test_clean_banking_es_has_nothing_above_note(tmp_path, analyzed):
     prepared = Prepared("agentdojo-banking", "es", tmp_path, Console(quiet=True), ir=analyzed("agentdojo-banking"))
     assert _above_note(prepared.clean) == []
+
+
+def _context(prepared: Prepared):
+    from validators.context import ValidationContext
+
+    return ValidationContext(prepared.source, prepared.variant, prepared.ir, prepared.language, prepared.canonical_map)
+
+
+def test_fields_no_model_reads(mock_en_xa, banking_en_xa):
+    """A task's maintainer description and AgentDojo's injection-vector descriptions are no fidelity
+    target; what the user simulator, the agent or an evaluator reads is."""
+    from validators.probes.readers import read_by_no_model
+
+    ctx = _context(mock_en_xa)
+    unread = {e.role for e in ctx.translatable() if read_by_no_model(ctx, e)}
+    read = {e.role for e in ctx.translatable() if not read_by_no_model(ctx, e)}
+    assert "tasks.json[*].description.purpose" in unread
+    assert {"tasks.json[*].user_scenario.instructions", "tasks.json[*].evaluation_criteria.nl_assertions[*]"} <= read
+    ctx = _context(banking_en_xa)
+    unread = {e.role for e in ctx.translatable() if read_by_no_model(ctx, e)}
+    assert unread and all(role.startswith("injection_vectors.yaml:") for role in unread)
+    assert all(role.endswith(".description") for role in unread)
