@@ -18,6 +18,7 @@ from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument, IRElement, Pr
 from babelflow.markdown_blocks import split_markdown
 from babelflow.variant import MANIFEST_NAME, OVERLAY_NAME
 from translators.pseudo_locale import pseudo_translate_text
+from validators.probes.readers import TASK_METADATA
 
 INTEGRITY, CONSISTENCY, FIDELITY, BEHAVIOR = "integrity", "consistency", "fidelity", "behavior"
 
@@ -291,6 +292,15 @@ def _translated_prose(
             and (allowed_blocks is None or e.locator.kind != "markdown_block" or e.locator.block_kind in allowed_blocks)
         ),
     )
+
+
+def read_by_a_model(ir: IRDocument, element: IRElement) -> bool:
+    """Not a task's maintainer metadata (its description, its issues), which validators do not
+    hold to fidelity (validators/probes/readers.py): a defect planted there is no defect."""
+    if element.artifact not in _artifacts(ir, ArtifactRole.TASKS) or element.locator.kind != "data_value":
+        return True
+    keys = [segment for segment in element.locator.path if isinstance(segment, str)]
+    return not (keys and keys[0] in TASK_METADATA)
 
 
 def _tasks_json(ir: IRDocument) -> str:

@@ -30,6 +30,7 @@ from bench.defects._common import (
     _pick,
     _record,
     _translated_prose,
+    read_by_a_model,
     variant_language,
 )
 
@@ -91,6 +92,8 @@ def status_literal_forced_in_prose(variant_dir: Path, ir: IRDocument, rng: rando
     statuses = _status_values(ir)
     candidates = []
     for element in _translated_prose(ir, variant_dir, min_length=20, data_only=True):
+        if not read_by_a_model(ir, element):
+            continue
         target = _current(variant_dir, ir, element) or ""
         words = [
             w
@@ -129,6 +132,8 @@ def status_rendering_doubled(variant_dir: Path, ir: IRDocument, rng: random.Rand
     statuses = _status_values(ir)
     candidates = []
     for element in _translated_prose(ir, variant_dir, min_length=20, tokens=True):
+        if not read_by_a_model(ir, element):
+            continue
         target = _current(variant_dir, ir, element) or ""
         kept = [w for w in statuses if w in element.inline_tokens and re.search(rf"(?<!\w){w}(?!\w)", target)]
         if kept:

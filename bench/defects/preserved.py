@@ -24,6 +24,7 @@ from bench.defects._common import (
     _record,
     _tasks_json,
     _translated_prose,
+    read_by_a_model,
     variant_language,
 )
 
@@ -281,6 +282,8 @@ def _token_candidates(ir: IRDocument, variant_dir: Path, data_only: bool = True)
     pairs = []
     docs: dict[str, _Doc] = {}
     for element in _translated_prose(ir, variant_dir, tokens=True, data_only=data_only):
+        if not read_by_a_model(ir, element):
+            continue  # maintainer metadata: not held to fidelity
         if element.artifact not in docs:
             docs[element.artifact] = _Doc(variant_dir, ir, element.artifact)
         doc = docs[element.artifact]
