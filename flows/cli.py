@@ -505,6 +505,13 @@ def flow(
     command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
     Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
     benchmark = resolve_benchmark(benchmark, domain_package, version)
+    provider_limits: dict[str, int] = {}
+    if pool:  # a pool without shared state, or a bad limit, is refused before any work or server start
+        from babelflow.shared_state.config import require_shared_config  # noqa: PLC0415
+        from flows.shared_run import parse_provider_limits  # noqa: PLC0415
+
+        require_shared_config()
+        provider_limits = parse_provider_limits(provider_limit)
     from flows.local_server import ensure_server, ui_base  # noqa: PLC0415 - +57 ms on --help
 
     if validators:
@@ -556,7 +563,7 @@ def flow(
 
     with terminal_progress(console):
         if pool:  # one flow run per language on the pool's workers (flows/pools.py)
-            from flows.pools import parse_provider_limits, run_on_pool  # noqa: PLC0415 - Prefect, after the URL
+            from flows.pools import run_on_pool  # noqa: PLC0415 - Prefect, after the URL
 
             fixed = {"translator": translator, "validators": validators, "entities": entity or None}
             results, _ = run_on_pool(
@@ -565,7 +572,7 @@ def flow(
                 pool,
                 review_timeout=review_timeout,
                 deploy_parameters={k: v for k, v in fixed.items() if v not in ("", None, "auto")},
-                provider_limits=parse_provider_limits(provider_limit),
+                provider_limits=provider_limits,
                 say=lambda line: console.print(line, highlight=False, soft_wrap=True),
             )
         elif len(lang) == 1:

@@ -24,9 +24,8 @@ from prefect.exceptions import ObjectNotFound
 from prefect.filesystems import LocalFileSystem, RemoteFileSystem
 from prefect.states import Crashed, State
 
-from babelflow.errors import BabelflowError
 from babelflow.ir import Record
-from babelflow.shared_state.config import OBJECTS_ENV, SharedStateConfig, shared_config
+from babelflow.shared_state.config import SharedStateConfig, require_shared_config
 from babelflow.shared_state.stores import open_stores
 from flows.prefect_flows import AdaptFlowResult, adapt_language, outcome
 from flows.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
@@ -54,18 +53,6 @@ class PoolRun(Record):
     state: str
     worker: str = ""
     resubmitted_from: list[str] = []
-
-
-def require_shared() -> SharedStateConfig:
-    config = shared_config()
-    if config is None:
-        raise BabelflowError(
-            "--pool needs shared state: workers in other folders cannot read this project's files",
-            field="--pool",
-            fix=f"set {OBJECTS_ENV}=s3://BUCKET/PREFIX (and BABELFLOW_SHARED_DATABASE) here and on every worker; "
-            "README: Past one machine",
-        )
-    return config
 
 
 def results_block(config: SharedStateConfig) -> RemoteFileSystem | LocalFileSystem:
@@ -103,20 +90,6 @@ def prepare_pool(
         for provider, limit in provider_limits.items():
             client.upsert_global_concurrency_limit_by_name(PROVIDER_LIMIT_PREFIX + provider, limit)
     return f"{adapt_language.name}/{pool}"
-
-
-def parse_provider_limits(specs: list[str]) -> dict[str, int]:
-    limits: dict[str, int] = {}
-    for spec in specs:
-        name, _, value = spec.partition("=")
-        if not name or not value.isdigit() or int(value) < 1:
-            raise BabelflowError(
-                f"--provider-limit {spec!r} is not PROVIDER=N",
-                field="--provider-limit",
-                fix="e.g. --provider-limit openai=4",
-            )
-        limits[name.strip()] = int(value)
-    return limits
 
 
 def submit(deployment: str, benchmark: str, language: str, review_timeout: int, queue: str | None = None) -> FlowRun:
@@ -186,7 +159,7 @@ def run_on_pool(
     provider_limits: dict[str, int] | None = None,
     say: Callable[[str], None] = print,
 ) -> tuple[list[AdaptFlowResult], list[PoolRun]]:
-    config = require_shared()
+    config = require_shared_config()
     deployment = prepare_pool(pool, deploy_parameters or {}, provider_limits or {}, config)
     runs = {lang: submit(deployment, benchmark, lang, review_timeout) for lang in languages}
     for language, run in runs.items():

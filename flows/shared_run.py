@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.adaptation_run import AdaptationRun
+from babelflow.errors import BabelflowError
 from babelflow.llm.config import PROVIDERS
 from babelflow.settings import BabelflowSettings
 from babelflow.shared_state.config import shared_config
@@ -90,6 +91,20 @@ def providers_of(run: AdaptationRun, stage: str) -> list[str]:
     specs = {"translate": run.translator_spec, "validate": run.validators}.get(stage, "")
     found = {spec.strip().split(":", 1)[0] for spec in specs.split(",") if ":" in spec}
     return sorted(p for p in found if p in PROVIDERS)
+
+
+def parse_provider_limits(specs: list[str]) -> dict[str, int]:
+    limits: dict[str, int] = {}
+    for spec in specs:
+        name, _, value = spec.partition("=")
+        if not name or not value.isdigit() or int(value) < 1:
+            raise BabelflowError(
+                f"--provider-limit {spec!r} is not PROVIDER=N",
+                field="--provider-limit",
+                fix="e.g. --provider-limit openai=4",
+            )
+        limits[name.strip()] = int(value)
+    return limits
 
 
 @contextmanager

@@ -45,3 +45,16 @@ def shared_config(environ: dict[str, str] | None = None) -> SharedStateConfig | 
     if database and not database.startswith(("postgresql://", "postgres://")):
         raise BabelflowError(f"{DATABASE_ENV} must be a postgresql:// URL", field=DATABASE_ENV, fix=FIX)
     return SharedStateConfig(objects_url=objects, database_url=database, endpoint_url=endpoint)
+
+
+def require_shared_config(option: str = "--pool") -> SharedStateConfig:
+    """The shared state a pool run needs: refused (exit 2) before any work when none is configured."""
+    config = shared_config()
+    if config is None:
+        raise BabelflowError(
+            f"{option} needs shared state: workers in other folders cannot read this project's files",
+            field=option,
+            fix=f"set {OBJECTS_ENV}=s3://BUCKET/PREFIX and {DATABASE_ENV} here and on every worker "
+            "(README: Past one machine)",
+        )
+    return config
