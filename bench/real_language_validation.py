@@ -1,12 +1,19 @@
 """Validate real model translations of τ²-bench retail (SEATauBench vi, th, id, tl) made by
-another project, and print per language: findings, groups, labelled precision, time.
+another project, leave-one-language-out: for each language, the checks' calibration
+(validators/calibration.py) is computed on the other three and the language is measured with it
+(held-out), and again with the calibration of all four (calibrated). Prints per language:
+findings, groups, severities, precision from each labeller's labels on the held-out sample
+(labeller 2 when present, with agreement), the calibrated run's precision, the defect kinds
+reported, time.
 
-    python -m bench.real_language_validation [CORPUS_DIR] [--lang vi ...] [--label]
+    python -m bench.real_language_validation [CORPUS_DIR] [--lang vi ...] [--label] [--store-default]
 
 CORPUS_DIR is laid out like ../shared/corpora/seatau-retail (en/ and one folder per language);
 without it the slices committed under tests/data/seatau/ are rebuilt into a temporary folder.
---label (re)writes tests/data/seatau/labels_<lang>.json with the seeded sample of 40 groups,
-keeping labels already given. Precision = sampled groups labelled a true defect / labelled.
+--label writes tests/data/seatau/sample_<lang>.json, the seeded sample of up to 40 groups of the
+held-out run, self-contained for a labeller (docs/labelling_guideline.md).
+--store-default writes the calibration of all four languages to validators/data/calibration.json.
+Precision = sampled groups labelled a true defect / labelled.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import argparse
 import os
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from tests.data.seatau import corpus
@@ -23,15 +31,43 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+def _cell(groups, language: str, labeller: str) -> str:
+    if not corpus.labels_path(language, labeller).exists():
+        return "-"
+    share, labelled, unlabelled = corpus.precision(groups, language, labeller)
+    return f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unl.)" if unlabelled else "")
+
+
+def _texts(bench, root: Path, ir, language: str):
+    """finding -> the whole (source, target) of its field, for the labelling sample."""
+    from validators.context import ValidationContext
+
+    ctx = ValidationContext(bench, root / language, ir, language)
+    elements = ir.by_id()
+
+    def texts(finding):
+        element = elements.get(finding.element_id or "")
+        if element is None or element.locator.kind == "python_literal":
+            return None
+        return element.source_text, ctx.target_text(element)
+
+    return texts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("corpus", nargs="?", type=Path)
     parser.add_argument("--lang", action="append", dest="languages")
     parser.add_argument("--label", action="store_true")
+    parser.add_argument("--store-default", action="store_true")
     args = parser.parse_args()
     from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
+    from validators.calibration import DEFAULT_PATH, calibrate
+    from validators.calibration_measure import measure
+    from validators.context import ValidationContext
     from validators.findings import group_findings
+    from validators.probes.behavior import replay_pairs_of
     from validators.run import validate_variant
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -40,27 +76,56 @@ def main() -> None:
         started = time.perf_counter()
         ir = analyze_or_reuse(bench, None, Path(scratch) / "ir.json", lambda m: None)
         print(f"analysis of the English source: {time.perf_counter() - started:.1f} s")
+        lengths = {
+            language: measure(ValidationContext(bench, root / language, ir, language)) for language in corpus.LANGUAGES
+        }
+        everything = calibrate(list(lengths.values()))
         print(
-            f"{'lang':<5} {'findings':>8} {'groups':>6} {'critical':>8} {'major':>5} {'minor':>5} {'note':>4} "
-            f"{'precision':>10} {'time':>7}"
+            f"calibration on {', '.join(everything.languages)}: length spread {everything.length_spread} "
+            f"around each variant's own median ({everything.fields} fields); loanwords pooled per script: "
+            + ", ".join(f"{script} {len(words)}" for script, words in everything.loanwords.items())
         )
+        if args.store_default:
+            DEFAULT_PATH.parent.mkdir(parents=True, exist_ok=True)
+            DEFAULT_PATH.write_text(everything.model_dump_json(indent=1) + "\n", encoding="utf-8")
+            print(f"stored {DEFAULT_PATH.relative_to(ROOT)}")
+        source_pairs = replay_pairs_of(bench, bench.task_ids(None), "behaviour replays: source")
+        print(
+            f"{'lang':<5} {'run':<9} {'calibrated on':<13} {'findings':>8} {'groups':>6} {'crit':>4} {'maj':>4} "
+            f"{'min':>4} {'note':>4} {'labeller 1':>14} {'labeller 2':>14} {'agree':>6} {'time':>6}"
+        )
+        kinds_seen: dict[str, set[str]] = {}
         for language in args.languages or corpus.LANGUAGES:
-            started = time.perf_counter()
-            failures = validate_variant(bench, root / language, ir, language, agents=[])
-            elapsed = time.perf_counter() - started
-            groups = group_findings(failures.findings)
-            if args.label:
-                corpus.write_sample(groups, language)
-            share, labelled, unlabelled = (
-                corpus.precision(groups, language) if corpus.labels_path(language).exists() else (0.0, 0, [])
-            )
-            by = failures.summary.groups_by_severity
-            cell = f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unlabelled)" if unlabelled else "")
-            print(
-                f"{language:<5} {len(failures.findings):>8} {len(groups):>6} {by.get('critical', 0):>8} "
-                f"{by.get('major', 0):>5} {by.get('minor', 0):>5} {by.get('note', 0):>4} {cell:>10} {elapsed:>6.1f}s",
-                flush=True,
-            )
+            held = calibrate([m for other, m in lengths.items() if other != language], excluded=[language])
+            for run, calibration in (("held-out", held), ("calibrated", everything)):
+                started = time.perf_counter()
+                failures = validate_variant(
+                    bench, root / language, ir, language, agents=[], source_pairs=source_pairs, calibration=calibration
+                )
+                elapsed = time.perf_counter() - started
+                groups = group_findings(failures.findings)
+                by = Counter(g.severity.value for g in groups)
+                if run == "held-out":
+                    kinds_seen[language] = {g.kind for g in groups}
+                    if args.label:
+                        corpus.write_sample(
+                            groups,
+                            failures.findings,
+                            language,
+                            calibration.languages,
+                            _texts(bench, root, ir, language),
+                        )
+                agree, both = corpus.agreement(groups, language)
+                print(
+                    f"{language:<5} {run:<9} {','.join(calibration.languages):<13} {len(failures.findings):>8} "
+                    f"{len(groups):>6} {by['critical']:>4} {by['major']:>4} {by['minor']:>4} {by['note']:>4} "
+                    f"{_cell(groups, language, 'labels'):>14} {_cell(groups, language, 'labels2'):>14} "
+                    f"{(f'{agree}/{both}' if both else '-'):>6} {elapsed:>5.0f}s",
+                    flush=True,
+                )
+        print("defect kinds reported (held-out runs):")
+        for language, kinds in kinds_seen.items():
+            print(f"  {language}: {', '.join(sorted(kinds))}")
 
 
 if __name__ == "__main__":

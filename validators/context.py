@@ -35,6 +35,7 @@ from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchm
 from source_benchmarks.yaml_io import load_yaml
 
 if TYPE_CHECKING:
+    from validators.calibration import Calibration
     from validators.probes.policy import InferredPolicy
 
 _PARSED: dict[tuple, Any] = {}  # (path, size, mtime, format) -> parsed document, shared read-only
@@ -130,6 +131,8 @@ class ValidationContext:
         # per-context derived data the probes share (computed on first use)
         self.inferred_policy: InferredPolicy | None = None
         self.literal_vocabulary: frozenset[str] | None = None
+        self.calibration: Calibration | None = None  # validators/calibration.py (None: the stored default)
+        self.length_band: tuple[float, float] | None = None
         self.validator_id = "probes"  # who the probes' findings are from
         self.task_ids: list[str] | None = None  # behaviour: these tasks only (None: all)
         self.source_pairs: ReplayPairs | None = None  # behaviour: the source's replays, already run

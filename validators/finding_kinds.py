@@ -107,6 +107,13 @@ for _name, _layer, _severity, _needs, _summary in (
     ),
     ("reference_lost", Layer.CONSISTENCY, _MAJ, _PP, "prose no longer names a value it referred to"),
     (
+        "entity_rendering_unknown",
+        Layer.CONSISTENCY,
+        _MAJ,
+        _PP,
+        "task prose names a DB entity with a rendering neither the DB nor the canonical map holds",
+    ),
+    (
         "preserved_code_text_translated",
         Layer.CONSISTENCY,
         _CRIT,
@@ -125,6 +132,7 @@ for _name, _layer, _severity, _needs, _summary in (
     ("truncated", Layer.FIDELITY, _MAJ, _PP, "the segment was cut"),
     ("source_words_left", Layer.FIDELITY, _MAJ, _PP, "source-language words left in the translation"),
     ("status_rendering_in_prose", Layer.FIDELITY, _MAJ, _PP, "a status value's rendering used as an ordinary word"),
+    ("status_rendering_doubled", Layer.FIDELITY, _MAJ, _PP, "a status value rendered twice side by side"),
     ("spacing_artifact", Layer.FIDELITY, _MIN, _PP, "spaces inside a script that writes none"),
     (
         "meaning_changed",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 
 from pydantic import Field
 
@@ -236,6 +237,22 @@ def _pattern(finding: Finding) -> str:
 _SEVERITY_RANK = {"critical": 0, "major": 1, "minor": 2, "note": 3}
 
 
+def _claim(pattern: str, members: list[Finding]) -> str:
+    """What a reviewer reads for the group: its cause and how many occurrences, where findings
+    name a dominant rendering ("'Water Bottle' rendered 3 ways: 70 fields (db.json.orders.*.items[*].name)
+    differ from its record's 'X'"); otherwise the first finding's message."""
+    details = [m.evidence[0].detail if m.evidence else {} for m in members]
+    if len(members) < 2 or not all("reference" in d for d in details):
+        return members[0].message
+    roles = Counter(d.get("holder_role", "") for d in details)
+    where = ", ".join(f"{n} in {role}" for role, n in roles.most_common(3))
+    first = details[0]
+    return (
+        f"{pattern}: {len(members)} field(s) differ from the dominant rendering {first['reference']!r} "
+        f"({first.get('reference_role', '')}): {where}"
+    )
+
+
 def group_findings(findings: list[Finding]) -> list[FindingGroup]:
     """Groups in order of impact: severity first, then how many findings share the pattern."""
     grouped: dict[tuple[str, str, str, str], list[Finding]] = {}
@@ -254,7 +271,7 @@ def group_findings(findings: list[Finding]) -> list[FindingGroup]:
                 artifact=artifact,
                 pattern=pattern,
                 finding_ids=[m.id for m in members],
-                example=members[0].message,
+                example=_claim(pattern, members),
             )
         )
     return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity.value, 9), -len(g.finding_ids), g.id))

@@ -14,6 +14,7 @@ from babelflow.language_pack import LanguagePack
 from babelflow.variant import CANONICAL_MAP_NAME
 from source_benchmarks.protocol import SourceBenchmark
 from validators.agents import Reviewer
+from validators.calibration import Calibration
 from validators.context import ReplayPairs, ValidationContext
 from validators.findings import FailureSet
 from validators.orchestrator import DEFAULT_VALIDATORS, PROBES, AgentReviews, review_by_agents, run_probes, validate
@@ -34,6 +35,7 @@ def validate_variant(
     target_pairs: ReplayPairs | None = None,
     pack: LanguagePack | None = None,
     task_ids: list[str] | None = None,
+    calibration: Calibration | None = None,
 ) -> FailureSet:
     """`source_pairs`/`target_pairs` reuse replays already run (benches replay the source once);
     `pack`: the run's language pack (None: the one the project has for `language`, if any);
@@ -43,10 +45,12 @@ def validate_variant(
         canonical_map = load_canonical_map(Path(variant_dir) / CANONICAL_MAP_NAME, ir.benchmark, language)
     ctx = ValidationContext(source, variant_dir, ir, language, canonical_map, pack)
     ctx.source_pairs, ctx.target_pairs, ctx.task_ids = source_pairs, target_pairs, task_ids
+    ctx.calibration = calibration  # held-out runs pass one calibrated without the language measured
 
     def own_context() -> ValidationContext:
         own = ValidationContext(source, variant_dir, ir, language, canonical_map, ctx.pack)
         own.variant_bench = ctx.variant_bench  # the loaded variant is read-only: shared
+        own.calibration = calibration
         return own
 
     return validate(ctx, own_context, agents, progress)

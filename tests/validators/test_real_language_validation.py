@@ -98,9 +98,13 @@ def test_a_changed_amount_is_still_a_changed_number():
 
 @pytest.fixture(scope="module")
 def validated(tmp_path_factory):
-    """language -> (failure set, groups): each SEATau variant validated once against its source."""
+    """language -> (failure set, groups): each SEATau variant validated once against its source,
+    held out: with the checks' calibration computed on the other three languages."""
     from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
+    from validators.calibration import calibrate
+    from validators.calibration_measure import measure
+    from validators.context import ValidationContext
     from validators.probes.behavior import replay_pairs_of
     from validators.run import validate_variant
 
@@ -108,13 +112,20 @@ def validated(tmp_path_factory):
     bench = get_benchmark("tau2-retail", source_dir=root / "en")
     ir = analyze_or_reuse(bench, None, tmp_path_factory.mktemp("ir") / "ir.json", lambda m: None)
     cache: dict[str, tuple] = {}
+    lengths: dict = {}
     source_pairs: dict = {}  # the one English source's replays, run once for the four variants
 
     def get(language: str):
         if language not in cache:
             if not source_pairs:
                 source_pairs.update(replay_pairs_of(bench, bench.task_ids(None), "behaviour replays: source"))
-            failures = validate_variant(bench, root / language, ir, language, agents=[], source_pairs=source_pairs)
+            if not lengths:
+                lengths.update({lang: measure(ValidationContext(bench, root / lang, ir, lang)) for lang in LANGUAGES})
+            held_out = calibrate([m for other, m in lengths.items() if other != language], excluded=[language])
+            assert language not in held_out.languages
+            failures = validate_variant(
+                bench, root / language, ir, language, agents=[], source_pairs=source_pairs, calibration=held_out
+            )
             cache[language] = (failures, group_findings(failures.findings), root)
         return cache[language]
 
@@ -160,23 +171,36 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
             for i in g.finding_ids
         )
     if language == "th":
-        # city names translated in the task text while the DB keeps them
+        # city names translated in the task text while the DB keeps them: one note listing them
+        # (the agent reads and writes the address from the DB; a reviewer labelled them no defect)
         db = json.loads((root / "th" / corpus.RETAIL / "db.json").read_text(encoding="utf-8"))
         cities = {u["address"]["city"] for u in db["users"].values()}
-        assert any(
-            by_id[g.finding_ids[0]].evidence[0].detail.get("token") in cities
-            for g in _groups_of(groups, "reference_lost")
-        )
-        # stray spaces around inserted terms in a script written without word spaces
-        assert _groups_of(groups, "spacing_artifact")
+        lost = [by_id[i] for g in _groups_of(groups, "reference_lost") for i in g.finding_ids]
+        city_findings = [f for f in lost if f.evidence[0].detail.get("token") in cities]
+        assert city_findings and all(f.severity is Severity.NOTE for f in city_findings)
+        # stray spaces around the terms a pipeline inserted (learned by script: refund, payment, gift card ...)
+        spacing = _groups_of(groups, "spacing_artifact")
+        assert len(spacing) >= 5 and sum(len(g.finding_ids) for g in spacing) >= 60
+        # a product named in the task with a rendering neither the catalogue nor the orders hold
+        assert _groups_of(groups, "entity_rendering_unknown")
+    # a product rendered several ways: only the occurrences that differ from the catalogue's rendering
+    for group in _groups_of(groups, "preserved_value_changed"):
+        for finding in (by_id[i] for i in group.finding_ids):
+            detail = finding.evidence[0].detail
+            assert "reference" not in detail or finding.evidence[0].target != detail["reference"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_labelled_sample_shows_at_least_90_percent_precision(language, validated):
+    """Held-out precision from the second labeller's labels (given only docs/labelling_guideline.md
+    and the sample) when they exist, else from the first's."""
     _, groups, _ = validated(language)
-    share, labelled, unlabelled = corpus.precision(groups, language)
-    assert not unlabelled, f"groups sampled but not labelled in {corpus.labels_path(language).name}: {unlabelled}"
+    labeller = "labels2" if corpus.labels_path(language, "labels2").exists() else "labels"
+    share, labelled, unlabelled = corpus.precision(groups, language, labeller)
+    assert not unlabelled, (
+        f"groups sampled but not labelled in {corpus.labels_path(language, labeller).name}: {unlabelled}"
+    )
     assert labelled == min(
         corpus.SAMPLE_SIZE, len([g for g in groups if g.severity is not Severity.NOTE])
     )  # notes claim no defect
@@ -192,3 +216,94 @@ def test_inferred_policy_saves_as_a_canonical_map(validated, tmp_path):
     count = save_inferred_map(failures, tmp_path / "vi.json")
     cmap = load_canonical_map(tmp_path / "vi.json", "tau2-retail", "vi")
     assert count == len(cmap.entries) > 10 and all(e.review_state == "unreviewed" for e in cmap.entries)
+
+
+# ---- severity from impact, scope, calibration (fast) -----------------------------------------
+
+
+def _number_severity(source: str, target: str, language: str = "vi"):
+    found = [
+        f
+        for f in check_pair("probes", "data/tasks.json", "tasks.json[*].x", None, source, target, [], language)
+        if f.kind == "number_changed"
+    ]
+    return found[0].severity if found else None
+
+
+def test_a_paraphrased_percentage_is_not_a_critical_number_change():
+    assert (
+        _number_severity("You are not 100% sure which one you want.", "你不确定要哪一个。", "zh-Hans") is Severity.MAJOR
+    )
+    assert _number_severity("Order #W2378156 has 3 items.", "Đơn hàng #W2378157 có 3 mặt hàng.") is Severity.CRITICAL
+    assert _number_severity("You want to buy 2 shirts.", "Bạn muốn mua 3 áo.") is Severity.CRITICAL
+
+
+def test_strings_made_of_ids_emails_and_option_dicts_are_not_length_outliers():
+    source = "Exchange {'color': 'blue', 'size': 'M', 'material': 'cotton'} for item 1234567890 (john_doe@example.com)."
+    target = "Đổi {'color': 'blue', 'size': 'M', 'material': 'cotton'} lấy 1234567890 (john_doe@example.com)."
+    assert "length_ratio_outlier" not in _kinds(source, target, "vi")
+    assert "length_ratio_outlier" in _kinds("You want to cancel the order because it is late.", "Hủy.", "vi")
+
+
+def test_held_out_calibration_leaves_the_measured_language_out_and_follows_the_variants_median():
+    from validators.calibration import LanguageMeasure, calibrate
+
+    measured = [
+        LanguageMeasure(language=lang, ratios=[m * (0.9 + i / 100) for i in range(21)])
+        for lang, m in (("vi", 1.0), ("th", 0.95), ("id", 1.12))
+    ]
+    held = calibrate([m for m in measured if m.language != "th"])
+    assert held.languages == ["id", "vi"]
+    low, high = held.band(0.3)  # a Chinese variant's own median: the same spread, around it
+    assert low < 0.3 * 0.9 and 0.3 * 1.1 < high < 1.0
+
+
+def test_a_group_of_renderings_reads_as_one_cause_with_its_occurrences():
+    from validators.findings import make_finding
+
+    findings = [
+        make_finding(
+            "probes",
+            Layer.CONSISTENCY,
+            "preserved_value_changed",
+            Severity.MAJOR,
+            "data/db.json",
+            f"db.json.orders.*.items[*].name @ $['orders']['#W{i}']",
+            "changed",
+            element_id=f"e{i}",
+            source="Water Bottle",
+            target="Bình đựng nước",
+            pattern="'Water Bottle' rendered 2 ways",
+            detail={
+                "reference": "Bình nước",
+                "reference_role": "db.json.products.*.name",
+                "holder_role": "db.json.orders.*.items[*].name",
+            },
+        )
+        for i in range(3)
+    ]
+    (group,) = group_findings(findings)
+    assert group.example.startswith("'Water Bottle' rendered 2 ways: 3 field(s) differ from the dominant rendering")
+    assert "'Bình nước'" in group.example and "3 in db.json.orders.*.items[*].name" in group.example
+
+
+def test_inserted_terms_are_learned_by_script_not_language():
+    from types import SimpleNamespace
+
+    from babelflow.language_data import language_data
+    from validators.probes.spacing import inserted_terms
+
+    pairs = [
+        ("You want to pay with your gift card.", "你想使用 礼品卡 付款。"),
+        ("Refund it to the gift card.", "退款到 礼品卡 里。"),
+        ("The gift card balance is low.", "这张 礼品卡 余额不足。"),
+        ("You also want to know the price.", "另外 你还想知道价格。"),
+        ("Also, cancel the order.", "另外 取消订单。"),
+        ("Also check the status.", "另外 查看状态。"),
+    ]
+    elements = [SimpleNamespace(id=str(i), source_text=s) for i, (s, _) in enumerate(pairs)]
+    targets = {str(i): t for i, (_, t) in enumerate(pairs)}
+    vocabulary = frozenset({"gift", "card", "status", "order", "price"})
+    for tag in ("zh-Hans", "ja"):  # Han and Japanese: written without spaces
+        assert inserted_terms(elements, targets, vocabulary, language_data(tag)) == {"礼品卡"}  # not 另外 ('also')
+    assert inserted_terms(elements, targets, vocabulary, language_data("vi")) == set()  # spaces are words there

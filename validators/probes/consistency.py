@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 from babelflow.ir import ArtifactRole, LinkKind, PreserveReason, TranslationType
 from babelflow.language_data import language_data, numbers_in
@@ -17,6 +18,7 @@ from validators.finding_kinds import PROFILE_CONTRADICTS_EVIDENCE
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.map_parity import map_targets
 from validators.probes.policy import POLICY_KIND, infer_policy
+from validators.probes.references import check_entity_references
 from validators.probes.tool_code import cited, tool_names
 
 # values no entity policy renders: a map that renders one of them is wrong, the field is reported
@@ -45,6 +47,8 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
     # a field the IR types Preserve (an IR made with another profile, a golden argument linked to a
     # localized DB value) that holds the map's rendering of its value follows the variant's map
     map_renders = _map_renderings(ctx)
+    references = dominant_renderings(ctx, policy)
+    collided = set(policy.collisions())
     for element in ctx.ir.elements:
         if element.artifact in skip:
             continue
@@ -68,21 +72,25 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
             ):
                 continue  # the map's rendering of a localized value: the map is checked below
             if target != element.source_text:
-                severity = Severity.CRITICAL if element.locator.kind != "markdown_block" else Severity.MAJOR
                 others = policy.inconsistent.get(element.source_text)
-                if (
-                    others
-                    and len({t.casefold() for t in others}) == 1
-                    and element.source_text.casefold() not in {t.casefold() for t in others}
-                ):
-                    severity = Severity.MINOR  # one rendering in two letter cases: cosmetic
+                reference = references.get(element.source_text) if others else None
+                if reference is not None and target == reference.target:
+                    continue  # the dominant rendering (the catalogue's): only the occurrences that differ are defects
+                severity = _changed_severity(element, target, others, reference, policy, collided)
                 detail = {"typing_rule": element.typing_rule}
                 if others:
                     detail["renderings"] = "; ".join(f"{t!r}×{n}" for t, n in others.most_common(5))
+                if reference is not None:
+                    detail.update(reference=reference.target, reference_role=reference.role, holder_role=element.role)
                 message = (
                     "Preserve field "
                     f"({element.preserve_reason.value if element.preserve_reason else 'preserve'}) changed"
-                    + (f": the value is rendered {len(others)} ways across the variant" if others else "")
+                    + (
+                        f": {element.source_text!r} is rendered {len(others)} ways; this field reads {target!r}, "
+                        f"{reference.place} reads {reference.target!r}"
+                        if others and reference is not None
+                        else (f": the value is rendered {len(others)} ways across the variant" if others else "")
+                    )
                     + (
                         ": the tool code looks data up by it unchanged"
                         if element.source_text in policy.code_bound
@@ -133,11 +141,84 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                     )
                 )
     findings += _left_in_source(ctx, validator_id, skip, map_renders)
+    findings += check_entity_references(ctx, validator_id, skip, policy)
     findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     findings += _tool_names_lost(ctx, validator_id, skip)
     findings += _overlay(ctx, validator_id)
     findings += _profile_disagreements(ctx, validator_id)
     return findings
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The rendering the other renderings of a value are judged against, and where it is held."""
+
+    target: str
+    role: str
+    place: str
+
+
+def _depth(role: str) -> int:
+    return role.count("*")
+
+
+def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
+    """value rendered several ways -> its dominant rendering: the value itself where some field
+    keeps it; else the one the value's own record holds (the shallowest field role, the catalogue's
+    products.*.name rather than orders.*.items[*].name), else the most common. Only occurrences that
+    differ from it are defects: a line that already matches the catalogue is not one (the issue's
+    970 of 1,585)."""
+    holders: dict[str, list[tuple]] = defaultdict(list)
+    for element in ctx.ir.elements:
+        if (
+            element.source_text in policy.inconsistent
+            and element.translation_type is TranslationType.PRESERVE
+            and element.locator.kind in ("data_value", "data_key")
+        ):
+            target = ctx.target_text(element)
+            if target is not None:
+                holders[element.source_text].append((element, target))
+    references = {}
+    for value, items in holders.items():
+        kept = next((e for e, t in items if t == value), None)
+        if kept is not None:  # kept somewhere: Preserve means kept, every change is the defect
+            references[value] = Reference(target=value, role=kept.role, place="the fields that keep it")
+            continue
+        depth = min(_depth(e.role) for e, _ in items)
+        top = [(e, t) for e, t in items if _depth(e.role) == depth]
+        target, _ = Counter(t for _, t in top).most_common(1)[0]
+        role = next(e.role for e, t in top if t == target)
+        if len(top) < len(items):
+            place = f"its record ({role})"
+        else:
+            target, _ = Counter(t for _, t in items).most_common(1)[0]
+            role = next(e.role for e, t in items if t == target)
+            place = "most fields holding it"
+        references[value] = Reference(target=target, role=role, place=place)
+    return references
+
+
+def _changed_severity(element, target: str | None, others, reference: Reference | None, policy, collided) -> Severity:
+    """Impact, per occurrence: a Preserve value changed outright is critical; a value rendered
+    several ways is a synonym (major; minor when only the letter case differs) unless this
+    rendering is another value's too (a collision: two products read as one) or the tool code
+    looks the value up unchanged."""
+    if element.locator.kind == "markdown_block":
+        return Severity.MAJOR
+    if element.source_text in policy.code_bound or not others:
+        return Severity.CRITICAL
+    if element.preserve_reason is not PreserveReason.LINKED_ENTITY:
+        return Severity.CRITICAL  # an enum code, id or number: tools and evaluators compare it as it is
+    if target in collided:
+        return Severity.CRITICAL
+    if reference is not None:
+        same_case = target is not None and target.casefold() == reference.target.casefold()
+        return Severity.MINOR if same_case else Severity.MAJOR
+    if len({t.casefold() for t in others}) == 1 and element.source_text.casefold() not in {
+        t.casefold() for t in others
+    }:
+        return Severity.MINOR  # one rendering in two letter cases: cosmetic
+    return Severity.MAJOR
 
 
 def _map_renderings(ctx: ValidationContext) -> dict[str, set[str]]:
@@ -316,6 +397,40 @@ def _link_kinds(ctx) -> dict[str, set]:
     return kinds
 
 
+@dataclass
+class ReadScope:
+    """Which values of a task's prose an agent, user simulator or evaluator reads from the prose.
+
+    A DB value the variant keeps unchanged (a city next to the zip code that finds the user, an
+    option such as 'AC adapter') is one the agent reads, and writes into tool calls, from the DB:
+    the user saying it in the target language changes nothing anyone compares (a reviewer labelled
+    'Phoenix -> 菲尼克斯' false). Such translations are listed in one note, not reported as lost."""
+
+    tasks: set[str]
+    db_kept: set[str]
+
+    @classmethod
+    def of(cls, ctx: ValidationContext, policy) -> ReadScope:
+        tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
+        database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+        changed = set(policy.renderings) | set(policy.inconsistent)
+        db_kept = {
+            element.source_text
+            for element in ctx.ir.elements
+            if element.artifact in database
+            and element.locator.kind == "data_value"
+            and element.translation_type is TranslationType.PRESERVE
+            and element.source_text not in changed
+        }
+        return cls(tasks=tasks, db_kept=db_kept)
+
+    def task_prose(self, element) -> bool:
+        return element.artifact in self.tasks
+
+    def read_from_db(self, token: str) -> bool:
+        return token in self.db_kept
+
+
 def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy) -> list[Finding]:
     """Inline tokens of translated prose must still be there (canonical ones in their rendering,
     values the variant renders by an inferred policy in that rendering)."""
@@ -330,6 +445,7 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     kinds = _link_kinds(ctx)
     all_renderings = policy.renderings_of()
     map_renders = _map_renderings(ctx)
+    scope = ReadScope.of(ctx, policy)
     findings = []
     for element in ctx.translatable():
         if element.artifact in skip or not element.inline_tokens:
@@ -373,6 +489,11 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             if token not in rendering and _same_parts(token, folded):
                 continue  # same value in another case, spacing or word order ('13-inch' -> '13 inch')
             kind = "canonical_term_not_used" if token in rendering else "reference_lost"
+            read_from_db = False
+            if kind == "reference_lost" and scope.task_prose(element):
+                if LinkKind.SCHEMA_LITERAL in kinds.get(token, set()):
+                    continue  # a closed set's value in the user's words: the agent maps it onto the policy's list
+                read_from_db = scope.read_from_db(token)  # a city in 'you live in Denver, 80280': a note
             # prose is read by a model (user simulator, agent): wrong there is major; a policy
             # value the agent must pass to a tool verbatim (a cancel reason) changes behaviour
             acts_on = (
@@ -382,6 +503,25 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             )
             severity = Severity.CRITICAL if kind == "canonical_term_not_used" or acts_on else Severity.MAJOR
             also = f" nor as the variant's rendering {inferred!r}" if inferred else ""
+            if read_from_db:
+                findings.append(
+                    make_finding(
+                        validator_id,
+                        Layer.CONSISTENCY,
+                        kind,
+                        Severity.NOTE,
+                        element.artifact,
+                        element.role + _path(element),
+                        f"{token!r} is translated in the task's prose; the DB keeps it, and the agent reads it (and "
+                        "writes it into tool calls) from there: nothing compares the prose's rendering",
+                        element_id=element.id,
+                        source=element.source_text,
+                        target=target,
+                        detail={"token": token},
+                        pattern="DB values translated in task prose",
+                    )
+                )
+                break
             findings.append(
                 make_finding(
                     validator_id,

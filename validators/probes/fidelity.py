@@ -24,9 +24,14 @@ from babelflow.text import (
     ascii_fold,
     without_tokens,
 )
+from validators.calibration import ratio as prose_ratio
+from validators.calibration import variant_band
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, finding_id, make_finding
 from validators.probes.language_checks import READ_BY_NO_MODEL, check_language
+from validators.probes.prompt_entities import check_prompt_entities
+from validators.probes.pseudo_checks import check_pseudo
+from validators.probes.readers import read_by_no_model
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # an all-capital abbreviation (FAQ, ATM, PIN, APR): translations keep it as it is
@@ -74,6 +79,27 @@ def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str]
     return None
 
 
+_READ_NUMBER = re.compile(r"^(?:[$#€£]|\d[\d,]*[.:]\d|\d{4,}|\d+\s*(?:[ap]\.?m\b|[A-Za-z]))")
+
+
+def _read_number(source: str, numbers: list[str], tokens: list[str]) -> bool:
+    """Is a changed number one a tool, evaluator or user reads: part of a value the IR links to
+    other artifacts (an inline token: ids, amounts, dates the DB or gold calls hold), or written as
+    an amount, id, date, time or a count of things ($30.50, #W123, 2024, 2:30 pm, 2 shirts)?
+    A percentage in prose ('not 100% sure') is none of them."""
+    english = language_data("en")
+    if any(n in numbers_in(token, english) for token in tokens for n in numbers):
+        return True
+    for match in re.finditer(r"[$#€£]?\d+(?:[.,:]\d+)*\s*\S?", source):
+        if set(numbers_in(match.group(0), english)) & set(numbers) and _READ_NUMBER.search(match.group(0)):
+            return True
+    return False
+
+
+# what a broken translator leaves in any field, read or not (not a matter of language or style)
+MALFUNCTION = frozenset({"answered_not_translated", "added_commentary", "placeholder_left"})
+
+
 def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
     validator_id = ctx.validator_id
     skip = {s.artifact for s in suppressed if s.layer is Layer.FIDELITY}
@@ -86,10 +112,13 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         entry = (element.canonical_group or "default", element.source_text)
         if element.artifact in skip or entry in kept:
             continue  # a canonical value its class's policy keeps as it is: the map says so, nothing to translate
-        if element.canonical_group in kept_classes and ctx.target_text(element) == element.source_text:
+        unread = read_by_no_model(ctx, element)
+        current = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
+        if element.canonical_group in kept_classes and current == element.source_text:
             continue  # the same, for a variant validated without its map: the language's policy keeps the class
-        if entry in copied and ctx.target_text(element) == element.source_text:
-            copies.setdefault(entry, []).append(element)  # one rendering everywhere: reported once, below
+        if entry in copied and current == element.source_text:
+            # one rendering everywhere, the code's literal included ('Le Baratin' in a check): reported once, below
+            copies.setdefault(entry, []).append(element)
             continue
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
@@ -109,9 +138,16 @@ def check_fidelity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         target = ctx.target_text(element)
         if target is None:
             continue
-        findings += _checked_pair(validator_id, element, target, ctx, pack_key)
+        found = _checked_pair(validator_id, element, target, ctx, pack_key)
+        if unread:  # maintainer metadata no agent, user simulator or evaluator reads: only a broken translator counts
+            found = [f for f in found if f.kind in MALFUNCTION]
+        findings += found
     findings += _copies_note(validator_id, copies)
     findings += check_language(ctx, validator_id, skip)
+    # an answer or commentary in place of the translation is reported as such, not word by word
+    malfunctioned = {f.element_id for f in findings if f.kind in MALFUNCTION}
+    findings += [f for f in check_pseudo(ctx, validator_id, skip) if f.element_id not in malfunctioned]
+    findings += check_prompt_entities(ctx, validator_id, skip)
     if ctx.overlay is not None:
         # the field itself when one translatable element sits at the text's place (a confirmed finding routes to it)
         fields: dict[tuple, list[str]] = {}
@@ -201,8 +237,10 @@ def _checked_pair(
     """The checks of a field depend on its artifact, role, texts and tokens, which repeat across
     tasks (telecom: 170k fields, ~3,400 distinct texts): each combination is checked once."""
     pack = ctx.pack
+    band = variant_band(ctx)
     key = (
         validator_id,
+        band,
         ctx.language,
         pack_key,
         element.artifact,
@@ -225,6 +263,7 @@ def _checked_pair(
             list(element.inline_tokens),
             ctx.language,
             pack,
+            band,
         )
     if all(f.element_id == element.id for f in found):
         return list(found)
@@ -259,7 +298,10 @@ def check_pair(
     tokens: list[str],
     language: str,
     pack=None,
+    length_band: tuple[float, float] | None = None,
 ) -> list[Finding]:
+    """`length_band`: the variant's calibrated band (validators/calibration.py); None: the language data's."""
+
     def finding(kind: str, severity: Severity, message: str, **detail: str) -> Finding:
         return make_finding(
             validator_id,
@@ -289,11 +331,13 @@ def check_pair(
         return out + [finding("untranslated", severity, "text was copied through untranslated")]
     changed = _numbers_changed(source, target, language)
     if changed:
+        read = _read_number(source, changed[0].split(), tokens)
         out.append(
             finding(
                 "number_changed",
-                Severity.CRITICAL,
-                "numbers differ between source and translation",
+                Severity.CRITICAL if read else Severity.MAJOR,
+                "numbers differ between source and translation"
+                + ("" if read else " (in prose: no id, amount, date or quantity a tool or evaluator reads)"),
                 source_numbers=changed[0],
                 target_numbers=changed[1],
             )
@@ -331,11 +375,10 @@ def check_pair(
         out.append(
             finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source")
         )
-    source_length, target_length = _prose_length(source), _prose_length(target)
-    if source_length >= 20:  # format slots and indentation are not translated text
-        ratio = target_length / source_length
+    ratio = prose_ratio(source, target)  # None: too little prose (ids, emails, option dicts keep their length)
+    if ratio is not None:
         data = language_data(language)
-        low, high = data.length_band
+        low, high = length_band if length_band is not None else data.length_band
         if not low <= ratio <= high:
             out.append(
                 finding(
@@ -343,7 +386,7 @@ def check_pair(
                     Severity.MAJOR,
                     f"length ratio {ratio:.2f} outside {language}'s expected ({low}, {high})",
                     ratio=f"{ratio:.2f}",
-                    band_from=data.length_source,
+                    band_from="calibrated" if length_band is not None else data.length_source,
                 )
             )
     mirrored = language == "ar-XB" or (pack is not None and pack.offline_rendering == "mirrored")

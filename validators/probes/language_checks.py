@@ -21,11 +21,14 @@ import re
 from collections import Counter, defaultdict
 
 from babelflow.ir import PreserveReason, TranslationType
-from babelflow.language_data import LanguageData, in_script, language_data
+from babelflow.language_data import LanguageData, in_script
 from babelflow.language_id import identify, supported
 from babelflow.target_lexicon import target_lexicon
+from validators.calibration import calibrated_language_data
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
+from validators.probes.readers import read_by_no_model
+from validators.probes.spacing import inserted_terms
 
 _LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
 _WORD = re.compile(rf"(?<![{_LATIN}0-9_@#./\\-])[A-Za-z]+(?:['-][A-Za-z]+)*(?![{_LATIN}0-9_@/\\])")
@@ -51,9 +54,14 @@ def _is_pseudo(ctx: ValidationContext) -> bool:
 def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
     if _is_pseudo(ctx) or ctx.language.split("-")[0] == "en":
         return []  # pseudo-locales are judged by their rendering; English targets cannot leak English
-    data = language_data(ctx.language)
+    # loanwords from the calibration (held out: not its own list; literals other languages translate)
+    data = calibrated_language_data(ctx, _literal_vocabulary(ctx), _WORD)
     elements = [
-        e for e in ctx.translatable() if e.artifact not in skip and e.locator.kind in ("data_value", "markdown_block")
+        e
+        for e in ctx.translatable()
+        if e.artifact not in skip
+        and e.locator.kind in ("data_value", "markdown_block")
+        and not read_by_no_model(ctx, e)  # maintainer metadata: no fidelity target
     ]
     targets = {e.id: ctx.target_text(e) for e in elements}
     vocabulary = _literal_vocabulary(ctx)
@@ -69,6 +77,7 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
     glossary_terms = set(statuses.values()) | {t.target for t in (ctx.pack.glossary if ctx.pack is not None else [])}
     glossary_terms |= {e.target for e in (ctx.canonical_map.entries if ctx.canonical_map is not None else [])}
+    glossary_terms |= inserted_terms(elements, targets, vocabulary, data)  # set off by spaces where a literal is
     findings: list[Finding] = []
     seen: dict[tuple, list[tuple[str, str]]] = {}
     for element in elements:
@@ -95,6 +104,7 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
                 )
             )
         findings += _status_in_prose(validator_id, element, target, statuses)
+        findings += _status_doubled(validator_id, element, target, statuses, data)
         if data.unspaced:
             findings += _spacing(validator_id, element, target, glossary_terms, data)
     return findings
@@ -261,6 +271,8 @@ def _english_clauses(masked: str, source_words: set[str], language: str) -> list
         words = re.findall(r"[A-Za-z]+(?:['-][A-Za-z]+)*", match.group(0))
         if sum(w in source_words for w in words) / len(words) < 0.8:
             continue
+        if sum(w[0].isupper() for w in words) * 2 >= len(words):
+            continue  # mostly capitalized: a list of names kept as they are ('Mini quiches, Bruschetta, Queso platter')
         if identify(match.group(0), (language, "en"), min_letters=20) == "en":
             found.append((match.group(0).strip(" ,"), "phrase"))
     return found
@@ -311,6 +323,41 @@ def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str
                     f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: "
                     "the sentence now says something else",
                     f"status {value!r} as {rendering!r}",
+                    status=value,
+                    rendering=rendering,
+                )
+            )
+    return out
+
+
+_MARKS = "'\"‘’“”「」『』«»"
+
+
+def _status_doubled(
+    validator_id: str, element, target: str, statuses: dict[str, str], data: LanguageData
+) -> list[Finding]:
+    """A status rendering written twice, or after its own first characters ('已 已送达'), or beside the
+    literal it renders ("entregado 'delivered'"): a translator inserted the term over its own words."""
+    out = []
+    for value, rendering in statuses.items():
+        if rendering not in target or re.search(rf"\b{re.escape(value)}\W+{re.escape(value)}\b", element.source_text):
+            continue
+        whole = "|".join(re.escape(form) for form in sorted({rendering, value}, key=len, reverse=True))
+        edge, end = ("", "") if data.unspaced else (r"(?<!\w)", r"(?!\w)")  # whole words where words are spaced
+        patterns = [rf"{edge}(?:{whole})[{_MARKS}]?[ ]*[{_MARKS}]?(?:{whole}){end}"]
+        if data.unspaced and len(rendering) > 1:  # its first characters, then a space or a mark, then it whole
+            prefixes = "|".join(re.escape(rendering[:n]) for n in range(len(rendering) - 1, 0, -1))
+            patterns.append(rf"(?:{prefixes})[ {_MARKS}]+{re.escape(rendering)}")
+        if any(re.search(p, target) for p in patterns):
+            out.append(
+                _finding(
+                    validator_id,
+                    "status_rendering_doubled",
+                    Severity.MAJOR,
+                    element,
+                    target,
+                    f"the status rendering {rendering!r} of {value!r} is written twice side by side",
+                    f"status {value!r} doubled",
                     status=value,
                     rendering=rendering,
                 )

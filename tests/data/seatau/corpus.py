@@ -44,13 +44,25 @@ def rebuild(dest: Path) -> Path:
 
 
 # ---- labelled samples ------------------------------------------------------------------------
+#
+# sample_<lang>.json: the seeded sample of finding groups from the HELD-OUT run (calibrated without
+# <lang>), self-contained: each group's claim, severity and up to 3 occurrences with the English
+# source, the variant's text and the location, labelled without reading code
+# (docs/labelling_guideline.md). labels_<lang>.json: labeller 1 (who wrote the checks);
+# labels2_<lang>.json: labeller 2 (given only the guideline and the samples). Rows: {group, defect, reason}.
 
 SAMPLE_SIZE = 40
 SEED = 14  # issue #14
+OCCURRENCES = 3
+LABELLERS = ("labels", "labels2")
 
 
-def labels_path(language: str) -> Path:
-    return HERE / f"labels_{language}.json"
+def sample_path(language: str) -> Path:
+    return HERE / f"sample_{language}.json"
+
+
+def labels_path(language: str, labeller: str = "labels") -> Path:
+    return HERE / f"{labeller}_{language}.json"
 
 
 def sample(groups: list, language: str) -> list:
@@ -66,34 +78,74 @@ def sample(groups: list, language: str) -> list:
     return sorted(random.Random(f"{SEED}-{language}").sample(ordered, SAMPLE_SIZE), key=lambda g: g.id)
 
 
-def write_sample(groups: list, language: str) -> Path:
-    """Write the sample to label, keeping labels already given to the same groups."""
-    path = labels_path(language)
-    known = {row["group"]: row for row in json.loads(path.read_text(encoding="utf-8"))} if path.exists() else {}
+TEXT_LIMIT = 1500  # a whole task instruction or policy paragraph, not a page
+
+
+def _occurrence(finding, texts) -> dict:
+    evidence = finding.evidence[0] if finding.evidence else None
+    where = f"{finding.artifact.split('/')[-1]} {finding.location}" + (
+        f" (task {finding.task_id})" if finding.task_id else ""
+    )
+    source, target = (evidence.source, evidence.target) if evidence else (None, None)
+    whole = texts(finding) if texts is not None else None
+    if whole is not None:  # the evidence is an excerpt of 240 characters: the labeller reads the field
+        source, target = (text[:TEXT_LIMIT] if text else text for text in whole)
+    return {"location": where, "english_source": source, "variant_text": target}
+
+
+def write_sample(groups: list, findings: list, language: str, calibration_languages: list[str], texts=None) -> Path:
+    """Write the self-contained sample a person labels (no labels in it). `texts(finding)`: the
+    whole (source, target) of the finding's field, when the caller can read them."""
+    from validators.finding_kinds import KINDS
+
+    by_id = {f.id: f for f in findings}
     rows = []
     for group in sample(groups, language):
-        old = known.get(group.id, {})
+        kind = KINDS.get((group.layer, group.kind))
+        members = [by_id[i] for i in group.finding_ids if i in by_id]
         rows.append(
             {
                 "group": group.id,
+                "claim": group.example,
+                "check": kind.summary if kind else group.kind,
                 "severity": group.severity.value,
-                "kind": f"{group.layer.value}/{group.kind}",
-                "artifact": group.artifact,
                 "pattern": group.pattern,
-                "findings": len(group.finding_ids),
-                "example": group.example[:200],
-                "defect": old.get("defect"),
-                "reason": old.get("reason", ""),
+                "file": group.artifact.split("/")[-1],
+                "occurrences_in_group": len(group.finding_ids),
+                "occurrences": [_occurrence(m, texts) for m in members[:OCCURRENCES]],
             }
         )
-    path.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    document = {
+        "language": language,
+        "calibrated_on": calibration_languages,
+        "guideline": "docs/labelling_guideline.md",
+        "groups": rows,
+    }
+    path = sample_path(language)
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 
 
-def precision(groups: list, language: str) -> tuple[float, int, list[str]]:
+def labels(language: str, labeller: str = "labels") -> dict[str, bool]:
+    """group id -> defect (True/False) given by one labeller (empty when the file is missing)."""
+    path = labels_path(language, labeller)
+    if not path.exists():
+        return {}
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return {row["group"]: bool(row["defect"]) for row in rows if row.get("defect") is not None}
+
+
+def precision(groups: list, language: str, labeller: str = "labels") -> tuple[float, int, list[str]]:
     """(share of sampled groups labelled a true defect, labelled count, sampled groups without a label)."""
-    rows = {row["group"]: row for row in json.loads(labels_path(language).read_text(encoding="utf-8"))}
+    given = labels(language, labeller)
     chosen = sample(groups, language)
-    unlabelled = [g.id for g in chosen if rows.get(g.id, {}).get("defect") is None]
-    labelled = [rows[g.id]["defect"] for g in chosen if g.id in rows and rows[g.id].get("defect") is not None]
+    unlabelled = [g.id for g in chosen if g.id not in given]
+    labelled = [given[g.id] for g in chosen if g.id in given]
     return (sum(labelled) / len(labelled) if labelled else 0.0), len(labelled), unlabelled
+
+
+def agreement(groups: list, language: str) -> tuple[int, int]:
+    """(groups both labellers labelled the same, groups both labelled) over the sample."""
+    first, second = labels(language, "labels"), labels(language, "labels2")
+    both = [g.id for g in sample(groups, language) if g.id in first and g.id in second]
+    return sum(first[i] == second[i] for i in both), len(both)

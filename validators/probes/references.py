@@ -1,0 +1,106 @@
+"""Cross-artifact references, without a model: an entity the task prose names must be written
+the way the DB (catalogue, order lines) or the canonical map writes it.
+
+A variant that renders its catalogue one way and the same product another way in a task's
+instructions (tasks 5-9 of a Chinese variant say 水壶 for the water bottle, the catalogue and the
+order say 水瓶; 水壶 is another product's name) sends the user simulator asking for something the
+agent cannot find, or finds as another product. `_references` in consistency.py checks the
+values the IR marks as inline tokens; this checks every other mention of a rendered DB entity in
+prose, in any letter case ("the water bottle"), by its word boundaries in the source.
+"""
+
+from __future__ import annotations
+
+import re
+
+from babelflow.ir import ArtifactRole, PreserveReason
+from validators.context import ValidationContext
+from validators.findings import Finding, Layer, Severity, make_finding
+from validators.map_parity import map_targets
+
+KIND = "entity_rendering_unknown"
+
+
+def _entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
+    """Rendered DB entity (a product name) -> every rendering the variant's DB or map holds for it."""
+    seen = policy.renderings_of()
+    out: dict[str, set[str]] = {}
+    for value, element in policy.first.items():
+        if getattr(element, "preserve_reason", None) is not PreserveReason.LINKED_ENTITY or not re.search(
+            r"[A-Za-z]{3}", value
+        ):
+            continue
+        renderings = {t for t in seen.get(value, ()) if t and t != value}
+        if renderings:
+            out[value] = renderings
+    for value, targets in map_targets(ctx).items():
+        if value in out:
+            out[value] |= {t for t in targets if t}
+    return out
+
+
+def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set[str], policy) -> list[Finding]:
+    entities = _entities(ctx, policy)
+    if not entities:
+        return []
+    tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
+    patterns = {v: re.compile(rf"(?<![\w-]){re.escape(v)}(?![\w-])", re.IGNORECASE) for v in entities}
+    # a rendering another entity holds (and this one does not): the prose now names another product
+    owners: dict[str, set[str]] = {}
+    for value, renderings in entities.items():
+        for rendering in renderings:
+            owners.setdefault(rendering.casefold(), set()).add(value)
+    findings = []
+    for element in ctx.translatable():
+        if element.artifact in skip or element.artifact not in tasks or element.locator.kind != "data_value":
+            continue
+        target = ctx.target_text(element)
+        if not target or target == element.source_text:
+            continue
+        folded = target.casefold()
+        for value, pattern in patterns.items():
+            if value in element.inline_tokens or not pattern.search(element.source_text):
+                continue  # inline tokens: consistency's _references
+            if value.casefold() in folded or any(r.casefold() in folded for r in entities[value]):
+                continue
+            longer = [v for v in entities if value != v and value.casefold() in v.casefold()]
+            if any(patterns[v].search(element.source_text) for v in longer):
+                continue  # 'Kettle' inside 'Electric Kettle': the longer name is judged
+            source_folded = element.source_text.casefold()
+            # mentioned in the source in any form ('bookshelves' for 'Bookshelf'): not another product's name
+            mentioned = {v for v in entities if v.casefold()[: max(4, len(v) - 2)] in source_folded}
+            others = sorted(
+                {
+                    owner
+                    for rendering, names in owners.items()
+                    if rendering in folded
+                    for owner in names
+                    if owner not in mentioned
+                }
+            )
+            message = (
+                f"the task names {value!r}, but the translation holds none of the renderings the DB or the map "
+                f"has for it ({', '.join(sorted(map(repr, entities[value]))[:3])})"
+                + (f"; it holds the rendering of {', '.join(map(repr, others[:2]))} instead" if others else "")
+            )
+            findings.append(
+                make_finding(
+                    validator_id,
+                    Layer.CONSISTENCY,
+                    KIND,
+                    Severity.MAJOR,
+                    element.artifact,
+                    element.role,
+                    message,
+                    element_id=element.id,
+                    source=element.source_text,
+                    target=target,
+                    detail={
+                        "entity": value,
+                        "db_renderings": " | ".join(sorted(entities[value])),
+                        "other": ", ".join(others),
+                    },
+                    pattern=f"{value!r} named in task prose",
+                )
+            )
+    return findings
