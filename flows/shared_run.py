@@ -112,7 +112,9 @@ def provider_slots(run: AdaptationRun | None, stage: str) -> Iterator[None]:
     """One slot of each provider's global concurrency limit (`babelflow-provider-<name>`, created by
     `babelflow flow --pool … --provider-limit NAME=N`) while the stage runs; without such a limit
     Prefect lets the stage through."""
-    names = [PROVIDER_LIMIT_PREFIX + p for p in providers_of(run, stage)] if run is not None else []
+    # the limits are a pool's (created by `flow --pool`): a local run asks no server for them
+    on_shared = run is not None and shared_config() is not None
+    names = [PROVIDER_LIMIT_PREFIX + p for p in providers_of(run, stage)] if on_shared and run else []
     if not names:
         yield
         return

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from typer.testing import CliRunner
 
 from babelflow.errors import BabelflowError
 from flows.cli import app
-from flows.shared_run import parse_provider_limits
+from flows.shared_run import parse_provider_limits, providers_of
 
 
 def test_pool_without_shared_state_is_refused_before_any_work(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
@@ -25,3 +27,12 @@ def test_provider_limits() -> None:
     for bad in ("openai", "openai=0", "=3", "openai=x"):
         with pytest.raises(BabelflowError, match="PROVIDER=N"):
             parse_provider_limits([bad])
+
+
+def test_the_stages_that_hold_a_provider_slot() -> None:
+    run = SimpleNamespace(translator_spec="openai:gpt-4o-mini", validators="anthropic:claude-x,backtranslation")
+    assert providers_of(run, "translate") == ["openai"]  # type: ignore[arg-type]
+    assert providers_of(run, "validate") == ["anthropic"]  # type: ignore[arg-type]
+    assert providers_of(run, "analyze") == []  # type: ignore[arg-type]
+    offline = SimpleNamespace(translator_spec="apertium", validators="")
+    assert providers_of(offline, "translate") == []  # type: ignore[arg-type]
