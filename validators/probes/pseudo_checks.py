@@ -21,15 +21,18 @@ from validators.probes.readers import read_by_no_model
 
 # en-XA pads each bracketed line with these words, unaccented (translators/pseudo_locale.py)
 _PADDING = re.compile(r"(?: (?:one|two|three|four|five|six|seven|eight|nine|ten))+(?=\])")
-# spans a translator keeps as they are: code, slots, tags, link targets, URLs, emails
+# spans a translator keeps as they are: code, slots, tags, link targets, URLs, control tokens. Each
+# body is bounded (an unclosed backtick or brace must not rescan the rest of the text from every start)
 _KEPT_SPAN = re.compile(
-    r"`[^`\n]*`|\{[^{}\n]*\}|</?[A-Za-z][^<>\n]*>|\]\([^()\s]*\)|(?:https?://|www\.)\S+|\S+@\S+|###[A-Z_-]+###"
+    r"`[^`\n]{0,80}`|\{[^{}\n]{0,80}\}|</?[A-Za-z][^<>\n]{0,80}>|\]\([^()\s]{0,200}\)"
+    r"|(?:https?://|www\.)\S++|###[A-Z_-]{1,30}###"
 )
-# a whitespace-separated run that holds an id, a path or a number is a value, not prose
-_VALUE_RUN = re.compile(r"\S*[_/#@\\0-9]\S*")
+# a whitespace-separated run that holds an id, a path, an email or a number is a value, not prose
+_VALUE_MARK = re.compile(r"[_/#@\\0-9]")
+_RUNS = re.compile(r"(\s+)")
 # a whole word: not after a letter, nor after a letter and an apostrophe or hyphen (the "s" of "user's")
 _PLAIN_WORD = re.compile(r"(?<![^\W\d_])(?<![^\W\d_]['’-])[A-Za-z][a-z]*(?:['’-][a-z]+)*(?![^\W\d_])")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:\n\[]\s*)([A-Z][a-z]+)(?![\w'’-])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:\n\[])[ \t]{0,3}([A-Z][a-z]++)(?![\w'’-])")
 _SOURCE_WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 
 
@@ -81,6 +84,11 @@ def kept_words(ctx: ValidationContext) -> frozenset[str]:
     return frozenset(kept)
 
 
+def _without_values(text: str) -> str:
+    """`text` with each whitespace-separated run that holds a value mark blanked (read once per run)."""
+    return "".join(" " if _VALUE_MARK.search(run) and not run.isspace() else run for run in _RUNS.split(text))
+
+
 def plain_source_words(source: str, target: str, tokens: list[str], style: str, kept: frozenset[str]) -> list[str]:
     """Source words (2+ letters; lowercase, or capitalized only where a sentence starts) standing in
     `target` as the source writes them, where the pseudo-localizer would have changed them; in order,
@@ -90,7 +98,7 @@ def plain_source_words(source: str, target: str, tokens: list[str], style: str, 
         if token:
             masked = masked.replace(token, " ")
     masked = MIRRORED_RUN.sub(" ", masked) if style == "mirrored" else _PADDING.sub(" ", masked)
-    masked = _VALUE_RUN.sub(" ", _KEPT_SPAN.sub(" ", masked))
+    masked = _without_values(_KEPT_SPAN.sub(" ", masked))
     prose = _KEPT_SPAN.sub(" ", source)
     source_words = {w for w in _SOURCE_WORD.findall(prose) if w.islower()}
     # a capitalized word the source writes only where a sentence starts ('Refund the order.'): a
