@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,13 +106,24 @@ class Worker:
         self.process.wait()
         return pids
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
+    def stop(self) -> float:
+        """End the worker; returns the CPU seconds (user + system) it and the flow runs it waited for used."""
+        if self.process.returncode is not None:
+            return 0.0
+        try:
             os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 30
+        while True:
+            pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
+            if pid:
+                self.process.returncode = os.waitstatus_to_exitcode(status)
+                return usage.ru_utime + usage.ru_stime
+            if time.monotonic() > deadline:
                 os.killpg(self.process.pid, signal.SIGKILL)
+                deadline = time.monotonic() + 30
+            time.sleep(0.2)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -238,6 +250,8 @@ def main() -> None:
             stores.documents.close()  # before PostgreSQL stops: no reconnect noise
         services.stop()
     passed = sum(results)
+    if args.keep is None:
+        shutil.rmtree(work, ignore_errors=True)
     print(json.dumps({"summary": f"{passed} passed, {len(results) - passed} failed", "work": str(work)}))
     raise SystemExit(0 if passed == len(results) else 1)
 
