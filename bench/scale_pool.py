@@ -11,8 +11,8 @@ What a second worker buys on 2 cores depends on how busy the cores are: on tau2-
 waiting (the worker's poll interval, a flow-run process start and imports, Prefect API and S3 /
 PostgreSQL round trips per stage), which two workers overlap; the CPU the runs need shares the same two
 cores with the submitter, the Prefect server, PostgreSQL and moto, so the speed-up ends where the
-workers' CPU per wall second (reported) nears the cores left free. A CPU-bound domain (telecom's
-behaviour replays) sits there from the start and gains little.
+workers' CPU per wall second (reported) nears the cores left free. A domain whose runs are CPU-bound
+(telecom's behaviour replays; not measured here) would reach that point sooner.
 """
 
 from __future__ import annotations
