@@ -53,7 +53,12 @@ def _parse(path: Path):
     )
 
 
-CASES = [(b, lang) for b in TAU2_BENCHMARKS for lang in LANGUAGES]
+# ar-XB (right-to-left, bidi marks) on mock and telecom (the code overlay's message catalog) only: airline and
+# retail ar-XB add ~100 s of CI for the same code paths; `python -m bench.clean_variants` builds and
+# validates every τ² domain in es, en-XA and ar-XB
+CASES = [
+    (b, lang) for b in TAU2_BENCHMARKS for lang in LANGUAGES if lang == "en-XA" or b in ("tau2-mock", "tau2-telecom")
+]
 
 
 @pytest.mark.parametrize("benchmark_id,language", CASES)
