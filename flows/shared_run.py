@@ -142,3 +142,51 @@ def wait_for_reviewer(form: Any, timeout: int, key: str) -> Any:
     if on_pool():
         return suspend_flow_run(wait_for_input=form, timeout=timeout, key=key)
     return pause_flow_run(wait_for_input=form, timeout=timeout, poll_interval=2, key=key)
+
+
+def run_with_shared_state(benchmark: str, language: str, command: list[str], settings: BabelflowSettings) -> int:
+    """Run a local command (`babelflow review`, `correct`, `import`, `units` …) on a (benchmark, language)
+    of the pool's shared state: under the shared run lock, pull its slice, run, push what it changed."""
+    import subprocess  # noqa: PLC0415
+
+    config = shared_config()
+    if config is None:
+        raise BabelflowError(
+            "No shared state is configured: the command would only change this folder",
+            field="BABELFLOW_SHARED_OBJECTS",
+            fix="set BABELFLOW_SHARED_OBJECTS (and BABELFLOW_SHARED_DATABASE) as on the workers",
+        )
+    stores = open_stores(config)
+    holder = f"{socket.gethostname()}:{os.getpid()} {' '.join(command[:3])}"
+    with stores.documents.lock(run_lock_name(benchmark, language), holder, wait=30):
+        sync = StateSync(settings.layout, stores.objects, stores.documents, RunScope(benchmark, language))
+        sync.pull()
+        try:
+            return subprocess.run(command, check=False).returncode
+        finally:
+            sync.push()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """python -m flows.shared_run BENCHMARK --lang L -- COMMAND …"""
+    import argparse  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in args:
+        raise SystemExit("usage: python -m flows.shared_run BENCHMARK --lang L -- COMMAND …")
+    cut = args.index("--")
+    parser = argparse.ArgumentParser(prog="python -m flows.shared_run", description=run_with_shared_state.__doc__)
+    parser.add_argument("benchmark")
+    parser.add_argument("--lang", required=True)
+    options = parser.parse_args(args[:cut])
+    try:
+        code = run_with_shared_state(options.benchmark, options.lang, args[cut + 1 :], BabelflowSettings())
+    except BabelflowError as exc:
+        sys.stderr.write(f"error: {exc.render()}\n")
+        raise SystemExit(exc.exit_code) from None
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()

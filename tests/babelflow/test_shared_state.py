@@ -151,3 +151,27 @@ def test_s3_objects_on_a_moto_server(monkeypatch: pytest.MonkeyPatch) -> None:
             store.put("../escape", b"")
     finally:
         server.stop()
+
+
+def test_a_reviewer_command_runs_on_the_shared_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m flows.shared_run B --lang L -- CMD`: what CMD writes (a decision) reaches the store, and
+    the next command elsewhere finds it in its own folder."""
+    import sys  # noqa: PLC0415
+
+    from flows.shared_run import run_with_shared_state  # noqa: PLC0415
+
+    monkeypatch.setenv("BABELFLOW_SHARED_OBJECTS", str(tmp_path / "shared"))
+    monkeypatch.delenv("BABELFLOW_SHARED_DATABASE", raising=False)
+    log = Path(".babelflow/review/tau2-mock/es/decisions.jsonl")
+    write = f"import pathlib; p = pathlib.Path({str(log)!r}); p.parent.mkdir(parents=True); p.write_text('d1\\n')"
+    for project in ("reviewer", "worker"):
+        (tmp_path / project).mkdir()
+    monkeypatch.chdir(tmp_path / "reviewer")
+    reviewer = BabelflowSettings(project_root=tmp_path / "reviewer")
+    assert run_with_shared_state("tau2-mock", "es", [sys.executable, "-c", write], reviewer) == 0
+    stored = LocalDocumentStore(tmp_path / "shared" / "_documents").read("state/review/tau2-mock/es/decisions.jsonl")
+    assert stored is not None and stored.body == b"d1\n"
+    monkeypatch.chdir(tmp_path / "worker")
+    worker = BabelflowSettings(project_root=tmp_path / "worker")
+    check = f"import pathlib, sys; sys.exit(pathlib.Path({str(log)!r}).read_text() != 'd1\\n')"
+    assert run_with_shared_state("tau2-mock", "es", [sys.executable, "-c", check], worker) == 0
