@@ -418,7 +418,7 @@ class ReadScope:
             element.source_text
             for element in ctx.ir.elements
             if element.artifact in database
-            and element.locator.kind == "data_value"
+            and element.locator.kind in ("data_value", "data_key")  # an option's name ('stovetop compatibility') too
             and element.translation_type is TranslationType.PRESERVE
             and element.source_text not in changed
         }
