@@ -40,6 +40,8 @@ def test_an_enum_literal_forced_where_the_source_says_its_words():
     assert forced_literals(source, target, ["no longer needed"], statuses) == ["gift_card"]  # quoted: kept
     clean = "[Ŷöû ŵåñţ ţö þåý ŵîţĥ å ĝîƒţ çåŕð ƀéçåûšé ţĥé îţéɱ îš ñö ļöñĝéŕ ñééðéð. one two]"
     assert forced_literals(source, clean, [], statuses) == []
+    # telecom: a format slot's name is code ('Charge for line {line.line_id}')
+    assert forced_literals("Charge for line {line.line_id}", "[Çĥåŕĝé ƒöŕ ļîñé {line.line_id} one]", [], {"line"}) == []
 
 
 def test_kept_things_are_no_leak():

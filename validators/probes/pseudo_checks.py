@@ -60,6 +60,7 @@ def forced_literals(source: str, target: str, tokens: list[str], statuses: froze
     for token in sorted(tokens, key=len, reverse=True):
         if token:
             target = target.replace(token, " ")
+    target = _KEPT_SPAN.sub(" ", target)  # a slot's name ('{line.line_id}') is code, not prose
     out = []
     for value in sorted(statuses):
         if value in tokens:
