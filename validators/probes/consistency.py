@@ -71,11 +71,15 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                 and element.locator.kind != "markdown_block"
             ):
                 continue  # the map's rendering of a localized value: the map is checked below
-            if target != element.source_text:
-                others = policy.inconsistent.get(element.source_text)
-                reference = references.get(element.source_text) if others else None
-                if reference is not None and target == reference.target:
-                    continue  # the dominant rendering (the catalogue's): only the occurrences that differ are defects
+            others = policy.inconsistent.get(element.source_text)
+            reference = references.get(element.source_text) if others else None
+            # judged against the dominant rendering when the value has one (an order line that kept
+            # 'Perfume' while the catalogue reads 'Pabango' differs too), else against the source
+            if target != (
+                reference.target
+                if reference is not None and element.locator.kind != "markdown_block"
+                else element.source_text
+            ):
                 severity = _changed_severity(element, target, others, reference, policy, collided)
                 detail = {"typing_rule": element.typing_rule}
                 if others:
@@ -84,10 +88,11 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                     detail.update(reference=reference.target, reference_role=reference.role, holder_role=element.role)
                 message = (
                     "Preserve field "
-                    f"({element.preserve_reason.value if element.preserve_reason else 'preserve'}) changed"
+                    f"({element.preserve_reason.value if element.preserve_reason else 'preserve'}) "
+                    + ("kept as in the source" if target == element.source_text else "changed")
                     + (
                         f": {element.source_text!r} is rendered {len(others)} ways; this field reads {target!r}, "
-                        f"{reference.place} reads {reference.target!r}"
+                        f"{reference.place}: {reference.target!r}"
                         if others and reference is not None
                         else (f": the value is rendered {len(others)} ways across the variant" if others else "")
                     )
@@ -163,11 +168,11 @@ def _depth(role: str) -> int:
 
 
 def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
-    """value rendered several ways -> its dominant rendering: the value itself where some field
-    keeps it; else the one the value's own record holds (the shallowest field role, the catalogue's
-    products.*.name rather than orders.*.items[*].name), else the most common. Only occurrences that
-    differ from it are defects: a line that already matches the catalogue is not one (the issue's
-    970 of 1,585)."""
+    """value rendered several ways -> its dominant rendering: an enum code or id itself where some
+    field keeps it; else (a catalogue entity) the one the value's own record holds (the shallowest
+    field role: the catalogue's products.*.name rather than orders.*.items[*].name), else the most
+    common. Only occurrences that differ from it are defects: a line that already matches the
+    catalogue is not one (the issue's 970 of 1,585)."""
     holders: dict[str, list[tuple]] = defaultdict(list)
     for element in ctx.ir.elements:
         if (
@@ -181,19 +186,20 @@ def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
     references = {}
     for value, items in holders.items():
         kept = next((e for e, t in items if t == value), None)
-        if kept is not None:  # kept somewhere: Preserve means kept, every change is the defect
-            references[value] = Reference(target=value, role=kept.role, place="the fields that keep it")
+        if kept is not None and kept.preserve_reason is not PreserveReason.LINKED_ENTITY:
+            # an enum code or id kept somewhere: Preserve means kept, every change is the defect
+            references[value] = Reference(target=value, role=kept.role, place="the fields that keep it hold")
             continue
         depth = min(_depth(e.role) for e, _ in items)
         top = [(e, t) for e, t in items if _depth(e.role) == depth]
         target, _ = Counter(t for _, t in top).most_common(1)[0]
         role = next(e.role for e, t in top if t == target)
         if len(top) < len(items):
-            place = f"its record ({role})"
+            place = f"its record ({role}) holds"
         else:
             target, _ = Counter(t for _, t in items).most_common(1)[0]
             role = next(e.role for e, t in items if t == target)
-            place = "most fields holding it"
+            place = "most fields hold"
         references[value] = Reference(target=target, role=role, place=place)
     return references
 
