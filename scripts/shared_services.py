@@ -202,6 +202,14 @@ class Services:
         return self
 
     def stop(self) -> None:
+        if self.pg_port and (self.root / "pg" / "postmaster.pid").exists():  # a clean, fast shutdown first
+            subprocess.run(
+                _as_postgres([str(PG_BIN / "pg_ctl"), "stop", "-D", str(self.root / "pg"), "-m", "fast", "-w"]),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=60,
+                check=False,
+            )
         for process in reversed(self.processes):
             if process.poll() is None:
                 process.terminate()

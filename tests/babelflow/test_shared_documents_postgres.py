@@ -27,23 +27,21 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def database() -> Iterator[str]:
     sys.path.insert(0, str(ROOT))
     from scripts.shared_services import Services  # noqa: PLC0415
 
-    root = tmp_path_factory.mktemp("pg")
+    # a folder of its own, not pytest's: other pytest sessions of this user prune old basetemp folders,
+    # and the postgres user must be able to enter it (pytest's are 0700)
+    root = Path(tempfile.mkdtemp(prefix="babelflow-pg-test-"))
     os.chmod(root, 0o755)
-    top = Path(tempfile.gettempdir()).resolve()
-    for parent in root.resolve().parents:  # the postgres user must reach its data folder (pytest's are 0700)
-        if parent == top or top not in parent.parents:
-            break
-        os.chmod(parent, os.stat(parent).st_mode | 0o011)
     services = Services(root)
-    services.start_postgres()
     try:
+        services.start_postgres()
         yield services.database_url
     finally:
         services.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_compare_and_swap(database: str) -> None:
