@@ -15,7 +15,6 @@ from babelflow.language_data import language_data, month_numbers, numbers_in, sp
 from babelflow.target_language import language_problem
 from babelflow.target_lexicon import target_lexicon
 from babelflow.text import (
-    FORMAT_SLOT,
     MODEL_ANSWER,
     PATH_LIKE,
     RLO,
@@ -279,13 +278,6 @@ def _for_element(finding: Finding, element_id: str) -> Finding:
     copy = finding.model_copy(update={"element_id": element_id}, deep=True)
     copy.id = finding_id(copy.key)
     return copy
-
-
-def _prose_length(text: str) -> int:
-    """Characters without format slots and whitespace (a prompt template of two words, two slots
-    and deep indentation is not a long sentence). Kept tokens stay: when a variant translates one,
-    it is translated text on both sides."""
-    return len("".join(FORMAT_SLOT.sub("", text).split()))
 
 
 def check_pair(
