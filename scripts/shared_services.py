@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -21,6 +22,7 @@ import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 PG_BIN = Path(os.environ.get("BABELFLOW_PG_BIN", "/usr/local/bin"))
@@ -61,13 +63,28 @@ class Services:
     processes: list[subprocess.Popen] = field(default_factory=list)
     boot_seconds: dict[str, float] = field(default_factory=dict)
 
+    @cached_property
+    def secret(self) -> str:
+        """PostgreSQL's password and the Prefect API's auth string: made once, kept owner-only under root
+        (another user of the machine can reach loopback ports, not this file)."""
+        path = self.root / "secret"
+        if not path.exists():
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as handle:
+                handle.write(secrets.token_urlsafe(24))
+        return path.read_text().strip()
+
     @property
     def database_url(self) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.pg_port}/babelflow"
+        return f"postgresql://postgres:{self.secret}@127.0.0.1:{self.pg_port}/babelflow"
 
     @property
     def prefect_database_url(self) -> str:
-        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.pg_port}/prefect"
+        return f"postgresql+asyncpg://postgres:{self.secret}@127.0.0.1:{self.pg_port}/prefect"
+
+    @property
+    def api_auth_string(self) -> str:
+        return f"babelflow:{self.secret}"
 
     @property
     def api_url(self) -> str:
@@ -84,6 +101,7 @@ class Services:
             "BABELFLOW_SHARED_OBJECTS": f"s3://{BUCKET}/state",
             "BABELFLOW_SHARED_DATABASE": self.database_url,
             "BABELFLOW_S3_ENDPOINT_URL": self.s3_endpoint,
+            "PREFECT_API_AUTH_STRING": self.api_auth_string,
             **S3_KEYS,
         }
 
@@ -95,11 +113,23 @@ class Services:
             data.mkdir(parents=True, exist_ok=True)
             if os.geteuid() == 0:
                 shutil.chown(data, "postgres", "postgres")
-            subprocess.run(
-                _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"]),
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+            # password authentication: trust on 127.0.0.1 would let any local user rewrite the shared state
+            pwfile = self.root / "pg-pwfile"
+            pwfile.write_text(self.secret)
+            os.chmod(pwfile, 0o600)
+            if os.geteuid() == 0:
+                shutil.chown(pwfile, "postgres", "postgres")
+            try:
+                subprocess.run(
+                    _as_postgres(
+                        [str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "--auth=scram-sha-256"]
+                        + ["--pwfile", str(pwfile), "-E", "UTF8"]
+                    ),
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                )
+            finally:
+                pwfile.unlink()
         self.pg_port = free_port()
         sockets = self.root / "pg-sockets"
         sockets.mkdir(exist_ok=True)
@@ -122,7 +152,9 @@ class Services:
         import asyncpg  # noqa: PLC0415
 
         try:
-            connection = await asyncpg.connect(f"postgresql://postgres@127.0.0.1:{self.pg_port}/postgres")
+            connection = await asyncpg.connect(
+                f"postgresql://postgres@127.0.0.1:{self.pg_port}/postgres", password=self.secret
+            )
         except (OSError, asyncpg.PostgresError):
             return False
         try:
@@ -172,6 +204,7 @@ class Services:
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "DO_NOT_TRACK": "1",
             "PREFECT_UI_API_URL": self.api_url,
+            "PREFECT_SERVER_API_AUTH_STRING": self.api_auth_string,  # every API request authenticates
         }
         self.processes.append(
             subprocess.Popen(
@@ -241,8 +274,12 @@ def main() -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         services.start()
-        for name, value in services.environment().items():
-            print(f"export {name}={value}")
+        # the exports hold the password and auth string: an owner-only file, never the terminal or a log
+        env_file = root / "shared.env"
+        descriptor = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.writelines(f"export {name}={value}\n" for name, value in services.environment().items())
+        print(f"source {env_file}   # submitter and every worker: the shared state's addresses and secrets")
         print(f"# data and logs: {root}; boot seconds: {services.boot_seconds}", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     finally:

@@ -4,6 +4,7 @@ free loopback port, ~5 s): compare-and-swap writes, and a run lock that a SIGKIL
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -93,3 +94,11 @@ def test_a_killed_holder_loses_the_run_lock_at_once(database: str) -> None:
     with store.lock("run:tau2-mock:es", "b", wait=5):
         assert store.holder("run:tau2-mock:es").alive  # type: ignore[union-attr]
     store.close()
+
+
+def test_the_database_refuses_a_client_without_its_password(database: str) -> None:
+    """Loopback is reachable by every user of the machine: the shared state asks for the password."""
+    without = re.sub(r"//postgres:[^@]+@", "//postgres@", database)
+    assert without != database
+    with pytest.raises(BabelflowError, match="password authentication failed"):
+        PostgresDocumentStore(without, "intruder")
