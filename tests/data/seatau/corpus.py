@@ -149,3 +149,15 @@ def agreement(groups: list, language: str) -> tuple[int, int]:
     first, second = labels(language, "labels"), labels(language, "labels2")
     both = [g.id for g in sample(groups, language) if g.id in first and g.id in second]
     return sum(first[i] == second[i] for i in both), len(both)
+
+
+def kappa(groups: list, language: str) -> float | None:
+    """Cohen's kappa of the two labellers over the sample (None: nothing both labelled, or no variation)."""
+    first, second = labels(language, "labels"), labels(language, "labels2")
+    both = [g.id for g in sample(groups, language) if g.id in first and g.id in second]
+    if not both:
+        return None
+    observed = sum(first[i] == second[i] for i in both) / len(both)
+    true1, true2 = (sum(d[i] for i in both) / len(both) for d in (first, second))
+    expected = true1 * true2 + (1 - true1) * (1 - true2)
+    return None if expected == 1 else (observed - expected) / (1 - expected)
