@@ -85,3 +85,18 @@ def test_a_list_of_kept_names_is_no_english_clause():
     words = {"Mini", "quiches", "Bruschetta", "Queso", "platter", "please", "return", "the", "broken", "item", "today"}
     assert _english_clauses(" Mini quiches, Bruschetta, Queso platter", words, "es") == []
     assert _english_clauses(" please return the broken item today", words, "es") != []
+
+
+def test_code_blocks_numbered_words_and_literals_the_source_writes_are_no_leak():
+    """τ³ banking's documents (the clean en-XA variant had 14 such findings): a fenced JSON example, a
+    word joined to a number the field protects, an id literal the source itself writes."""
+    fenced = 'Returns:\n```json\n{"outcome": "<outcome>", "notes": "<notes>"}\n```\nDone.'
+    target = "[Ŕéţûŕñš:]\n```json\n{\"outcome\": \"<outcome>\", \"notes\": \"<notes>\"}\n```\n[Ðöñé.]"
+    assert plain_source_words(fenced, target, [], "accented", frozenset()) == []
+    source = "Your plan defaults to a 12-month term."
+    assert plain_source_words(source, "[Ýöûŕ þļåñ ðéƒåûļţš ţö å 12-month ţéŕɱ.]", ["12"], "accented", frozenset()) == []
+    said = "Call it with the user's user_id (the user id of the account)."
+    rendered = "[Çåļļ îţ ŵîţĥ ţĥé ûšéŕ'š user_id (ţĥé ûšéŕ îð öƒ ţĥé åççöûñţ).]"
+    assert forced_literals(said, rendered, [], frozenset({"user_id"})) == []
+    forced = "[Çåļļ îţ ŵîţĥ ţĥé ûšéŕ'š user_id (ţĥé user_id öƒ ţĥé åççöûñţ).]"
+    assert forced_literals(said, forced, [], frozenset({"user_id"})) == ["user_id"]

@@ -27,6 +27,9 @@ _KEPT_SPAN = re.compile(
     r"`[^`\n]{0,80}`|\{[^{}\n]{0,80}\}|</?[A-Za-z][^<>\n]{0,80}>|\]\([^()\s]{0,200}\)"
     r"|(?:https?://|www\.)\S++|###[A-Z_-]{1,30}###"
 )
+# a fenced code block (a JSON example, pseudo-code in a τ³ document) is code, whatever its length;
+# possessive and backtick-delimited: an unclosed fence is read once, not rescanned
+_FENCED = re.compile(r"```[^`]*+(?:`{1,2}+[^`]++)*+```")
 # a whitespace-separated run that holds an id, a path, an email or a number is a value, not prose
 _VALUE_MARK = re.compile(r"[_/#@\\0-9]")
 _RUNS = re.compile(r"(\s+)")
@@ -60,7 +63,8 @@ def forced_literals(source: str, target: str, tokens: list[str], statuses: froze
     for token in sorted(tokens, key=len, reverse=True):
         if token:
             target = target.replace(token, " ")
-    target = _KEPT_SPAN.sub(" ", target)  # a slot's name ('{line.line_id}') is code, not prose
+    target = _KEPT_SPAN.sub(" ", _FENCED.sub(" ", target))  # a slot's name ('{line.line_id}') is code, not prose
+    source = _KEPT_SPAN.sub(" ", _FENCED.sub(" ", source))
     out = []
     for value in sorted(statuses):
         if value in tokens:
@@ -68,7 +72,10 @@ def forced_literals(source: str, target: str, tokens: list[str], statuses: froze
         ordinary = value.replace("_", " ")
         if not re.search(rf"(?<![\w'-]){re.escape(ordinary)}(?![\w'-])", source, re.I):
             continue
-        if re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", target):  # whole: not inside an id
+        whole = rf"(?<![\w-]){re.escape(value)}(?![\w-])"  # whole: not inside an id
+        # a code-shaped literal ('user_id') the source itself writes as often is the source's, not forced
+        written = len(re.findall(whole, source)) if value != ordinary else 0
+        if len(re.findall(whole, target)) > written:
             out.append(value)
     return out
 
@@ -96,11 +103,11 @@ def plain_source_words(source: str, target: str, tokens: list[str], style: str, 
     each once."""
     masked = target
     for token in sorted(tokens, key=len, reverse=True):
-        if token:
-            masked = masked.replace(token, " ")
+        if token:  # a value mark, not a space: the run it sits in ('12-month' with 12 a token) is a value
+            masked = masked.replace(token, "#")
     masked = MIRRORED_RUN.sub(" ", masked) if style == "mirrored" else _PADDING.sub(" ", masked)
-    masked = _without_values(_KEPT_SPAN.sub(" ", masked))
-    prose = _KEPT_SPAN.sub(" ", source)
+    masked = _without_values(_KEPT_SPAN.sub(" ", _FENCED.sub(" ", masked)))
+    prose = _KEPT_SPAN.sub(" ", _FENCED.sub(" ", source))
     source_words = {w for w in _SOURCE_WORD.findall(prose) if w.islower()}
     # a capitalized word the source writes only where a sentence starts ('Refund the order.'): a
     # word capitalized anywhere else is a name, which stays
