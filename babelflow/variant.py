@@ -13,7 +13,7 @@ from typing import Literal
 import orjson
 from pydantic import Field, ValidationError
 
-from babelflow.atomic_io import write_bytes_atomic
+from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.errors import StaleArtifactError
 from babelflow.ir import Record
 
@@ -130,6 +130,27 @@ def load_manifest(variant_root: Path) -> VariantManifest:
             file=path,
             fix="rebuild the variant with `babelflow adapt`",
         ) from exc
+
+
+class OutputDrift(Record):
+    """How a variant's files stand against the hashes its manifest records."""
+
+    missing: list[str] = Field(default_factory=list, description="outputs no longer there (a rebuild writes them)")
+    edited: list[str] = Field(default_factory=list, description="outputs there with another hash (edited by hand)")
+
+
+def output_drift(variant_root: Path) -> OutputDrift:
+    """Each output the manifest lists, missing or changed since the rebuild wrote it (raises
+    StaleArtifactError without a readable manifest)."""
+    root = Path(variant_root)
+    drift = OutputDrift()
+    for output in load_manifest(root).outputs:
+        path = root / output.path
+        if not path.is_file():
+            drift.missing.append(output.path)
+        elif sha256_file(path) != output.sha256:
+            drift.edited.append(output.path)
+    return drift
 
 
 def load_overlay(path: Path) -> CodeOverlay | None:

@@ -17,11 +17,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from babelflow.adaptation_run import AdaptationRun
-from babelflow.atomic_io import sha256_file
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record, TranslationType
-from babelflow.variant import load_manifest
-from flows.components import analyze_or_reuse
+from babelflow.variant import output_drift
 from flows.importing import write_plan_locked
 from flows.workbench import Correction, CorrectionLog, Workbench, now, plan_entry
 from flows.written_targets import read_written_targets
@@ -41,12 +39,9 @@ class HandEdit(Record):
 def edited_files(variant: Path) -> list[str]:
     """Outputs the manifest lists whose file exists with another hash (a missing file is rewritten)."""
     try:
-        manifest = load_manifest(variant)
-    except BabelflowError:
+        return output_drift(variant).edited
+    except BabelflowError:  # no variant yet, or none of ours: nothing edited
         return []
-    return [
-        o.path for o in manifest.outputs if (variant / o.path).is_file() and sha256_file(variant / o.path) != o.sha256
-    ]
 
 
 def _written_targets(run: AdaptationRun, bench: Workbench) -> dict[str, str]:
@@ -127,13 +122,10 @@ def adopt_hand_edits(
     files = edited_files(run.paths.variant)
     if not files:
         return []
-    if ir is None:
-        source = get_benchmark(run.benchmark, source_dir=run.source_dir)
-        ir = analyze_or_reuse(source, run.profile, run.paths.ir, lambda message: None)
     bench = Workbench.load(
         run.benchmark, run.language, translator=run.translator_spec, source_dir=run.source_dir, settings=run.settings
     )
-    edits = find_hand_edits(run, bench, ir, files)
+    edits = find_hand_edits(run, bench, ir or bench.ir, files)  # the workbench has read the saved IR already
     author = author or getpass.getuser()
     entries, corrections, lines = [], [], []
     seen: set[str] = set()

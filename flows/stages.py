@@ -29,7 +29,7 @@ from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
-from babelflow.variant import MANIFEST_NAME, VariantManifest, load_manifest
+from babelflow.variant import MANIFEST_NAME, VariantManifest, output_drift
 from flows.code_fingerprint import package_fingerprint, stage_code
 from flows.components import analysis_lock, analyze_or_reuse, domain_name_for, translator_for
 from flows.replay_memo import variant_replays
@@ -332,10 +332,10 @@ def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult
 def variant_intact(variant: Path) -> bool:
     """All files the manifest lists exist with their recorded hashes (else cached results are stale)."""
     try:
-        manifest = load_manifest(variant)
+        drift = output_drift(variant)
     except BabelflowError:
         return False
-    return all((variant / o.path).exists() and sha256_file(variant / o.path) == o.sha256 for o in manifest.outputs)
+    return not drift.missing and not drift.edited
 
 
 # ---- validate --------------------------------------------------------------------------------
