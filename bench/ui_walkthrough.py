@@ -35,6 +35,8 @@ from pathlib import Path
 
 import orjson
 
+from source_benchmarks.yaml_io import string_leaves
+
 ROOT = Path(__file__).resolve().parent.parent
 BABELFLOW = [sys.executable, "-m", "flows.cli"]
 BENCHMARK = "fixture-library"
@@ -123,18 +125,6 @@ def _open_artifact(page, url: str, heading: str) -> None:
     page.goto(url, wait_until="networkidle")
     page.get_by_text(heading).first.wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
-
-
-def _strings(value: object):
-    """Every string in a JSON document (a file may escape non-ASCII text or quotes)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
 
 
 def _no_sideways_scroll(page) -> dict:
@@ -247,7 +237,7 @@ def walk(out: Path) -> dict:
             applied = [
                 str(p.relative_to(variant))
                 for p in variant.rglob("*.json")
-                if any(replacement in text for text in _strings(orjson.loads(p.read_bytes())))
+                if any(replacement in text for _, text in string_leaves(orjson.loads(p.read_bytes())))
             ]
             if not applied:
                 raise SystemExit("the replacement typed in the review form is in no file of the variant")
