@@ -113,10 +113,20 @@ class Prepared:
             source_pairs=self.source_pairs,
         )
 
+    def plant(self, kind: str, work: Path, seed: int = 0):
+        """(the defect, the failure set): `kind` planted into a fresh copy of the clean variant at `work`,
+        validated as the clean one was. DefectNotApplicable when the variant offers no place for it."""
+        from bench.defects import inject_defect
+
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(self.variant, work)
+        defect = inject_defect(kind, work, self.ir, random.Random(seed))
+        return defect, self.validate(work)
+
 
 def main(argv: list[str] | None = None) -> int:
     from babelflow.settings import apply_offline_environment
-    from bench.defects import CATALOGUE, DefectNotApplicable, caught_by, inject_defect
+    from bench.defects import CATALOGUE, DefectNotApplicable, caught_by
     from source_benchmarks import family_of
 
     args = _arguments(sys.argv[1:] if argv is None else argv)
@@ -156,17 +166,14 @@ def main(argv: list[str] | None = None) -> int:
                 prepared[benchmark] = Prepared(benchmark, args.lang, root, console, profile=args.profile)
             base = prepared[benchmark]
             work = root / "work" / benchmark / kind
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(base.variant, work)
             started = time.perf_counter()
             try:
-                defect = inject_defect(kind, work, base.ir, random.Random(args.seed))
+                defect, failures = base.plant(kind, work, args.seed)
             except DefectNotApplicable as exc:
                 table.add_row(kind, benchmark, "[red]no[/]", "", "", f"not applicable: {exc}", "", "")
                 failed += 1
                 continue
             console.log(f"{benchmark}: {kind}: {defect.description[:100]}")
-            failures = base.validate(work)
             hits = caught_by(failures, defect)
             seconds = time.perf_counter() - started
             layers = sorted({f.layer.value for f in hits})

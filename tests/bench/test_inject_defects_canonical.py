@@ -32,10 +32,7 @@ def _above_note(failures) -> list[tuple]:
 
 
 def _check_caught(prepared: Prepared, kind: str, tmp_path) -> None:
-    work = tmp_path / kind
-    shutil.copytree(prepared.variant, work)
-    defect = inject_defect(kind, work, prepared.ir, random.Random(0))
-    failures = prepared.validate(work)
+    defect, failures = prepared.plant(kind, tmp_path / kind)
     hits = caught_by(failures, defect)
     assert hits, f"{kind} missed: {[(f.kind, f.location) for f in failures.findings]}"
     located = [f for f in hits if f.artifact == defect.artifact and f.element_id == defect.element_id]

@@ -10,13 +10,12 @@
 
 from __future__ import annotations
 
-import random
 import shutil
 
 import pytest
 from rich.console import Console
 
-from bench.defects import CATALOGUE, caught_by, inject_defect
+from bench.defects import CATALOGUE, caught_by
 from bench.inject_defects import Prepared
 from validators.findings import Severity
 
@@ -32,10 +31,7 @@ def _above_note(failures) -> list[tuple]:
 
 
 def _caught(prepared: Prepared, kind: str, tmp_path) -> list:
-    work = tmp_path / kind
-    shutil.copytree(prepared.variant, work)
-    defect = inject_defect(kind, work, prepared.ir, random.Random(0))
-    failures = prepared.validate(work)
+    defect, failures = prepared.plant(kind, tmp_path / kind)
     hits = caught_by(failures, defect)
     assert hits, f"{kind} missed: {[(f.kind, f.location) for f in failures.findings]}"
     return hits

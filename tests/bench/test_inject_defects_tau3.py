@@ -8,14 +8,12 @@ three validations of 97 tasks, 698 documents and their replays."""
 
 from __future__ import annotations
 
-import random
-import shutil
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from bench.defects import CATALOGUE, caught_by, inject_defect
+from bench.defects import CATALOGUE, caught_by
 from bench.inject_defects import Prepared
 from source_benchmarks import family_of
 from validators.findings import Layer, Severity
@@ -43,10 +41,7 @@ def test_the_clean_banking_variant_has_no_finding(banking: Prepared) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_planted_coupling_defect_is_caught_and_located(kind: str, banking: Prepared, tmp_path: Path) -> None:
-    work = tmp_path / kind
-    shutil.copytree(banking.variant, work)
-    defect = inject_defect(kind, work, banking.ir, random.Random(0))
-    failures = banking.validate(work)
+    defect, failures = banking.plant(kind, tmp_path / kind)
     hits = [f for f in caught_by(failures, defect) if f.severity is not Severity.NOTE]
     assert hits, (
         f"{kind} ({defect.description}) not caught at {defect.artifact} {defect.location}; findings: "
