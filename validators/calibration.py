@@ -155,14 +155,21 @@ def calibrated_language_data(ctx, vocabulary: frozenset[str], word: re.Pattern) 
     calibration = ctx.calibration if ctx.calibration is not None else load_default()
     own = data.loanwords if ctx.language not in calibration.excluded else language_data("en").loanwords
     words = own | frozenset(calibration.loanwords.get(data.script, ()))
-    if data.script == "Latn" and calibration.translated_literals:
-        translated = set(calibration.translated_literals)
-        words |= {
-            literal
-            for literal, (kept, fields) in keep_counts(ctx, vocabulary, word).items()
-            if literal in translated and kept >= PROTECTED * fields
-        }
+    if data.script == "Latn":
+        words |= adopted_literals(ctx, vocabulary, word)
     return dataclasses.replace(data, loanwords=words)
+
+
+def adopted_literals(ctx, vocabulary: frozenset[str], word: re.Pattern) -> frozenset[str]:
+    """Literals the calibration languages' variants translate and this variant keeps in most of
+    its fields: English words it has made its own (Taglish 'order', 'zip code')."""
+    calibration = ctx.calibration if ctx.calibration is not None else load_default()
+    translated = set(calibration.translated_literals)
+    return frozenset(
+        literal
+        for literal, (kept, fields) in keep_counts(ctx, vocabulary, word).items()
+        if literal in translated and kept >= PROTECTED * fields
+    )
 
 
 @lru_cache(maxsize=1)

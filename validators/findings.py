@@ -242,6 +242,11 @@ def _claim(pattern: str, members: list[Finding]) -> str:
     name a dominant rendering ("'Water Bottle' rendered 3 ways: 70 fields (db.json.orders.*.items[*].name)
     differ from its record's 'X'"); otherwise the first finding's message."""
     details = [m.evidence[0].detail if m.evidence else {} for m in members]
+    words = Counter(d["word"] for d in details if d.get("word"))
+    if len(words) > 1:  # one cause, several words: name them all ("'user' ×93, 'available' ×34")
+        listed = ", ".join(f"{word!r} ×{n}" for word, n in words.most_common(6))
+        reason = members[0].message.split("; ", 1)[1] if "; " in members[0].message else ""
+        return f"{pattern}: {listed}" + (f"; {reason}" if reason else "")
     if len(members) < 2 or not all("reference" in d for d in details):
         return members[0].message
     roles = Counter(d.get("holder_role", "") for d in details)

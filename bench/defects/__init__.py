@@ -44,6 +44,7 @@ from bench.defects.families import (
     pseudo_word_left_in_assertion,
     status_literal_forced_in_prose,
     status_rendering_doubled,
+    task_names_another_product,
 )
 from bench.defects.preserved import (
     argument_name_translated,
@@ -146,6 +147,7 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (status_literal_forced_in_prose, (MOCK, RETAIL, TELECOM)),
     (status_rendering_doubled, (MOCK, RETAIL)),
     (agentdojo_prompt_entity_changed, (AD_SLACK, AD_TRAVEL, AD_BANKING, AD_WORKSPACE)),
+    (task_names_another_product, (RETAIL, FIXTURE)),
     # τ³ banking_knowledge: names the data shares with tools.py
     (tau3_class_name_renamed_in_data, ("tau3-banking_knowledge",)),
     (tau3_tool_name_translated_in_document, ("tau3-banking_knowledge",)),

@@ -7,7 +7,9 @@
 - a status rendered twice side by side (the word translated and its literal kept: "ðéļîṽéŕéð
   'delivered'", the Chinese corpus's "已 已送达");
 - AgentDojo: a quoted entity of a task prompt that the task's own checks compare (a Slack channel)
-  renamed by the translation.
+  renamed by the translation;
+- a product the task's prose names, written with another product's rendering (the Chinese
+  variant's tasks 5-9 say 水壶, the kettle's name, for the water bottle its catalogue calls 水瓶).
 """
 
 from __future__ import annotations
@@ -204,9 +206,65 @@ def agentdojo_prompt_entity_changed(variant_dir: Path, ir: IRDocument, rng: rand
     )
 
 
+def _catalogue_renderings(variant_dir: Path, ir: IRDocument) -> dict[str, dict[str, str]]:
+    """role of a catalogue field (products.*.name) -> {value: the variant's rendering}, where the variant renders it."""
+    out: dict[str, dict[str, str]] = {}
+    for artifact in _artifacts(ir, ArtifactRole.DATABASE):
+        doc = _Doc(variant_dir, ir, artifact)
+        for element in ir.elements:
+            if (
+                element.artifact != artifact
+                or element.preserve_reason is not PreserveReason.LINKED_ENTITY
+                or element.locator.kind != "data_value"
+                or not re.search(r"[A-Za-z]{3}", element.source_text)
+            ):
+                continue
+            rendering = doc.text_of(element)
+            if rendering and rendering != element.source_text:
+                out.setdefault(element.role, {}).setdefault(element.source_text, rendering)
+    return out
+
+
+def task_names_another_product(variant_dir: Path, ir: IRDocument, rng: random.Random) -> InjectedDefect:
+    """A product named in a task's prose written with another product's catalogue rendering."""
+    catalogues = [names for names in _catalogue_renderings(variant_dir, ir).values() if len(names) >= 2]
+    candidates = []
+    for element in _translated_prose(ir, variant_dir, min_length=20, artifacts=_artifacts(ir, ArtifactRole.TASKS)):
+        if not read_by_a_model(ir, element):
+            continue
+        target = _current(variant_dir, ir, element) or ""
+        for names in catalogues:
+            named = [v for v in names if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", element.source_text, re.I)]
+            for value in named:
+                if names[value].casefold() not in target.casefold():
+                    continue
+                others = [
+                    v
+                    for v in names
+                    if v not in named
+                    and value.casefold() not in v.casefold()
+                    and names[v].casefold() not in target.casefold()
+                ]
+                if others:
+                    candidates.append((element, value, names[value], names[others[rng.randrange(len(others))]]))
+    element, value, rendering, other = _pick(rng, candidates, "task prose naming a rendered catalogue entity")
+    _edit_element(
+        variant_dir, ir, element, lambda text: re.sub(re.escape(rendering), other, text, count=1, flags=re.I)
+    )
+    return _record(
+        "task_names_another_product",
+        f"{value!r} named in task prose as {other!r}, another product's rendering (the catalogue: {rendering!r})",
+        element,
+        [CONSISTENCY],
+        variant_dir,
+        ir,
+    )
+
+
 __all__ = [
     "agentdojo_prompt_entity_changed",
     "pseudo_word_left_in_assertion",
     "status_literal_forced_in_prose",
     "status_rendering_doubled",
+    "task_names_another_product",
 ]

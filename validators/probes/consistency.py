@@ -18,7 +18,7 @@ from validators.finding_kinds import PROFILE_CONTRADICTS_EVIDENCE
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.map_parity import map_targets
 from validators.probes.policy import POLICY_KIND, infer_policy
-from validators.probes.references import check_entity_references
+from validators.probes.references import check_entity_references, rendered_entities
 from validators.probes.tool_code import cited, tool_names
 
 # values no entity policy renders: a map that renders one of them is wrong, the field is reported
@@ -96,6 +96,7 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                         if others and reference is not None
                         else (f": the value is rendered {len(others)} ways across the variant" if others else "")
                     )
+                    + ("; only the letter case differs: one name to every reader" if severity is Severity.NOTE else "")
                     + (
                         ": the tool code looks data up by it unchanged"
                         if element.source_text in policy.code_bound
@@ -117,7 +118,13 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                         source=element.source_text,
                         target=target,
                         detail=detail,
-                        pattern=f"{element.source_text!r} rendered {len(others)} ways" if others else None,
+                        pattern=(
+                            f"{element.source_text!r} in another letter case"
+                            if severity is Severity.NOTE
+                            else f"{element.source_text!r} rendered {len(others)} ways"
+                            if others
+                            else None
+                        ),
                     )
                 )
         elif element.translation_type is TranslationType.TRANSLATE_CANONICAL:
@@ -206,7 +213,8 @@ def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
 
 def _changed_severity(element, target: str | None, others, reference: Reference | None, policy, collided) -> Severity:
     """Impact, per occurrence: a Preserve value changed outright is critical; a value rendered
-    several ways is a synonym (major; minor when only the letter case differs) unless this
+    several ways is a synonym (major; a note when only the letter case differs: 'Thảm tập Yoga' and
+    'Thảm tập yoga' are one name to every reader, and a reviewer labelled both such groups false) unless this
     rendering is another value's too (a collision: two products read as one) or the tool code
     looks the value up unchanged."""
     if element.locator.kind == "markdown_block":
@@ -219,11 +227,11 @@ def _changed_severity(element, target: str | None, others, reference: Reference 
         return Severity.CRITICAL
     if reference is not None:
         same_case = target is not None and target.casefold() == reference.target.casefold()
-        return Severity.MINOR if same_case else Severity.MAJOR
+        return Severity.NOTE if same_case else Severity.MAJOR
     if len({t.casefold() for t in others}) == 1 and element.source_text.casefold() not in {
         t.casefold() for t in others
     }:
-        return Severity.MINOR  # one rendering in two letter cases: cosmetic
+        return Severity.NOTE  # one rendering in two letter cases: cosmetic
     return Severity.MAJOR
 
 
@@ -452,6 +460,7 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     all_renderings = policy.renderings_of()
     map_renders = _map_renderings(ctx)
     scope = ReadScope.of(ctx, policy)
+    entities = rendered_entities(ctx, policy)
     findings = []
     for element in ctx.translatable():
         if element.artifact in skip or not element.inline_tokens:
@@ -461,6 +470,8 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             continue
         folded = target.casefold()
         for token in element.inline_tokens:
+            if token in entities and token not in rendering and scope.task_prose(element):
+                continue  # a rendered DB entity in task prose: check_entity_references judges it, once
             wanted = rendering.get(token, token)
             inferred = policy.renderings.get(token)
             if target.count(wanted) >= _standalone(token, element.source_text, element.inline_tokens):

@@ -21,13 +21,14 @@ import re
 from collections import Counter, defaultdict
 
 from babelflow.ir import PreserveReason, TranslationType
-from babelflow.language_data import LanguageData, in_script
+from babelflow.language_data import LanguageData, in_script, language_data
 from babelflow.language_id import identify, supported
 from babelflow.target_lexicon import target_lexicon
-from validators.calibration import calibrated_language_data
+from validators.calibration import adopted_literals, calibrated_language_data
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
 from validators.probes.readers import read_by_no_model
+from validators.probes.register import Register, register_of
 from validators.probes.spacing import inserted_terms
 
 _LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
@@ -72,6 +73,20 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     # a literal that is also a word of the target language ("total", "blog" in Spanish) is no leak
     candidates = {w.lower() for text in targets.values() if text for w in _WORD.findall(text)} & vocabulary
     keeps |= target_lexicon(ctx.language).known(candidates)
+    # the variant's own DB keeps these values in English ('tactile'): prose that says them as the DB does is right
+    keeps |= _db_kept_words(ctx)
+    register = (
+        register_of(
+            ctx,
+            [(e, t) for e in elements if (t := targets[e.id]) and t != e.source_text],
+            _without_tokens,
+            set(language_data("en").loanwords),  # brands every language writes; not another language's loanwords
+            target_lexicon(ctx.language).known,
+            adopted_literals(ctx, vocabulary, _WORD),
+        )
+        if data.script == "Latn"
+        else Register(introduced=Counter())
+    )
     statuses = _status_renderings(ctx, elements, targets)
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
@@ -91,6 +106,9 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
             )
         severity = Severity.MINOR if any(part in element.role for part in READ_BY_NO_MODEL) else Severity.MAJOR
         for word, kind_of in seen[key]:
+            if kind_of == "word" and register.mixes_english:
+                findings.append(_mixed_register(validator_id, element, target, word, register))
+                continue
             findings.append(
                 _finding(
                     validator_id,
@@ -127,6 +145,43 @@ def _finding(
         detail=detail,
         pattern=pattern,
     )
+
+
+def _mixed_register(validator_id: str, element, target: str, word: str, register: Register) -> Finding:
+    """A literal kept in a variant that writes English words of its own accord: a native reviewer's call."""
+    return _finding(
+        validator_id,
+        "source_words_left",
+        Severity.NOTE,
+        element,
+        target,
+        f"English word {word!r} kept; this variant writes English words where its source has none "
+        f"({register.evidence()}): in a register that mixes in English a kept word may read as native",
+        "English words kept in a register that mixes in English",
+        word=word,
+    )
+
+
+def _without_tokens(text: str, tokens) -> str:
+    for token in sorted(tokens, key=len, reverse=True):
+        text = text.replace(token, " ")
+    return _masked(text)
+
+
+def _db_kept_words(ctx: ValidationContext) -> set[str]:
+    """One-word lowercase catalogue values the variant's DB keeps in English (an option such as 'tactile')."""
+    database = {s.path for s in ctx.specs if s.role.value == "database"}
+    words: set[str] = set()
+    for element in ctx.ir.elements:
+        if (
+            element.artifact in database
+            and element.preserve_reason is PreserveReason.LINKED_ENTITY
+            and element.locator.kind == "data_value"
+            and re.fullmatch(r"[a-z]+", element.source_text)
+            and ctx.target_text(element) == element.source_text
+        ):
+            words.add(element.source_text)
+    return words
 
 
 # ---- source words left -----------------------------------------------------------------------

@@ -4,9 +4,16 @@ the way the DB (catalogue, order lines) or the canonical map writes it.
 A variant that renders its catalogue one way and the same product another way in a task's
 instructions (tasks 5-9 of a Chinese variant say 水壶 for the water bottle, the catalogue and the
 order say 水瓶; 水壶 is another product's name) sends the user simulator asking for something the
-agent cannot find, or finds as another product. `_references` in consistency.py checks the
-values the IR marks as inline tokens; this checks every other mention of a rendered DB entity in
-prose, in any letter case ("the water bottle"), by its word boundaries in the source.
+agent cannot find, or finds as another product. This checks every mention of a rendered DB
+entity in task prose, an inline token or not, in any letter case ("the water bottle"), by its word
+boundaries in the source; `_references` in consistency.py leaves these mentions to it.
+
+Severity from impact: prose that holds another product's rendering names the wrong product
+(critical: the agent finds, or the user asks for, something else). Prose that holds no rendering
+the DB knows and no other product's is a synonym or transliteration ('thiết bị đọc sách điện tử'
+for the catalogue's 'Máy đọc sách điện tử', 'อีรีดเดอร์'): the agent matches it to the catalogue by
+meaning, and a reviewer labelled all nine such groups on the corpus false. It is a note, one group
+per entity, for a reviewer who wants the prose to use the catalogue's words.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from validators.map_parity import map_targets
 KIND = "entity_rendering_unknown"
 
 
-def _entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
+def rendered_entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
     """Rendered DB entity (a product name) -> every rendering the variant's DB or map holds for it."""
     seen = policy.renderings_of()
     out: dict[str, set[str]] = {}
@@ -40,7 +47,7 @@ def _entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
 
 
 def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set[str], policy) -> list[Finding]:
-    entities = _entities(ctx, policy)
+    entities = rendered_entities(ctx, policy)
     if not entities:
         return []
     tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
@@ -59,8 +66,8 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
             continue
         folded = target.casefold()
         for value, pattern in patterns.items():
-            if value in element.inline_tokens or not pattern.search(element.source_text):
-                continue  # inline tokens: consistency's _references
+            if not pattern.search(element.source_text):
+                continue
             if value.casefold() in folded or any(r.casefold() in folded for r in entities[value]):
                 continue
             longer = [v for v in entities if value != v and value.casefold() in v.casefold()]
@@ -78,17 +85,27 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
                     if owner not in mentioned
                 }
             )
-            message = (
-                f"the task names {value!r}, but the translation holds none of the renderings the DB or the map "
-                f"has for it ({', '.join(sorted(map(repr, entities[value]))[:3])})"
-                + (f"; it holds the rendering of {', '.join(map(repr, others[:2]))} instead" if others else "")
-            )
+            named = ", ".join(sorted(map(repr, entities[value]))[:3])
+            if others:
+                severity = Severity.CRITICAL
+                message = (
+                    f"the task names {value!r} with the rendering of {', '.join(map(repr, others[:2]))}: the user "
+                    f"asks for, and the agent finds, another product (the DB writes {value!r} as {named})"
+                )
+                pattern = f"{value!r} named as another product in task prose"
+            else:
+                severity = Severity.NOTE
+                message = (
+                    f"the task names {value!r} in words the DB does not use for it ({named}) nor for any other "
+                    "product: a synonym the agent matches by meaning; use the catalogue's words if the prose should"
+                )
+                pattern = f"{value!r} named by a synonym in task prose"
             findings.append(
                 make_finding(
                     validator_id,
                     Layer.CONSISTENCY,
                     KIND,
-                    Severity.MAJOR,
+                    severity,
                     element.artifact,
                     element.role,
                     message,
@@ -100,7 +117,7 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
                         "db_renderings": " | ".join(sorted(entities[value])),
                         "other": ", ".join(others),
                     },
-                    pattern=f"{value!r} named in task prose",
+                    pattern=pattern,
                 )
             )
     return findings

@@ -52,7 +52,7 @@ def rebuild(dest: Path) -> Path:
 # labels2_<lang>.json: labeller 2 (given only the guideline and the samples). Rows: {group, defect, reason}.
 
 SAMPLE_SIZE = 40
-SEED = 14  # issue #14
+SEED = 24  # issue #24, second round: a fresh sample after the checks changed (round 1 drew with 14)
 OCCURRENCES = 3
 LABELLERS = ("labels", "labels2")
 
