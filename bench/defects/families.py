@@ -207,14 +207,18 @@ def agentdojo_prompt_entity_changed(variant_dir: Path, ir: IRDocument, rng: rand
 
 
 def _catalogue_renderings(variant_dir: Path, ir: IRDocument) -> dict[str, dict[str, str]]:
-    """role of a catalogue field (products.*.name) -> {value: the variant's rendering}, where the variant renders it."""
+    """role of a catalogue field (products.*.name) -> {value: the variant's rendering}, where the variant renders
+    it (a kept entity the variant's DB renders anyway, or a Translate-Canonical one)."""
     out: dict[str, dict[str, str]] = {}
     for artifact in _artifacts(ir, ArtifactRole.DATABASE):
         doc = _Doc(variant_dir, ir, artifact)
         for element in ir.elements:
+            entity = element.preserve_reason is PreserveReason.LINKED_ENTITY or (
+                element.translation_type is TranslationType.TRANSLATE_CANONICAL
+            )
             if (
                 element.artifact != artifact
-                or element.preserve_reason is not PreserveReason.LINKED_ENTITY
+                or not entity
                 or element.locator.kind != "data_value"
                 or not re.search(r"[A-Za-z]{3}", element.source_text)
             ):

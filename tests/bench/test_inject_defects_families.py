@@ -4,6 +4,8 @@
   forced into a sentence that says the word in its ordinary sense, a status written twice;
 - agentdojo-banking en-XA: a quoted file name of a prompt, compared by the task's own check, renamed
   with a capital (the general reference check forgives case; this one must not);
+- fixture-library en-XA: a book the task's prose names, written with another book's rendering
+  (the Chinese retail variant's 水壶 for the water bottle): critical, naming the other;
 - each clean variant has no finding above note, and so has agentdojo-banking es (Apertium: the
   injection vectors' descriptions, which no task reads, are no fidelity target).
 """
@@ -64,6 +66,31 @@ def test_pseudo_locale_defect_is_caught(mock_en_xa, kind, tmp_path):
     hits = _caught(mock_en_xa, kind, tmp_path)
     assert TAU2_KINDS[kind] in {f.kind for f in hits}
     assert all(f.severity is Severity.MAJOR for f in hits if f.kind == TAU2_KINDS[kind])
+
+
+@pytest.fixture(scope="module")
+def library_en_xa(tmp_path_factory, analyzed):
+    root = tmp_path_factory.mktemp("family-defects-library")
+    return Prepared("fixture-library", "en-XA", root, Console(quiet=True), ir=analyzed("fixture-library"))
+
+
+def test_task_prose_naming_another_entity_is_critical(library_en_xa, tmp_path):
+    assert _above_note(library_en_xa.clean) == []
+    defect, failures = library_en_xa.plant("task_names_another_product", tmp_path / "plant")
+    hits = [f for f in caught_by(failures, defect) if f.kind == "entity_rendering_unknown"]
+    assert hits and all(f.severity is Severity.CRITICAL for f in hits)
+    assert hits[0].evidence[0].detail["other"]  # it names the entity the prose now points at
+
+
+def test_pseudo_renderings_compare_across_fields():
+    """A map's en-XA rendering ('[Ŵåţéŕ Ɓöţţļé one two]') and the same words in prose ('ŵåţéŕ ƀöţţļé')
+    are one name: accented capitals are no case pairs of the accented small letters."""
+    from validators.probes.pseudo_checks import comparable
+
+    assert comparable("[Ŵåţéŕ Ɓöţţļé one two]", "accented").casefold() == "water bottle"
+    assert comparable("ţĥé ŵåţéŕ ƀöţţļé", "accented").casefold() == "the water bottle"
+    assert comparable("\u202eelttob\u202c", "mirrored") == "bottle"
+    assert comparable("botella", None) == "botella"
 
 
 def test_clean_banking_en_xa_has_nothing_above_note(banking_en_xa):

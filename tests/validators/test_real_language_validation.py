@@ -158,10 +158,24 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
     # the guideline files the harness takes from the source: notes, not criticals
     missing = _groups_of(groups, "artifact_missing")
     assert missing and all(g.severity is Severity.NOTE for g in missing)
-    # protected English literals left inside target sentences: one group per word, all occurrences
+    # protected English literals left inside target sentences: one group per word, all occurrences;
+    # in a variant that writes English words of its own accord (Tagalog's Taglish register) they are
+    # one note naming that evidence, for a native reviewer to decide (labelled false 7 of 8 times)
     leaks = _groups_of(groups, "source_words_left")
     assert leaks and max(len(g.finding_ids) for g in leaks) >= 20
     assert all(by_id[i].pattern == g.pattern for g in leaks for i in g.finding_ids)
+    mixed = [g for g in leaks if "mixes in English" in g.pattern]
+    if language == "tl":
+        assert mixed and all(g.severity is Severity.NOTE for g in mixed) and "where its source has none" in mixed[0].example
+        assert {by_id[i].evidence[0].detail["word"] for i in mixed[0].finding_ids} >= {"user", "available"}
+    else:
+        assert not mixed and any(g.severity is Severity.MAJOR for g in leaks)
+    # a product the task names by a synonym the catalogue does not hold is a note; by another
+    # product's rendering, critical and naming it
+    for group in _groups_of(groups, "entity_rendering_unknown"):
+        assert group.severity in (Severity.NOTE, Severity.CRITICAL)
+        if group.severity is Severity.CRITICAL:
+            assert all(by_id[i].evidence[0].detail["other"] for i in group.finding_ids)
     # a status rendering forced into prose where the source means the ordinary verb (task 17)
     in_prose = _groups_of(groups, "status_rendering_in_prose")
     if language in ("vi", "th", "tl"):
@@ -188,6 +202,8 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
         for finding in (by_id[i] for i in group.finding_ids):
             detail = finding.evidence[0].detail
             assert "reference" not in detail or finding.evidence[0].target != detail["reference"]
+            if "reference" in detail and finding.evidence[0].target.casefold() == detail["reference"].casefold():
+                assert finding.severity is Severity.NOTE  # 'Thảm tập Yoga' / 'Thảm tập yoga': one name
 
 
 # Held-out precision as measured by labeller 2 (given only docs/labelling_guideline.md and the

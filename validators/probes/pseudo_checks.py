@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from babelflow.ir import PreserveReason
-from babelflow.text import ACCENT_TABLE, MIRRORED_RUN, PDF, RLO
+from babelflow.text import ACCENT_TABLE, MIRRORED_RUN, PDF, RLO, UNACCENT_TABLE, unmirror
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
 from validators.probes.readers import read_by_no_model
@@ -44,6 +44,18 @@ def pseudo_style(ctx: ValidationContext) -> str | None:
     if ctx.pack is not None and ctx.pack.offline_rendering in ("accented", "mirrored"):
         return ctx.pack.offline_rendering
     return {"en-XA": "accented", "ar-XB": "mirrored"}.get(ctx.language)
+
+
+def comparable(text: str, style: str | None) -> str:
+    """Pseudo-locale text made comparable across fields: ar-XB runs read forward; en-XA's brackets
+    and padding words gone and its accents undone ('[Ŵåţéŕ Ɓöţţļé one two]' and 'ŵåţéŕ ƀöţţļé' both
+    read 'water bottle' in any case: the accented capitals are no case pairs of the small letters).
+    Other text unchanged."""
+    if style == "mirrored":
+        return unmirror(text)
+    if style == "accented":
+        return _PADDING.sub("", text).replace("[", "").replace("]", "").translate(UNACCENT_TABLE)
+    return text
 
 
 def status_literals(ctx: ValidationContext) -> frozenset[str]:

@@ -24,30 +24,43 @@ from babelflow.ir import ArtifactRole, PreserveReason
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
 from validators.map_parity import map_targets
+from validators.probes.pseudo_checks import comparable, pseudo_style
 
 KIND = "entity_rendering_unknown"
 
 
+def _name(value: str) -> bool:
+    """A name ('Water Bottle', 'Rivers of Memory'), not an option word ('medium', 'grey') that prose
+    also uses in its ordinary sense ('you want medium')."""
+    return value[:1].isupper() and re.search(r"[A-Za-z]{3}", value) is not None
+
+
 def rendered_entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
-    """Rendered DB entity (a product name) -> every rendering the variant's DB or map holds for it."""
+    """Rendered entity (a product name the variant's DB renders, or a value its canonical map renders) ->
+    every rendering the variant's DB or map holds for it."""
     seen = policy.renderings_of()
     out: dict[str, set[str]] = {}
     for value, element in policy.first.items():
-        if getattr(element, "preserve_reason", None) is not PreserveReason.LINKED_ENTITY or not re.search(
-            r"[A-Za-z]{3}", value
-        ):
+        if getattr(element, "preserve_reason", None) is not PreserveReason.LINKED_ENTITY or not _name(value):
             continue
         renderings = {t for t in seen.get(value, ()) if t and t != value}
         if renderings:
             out[value] = renderings
     for value, targets in map_targets(ctx).items():
+        renderings = {t for t in targets if t and t != value}
         if value in out:
-            out[value] |= {t for t in targets if t}
+            out[value] |= renderings
+        elif renderings and _name(value):
+            out[value] = renderings  # a Translate-Canonical entity: the canonical map holds its rendering
     return out
 
 
 def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set[str], policy) -> list[Finding]:
-    entities = rendered_entities(ctx, policy)
+    style = pseudo_style(ctx)
+    entities = {
+        value: {comparable(r, style) for r in renderings} - {""}
+        for value, renderings in rendered_entities(ctx, policy).items()
+    }
     if not entities:
         return []
     tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
@@ -64,7 +77,7 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
         target = ctx.target_text(element)
         if not target or target == element.source_text:
             continue
-        folded = target.casefold()
+        folded = comparable(target, style).casefold()
         for value, pattern in patterns.items():
             if not pattern.search(element.source_text):
                 continue
