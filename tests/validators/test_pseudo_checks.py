@@ -91,7 +91,7 @@ def test_code_blocks_numbered_words_and_literals_the_source_writes_are_no_leak()
     """τ³ banking's documents (the clean en-XA variant had 14 such findings): a fenced JSON example, a
     word joined to a number the field protects, an id literal the source itself writes."""
     fenced = 'Returns:\n```json\n{"outcome": "<outcome>", "notes": "<notes>"}\n```\nDone.'
-    target = "[Ŕéţûŕñš:]\n```json\n{\"outcome\": \"<outcome>\", \"notes\": \"<notes>\"}\n```\n[Ðöñé.]"
+    target = '[Ŕéţûŕñš:]\n```json\n{"outcome": "<outcome>", "notes": "<notes>"}\n```\n[Ðöñé.]'
     assert plain_source_words(fenced, target, [], "accented", frozenset()) == []
     source = "Your plan defaults to a 12-month term."
     assert plain_source_words(source, "[Ýöûŕ þļåñ ðéƒåûļţš ţö å 12-month ţéŕɱ.]", ["12"], "accented", frozenset()) == []

@@ -166,7 +166,11 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
     assert all(by_id[i].pattern == g.pattern for g in leaks for i in g.finding_ids)
     mixed = [g for g in leaks if "mixes in English" in g.pattern]
     if language == "tl":
-        assert mixed and all(g.severity is Severity.NOTE for g in mixed) and "where its source has none" in mixed[0].example
+        assert (
+            mixed
+            and all(g.severity is Severity.NOTE for g in mixed)
+            and "where its source has none" in mixed[0].example
+        )
         assert {by_id[i].evidence[0].detail["word"] for i in mixed[0].finding_ids} >= {"user", "available"}
     else:
         assert not mixed and any(g.severity is Severity.MAJOR for g in leaks)

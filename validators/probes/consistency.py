@@ -547,7 +547,8 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
                     severity,
                     element.artifact,
                     element.role + _path(element),
-                    f"{token!r} no longer appears as {wanted!r}{also} in the translation",
+                    f"{token!r} no longer appears as {wanted!r}{also} in the translation"
+                    + _why_it_matters(token, element.source_text, target, scope, acts_on, kinds.get(token, set())),
                     element_id=element.id,
                     source=element.source_text,
                     target=target,
@@ -557,6 +558,41 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
             )
             break
     return findings
+
+
+_QUOTED = re.compile(r"'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|‘([^’\n]{1,60})’|“([^”\n]{1,60})”|「([^」\n]{1,60})」")
+
+
+def _quoted_counterpart(token: str, source: str, target: str) -> str | None:
+    """What the translation quotes where the source quotes `token` (same count of quoted things)."""
+    quoted_source = ["".join(g) for g in _QUOTED.findall(source)]
+    quoted_target = ["".join(g) for g in _QUOTED.findall(target)]
+    if token not in quoted_source or len(quoted_source) != len(quoted_target):
+        return None
+    return quoted_target[quoted_source.index(token)]
+
+
+_HELD_BY_TOOLS = {LinkKind.TOOL_OUTPUT, LinkKind.DB_WRITE, LinkKind.COMPARED_IN_CODE}
+
+
+def _why_it_matters(token: str, source: str, target: str, scope: ReadScope, acts_on: bool, links: set) -> str:
+    """The evidence a reviewer needs to judge a lost reference: what the translation says instead,
+    and what the software holds ('the DB keeps 'pending'; the tools return it so')."""
+    counterpart = _quoted_counterpart(token, source, target)
+    said = f": it says {counterpart!r}" if counterpart and counterpart != token else ""
+    if acts_on:
+        return f"{said}; the agent passes this value to a tool, which accepts only {token!r}"
+    if scope.read_from_db(token) or links & _HELD_BY_TOOLS:
+        return (
+            f"{said}; the variant's DB and tools hold {token!r} unchanged (the tools return and write it so), "
+            "so the text and the tools' output name one value two ways"
+        )
+    if LinkKind.SCHEMA_LITERAL in links:
+        return (
+            f"{said}; the tools' data model lists {token!r} among its values and the tools return it unchanged, "
+            "so the text and the tools' output name one value two ways"
+        )
+    return said
 
 
 def _tool_names_lost(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
