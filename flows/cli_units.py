@@ -29,9 +29,7 @@ def provenance(record: UnitRecord) -> str:
             "import": f"imported from {human.detail}",
             "finding": f"replacement for {human.detail}",
             "hand_edit": f"edited by hand in {human.detail}",
-        }.get(
-            human.via, "corrected"
-        )
+        }.get(human.via, "corrected")
         forced = f"; accepted despite {', '.join(human.forced)}" if human.forced else ""
         return f"{how} by {human.author} at {human.at} (was: {human.previous!r}){forced}"
     return record.origin

@@ -44,6 +44,8 @@ def without_identifiers(text: str) -> str:
         else:
             out.append(token)
     return "".join(out)
+
+
 # CLDR numbering systems whose digits a locale may use besides ASCII (babel's default_numbering_system)
 NUMBERING_ZEROS = {
     "arab": 0x0660,

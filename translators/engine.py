@@ -434,11 +434,7 @@ class TranslationEngine:
         # 1. canonical terms: reviewed map entries win; then the class's policy (kept, localized); new terms
         # to translate go to the translator once
         policy_made = entity_policy_renderings(canonical_units, ir, self.language, renderings or {})
-        known = {
-            key: entry
-            for key, entry in cmap.lookup().items()
-            if _still_fits(entry, policy_made.get(key))
-        }
+        known = {key: entry for key, entry in cmap.lookup().items() if _still_fits(entry, policy_made.get(key))}
         self._use_glossary(self.pack_terms)  # canonical terms are translated with the pack's terms only
         todo = [
             self.pending_unit(u, protect_unit(u, cmap, {}))

@@ -220,6 +220,7 @@ def _catalogue_renderings(variant_dir: Path, ir: IRDocument) -> dict[str, dict[s
                 element.artifact != artifact
                 or not entity
                 or element.locator.kind != "data_value"
+                or not element.source_text[:1].isupper()  # a name, not an option word ('2 liters', 'medium')
                 or not re.search(r"[A-Za-z]{3}", element.source_text)
             ):
                 continue
@@ -252,9 +253,7 @@ def task_names_another_product(variant_dir: Path, ir: IRDocument, rng: random.Ra
                 if others:
                     candidates.append((element, value, names[value], names[others[rng.randrange(len(others))]]))
     element, value, rendering, other = _pick(rng, candidates, "task prose naming a rendered catalogue entity")
-    _edit_element(
-        variant_dir, ir, element, lambda text: re.sub(re.escape(rendering), other, text, count=1, flags=re.I)
-    )
+    _edit_element(variant_dir, ir, element, lambda text: re.sub(re.escape(rendering), other, text, count=1, flags=re.I))
     return _record(
         "task_names_another_product",
         f"{value!r} named in task prose as {other!r}, another product's rendering (the catalogue: {rendering!r})",

@@ -78,8 +78,8 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
         if not target or target == element.source_text:
             continue
         folded = comparable(target, style).casefold()
-        for value, pattern in patterns.items():
-            if not pattern.search(element.source_text):
+        for value, mention in patterns.items():
+            if not mention.search(element.source_text):
                 continue
             if value.casefold() in folded or any(r.casefold() in folded for r in entities[value]):
                 continue
@@ -105,14 +105,14 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
                     f"the task names {value!r} with the rendering of {', '.join(map(repr, others[:2]))}: the user "
                     f"asks for, and the agent finds, another product (the DB writes {value!r} as {named})"
                 )
-                pattern = f"{value!r} named as another product in task prose"
+                cause = f"{value!r} named as another product in task prose"
             else:
                 severity = Severity.NOTE
                 message = (
                     f"the task names {value!r} in words the DB does not use for it ({named}) nor for any other "
                     "product: a synonym the agent matches by meaning; use the catalogue's words if the prose should"
                 )
-                pattern = f"{value!r} named by a synonym in task prose"
+                cause = f"{value!r} named by a synonym in task prose"
             findings.append(
                 make_finding(
                     validator_id,
@@ -130,7 +130,7 @@ def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set
                         "db_renderings": " | ".join(sorted(entities[value])),
                         "other": ", ".join(others),
                     },
-                    pattern=pattern,
+                    pattern=cause,
                 )
             )
     return findings
