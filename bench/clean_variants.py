@@ -8,7 +8,7 @@ by severity and the kinds above note. A clean variant must have 0 findings above
 The IR is the checkout's saved one when current (as `babelflow validate` reads it); otherwise the
 benchmark is analysed and that IR saved, as `babelflow analyze` would.
 
-Usage: python -m bench.clean_variants [--only agentdojo-banking:es,tau2-mock:en-XA] [--family agentdojo|tau2]
+Usage: python -m bench.clean_variants [--only agentdojo-banking:es,tau2-mock:en-XA] [--family agentdojo|tau2|tau3]
                                       [--keep DIR] [--reuse] [--json FILE]
   --keep   build in DIR and keep the variants (default: a temporary folder)
   --reuse  with --keep: validate the variants already in DIR instead of rebuilding them
@@ -35,22 +35,34 @@ AGENTDOJO = [
 TAU2 = [
     f"tau2-{domain}:{lang}" for domain in ("mock", "airline", "retail", "telecom") for lang in ("es", "en-XA", "ar-XB")
 ]
+# τ³ (tau2-bench 1.x) needs its own environment (bash scripts/install.sh --tau3): in the default plan
+# only when installed, and said so when not
+TAU3 = [
+    f"tau3-{domain}:{lang}"
+    for domain in ("mock", "airline", "retail", "telecom", "banking_knowledge")
+    for lang in ("es", "en-XA", "ar-XB")
+]
 SEVERITIES = ("critical", "major", "minor", "note")
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated benchmark:lang pairs (default: all)")
-    parser.add_argument("--family", choices=("agentdojo", "tau2"), default=None)
+    parser.add_argument("--family", choices=("agentdojo", "tau2", "tau3"), default=None)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true")
     parser.add_argument("--json", type=Path, default=None)
     return parser.parse_args(argv)
 
 
-def _plan(args: argparse.Namespace) -> list[tuple[str, str]]:
-    pairs = [p for p in args.only.split(",") if p] or {"agentdojo": AGENTDOJO, "tau2": TAU2}.get(
-        args.family or "", AGENTDOJO + TAU2
+def _plan(args: argparse.Namespace, console: Console) -> list[tuple[str, str]]:
+    from source_benchmarks.tau2.tau3.runtime import find_runtime
+
+    tau3 = TAU3 if not isinstance(find_runtime(), str) else []
+    if not tau3 and (args.family == "tau3" or args.family is None):
+        console.log(f"τ³ variants skipped: {find_runtime()}")
+    pairs = [p for p in args.only.split(",") if p] or {"agentdojo": AGENTDOJO, "tau2": TAU2, "tau3": tau3}.get(
+        args.family or "", AGENTDOJO + TAU2 + tau3
     )
     return [(p.rsplit(":", 1)[0], p.rsplit(":", 1)[1]) for p in pairs]
 
@@ -77,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     irs: dict[str, object] = {}
     pairs: dict[str, dict] = {}
     try:
-        for benchmark_id, language in _plan(args):
+        for benchmark_id, language in _plan(args, console):
             source = get_benchmark(benchmark_id)
             if benchmark_id not in irs:
                 irs[benchmark_id] = analyze_or_reuse(
