@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -97,20 +99,27 @@ def test_a_changed_amount_is_still_a_changed_number():
 
 
 @pytest.fixture(scope="module")
-def validated(tmp_path_factory):
-    """language -> (failure set, groups): each SEATau variant validated once against its source,
-    held out: with the checks' calibration computed on the other three languages."""
+def seatau(tmp_path_factory):
+    """(source benchmark, corpus root, IR of the English source): the corpus rebuilt once per module."""
     from flows.components import analyze_or_reuse
     from source_benchmarks import get_benchmark
+
+    root = corpus.rebuild(tmp_path_factory.mktemp("seatau"))
+    bench = get_benchmark("tau2-retail", source_dir=root / "en")
+    return bench, root, analyze_or_reuse(bench, None, tmp_path_factory.mktemp("ir") / "ir.json", lambda m: None)
+
+
+@pytest.fixture(scope="module")
+def validated(seatau):
+    """language -> (failure set, groups): each SEATau variant validated once against its source,
+    held out: with the checks' calibration computed on the other three languages."""
     from validators.calibration import calibrate
     from validators.calibration_measure import measure
     from validators.context import ValidationContext
     from validators.probes.behavior import replay_pairs_of
     from validators.run import validate_variant
 
-    root = corpus.rebuild(tmp_path_factory.mktemp("seatau"))
-    bench = get_benchmark("tau2-retail", source_dir=root / "en")
-    ir = analyze_or_reuse(bench, None, tmp_path_factory.mktemp("ir") / "ir.json", lambda m: None)
+    bench, root, ir = seatau
     cache: dict[str, tuple] = {}
     lengths: dict = {}
     source_pairs: dict = {}  # the one English source's replays, run once for the four variants
@@ -208,6 +217,45 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
             assert "reference" not in detail or finding.evidence[0].target != detail["reference"]
             if "reference" in detail and finding.evidence[0].target.casefold() == detail["reference"].casefold():
                 assert finding.severity is Severity.NOTE  # 'Thảm tập Yoga' / 'Thảm tập yoga': one name
+
+
+@pytest.mark.slow
+def test_spaces_planted_around_an_inserted_term_are_reported(seatau, tmp_path):
+    """Recall on a planted defect: in a Thai task sentence that writes 'บัตรของขวัญ' (gift card) joined to
+    its neighbours, spaces put around it are reported, naming the term (one more field reported)."""
+    from validators.context import ValidationContext
+    from validators.probes.language_checks import check_language
+
+    bench, root, ir = seatau
+    term = "บัตรของขวัญ"
+    variant = tmp_path / "th"
+    shutil.copytree(root / "th", variant)
+    tasks_path = variant / corpus.RETAIL / "tasks.json"
+    tasks = json.loads(tasks_path.read_text(encoding="utf-8"))
+
+    def spaced() -> int:
+        """Fields reported for spaces around the term (at most one finding per field and term)."""
+        findings = check_language(ValidationContext(bench, variant, ir, "th"), "probes", set())
+        return sum(f.kind == "spacing_artifact" and f.evidence[0].detail["term"] == term for f in findings)
+
+    joined = re.compile(rf"(?<=[\u0e00-\u0e7f]){term}(?=[\u0e00-\u0e7f])")
+
+    def plant(node) -> bool:
+        """Space out the first joined occurrence in a string of the task that has no spaced one."""
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, str) and joined.search(value) and f" {term} " not in value:
+                node[key] = joined.sub(f" {term} ", value, count=1)
+                return True
+            if isinstance(value, (dict, list)) and plant(value):
+                return True
+        return False
+
+    planted = next((str(task["id"]) for task in tasks if plant(task.get("user_scenario"))), None)
+    assert planted, "no Thai task text writes the term joined to its neighbours"
+    before = spaced()
+    tasks_path.write_text(json.dumps(tasks, ensure_ascii=False, indent=2), encoding="utf-8")
+    assert spaced() == before + 1  # the planted field, which had no spaced occurrence before
 
 
 # Held-out precision as measured by labeller 2 (given only docs/labelling_guideline.md and the
