@@ -100,3 +100,12 @@ def test_code_blocks_numbered_words_and_literals_the_source_writes_are_no_leak()
     assert forced_literals(said, rendered, [], frozenset({"user_id"})) == []
     forced = "[Çåļļ îţ ŵîţĥ ţĥé ûšéŕ'š user_id (ţĥé user_id öƒ ţĥé åççöûñţ).]"
     assert forced_literals(said, forced, [], frozenset({"user_id"})) == ["user_id"]
+
+
+def test_a_mirrored_palindrome_is_no_forced_literal():
+    """ar-XB wraps 'level' as RLO 'level' PDF: the same letters as the literal, yet translated (τ³ banking)."""
+    source = "Your account level decides the rate."
+    target = " ".join(f"{RLO}{w[::-1]}{PDF}" for w in ("Your", "account", "level", "decides", "the", "rate")) + "."
+    assert forced_literals(source, target, [], frozenset({"level"}), "mirrored") == []
+    forced = target.replace(f"{RLO}level{PDF}", "level")
+    assert forced_literals(source, forced, [], frozenset({"level"}), "mirrored") == ["level"]

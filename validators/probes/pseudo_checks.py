@@ -68,10 +68,15 @@ def status_literals(ctx: ValidationContext) -> frozenset[str]:
     )
 
 
-def forced_literals(source: str, target: str, tokens: list[str], statuses: frozenset[str]) -> list[str]:
+def forced_literals(
+    source: str, target: str, tokens: list[str], statuses: frozenset[str], style: str | None = None
+) -> list[str]:
     """Enum literals the target writes where the source says their words in the ordinary sense
     ("pay with a gift card" -> "ƥåý ŵîţĥ å gift_card"; "is no longer needed" -> "îš no longer needed"):
-    the source names no such value there (it is no inline token of the field)."""
+    the source names no such value there (it is no inline token of the field). In ar-XB only what
+    stands outside the mirrored runs counts: a palindrome ('level') reads the same inside one."""
+    if style == "mirrored":
+        target = MIRRORED_RUN.sub(" ", target)
     for token in sorted(tokens, key=len, reverse=True):
         if token:
             target = target.replace(token, " ")
@@ -162,7 +167,7 @@ def check_pseudo(ctx: ValidationContext, validator_id: str, skip: set[str]) -> l
             memo[key] = plain_source_words(element.source_text, target, element.inline_tokens, style, kept)
         if read_by_no_model(ctx, element):
             continue  # maintainer metadata: no fidelity target
-        forced = forced_literals(element.source_text, target, element.inline_tokens, statuses)
+        forced = forced_literals(element.source_text, target, element.inline_tokens, statuses, style)
         in_forced = {w for value in forced for w in re.split(r"[_ ]", value)}
         for value in forced:
             findings.append(_leak(validator_id, element, target, value, True))
