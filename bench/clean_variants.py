@@ -58,9 +58,10 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
 def _plan(args: argparse.Namespace, console: Console) -> list[tuple[str, str]]:
     from source_benchmarks.tau2.tau3.runtime import find_runtime
 
-    tau3 = TAU3 if not isinstance(find_runtime(), str) else []
+    runtime = find_runtime()  # a Tau3Runtime, or why there is none
+    tau3 = TAU3 if not isinstance(runtime, str) else []
     if not tau3 and (args.family == "tau3" or args.family is None):
-        console.log(f"τ³ variants skipped: {find_runtime()}")
+        console.log(f"τ³ variants skipped: {runtime}")
     pairs = [p for p in args.only.split(",") if p] or {"agentdojo": AGENTDOJO, "tau2": TAU2, "tau3": tau3}.get(
         args.family or "", AGENTDOJO + TAU2 + tau3
     )

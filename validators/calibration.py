@@ -146,17 +146,17 @@ def keep_counts(ctx, vocabulary: frozenset[str], word: re.Pattern) -> dict[str, 
     return {w: (kept[w], n) for w, n in sorted(fields.items()) if n}
 
 
-def calibrated_language_data(ctx, vocabulary: frozenset[str], word: re.Pattern) -> LanguageData:
+def calibrated_language_data(ctx, adopted: frozenset[str]) -> LanguageData:
     """The language data the leak check reads for this variant: loanwords pooled from the
     calibration languages in its script, its own list unless it is measured held out, and for a
-    Latin-script target the literals the calibration languages translate that this variant keeps
-    in most of its fields (its own vocabulary, not a protected literal)."""
+    Latin-script target `adopted`: the literals the calibration languages translate that this variant
+    keeps in most of its fields (adopted_literals: its own vocabulary, not a protected literal)."""
     data = language_data(ctx.language)
     calibration = ctx.calibration if ctx.calibration is not None else load_default()
     own = data.loanwords if ctx.language not in calibration.excluded else language_data("en").loanwords
     words = own | frozenset(calibration.loanwords.get(data.script, ()))
     if data.script == "Latn":
-        words |= adopted_literals(ctx, vocabulary, word)
+        words |= adopted
     return dataclasses.replace(data, loanwords=words)
 
 

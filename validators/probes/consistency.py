@@ -18,6 +18,7 @@ from validators.finding_kinds import PROFILE_CONTRADICTS_EVIDENCE
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
 from validators.map_parity import map_targets
 from validators.probes.policy import POLICY_KIND, infer_policy
+from validators.probes.quoting import quoted_pairs
 from validators.probes.references import check_entity_references, rendered_entities
 from validators.probes.tool_code import cited, tool_names
 
@@ -153,8 +154,9 @@ def check_consistency(ctx: ValidationContext, suppressed: list[SuppressedCheck])
                     )
                 )
     findings += _left_in_source(ctx, validator_id, skip, map_renders)
-    findings += check_entity_references(ctx, validator_id, skip, policy)
-    findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
+    entities = rendered_entities(ctx, policy)
+    findings += check_entity_references(ctx, validator_id, skip, entities)
+    findings += _references(ctx, validator_id, skip, canonical_targets, map_targets, policy, entities)
     findings += _tool_names_lost(ctx, validator_id, skip)
     findings += _overlay(ctx, validator_id)
     findings += _profile_disagreements(ctx, validator_id)
@@ -445,7 +447,7 @@ class ReadScope:
         return token in self.db_kept
 
 
-def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy) -> list[Finding]:
+def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy, entities) -> list[Finding]:
     """Inline tokens of translated prose must still be there (canonical ones in their rendering,
     values the variant renders by an inferred policy in that rendering)."""
     rendering = {
@@ -460,7 +462,6 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     all_renderings = policy.renderings_of()
     map_renders = _map_renderings(ctx)
     scope = ReadScope.of(ctx, policy)
-    entities = rendered_entities(ctx, policy)
     findings = []
     for element in ctx.translatable():
         if element.artifact in skip or not element.inline_tokens:
@@ -560,25 +561,13 @@ def _references(ctx, validator_id, skip, canonical_targets, map_targets, policy)
     return findings
 
 
-_QUOTED = re.compile(r"'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|‘([^’\n]{1,60})’|“([^”\n]{1,60})”|「([^」\n]{1,60})」")
-
-
-def _quoted_counterpart(token: str, source: str, target: str) -> str | None:
-    """What the translation quotes where the source quotes `token` (same count of quoted things)."""
-    quoted_source = ["".join(g) for g in _QUOTED.findall(source)]
-    quoted_target = ["".join(g) for g in _QUOTED.findall(target)]
-    if token not in quoted_source or len(quoted_source) != len(quoted_target):
-        return None
-    return quoted_target[quoted_source.index(token)]
-
-
 _HELD_BY_TOOLS = {LinkKind.TOOL_OUTPUT, LinkKind.DB_WRITE, LinkKind.COMPARED_IN_CODE}
 
 
 def _why_it_matters(token: str, source: str, target: str, scope: ReadScope, acts_on: bool, links: set) -> str:
     """The evidence a reviewer needs to judge a lost reference: what the translation says instead,
     and what the software holds ('the DB keeps 'pending'; the tools return it so')."""
-    counterpart = _quoted_counterpart(token, source, target)
+    counterpart = next((said for value, said in quoted_pairs(source, target) if value == token), None)
     said = f": it says {counterpart!r}" if counterpart and counterpart != token else ""
     if acts_on:
         return f"{said}; the agent passes this value to a tool, which accepts only {token!r}"

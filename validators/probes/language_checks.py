@@ -27,6 +27,7 @@ from babelflow.target_lexicon import target_lexicon
 from validators.calibration import adopted_literals, calibrated_language_data
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
+from validators.probes.quoting import quoted_pairs
 from validators.probes.readers import read_by_no_model
 from validators.probes.register import Register, register_of
 from validators.probes.spacing import inserted_terms
@@ -41,7 +42,6 @@ _BRACED = re.compile(r"\{[^{}]*\}|\[[^\[\]]*\]")
 _BRACE = re.compile(r"[{\[]")
 _SPACE = re.compile(r"\s")
 _NON_SPACE = re.compile(r"\S")
-_QUOTED = re.compile(r"'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|‘([^’\n]{1,60})’|“([^”\n]{1,60})”")
 # In a Latin-script target, kept catalogue values (colours, materials) are indistinguishable from
 # loanwords (Taglish "waterproof", Vietnamese "cotton"): only code literals count there.
 _VALUE_REASONS = {PreserveReason.ENUM_CODE}
@@ -55,8 +55,11 @@ def _is_pseudo(ctx: ValidationContext) -> bool:
 def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
     if _is_pseudo(ctx) or ctx.language.split("-")[0] == "en":
         return []  # pseudo-locales are judged by their rendering; English targets cannot leak English
+    vocabulary = _literal_vocabulary(ctx)
+    # literals other languages' variants translate and this one keeps: its own words, and evidence of its register
+    adopted = adopted_literals(ctx, vocabulary, _WORD) if language_data(ctx.language).script == "Latn" else frozenset()
     # loanwords from the calibration (held out: not its own list; literals other languages translate)
-    data = calibrated_language_data(ctx, _literal_vocabulary(ctx), _WORD)
+    data = calibrated_language_data(ctx, adopted)
     elements = [
         e
         for e in ctx.translatable()
@@ -65,7 +68,6 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
         and not read_by_no_model(ctx, e)  # maintainer metadata: no fidelity target
     ]
     targets = {e.id: ctx.target_text(e) for e in elements}
-    vocabulary = _literal_vocabulary(ctx)
     keeps_names = _names(elements)
     keeps = {
         t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target
@@ -82,7 +84,7 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
             _without_tokens,
             set(language_data("en").loanwords),  # brands every language writes; not another language's loanwords
             target_lexicon(ctx.language).known,
-            adopted_literals(ctx, vocabulary, _WORD),
+            adopted,
         )
         if data.script == "Latn"
         else Register(introduced=Counter())
@@ -290,10 +292,7 @@ def _leaks(
     keeps: set[str],
     language: str,
 ) -> list[tuple[str, str]]:
-    masked = target
-    for token in sorted(tokens, key=len, reverse=True):
-        masked = masked.replace(token, " ")
-    masked = _masked(masked)
+    masked = _without_tokens(target, tokens)
     source_words = set(_WORD.findall(_masked(source)))
     latin_target = data.script == "Latn"
     out: list[tuple[str, str]] = []
@@ -355,11 +354,7 @@ def _status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, s
         target = targets[element.id]
         if not target or not any(t in statuses for t in element.inline_tokens):
             continue
-        quoted_source = ["".join(g) for g in _QUOTED.findall(element.source_text)]
-        quoted_target = ["".join(g) for g in _QUOTED.findall(target)]
-        if len(quoted_source) != len(quoted_target):
-            continue
-        for value, rendering in zip(quoted_source, quoted_target):
+        for value, rendering in quoted_pairs(element.source_text, target):
             if value in statuses and rendering != value:
                 seen[value][rendering] += 1
     return {value: counts.most_common(1)[0][0] for value, counts in seen.items()}

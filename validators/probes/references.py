@@ -55,12 +55,12 @@ def rendered_entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
     return out
 
 
-def check_entity_references(ctx: ValidationContext, validator_id: str, skip: set[str], policy) -> list[Finding]:
+def check_entity_references(
+    ctx: ValidationContext, validator_id: str, skip: set[str], rendered: dict[str, set[str]]
+) -> list[Finding]:
+    """`rendered`: rendered_entities(ctx, policy), which `_references` in consistency.py reads too."""
     style = pseudo_style(ctx)
-    entities = {
-        value: {comparable(r, style) for r in renderings} - {""}
-        for value, renderings in rendered_entities(ctx, policy).items()
-    }
+    entities = {value: {comparable(r, style) for r in renderings} - {""} for value, renderings in rendered.items()}
     if not entities:
         return []
     tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
