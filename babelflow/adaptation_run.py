@@ -3,7 +3,7 @@
 The benchmark, its family, the target language (validated once), the language pack (loaded once,
 from the run's project, not ambient settings), the translator (resolved once: `auto` becomes the
 translator it means, and its id keys the memory and caches), the paths, the entity overrides and the
-provenance. The CLI, the plain pipeline (flows/adapt.py) and the Prefect flow build it with
+provenance. The CLI, the plain pipeline (flows/pipeline/adapt.py) and the Prefect flow build it with
 flows/run_setup.py and hand it to every stage; a stage never re-resolves any of it.
 """
 

@@ -2,7 +2,7 @@
 
 The lock file names its holder (pid and, for a Prefect flow, the flow run id). Whoever takes the
 lock next learns who held it before: if that run was killed, its Prefect run still says Running,
-and the next flow marks it Crashed (flows/prefect_flows.py).
+and the next flow marks it Crashed (flows/pipeline/prefect_flows.py).
 
 A second lock, `output_lock`, is keyed by the resolved output folder: two runs of different
 languages (or benchmarks) pointed at one `--out` would otherwise both succeed and leave a mixed

@@ -26,7 +26,7 @@ from rich.table import Table
 def main(argv: list[str] | None = None) -> int:
     from analyzers.analyze import analyze_benchmark
     from babelflow.settings import BabelflowSettings, apply_offline_environment
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.probes.behavior import replay_pairs_of
     from validators.run import validate_variant

@@ -40,7 +40,7 @@ def _sample(result, count: int, seed: int = 15) -> list[tuple[str, str, str]]:
 def main() -> None:
     from analyzers.analyze import analyze_benchmark
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from translators.apertium import ApertiumTranslator
 
@@ -72,7 +72,7 @@ def main() -> None:
             translator = ApertiumTranslator("es")
             started = time.perf_counter()
             # the same pipeline as `babelflow adapt --translator apertium`, with our instance so its stats are readable
-            import flows.adapt as adapt_module
+            import flows.pipeline.adapt as adapt_module
 
             original = adapt_module.translator_for
             adapt_module.translator_for = lambda spec, language, pack, costs=None, chosen=translator: chosen

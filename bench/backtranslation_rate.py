@@ -39,7 +39,7 @@ def plant(variant_dir: Path, ir, unit) -> None:
 def measure(benchmark_id: str, root: Path, lowest: int) -> dict:
     from analyzers.analyze import analyze_benchmark
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.backtranslation import THRESHOLD, BacktranslationAgent
     from validators.context import ValidationContext

@@ -27,7 +27,7 @@ def main() -> None:
     from tau2.registry import registry
 
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from source_benchmarks.tau2.replay import golden_trajectory
     from validators.context import ValidationContext

@@ -70,8 +70,8 @@ def _plan(args: argparse.Namespace, console: Console) -> list[tuple[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     from babelflow.settings import BabelflowSettings, apply_offline_environment
-    from flows.adapt import adapt
     from flows.components import analyze_or_reuse
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.probes.behavior import replay_pairs_of
     from validators.run import validate_variant

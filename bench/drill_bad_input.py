@@ -235,7 +235,7 @@ def _watched(project: Path, case: Case) -> list[str]:
 
 def run_case(case: Case, project: Path, runner: CliRunner | None = None) -> tuple[list[bool], int, str]:
     """Run one CLI case in `project`: ([exit 2, names it, has a fix, watched folders unchanged], exit, output)."""
-    from flows.cli import app
+    from flows.cli.app import app
 
     runner = runner or CliRunner()
     args = case.prepare(project)
@@ -262,7 +262,7 @@ def run_case(case: Case, project: Path, runner: CliRunner | None = None) -> tupl
 
 def good_project(base: Path) -> Path:
     """A project holding a good tau2-mock en-XA variant: every case starts from a copy of it."""
-    from flows.cli import app
+    from flows.cli.app import app
 
     good = base / "good-project"
     good.mkdir(exist_ok=True)  # a test may have seeded its analysis cache

@@ -43,7 +43,7 @@ import threading
 import time
 from pathlib import Path
 
-BABELFLOW = [sys.executable, "-m", "flows.cli"]
+BABELFLOW = [sys.executable, "-m", "flows.cli.app"]
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = "en-XA"
 DECISION = (
@@ -308,7 +308,7 @@ def prefect_servers(project: Path) -> list[int]:
         try:
             cmdline = (proc / "cmdline").read_bytes()
             if b"server" not in cmdline or (b"prefect" not in cmdline and b"server_launcher" not in cmdline):
-                continue  # `prefect server start`, or the project's launcher (flows/server_launcher.py)
+                continue  # `prefect server start`, or the project's launcher (flows/server/launcher.py)
             environ = (proc / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
@@ -333,7 +333,7 @@ def flow_runs_by_state(project: Path) -> dict[str, int]:
         return {}
     api = json.loads(record.read_text())["api_url"]
     from babelflow.settings import BabelflowSettings
-    from flows.server_auth import basic_authorization, read_auth_string
+    from flows.server.auth import basic_authorization, read_auth_string
 
     auth = {
         "Authorization": basic_authorization(read_auth_string(BabelflowSettings(project_root=project)))

@@ -28,7 +28,7 @@ def measure(benchmark_id: str, folder: Path) -> dict:
     from analyzers.analyze import analyze_benchmark
     from babelflow.ir import TranslationType
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark, open_variant
 
     started = time.perf_counter()

@@ -33,9 +33,9 @@ def main() -> None:
 
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
-    from flows import stages
-    from flows.prefect_flows import adapt_language, outcome
-    from flows.review_store import ReviewDecision, ReviewStore
+    from flows.pipeline import stages
+    from flows.pipeline.prefect_flows import adapt_language, outcome
+    from flows.review.store import ReviewDecision, ReviewStore
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
     from translators.registry import make_translator

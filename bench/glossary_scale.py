@@ -48,7 +48,7 @@ def run_adapt(project: Path, timeout: float) -> tuple[float, int]:
     started = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "flows.cli", "adapt", "tau2-mock", "--lang", "en-XA"],
+            [sys.executable, "-m", "flows.cli.app", "adapt", "tau2-mock", "--lang", "en-XA"],
             cwd=project,
             env=env,
             capture_output=True,

@@ -7,7 +7,7 @@ defect is caught iff at least one finding names the injected field: the same IR 
 the defect has one, otherwise the same artifact and a layer the defect is expected to show on.
 Each clean variant is validated too and must have no finding above note (a note claims no defect).
 
-Clean variants are built once per benchmark (flows.adapt.adapt into a temporary project, from
+Clean variants are built once per benchmark (flows.pipeline.adapt.adapt into a temporary project, from
 the checkout's saved IR when it is current, as `babelflow validate` reads it), and the source's
 golden/do-nothing replays are computed once per benchmark and passed to every validation as
 `source_pairs` (retail's replay is the slow part). Kinds of a benchmark whose runtime is not
@@ -64,8 +64,8 @@ class Prepared:
     ):
         from babelflow.canonical_map import load_canonical_map
         from babelflow.settings import BabelflowSettings
-        from flows.adapt import adapt
         from flows.components import analyze_or_reuse
+        from flows.pipeline.adapt import adapt
         from source_benchmarks import get_benchmark
         from validators.probes.behavior import replay_pairs_of
         from validators.run import validate_variant

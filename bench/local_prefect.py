@@ -1,5 +1,5 @@
 """A throwaway local Prefect server on 127.0.0.1 for benchmark scripts: the same command and
-environment as the project's own server (flows/local_server.py), in a temporary home."""
+environment as the project's own server (flows/server/local_server.py), in a temporary home."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from flows.local_server import any_free_port, healthy, server_command, server_environment
+from flows.server.local_server import any_free_port, healthy, server_command, server_environment
 
 
 def start_server(home: Path, timeout: float = 240) -> tuple[subprocess.Popen, str, float]:

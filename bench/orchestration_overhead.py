@@ -17,7 +17,7 @@ from pathlib import Path
 
 def direct(benchmark: str, language: str, root: Path) -> float:
     from babelflow.settings import BabelflowSettings
-    from flows import stages
+    from flows.pipeline import stages
     from flows.run_setup import resolve_run
     from validators.findings import Layer
 
@@ -54,7 +54,7 @@ def main() -> None:
                 DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_LOGGING_LEVEL="WARNING"
             )
             direct_seconds = direct(benchmark, language, tmp_path / "direct")
-            from flows.prefect_flows import adapt_language, outcome
+            from flows.pipeline.prefect_flows import adapt_language, outcome
 
             started = time.perf_counter()
             result = outcome(adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True))

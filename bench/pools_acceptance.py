@@ -141,7 +141,7 @@ def _descendants(pid: int) -> list[int]:
 
 
 def flow_command(checkout: Path, env: dict[str, str], *extra: str) -> tuple[subprocess.CompletedProcess, float]:
-    args = [PY, "-m", "flows.cli", "flow", BENCHMARK, *[a for lang in LANGS for a in ("--lang", lang)], *extra]
+    args = [PY, "-m", "flows.cli.app", "flow", BENCHMARK, *[a for lang in LANGS for a in ("--lang", lang)], *extra]
     started = time.perf_counter()
     done = subprocess.run(args, cwd=checkout, env=env, capture_output=True, text=True, timeout=1800)
     return done, time.perf_counter() - started
@@ -151,7 +151,7 @@ def local_baseline(folder: Path) -> tuple[Path, float]:
     checkout = clone(folder)
     env = checkout_env(checkout, {})
     done, wall = flow_command(checkout, env)
-    subprocess.run([PY, "-m", "flows.cli", "server", "--stop"], cwd=checkout, env=env, capture_output=True)
+    subprocess.run([PY, "-m", "flows.cli.app", "server", "--stop"], cwd=checkout, env=env, capture_output=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"local baseline failed:\n{done.stdout}\n{done.stderr}")
     return checkout, wall
@@ -257,7 +257,7 @@ def main() -> None:
 
 
 def _executed_stages(stdout: str) -> int:
-    """Stages that ran (not Cached), from the line `flow --pool` prints (flows/pools.py)."""
+    """Stages that ran (not Cached), from the line `flow --pool` prints (flows/pipeline/pools.py)."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith("stages executed:")), None)
     return int(line.split(":")[1].split()[0]) if line else -1
 
@@ -269,10 +269,22 @@ def _review_from_anywhere(workers, submitter, sub_env, stores) -> bool:
     from prefect.client.orchestration import get_client  # noqa: PLC0415
     from prefect.flow_runs import resume_flow_run  # noqa: PLC0415
 
-    from flows.signoff import SIGNOFF_NAME, signoff_state  # noqa: PLC0415
+    from flows.review.signoff import SIGNOFF_NAME, signoff_state  # noqa: PLC0415
 
     language = "en-XA"
-    command = [PY, "-m", "flows.cli", "flow", BENCHMARK, "--lang", language, "--pool", POOL, "--review-timeout", "600"]
+    command = [
+        PY,
+        "-m",
+        "flows.cli.app",
+        "flow",
+        BENCHMARK,
+        "--lang",
+        language,
+        "--pool",
+        POOL,
+        "--review-timeout",
+        "600",
+    ]
     paused = subprocess.Popen(
         command, cwd=submitter, env=sub_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -296,7 +308,7 @@ def _review_from_anywhere(workers, submitter, sub_env, stores) -> bool:
     signer.stop()  # the other worker is now the only one: the next run lands there
     other = next(w for w in workers if w is not signer and w.process.poll() is None)
     done = subprocess.run(
-        [PY, "-m", "flows.cli", "flow", BENCHMARK, "--lang", language, "--pool", POOL],
+        [PY, "-m", "flows.cli.app", "flow", BENCHMARK, "--lang", language, "--pool", POOL],
         cwd=submitter,
         env=sub_env,
         capture_output=True,
@@ -330,7 +342,7 @@ def _kill_and_recover(workers, work, shared, submitter, sub_env, stores, baselin
     for doc in stores.documents.read_prefix(f"state/tm/{BENCHMARK}/{language}/"):
         stores.documents.delete(doc.key, doc.version)
     stores.objects.delete(f"_index/{BENCHMARK}/{language}.json")
-    command = [PY, "-m", "flows.cli", "flow", BENCHMARK, "--lang", language, "--pool", POOL]
+    command = [PY, "-m", "flows.cli.app", "flow", BENCHMARK, "--lang", language, "--pool", POOL]
     started = time.perf_counter()
     submitter_run = subprocess.Popen(
         command, cwd=submitter, env=sub_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

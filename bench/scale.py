@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BABELFLOW = [sys.executable, "-m", "flows.cli"]
+BABELFLOW = [sys.executable, "-m", "flows.cli.app"]
 DOMAINS = ["tau2-mock", "tau2-airline", "tau2-retail", "tau2-telecom"]
 # (tag, English name, style); the first two are the shipped pseudo-locales (packs in language_packs/)
 LANGUAGES = [

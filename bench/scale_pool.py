@@ -37,7 +37,7 @@ def _packs(checkout: Path, tags: list[str]) -> None:
 
 
 def _flow(checkout: Path, env: dict[str, str], benchmark: str, tags: list[str], pool: str) -> dict:
-    args = [PY, "-m", "flows.cli", "flow", benchmark, *[a for t in tags for a in ("--lang", t)], "--pool", pool]
+    args = [PY, "-m", "flows.cli.app", "flow", benchmark, *[a for t in tags for a in ("--lang", t)], "--pool", pool]
     started = time.perf_counter()
     done = subprocess.run(args, cwd=checkout, env=env, capture_output=True, text=True, timeout=3600)
     wall = time.perf_counter() - started

@@ -21,7 +21,7 @@ def boot() -> None:
     from babelflow.settings import BabelflowSettings, apply_offline_environment
 
     apply_offline_environment()
-    from flows.local_server import ensure_server
+    from flows.server.local_server import ensure_server
 
     print(ensure_server(BabelflowSettings())[0])
 
@@ -30,7 +30,7 @@ def profile(benchmark: str, language: str) -> None:
     from babelflow.settings import BabelflowSettings, apply_offline_environment
 
     apply_offline_environment()
-    from flows import stages
+    from flows.pipeline import stages
     from flows.run_setup import resolve_run
     from validators.findings import Layer
 

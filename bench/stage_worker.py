@@ -43,7 +43,7 @@ def main() -> None:
 
     from babelflow.ir import load_ir
     from babelflow.settings import BabelflowSettings
-    from flows import stages
+    from flows.pipeline import stages
     from flows.run_setup import resolve_run
     from source_benchmarks import get_benchmark
     from validators.findings import Layer

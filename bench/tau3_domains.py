@@ -27,7 +27,7 @@ _SHARE = re.compile(r"Preserve fields with runtime evidence \(traced or differen
 def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "flows.cli", *args], env=env, cwd=cwd, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "flows.cli.app", *args], env=env, cwd=cwd, capture_output=True, text=True, check=False
     )
     return time.perf_counter() - started, done
 

@@ -25,7 +25,7 @@ ESCAPED = re.compile(r"\\u(?:[0-9a-fA-F]{4})")
 
 def child(project: Path, benchmark: str, language: str, tasks: int, plain: bool) -> None:
     from babelflow.settings import BabelflowSettings
-    from flows.evaluate import evaluate, runner_of
+    from flows.evaluation.evaluate import evaluate, runner_of
     from source_benchmarks import family_of
 
     module = sys.modules[type(family_of(benchmark)).__module__]

@@ -18,7 +18,7 @@ from rich.table import Table
 def main() -> None:
     from analyzers.analyze import analyze_benchmark
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
 
     language = sys.argv[sys.argv.index("--lang") + 1] if "--lang" in sys.argv else "en-XA"

@@ -38,7 +38,7 @@ import orjson
 from source_benchmarks.yaml_io import string_leaves
 
 ROOT = Path(__file__).resolve().parent.parent
-BABELFLOW = [sys.executable, "-m", "flows.cli"]
+BABELFLOW = [sys.executable, "-m", "flows.cli.app"]
 BENCHMARK = "fixture-library"
 WIDTH = 1280
 PLANTED = "Sure! Here is the translation you asked for: "
@@ -61,7 +61,7 @@ def _user_env() -> dict[str, str]:
 def _plant(project: Path) -> None:
     """Adapt offline, then leave one 'answered instead of translated' entry in the memory."""
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     planted = adapt(BENCHMARK, "en-XA", settings=BabelflowSettings(project_root=project))
     records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]

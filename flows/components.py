@@ -1,4 +1,4 @@
-"""What the plain pipeline (`flows/adapt.py`) and the flow's stages (`flows/stages.py`) share:
+"""What the plain pipeline (`flows/pipeline/adapt.py`) and the flow's stages (`flows/pipeline/stages.py`) share:
 which translator a spec means, who owns the output folder, and analysis that reuses a fresh IR."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the last rebuild wrote into the variant, per field: the reference a hand edit is read against
-(flows/hand_edits.py). Written by every rebuild (`babelflow adapt`, a flow round) next to the run's
+(flows/review/hand_edits.py). Written by every rebuild (`babelflow adapt`, a flow round) next to the run's
 other state, never inside the variant (the benchmark's harness reads that folder)."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from pathlib import Path
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
-BABELFLOW = [sys.executable, "-m", "flows.cli"]
+BABELFLOW = [sys.executable, "-m", "flows.cli.app"]
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -49,7 +49,7 @@ def _user_env() -> dict[str, str]:
 def _plant(project: Path) -> None:
     os.environ["BABELFLOW_PROJECT_ROOT"] = str(project)
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     planted = adapt("fixture-library", "en-XA", settings=BabelflowSettings(project_root=project))
     records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]
@@ -171,8 +171,8 @@ def main() -> None:
             page.wait_for_timeout(3000)
             page.screenshot(path=str(args.out / "paused-review-form.png"), full_page=True)
 
-            from flows.review_forms import answer_for
-            from flows.review_store import ReviewStore
+            from flows.review.forms import answer_for
+            from flows.review.store import ReviewStore
             from validators.findings import group_findings
 
             queue = ReviewStore(project / ".babelflow" / "review" / "fixture-library" / "en-XA").queue()

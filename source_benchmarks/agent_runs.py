@@ -1,5 +1,5 @@
 """Agents on a benchmark through its own runner: the records and protocol every family's
-`agent_evaluation()` capability shares (flows/evaluate.py drives it).
+`agent_evaluation()` capability shares (flows/evaluation/evaluate.py drives it).
 
 A family turns one trial of one task into a `TrialRecord`: the harness's own score (τ: reward;
 AgentDojo: utility, and security when an injection task runs) and the trajectory as turns, in one

@@ -122,7 +122,7 @@ class BenchmarkFamily(ABC):
         return None
 
     def replay_memo(self) -> Any:
-        """An object with `reads_key`, `lookups_hold` and `replay_traced` (flows/replay_memo.py)."""
+        """An object with `reads_key`, `lookups_hold` and `replay_traced` (flows/pipeline/replay_memo.py)."""
         return None
 
     def behaviour_scores(self) -> Any:
@@ -131,5 +131,5 @@ class BenchmarkFamily(ABC):
         return None
 
     def agent_evaluation(self) -> Any:
-        """An object with `run_trial`, `agent_texts` and `default_greeting` (flows/evaluate.py)."""
+        """An object with `run_trial`, `agent_texts` and `default_greeting` (flows/evaluation/evaluate.py)."""
         return None

@@ -324,7 +324,7 @@ def pytest_configure_node(node):
 
 
 def pytest_configure(config):
-    # flows/cli_common.py's Rich console fixes its width at import when COLUMNS is set: with a worker's
+    # flows/cli/common.py's Rich console fixes its width at import when COLUMNS is set: with a worker's
     # COLUMNS=80 every CLI test wrapped its output at 80 whatever COLUMNS it invoked with (a path in the
     # output split across lines), where a run in one process reads the invocation's COLUMNS
     columns = getattr(config, "workerinput", {}).get("columns", os.environ.get("COLUMNS"))

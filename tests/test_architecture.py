@@ -53,17 +53,49 @@ def test_imports_flow_one_way(package):
 
 def test_the_check_sees_lazy_imports(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("def f():\n    from validators.findings import Finding\n    import flows.cli\n")
-    assert [name for _, name in imported_modules(module)] == ["validators.findings", "flows.cli"]
+    module.write_text("def f():\n    from validators.findings import Finding\n    import flows.cli.app\n")
+    assert [name for _, name in imported_modules(module)] == ["validators.findings", "flows.cli.app"]
 
 
-def test_flows_modules_do_not_import_each_other_in_a_cycle():
-    """flows/cli.py registers the commands; command modules must not import it back."""
-    graph: dict[str, set[str]] = {}
-    for path in (ROOT / "flows").glob("*.py"):
-        name = f"flows.{path.stem}"
-        graph[name] = {m for _, m in imported_modules(path) if m.startswith("flows.") and m != name}
-    cycles = sorted(
-        f"{a} <-> {b}" for a, targets in graph.items() for b in targets if a in graph.get(b, set()) and a < b
-    )
-    assert cycles == []
+# flows/ in wings, one way: cli → pipeline → {review, evaluation} → server → the base modules at
+# flows/ top level (run setup and components every wing shares); a wing may import itself.
+WINGS: dict[str, set[str]] = {
+    "cli": {"cli", "pipeline", "review", "evaluation", "server", ""},
+    "pipeline": {"pipeline", "review", "evaluation", "server", ""},
+    "review": {"review", "server", ""},
+    "evaluation": {"evaluation", ""},
+    "server": {"server", ""},
+    "": {""},
+}
+
+
+def wing_of(module: str) -> str:
+    """'flows.review.store' -> 'review'; a base module 'flows.run_setup' -> ''."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in WINGS else ""
+
+
+def wing_violations() -> list[str]:
+    out = []
+    for path in sorted((ROOT / "flows").rglob("*.py")):
+        here = wing_of(".".join(path.relative_to(ROOT).with_suffix("").parts))
+        for line, module in imported_modules(path):
+            if module.startswith("flows.") and wing_of(module) not in WINGS[here]:
+                out.append(f"{path.relative_to(ROOT)}:{line} ({here or 'base'}) imports {module}")
+    return out
+
+
+def test_flows_wings_import_one_way():
+    assert wing_violations() == []
+
+
+def test_the_wing_check_sees_a_wrong_arrow(tmp_path, monkeypatch):
+    assert wing_of("flows.review.store") == "review" and wing_of("flows.run_setup") == ""
+    assert "review" not in WINGS["server"] and "cli" not in WINGS["pipeline"]
+
+
+def test_every_flows_module_is_in_a_wing_or_the_base():
+    base = sorted(p.stem for p in (ROOT / "flows").glob("*.py") if p.stem != "__init__")
+    wings = sorted(p.name for p in (ROOT / "flows").iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    assert wings == sorted(w for w in WINGS if w)
+    assert len(base) <= 6, f"flows/ top level holds only what every wing shares: {base}"

@@ -8,7 +8,7 @@ dispatched here. Agents review afterwards, each in a context of its own, and eve
 into one failure set.
 
 The CLI (`babelflow validate`, `adapt --validators`) calls `validate`; the Prefect flow's stages
-(flows/stages.py) wrap `run_layer` per layer as cached tasks and `review_and_merge` as the merge.
+(flows/pipeline/stages.py) wrap `run_layer` per layer as cached tasks and `review_and_merge` as the merge.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def export(project: Path, fmt: str, lang: str = "en-XA") -> Path:
     """A real export of the good project (in-process, like the case itself)."""
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     out = project / f"mock-{lang}.{'xlf' if fmt == 'xliff' else 'po'}"
     result = CliRunner().invoke(

@@ -37,7 +37,7 @@ def damaged_memory_line(project: Path) -> CheckResult:
     before = _tree(project / "adapted")
     env = {**os.environ, "BABELFLOW_PROJECT_ROOT": str(project), "COLUMNS": "300", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "adapt", "tau2-mock", "--lang", "en-XA"],
+        [sys.executable, "-m", "flows.cli.app", "adapt", "tau2-mock", "--lang", "en-XA"],
         cwd=project,
         env=env,
         capture_output=True,

@@ -36,7 +36,7 @@ def _cli(project: Path, *args: str, timeout: float = 600) -> tuple[subprocess.Co
     started = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "flows.cli", *args],
+            [sys.executable, "-m", "flows.cli.app", *args],
             cwd=project,
             env=env,
             capture_output=True,

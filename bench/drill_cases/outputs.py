@@ -112,7 +112,7 @@ CASES: list[Case] = [
 def _cli(project: Path, args: list[str]):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     cwd = os.getcwd()
     os.chdir(project)
@@ -192,7 +192,7 @@ def _user_temp_files_survive(project: Path) -> CheckResult:
 _HOLDER = textwrap.dedent(
     """
     import pathlib, sys, time
-    import flows.adapt as adapt
+    import flows.pipeline.adapt as adapt
     run = adapt._adapt_locked
     def paused(*args, **kwargs):  # the run holds its locks here until the drill says go
         pathlib.Path(sys.argv[1]).write_text("locked")
@@ -200,7 +200,7 @@ _HOLDER = textwrap.dedent(
             time.sleep(0.05)
         return run(*args, **kwargs)
     adapt._adapt_locked = paused
-    from flows.cli import app
+    from flows.cli.app import app
     app(["adapt", "tau2-mock", "--lang", "en-XA", "--out", sys.argv[3]])
     """
 )

@@ -52,7 +52,7 @@ class _Shared:
 
     def get(self):
         if self.record is None:
-            from flows.local_server import any_free_port, start_background
+            from flows.server.local_server import any_free_port, start_background
 
             self.project = Path(tempfile.mkdtemp(prefix="babelflow-drill-server-"))
             atexit.register(shutil.rmtree, self.project, True)
@@ -62,7 +62,7 @@ class _Shared:
         return self.record, self.project
 
     def stop(self) -> None:
-        from flows.local_server import stop_background
+        from flows.server.local_server import stop_background
 
         if self.project is not None:
             stop_background(_settings(self.project))
@@ -98,7 +98,7 @@ def _seed(project: Path) -> None:
 @contextmanager
 def project_server(project: Path) -> Iterator:
     """The project's own server started as `babelflow flow` starts it, stopped at the end."""
-    from flows.local_server import any_free_port, start_background, stop_background
+    from flows.server.local_server import any_free_port, start_background, stop_background
 
     settings = _settings(project)
     _seed(project)
@@ -127,7 +127,7 @@ def _request(
 
 
 def _auth(project: Path) -> dict[str, str]:
-    from flows.server_auth import basic_authorization, read_auth_string
+    from flows.server.auth import basic_authorization, read_auth_string
 
     return {"Authorization": basic_authorization(read_auth_string(_settings(project)))}
 
@@ -236,7 +236,7 @@ def _decoy() -> subprocess.Popen:
 
 def _stale_record(project: Path, pid: int, port: int) -> None:
     """server.json as a server that has since died leaves it, its pid now the decoy's."""
-    from flows.local_server import ServerRecord, launcher_command, record_path
+    from flows.server.local_server import ServerRecord, launcher_command, record_path
 
     settings = _settings(project)
     record = ServerRecord(
@@ -268,13 +268,13 @@ def _cli_env(project: Path) -> dict[str, str]:
 
 
 def decoy_survives_stop(project: Path) -> CheckResult:
-    from flows.local_server import any_free_port, record_path
+    from flows.server.local_server import any_free_port, record_path
 
     decoy = _decoy()
     try:
         _stale_record(project, decoy.pid, any_free_port())
         stop = subprocess.run(
-            [sys.executable, "-m", "flows.cli", "server", "--stop"],
+            [sys.executable, "-m", "flows.cli.app", "server", "--stop"],
             cwd=ROOT,
             env=_cli_env(project),
             capture_output=True,
@@ -296,7 +296,7 @@ def decoy_survives_stop(project: Path) -> CheckResult:
 def decoy_survives_adoption(project: Path) -> CheckResult:
     """`babelflow flow` finds its server through ensure_server: a stale record naming a decoy must
     be discarded and a new server started, the decoy untouched."""
-    from flows.local_server import any_free_port, ensure_server, stop_background
+    from flows.server.local_server import any_free_port, ensure_server, stop_background
 
     settings = _settings(project)
     _seed(project)
@@ -304,7 +304,7 @@ def decoy_survives_adoption(project: Path) -> CheckResult:
     started = None
     try:
         _stale_record(project, decoy.pid, any_free_port())
-        with mock.patch.dict(os.environ, {}), mock.patch("flows.local_server.DEFAULT_PORT", any_free_port()):
+        with mock.patch.dict(os.environ, {}), mock.patch("flows.server.local_server.DEFAULT_PORT", any_free_port()):
             os.environ.pop("PREFECT_API_URL", None)
             _, started = ensure_server(settings)
         alive = decoy.poll() is None
@@ -319,12 +319,12 @@ def decoy_survives_adoption(project: Path) -> CheckResult:
 
 
 def sigterm_ends_foreground_server(project: Path) -> CheckResult:
-    from flows.local_server import any_free_port, record_path
+    from flows.server.local_server import any_free_port, record_path
 
     port = any_free_port()
     _seed(project)
     cli = subprocess.Popen(
-        [sys.executable, "-m", "flows.cli", "server", "--port", str(port)],
+        [sys.executable, "-m", "flows.cli.app", "server", "--port", str(port)],
         cwd=ROOT,
         env=_cli_env(project),
         stdout=subprocess.DEVNULL,
@@ -367,7 +367,7 @@ def _listening(port: int) -> bool:
 
 
 def served_run_outside_project_refused(project: Path) -> CheckResult:
-    """A deployment served from this project (`python -m flows.deployment`, on the shared server)
+    """A deployment served from this project (`python -m flows.pipeline.deployment`, on the shared server)
     gets runs whose parameters name a folder outside the project and a collector endpoint for the
     OpenAI key: both flow runs fail before any work, and nothing appears outside."""
     outside = project.parent / f"{project.name}-elsewhere"
@@ -376,7 +376,7 @@ def served_run_outside_project_refused(project: Path) -> CheckResult:
     # the served process reaches the shared server as any client given its URL and auth string
     client = {"PREFECT_API_URL": server.api_url, "PREFECT_API_AUTH_STRING": _read_secret(home)}
     served = subprocess.Popen(
-        [sys.executable, "-m", "flows.deployment", "--limit", "2"],
+        [sys.executable, "-m", "flows.pipeline.deployment", "--limit", "2"],
         cwd=ROOT,
         env={**_cli_env(project), **client, "OPENAI_API_KEY": FAKE_KEYS["OPENAI_API_KEY"]},
         stdout=subprocess.DEVNULL,
@@ -414,7 +414,7 @@ def served_run_outside_project_refused(project: Path) -> CheckResult:
 
 
 def _read_secret(project: Path) -> str:
-    from flows.server_auth import read_auth_string
+    from flows.server.auth import read_auth_string
 
     return read_auth_string(_settings(project))
 

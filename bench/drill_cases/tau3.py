@@ -34,7 +34,7 @@ def _refused(project: Path, args: list[str], must_name: str, tau3_env: Path | No
     """Run the CLI in `project`: exit 2, `must_name` in the message, a fix, no traceback, adapted/ unchanged."""
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     env = {"BABELFLOW_PROJECT_ROOT": str(project), "COLUMNS": "300"}
     if tau3_env is not None:

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _analyze(tmp_path: Path, profile_text: str | None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "flows.cli", "analyze", "tau2-mock", "--out", str(tmp_path / "ir.json")]
+    command = [sys.executable, "-m", "flows.cli.app", "analyze", "tau2-mock", "--out", str(tmp_path / "ir.json")]
     if profile_text is not None:
         profile = tmp_path / "profile.toml"
         profile.write_text(profile_text, encoding="utf-8")

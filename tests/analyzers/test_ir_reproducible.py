@@ -16,7 +16,7 @@ def _analyze(tmp_path: Path, seed: str) -> bytes:
     env = {**os.environ, "PYTHONHASHSEED": seed, "BABELFLOW_PROJECT_ROOT": str(tmp_path / f"project-{seed}")}
     env.pop("BABELFLOW_STATE_DIR", None)
     subprocess.run(
-        [sys.executable, "-m", "flows.cli", "analyze", "tau2-mock", "--out", str(out)],
+        [sys.executable, "-m", "flows.cli.app", "analyze", "tau2-mock", "--out", str(out)],
         cwd=ROOT,
         env=env,
         check=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 from typer.testing import CliRunner
 
-from flows.cli import app
+from flows.cli.app import app
 
 BENCHMARK = "fixture-library"
 REUSED = "IR unchanged"

@@ -116,7 +116,7 @@ def test_multi_word_value_written_to_the_db_is_protected_in_prose(tmp_path):
 
 
 def test_set_state_failure_exits_2_naming_the_task(tmp_path):
-    from flows.cli import app
+    from flows.cli.app import app
 
     root = _mock_data(tmp_path)
     path, tasks = _tasks(root)
@@ -155,7 +155,7 @@ def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_
     tmp_path, plain_ir, source_pairs
 ):
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark, open_variant
 
     plain = plain_ir
@@ -175,7 +175,7 @@ def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_
 
 def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_path):
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.run import validate_variant
 
@@ -216,7 +216,7 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
     from analyzers.analyze import analyze_benchmark
     from analyzers.profile import load_profile
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.run import validate_variant
 
@@ -240,7 +240,7 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
 
 
 def test_analyze_no_profile_from_the_command_line(tmp_path, monkeypatch):
-    from flows.cli import app
+    from flows.cli.app import app
 
     monkeypatch.setenv("BABELFLOW_STATE_DIR", str(tmp_path / "state"))
     result = CliRunner().invoke(app, ["analyze", "tau2-mock", "--no-profile", "--out", str(tmp_path / "ir.json")])

@@ -52,7 +52,7 @@ def test_the_pack_loader_and_language_helpers_never_build_a_path_or_parse_a_long
     ],
 )
 def test_every_command_checks_lang_before_it_creates_anything(command, tmp_path):
-    from flows.cli import app
+    from flows.cli.app import app
 
     result = CliRunner().invoke(app, command, env={"BABELFLOW_PROJECT_ROOT": str(tmp_path), "COLUMNS": "200"})
     assert result.exit_code == 2, result.output

@@ -154,11 +154,11 @@ def test_s3_objects_on_a_moto_server(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_reviewer_command_runs_on_the_shared_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python -m flows.shared_run B --lang L -- CMD`: what CMD writes (a decision) reaches the store, and
+    """`python -m flows.pipeline.shared_run B --lang L -- CMD`: what CMD writes (a decision) reaches the store, and
     the next command elsewhere finds it in its own folder."""
     import sys  # noqa: PLC0415
 
-    from flows.shared_run import run_with_shared_state  # noqa: PLC0415
+    from flows.pipeline.shared_run import run_with_shared_state  # noqa: PLC0415
 
     monkeypatch.setenv("BABELFLOW_SHARED_OBJECTS", str(tmp_path / "shared"))
     monkeypatch.delenv("BABELFLOW_SHARED_DATABASE", raising=False)

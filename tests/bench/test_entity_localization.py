@@ -33,7 +33,7 @@ def test_word_value_filter(text, word):
 
 @pytest.fixture(scope="module")
 def mock_variant(tmp_path_factory):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("entity-localization")
     settings = BabelflowSettings(project_root=root)

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def mock_scores(tmp_path_factory):
     from bench.evaluator_agreement import _score_all
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
 
     apply_offline_environment()

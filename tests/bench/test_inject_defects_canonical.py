@@ -78,7 +78,7 @@ def test_retail_with_its_entities_localized(tmp_path_factory, analyzed):
     people and places transformed): clean 0 findings above note, both kinds caught and located.
     Every file is checked; the behaviour layer replays the tasks the defects touch (the whole domain's
     clean replays are tests/flows/test_adapt_variants.py's)."""
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("canonical-defects-retail")
     ir = analyzed("tau2-retail")

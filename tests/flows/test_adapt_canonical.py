@@ -25,7 +25,7 @@ def _map_back(value, inverse):
 
 
 def test_canonical_titles_are_consistent_and_behaviour_is_equal(tmp_path):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path)
     result = adapt("fixture-library", "en-XA", settings=settings)
@@ -55,7 +55,7 @@ def test_canonical_titles_are_consistent_and_behaviour_is_equal(tmp_path):
 
 def test_rerun_reuses_memory_and_reviewed_canonical_entries(tmp_path):
     from babelflow.canonical_map import CanonicalEntry, save_canonical_map
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path)
     first = adapt("fixture-library", "en-XA", settings=settings)

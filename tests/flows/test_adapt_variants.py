@@ -26,7 +26,7 @@ LANGUAGES = ("en-XA", "ar-XB")
 @pytest.fixture(scope="session")
 def adapted(tmp_path_factory, analyzed):
     """adapted(benchmark, language) -> (AdaptResult, variant bench), built once per session."""
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("project")
     settings = BabelflowSettings(project_root=root)

@@ -28,7 +28,7 @@ _TOKENS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|#W\d+|\b[a-z]+_[a-z]+_\d+\b|'(?:p
 @pytest.fixture(scope="module")
 def spanish(tmp_path_factory, analyzed):
     """spanish(benchmark) -> (AdaptResult, variant bench), adapted once per module with `auto`."""
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("es"))
     cache: dict = {}

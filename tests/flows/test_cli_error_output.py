@@ -1,5 +1,5 @@
 """An error message carries user data (unit ids, file names, texts from a translator's file): the
-CLI prints it as text, never as Rich markup or terminal control sequences (flows/cli_common.py)."""
+CLI prints it as text, never as Rich markup or terminal control sequences (flows/cli/common.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import typer
 from typer.testing import CliRunner
 
 from babelflow.errors import BabelflowError
-from flows.cli_common import cli_errors
+from flows.cli.common import cli_errors
 
 app = typer.Typer()
 
@@ -35,7 +35,7 @@ def test_control_characters_are_written_out():
 
 
 def test_export_to_a_path_that_reads_as_markup(tmp_path, seed_analysis_cache):
-    from flows.cli import app as babelflow
+    from flows.cli.app import app as babelflow
 
     seed_analysis_cache(tmp_path / "project", "tau2-mock")
 
@@ -55,7 +55,7 @@ def test_review_prints_translated_text_as_text(tmp_path, monkeypatch):
     (it was read as Rich markup: a MarkupError traceback, or words that vanished)."""
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
     from validators.findings import Evidence, FailureSet, Finding, Layer, Severity
 
     finding = Finding(

@@ -1,10 +1,10 @@
 """Imports sit at the top of modules (ruff PLC0415); the few kept inside functions keep two promises
 that the rule cannot check, so they are checked here in a fresh interpreter:
 
-- `babelflow --help` (which imports flows.cli) loads no engine and no heavy dependency: each command
+- `babelflow --help` (which imports flows.cli.app) loads no engine and no heavy dependency: each command
   imports its engine when it runs;
-- the modules that set Prefect's environment before importing it (python -m flows.deployment,
-  flows.server_launcher) do not import Prefect when they are loaded, since prefect.context reads the
+- the modules that set Prefect's environment before importing it (python -m flows.pipeline.deployment,
+  flows.server.launcher) do not import Prefect when they are loaded, since prefect.context reads the
   environment once, at import.
 """
 
@@ -48,11 +48,11 @@ ENGINES = (
     "validators.run",
     "validators.orchestrator",
     "validators.model_backends",
-    "flows.adapt",
-    "flows.stages",
-    "flows.prefect_flows",
-    "flows.evaluate",
-    "flows.local_server",
+    "flows.pipeline.adapt",
+    "flows.pipeline.stages",
+    "flows.pipeline.prefect_flows",
+    "flows.evaluation.evaluate",
+    "flows.server.local_server",
     "babelflow.llm.costs",
     "babelflow.canonical_map",
 )
@@ -72,18 +72,20 @@ def offenders(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_babelflow_help_loads_no_engine_and_no_heavy_dependency():
-    modules = loaded_by("flows.cli")
+    modules = loaded_by("flows.cli.app")
     assert offenders(modules, HEAVY) == []
     assert offenders(modules, ENGINES) == []
 
 
 def test_the_check_sees_an_engine_and_a_heavy_dependency():
     """The check can fail: `babelflow evaluate`'s engine brings both (the provider layer, a translator registry)."""
-    modules = loaded_by("flows.evaluate")
+    modules = loaded_by("flows.evaluation.evaluate")
     assert "requests" in offenders(modules, HEAVY)
     assert "translators.registry" in offenders(modules, ENGINES)
 
 
 def test_modules_that_set_prefects_environment_first_do_not_import_it_when_loaded():
-    modules = loaded_by("flows.deployment, flows.server_launcher, flows.run_guard, flows.progress_views")
+    modules = loaded_by(
+        "flows.pipeline.deployment, flows.server.launcher, flows.pipeline.run_guard, flows.pipeline.progress_views"
+    )
     assert offenders(modules, ("prefect", "uvicorn")) == []

@@ -15,9 +15,9 @@ import yaml
 def test_prefect_yaml_declares_the_flows_for_a_process_pool():
     spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "prefect.yaml").read_text())
     entries = {d["name"]: d for d in spec["deployments"]}
-    assert entries["babelflow"]["entrypoint"] == "flows/prefect_flows.py:adapt_language"
+    assert entries["babelflow"]["entrypoint"] == "flows/pipeline/prefect_flows.py:adapt_language"
     assert all(d["work_pool"]["name"] == "babelflow-process" for d in entries.values())
-    from flows import prefect_flows
+    from flows.pipeline import prefect_flows
 
     assert (
         prefect_flows.adapt_language.name == "adapt-language"
@@ -32,7 +32,7 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
     from prefect.settings import get_current_settings
 
     with prefect_harness():  # the session's Prefect test server (tests/conftest.py)
-        # the project is the served process's own (a run may not name another: flows/run_guard.py)
+        # the project is the served process's own (a run may not name another: flows/pipeline/run_guard.py)
         env = {
             **os.environ,
             "PREFECT_API_URL": str(get_current_settings().api.url),
@@ -42,7 +42,7 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
         }
         root = Path(__file__).resolve().parents[2]
         server = subprocess.Popen(
-            [sys.executable, "-m", "flows.deployment", "--limit", "2"],
+            [sys.executable, "-m", "flows.pipeline.deployment", "--limit", "2"],
             cwd=root,
             env=env,
             stdout=subprocess.PIPE,
@@ -84,7 +84,7 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
 
 
 def test_deploy_time_settings_outside_the_project_are_refused_before_serving(tmp_path, monkeypatch, capsys):
-    from flows import deployment
+    from flows.pipeline import deployment
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path / "project"))
     for key in ("PREFECT_HOME", "PREFECT_LOCAL_STORAGE_PATH"):

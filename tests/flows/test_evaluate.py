@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def mock_es(tmp_path_factory, analyzed):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("evaluate")
     settings = BabelflowSettings(project_root=root)
@@ -39,7 +39,7 @@ def fake(mock_es):
 
 
 def test_scripted_agent_scores_the_same_on_the_variant_as_on_the_source(mock_es, fake):
-    from flows.evaluate import evaluate, evaluation_path
+    from flows.evaluation.evaluate import evaluate, evaluation_path
 
     settings, variant = mock_es
     report = evaluate(
@@ -70,7 +70,7 @@ def test_scripted_agent_scores_the_same_on_the_variant_as_on_the_source(mock_es,
 
 
 def test_an_agent_replying_in_english_has_low_language_consistency(mock_es, fake):
-    from flows.evaluate import evaluate
+    from flows.evaluation.evaluate import evaluate
 
     settings, _ = mock_es
     report = evaluate(
@@ -89,7 +89,7 @@ def test_an_agent_replying_in_english_has_low_language_consistency(mock_es, fake
 def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     from babelflow.llm.costs import CostLedger
     from babelflow.variant import OVERLAY_NAME, load_overlay
-    from flows.agent_models import ProviderChatModel
+    from flows.evaluation.agent_models import ProviderChatModel
     from source_benchmarks.tau2.evaluation import default_greeting, run_trial
     from source_benchmarks.tau2.registration import register_variant
 
@@ -126,7 +126,7 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
 def test_cli_reports_pass_hat_k_and_saves_json(mock_es, fake, monkeypatch):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     settings, variant = mock_es
     monkeypatch.chdir(settings.project_root)
@@ -171,6 +171,6 @@ def test_cli_reports_pass_hat_k_and_saves_json(mock_es, fake, monkeypatch):
 
 
 def test_pass_hat_k():
-    from flows.evaluate import pass_hat_k
+    from flows.evaluation.evaluate import pass_hat_k
 
     assert pass_hat_k([2, 1, 0], 2) == {1: 0.5, 2: 1 / 3}

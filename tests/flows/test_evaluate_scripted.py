@@ -8,13 +8,13 @@ import pytest
 from evaluation_fake import FakeAgentServer
 
 from babelflow.settings import BabelflowSettings
-from flows.evaluation_taxonomy import FailureClass
+from flows.evaluation.taxonomy import FailureClass
 from source_benchmarks import get_benchmark, open_variant
 
 
 @pytest.fixture(scope="module")
 def mock_variants(tmp_path_factory, analyzed):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("evaluate-scripted")
     settings = BabelflowSettings(project_root=root)
@@ -24,7 +24,7 @@ def mock_variants(tmp_path_factory, analyzed):
 
 
 def test_a_scripted_run_scores_the_variant_as_the_source(mock_variants):
-    from flows.evaluate import TrajectoryLine, evaluate
+    from flows.evaluation.evaluate import TrajectoryLine, evaluate
 
     settings, paths, _ = mock_variants
     report = evaluate("tau2-mock", "en-XA", "scripted", "scripted", with_source=True, settings=settings)
@@ -53,7 +53,7 @@ def test_a_scripted_run_scores_the_variant_as_the_source(mock_variants):
     ],
 )
 def test_each_misbehaviour_is_counted_in_its_class(mock_variants, behaviour, failure):
-    from flows.evaluate import evaluate
+    from flows.evaluation.evaluate import evaluate
 
     settings, _, _ = mock_variants
     tasks = ["create_task_1", "update_task_1"]
@@ -70,7 +70,7 @@ def test_each_misbehaviour_is_counted_in_its_class(mock_variants, behaviour, fai
 
 def test_an_unknown_scripted_behaviour_is_refused(mock_variants):
     from babelflow.errors import BabelflowError
-    from flows.evaluate import evaluate
+    from flows.evaluation.evaluate import evaluate
 
     settings, _, _ = mock_variants
     with pytest.raises(BabelflowError, match="scripted:<faithful"):
@@ -80,7 +80,7 @@ def test_an_unknown_scripted_behaviour_is_refused(mock_variants):
 def test_tool_results_reach_a_provider_agent_as_text_and_the_harness_check_sees_escapes(mock_variants, monkeypatch):
     """ar-XB localizes the mock DB's task title (non-ASCII): tau2 would escape it as \\uXXXX."""
     import source_benchmarks.tau2.family as tau2_family
-    from flows.evaluate import evaluate
+    from flows.evaluation.evaluate import evaluate
     from validators.run import validate_variant
 
     settings, paths, _ = mock_variants

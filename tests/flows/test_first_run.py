@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-BABELFLOW = [sys.executable, "-m", "flows.cli"]
+BABELFLOW = [sys.executable, "-m", "flows.cli.app"]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -33,7 +33,7 @@ def _get(url: str, headers: dict[str, str] | None = None) -> dict:
 
 
 def _auth(project: Path) -> dict[str, str]:
-    """The project server wants its auth string (flows/server_auth.py) on every API call."""
+    """The project server wants its auth string (flows/server/auth.py) on every API call."""
     import base64
 
     secret = (project / ".babelflow" / "prefect" / "auth" / "api-auth-string").read_bytes()
@@ -159,7 +159,7 @@ def test_a_server_left_booting_by_a_killed_run_is_adopted_not_doubled(tmp_path: 
     """A `babelflow flow` killed while its server boots leaves a `ready: false` record; the next
     run waits for that server and adopts it instead of starting a second one on the same database."""
     from babelflow.settings import BabelflowSettings
-    from flows.local_server import ensure_server, spawn_for_test, stop_background
+    from flows.server.local_server import ensure_server, spawn_for_test, stop_background
 
     for key in [k for k in os.environ if k.startswith("PREFECT_")] + ["PREFECT_API_URL"]:
         monkeypatch.delenv(key, raising=False)  # registered, so the URL ensure_server sets is undone too

@@ -28,8 +28,8 @@ def _artifact(key: str) -> str:
 
 
 def test_the_evaluation_stage_publishes_scores_side_by_side_and_caches(prefect_env, tmp_path):
-    from flows.evaluate import EvaluationReport
-    from flows.prefect_flows import adapt_language
+    from flows.evaluation.evaluate import EvaluationReport
+    from flows.pipeline.prefect_flows import adapt_language
 
     kwargs = dict(
         benchmark="tau2-mock",
@@ -56,7 +56,7 @@ def test_the_evaluation_stage_publishes_scores_side_by_side_and_caches(prefect_e
 
 def test_half_an_evaluation_config_is_refused_before_any_work(prefect_env, tmp_path):
     from babelflow.errors import BabelflowError
-    from flows.prefect_flows import adapt_language
+    from flows.pipeline.prefect_flows import adapt_language
 
     with pytest.raises(BabelflowError, match="both an agent and a user"):
         adapt_language(benchmark="tau2-mock", language="en-XA", project_root=tmp_path, evaluate_agent="scripted")

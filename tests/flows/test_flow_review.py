@@ -30,7 +30,7 @@ def prefect_env(tmp_path_factory, prefect_harness):
 
 def _plant(project: Path, benchmark: str, mutate) -> str:
     """Adapt once offline, then corrupt one stored translation (as a bad earlier model run would)."""
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     result = adapt(benchmark, "en-XA", settings=BabelflowSettings(project_root=project))
     memory = result.paths.memory
@@ -57,7 +57,7 @@ def _wait_paused(store, deadline: float) -> str:
 
 
 def _run_in_thread(**kwargs):
-    from flows.prefect_flows import adapt_language
+    from flows.pipeline.prefect_flows import adapt_language
 
     box: dict = {}
     thread = threading.Thread(target=lambda: box.setdefault("result", adapt_language(**kwargs)), daemon=True)
@@ -66,7 +66,7 @@ def _run_in_thread(**kwargs):
 
 
 def _store(project: Path, benchmark: str):
-    from flows.review_store import ReviewStore
+    from flows.review.store import ReviewStore
 
     return ReviewStore(BabelflowSettings(project_root=project).layout.review_dir(benchmark, "en-XA"))
 
@@ -75,8 +75,8 @@ def _store(project: Path, benchmark: str):
 def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_env, tmp_path):
     from prefect.flow_runs import resume_flow_run
 
-    from flows.prefect_flows import adapt_language
-    from flows.review_forms import answer_for
+    from flows.pipeline.prefect_flows import adapt_language
+    from flows.review.forms import answer_for
 
     _plant(tmp_path, benchmark, lambda text: "Sure! Here is the translation you asked for: " + text)
     store = _store(tmp_path, benchmark)
@@ -125,8 +125,8 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
 def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     from prefect.flow_runs import resume_flow_run
 
-    from flows.prefect_flows import adapt_language
-    from flows.review_forms import answer_for
+    from flows.pipeline.prefect_flows import adapt_language
+    from flows.review.forms import answer_for
 
     benchmark = "fixture-library"
     # a verbose but correct translation: the length-ratio check flags it, the reviewer disagrees
@@ -152,8 +152,8 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
 
 
 def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(prefect_env, tmp_path):
-    from flows.prefect_flows import adapt_language, outcome
-    from flows.review_store import ReviewDecision
+    from flows.pipeline.prefect_flows import adapt_language, outcome
+    from flows.review.store import ReviewDecision
 
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text + " (Note: translated automatically)")
@@ -174,8 +174,8 @@ def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(
 
 
 def test_a_unit_the_translator_broke_becomes_a_finding_and_is_retranslated_on_confirm(prefect_env, tmp_path):
-    from flows.prefect_flows import adapt_language, outcome
-    from flows.review_store import ReviewDecision
+    from flows.pipeline.prefect_flows import adapt_language, outcome
+    from flows.review.store import ReviewDecision
 
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text.replace("⟦0⟧", "", 1))  # a dropped placeholder

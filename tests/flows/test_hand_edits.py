@@ -26,7 +26,7 @@ TASKS = "data/tau2/domains/mock/tasks.json"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, analyzed) -> Path:
     from babelflow.ir import save_ir
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("mock-hand")
     settings = BabelflowSettings(project_root=root)
@@ -49,7 +49,7 @@ def project(built, tmp_path, monkeypatch) -> Path:
 def _cli(*args: str):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     return CliRunner().invoke(app, list(args))
 
@@ -76,9 +76,9 @@ def _element(analyzed, kind: TranslationType, role_part: str):
 @pytest.mark.parametrize("language", ["es", "ar-XB"])
 def test_a_variant_as_written_reads_back_with_no_hand_edit(project, analyzed, language):
     from babelflow.variant import load_manifest
-    from flows.hand_edits import edited_files, read_hand_edits
+    from flows.review.hand_edits import edited_files, read_hand_edits
+    from flows.review.workbench import Workbench
     from flows.run_setup import resolve_run
-    from flows.workbench import Workbench
 
     settings = BabelflowSettings(project_root=project)
     run = resolve_run(settings, BENCH, language)

@@ -19,7 +19,7 @@ WATCHED = (".babelflow", "adapted", "canonical_maps")
 @pytest.fixture
 def project(tmp_path, monkeypatch, analyzed):
     from babelflow.ir import save_ir
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.chdir(tmp_path)
@@ -32,7 +32,7 @@ def project(tmp_path, monkeypatch, analyzed):
 def _cli(*args):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "300"})
 
@@ -224,7 +224,7 @@ def test_a_failed_rebuild_puts_the_stored_texts_back(project, monkeypatch):
     def failing_adapt(*args, **kwargs):
         raise BabelflowError("rebuild failed", fix="try again")
 
-    monkeypatch.setattr("flows.adapt.adapt", failing_adapt)
+    monkeypatch.setattr("flows.pipeline.adapt.adapt", failing_adapt)
     result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
     assert result.exit_code == 2 and "rolled back" in result.output
     assert _state(project) == before
@@ -241,7 +241,7 @@ def test_an_interrupted_rebuild_puts_the_stored_texts_back(project, monkeypatch)
     def interrupted_adapt(*args, **kwargs):
         raise KeyboardInterrupt  # Ctrl-C during the rebuild: the import's files stayed written
 
-    monkeypatch.setattr("flows.adapt.adapt", interrupted_adapt)
+    monkeypatch.setattr("flows.pipeline.adapt.adapt", interrupted_adapt)
     result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
     assert result.exit_code != 0
     assert _state(project) == before
@@ -295,7 +295,7 @@ def test_a_number_kept_inside_an_inline_code_is_not_a_number_change():
     from types import SimpleNamespace
 
     from babelflow.language_pack import load_pack
-    from flows.importing import _fidelity_refusals
+    from flows.review.importing import _fidelity_refusals
     from translators.interchange import PlannedEntry
 
     source = "Agent communicates that total cost of upcoming flights is $1,628."

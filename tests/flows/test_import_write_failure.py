@@ -12,7 +12,7 @@ import pytest
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
 from babelflow.settings import BabelflowSettings
-from flows.importing import write_import
+from flows.review.importing import write_import
 from translators.interchange import ImportPlan, PlannedEntry
 
 
@@ -43,7 +43,7 @@ def test_a_failed_second_write_puts_the_first_back(tmp_path, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         write_bytes_atomic(path, data)
 
-    monkeypatch.setattr("flows.importing.write_bytes_atomic", disk_full)
+    monkeypatch.setattr("flows.review.importing.write_bytes_atomic", disk_full)
     with pytest.raises(OSError, match="No space"):
         write_import(settings, "fixture-library", "es", reviewed, map_path, _plan(), holder="test")
     assert map_path.read_bytes() == map_before and not reviewed.exists()
@@ -53,7 +53,7 @@ def test_a_failed_second_write_removes_a_map_the_import_created(tmp_path, monkey
     settings = BabelflowSettings(project_root=tmp_path)
     map_path = tmp_path / "canonical_maps" / "fixture-library" / "es.json"
     monkeypatch.setattr(
-        "flows.importing.write_bytes_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt)
+        "flows.review.importing.write_bytes_atomic", lambda path, data: (_ for _ in ()).throw(KeyboardInterrupt)
     )
     with pytest.raises(KeyboardInterrupt):
         write_import(settings, "fixture-library", "es", tmp_path / "r.json", map_path, _plan(), holder="test")

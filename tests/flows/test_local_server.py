@@ -19,7 +19,7 @@ from babelflow.settings import BabelflowSettings
 
 
 def test_auth_string_is_owner_only_stable_and_shared_by_racing_starters(tmp_path: Path) -> None:
-    from flows.server_auth import auth_folder, auth_path, ensure_auth_string
+    from flows.server.auth import auth_folder, auth_path, ensure_auth_string
 
     settings = BabelflowSettings(project_root=tmp_path)
     with ThreadPoolExecutor(8) as pool:
@@ -33,7 +33,7 @@ def test_auth_string_is_owner_only_stable_and_shared_by_racing_starters(tmp_path
 
 
 def test_an_auth_file_opened_to_others_is_closed_and_a_symlink_refused(tmp_path: Path) -> None:
-    from flows.server_auth import auth_path, ensure_auth_string
+    from flows.server.auth import auth_path, ensure_auth_string
 
     settings = BabelflowSettings(project_root=tmp_path)
     value = ensure_auth_string(settings)
@@ -48,7 +48,7 @@ def test_an_auth_file_opened_to_others_is_closed_and_a_symlink_refused(tmp_path:
 
 
 def test_process_identity_reads_start_time_and_command_line() -> None:
-    from flows.server_process import ProcessIdentity, identity_of, is_same_process
+    from flows.server.process import ProcessIdentity, identity_of, is_same_process
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
     try:
@@ -68,7 +68,7 @@ def test_process_identity_reads_start_time_and_command_line() -> None:
 
 
 def test_a_stale_record_naming_another_process_is_discarded_and_the_process_left_alone(tmp_path: Path) -> None:
-    from flows.local_server import ServerRecord, launcher_command, record_path, stop_background
+    from flows.server.local_server import ServerRecord, launcher_command, record_path, stop_background
 
     settings = BabelflowSettings(project_root=tmp_path)
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
@@ -98,7 +98,7 @@ def test_a_stale_record_naming_another_process_is_discarded_and_the_process_left
 
 @pytest.mark.parametrize("port", [70000, 0, -1])
 def test_a_port_outside_1_65535_is_an_error_not_a_traceback(port: int) -> None:
-    from flows.local_server import check_port
+    from flows.server.local_server import check_port
 
     with pytest.raises(BabelflowError) as caught:
         check_port(port)
@@ -106,7 +106,7 @@ def test_a_port_outside_1_65535_is_an_error_not_a_traceback(port: int) -> None:
 
 
 def test_the_server_environment_holds_no_provider_key(monkeypatch, tmp_path: Path) -> None:
-    from flows.local_server import server_environment
+    from flows.server.local_server import server_environment
 
     for name in (
         "OPENAI_API_KEY",
@@ -155,8 +155,8 @@ def _asgi(
 
 
 def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_string(tmp_path: Path) -> None:
-    from flows.server_auth import basic_authorization
-    from flows.server_launcher import IDENTITY_PATH, ProjectGuard
+    from flows.server.auth import basic_authorization
+    from flows.server.launcher import IDENTITY_PATH, ProjectGuard
 
     async def prefect_app(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": [], "inner": True})
@@ -187,7 +187,7 @@ def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_str
 def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confirms_it(tmp_path: Path) -> None:
     """Records from before identities name a plain, open `prefect server start`: `server --stop`
     (and the next `flow`) end it when its command, port and PREFECT_HOME match, and nothing else."""
-    from flows.local_server import any_free_port, record_path, server_command, stop_background
+    from flows.server.local_server import any_free_port, record_path, server_command, stop_background
 
     settings = BabelflowSettings(project_root=tmp_path)
     home = settings.layout.prefect_home()
@@ -219,8 +219,8 @@ def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confi
 
 def test_a_foreground_server_is_refused_while_the_recorded_one_still_runs(tmp_path: Path) -> None:
     """A second server on the same database is never started, even while the first one boots."""
-    from flows.local_server import ServerRecord, any_free_port, record_path, run_foreground
-    from flows.server_process import identity_of
+    from flows.server.local_server import ServerRecord, any_free_port, record_path, run_foreground
+    from flows.server.process import identity_of
 
     settings = BabelflowSettings(project_root=tmp_path)
     booting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
@@ -256,7 +256,7 @@ def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(t
     ("exited during start-up (code 3)", exit 2). It now starts again on a free port."""
     import socket
 
-    from flows import local_server
+    from flows.server import local_server
 
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))

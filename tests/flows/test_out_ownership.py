@@ -20,7 +20,7 @@ BENCH = "fixture-library"
 
 
 def _adapt(root: Path, out: Path | None, language: str = "en-XA", **kwargs):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     return adapt(BENCH, language, settings=BabelflowSettings(project_root=root), out=out, **kwargs)
 

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from babelflow.errors import BabelflowError
-from flows.cli import app
-from flows.shared_run import parse_provider_limits, providers_of
+from flows.cli.app import app
+from flows.pipeline.shared_run import parse_provider_limits, providers_of
 
 
 def test_pool_without_shared_state_is_refused_before_any_work(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

@@ -1,5 +1,5 @@
 """Variant replays stored once and reused by another language or a rerun when what they read is
-unchanged (flows/replay_memo.py); outcomes equal the variant's own fresh replays."""
+unchanged (flows/pipeline/replay_memo.py); outcomes equal the variant's own fresh replays."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import orjson
 
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import CodeOverlay, CodeText
-from flows import replay_memo
+from flows.pipeline import replay_memo
 from source_benchmarks.tau2.adapter import Tau2Benchmark
 
 IDS = ["46", "2", "0"]  # 46 fails with "Order not found", 2 with "Product not found", 0 with no error

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from flows.prefect_flows import FINAL_STATES, AdaptFlowResult, final_state, stage_run_name
-from flows.review_forms import answer_for, group_field, read_row, review_form, signoff_form
-from flows.review_material import review_material_markdown, side_by_side
+from flows.pipeline.prefect_flows import FINAL_STATES, AdaptFlowResult, final_state, stage_run_name
+from flows.review.forms import answer_for, group_field, read_row, review_form, signoff_form
+from flows.review.material import review_material_markdown, side_by_side
 from validators.findings import FailureSet, Layer, Severity, group_findings, make_finding
 
 

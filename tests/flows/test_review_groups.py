@@ -96,7 +96,7 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
     from prefect.flow_runs import resume_flow_run
     from prefect.runtime import flow_run
 
-    from flows.review_forms import OPENED_PAGE, ask_for_review, finding_field, group_field
+    from flows.review.forms import OPENED_PAGE, ask_for_review, finding_field, group_field
 
     failures = _thousand_findings()
     groups = group_findings(failures.findings)
@@ -147,7 +147,7 @@ def test_group_decisions_and_opened_groups_through_the_paused_form(prefect_env) 
 
 
 def test_one_write_for_a_group_decision(tmp_path) -> None:
-    from flows.review_store import ReviewDecision, ReviewStore
+    from flows.review.store import ReviewDecision, ReviewStore
 
     failures = _thousand_findings()
     store = ReviewStore(tmp_path)
@@ -173,8 +173,8 @@ def test_terminal_review_decides_a_whole_group_and_refuses_a_bad_route(tmp_path,
     from typer.testing import CliRunner
 
     from babelflow.settings import BabelflowSettings
-    from flows.cli import app
-    from flows.review_store import ReviewStore
+    from flows.cli.app import app
+    from flows.review.store import ReviewStore
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     store = ReviewStore(BabelflowSettings().layout.review_dir("tau2-mock", "en-XA"))
@@ -214,8 +214,8 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from babelflow.settings import BabelflowSettings
-    from flows.cli import app
-    from flows.review_store import ReviewStore
+    from flows.cli.app import app
+    from flows.review.store import ReviewStore
     from validators.finding_kinds import suggested_route
 
     assert suggested_route(Layer.CONSISTENCY, "profile_contradicts_evidence") == "analysis"
@@ -265,7 +265,7 @@ def test_report_artifact_keys_are_what_prefect_accepts(benchmark, language, key)
     (the flow crashed at its first report)."""
     from prefect.artifacts import MarkdownArtifact
 
-    from flows.prefect_flows import artifact_key
+    from flows.pipeline.prefect_flows import artifact_key
 
     assert artifact_key(benchmark, language) == key
     MarkdownArtifact(key=f"{key}-failure-report", markdown="ok")  # Prefect's own validation
@@ -279,7 +279,7 @@ def test_a_killed_run_is_marked_crashed_and_a_finished_one_is_left_alone(prefect
     from prefect.client.orchestration import get_client
     from prefect.states import Completed, Running
 
-    from flows.prefect_flows import mark_killed_run_crashed
+    from flows.pipeline.prefect_flows import mark_killed_run_crashed
 
     @flow(name="adapt-language-killed-test")
     def stand_in():

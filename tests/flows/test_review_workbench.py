@@ -28,7 +28,7 @@ BENCH = "tau2-mock"
 def built(tmp_path_factory, analyzed) -> Path:
     """tau2-mock adapted into es once; each test works on its own copy."""
     from babelflow.ir import save_ir
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("mock-es")
     settings = BabelflowSettings(project_root=root)
@@ -50,13 +50,13 @@ def project(built, tmp_path, monkeypatch) -> Path:
 def _cli(*args: str, input: str | None = None):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     return CliRunner().invoke(app, list(args), input=input)
 
 
 def _bench(root: Path):
-    from flows.workbench import Workbench
+    from flows.review.workbench import Workbench
 
     return Workbench.load(BENCH, "es", settings=BabelflowSettings(project_root=root))
 
@@ -190,7 +190,7 @@ def test_an_english_target_is_a_per_unit_finding_and_needs_force(project):
 
 
 def test_a_confirmed_finding_is_fixed_by_a_replacement_text(project):
-    from flows.review_store import ReviewStore
+    from flows.review.store import ReviewStore
     from validators.findings import FailureSet, Layer, Severity, make_finding
 
     bench = _bench(project)
@@ -211,7 +211,7 @@ def test_a_confirmed_finding_is_fixed_by_a_replacement_text(project):
 
 
 def test_sample_size_follows_iso_2859_level_ii():
-    from flows.signoff import allocate, sample_size, translator_tier
+    from flows.review.signoff import allocate, sample_size, translator_tier
 
     assert [sample_size(n) for n in (1, 8, 25, 79, 502, 1969, 10_000)] == [
         ("A", 1), ("A", 2), ("C", 5), ("E", 13), ("J", 80), ("K", 125), ("L", 200),
@@ -224,7 +224,7 @@ def test_sample_size_follows_iso_2859_level_ii():
 
 
 def test_sign_shows_and_records_a_stratified_sample_and_a_rebuild_voids_it(project):
-    from flows.review_store import ReviewStore
+    from flows.review.store import ReviewStore
     from validators.findings import FailureSet
 
     ReviewStore(_review(project)).save_queue(FailureSet(benchmark=BENCH, language="es", findings=[], validators=[]))
@@ -273,7 +273,7 @@ def test_an_import_during_a_paused_run_writes_nothing_and_names_the_run(project)
 
 
 def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(project):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from translators.units import extract_units
 
     repo_pack = Path(__file__).resolve().parents[2] / "language_packs" / "es.toml"
@@ -299,7 +299,7 @@ def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(pr
 
 def test_a_glossary_edit_that_human_texts_break_names_them_and_they_are_fixed_one_by_one(project):
     from babelflow.errors import BabelflowError
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     bench = _bench(project)
     record = _free_draft(bench)
@@ -366,8 +366,8 @@ def test_po_marks_drafts_fuzzy_and_round_trips_without_change(project):
 
 def test_a_confirmed_finding_on_an_imported_text_sends_the_unit_back_to_the_translator(project):
     from flows.components import translator_for
+    from flows.pipeline.stages import translate_ir
     from flows.run_setup import resolve_run
-    from flows.stages import translate_ir
 
     bench = _bench(project)
     record = _free_draft(bench)

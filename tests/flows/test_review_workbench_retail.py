@@ -30,13 +30,13 @@ REPO = Path(__file__).resolve().parents[2]
 def _cli(*args: str):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     return CliRunner().invoke(app, list(args))
 
 
 def _bench(root: Path):
-    from flows.workbench import Workbench
+    from flows.review.workbench import Workbench
 
     return Workbench.load(BENCH, "es", settings=BabelflowSettings(project_root=root))
 
@@ -44,8 +44,8 @@ def _bench(root: Path):
 def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     from babelflow.glossary import term_matcher
     from babelflow.ir import save_ir
-    from flows.adapt import adapt
-    from flows.review_store import ReviewStore
+    from flows.pipeline.adapt import adapt
+    from flows.review.store import ReviewStore
     from validators.findings import FailureSet
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))

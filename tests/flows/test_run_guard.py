@@ -1,4 +1,4 @@
-"""A served deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)."""
+"""A served deployment's run may not name endpoints, paths or code of its own (flows/pipeline/run_guard.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
-from flows.run_guard import check_deployment_run, check_inside_project
+from flows.pipeline.run_guard import check_deployment_run, check_inside_project
 
 
 def _settings(tmp_path: Path) -> BabelflowSettings:

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from babelflow.settings import BabelflowSettings
-from flows.adapt import adapt
-from flows.cli import app
+from flows.cli.app import app
+from flows.pipeline.adapt import adapt
 
 
 @pytest.fixture(scope="module")

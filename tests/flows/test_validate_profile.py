@@ -24,7 +24,7 @@ selectors = ["*/db.json:$.tasks.*.title"]
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "BABELFLOW_PROJECT_ROOT": str(tmp_path), "BABELFLOW_STATE_DIR": str(tmp_path / "state")}
     env |= {"DO_NOT_TRACK": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "200"}
-    command = [sys.executable, "-m", "flows.cli", *args]
+    command = [sys.executable, "-m", "flows.cli.app", *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 

@@ -20,7 +20,7 @@ BENCH = "agentdojo-banking"
 @pytest.fixture(scope="module")
 def es_variant(tmp_path_factory, analyzed) -> Path:
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("agentdojo-eval")
     return Path(adapt(BENCH, "es", settings=BabelflowSettings(project_root=root), ir=analyzed(BENCH)).paths.variant)

@@ -41,7 +41,7 @@ def babelflow(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
         "COLUMNS": "200",
     }
     return subprocess.run(
-        [sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "flows.cli.app", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
 
 

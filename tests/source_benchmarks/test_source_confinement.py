@@ -78,7 +78,7 @@ def test_analyze_with_a_link_to_etc_passwd_exits_2_and_writes_nothing(tmp_path: 
     """The issue's case through the CLI, on tau2-mock (refused while loading, before any replay)."""
     import tau2
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     src = tmp_path / "tau2-src"
     shutil.copytree(

@@ -42,8 +42,8 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
         "BABELFLOW_STATE_DIR", str(tmp_path / "state")
     )  # the commands' IR and caches stay out of the project
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
-    from flows.cli import app
+    from flows.cli.app import app
+    from flows.pipeline.adapt import adapt
 
     runner = CliRunner()
     ir_path = tmp_path / "ir.json"
@@ -95,7 +95,7 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
 
 
 def test_domain_package_needs_the_tau2_benchmark(package):
-    from flows.cli import app
+    from flows.cli.app import app
 
     result = CliRunner().invoke(
         app, ["analyze", "tau2-retail", "--domain-package", "mock_copy", "--out", "/tmp/never.json"]

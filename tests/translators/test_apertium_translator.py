@@ -28,7 +28,7 @@ def _request(*texts: str) -> TranslationRequest:
 def _cli(*args):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     return CliRunner().invoke(app, list(args))
 

@@ -27,7 +27,7 @@ def _schema() -> etree.XMLSchema:
 
 @pytest.fixture
 def project(tmp_path, monkeypatch, analyzed):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.chdir(tmp_path)
@@ -42,7 +42,7 @@ def project(tmp_path, monkeypatch, analyzed):
 def _cli(*args):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from flows.cli.app import app
 
     return CliRunner().invoke(app, list(args))
 

@@ -52,7 +52,7 @@ def test_pack_problems_are_found(tmp_path):
 
 
 def test_translation_release_checks_catch_glossary_parity_persona_and_control_tokens(analyzed):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     ir = analyzed("tau2-mock")
     pack = load_pack("en-XA")
@@ -86,7 +86,7 @@ def test_translation_release_checks_catch_glossary_parity_persona_and_control_to
 
 
 def test_failing_release_check_writes_nothing(tmp_path, analyzed):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     packs = tmp_path / "language_packs"
     packs.mkdir()
@@ -100,7 +100,7 @@ def test_failing_release_check_writes_nothing(tmp_path, analyzed):
 
 
 def test_a_language_added_as_data_only_adapts_tau2_mock(tmp_path, analyzed, monkeypatch):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.run import validate_variant
 

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def spanish_mock(tmp_path_factory, analyzed):
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
 
     ir = analyzed("tau2-mock")

@@ -70,7 +70,7 @@ def test_a_mismatch_is_explained_at_its_path_after_the_map():
 @pytest.fixture(scope="module")
 def localized(tmp_path_factory, analyzed):
     """A clean en-XA fixture-library variant (book titles rendered through the map) and its source replays."""
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("map-parity")
     ir = analyzed("fixture-library")

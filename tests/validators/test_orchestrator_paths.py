@@ -1,5 +1,5 @@
 """One orchestrator, two paths: `babelflow validate` (validators.run.validate_variant) and the Prefect
-flow's stages (flows/stages.py: integrity, then consistency/fidelity/behaviour, then merge) find the
+flow's stages (flows/pipeline/stages.py: integrity, then consistency/fidelity/behaviour, then merge) find the
 same defects on the same fields, because both call the orchestrator's layers; every probe has the
 signature probe(ctx, suppressed)."""
 
@@ -14,8 +14,8 @@ import pytest
 from babelflow.ir import save_ir
 from babelflow.settings import BabelflowSettings
 from bench.defects import inject_defect
-from flows import stages
-from flows.adapt import adapt
+from flows.pipeline import stages
+from flows.pipeline.adapt import adapt
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
 from validators.findings import Layer

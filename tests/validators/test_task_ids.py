@@ -9,7 +9,7 @@ from source_benchmarks import get_benchmark
 
 
 def test_a_field_finding_in_a_task_names_its_task(tmp_path, analyzed):
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
     from validators.run import validate_variant
 
     ir = analyzed("tau2-mock")

@@ -31,7 +31,7 @@ FAST = ("tau2-mock", "fixture-library")
 
 class Built:
     def __init__(self, benchmark_id: str, language: str, root: Path, ir):
-        from flows.adapt import adapt
+        from flows.pipeline.adapt import adapt
 
         result = adapt(benchmark_id, language, settings=BabelflowSettings(project_root=root), ir=ir)
         self.benchmark_id, self.language, self.ir, self.variant = (

@@ -15,7 +15,7 @@ BENCH = "agentdojo-banking"
 @pytest.fixture(scope="module")
 def adapted(tmp_path_factory, analyzed):
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("agentdojo")
     settings = BabelflowSettings(project_root=root)

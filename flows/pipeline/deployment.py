@@ -1,6 +1,6 @@
 """Serve babelflow's flows as Prefect deployments.
 
-Locally: `python -m flows.deployment` serves `adapt-language` and `adapt-languages` from this
+Locally: `python -m flows.pipeline.deployment` serves `adapt-language` and `adapt-languages` from this
 process (runs execute as subprocesses, at most --limit at a time) against the project's own
 server (started or adopted as `babelflow flow` does, with its auth string) or PREFECT_API_URL. On
 many machines: the same flows are declared in prefect.yaml for a `process` work pool; `prefect
@@ -9,7 +9,7 @@ picks runs up.
 
 What names endpoints, paths or code (translator, validators, profile, source dir, output folder)
 is set here, at deploy time, and must lie inside the project: a run may choose only the
-benchmark, the language(s) and the review settings (flows/run_guard.py refuses the rest).
+benchmark, the language(s) and the review settings (flows/pipeline/run_guard.py refuses the rest).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any, cast
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings, apply_offline_environment
-from flows.local_server import ensure_server
-from flows.run_guard import check_inside_project
+from flows.pipeline.run_guard import check_inside_project
+from flows.server.local_server import ensure_server
 
 
 def deploy_time_parameters(args: argparse.Namespace) -> dict[str, Any]:
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     from prefect import serve  # noqa: PLC0415
     from prefect.deployments.runner import RunnerDeployment  # noqa: PLC0415
 
-    from flows.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - imports Prefect
+    from flows.pipeline.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - imports Prefect
 
     # to_deployment is sync-compatible: called from sync code it returns the deployment itself
     one = cast(RunnerDeployment, adapt_language.to_deployment(name="babelflow", tags=["babelflow"], parameters=fixed))

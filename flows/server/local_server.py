@@ -5,7 +5,7 @@ any paused review form). `babelflow flow` therefore talks to one long-lived serv
 folder: its database and logs live in `<state>/prefect/`, its address and identity in
 `server.json`, and `babelflow server --stop` ends it. `PREFECT_API_URL`, when the user sets it, wins.
 
-The server (flows/server_launcher.py) requires this state folder's auth string, answers only as
+The server (flows/server/launcher.py) requires this state folder's auth string, answers only as
 127.0.0.1/localhost on its port, and inherits no provider key. A recorded server is adopted or
 ended only when it is the recorded process (pid, start time, command line) and, to adopt, when it
 names this state folder to a caller holding the auth string: a stale record naming some other
@@ -33,9 +33,9 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import PREFECT_OFFLINE_ENV, BabelflowSettings, without_secrets
-from flows.server_auth import basic_authorization, ensure_auth_string
-from flows.server_launcher import IDENTITY_PATH
-from flows.server_process import ProcessIdentity, alive, end_group, identity_of, is_same_process
+from flows.server.auth import basic_authorization, ensure_auth_string
+from flows.server.launcher import IDENTITY_PATH
+from flows.server.process import ProcessIdentity, alive, end_group, identity_of, is_same_process
 
 DEFAULT_PORT = 4200
 BOOT_TIMEOUT_S = 120.0  # a fresh SQLite database migrates on first boot (~8 s here, more under load)
@@ -86,7 +86,7 @@ def launcher_command(port: int, settings: BabelflowSettings) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "flows.server_launcher",
+        "flows.server.launcher",
         "--port",
         str(port),
         "--state",

@@ -20,10 +20,10 @@ from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
 from flows.components import analyze_or_reuse, owned_output, translator_for
-from flows.hand_edits import adopt_hand_edits
+from flows.pipeline.stages import rebuild_into, translate_ir
+from flows.review.hand_edits import adopt_hand_edits
+from flows.review.signoff import void_stale_signoff
 from flows.run_setup import resolve_run
-from flows.signoff import void_stale_signoff
-from flows.stages import rebuild_into, translate_ir
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark

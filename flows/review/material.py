@@ -13,9 +13,9 @@ import html
 import re
 
 from babelflow.errors import BabelflowError
-from flows.cli_units import checks_line, context_line, provenance
-from flows.signoff import SampledUnit, SignOffSample
-from flows.workbench import UnitRecord, Workbench
+from flows.review.signoff import SampledUnit, SignOffSample
+from flows.review.unit_lines import checks_line, context_line, provenance
+from flows.review.workbench import UnitRecord, Workbench
 from validators.findings import FailureSet, Finding, FindingGroup, group_findings
 
 SHOWN_PER_GROUP = 8

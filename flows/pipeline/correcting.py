@@ -15,16 +15,16 @@ from pathlib import Path
 from babelflow.canonical_map import map_problems
 from babelflow.errors import BabelflowError
 from babelflow.variant import load_manifest
-from flows import adapt as pipeline  # the module: tests replace its adapt to fail a rebuild
-from flows.importing import (
+from flows.pipeline import adapt as pipeline  # the module: tests replace its adapt to fail a rebuild
+from flows.review.importing import (
     held_run_lock,
     planned_map,
     record_corrections,
     roll_back,
     write_import,
 )
-from flows.review_store import ReviewDecision, ReviewStore
-from flows.workbench import Correction, UnitCheck, Workbench, now, plan_entry
+from flows.review.store import ReviewDecision, ReviewStore
+from flows.review.workbench import Correction, UnitCheck, Workbench, now, plan_entry
 from translators.interchange import ImportPlan
 
 

@@ -168,15 +168,17 @@ def run_with_shared_state(benchmark: str, language: str, command: list[str], set
 
 
 def main(argv: list[str] | None = None) -> None:
-    """python -m flows.shared_run BENCHMARK --lang L -- COMMAND …"""
+    """python -m flows.pipeline.shared_run BENCHMARK --lang L -- COMMAND …"""
     import argparse  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
     args = list(sys.argv[1:] if argv is None else argv)
     if "--" not in args:
-        raise SystemExit("usage: python -m flows.shared_run BENCHMARK --lang L -- COMMAND …")
+        raise SystemExit("usage: python -m flows.pipeline.shared_run BENCHMARK --lang L -- COMMAND …")
     cut = args.index("--")
-    parser = argparse.ArgumentParser(prog="python -m flows.shared_run", description=run_with_shared_state.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m flows.pipeline.shared_run", description=run_with_shared_state.__doc__
+    )
     parser.add_argument("benchmark")
     parser.add_argument("--lang", required=True)
     options = parser.parse_args(args[:cut])

@@ -1,5 +1,5 @@
 """The flow's optional evaluation stage: agents on the variant (and its source) once the failure set
-is empty, through `flows.evaluate` — the same runner, scorer and taxonomy as `babelflow evaluate`.
+is empty, through `flows.evaluation.evaluate` — the same runner, scorer and taxonomy as `babelflow evaluate`.
 
 Configured like the validators, by spec strings (`--evaluate-agent scripted --evaluate-user scripted`,
 or provider models); cached on the variant's manifest (every output file's hash) and the specs, so a
@@ -17,9 +17,9 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger
 from babelflow.variant import MANIFEST_NAME
-from flows.evaluate import EvaluationReport, RunSummary, evaluate, evaluation_path, runner_of
-from flows.evaluation_taxonomy import FailureClass
-from flows.stages import key_of
+from flows.evaluation.evaluate import EvaluationReport, RunSummary, evaluate, evaluation_path, runner_of
+from flows.evaluation.taxonomy import FailureClass
+from flows.pipeline.stages import key_of
 
 
 class EvaluationConfig(Record):

@@ -31,7 +31,7 @@ from validators.findings import Finding
 from validators.probes.fidelity import check_pair
 
 if TYPE_CHECKING:
-    from flows.workbench import Correction
+    from flows.review.workbench import Correction
 
 # fidelity findings that refuse an import: the text cannot be right whoever wrote it. The rest
 # (length ratio, text left in English, commentary) are a reviewer's call: `validate` reports them.
@@ -240,7 +240,7 @@ def record_corrections(
 ) -> None:
     """Append the applied human texts (who, when, the previous text) to the correction log, under the
     run lock, once the rebuild that applies them has succeeded (a rolled-back import leaves no trace)."""
-    from flows.workbench import CorrectionLog  # noqa: PLC0415 - the workbench imports this module's checks
+    from flows.review.workbench import CorrectionLog  # noqa: PLC0415 - the workbench imports this module's checks
 
     with held_run_lock(settings, benchmark, language, holder="corrections log"):
         CorrectionLog(settings.layout.review_dir(benchmark, language)).append_many(corrections)
@@ -267,7 +267,7 @@ def held_by(settings: BabelflowSettings, benchmark: str, language: str, record: 
     pid, _, who = record.partition(" ")
     looks_like_run = len(who) == 36 and who.count("-") == 4  # a Prefect flow-run id (a UUID)
     if looks_like_run:
-        from flows.local_server import running_server  # noqa: PLC0415 - only when a run holds the lock
+        from flows.server.local_server import running_server  # noqa: PLC0415 - only when a run holds the lock
 
         server = running_server(settings)
         where = f"{server.ui_url}/runs/flow-run/{who}" if server else f"flow run {who} (start `babelflow server`)"

@@ -16,7 +16,7 @@ from babelflow.output_guard import check_file_out
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
-from flows.cli_common import (
+from flows.cli.common import (
     BENCHMARK_HELP,
     ENTITY_HELP,
     SOURCE_DIR_HELP,
@@ -26,15 +26,15 @@ from flows.cli_common import (
     stage_line,
     status_line,
 )
-from flows.cli_common import out as report
-from flows.reporting import units_made_by
-from flows.server_auth import auth_path
+from flows.cli.common import out as report
+from flows.pipeline.reporting import units_made_by
+from flows.server.auth import auth_path
 from source_benchmarks import get_benchmark
 from source_benchmarks.registry import resolve_benchmark
 from validators.findings import group_findings, summarize
 
 # Every command imports its engine inside its body: this module is what `babelflow --help` loads, and each
-# noqa below names what the import would add to it (measured on top of `import flows.cli`).
+# noqa below names what the import would add to it (measured on top of `import flows.cli.app`).
 
 app = typer.Typer(
     name="babelflow",
@@ -83,7 +83,7 @@ def analyze(
     check_file_out(out, sources)
     if starter_profile is not None:
         check_file_out(starter_profile, sources, "--starter-profile")
-    from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
+    from flows.pipeline.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     def progress(message: str) -> None:
         console.print(f"[cyan]{message}", highlight=False)
@@ -165,7 +165,7 @@ def adapt(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415 - +17 ms on --help
 
     from babelflow.llm.costs import CostLedger, report_costs  # noqa: PLC0415 - +11 ms on --help
-    from flows.adapt import adapt as run_adapt  # noqa: PLC0415 - +2.5 s on --help
+    from flows.pipeline.adapt import adapt as run_adapt  # noqa: PLC0415 - +2.5 s on --help
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
 
     costs = CostLedger()
@@ -174,7 +174,7 @@ def adapt(
     )  # keys checked before any work
     costs_path = BabelflowSettings().layout.costs(benchmark, lang, "adapt")
     try:
-        from flows.progress_views import bars_for_reports  # noqa: PLC0415 - +50 ms on --help
+        from flows.pipeline.progress_views import bars_for_reports  # noqa: PLC0415 - +50 ms on --help
 
         with (
             Progress(TextColumn("[cyan]{task.description}"), BarColumn(), MofNCompleteColumn(), console=console) as bar,
@@ -346,7 +346,7 @@ def validate(
     layout = settings.layout
     check_variant_is_of(layout.variant(benchmark, lang, variant), benchmark, lang)
     try:
-        from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
+        from flows.pipeline.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
         with terminal_progress(console) as bars:
             ir = analyze_or_reuse(bench, profile, layout.ir(benchmark), stage_line(bars))
@@ -508,11 +508,11 @@ def flow(
     provider_limits: dict[str, int] = {}
     if pool:  # a pool without shared state, or a bad limit, is refused before any work or server start
         from babelflow.shared_state.config import require_shared_config  # noqa: PLC0415
-        from flows.shared_run import parse_provider_limits  # noqa: PLC0415
+        from flows.pipeline.shared_run import parse_provider_limits  # noqa: PLC0415
 
         require_shared_config()
         provider_limits = parse_provider_limits(provider_limit)
-    from flows.local_server import ensure_server, ui_base  # noqa: PLC0415 - +57 ms on --help
+    from flows.server.local_server import ensure_server, ui_base  # noqa: PLC0415 - +57 ms on --help
 
     if validators:
         from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
@@ -521,8 +521,8 @@ def flow(
     from flows.run_setup import resolve_run  # noqa: PLC0415 - +1.3 s on --help
 
     if evaluate_agent or evaluate_user:  # specs, keys and the family's runner checked before any work
-        from flows.evaluate import check_models, runner_of  # noqa: PLC0415 - the engine stays off --help
-        from flows.evaluation_stage import evaluation_config  # noqa: PLC0415
+        from flows.evaluation.evaluate import check_models, runner_of  # noqa: PLC0415 - the engine stays off --help
+        from flows.pipeline.evaluation_stage import evaluation_config  # noqa: PLC0415
 
         evaluation_config(evaluate_agent, evaluate_user, evaluate_trials)
         runner_of(benchmark)
@@ -540,7 +540,7 @@ def flow(
             entities=entity,
         )
     api_url, record = ensure_server(BabelflowSettings())
-    from flows.prefect_flows import (  # noqa: PLC0415 - Prefect: after the URL is set
+    from flows.pipeline.prefect_flows import (  # noqa: PLC0415 - Prefect: after the URL is set
         adapt_language,
         adapt_languages,
         outcome,
@@ -559,11 +559,11 @@ def flow(
     if record:  # the UI asks for the auth string at login: say where it is, never what it is
         login = f"UI login: the auth string in {auth_path(BabelflowSettings())} (readable by you only)"
         console.print(login, highlight=False, soft_wrap=True)
-    from flows.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
+    from flows.pipeline.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
 
     with terminal_progress(console):
-        if pool:  # one flow run per language on the pool's workers (flows/pools.py)
-            from flows.pools import run_on_pool  # noqa: PLC0415 - Prefect, after the URL
+        if pool:  # one flow run per language on the pool's workers (flows/pipeline/pools.py)
+            from flows.pipeline.pools import run_on_pool  # noqa: PLC0415 - Prefect, after the URL
 
             fixed = {"translator": translator, "validators": validators, "entities": entity or None}
             results, _ = run_on_pool(
@@ -654,8 +654,8 @@ def flow(
 def queue_for_review(settings: BabelflowSettings, benchmark: str, lang: str, variant: Path | None, failures) -> str:
     """Save a validation's findings as the variant's review queue, under the run lock (a flow paused on
     the same variant is named and nothing is written); returns the next step."""
-    from flows.importing import held_run_lock  # noqa: PLC0415 - +0.2 s on --help
-    from flows.review_store import ReviewStore, review_folder  # noqa: PLC0415
+    from flows.review.importing import held_run_lock  # noqa: PLC0415 - +0.2 s on --help
+    from flows.review.store import ReviewStore, review_folder  # noqa: PLC0415
 
     folder, own = review_folder(settings, benchmark, lang, variant)
     store = ReviewStore(folder)
@@ -698,7 +698,11 @@ def ir_schema(
 
 
 # command modules; they never import this one
-from flows import cli_evaluate, cli_families, cli_interchange, cli_review, cli_units  # noqa: E402
+from flows.cli import evaluate as cli_evaluate  # noqa: E402
+from flows.cli import families as cli_families  # noqa: E402
+from flows.cli import interchange as cli_interchange  # noqa: E402
+from flows.cli import review as cli_review  # noqa: E402
+from flows.cli import units as cli_units  # noqa: E402
 
 app.command("review")(cli_review.review)
 app.command("server")(cli_review.server)

@@ -13,10 +13,10 @@ from rich.table import Table
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
-from flows.cli_common import BENCHMARK_HELP, cli_errors, console, shown_text
-from flows.review_store import Decision, ReviewDecision, ReviewStore, Route, review_folder
-from flows.server_auth import auth_path
-from flows.signoff import sign_off
+from flows.cli.common import BENCHMARK_HELP, cli_errors, console, shown_text
+from flows.review.signoff import sign_off
+from flows.review.store import Decision, ReviewDecision, ReviewStore, Route, review_folder
+from flows.server.auth import auth_path
 from validators.finding_kinds import suggested_route
 from validators.findings import Severity, group_findings
 
@@ -202,10 +202,10 @@ def _sign(
     settings: BabelflowSettings, benchmark: str, lang: str, store: ReviewStore, *, reviewer: str, note: str, yes: bool
 ) -> None:
     """Show the translator's tier and the sample side by side; record the sample with the sign-off."""
-    from flows.cli_units import out  # noqa: PLC0415
-    from flows.signoff import SAMPLE_RULE, TIERS, units_tier  # noqa: PLC0415
-    from flows.signoff_sample import sign_sample  # noqa: PLC0415
-    from flows.workbench import Workbench  # noqa: PLC0415
+    from flows.cli.units import out  # noqa: PLC0415
+    from flows.review.signoff import SAMPLE_RULE, TIERS, units_tier  # noqa: PLC0415
+    from flows.review.signoff_sample import sign_sample  # noqa: PLC0415
+    from flows.review.workbench import Workbench  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
         bench = Workbench.load(benchmark, lang, settings=settings)
@@ -277,7 +277,7 @@ def server(
     auth string (the UI asks for it at login): it is in .babelflow/prefect/auth/, readable only by
     you; only 127.0.0.1/localhost on that port are answered."""
     # the server's process code (urllib.request, http.client, the launcher: ~70 ms) stays off `babelflow --help`
-    from flows.local_server import (  # noqa: PLC0415
+    from flows.server.local_server import (  # noqa: PLC0415
         ServerRecord,
         check_port,
         run_foreground,

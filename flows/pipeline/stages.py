@@ -2,7 +2,7 @@
 
 Each stage reads and writes files under the state folder (atomically) and returns a record that
 names them with their hashes, so Prefect caches on real inputs and passes kilobytes, not IRs.
-The same functions run without Prefect (`flows/adapt.py`, tests, benchmarks).
+The same functions run without Prefect (`flows/pipeline/adapt.py`, tests, benchmarks).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, VariantManifest, output_drift
 from flows.code_fingerprint import package_fingerprint, stage_code
 from flows.components import analysis_lock, analyze_or_reuse, domain_name_for, translator_for
-from flows.replay_memo import variant_replays
-from flows.review_store import ReviewStore
+from flows.pipeline.replay_memo import variant_replays
+from flows.review.store import ReviewStore
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import ReplayOutcome, SourceBenchmark
@@ -345,7 +345,8 @@ class LayerResult(Record):
     suppressed: list[SuppressedCheck] = Field(default_factory=list)
     tasks_replayed: int = Field(default=0, description="tasks compared again (their inputs changed since the last run)")
     variant_replays_run: int = Field(
-        default=0, description="of those, variant replays actually executed (the rest reused: flows/replay_memo.py)"
+        default=0,
+        description="of those, variant replays actually executed (the rest reused: flows/pipeline/replay_memo.py)",
     )
 
 
@@ -460,7 +461,7 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
     fresh = []
     if stale:
         present = [t for t in stale if t in target_tasks]
-        try:  # variant replays reused where what they read is unchanged (flows/replay_memo.py)
+        try:  # variant replays reused where what they read is unchanged (flows/pipeline/replay_memo.py)
             target_pairs, replayed = variant_replays(
                 settings, ctx.variant_bench, target_tasks, present, f"behaviour replays: {language} variant"
             )

@@ -1,4 +1,4 @@
-"""The sample of units a reviewer reads before signing (flows/signoff.py states the rule).
+"""The sample of units a reviewer reads before signing (flows/review/signoff.py states the rule).
 
 The lot is every unit whose text was made for this language (drafted, localized, or a human's);
 entity values kept as they are by policy are no translation and are left out. Risk orders each
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from flows.signoff import SampledUnit, SignOffSample, draw, sample_size
-from flows.workbench import UnitRecord, Workbench
+from flows.review.signoff import SampledUnit, SignOffSample, draw, sample_size
+from flows.review.workbench import UnitRecord, Workbench
 
 NOT_TRANSLATED = ("kept",)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from flows.cli_common import cli_errors, console
+from flows.cli.common import cli_errors, console
 from source_benchmarks.registry import ENTRY_POINT_GROUP, families
 
 

@@ -14,45 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from babelflow.errors import BabelflowError
-from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+from flows.review.unit_lines import checks_line, context_line, provenance
 
 if TYPE_CHECKING:
-    from flows.workbench import UnitCheck, UnitRecord, Workbench
+    from flows.review.workbench import UnitRecord, Workbench
 
 out = Console()  # results on stdout; progress and errors on stderr (flows/cli_common.console)
-
-
-def provenance(record: UnitRecord) -> str:
-    if record.human is not None:
-        human = record.human
-        how = {
-            "import": f"imported from {human.detail}",
-            "finding": f"replacement for {human.detail}",
-            "hand_edit": f"edited by hand in {human.detail}",
-        }.get(human.via, "corrected")
-        forced = f"; accepted despite {', '.join(human.forced)}" if human.forced else ""
-        return f"{how} by {human.author} at {human.at} (was: {human.previous!r}){forced}"
-    return record.origin
-
-
-def context_line(record: UnitRecord) -> str:
-    parts = [
-        ", ".join(Path(a).name for a in record.artifacts),
-        ", ".join(record.roles[:3]) + (" …" if len(record.roles) > 3 else ""),
-    ]
-    if record.tasks:
-        parts.append(
-            "tasks " + ", ".join(record.tasks[:8]) + (f" (+{len(record.tasks) - 8})" if len(record.tasks) > 8 else "")
-        )
-    if record.tools:
-        parts.append("tools " + ", ".join(record.tools[:5]))
-    if record.canonical_group:
-        parts.append(f"canonical term ({record.canonical_group})")
-    return " · ".join(parts)
-
-
-def checks_line(checks: list[UnitCheck]) -> str:
-    return "; ".join(f"{c.kind}: {c.message}" for c in checks) or "pass (language, numbers, tokens, pack)"
 
 
 def _matches(record: UnitRecord, task: str | None, field: str | None, origin: str | None, grep: str | None) -> bool:
@@ -66,7 +34,7 @@ def _matches(record: UnitRecord, task: str | None, field: str | None, origin: st
 
 
 def _load(benchmark: str, lang: str, source_dir: Path | None) -> Workbench:
-    from flows.workbench import Workbench  # noqa: PLC0415 - the engine and validators: +2 s on `babelflow --help`
+    from flows.review.workbench import Workbench  # noqa: PLC0415 - the engine and validators: +2 s on `babelflow --help`
 
     with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
         return Workbench.load(benchmark, lang, source_dir=source_dir)
@@ -96,7 +64,7 @@ def units_command(
 ) -> None:
     """Read the translation units side by side: context (artifact, field, task, tool), provenance
     (translator, memory, map, human correction with author and time) and the flow's checks."""
-    from flows.workbench import ORIGIN_CLASSES  # noqa: PLC0415
+    from flows.review.workbench import ORIGIN_CLASSES  # noqa: PLC0415
 
     if origin is not None and origin not in ORIGIN_CLASSES:
         raise BabelflowError(
@@ -140,7 +108,7 @@ def units_command(
 
 
 def signoff_line(bench: Workbench) -> str:
-    from flows.signoff import signoff_state  # noqa: PLC0415
+    from flows.review.signoff import signoff_state  # noqa: PLC0415
 
     state = signoff_state(bench.settings.layout.variant(bench.run.benchmark, bench.language))
     if not state.present:
@@ -187,7 +155,7 @@ def correct_command(
 ) -> None:
     """Post-edit one unit in place: checked like any translation, logged (author, time, previous
     text; append-only), then the variant is rebuilt (only what the unit touches changes)."""
-    from flows.correcting import apply_correction  # noqa: PLC0415
+    from flows.pipeline.correcting import apply_correction  # noqa: PLC0415
 
     if (unit_id is None) == (finding is None):
         raise BabelflowError("Say which unit", field="--id", fix="give --id UNIT or --finding F-… (one of them)")

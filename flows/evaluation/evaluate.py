@@ -2,7 +2,7 @@
 
 Registers the variant in tau2's registry, runs tau2's orchestrator with the localized agent and
 user simulator (source_benchmarks/tau2/evaluation.py) through the provider layer
-(flows/agent_models.py), and reports reward per task, pass^k, token cost and the language
+(flows/evaluation/agent_models.py), and reports reward per task, pass^k, token cost and the language
 consistency of the agent's replies (babelflow/language_id.py). The report is saved as JSON next
 to the variant: `adapted/<benchmark>/<lang>.evaluation.json` (beside, not inside, so the signed
 variant's file hashes stay valid).
@@ -30,8 +30,8 @@ from babelflow.llm.costs import CostLedger, CostReport
 from babelflow.settings import BabelflowSettings
 from babelflow.target_language import in_pack_language
 from babelflow.variant import CANONICAL_MAP_NAME, load_manifest
-from flows.agent_models import ProviderChatModel
-from flows.evaluation_taxonomy import NUMBERING_ZEROS, FailureClass, TaxonomyHit, classify_trial
+from flows.evaluation.agent_models import ProviderChatModel
+from flows.evaluation.taxonomy import NUMBERING_ZEROS, FailureClass, TaxonomyHit, classify_trial
 from source_benchmarks import available_family_of, families
 from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRun, TrialRecord
 from source_benchmarks.scripted_models import Misbehaviour, ScriptedAgent, ScriptedUser, parse_scripted

@@ -16,8 +16,8 @@ from prefect.input import RunInput
 from pydantic import BaseModel, Field, create_model
 
 from babelflow.ir import PreserveReason
-from flows.named_pause import pause_named
-from flows.review_store import ReviewDecision
+from flows.review.named_pause import pause_named
+from flows.review.store import ReviewDecision
 from validators.finding_kinds import Route, suggested_route
 from validators.findings import FailureSet, Finding, FindingGroup, group_findings
 

@@ -2,7 +2,7 @@
 
 A deployment run's parameters come from whoever can reach the API. Those that name endpoints,
 keys, paths or code are deploy-time settings: a run may not change the value its deployment holds
-(`python -m flows.deployment --translator ...`, prefect.yaml's `parameters`), and the deployment's
+(`python -m flows.pipeline.deployment --translator ...`, prefect.yaml's `parameters`), and the deployment's
 value itself must stay inside the project the worker serves: paths under its root, a domain
 package found under it, provider endpoints only the ones configured in the worker's environment.
 A `babelflow flow` run (typed by the user at their own terminal) is not checked here.
@@ -35,7 +35,7 @@ DEPLOY_TIME = (
 )
 PATHS = ("profile", "source_dir", "out")
 REFUSED_FIX = (
-    "set it when serving (`python -m flows.deployment --help`) or in prefect.yaml; "
+    "set it when serving (`python -m flows.pipeline.deployment --help`) or in prefect.yaml; "
     "a run may change only benchmark, language(s) and review settings"
 )
 
@@ -118,7 +118,7 @@ def _check_endpoint(spec: str, field: str) -> None:
 def check_current_run(flow_fn: Callable[..., Any], values: Mapping[str, Any], settings: BabelflowSettings) -> None:
     """Inside a flow run: if it belongs to a deployment, check `values` (this run's deploy-time
     parameters, defaults applied) against that deployment's (the flow's defaults where it sets none)."""
-    # Prefect reads its settings from the environment when imported (prefect.context), and flows/deployment.py
+    # Prefect reads its settings from the environment when imported (prefect.context), and flows/pipeline/deployment.py
     # imports this module before it sets the project's PREFECT_HOME: only inside a run, where it is loaded already
     from prefect.client.orchestration import get_client  # noqa: PLC0415
     from prefect.context import FlowRunContext  # noqa: PLC0415

@@ -10,11 +10,12 @@ import typer
 
 from babelflow.errors import BabelflowError
 from babelflow.output_guard import check_file_out
-from flows.cli_common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
-from flows.cli_units import out, provenance
+from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+from flows.cli.units import out
+from flows.review.unit_lines import provenance
 
 if TYPE_CHECKING:  # the commands import their engines lazily: `babelflow --help` stays fast
-    from flows.workbench import Workbench
+    from flows.review.workbench import Workbench
     from translators.interchange import ExchangeUnit
 
 
@@ -28,7 +29,7 @@ def _workbench(
     nothing, not even drafts into the translation memory; a unit the memory lacks is compared as
     having no text yet."""
     # the engine, the stages and CLDR: 35 ms to 2.5 s on `babelflow --help`, which imports this module
-    from flows.workbench import Workbench  # noqa: PLC0415
+    from flows.review.workbench import Workbench  # noqa: PLC0415
     from translators.choice import NONE  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
@@ -154,9 +155,9 @@ def import_command(
     """Bring a translator's file back, all or nothing: every entry is checked (ids, states, inline
     codes, pack, fidelity, canonical terms) before anything is written; then the variant is rebuilt."""
     # the pipeline (2.2 s), the import checks and translate-toolkit (0.8 s) stay off `babelflow --help`
-    from flows.correcting import apply_human_texts  # noqa: PLC0415
-    from flows.importing import check_entries, check_header, check_written, refuse  # noqa: PLC0415
-    from flows.workbench import Correction, now  # noqa: PLC0415
+    from flows.pipeline.correcting import apply_human_texts  # noqa: PLC0415
+    from flows.review.importing import check_entries, check_header, check_written, refuse  # noqa: PLC0415
+    from flows.review.workbench import Correction, now  # noqa: PLC0415
     from translators.interchange import ImportLimits, plan_import, read_exchange  # noqa: PLC0415
 
     limits = ImportLimits(

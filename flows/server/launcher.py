@@ -1,4 +1,4 @@
-"""`python -m flows.server_launcher --port N --state DIR`: the project's Prefect server.
+"""`python -m flows.server.launcher --port N --state DIR`: the project's Prefect server.
 
 What `prefect server start` runs in the foreground (uvicorn serving `create_app(final=True)`: API,
 UI, migrations on start, every background service), with what Prefect has no setting for:
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.settings import BabelflowSettings
-from flows.server_auth import basic_authorization, read_auth_string
+from flows.server.auth import basic_authorization, read_auth_string
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

@@ -27,13 +27,13 @@ from prefect.states import Crashed, State
 from babelflow.ir import Record
 from babelflow.shared_state.config import SharedStateConfig, require_shared_config
 from babelflow.shared_state.stores import open_stores
-from flows.prefect_flows import AdaptFlowResult, adapt_language, outcome
-from flows.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
+from flows.pipeline.prefect_flows import AdaptFlowResult, adapt_language, outcome
+from flows.pipeline.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
 
 RESULTS_BLOCK = "babelflow-results"
-# a module path, not a file: the run imports flows.prefect_flows, so its pickled AdaptFlowResult names a
+# a module path, not a file: the run imports flows.pipeline.prefect_flows, so its pickled AdaptFlowResult names a
 # class the submitter can import (a file entrypoint loads it as the module `prefect_flows`)
-ENTRYPOINT = "flows.prefect_flows.adapt_language"
+ENTRYPOINT = "flows.pipeline.prefect_flows.adapt_language"
 # the worker's clone: flow runs start there (set BABELFLOW_ROOT in each worker's environment)
 PULL_STEPS = [{"prefect.deployments.steps.set_working_directory": {"directory": "{{ $BABELFLOW_ROOT }}"}}]
 FLOW_ENV = {

@@ -29,7 +29,7 @@ from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.ir import Record
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import ArtifactHash, load_manifest, save_record
-from flows.review_store import ReviewStore
+from flows.review.store import ReviewStore
 
 SIGNOFF_NAME = "babelflow_signoff.json"
 

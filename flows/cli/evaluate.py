@@ -1,4 +1,4 @@
-"""`babelflow evaluate`: run agents on a variant through its family's own runner (flows/evaluate.py)."""
+"""`babelflow evaluate`: run agents on a variant through its family's own runner (flows/evaluation/evaluate.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from flows.cli_common import BENCHMARK_HELP, cli_errors, console, status_line
+from flows.cli.common import BENCHMARK_HELP, cli_errors, console, status_line
 
 results = Console()  # results on stdout; progress and errors stay on stderr (cli_common.console)
 
@@ -32,7 +32,7 @@ def _summary_rows(table: Table, label: str, run) -> None:
 
 
 def _taxonomy_table(report) -> Table:
-    from flows.evaluation_taxonomy import FailureClass  # noqa: PLC0415 - with the engine, off --help
+    from flows.evaluation.taxonomy import FailureClass  # noqa: PLC0415 - with the engine, off --help
 
     table = Table(title="failure taxonomy (occurrences in the models' turns and tool calls)")
     table.add_column("class")
@@ -84,7 +84,7 @@ def evaluate_command(
     the environment; `--agent-llm scripted --user-llm scripted` needs none."""
     # the engine (language id, provider layer, registry of translators: ~0.5 s) stays off `babelflow --help`
     from babelflow.llm.costs import cost_table  # noqa: PLC0415 - +11 ms on --help
-    from flows.evaluate import evaluate, evaluation_path  # noqa: PLC0415
+    from flows.evaluation.evaluate import evaluate, evaluation_path  # noqa: PLC0415
 
     task_ids = [t.strip() for item in tasks for t in item.split(",") if t.strip()] or None
     with console.status("evaluating", spinner="dots") as status:

@@ -276,8 +276,8 @@ class Workbench:
     ) -> Workbench:
         """`translate_missing`: draft the units the memory lacks (export: the file needs a draft to
         post-edit); else they are shown pending and no translator runs."""
-        # imported here: flows.signoff imports this module's records
-        from flows.signoff import signoff_state  # noqa: PLC0415
+        # imported here: flows.review.signoff imports this module's records
+        from flows.review.signoff import signoff_state  # noqa: PLC0415
 
         settings = settings or BabelflowSettings()
         run = resolve_run(
@@ -342,7 +342,7 @@ class Workbench:
 
     @cached_property
     def _open_findings(self) -> dict[str, list[str]]:
-        from flows.review_store import ReviewStore  # noqa: PLC0415 - the queue is read only when asked for
+        from flows.review.store import ReviewStore  # noqa: PLC0415 - the queue is read only when asked for
 
         queue = ReviewStore(self.run.paths.review_dir).queue()
         out: dict[str, list[str]] = {}

@@ -36,10 +36,10 @@ from babelflow.ir import PreserveReason, Record, TranslationType
 from babelflow.llm.costs import CostReport, publish_costs
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
-from flows import stages
 from flows.code_fingerprint import stage_code
 from flows.components import owned_output
-from flows.evaluation_stage import (
+from flows.pipeline import stages
+from flows.pipeline.evaluation_stage import (
     EvaluationConfig,
     EvaluationStageResult,
     check_evaluation,
@@ -47,19 +47,19 @@ from flows.evaluation_stage import (
     evaluation_key,
     stage_evaluate,
 )
-from flows.hand_edits import adopt_hand_edits
-from flows.named_pause import pause_named
-from flows.progress_views import prefect_progress
-from flows.reporting import failure_report_markdown, failure_table_rows, units_made_by
-from flows.review_forms import ask_for_review, signoff_form
-from flows.review_material import review_material_markdown, signoff_material_markdown
-from flows.review_store import ReviewStore
-from flows.run_guard import check_current_run
+from flows.pipeline.progress_views import prefect_progress
+from flows.pipeline.reporting import failure_report_markdown, failure_table_rows, units_made_by
+from flows.pipeline.run_guard import check_current_run
+from flows.pipeline.shared_run import checkpoint, portable, project_key, provider_slots, shared_run
+from flows.review.forms import ask_for_review, signoff_form
+from flows.review.hand_edits import adopt_hand_edits
+from flows.review.material import review_material_markdown, signoff_material_markdown
+from flows.review.named_pause import pause_named
+from flows.review.signoff import sign_off, units_tier, void_stale_signoff
+from flows.review.signoff_sample import sign_sample
+from flows.review.store import ReviewStore
+from flows.review.workbench import Workbench
 from flows.run_setup import resolve_run
-from flows.shared_run import checkpoint, portable, project_key, provider_slots, shared_run
-from flows.signoff import sign_off, units_tier, void_stale_signoff
-from flows.signoff_sample import sign_sample
-from flows.workbench import Workbench
 from source_benchmarks import get_benchmark
 from validators.findings import FailureSet, Layer, Severity
 
@@ -188,7 +188,8 @@ class AdaptFlowResult(Record):
     evaluation_cached: bool = False
     timed_out: bool = Field(default=False, description="nobody answered the review or sign-off form in time")
     hand_edits: list[str] = Field(
-        default_factory=list, description="the variant's hand edits this run kept as corrections (flows/hand_edits.py)"
+        default_factory=list,
+        description="the variant's hand edits this run kept as corrections (flows/review/hand_edits.py)",
     )
 
 
@@ -441,7 +442,7 @@ def adapt_language(
 
     Ends in a named state (FINAL_STATES) carrying the AdaptFlowResult: call it with return_state=True
     and read the result with `outcome(state)` (a direct call raises on AwaitingReview)."""
-    # a deployment's run may not name endpoints, paths or code of its own (flows/run_guard.py)
+    # a deployment's run may not name endpoints, paths or code of its own (flows/pipeline/run_guard.py)
     asked = {
         "benchmark": benchmark,
         "translator": translator,
@@ -694,7 +695,7 @@ def adapt_languages(
         "evaluate_agent": evaluate_agent,
         "evaluate_user": evaluate_user,
     }
-    check_current_run(adapt_languages.fn, asked, BabelflowSettings())  # a deployment's run: flows/run_guard.py
+    check_current_run(adapt_languages.fn, asked, BabelflowSettings())  # a deployment's run: flows/pipeline/run_guard.py
 
     with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
         futures = [
