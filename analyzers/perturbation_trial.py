@@ -1,7 +1,7 @@
 """The perturbation trial: code and data texts typed together by rerunning the ground truth on a perturbed copy.
 
 For a family whose checks are Python that compares literals against its data (Capability.PERTURBATION_ANALYSIS),
-typing starts from shapes and types (analyze.py's builder with typing_rules' shape decisions) and is then decided
+typing starts from shapes and types (shaped_inventory.py with typing_rules' shape decisions) and is then decided
 by running: the trial renders every translatable field the way a translator would (a canonical value one way
 everywhere; free prose word by word, its canonical mentions as their canonical rendering), opens the perturbed
 copy through the family's `open_variant`, and reruns every task's ground truth. A task whose score,
@@ -61,7 +61,7 @@ class TrialState:
     """The elements under trial and what the replays showed about each (its evidence)."""
 
     def __init__(self, bench: SourceBenchmark, elements: list[IRElement], data_files: dict[str, DataFileFacts]):
-        self.bench: Any = bench  # also a PerturbedBenchmark (analyze.py checks it)
+        self.bench: Any = bench  # also a PerturbedBenchmark (shaped_inventory.py checks it)
         self.elements = elements
         self.data_files = data_files
         self.evidence: dict[str, list[RuntimeEvidence]] = {}

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 
 import tomlkit
 
-from analyzers.analyze import facts_for
+from analyzers.inventory import facts_for
 from analyzers.located_evidence import generalize
 from analyzers.model_schema import LIST_ITEM, MAP_KEY
 from babelflow.ir import DataValueLocator, IRDocument, TranslationType
