@@ -12,21 +12,18 @@ the perturbed copy scores exactly like the source.
 
 from __future__ import annotations
 
-import re
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from analyzers.heuristics import WORD, kept_spans
+from analyzers.heuristics import WORD
+from analyzers.inventory import Progress
 from analyzers.located_evidence import LocatedEvidence, Observed
-from analyzers.mentions import always_token
+from analyzers.perturbed_copy import assign_inline_tokens, replay_perturbed_copy, task_scope
 from analyzers.profile import LoadedProfile
 from analyzers.typing_rules import TypeDecision, override_decision
 from babelflow.ir import (
     AnalysisFinding,
-    ArtifactFormat,
-    ArtifactRole,
     DataValueLocator,
     EvidenceScope,
     IRElement,
@@ -36,21 +33,10 @@ from babelflow.ir import (
     RuntimeEvidence,
     TranslationType,
 )
-from babelflow.text import ACCENT_TABLE, FORMAT_SLOT
-from babelflow.variant import CodeOverlay, CodeText
 from source_benchmarks.protocol import DataFileFacts, ReplayOutcome, SourceBenchmark
-from source_benchmarks.registry import family_of
-from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
 
-Progress = Callable[[str], None]
 MAX_TRIAL_ROUNDS = 8
 _TRIAL_KINDS = frozenset({LinkKind.PERTURBATION_CHANGES_OUTCOME})
-
-
-def task_scope(element: IRElement) -> str:
-    """The task class a literal of task code belongs to ("" for module level, tools and data)."""
-    qualname = element.locator.qualname if isinstance(element.locator, PythonLiteralLocator) else ""
-    return qualname.split(".")[0] if element.role.startswith("task_code:") and "." in qualname else ""
 
 
 def _code_role(element: IRElement) -> str | None:
@@ -84,114 +70,6 @@ class TrialState:
         return facts.read_by_tasks and not (path and path[-1] in facts.unread_keys)
 
 
-# ---- inline tokens: what a free text keeps verbatim (its canonical values and the trial's kept literals) ----
-def assign_inline_tokens(state: TrialState) -> None:
-    elements = state.elements
-    canonical = {
-        e.source_text
-        for e in elements
-        if e.translation_type is TranslationType.TRANSLATE_CANONICAL
-        and len(e.source_text.strip()) >= 3
-        and e.source_text == e.source_text.strip()
-    }
-    kept = {
-        e.source_text
-        for e in elements
-        if e.translation_type is TranslationType.PRESERVE
-        and e.source_text == e.source_text.strip()
-        and len(e.source_text) >= 3
-        and (always_token(e.source_text) or e.typing_rule.startswith("trial"))
-    }
-    vocabulary = sorted(canonical | kept, key=lambda v: (-len(v), v))
-    if not vocabulary:
-        return
-    pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(v) for v in vocabulary) + r")(?![\w])")
-    checked: dict[tuple[str, str], set[str]] = {}  # (module, task class) -> lowercase values its checks keep
-    for e in elements:
-        scope = task_scope(e)
-        if (
-            scope
-            and e.translation_type is TranslationType.PRESERVE
-            and e.locator.kind == "python_literal"
-            and e.preserve_reason is not PreserveReason.ARGUMENT_NAME
-            and len(e.source_text.strip()) >= 3
-            and WORD.search(e.source_text)
-        ):
-            checked.setdefault((e.artifact, scope), set()).add(e.source_text.strip())
-    found_by_id: dict[str, set[str]] = {}
-    for element in elements:
-        if element.translation_type is TranslationType.TRANSLATE_FREE:
-            found = {m.group(0) for m in pattern.finditer(element.source_text) if m.group(0) != element.source_text}
-            if (
-                element.role == "task_code:attribute"
-            ):  # the task's own answer and prompt keep what its checks look for ("island trailhead")
-                for value in checked.get((element.artifact, task_scope(element)), ()):
-                    found |= {
-                        m.group(0)
-                        for m in re.finditer(
-                            r"(?<![\w])" + re.escape(value) + r"(?![\w])", element.source_text, re.IGNORECASE
-                        )
-                    }
-            found_by_id[element.id] = found
-    # fields with one text are one translation unit: they share their tokens (a v1 and a v1.2.2 PROMPT)
-    shared: dict[tuple[str, str], set[str]] = {}
-    for element in elements:
-        if element.translation_type is TranslationType.TRANSLATE_FREE:
-            shared.setdefault((element.source_text, element.role), set()).update(found_by_id[element.id])
-    for element in elements:
-        if element.translation_type is TranslationType.TRANSLATE_FREE:
-            element.inline_tokens = sorted(shared[(element.source_text, element.role)], key=lambda v: (-len(v), v))
-
-
-# ---- the perturbed renderings -------------------------------------------------------------------------
-def _canonical(text: str) -> str:
-    out, last = [], 0
-    for start, end in kept_spans(text):
-        out.append(text[last:start].translate(ACCENT_TABLE))
-        out.append(text[start:end])
-        last = end
-    out.append(text[last:].translate(ACCENT_TABLE))
-    return (
-        "ᵃ" + "".join(out) + "ᵃ"
-    )  # marks at both ends: one canonical value is no substring of another, as in a real translation
-
-
-def _free(text: str, tokens: list[str], canonical: set[str]) -> str:
-    """Word by word (so a substring of the source survives only as a protected token)."""
-    spans: list[tuple[int, int, str]] = []
-    taken = [False] * len(text)
-    for token in tokens:
-        for match in re.finditer(r"(?<![\w])" + re.escape(token) + r"(?![\w])", text):
-            if not any(taken[match.start() : match.end()]):
-                spans.append((match.start(), match.end(), _canonical(token) if token in canonical else token))
-                for i in range(match.start(), match.end()):
-                    taken[i] = True
-    slots = [match.span() for match in FORMAT_SLOT.finditer(text)]
-    for start, end in slots + kept_spans(text):
-        if not any(taken[start:end]):
-            spans.append((start, end, text[start:end]))
-            for i in range(start, end):
-                taken[i] = True
-    out, last = [], 0
-    for start, end, rendered in sorted(spans):
-        out.append(re.sub(r"[^\W\d_]+", lambda m: m.group(0).translate(ACCENT_TABLE) + "ᵇ", text[last:start]))
-        out.append(rendered)
-        last = end
-    out.append(re.sub(r"[^\W\d_]+", lambda m: m.group(0).translate(ACCENT_TABLE) + "ᵇ", text[last:]))
-    return "ᵇ" + "".join(out) + "ᵇ"  # a unit is translated whole: its rendering is no substring of a longer unit's
-
-
-def perturbed_targets(elements: list[IRElement]) -> dict[str, str]:
-    canonical = {e.source_text for e in elements if e.translation_type is TranslationType.TRANSLATE_CANONICAL}
-    targets = {}
-    for element in elements:
-        if element.translation_type is TranslationType.TRANSLATE_CANONICAL:
-            targets[element.id] = _canonical(element.source_text)
-        elif element.translation_type is TranslationType.TRANSLATE_FREE:
-            targets[element.id] = _free(element.source_text, element.inline_tokens, canonical)
-    return targets
-
-
 def outcome_signature(outcome: ReplayOutcome) -> tuple:
     """What must not move: the score, injectability, and which ground-truth calls fail (a search
     whose query no longer matches the translated data fails even where the score survives)."""
@@ -200,46 +78,6 @@ def outcome_signature(outcome: ReplayOutcome) -> tuple:
         outcome.reward_breakdown.get("injectable"),
         tuple(c.name for c in outcome.tool_calls if c.error),
     )
-
-
-def _trial(state: TrialState, workdir: Path, round_no: int, task_ids: list[str]) -> dict[str, ReplayOutcome]:
-    bench = state.bench
-    targets = perturbed_targets(state.elements)
-    root = workdir / f"trial{round_no}"
-    by_artifact: dict[str, list[IRElement]] = {}
-    for element in state.elements:
-        by_artifact.setdefault(element.artifact, []).append(element)
-    overlay = CodeOverlay(language="trial")
-    for spec in bench.artifacts():
-        items = [e for e in by_artifact.get(spec.path, []) if e.id in targets]
-        if spec.format is ArtifactFormat.YAML:
-            document = load_yaml(bench.artifact_path(spec))
-            for element in items:
-                if isinstance(element.locator, DataValueLocator):
-                    set_at(document, tuple(element.locator.path), targets[element.id])
-            (root / spec.path).parent.mkdir(parents=True, exist_ok=True)
-            dump_yaml(root / spec.path, document)
-        elif spec.role is ArtifactRole.PROMPT_CODE or spec.role is ArtifactRole.TOOL_CODE:
-            for element in items:
-                locator = element.locator
-                if not isinstance(locator, PythonLiteralLocator) or locator.role == "docstring":
-                    continue  # descriptions reach no check
-                overlay.texts.append(
-                    CodeText(
-                        module=spec.path,
-                        qualname=locator.qualname,
-                        role=locator.role,
-                        occurrence=locator.occurrence,
-                        source=element.source_text,
-                        target=targets[element.id],
-                    )
-                )
-    variant = family_of(bench.id).open_variant(bench.id, root, overlay)
-    try:
-        variant.validate_artifacts()
-    except Exception as exc:  # noqa: BLE001 - a trial that does not load is a finding of the analysis itself
-        raise RuntimeError(f"perturbation trial {round_no} does not load: {exc}") from exc
-    return {o.task_id: o for o in variant.replay_golden(task_ids, label=f"analysis: perturbation trial {round_no}")}
 
 
 # ---- what a differing task keeps ----------------------------------------------------------------------
@@ -363,10 +201,12 @@ def run_trial(state: TrialState, profile: LoadedProfile, progress: Progress) -> 
     differing: list[str] = []
     with tempfile.TemporaryDirectory(prefix="babelflow-perturbation-trial-") as tmp:
         for round_no in range(MAX_TRIAL_ROUNDS):
-            assign_inline_tokens(state)
+            assign_inline_tokens(state.elements)
             progress(f"perturbation trial {round_no}")
             # later rounds replay the tasks that still differed: keeping more only moves a task towards its source
-            trial = _trial(state, Path(tmp), round_no, differing if round_no else list(source))
+            trial = replay_perturbed_copy(
+                state.bench, state.elements, Path(tmp), round_no, differing if round_no else list(source)
+            )
             differing = [t for t in trial if outcome_signature(trial[t]) != outcome_signature(source[t])]
             if not differing:
                 break
@@ -382,7 +222,7 @@ def run_trial(state: TrialState, profile: LoadedProfile, progress: Progress) -> 
                 )
             _unify(state)
         else:
-            assign_inline_tokens(state)
+            assign_inline_tokens(state.elements)
             still = f"{len(differing)} task(s) still differ after {MAX_TRIAL_ROUNDS} rounds"
             progress(f"perturbation trial: {still} (validation will name them)")
     _apply_overrides(state.elements, profile)  # a reviewer's decision wins over the trial
