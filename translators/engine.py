@@ -8,25 +8,32 @@ duplicated or illegally reordered is recorded as a failure against its fields, n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
 
 from pydantic import Field
 
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap, as_read
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap
 from babelflow.entity_policy import EntityRendering
 from babelflow.glossary import term_matcher
 from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
-from babelflow.target_lexicon import target_lexicon
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
-from translators.localize import localized_renderings
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
+from translators.term_renderings import (
+    PolicyRendering,
+    distinct_renderings,
+    entity_policy_renderings,
+    half_translated,
+    still_fits,
+    term_codes,
+)
 from translators.units import (
+    Failed,
+    Translated,
     TranslationUnit,
+    UnitResult,
     canonical_groups_of_values,
     extract_units,
     naive_characters,
@@ -41,23 +48,6 @@ class UnitFailure(Record):
     element_ids: list[str]
     source_text: str
     problems: list[str]
-
-
-_WORDS = re.compile(r"[^\W\d_]+")  # letter runs: the words of a canonical term
-_RUNS = re.compile(r"[A-Za-z0-9-]+")  # candidate tokens: one linear scan (lookaheads at every start were not)
-
-
-def _codes(text: str) -> list[str]:
-    """Codes inside a term ('USB-A', '75W', 'HEPA', '4K'), kept as they are ('USB-A' is no 'USB-Un'):
-    capitals, digits and hyphens only, at least one capital and two capitals or digits."""
-    return [
-        run
-        for run in (match.group().strip("-") for match in _RUNS.finditer(text))
-        if run
-        and not any(c.islower() for c in run)
-        and any(c.isupper() for c in run)
-        and sum(c.isupper() or c.isdigit() for c in run) >= 2
-    ]
 
 
 class TranslationStats(Record):
@@ -94,19 +84,6 @@ class TranslationOutcome(Record):
     )
 
 
-@dataclass(frozen=True)
-class Translated:
-    text: str
-
-
-@dataclass(frozen=True)
-class Failed:
-    problems: list[str]
-
-
-UnitResult = Translated | Failed
-
-
 @dataclass
 class PendingUnit:
     """A unit ready to send: its protected text and the translation-memory key that text has."""
@@ -119,7 +96,7 @@ class PendingUnit:
 def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
     """The unit's text as a translator sees it: kept tokens and canonical terms as placeholders."""
     if unit.kind == "canonical":
-        return protect(unit.text, preserve_tokens=_codes(unit.text))
+        return protect(unit.text, preserve_tokens=term_codes(unit.text))
     rendered = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups}
     canonical_terms = {t: target for t, target in rendered.items() if target}
     preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
@@ -143,124 +120,6 @@ def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterab
 def pack_glossary(pack: LanguagePack, benchmark: str) -> list[GlossaryEntry]:
     """The pack's required renderings for this benchmark, as translators receive them."""
     return [GlossaryEntry(source=term.source, target=term.target) for term in pack.glossary_for(benchmark)]
-
-
-@dataclass(frozen=True)
-class PolicyRendering:
-    """A canonical term's rendering made by its class's policy, not by the translator."""
-
-    target: str
-    origin: Literal["kept", "localized"]
-    detail: str
-
-
-def _proper_names(units: list[TranslationUnit]) -> set[str]:
-    """Keys of units that name a brand or model inside a class of common nouns: every word capitalised
-    or a code ('Google Home', 'Apple HomeKit', 'Brand A') where most of the class is lowercase ('blue',
-    'leather'). An MT engine translates their words ('Casa de Google'); a shop keeps them. In a class of
-    capitalised values (product types: 'Water Bottle') capitals say nothing, so none is kept."""
-    by_group: dict[str, list[TranslationUnit]] = {}
-    for unit in units:
-        by_group.setdefault(unit.canonical_group or "default", []).append(unit)
-    names = set()
-    for members in by_group.values():
-        lowercase = sum(1 for u in members if u.text[:1].islower())
-        if lowercase * 2 <= len(members):
-            continue
-        for unit in members:
-            words = unit.text.split()
-            if words and all(w[:1].isupper() or w[:1].isdigit() for w in words) and _codes(unit.text) != [unit.text]:
-                names.add(unit.key)
-    return names
-
-
-def _still_fits(entry: CanonicalEntry, made: PolicyRendering | None) -> bool:
-    """A stored entry is reused while the class's policy would make it the same way (a reviewer's always)."""
-    if entry.origin == "reviewer":
-        return True
-    return entry.origin == made.origin if made is not None else entry.origin in ("translator", "cldr")
-
-
-def entity_policy_renderings(
-    units: list[TranslationUnit], ir: IRDocument, language: str, renderings: dict[str, EntityRendering]
-) -> dict[tuple[str, str], PolicyRendering]:
-    """(group, source) -> the rendering its class's policy makes: itself (keep) or a localized identity.
-    A value `localize` has no generator for stays as it is (origin kept, detail says why)."""
-    made: dict[tuple[str, str], PolicyRendering] = {}
-    to_localize = []
-    names = _proper_names(units)
-    for unit in units:
-        policy = renderings.get(unit.canonical_group or "default", EntityRendering.TRANSLATE)
-        if policy is EntityRendering.KEEP:
-            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", "policy keep")
-        elif policy is EntityRendering.TRANSLATE and unit.key in names:
-            why = "a proper name (brand, model) among common nouns"
-            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", why)
-        elif policy is EntityRendering.LOCALIZE:
-            to_localize.append(unit)
-    localized, locale = localized_renderings(to_localize, ir, language)
-    for unit in to_localize:
-        where = (unit.canonical_group or "default", unit.text)
-        if unit.key in localized:
-            made[where] = PolicyRendering(localized[unit.key], "localized", f"faker:{locale}")
-        else:
-            made[where] = PolicyRendering(unit.text, "kept", f"localize: no generator for this field in {language!r}")
-    return made
-
-
-def _distinct_renderings(
-    units: list[TranslationUnit], results: dict[str, UnitResult], settled: list[tuple[tuple[str, str], str]]
-) -> list[str]:
-    """Two terms of one class never share a rendering (the agent could no longer tell 'on-ear' from
-    'over-ear' headphones): a new rendering that reads like another term's gets its source term in
-    parentheses; the settled renderings (map entries, policy) are never changed. Rewrites `results`."""
-    taken = {(group, as_read(target)): as_read(source) for (group, source), target in settled}
-    changed = []
-    for unit in sorted(units, key=lambda u: u.text):
-        result = results.get(unit.key)
-        if not isinstance(result, Translated):
-            continue
-        group, source = unit.canonical_group or "default", as_read(unit.text)
-        text = _case_of_source(unit.text, result.text)
-        for candidate in (text, f"{text} ({unit.text})", unit.text):
-            owner = taken.get((group, as_read(candidate)))
-            if owner is None or owner == source:
-                break
-        taken[(group, as_read(candidate))] = source
-        if candidate != result.text:
-            results[unit.key] = Translated(candidate)
-        if candidate not in (text, unit.text):
-            changed.append(f"{unit.text} -> {candidate}")
-    return changed
-
-
-def _half_translated(
-    units: list[TranslationUnit], results: dict[str, UnitResult], language: str
-) -> list[TranslationUnit]:
-    """Terms whose rendering keeps a source word the target language does not know ('auto tilt' ->
-    'coche tilt'): half a name is worse than the name. Judged only where the language's analyser is
-    installed (babelflow/target_lexicon.py); elsewhere none is found."""
-    lexicon = target_lexicon(language)
-    if not lexicon.available:
-        return []
-    left: dict[str, set[str]] = {}
-    for unit in units:
-        result = results.get(unit.key)
-        if isinstance(result, Translated) and result.text != unit.text:
-            source_words = {w.lower() for w in _WORDS.findall(unit.text) if len(w) >= 3}
-            left[unit.key] = {w for w in _WORDS.findall(result.text) if w.lower() in source_words}
-    known = lexicon.known({w for words in left.values() for w in words})
-    return [unit for unit in units if left.get(unit.key, set()) - known]
-
-
-def _case_of_source(source: str, target: str) -> str:
-    """A lowercase term ('blue') stays lowercase ('azul', not the sentence-initial 'Azul' an MT engine
-    gives a lone word): DB values are compared and shown as they are."""
-    if not any(c.isupper() for c in source):  # '20 hours' -> '20 horas', not '20 Horas'
-        return target.lower()
-    if source[:1].islower() and target[:1].isupper() and not target[1:2].isupper():
-        return target[0].lower() + target[1:]
-    return target
 
 
 class TranslationEngine:
@@ -434,7 +293,7 @@ class TranslationEngine:
         # 1. canonical terms: reviewed map entries win; then the class's policy (kept, localized); new terms
         # to translate go to the translator once
         policy_made = entity_policy_renderings(canonical_units, ir, self.language, renderings or {})
-        known = {key: entry for key, entry in cmap.lookup().items() if _still_fits(entry, policy_made.get(key))}
+        known = {key: entry for key, entry in cmap.lookup().items() if still_fits(entry, policy_made.get(key))}
         self._use_glossary(self.pack_terms)  # canonical terms are translated with the pack's terms only
         todo = [
             self.pending_unit(u, protect_unit(u, cmap, {}))
@@ -444,7 +303,7 @@ class TranslationEngine:
         ]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
         fixed = [(w, e.target) for w, e in known.items()] + [(w, m.target) for w, m in policy_made.items()]
-        half_done = _half_translated([p.unit for p in todo], results, self.language)
+        half_done = half_translated([p.unit for p in todo], results, self.language)
         for unit in half_done:  # kept whole, like a term the policy keeps: a reviewer can render it
             where = (unit.canonical_group or "default", unit.text)
             policy_made[where] = PolicyRendering(unit.text, "kept", "the translator left source words in it")
@@ -452,7 +311,7 @@ class TranslationEngine:
         stats.half_translated_terms = [unit.text for unit in half_done]
         kept_whole = {unit.key for unit in half_done}
         translated = [p.unit for p in todo if p.unit.key not in kept_whole]
-        stats.disambiguated_terms = _distinct_renderings(translated, results, fixed)
+        stats.disambiguated_terms = distinct_renderings(translated, results, fixed)
         for unit in canonical_units:
             where = (unit.canonical_group or "default", unit.text)
             entry = known.get(where)

@@ -26,6 +26,19 @@ class TranslationUnit:
     element_ids: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Translated:
+    text: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    problems: list[str]
+
+
+UnitResult = Translated | Failed
+
+
 def context_class(element: IRElement, roles: dict[str, ArtifactRole]) -> str:
     """Coarse context: the same sentence in two task fields is translated once, a policy apart."""
     role = roles.get(element.artifact)

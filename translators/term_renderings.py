@@ -1,0 +1,157 @@
+"""How a canonical term's rendering is settled before and after the translator: its class's policy.
+
+A class may keep its values or localize them (babelflow/entity_policy.py); a proper name among common nouns
+is kept; two terms of one class never share a rendering; a rendering that keeps a source word the target
+language does not know is half a name, and the term is kept whole instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from babelflow.canonical_map import CanonicalEntry, as_read
+from babelflow.entity_policy import EntityRendering
+from babelflow.ir import IRDocument
+from babelflow.target_lexicon import target_lexicon
+from translators.localize import localized_renderings
+from translators.units import Translated, TranslationUnit, UnitResult
+
+_WORDS = re.compile(r"[^\W\d_]+")  # letter runs: the words of a canonical term
+_RUNS = re.compile(r"[A-Za-z0-9-]+")  # candidate tokens: one linear scan (lookaheads at every start were not)
+
+
+def term_codes(text: str) -> list[str]:
+    """Codes inside a term ('USB-A', '75W', 'HEPA', '4K'), kept as they are ('USB-A' is no 'USB-Un'):
+    capitals, digits and hyphens only, at least one capital and two capitals or digits."""
+    return [
+        run
+        for run in (match.group().strip("-") for match in _RUNS.finditer(text))
+        if run
+        and not any(c.islower() for c in run)
+        and any(c.isupper() for c in run)
+        and sum(c.isupper() or c.isdigit() for c in run) >= 2
+    ]
+
+
+@dataclass(frozen=True)
+class PolicyRendering:
+    """A canonical term's rendering made by its class's policy, not by the translator."""
+
+    target: str
+    origin: Literal["kept", "localized"]
+    detail: str
+
+
+def _proper_names(units: list[TranslationUnit]) -> set[str]:
+    """Keys of units that name a brand or model inside a class of common nouns: every word capitalised
+    or a code ('Google Home', 'Apple HomeKit', 'Brand A') where most of the class is lowercase ('blue',
+    'leather'). An MT engine translates their words ('Casa de Google'); a shop keeps them. In a class of
+    capitalised values (product types: 'Water Bottle') capitals say nothing, so none is kept."""
+    by_group: dict[str, list[TranslationUnit]] = {}
+    for unit in units:
+        by_group.setdefault(unit.canonical_group or "default", []).append(unit)
+    names = set()
+    for members in by_group.values():
+        lowercase = sum(1 for u in members if u.text[:1].islower())
+        if lowercase * 2 <= len(members):
+            continue
+        for unit in members:
+            words = unit.text.split()
+            if (
+                words
+                and all(w[:1].isupper() or w[:1].isdigit() for w in words)
+                and term_codes(unit.text) != [unit.text]
+            ):
+                names.add(unit.key)
+    return names
+
+
+def still_fits(entry: CanonicalEntry, made: PolicyRendering | None) -> bool:
+    """A stored entry is reused while the class's policy would make it the same way (a reviewer's always)."""
+    if entry.origin == "reviewer":
+        return True
+    return entry.origin == made.origin if made is not None else entry.origin in ("translator", "cldr")
+
+
+def entity_policy_renderings(
+    units: list[TranslationUnit], ir: IRDocument, language: str, renderings: dict[str, EntityRendering]
+) -> dict[tuple[str, str], PolicyRendering]:
+    """(group, source) -> the rendering its class's policy makes: itself (keep) or a localized identity.
+    A value `localize` has no generator for stays as it is (origin kept, detail says why)."""
+    made: dict[tuple[str, str], PolicyRendering] = {}
+    to_localize = []
+    names = _proper_names(units)
+    for unit in units:
+        policy = renderings.get(unit.canonical_group or "default", EntityRendering.TRANSLATE)
+        if policy is EntityRendering.KEEP:
+            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", "policy keep")
+        elif policy is EntityRendering.TRANSLATE and unit.key in names:
+            why = "a proper name (brand, model) among common nouns"
+            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", why)
+        elif policy is EntityRendering.LOCALIZE:
+            to_localize.append(unit)
+    localized, locale = localized_renderings(to_localize, ir, language)
+    for unit in to_localize:
+        where = (unit.canonical_group or "default", unit.text)
+        if unit.key in localized:
+            made[where] = PolicyRendering(localized[unit.key], "localized", f"faker:{locale}")
+        else:
+            made[where] = PolicyRendering(unit.text, "kept", f"localize: no generator for this field in {language!r}")
+    return made
+
+
+def distinct_renderings(
+    units: list[TranslationUnit], results: dict[str, UnitResult], settled: list[tuple[tuple[str, str], str]]
+) -> list[str]:
+    """Two terms of one class never share a rendering (the agent could no longer tell 'on-ear' from
+    'over-ear' headphones): a new rendering that reads like another term's gets its source term in
+    parentheses; the settled renderings (map entries, policy) are never changed. Rewrites `results`."""
+    taken = {(group, as_read(target)): as_read(source) for (group, source), target in settled}
+    changed = []
+    for unit in sorted(units, key=lambda u: u.text):
+        result = results.get(unit.key)
+        if not isinstance(result, Translated):
+            continue
+        group, source = unit.canonical_group or "default", as_read(unit.text)
+        text = _case_of_source(unit.text, result.text)
+        for candidate in (text, f"{text} ({unit.text})", unit.text):
+            owner = taken.get((group, as_read(candidate)))
+            if owner is None or owner == source:
+                break
+        taken[(group, as_read(candidate))] = source
+        if candidate != result.text:
+            results[unit.key] = Translated(candidate)
+        if candidate not in (text, unit.text):
+            changed.append(f"{unit.text} -> {candidate}")
+    return changed
+
+
+def half_translated(
+    units: list[TranslationUnit], results: dict[str, UnitResult], language: str
+) -> list[TranslationUnit]:
+    """Terms whose rendering keeps a source word the target language does not know ('auto tilt' ->
+    'coche tilt'): half a name is worse than the name. Judged only where the language's analyser is
+    installed (babelflow/target_lexicon.py); elsewhere none is found."""
+    lexicon = target_lexicon(language)
+    if not lexicon.available:
+        return []
+    left: dict[str, set[str]] = {}
+    for unit in units:
+        result = results.get(unit.key)
+        if isinstance(result, Translated) and result.text != unit.text:
+            source_words = {w.lower() for w in _WORDS.findall(unit.text) if len(w) >= 3}
+            left[unit.key] = {w for w in _WORDS.findall(result.text) if w.lower() in source_words}
+    known = lexicon.known({w for words in left.values() for w in words})
+    return [unit for unit in units if left.get(unit.key, set()) - known]
+
+
+def _case_of_source(source: str, target: str) -> str:
+    """A lowercase term ('blue') stays lowercase ('azul', not the sentence-initial 'Azul' an MT engine
+    gives a lone word): DB values are compared and shown as they are."""
+    if not any(c.isupper() for c in source):  # '20 hours' -> '20 horas', not '20 Horas'
+        return target.lower()
+    if source[:1].islower() and target[:1].isupper() and not target[1:2].isupper():
+        return target[0].lower() + target[1:]
+    return target
