@@ -1,8 +1,4 @@
-"""Interchange with human translators: XLIFF 1.2 and PO through translate-toolkit.
-
-Each translation unit becomes one entry (id = unit key) with its context, notes (fields, canonical
-group, glossary) and its protected placeholders as inline codes (`<ph id="N">original</ph>` in
-XLIFF, `⟦N⟧` in PO with the originals in an extracted comment).
+"""Interchange with human translators: XLIFF 1.2 and PO files written and imported (exchange_formats.py).
 
 Importing is all-or-nothing: the file's size and unit count are bounded before it is parsed, its
 header must name this benchmark and language, and every entry is checked (known and unique id,
@@ -12,114 +8,34 @@ before the caller writes anything. One bad entry refuses the whole file, never a
 
 from __future__ import annotations
 
-import io
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from lxml import etree
 from pydantic import Field
-from translate.storage import po, xliff
-from translate.storage.placeables import StringElem
-from translate.storage.placeables.xliff import Ph
 from translate.storage.xliff import ID_SEPARATOR
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.canonical_map import CanonicalMap, as_read
+from babelflow.canonical_map import as_read
 from babelflow.errors import BabelflowError
-from babelflow.ir import IRDocument, Record
-from babelflow.text import PLACEHOLDER
+from babelflow.ir import Record
 from translators.code_order import code_order_problems
-from translators.engine import TranslationEngine, protect_unit
-from translators.placeholders import ProtectedText, placeholder_problems, restore
-from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
+from translators.exchange_formats import (
+    ExchangeEntry,
+    ExchangeFile,
+    ExchangeFormat,
+    ExchangeUnit,
+    po_bytes,
+    read_po,
+    read_xliff,
+    xliff_bytes,
+)
+from translators.import_bounds import ImportLimits, count_units, file_size, refuse_size
+from translators.placeholders import placeholder_problems, restore
 
-XLIFF_12 = "urn:oasis:names:tc:xliff:document:1.2"
-
-
-class Xliff12Unit(xliff.xliffunit):
-    namespace = XLIFF_12
-
-
-class Xliff12File(xliff.xlifffile):
-    """translate-toolkit writes XLIFF 1.1 by default; the skeleton and namespace make it 1.2."""
-
-    UnitClass = Xliff12Unit
-    namespace = XLIFF_12
-    XMLskeleton = f"""<?xml version="1.0" ?>
-<xliff version='1.2' xmlns='{XLIFF_12}'>
-<file original='NoName' source-language='en' datatype='plaintext'>
-<body>
-</body>
-</file>
-</xliff>"""
-
-
-@dataclass
-class ExchangeUnit:
-    unit: TranslationUnit
-    protected: ProtectedText
-    target: str | None  # protected target (with ⟦N⟧): the unit's current text (a draft or a human's), if any
-    notes: list[str]
-    # XLIFF 1.2 target state: needs-translation (no target), needs-review-translation (a machine draft),
-    # translated (a human's text), final (signed off); None: not said (written without a state)
-    state: str | None = None
-
-
-def exchange_units(ir: IRDocument, cmap: CanonicalMap, engine: TranslationEngine) -> list[ExchangeUnit]:
-    canonical, free = extract_units(ir)
-    groups = canonical_groups_of_values(ir)
-    roles = {e.id: e.role for e in ir.elements}
-    out = []
-    for unit in canonical + free:
-        protected = protect_unit(unit, cmap, groups)
-        pending = engine.pending_unit(unit, protected)
-        target = engine.memory.entries.get(pending.tm_key)
-        if unit.kind == "canonical" and cmap.target_of(unit.canonical_group or "default", unit.text) and target is None:
-            target = cmap.target_of(unit.canonical_group or "default", unit.text)
-        notes = [f"context: {unit.context}", "fields: " + "; ".join(sorted({roles[i] for i in unit.element_ids})[:4])]
-        if unit.canonical_group:
-            notes.append(f"canonical term ({unit.canonical_group}): translate once, it is reused in every file")
-        if protected.placeholders:
-            notes.append(
-                "inline codes: "
-                + "; ".join(f"{p.index}={p.original!r}" for p in protected.placeholders)
-                + " — keep every code exactly once"
-            )
-        out.append(ExchangeUnit(unit, protected, target, notes))
-    return out
-
-
-def _rich(text: str, protected: ProtectedText) -> list[StringElem]:
-    originals = {p.index: p.original for p in protected.placeholders}
-    parts: list = []
-    cursor = 0
-    for match in PLACEHOLDER.finditer(text):
-        if match.start() > cursor:
-            parts.append(text[cursor : match.start()])
-        index = int(match.group(1))
-        parts.append(Ph(id=str(index), sub=[originals.get(index, "")]))
-        cursor = match.end()
-    if cursor < len(text):
-        parts.append(text[cursor:])
-    return [StringElem(parts)]
-
-
-def _from_rich(elements) -> str:
-    out = []
-    for element in elements:
-        for part in element.sub if isinstance(element, StringElem) else [element]:
-            if isinstance(part, str):
-                out.append(part)
-            elif getattr(part, "id", None) is not None and type(part).__name__ != "StringElem":
-                out.append(f"⟦{part.id}⟧")
-            else:
-                out.append(_from_rich([part]))
-    return "".join(out)
-
-
-ExchangeFormat = Literal["xliff", "po"]
+# how the export marks a machine draft (XLIFF state, PO flag): the only unfinished marks a text may keep
+DRAFT_MARKS = frozenset({'state="needs-review-translation"', "#, fuzzy"})
+XLIFF_SUFFIXES = (".xlf", ".xliff")
+PO_SUFFIXES = (".po",)
 
 
 def write_exchange(
@@ -131,95 +47,11 @@ def write_exchange(
     benchmark: str,
 ) -> None:
     data = (
-        _xliff(units, source_language, target_language, benchmark)
+        xliff_bytes(units, source_language, target_language, benchmark)
         if fmt == "xliff"
-        else _po(units, target_language, benchmark)
+        else po_bytes(units, target_language, benchmark)
     )
     write_bytes_atomic(Path(path), data)
-
-
-def _xliff(units: list[ExchangeUnit], source_language: str, target_language: str, benchmark: str) -> bytes:
-    store = Xliff12File(sourcelanguage=source_language, targetlanguage=target_language)
-    store.setfilename(store.getfilenode("NoName"), benchmark)
-    for item in units:
-        entry = store.UnitClass(item.unit.text)
-        entry.setid(item.unit.key)
-        entry.rich_source = _rich(item.protected.text, item.protected)
-        if item.target is not None:
-            entry.rich_target = _rich(item.target, item.protected)
-        for note in item.notes:
-            entry.addnote(note, origin="developer")
-        if item.state is not None:
-            target_node = entry.xmlelement.find(f"{{{XLIFF_12}}}target")
-            if target_node is None:  # an untranslated unit says so: CAT tools show it as to do
-                target_node = etree.SubElement(entry.xmlelement, f"{{{XLIFF_12}}}target")
-                entry.xmlelement.remove(target_node)
-                entry.xmlelement.find(f"{{{XLIFF_12}}}source").addnext(target_node)
-            target_node.set("state", item.state)
-        store.addunit(entry)
-    return bytes(store)
-
-
-def _po(units: list[ExchangeUnit], target_language: str, benchmark: str) -> bytes:
-    store = po.pofile()
-    # the benchmark header lets import refuse a file of another benchmark (XLIFF: <file original>)
-    store.updateheader(add=True, Language=target_language, X_Generator="babelflow", X_Babelflow_Benchmark=benchmark)
-    for item in units:
-        entry = store.UnitClass(item.protected.text)
-        entry.setcontext(item.unit.key)
-        entry.target = item.target or ""
-        for note in item.notes:
-            entry.addnote(note, origin="developer")
-        if item.state == "needs-review-translation":  # PO's word for a draft to review: CAT tools show it so
-            entry.markfuzzy(True)
-        store.addunit(entry)
-    return bytes(store)
-
-
-# ---- import ------------------------------------------------------------------------------------
-DEFAULT_MAX_BYTES = 50 * 1024 * 1024  # tau2-telecom's es export (614 units) is 0.4 MB
-DEFAULT_MAX_UNITS = 20_000  # 33x tau2-telecom's 614; 20,000 units in 49 MiB parse in ~400 MB of RSS
-# XML nodes (elements, attributes, ...) or PO lines per unit allowed: tau2-telecom's es export has 13
-# nodes and 11 lines per unit on average, 227 and 105 in its largest unit
-NODES_PER_UNIT = 50
-# XLIFF 1.2 target states that are a translator's word. No state at all also counts: our export
-# writes none, and a plain editor or a tool that tracks no workflow leaves none. new and needs-*
-# (translation, adaptation, l10n, review-*) say the translator is not done; an x- state has a
-# meaning we cannot know. `approved` is a reviewer's sign-off on top, not required here.
-FINAL_STATES = frozenset({"translated", "signed-off", "final"})
-# how the export marks a machine draft (XLIFF state, PO flag): the only unfinished marks a text may keep
-DRAFT_MARKS = frozenset({'state="needs-review-translation"', "#, fuzzy"})
-XLIFF_SUFFIXES = (".xlf", ".xliff")
-PO_SUFFIXES = (".po",)
-
-
-class ImportLimits(Record):
-    """Bounds checked before the file is parsed (a 200 MB XLIFF took 2.4 GB of RSS to parse)."""
-
-    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0)
-    max_units: int = Field(default=DEFAULT_MAX_UNITS, gt=0)
-
-    @property
-    def max_nodes(self) -> int:
-        """XML nodes or PO lines a file may have before it is parsed."""
-        return self.max_units * NODES_PER_UNIT
-
-
-class ExchangeEntry(Record):
-    key: str = Field(description="unit id as the file gives it (XLIFF id, PO msgctxt)")
-    source: str = Field(description="protected source text (⟦N⟧ codes) as the file gives it")
-    target: str = Field(description="protected target; empty when the entry is not translated")
-    where: str = Field(description="where in the file: 'line 42' (XLIFF) or 'entry 7' (PO)")
-    not_final: str = Field(default="", description="why the target is not the translator's final word; '' = final")
-    foreign_codes: list[str] = Field(default_factory=list, description="inline elements of the target other than <ph>")
-
-
-class ExchangeFile(Record):
-    path: Path
-    fmt: ExchangeFormat
-    benchmarks: list[str] = Field(description="XLIFF <file original>, PO X-Babelflow-Benchmark header (absent: [])")
-    target_languages: list[str] = Field(description="XLIFF <file target-language>, PO Language header ('' = missing)")
-    entries: list[ExchangeEntry]
 
 
 class ImportProblem(Record):
@@ -268,98 +100,6 @@ class ImportPlan(Record):
         return {(e.canonical_group, e.source): e.target for e in self.entries if e.canonical_group is not None}
 
 
-def _size(n: int) -> str:
-    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n:,} bytes"
-
-
-def _refuse_size(path: Path, what: str, limit: str, fix: str) -> BabelflowError:
-    return BabelflowError(
-        f"Translation file is too large: {what} (limit {limit}); nothing was read", file=path, field="size", fix=fix
-    )
-
-
-def _count_units(data: bytes, fmt: ExchangeFormat, limits: ImportLimits, path: Path) -> int:
-    """Units counted by streaming (no tree is kept), so an oversized file is refused before parsing.
-    What the parser would hold besides units is bounded too (XML nodes, PO lines): 48 MiB of
-    `<a/>` took 3.1 GB of RSS to parse, 48 MiB of `#a` comment lines 2.1 GB."""
-    return _count_po(data, limits, path) if fmt == "po" else _count_xliff(data, limits, path)
-
-
-def _too_many(path: Path, what: str, limits: ImportLimits) -> BabelflowError:
-    return BabelflowError(
-        f"Translation file has more than {limits.max_nodes:,} {what} ({NODES_PER_UNIT} per unit of the"
-        f" {limits.max_units:,}-unit limit); it was not parsed and nothing was imported",
-        file=path,
-        field="units",
-        fix="split the file and import the parts, or raise the limit: --max-units / BABELFLOW_IMPORT_MAX_UNITS",
-    )
-
-
-def _count_po(data: bytes, limits: ImportLimits, path: Path) -> int:
-    """Entries as translate-toolkit's parser starts them: a line that begins with the msgid keyword
-    (whatever follows it: a tab or nothing passes that parser too), or an obsolete `#~` line that
-    does after any whitespace, each line decoded as that parser does (UTF-8, else Latin-1, whose
-    no-break space is whitespace too)."""
-    lines = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
-    if lines > limits.max_nodes:
-        raise _too_many(path, "lines", limits)
-    starts = 0
-    header = False
-    for raw in data.splitlines():
-        try:
-            line = raw.decode("utf-8").lstrip()
-        except UnicodeDecodeError:
-            line = raw.decode("latin-1").lstrip()
-        if line.startswith("#~"):
-            line = line[2:].lstrip()
-        if line.startswith("msgid") and not line.startswith("msgid_plural"):
-            header = header or (starts == 0 and line == 'msgid ""')
-            starts += 1
-    return starts - header  # the header is an entry with an empty msgid, not a unit
-
-
-def _count_xliff(data: bytes, limits: ImportLimits, path: Path) -> int:
-    """trans-units in any namespace (translate-toolkit takes its units' namespace from the root),
-    and the nodes around them: elements, attributes, namespace declarations, comments, PIs."""
-    count = nodes = 0
-    context = etree.iterparse(
-        io.BytesIO(data),
-        events=("end", "start-ns", "comment", "pi"),
-        resolve_entities=False,
-        no_network=True,
-        huge_tree=False,
-        load_dtd=False,
-    )
-    try:
-        for event, element in context:
-            nodes += 1
-            if event == "end":
-                nodes += len(element.attrib)
-                count += isinstance(element.tag, str) and element.tag.rpartition("}")[2] == "trans-unit"
-                element.clear()
-                while element.getprevious() is not None:  # what was read is dropped as it goes
-                    del element.getparent()[0]
-            if count > limits.max_units:
-                return count
-            if nodes > limits.max_nodes:
-                raise _too_many(path, "XML nodes", limits)
-    except etree.XMLSyntaxError as exc:
-        raise BabelflowError(
-            f"Cannot read translation file: {exc}",
-            file=path,
-            fix="export again with `babelflow export` and edit only the targets",
-        ) from exc
-    if context.root is not None and context.root.getroottree().docinfo.internalDTD is not None:
-        # entity declarations: each reference would be a node of the parsed tree, uncounted here
-        raise BabelflowError(
-            "Translation file declares its own DTD (<!DOCTYPE … [ … ]>); the export writes none",
-            file=path,
-            field="DOCTYPE",
-            fix="remove the DOCTYPE declaration and use the characters themselves instead of entities",
-        )
-    return count
-
-
 def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFile:
     """Every entry of an exported and edited file, with its header; size and unit count are checked first."""
     path = Path(path)
@@ -385,7 +125,7 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
                 fix="import the file itself, not a device, pipe or folder",
             )
         if info.st_size > limits.max_bytes:
-            raise _refuse_size(path, _size(info.st_size), _size(limits.max_bytes), fix_size)
+            raise refuse_size(path, file_size(info.st_size), file_size(limits.max_bytes), fix_size)
         with open(path, "rb") as handle:
             data = handle.read(limits.max_bytes + 1)  # a file that grows while we read is still bounded
     except OSError as exc:
@@ -393,8 +133,8 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
             f"Cannot read translation file: {exc.strerror or exc}", file=path, fix="check the path and its permissions"
         ) from exc
     if len(data) > limits.max_bytes:
-        raise _refuse_size(path, f"more than {_size(limits.max_bytes)}", _size(limits.max_bytes), fix_size)
-    units = _count_units(data, fmt, limits, path)
+        raise refuse_size(path, f"more than {file_size(limits.max_bytes)}", file_size(limits.max_bytes), fix_size)
+    units = count_units(data, fmt, limits, path)
     if units > limits.max_units:
         raise BabelflowError(
             f"Translation file has more than {limits.max_units:,} units; it was not parsed and nothing was imported",
@@ -403,7 +143,7 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
             fix="split the file and import the parts, or raise the limit: --max-units / BABELFLOW_IMPORT_MAX_UNITS",
         )
     try:
-        return _read_xliff(path, data) if fmt == "xliff" else _read_po(path, data)
+        return read_xliff(path, data) if fmt == "xliff" else read_po(path, data)
     except BabelflowError:
         raise
     except Exception as exc:  # translate-toolkit raises parser-specific types
@@ -412,81 +152,6 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
             file=path,
             fix="export again with `babelflow export` and edit only the targets",
         ) from exc
-
-
-def _read_xliff(path: Path, data: bytes) -> ExchangeFile:
-    store = xliff.xlifffile.parsestring(data)
-    files = list(store.document.getroot().iter(f"{{{XLIFF_12}}}file"))
-    if not files:
-        raise BabelflowError(
-            "Not a babelflow XLIFF 1.2 file: no <file> element",
-            file=path,
-            fix="export again with `babelflow export --format xliff`",
-        )
-    entries = []
-    for unit in store.units:
-        if not unit.istranslatable():
-            continue
-        node = unit.xmlelement
-        target_node = node.find(f"{{{XLIFF_12}}}target")
-        state = target_node.get("state") if target_node is not None else None
-        target = _from_rich(unit.rich_target) if unit.target else ""
-        not_final = "" if state is None or state in FINAL_STATES else f'state="{state}"'
-        # the export writes only <ph>; a <g>, <x/>, <bpt>… a tool made would lose its text in _from_rich
-        inner = [] if target_node is None else [e for e in target_node.iter() if e is not target_node]
-        foreign = [_node_name(e) for e in inner]
-        entries.append(
-            ExchangeEntry(
-                key=node.get("id") or "",
-                source=_from_rich(unit.rich_source),
-                target=target,
-                where=f"line {node.sourceline}",
-                not_final=not_final,
-                foreign_codes=sorted({name for name in foreign if name != "<ph>"}),
-            )
-        )
-    return ExchangeFile(
-        path=path,
-        fmt="xliff",
-        benchmarks=[f.get("original") or "" for f in files],
-        target_languages=[f.get("target-language") or "" for f in files],
-        entries=entries,
-    )
-
-
-def _node_name(node) -> str:
-    if isinstance(node.tag, str):
-        return f"<{etree.QName(node).localname}>"
-    return {
-        etree.Comment: "<!-- comment -->",
-        etree.Entity: f"&{node.text.strip('&;') if node.text else ''};",
-        etree.PI: "<?…?>",
-    }.get(node.tag, "node")
-
-
-def _read_po(path: Path, data: bytes) -> ExchangeFile:
-    store = po.pofile.parsestring(data)
-    header = store.parseheader()
-    entries = []
-    for number, unit in enumerate((u for u in store.units if not u.isheader()), start=1):
-        flags = [flag for flag, on in (("obsolete #~ entry", unit.isobsolete()), ("#, fuzzy", unit.isfuzzy())) if on]
-        entries.append(
-            ExchangeEntry(
-                key=unit.getcontext() or "",
-                source=unit.source or "",
-                target=unit.target or "",
-                where=f"entry {number}",
-                not_final=", ".join(flags),
-            )
-        )
-    benchmark = header.get("X-Babelflow-Benchmark")
-    return ExchangeFile(
-        path=path,
-        fmt="po",
-        benchmarks=[benchmark] if benchmark else [],
-        target_languages=[header.get("Language") or ""],
-        entries=entries,
-    )
 
 
 def same_language(a: str, b: str) -> bool:
