@@ -29,31 +29,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 
-from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import PREFECT_OFFLINE_ENV, BabelflowSettings, without_secrets
-from flows.server.auth import basic_authorization, ensure_auth_string
-from flows.server.launcher import IDENTITY_PATH
+from flows.server.auth import ensure_auth_string
 from flows.server.process import ProcessIdentity, alive, end_group, identity_of, is_same_process
+from flows.server.server_record import (
+    ServerRecord,
+    discard_stale,
+    is_ours,
+    names_this_project,
+    read_record,
+    record_path,
+    write_record,
+)
 
 DEFAULT_PORT = 4200
 BOOT_TIMEOUT_S = 120.0  # a fresh SQLite database migrates on first boot (~8 s here, more under load)
-
-
-class ServerRecord(ProcessIdentity):
-    port: int
-    api_url: str
-    ui_url: str
-    prefect_home: Path
-    state_dir: Path
-    log: Path
-    started_at: str
-    ready: bool = True  # False while booting: a starter killed then leaves a record the next run adopts
-
-
-def record_path(settings: BabelflowSettings) -> Path:
-    return settings.layout.prefect_home() / "server.json"
 
 
 def check_port(port: int) -> int:
@@ -102,19 +94,6 @@ def healthy(api_url: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def names_this_project(record: ServerRecord, settings: BabelflowSettings, timeout: float = 2.0) -> bool:
-    """The server at the record's port holds this project's auth string and serves this state folder."""
-    request = urllib.request.Request(
-        f"{record.ui_url}{IDENTITY_PATH}", headers={"Authorization": basic_authorization(ensure_auth_string(settings))}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as reply:
-            answer = json.loads(reply.read())
-    except (OSError, ValueError):
-        return False
-    return answer.get("state_dir") == str(settings.resolved_state_dir()) and answer.get("pid") == record.pid
-
-
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
         try:
@@ -135,16 +114,6 @@ def _start_lock(settings: BabelflowSettings) -> Iterator[None]:
     """Two `babelflow flow` commands starting at once share one server instead of racing for a port."""
     with one_at_a_time(settings.layout.prefect_home() / "server.lock"):
         yield
-
-
-def _read_record(settings: BabelflowSettings) -> ServerRecord | None:
-    path = record_path(settings)
-    if not path.exists():
-        return None
-    try:
-        return ServerRecord.model_validate_json(path.read_bytes())
-    except ValueError:
-        return None  # a damaged (or pre-identity) record is treated as no server; a new one overwrites it
 
 
 def retire_legacy_server(settings: BabelflowSettings) -> int | None:
@@ -176,33 +145,24 @@ def retire_legacy_server(settings: BabelflowSettings) -> int | None:
     return pid
 
 
-def _write_record(settings: BabelflowSettings, record: ServerRecord) -> None:
-    write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
-
-
-def _ours(record: ServerRecord, settings: BabelflowSettings) -> bool:
-    """The recorded process is still the one we started, for this state folder."""
-    return record.state_dir == settings.resolved_state_dir() and is_same_process(
-        ProcessIdentity(pid=record.pid, start_ticks=record.start_ticks, command=record.command)
-    )
-
-
-def _discard_stale(settings: BabelflowSettings, record: ServerRecord | None) -> None:
-    """Forget a record whose process is gone or is another process now; never signal it."""
-    current = _read_record(settings) if record is not None else None
-    if (
-        record is not None
-        and current is not None
-        and (current.pid, current.start_ticks) == (record.pid, record.start_ticks)
-    ):
-        record_path(settings).unlink(missing_ok=True)
-
-
 def running_server(settings: BabelflowSettings) -> ServerRecord | None:
     """The server of this state folder, if the recorded process is ours and names this project."""
-    record = _read_record(settings)
-    if record is not None and _ours(record, settings) and names_this_project(record, settings):
+    record = read_record(settings)
+    if record is not None and is_ours(record, settings) and names_this_project(record, settings):
         return record
+    return None
+
+
+def _answered(settings: BabelflowSettings, record: ServerRecord, booting: Callable[[], bool]) -> ServerRecord | None:
+    """The record marked ready once the server names this project, polled while `booting()` holds and
+    BOOT_TIMEOUT_S has not passed; None when it never answered."""
+    deadline = time.monotonic() + BOOT_TIMEOUT_S
+    while time.monotonic() < deadline and booting():
+        if names_this_project(record, settings):
+            ready = record.model_copy(update={"ready": True})
+            write_record(settings, ready)
+            return ready
+        time.sleep(0.3)
     return None
 
 
@@ -211,19 +171,14 @@ def _adopt_or_end(settings: BabelflowSettings) -> ServerRecord | None:
     run that was killed while it booted. Wait for it and adopt it, or end it: never a second
     server on the same database. A record naming another process is discarded."""
     retire_legacy_server(settings)
-    record = _read_record(settings)
-    if record is None or not _ours(record, settings):
-        _discard_stale(settings, record)
+    record = read_record(settings)
+    if record is None or not is_ours(record, settings):
+        discard_stale(settings, record)
         return None
-    deadline = time.monotonic() + BOOT_TIMEOUT_S
-    while time.monotonic() < deadline and _ours(record, settings):
-        if names_this_project(record, settings):
-            record = record.model_copy(update={"ready": True})
-            _write_record(settings, record)
-            return record
-        time.sleep(0.3)
+    if (ready := _answered(settings, record, booting=lambda: is_ours(record, settings))) is not None:
+        return ready
     end_group(record)
-    _discard_stale(settings, record)
+    discard_stale(settings, record)
     return None
 
 
@@ -240,7 +195,7 @@ def ensure_server(settings: BabelflowSettings) -> tuple[str, ServerRecord | None
     first imported, so call this before importing the flows)."""
     user_api = os.environ.get("PREFECT_API_URL")
     if user_api:
-        recorded = _read_record(settings)
+        recorded = read_record(settings)
         if (
             recorded is not None
             and recorded.api_url == user_api.rstrip("/")
@@ -286,7 +241,7 @@ def _spawn(settings: BabelflowSettings, port: int, log: Path | None) -> tuple[su
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         ready=False,
     )
-    _write_record(settings, record)
+    write_record(settings, record)
     return process, record
 
 
@@ -302,22 +257,17 @@ def _identity_after_exec(process: subprocess.Popen, command: list[str]) -> Proce
 
 
 def _wait_ready(settings: BabelflowSettings, process: subprocess.Popen, record: ServerRecord) -> ServerRecord:
-    deadline = time.monotonic() + BOOT_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            _discard_stale(settings, record)
-            raise BabelflowError(
-                f"The local Prefect server exited during start-up (code {process.returncode})",
-                file=record.log,
-                fix="read the log's last lines; or run `babelflow server --port N` in another terminal",
-            )
-        if names_this_project(record, settings):
-            ready = record.model_copy(update={"ready": True})
-            _write_record(settings, ready)
-            return ready
-        time.sleep(0.3)
+    if (ready := _answered(settings, record, booting=lambda: process.poll() is None)) is not None:
+        return ready
+    if process.poll() is not None:
+        discard_stale(settings, record)
+        raise BabelflowError(
+            f"The local Prefect server exited during start-up (code {process.returncode})",
+            file=record.log,
+            fix="read the log's last lines; or run `babelflow server --port N` in another terminal",
+        )
     end_group(record)
-    _discard_stale(settings, record)
+    discard_stale(settings, record)
     raise BabelflowError(
         f"The local Prefect server did not answer at {record.api_url} within {BOOT_TIMEOUT_S:.0f} s",
         file=record.log,
@@ -356,16 +306,16 @@ def stop_background(settings: BabelflowSettings) -> tuple[ServerRecord | None, s
     Returns (the record of the server ended, or None; what was done, one line)."""
     if legacy := retire_legacy_server(settings):
         return None, f"stopped the server of an earlier babelflow (pid {legacy}, no auth string)"
-    record = _read_record(settings)
+    record = read_record(settings)
     if record is None:
         record_path(settings).unlink(missing_ok=True)  # a damaged record
         return None, "no server was recorded for this project"
-    if not _ours(record, settings):
-        _discard_stale(settings, record)
+    if not is_ours(record, settings):
+        discard_stale(settings, record)
         gone = "has exited" if not alive(record.pid) else "is another process now (left running)"
         return None, f"the recorded server (pid {record.pid}) {gone}: record discarded"
     end_group(record)
-    _discard_stale(settings, record)
+    discard_stale(settings, record)
     return record, f"stopped the server at {record.ui_url} (pid {record.pid})"
 
 
@@ -391,7 +341,7 @@ def run_foreground(settings: BabelflowSettings, port: int, announce: Callable[[S
     try:
         with _start_lock(settings):
             retire_legacy_server(settings)
-            if (recorded := _read_record(settings)) is not None and _ours(recorded, settings):
+            if (recorded := read_record(settings)) is not None and is_ours(recorded, settings):
                 raise BabelflowError(
                     f"This project's server (pid {recorded.pid}) is already running or starting at {recorded.ui_url}",
                     file=record_path(settings),
@@ -408,7 +358,7 @@ def run_foreground(settings: BabelflowSettings, port: int, announce: Callable[[S
             signal.signal(sig, handler)
         if record is not None:
             end_group(record)
-            _discard_stale(settings, record)
+            discard_stale(settings, record)
 
 
 def ui_base(api_url: str) -> str:

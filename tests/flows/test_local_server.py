@@ -68,7 +68,8 @@ def test_process_identity_reads_start_time_and_command_line() -> None:
 
 
 def test_a_stale_record_naming_another_process_is_discarded_and_the_process_left_alone(tmp_path: Path) -> None:
-    from flows.server.local_server import ServerRecord, launcher_command, record_path, stop_background
+    from flows.server.local_server import launcher_command, stop_background
+    from flows.server.server_record import ServerRecord, record_path
 
     settings = BabelflowSettings(project_root=tmp_path)
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
@@ -187,7 +188,8 @@ def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_str
 def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confirms_it(tmp_path: Path) -> None:
     """Records from before identities name a plain, open `prefect server start`: `server --stop`
     (and the next `flow`) end it when its command, port and PREFECT_HOME match, and nothing else."""
-    from flows.server.local_server import any_free_port, record_path, server_command, stop_background
+    from flows.server.local_server import any_free_port, server_command, stop_background
+    from flows.server.server_record import record_path
 
     settings = BabelflowSettings(project_root=tmp_path)
     home = settings.layout.prefect_home()
@@ -219,8 +221,9 @@ def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confi
 
 def test_a_foreground_server_is_refused_while_the_recorded_one_still_runs(tmp_path: Path) -> None:
     """A second server on the same database is never started, even while the first one boots."""
-    from flows.server.local_server import ServerRecord, any_free_port, record_path, run_foreground
+    from flows.server.local_server import any_free_port, run_foreground
     from flows.server.process import identity_of
+    from flows.server.server_record import ServerRecord, record_path
 
     settings = BabelflowSettings(project_root=tmp_path)
     booting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
@@ -257,6 +260,7 @@ def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(t
     import socket
 
     from flows.server import local_server
+    from flows.server.server_record import ServerRecord
 
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
@@ -278,7 +282,7 @@ def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(t
 
     def spawn(settings, port, log):
         spawned.append(port)
-        record = local_server.ServerRecord.model_construct(port=port)
+        record = ServerRecord.model_construct(port=port)
         return (Exited() if port == busy else Booting()), record
 
     def wait_ready(settings, process, record):

@@ -1,0 +1,78 @@
+"""The record of a project's Prefect server (`<state>/prefect/server.json`) and who it belongs to.
+
+A recorded server is ours while the recorded process (pid, start time, command line) is alive for this state
+folder; it names this project when it answers the identity path to a caller holding the auth string. A record
+whose process is gone or is another process now is discarded, never signalled.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.settings import BabelflowSettings
+from flows.server.auth import basic_authorization, ensure_auth_string
+from flows.server.launcher import IDENTITY_PATH
+from flows.server.process import ProcessIdentity, is_same_process
+
+
+def record_path(settings: BabelflowSettings) -> Path:
+    return settings.layout.prefect_home() / "server.json"
+
+
+class ServerRecord(ProcessIdentity):
+    port: int
+    api_url: str
+    ui_url: str
+    prefect_home: Path
+    state_dir: Path
+    log: Path
+    started_at: str
+    ready: bool = True  # False while booting: a starter killed then leaves a record the next run adopts
+
+
+def names_this_project(record: ServerRecord, settings: BabelflowSettings, timeout: float = 2.0) -> bool:
+    """The server at the record's port holds this project's auth string and serves this state folder."""
+    request = urllib.request.Request(
+        f"{record.ui_url}{IDENTITY_PATH}", headers={"Authorization": basic_authorization(ensure_auth_string(settings))}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            answer = json.loads(reply.read())
+    except (OSError, ValueError):
+        return False
+    return answer.get("state_dir") == str(settings.resolved_state_dir()) and answer.get("pid") == record.pid
+
+
+def read_record(settings: BabelflowSettings) -> ServerRecord | None:
+    path = record_path(settings)
+    if not path.exists():
+        return None
+    try:
+        return ServerRecord.model_validate_json(path.read_bytes())
+    except ValueError:
+        return None  # a damaged (or pre-identity) record is treated as no server; a new one overwrites it
+
+
+def write_record(settings: BabelflowSettings, record: ServerRecord) -> None:
+    write_bytes_atomic(record_path(settings), record.model_dump_json(indent=2).encode())
+
+
+def is_ours(record: ServerRecord, settings: BabelflowSettings) -> bool:
+    """The recorded process is still the one we started, for this state folder."""
+    return record.state_dir == settings.resolved_state_dir() and is_same_process(
+        ProcessIdentity(pid=record.pid, start_ticks=record.start_ticks, command=record.command)
+    )
+
+
+def discard_stale(settings: BabelflowSettings, record: ServerRecord | None) -> None:
+    """Forget a record whose process is gone or is another process now; never signal it."""
+    current = read_record(settings) if record is not None else None
+    if (
+        record is not None
+        and current is not None
+        and (current.pid, current.start_ticks) == (record.pid, record.start_ticks)
+    ):
+        record_path(settings).unlink(missing_ok=True)
