@@ -171,6 +171,6 @@ def test_cli_reports_pass_hat_k_and_saves_json(mock_es, fake, monkeypatch):
 
 
 def test_pass_hat_k():
-    from flows.evaluation.evaluate import pass_hat_k
+    from flows.evaluation.report import pass_hat_k
 
     assert pass_hat_k([2, 1, 0], 2) == {1: 0.5, 2: 1 / 3}

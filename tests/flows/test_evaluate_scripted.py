@@ -24,7 +24,8 @@ def mock_variants(tmp_path_factory, analyzed):
 
 
 def test_a_scripted_run_scores_the_variant_as_the_source(mock_variants):
-    from flows.evaluation.evaluate import TrajectoryLine, evaluate
+    from flows.evaluation.evaluate import evaluate
+    from flows.evaluation.report import TrajectoryLine
 
     settings, paths, _ = mock_variants
     report = evaluate("tau2-mock", "en-XA", "scripted", "scripted", with_source=True, settings=settings)

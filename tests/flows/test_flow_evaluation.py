@@ -28,7 +28,7 @@ def _artifact(key: str) -> str:
 
 
 def test_the_evaluation_stage_publishes_scores_side_by_side_and_caches(prefect_env, tmp_path):
-    from flows.evaluation.evaluate import EvaluationReport
+    from flows.evaluation.report import EvaluationReport
     from flows.pipeline.prefect_flows import adapt_language
 
     kwargs = dict(
