@@ -19,11 +19,12 @@ from typing import Final, Literal
 
 import orjson
 from babel import Locale, UnknownLocaleError
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError, StaleArtifactError
 from babelflow.ir import Record
+from babelflow.saved_records import load_saved_record
 
 CANONICAL_MAP_SCHEMA: Final = "babelflow.canonical_map/1"
 
@@ -115,15 +116,9 @@ def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMa
     path = Path(path)
     if not path.exists():
         return CanonicalMap(benchmark=benchmark, language=language)
-    try:
-        data = orjson.loads(path.read_bytes())
-        cmap = CanonicalMap.model_validate(data)
-    except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise StaleArtifactError(
-            f"Canonical map is corrupt: {str(exc).splitlines()[0]}",
-            file=path,
-            fix="restore it from git or delete it to rebuild from the translator",
-        ) from exc
+    cmap = load_saved_record(
+        path, CanonicalMap, what="Canonical map", fix="restore it from git or delete it to rebuild from the translator"
+    )
     if (cmap.benchmark, cmap.language) != (benchmark, language):
         raise StaleArtifactError(
             f"Canonical map is for {cmap.benchmark}/{cmap.language}, not {benchmark}/{language}",
