@@ -1,4 +1,4 @@
-"""Import bounds that a file cannot slip past (translators/interchange.py): the unit count sees every
+"""Import bounds that a file cannot slip past (translators/import_bounds.py): the unit count sees every
 entry translate-toolkit would parse, and what the parser would hold besides units (XML nodes, PO
 lines, entity references) is bounded before parsing too. Each file here passed the count before and
 was parsed in full: 48 MiB of `<a/>` took 3.1 GB of RSS, a PO with tabs after its keywords 4.1 GB."""
