@@ -297,3 +297,60 @@ def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(t
     finally:
         taken.close()
     assert spawned[0] == busy and record.port != busy and len(spawned) == 2
+
+
+def _booting_record(settings: BabelflowSettings, process: subprocess.Popen):
+    from flows.server.local_server import any_free_port
+    from flows.server.process import identity_of
+    from flows.server.server_record import ServerRecord, write_record
+
+    identity = None
+    while process.poll() is None and (identity is None or not identity.command):
+        identity = identity_of(process.pid)
+    home = settings.layout.prefect_home()
+    home.mkdir(parents=True, exist_ok=True)
+    port = any_free_port()  # nothing answers there: the server never names this project
+    record = ServerRecord(
+        **(identity.model_dump() if identity else {"pid": process.pid, "start_ticks": 0, "command": ["gone"]}),
+        port=port,
+        api_url=f"http://127.0.0.1:{port}/api",
+        ui_url=f"http://127.0.0.1:{port}",
+        prefect_home=home,
+        state_dir=settings.resolved_state_dir(),
+        log=home / "server.log",
+        started_at="2026-01-01T00:00:00+00:00",
+        ready=False,
+    )
+    write_record(settings, record)
+    return record
+
+
+def test_a_server_that_exits_while_booting_is_reported_with_its_code_and_its_record_discarded(tmp_path: Path) -> None:
+    from flows.server import local_server
+    from flows.server.server_record import record_path
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    exited = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"], start_new_session=True)
+    exited.wait()
+    record = _booting_record(settings, exited)
+    with pytest.raises(BabelflowError, match=r"exited during start-up \(code 3\)"):
+        local_server._wait_ready(settings, exited, record)
+    assert not record_path(settings).exists()
+
+
+def test_a_server_that_never_answers_is_ended_and_its_record_discarded(tmp_path: Path, monkeypatch) -> None:
+    """A launcher that stays up without naming this project is not adopted: its group is ended."""
+    from flows.server import local_server
+    from flows.server.server_record import record_path
+
+    monkeypatch.setattr(local_server, "BOOT_TIMEOUT_S", 0.5)
+    settings = BabelflowSettings(project_root=tmp_path)
+    silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        record = _booting_record(settings, silent)
+        with pytest.raises(BabelflowError, match="did not answer"):
+            local_server._wait_ready(settings, silent, record)
+        assert silent.wait(timeout=30) is not None and not record_path(settings).exists()
+    finally:
+        silent.kill()
+        silent.wait()
