@@ -25,7 +25,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 
@@ -36,6 +35,7 @@ from flows.server.auth import ensure_auth_string
 from flows.server.process import ProcessIdentity, alive, end_group, identity_of, is_same_process
 from flows.server.server_record import (
     ServerRecord,
+    booting_record,
     discard_stale,
     is_ours,
     names_this_project,
@@ -230,17 +230,7 @@ def _spawn(settings: BabelflowSettings, port: int, log: Path | None) -> tuple[su
         if out:
             out.close()
     identity = _identity_after_exec(process, command)
-    record = ServerRecord(
-        **identity.model_dump(),
-        port=port,
-        api_url=f"http://127.0.0.1:{port}/api",
-        ui_url=f"http://127.0.0.1:{port}",
-        prefect_home=home,
-        state_dir=settings.resolved_state_dir(),
-        log=log or home / "server.log",
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        ready=False,
-    )
+    record = booting_record(identity, port, settings, log or home / "server.log")
     write_record(settings, record)
     return process, record
 

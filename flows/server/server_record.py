@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babelflow.atomic_io import write_bytes_atomic
@@ -31,6 +32,21 @@ class ServerRecord(ProcessIdentity):
     log: Path
     started_at: str
     ready: bool = True  # False while booting: a starter killed then leaves a record the next run adopts
+
+
+def booting_record(identity: ProcessIdentity, port: int, settings: BabelflowSettings, log: Path) -> ServerRecord:
+    """The record of a server just started on `port`, not ready until it names this project."""
+    return ServerRecord(
+        **identity.model_dump(),
+        port=port,
+        api_url=f"http://127.0.0.1:{port}/api",
+        ui_url=f"http://127.0.0.1:{port}",
+        prefect_home=settings.layout.prefect_home(),
+        state_dir=settings.resolved_state_dir(),
+        log=log,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        ready=False,
+    )
 
 
 def names_this_project(record: ServerRecord, settings: BabelflowSettings, timeout: float = 2.0) -> bool:

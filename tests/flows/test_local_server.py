@@ -223,7 +223,7 @@ def test_a_foreground_server_is_refused_while_the_recorded_one_still_runs(tmp_pa
     """A second server on the same database is never started, even while the first one boots."""
     from flows.server.local_server import any_free_port, run_foreground
     from flows.server.process import identity_of
-    from flows.server.server_record import ServerRecord, record_path
+    from flows.server.server_record import ServerRecord, booting_record, record_path
 
     settings = BabelflowSettings(project_root=tmp_path)
     booting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
@@ -233,17 +233,7 @@ def test_a_foreground_server_is_refused_while_the_recorded_one_still_runs(tmp_pa
             identity = identity_of(booting.pid)
         home = settings.layout.prefect_home()
         home.mkdir(parents=True)
-        record = ServerRecord(
-            **identity.model_dump(),
-            port=4999,
-            api_url="http://127.0.0.1:4999/api",
-            ui_url="http://127.0.0.1:4999",
-            prefect_home=home,
-            state_dir=settings.resolved_state_dir(),
-            log=home / "server.log",
-            started_at="2026-01-01T00:00:00+00:00",
-            ready=False,
-        )
+        record = booting_record(identity, 4999, settings, home / "server.log")
         record_path(settings).write_text(record.model_dump_json())
         with pytest.raises(BabelflowError) as caught:
             run_foreground(settings, any_free_port(), lambda _: None)
@@ -301,26 +291,17 @@ def test_a_port_taken_between_the_check_and_the_bind_is_retried_on_a_free_port(t
 
 def _booting_record(settings: BabelflowSettings, process: subprocess.Popen):
     from flows.server.local_server import any_free_port
-    from flows.server.process import identity_of
-    from flows.server.server_record import ServerRecord, write_record
+    from flows.server.process import ProcessIdentity, identity_of
+    from flows.server.server_record import booting_record, write_record
 
     identity = None
     while process.poll() is None and (identity is None or not identity.command):
         identity = identity_of(process.pid)
     home = settings.layout.prefect_home()
     home.mkdir(parents=True, exist_ok=True)
-    port = any_free_port()  # nothing answers there: the server never names this project
-    record = ServerRecord(
-        **(identity.model_dump() if identity else {"pid": process.pid, "start_ticks": 0, "command": ["gone"]}),
-        port=port,
-        api_url=f"http://127.0.0.1:{port}/api",
-        ui_url=f"http://127.0.0.1:{port}",
-        prefect_home=home,
-        state_dir=settings.resolved_state_dir(),
-        log=home / "server.log",
-        started_at="2026-01-01T00:00:00+00:00",
-        ready=False,
-    )
+    exited = ProcessIdentity(pid=process.pid, start_ticks=0, command=["exited"])  # as _spawn records an early exit
+    # nothing answers at a free port: the server never names this project
+    record = booting_record(identity or exited, any_free_port(), settings, home / "server.log")
     write_record(settings, record)
     return record
 
