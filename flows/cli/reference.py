@@ -12,9 +12,7 @@ from pathlib import Path
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md"
 REGENERATE = "python -m flows.cli.reference"
 _TITLE = "CLI reference"
-_HEADER = (
-    f"<!-- Generated from the Typer app (flows/cli/app.py) by `{REGENERATE}`; do not edit by hand. -->\n\n"
-)
+_HEADER = f"<!-- Generated from the Typer app (flows/cli/app.py) by `{REGENERATE}`; do not edit by hand. -->\n\n"
 
 
 def cli_reference() -> str:
