@@ -90,7 +90,7 @@ def _parse_babelflow(args: list[str]) -> str | None:
         command.make_context(name, sub_args, parent=ctx)
     except typer.Exit:  # --help
         return None
-    except typer.TyperException as error:  # click's usage errors: unknown option, bad value, missing argument
+    except Exception as error:  # click's usage errors (unknown option, bad value, missing argument), any version
         return f"{type(error).__name__}: {error}"
     return None
 
