@@ -206,9 +206,10 @@ def _sign(
     from flows.review.signoff import SAMPLE_RULE, TIERS, units_tier  # noqa: PLC0415
     from flows.review.signoff_sample import sign_sample  # noqa: PLC0415
     from flows.review.workbench import Workbench  # noqa: PLC0415
+    from flows.run_setup import resolve_run, stored_request  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
-        bench = Workbench.load(benchmark, lang, settings=settings)
+        bench = Workbench.load(resolve_run(settings, stored_request(settings, benchmark, lang)))
         not_ready = [r.key for r in bench.records if r.origin_class in ("pending", "failed")]
         if not_ready:
             raise BabelflowError(

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from babelflow.errors import BabelflowError
-from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, load_workbench, shown_text
 from flows.review.unit_lines import checks_line, context_line, provenance
 
 if TYPE_CHECKING:
@@ -31,13 +31,6 @@ def _matches(record: UnitRecord, task: str | None, field: str | None, origin: st
     if origin is not None and record.origin_class != origin:
         return False
     return grep is None or grep.casefold() in (record.source + "\n" + record.target).casefold()
-
-
-def _load(benchmark: str, lang: str, source_dir: Path | None) -> Workbench:
-    from flows.review.workbench import Workbench  # noqa: PLC0415 - the engine and validators: +2 s on `babelflow --help`
-
-    with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
-        return Workbench.load(benchmark, lang, source_dir=source_dir)
 
 
 @cli_errors
@@ -72,7 +65,7 @@ def units_command(
         )
     if kind not in ("all", "free", "canonical"):
         raise BabelflowError(f"Unknown kind {kind!r}", field="--kind", fix="use free, canonical or all")
-    bench = _load(benchmark, lang, source_dir)
+    bench = load_workbench(benchmark, lang, source_dir=source_dir)
     if unit_id is not None:
         show_unit(bench, bench.find(unit_id))
         return
@@ -159,10 +152,9 @@ def correct_command(
 
     if (unit_id is None) == (finding is None):
         raise BabelflowError("Say which unit", field="--id", fix="give --id UNIT or --finding F-… (one of them)")
-    bench = _load(benchmark, lang, source_dir)
+    bench = load_workbench(benchmark, lang, source_dir=source_dir)
     outcome = apply_correction(
-        bench, unit_id=unit_id, finding_id=finding, text=text, author=author or getpass.getuser(), force=force,
-        source_dir=source_dir,
+        bench, unit_id=unit_id, finding_id=finding, text=text, author=author or getpass.getuser(), force=force
     )  # fmt: skip
     for line in outcome.lines:
         out.print(shown_text(line), highlight=False)

@@ -53,7 +53,6 @@ def apply_human_texts(
     corrections: list[Correction],
     *,
     holder: str,
-    source_dir: Path | None,
     decisions: list[ReviewDecision] | None = None,
     kept_when_others_fail: bool = False,
 ) -> Applied:
@@ -76,9 +75,11 @@ def apply_human_texts(
     )
     try:
         result = pipeline.adapt(
-            run.benchmark, run.language, translator_spec=run.translator_spec, source_dir=source_dir, settings=settings,
-            ir=bench.ir, superseded_hand_edits=frozenset(e.unit_key for e in plan.entries),
-        )  # fmt: skip
+            run.request,
+            settings=settings,
+            ir=bench.ir,
+            superseded_hand_edits=frozenset(e.unit_key for e in plan.entries),
+        )
     except BabelflowError as exc:
         ours = {e.unit_key for e in plan.entries}
         others_only = exc.message.startswith("Language pack") and not any(key in exc.message for key in ours)
@@ -132,7 +133,6 @@ def apply_correction(
     text: str,
     author: str,
     force: bool,
-    source_dir: Path | None,
 ) -> Applied:
     lines = []
     decisions: list[ReviewDecision] = []
@@ -191,7 +191,6 @@ def apply_correction(
         plan,
         [correction],
         holder=f"correct {record.key}",
-        source_dir=source_dir,
         decisions=decisions,
         kept_when_others_fail=True,
     )

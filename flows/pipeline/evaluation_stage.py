@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from babelflow.adapt_request import EvaluationRequest
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
@@ -35,17 +36,17 @@ class EvaluationStageResult(Record):
     markdown: str
 
 
-def evaluation_config(agent: str, user: str, trials: int = 1) -> EvaluationConfig | None:
+def evaluation_config(asked: EvaluationRequest) -> EvaluationConfig | None:
     """None when the flow was not asked to evaluate; both specs or neither."""
-    if not agent and not user:
+    if not asked.asked:
         return None
-    if not agent or not user:
+    if not asked.agent or not asked.user:
         raise BabelflowError(
             "The evaluation stage needs both an agent and a user model",
             field="--evaluate-agent/--evaluate-user",
             fix="pass both, e.g. --evaluate-agent scripted --evaluate-user scripted",
         )
-    return EvaluationConfig(agent=agent, user=user, trials=trials)
+    return EvaluationConfig(agent=asked.agent, user=asked.user, trials=asked.trials)
 
 
 def check_evaluation(run: AdaptationRun, config: EvaluationConfig) -> None:

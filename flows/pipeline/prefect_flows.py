@@ -29,6 +29,7 @@ from prefect.states import Completed, Crashed, Failed, State
 from pydantic import Field
 
 from analyzers.profile import ElementOverride
+from babelflow.adapt_request import AdaptRequest
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
@@ -49,7 +50,7 @@ from flows.pipeline.evaluation_stage import (
 )
 from flows.pipeline.progress_views import prefect_progress
 from flows.pipeline.reporting import failure_report_markdown, failure_table_rows, units_made_by
-from flows.pipeline.run_guard import check_current_run
+from flows.pipeline.run_guard import admitted_request
 from flows.pipeline.shared_run import checkpoint, portable, project_key, provider_slots, shared_run
 from flows.review.forms import ask_for_review, signoff_form
 from flows.review.hand_edits import adopt_hand_edits
@@ -377,13 +378,7 @@ def _publish(
 def _workbench(run: AdaptationRun) -> Workbench | None:
     """The units as the round wrote them (context, provenance, checks) for the reviewer's reading."""
     try:
-        return Workbench.load(
-            run.benchmark,
-            run.language,
-            translator=run.translator_spec,
-            source_dir=run.source_dir,
-            settings=run.settings,
-        )
+        return Workbench.load(run)
     except BabelflowError as error:  # the reading falls back to the findings' own evidence
         get_run_logger().warning(f"review material without unit context: {error}")
         return None
@@ -420,71 +415,41 @@ def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, s
     return reviewed, forget
 
 
-@flow(name="adapt-language", log_prints=True, flow_run_name="{benchmark} · {language}")
-def adapt_language(
-    benchmark: str,
-    language: str,
-    profile: Path | None = None,
-    translator: str = "auto",
-    source_dir: Path | None = None,
-    out: Path | None = None,
-    review_timeout: int = 0,
-    max_rounds: int = 4,
-    project_root: Path | None = None,
-    validators: str = "",
-    entities: list[str] | None = None,
-    evaluate_agent: str = "",
-    evaluate_user: str = "",
-    evaluate_trials: int = 1,
-) -> State[AdaptFlowResult]:
+def _language_run_name() -> str:
+    request = AdaptRequest.model_validate(current_flow_run.parameters["request"])
+    return f"{request.benchmark} · {request.language}"
+
+
+@flow(name="adapt-language", log_prints=True, flow_run_name=_language_run_name)
+def adapt_language(request: AdaptRequest) -> State[AdaptFlowResult]:
     """analyze → translate → rebuild → validate (4 layers) → merge → review, until no findings; then
-    sign off, and (with evaluate_agent/evaluate_user) run agents on the variant and its source.
+    sign off, and (with an evaluation asked) run agents on the variant and its source.
 
     Ends in a named state (FINAL_STATES) carrying the AdaptFlowResult: call it with return_state=True
     and read the result with `outcome(state)` (a direct call raises on AwaitingReview)."""
     # a deployment's run may not name endpoints, paths or code of its own (flows/pipeline/run_guard.py)
-    asked = {
-        "benchmark": benchmark,
-        "translator": translator,
-        "validators": validators,
-        "profile": profile,
-        "source_dir": source_dir,
-        "out": out,
-        "project_root": project_root,
-        "evaluate_agent": evaluate_agent,
-        "evaluate_user": evaluate_user,
-    }
-    check_current_run(adapt_language.fn, asked, BabelflowSettings())
-    settings = BabelflowSettings(project_root=project_root) if project_root else BabelflowSettings()
-    evaluation = evaluation_config(evaluate_agent, evaluate_user, evaluate_trials)
-    # resolved once (language, pack, translator, paths): every stage reads this frozen run
-    run = resolve_run(
-        settings,
-        benchmark,
-        language,
-        translator=translator,
-        source_dir=source_dir,
-        profile=profile,
-        out=out,
-        validators=validators,
-        entities=entities or (),
-    )
+    request = admitted_request(request, BabelflowSettings())
+    root = request.project_root
+    settings = BabelflowSettings(project_root=root) if root else BabelflowSettings()
+    evaluation = evaluation_config(request.evaluation)
+    run = resolve_run(settings, request)  # resolved once (language, pack, translator, paths): every stage reads it
     if evaluation is not None:
         check_evaluation(run, evaluation)
     # one writer per output folder (flows/components.py); the same language twice is refused; a run
     # the lock outlived (killed) is marked Crashed in the UI
+    benchmark, flow_run_id = run.benchmark, str(current_flow_run.id)
     with (
-        run_lock(settings.layout.locks(), benchmark, run.language, holder=str(current_flow_run.id)) as previous,
-        owned_output(settings, get_benchmark(benchmark, source_dir=source_dir), run.language, run.paths.variant),
+        run_lock(settings.layout.locks(), benchmark, run.language, holder=flow_run_id) as previous,
+        owned_output(settings, get_benchmark(benchmark, source_dir=run.source_dir), run.language, run.paths.variant),
         prefect_progress(),
-        shared_run(settings, benchmark, run.language, str(current_flow_run.id)) as killed_on_pool,
+        shared_run(settings, benchmark, run.language, flow_run_id) as killed_on_pool,
     ):
-        if killed := mark_killed_run_crashed(killed_on_pool or previous, str(current_flow_run.id)):
+        if killed := mark_killed_run_crashed(killed_on_pool or previous, flow_run_id):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
         hand_edits = adopt_hand_edits(run)  # kept as corrections before a round rebuilds over them
         for line in hand_edits:
             get_run_logger().warning(line)
-        result = _rounds(run, review_timeout, max_rounds).model_copy(update={"hand_edits": hand_edits})
+        result = _rounds(run).model_copy(update={"hand_edits": hand_edits})
         if evaluation is not None and result.status in ("signed", "awaiting_signoff"):
             result = _evaluate(run, result, evaluation)
         return final_state(result)
@@ -532,8 +497,9 @@ def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | 
     return run_id
 
 
-def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFlowResult:
+def _rounds(run: AdaptationRun) -> AdaptFlowResult:
     logger = get_run_logger()
+    review_timeout, max_rounds = run.request.review.timeout, run.request.review.max_rounds
     benchmark, language = run.benchmark, run.language
     store = ReviewStore(run.paths.review_dir)
     rounds: list[RoundRecord] = []
@@ -554,7 +520,7 @@ def _rounds(run: AdaptationRun, review_timeout: int, max_rounds: int) -> AdaptFl
         open_findings = [f for f in failures.findings if f.severity is not Severity.NOTE]
         logger.info(f"round {round_no}: {len(open_findings)} open findings, {len(notes)} notes")
         if not open_findings:  # notes record a policy (values kept as they are): read at sign-off, no decision
-            return _sign(run, variant, store, rounds, review_timeout, ids, run_url)
+            return _sign(run, variant, store, rounds, ids, run_url)
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
             return AdaptFlowResult(
@@ -599,7 +565,6 @@ def _sign(
     variant: Path,
     store: ReviewStore,
     rounds: list[RoundRecord],
-    review_timeout: int,
     ids: dict[str, Any],
     run_url: str | None,
 ) -> AdaptFlowResult:
@@ -613,12 +578,11 @@ def _sign(
         variant_dir=variant,
         **ids,
     )
+    review_timeout = run.request.review.timeout
     if review_timeout <= 0:
         return result
     # the stratified sample a reviewer reads and signs for, as `babelflow review --sign` draws it
-    bench = Workbench.load(
-        benchmark, language, translator=run.translator_spec, source_dir=run.source_dir, settings=settings
-    )
+    bench = Workbench.load(run)
     sample = sign_sample(bench)
     translator_id = bench.engine.translator.translator_id
     tier = units_tier(translator_id, (r.origin_class for r in bench.records))
@@ -667,53 +631,20 @@ def _sign(
 
 def _languages_run_name() -> str:
     parameters = current_flow_run.parameters
-    return f"{parameters['benchmark']} · {', '.join(parameters['languages'])}"
+    return f"{AdaptRequest.model_validate(parameters['request']).benchmark} · {', '.join(parameters['languages'])}"
 
 
 @flow(name="adapt-languages", flow_run_name=_languages_run_name)
 def adapt_languages(
-    benchmark: str,
-    languages: list[str],
-    max_concurrency: int = 2,
-    review_timeout: int = 0,
-    project_root: Path | None = None,
-    translator: str = "auto",
-    validators: str = "",
-    entities: list[str] | None = None,
-    evaluate_agent: str = "",
-    evaluate_user: str = "",
-    evaluate_trials: int = 1,
+    request: AdaptRequest, languages: list[str], max_concurrency: int = 2
 ) -> State[list[AdaptFlowResult]]:
-    """One adapt_language subflow per language, at most `max_concurrency` at a time. Ends in the state of
-    the language that waits longest (AwaitingReview over AwaitingSignoff over Signed), its message naming
-    each language's state; read the results with `outcomes(state)`."""
-    asked = {
-        "benchmark": benchmark,
-        "translator": translator,
-        "validators": validators,
-        "project_root": project_root,
-        "evaluate_agent": evaluate_agent,
-        "evaluate_user": evaluate_user,
-    }
-    check_current_run(adapt_languages.fn, asked, BabelflowSettings())  # a deployment's run: flows/pipeline/run_guard.py
-
+    """One adapt_language subflow per language (the request, in each language), at most `max_concurrency`
+    at a time. Ends in the state of the language that waits longest (AwaitingReview over AwaitingSignoff
+    over Signed), its message naming each language's state; read the results with `outcomes(state)`."""
+    request = admitted_request(request, BabelflowSettings())  # a deployment's run: flows/pipeline/run_guard.py
     with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
         futures = [
-            pool.submit(
-                adapt_language,
-                benchmark,
-                language,
-                review_timeout=review_timeout,
-                project_root=project_root,
-                translator=translator,
-                validators=validators,
-                entities=entities,
-                evaluate_agent=evaluate_agent,
-                evaluate_user=evaluate_user,
-                evaluate_trials=evaluate_trials,
-                return_state=True,
-            )
-            for language in languages
+            pool.submit(adapt_language, request.for_language(language), return_state=True) for language in languages
         ]
         states = [f.result() for f in futures]
     results = [outcome(state) for state in states]  # a language whose run raised fails this flow too

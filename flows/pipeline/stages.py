@@ -29,19 +29,20 @@ from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
 from babelflow.run_lock import one_at_a_time
 from babelflow.settings import BabelflowSettings
-from babelflow.variant import MANIFEST_NAME, VariantManifest, output_drift
+from babelflow.variant import MANIFEST_NAME, VariantBuild, output_drift
 from flows.code_fingerprint import package_fingerprint, stage_code
-from flows.components import analysis_lock, analyze_or_reuse, domain_name_for, translator_for
+from flows.components import analysis_lock, analyze_or_reuse, domain_name_for
 from flows.pipeline.replay_memo import variant_replays
 from flows.review.store import ReviewStore
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark, open_variant
-from source_benchmarks.protocol import ReplayOutcome, SourceBenchmark
+from source_benchmarks.protocol import ReplayOutcome
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.interface import Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations, enforce
 from translators.rebuild import rebuild_variant
+from translators.spec import make_translator
 from translators.units import extract_units
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, Severity, SuppressedCheck, make_finding
@@ -249,7 +250,7 @@ def release_check_error(
 
 def stage_translate(run: AdaptationRun, ir_path: Path, reviewed: dict[str, str], forget: list[str]) -> TranslateResult:
     ledger = CostLedger()
-    translator = translator_for(run.translator_spec, run.language, run.pack, costs=ledger)
+    translator = make_translator(run.request.translator, run.language, run.pack, costs=ledger)
     ir = read_ir(ir_path, run.benchmark)
     progress = lambda done, total: report(f"translation units: {run.language}", done, total)  # noqa: E731
     outcome, cmap = translate_ir(run, translator, ir, reviewed, forget, progress)
@@ -276,34 +277,19 @@ class RebuildResult(Record):
     manifest_sha256: str
 
 
-def rebuild_into(
-    bench: SourceBenchmark,
-    ir: IRDocument,
-    targets: dict[str, str],
-    variant: Path,
-    *,
-    language: str,
-    canonical_map_version: str,
-    translator_id: str,
-    failed_units: int,
-    language_pack_version: str,
-    ir_sha256: str | None = None,
-    canonical_map: CanonicalMap | None = None,
-) -> VariantManifest:
-    """Write the variant (only outputs whose inputs changed) under the benchmark's domain name for the language."""
-    return rebuild_variant(
-        bench,
-        ir,
-        targets,
-        variant,
-        language=language,
-        domain_name=domain_name_for(bench.id, language),
+def variant_build(
+    run: AdaptationRun, translator_id: str, canonical_map_version: str, failed_units: int, pack_version: str
+) -> VariantBuild:
+    """What the rebuild records in the manifest: the variant registers under the benchmark's domain name
+    for the language, and its request is stored for every later rebuild of the run."""
+    return VariantBuild(
+        language=run.language,
+        domain_name=domain_name_for(run.benchmark, run.language),
         canonical_map_version=canonical_map_version,
         translator_id=translator_id,
         failed_units=failed_units,
-        language_pack_version=language_pack_version,
-        ir_sha256=ir_sha256,
-        canonical_map=canonical_map,
+        language_pack_version=pack_version,
+        request=run.request.model_copy(update={"project_root": None}),  # a variant may move to another project
     )
 
 
@@ -312,16 +298,19 @@ def stage_rebuild(run: AdaptationRun, ir_path: Path, translated: TranslateResult
     ir = read_ir(ir_path, run.benchmark)
     targets = orjson.loads(translated.targets_path.read_bytes())
     variant = run.paths.variant
-    rebuild_into(
+    build = variant_build(
+        run,
+        translated.translator_id,
+        translated.canonical_map_version,
+        len(translated.failures),
+        translated.language_pack_version,
+    )
+    rebuild_variant(
         bench,
         ir,
         targets,
         variant,
-        language=run.language,
-        canonical_map_version=translated.canonical_map_version,
-        translator_id=translated.translator_id,
-        failed_units=len(translated.failures),
-        language_pack_version=translated.language_pack_version,
+        build,
         ir_sha256=sha256_file(ir_path),
         canonical_map=load_canonical_map(run.paths.canonical_map, run.benchmark, run.language),
     )

@@ -122,9 +122,7 @@ def adopt_hand_edits(
     files = edited_files(run.paths.variant)
     if not files:
         return []
-    bench = Workbench.load(
-        run.benchmark, run.language, translator=run.translator_spec, source_dir=run.source_dir, settings=run.settings
-    )
+    bench = Workbench.load(run)
     edits = find_hand_edits(run, bench, ir or bench.ir, files)  # the workbench has read the saved IR already
     author = author or getpass.getuser()
     entries, corrections, lines = [], [], []

@@ -27,8 +27,7 @@ from babelflow.canonical_map import CanonicalMap, load_canonical_map
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, IRElement, Record
 from babelflow.settings import BabelflowSettings
-from flows.components import analyze_or_reuse, translator_for
-from flows.run_setup import resolve_run
+from flows.components import analyze_or_reuse
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine, pack_glossary, protect_unit
 from translators.interchange import PlannedEntry
@@ -36,6 +35,7 @@ from translators.interface import TranslationRequest, TranslationResponse, Trans
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations
 from translators.placeholders import ProtectedText
+from translators.spec import make_translator
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 from validators.finding_kinds import Severity
 from validators.probes.fidelity import check_pair
@@ -251,7 +251,6 @@ def read_reviewed(path: Path) -> dict[str, str]:
 class Workbench:
     """Every unit of one (benchmark, language) as the next round would write it."""
 
-    settings: BabelflowSettings
     run: AdaptationRun
     ir: IRDocument
     cmap: CanonicalMap
@@ -263,30 +262,17 @@ class Workbench:
     signed: bool
 
     @classmethod
-    def load(
-        cls,
-        benchmark: str,
-        language: str,
-        *,
-        translator: str = "auto",
-        source_dir: Path | None = None,
-        settings: BabelflowSettings | None = None,
-        auto_fallback: str | None = None,
-        translate_missing: bool = False,
-    ) -> Workbench:
+    def load(cls, run: AdaptationRun, *, translate_missing: bool = False) -> Workbench:
         """`translate_missing`: draft the units the memory lacks (export: the file needs a draft to
         post-edit); else they are shown pending and no translator runs."""
         # imported here: flows.review.signoff imports this module's records
         from flows.review.signoff import signoff_state  # noqa: PLC0415
 
-        settings = settings or BabelflowSettings()
-        run = resolve_run(
-            settings, benchmark, language, translator=translator, source_dir=source_dir, auto_fallback=auto_fallback
-        )
-        bench = get_benchmark(benchmark, source_dir=source_dir)
-        ir = analyze_or_reuse(bench, None, run.paths.ir, lambda m: None)
+        benchmark = run.benchmark
+        bench = get_benchmark(benchmark, source_dir=run.source_dir)
+        ir = analyze_or_reuse(bench, run.profile, run.paths.ir, lambda m: None)
         cmap = load_canonical_map(run.paths.canonical_map, benchmark, run.language)
-        drafter: Translator = translator_for(run.translator_spec, run.language, run.pack)
+        drafter: Translator = make_translator(run.request.translator, run.language, run.pack)
         engine = TranslationEngine(
             drafter if translate_missing else MemoryOnly(drafter.translator_id),
             run.language,
@@ -301,16 +287,20 @@ class Workbench:
         canonical, free = extract_units(ir)
         groups = canonical_groups_of_values(ir)
         protected = {u.key: protect_unit(u, cmap, groups) for u in canonical + free}
-        signed = signoff_state(settings.layout.variant(benchmark, run.language)).valid
+        signed = signoff_state(run.paths.variant).valid
         origins = dict(outcome.unit_origins)
         for failure in outcome.failures:
             if failure.problems == [PENDING]:
                 origins[failure.unit_key] = "pending"
-        return cls(settings, run, ir, cmap, engine, canonical + free, outcome.targets, origins, protected, signed)
+        return cls(run, ir, cmap, engine, canonical + free, outcome.targets, origins, protected, signed)
 
     @property
     def language(self) -> str:
         return self.run.language
+
+    @property
+    def settings(self) -> BabelflowSettings:
+        return self.run.settings
 
     @cached_property
     def elements(self) -> dict[str, IRElement]:

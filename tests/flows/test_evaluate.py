@@ -10,6 +10,7 @@ import orjson
 import pytest
 from evaluation_fake import FakeAgentServer
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
 
@@ -25,7 +26,7 @@ def mock_es(tmp_path_factory, analyzed):
 
     root = tmp_path_factory.mktemp("evaluate")
     settings = BabelflowSettings(project_root=root)
-    result = adapt("tau2-mock", "es", settings=settings, ir=analyzed("tau2-mock"))
+    result = adapt(AdaptRequest.of_options("tau2-mock", "es"), settings=settings, ir=analyzed("tau2-mock"))
     return settings, result.paths.variant
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from evaluation_fake import FakeAgentServer
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 from flows.evaluation.taxonomy import FailureClass
 from source_benchmarks import get_benchmark, open_variant
@@ -19,7 +20,10 @@ def mock_variants(tmp_path_factory, analyzed):
     root = tmp_path_factory.mktemp("evaluate-scripted")
     settings = BabelflowSettings(project_root=root)
     ir = analyzed("tau2-mock")
-    paths = {lang: adapt("tau2-mock", lang, settings=settings, ir=ir).paths.variant for lang in ("en-XA", "ar-XB")}
+    paths = {
+        lang: adapt(AdaptRequest.of_options("tau2-mock", lang), settings=settings, ir=ir).paths.variant
+        for lang in ("en-XA", "ar-XB")
+    }
     return settings, paths, ir
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 from validators.findings import group_findings
 
@@ -32,7 +33,7 @@ def _plant(project: Path, benchmark: str, mutate) -> str:
     """Adapt once offline, then corrupt one stored translation (as a bad earlier model run would)."""
     from flows.pipeline.adapt import adapt
 
-    result = adapt(benchmark, "en-XA", settings=BabelflowSettings(project_root=project))
+    result = adapt(AdaptRequest.of_options(benchmark, "en-XA"), settings=BabelflowSettings(project_root=project))
     memory = result.paths.memory
     lines = memory.read_bytes().splitlines()
     records = [orjson.loads(line) for line in lines]

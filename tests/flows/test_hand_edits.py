@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
 
@@ -32,7 +33,7 @@ def built(tmp_path_factory, analyzed) -> Path:
     settings = BabelflowSettings(project_root=root)
     save_ir(analyzed(BENCH), settings.layout.ir(BENCH))
     for language in ("es", "ar-XB"):
-        adapt(BENCH, language, settings=settings, ir=analyzed(BENCH))
+        adapt(AdaptRequest.of_options(BENCH, language), settings=settings, ir=analyzed(BENCH))
     return root
 
 

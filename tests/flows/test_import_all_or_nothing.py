@@ -10,6 +10,7 @@ import orjson
 import pytest
 from lxml import etree
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 NS = "urn:oasis:names:tc:xliff:document:1.2"
@@ -25,7 +26,7 @@ def project(tmp_path, monkeypatch, analyzed):
     monkeypatch.chdir(tmp_path)
     settings = BabelflowSettings(project_root=tmp_path)
     save_ir(analyzed("fixture-library"), settings.layout.ir("fixture-library"))
-    adapt("fixture-library", "en-XA", settings=settings)
+    adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     return tmp_path
 
 

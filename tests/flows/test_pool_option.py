@@ -96,7 +96,10 @@ def test_pool_runs_get_every_option_the_command_checked(monkeypatch: pytest.Monk
         ["--profile", str(profile), "--source-dir", str(source_dir), "--evaluate-agent", "scripted",
          "--evaluate-user", "scripted", "--evaluate-trials", "3", "--max-concurrency", "5"],
     )  # fmt: skip
-    asked = {**declared["parameters"], **run}  # what the flow run is called with
-    assert asked["profile"] == str(profile) and asked["source_dir"] == str(source_dir)
-    assert (asked["evaluate_agent"], asked["evaluate_user"], asked["evaluate_trials"]) == ("scripted", "scripted", 3)
+    from babelflow.adapt_request import AdaptRequest
+
+    asked = AdaptRequest.model_validate({**declared["parameters"], **run}["request"])  # what the flow run gets
+    assert asked.profile == profile and asked.source_dir == source_dir
+    assert (asked.evaluation.agent, asked.evaluation.user, asked.evaluation.trials) == ("scripted", "scripted", 3)
+    assert declared["parameters"]["request"]["profile"] == str(profile)  # fixed by the deployment too
     assert declared.get("concurrency_limit") == 5

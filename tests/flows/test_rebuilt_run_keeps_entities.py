@@ -4,6 +4,7 @@ reads them back: the review material shows the units the variant holds, not the 
 
 from __future__ import annotations
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 BENCH = "tau2-mock"
@@ -20,7 +21,7 @@ def test_the_workbench_of_a_variant_renders_its_entities_as_the_run_did(tmp_path
     save_ir(ir, settings.layout.ir(BENCH))
     kept = [f"{entity.name}=keep" for entity in ir.entity_classes]  # the default translates the catalogue
     assert kept, "tau2-mock has canonical entity classes"
-    result = adapt(BENCH, LANG, settings=settings, ir=ir, translator_spec="pseudo", entities=kept)
+    result = adapt(AdaptRequest.of_options(BENCH, LANG, translator="pseudo", entities=kept), settings=settings, ir=ir)
     bench = Workbench.load(BENCH, LANG, settings=settings)
     canonical = [r for r in bench.records if r.kind == "canonical"]
     assert canonical and all(r.target == r.source for r in canonical)  # kept, as the variant holds them

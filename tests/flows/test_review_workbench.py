@@ -13,6 +13,7 @@ import orjson
 import pytest
 from lxml import etree
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 pytestmark = pytest.mark.skipif(
@@ -33,7 +34,7 @@ def built(tmp_path_factory, analyzed) -> Path:
     root = tmp_path_factory.mktemp("mock-es")
     settings = BabelflowSettings(project_root=root)
     save_ir(analyzed(BENCH), settings.layout.ir(BENCH))
-    adapt(BENCH, "es", settings=settings, ir=analyzed(BENCH))
+    adapt(AdaptRequest.of_options(BENCH, "es"), settings=settings, ir=analyzed(BENCH))
     return root
 
 
@@ -288,7 +289,7 @@ def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(pr
     pending = _cli("units", BENCH, "--lang", "es", "--origin", "pending", "--limit", "0")  # reading translates nothing
     assert pending.exit_code == 0, pending.output
     settings = BabelflowSettings(project_root=project)
-    result = adapt(BENCH, "es", settings=settings)
+    result = adapt(AdaptRequest.of_options(BENCH, "es"), settings=settings)
     canonical, free = extract_units(result.ir)
     mentioning = [u for u in free if re.search(rf"(?<!\w){term}s?(?!\w)", u.text, re.I)]
     stats = result.outcome.stats  # units translated afresh (units with one protected text share a request)
@@ -330,7 +331,7 @@ def test_a_glossary_edit_that_human_texts_break_names_them_and_they_are_fixed_on
         encoding="utf-8",
     )
     with pytest.raises(BabelflowError) as refused:
-        adapt(BENCH, "es", settings=BabelflowSettings(project_root=project))
+        adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=project))
     assert all(f"unit {u.key} (reviewed)" in refused.value.message for u in pair)
     assert "babelflow correct" in refused.value.fix
     first = _cli(

@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import save_ir
 from babelflow.settings import BabelflowSettings
 from bench.defects import inject_defect
@@ -47,7 +48,7 @@ def _fields(failures) -> set[tuple]:
 @pytest.mark.parametrize("kind", ["gold_tool_name_translated", "preserved_code_literal_translated"])
 def test_cli_and_flow_stages_find_the_same_defects(tmp_path, analyzed, kind):
     settings = BabelflowSettings(project_root=tmp_path)
-    result = adapt(BENCH, LANG, settings=settings, ir=analyzed(BENCH))
+    result = adapt(AdaptRequest.of_options(BENCH, LANG), settings=settings, ir=analyzed(BENCH))
     save_ir(result.ir, settings.layout.ir(BENCH))  # what the flow's analysis stage leaves for the others
     variant = tmp_path / "planted"
     shutil.copytree(result.paths.variant, variant)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.errors import BabelflowError
 from babelflow.variant import MANIFEST_NAME, VariantManifest
 from source_benchmarks.protocol import ChatReply
@@ -41,7 +42,7 @@ def mock_project(tmp_path_factory, analyzed):
 
     settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("tau3-evaluation"))
     ir = analyzed("tau3-mock")
-    return settings, adapt("tau3-mock", "ar-XB", settings=settings, ir=ir).paths.variant, ir
+    return settings, adapt(AdaptRequest.of_options("tau3-mock", "ar-XB"), settings=settings, ir=ir).paths.variant, ir
 
 
 @pytest.fixture(scope="module")
