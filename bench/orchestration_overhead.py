@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def direct(benchmark: str, language: str, root: Path) -> float:
     from babelflow.settings import BabelflowSettings
@@ -23,7 +25,7 @@ def direct(benchmark: str, language: str, root: Path) -> float:
 
     settings = BabelflowSettings(project_root=root)
     started = time.perf_counter()
-    run = resolve_run(settings, benchmark, language, translator="pseudo")
+    run = resolve_run(settings, AdaptRequest.of_options(benchmark, language, translator="pseudo"))
     analysis = stages.stage_analyze(run)
     translated = stages.stage_translate(run, analysis.ir_path, {}, [])
     rebuilt = stages.stage_rebuild(run, analysis.ir_path, translated)
@@ -57,10 +59,18 @@ def main() -> None:
             from flows.pipeline.prefect_flows import adapt_language, outcome
 
             started = time.perf_counter()
-            result = outcome(adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True))
+            result = outcome(
+                adapt_language(
+                    AdaptRequest(benchmark=benchmark, language=language, project_root=tmp_path / "prefect"),
+                    return_state=True,
+                )
+            )
             prefect_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True)
+            adapt_language(
+                AdaptRequest(benchmark=benchmark, language=language, project_root=tmp_path / "prefect"),
+                return_state=True,
+            )
             rerun_seconds = time.perf_counter() - started
         finally:
             server.terminate()

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def boot() -> None:
     from babelflow.settings import BabelflowSettings, apply_offline_environment
@@ -43,7 +45,7 @@ def profile(benchmark: str, language: str) -> None:
         rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu})
         return out
 
-    run = resolve_run(settings, benchmark, language)
+    run = resolve_run(settings, AdaptRequest.of_options(benchmark, language))
     analysis = timed("analysis (IR reused) + IR parse", lambda: stages.stage_analyze(run))
     timed("IR parse (cached)", lambda: stages.read_ir(analysis.ir_path, benchmark))
     translated = timed("translate", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def main() -> None:
     from loguru import logger
@@ -60,7 +62,7 @@ def main() -> None:
     tasks = measure("parse inputs", parse)
     measure("tau2 golden replay + evaluate_simulation (reference)", lambda: stock_replay(bench, benchmark))
 
-    run = resolve_run(settings, benchmark, "en-XA", translator="pseudo", source_dir=source_dir)
+    run = resolve_run(settings, AdaptRequest.of_options(benchmark, "en-XA", translator="pseudo", source_dir=source_dir))
     analysis = measure("analysis", lambda: stages.stage_analyze(run))
     translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
     rebuilt = measure("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))

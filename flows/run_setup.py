@@ -3,6 +3,8 @@ the Prefect flow call this, then pass the frozen run to every stage."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
@@ -35,11 +37,35 @@ def run_paths(
     )
 
 
+# runs a command resolved before starting the flow in this process (`resolved_once`): the flow's own
+_RESOLVED: dict[str, AdaptationRun] = {}
+
+
+def _resolution_key(settings: BabelflowSettings, request: AdaptRequest) -> str:
+    return settings.model_dump_json() + request.model_dump_json()
+
+
+@contextmanager
+def resolved_once(runs: list[AdaptationRun]) -> Iterator[None]:
+    """While a command runs the flow in this process, `resolve_run` answers the requests of `runs` (its
+    pre-check resolved them before any work) with those runs: one resolution per language per process."""
+    keys = [_resolution_key(run.settings, run.request) for run in runs]
+    _RESOLVED.update(zip(keys, runs, strict=True))
+    try:
+        yield
+    finally:
+        for key in keys:
+            _RESOLVED.pop(key, None)
+
+
 def resolve_run(settings: BabelflowSettings, request: AdaptRequest) -> AdaptationRun:
     """Validate the tag, load the pack from the run's project, resolve the translator and the paths: once.
 
     Refused (exit 2) before any work: an unknown benchmark or one whose runtime is missing, a bad
     tag, a pack that does not load, a translator that cannot run here (no Apertium pair, no key)."""
+    known = _RESOLVED.get(_resolution_key(settings, request))
+    if known is not None:
+        return known
     family = available_family_of(request.benchmark)
     tag = validate_language_tag(request.language)
     pack = load_pack(tag, settings.project_root)

@@ -8,7 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from flows.cli.common import BENCHMARK_HELP, cli_errors, console, status_line
+from flows.cli.common import cli_errors, console, status_line
+from flows.cli.options import BENCHMARK
 
 results = Console()  # results on stdout; progress and errors stay on stderr (cli_common.console)
 
@@ -49,7 +50,7 @@ def _taxonomy_table(report) -> Table:
 
 @cli_errors
 def evaluate_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    benchmark: str = BENCHMARK.info,
     lang: str = typer.Option(
         ..., "--lang", "-l", help="Language of the variant (made by `babelflow flow` or `adapt`)."
     ),

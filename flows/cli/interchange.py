@@ -10,7 +10,8 @@ import typer
 
 from babelflow.errors import BabelflowError
 from babelflow.output_guard import check_file_out
-from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, load_workbench, shown_text
+from flows.cli.common import cli_errors, load_workbench, shown_text
+from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR
 from flows.cli.units import out
 from flows.review.unit_lines import provenance
 
@@ -58,8 +59,8 @@ def record_unit(bench: Workbench, key: str):
 
 @cli_errors
 def export_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
     fmt: str = typer.Option("xliff", "--format", help="xliff (XLIFF 1.2) or po."),
     out_file: Path = typer.Option(..., "--out", "-o", help="File to write (.xlf or .po)."),
     translator: str = typer.Option(
@@ -70,7 +71,7 @@ def export_command(
             "else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL."
         ),
     ),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
 ) -> None:
     """Export the language's translation units (context, notes, inline codes, canonical terms)."""
     from translators.interchange import write_exchange  # noqa: PLC0415 - translate-toolkit and lxml: +0.6 s on --help
@@ -100,9 +101,9 @@ def export_command(
 
 @cli_errors
 def import_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    benchmark: str = BENCHMARK.info,
     file: Path = typer.Argument(..., help="The edited .xlf/.po file."),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    lang: str = LANG.info,
     translator: str = typer.Option(
         "auto",
         "--translator",
@@ -114,7 +115,7 @@ def import_command(
     force: bool = typer.Option(
         False, "--force", help="Accept targets whose per-unit checks fail (English left, numbers); they are recorded."
     ),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
     max_bytes: int | None = typer.Option(
         None,
         "--max-bytes",

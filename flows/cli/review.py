@@ -13,7 +13,8 @@ from rich.table import Table
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
-from flows.cli.common import BENCHMARK_HELP, cli_errors, console, shown_text
+from flows.cli.common import cli_errors, console, shown_text
+from flows.cli.options import BENCHMARK
 from flows.review.signoff import sign_off
 from flows.review.store import Decision, ReviewDecision, ReviewStore, Route, review_folder
 from flows.server.auth import auth_path
@@ -33,7 +34,7 @@ def _decision(choice: str) -> Decision:
 
 @cli_errors
 def review(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    benchmark: str = BENCHMARK.info,
     lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant under review."),
     decide: list[str] = typer.Option(
         [],
@@ -206,10 +207,9 @@ def _sign(
     from flows.review.signoff import SAMPLE_RULE, TIERS, units_tier  # noqa: PLC0415
     from flows.review.signoff_sample import sign_sample  # noqa: PLC0415
     from flows.review.workbench import Workbench  # noqa: PLC0415
-    from flows.run_setup import resolve_run, stored_request  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
-        bench = Workbench.load(resolve_run(settings, stored_request(settings, benchmark, lang)))
+        bench = Workbench.of_variant(settings, benchmark, lang)
         not_ready = [r.key for r in bench.records if r.origin_class in ("pending", "failed")]
         if not_ready:
             raise BabelflowError(

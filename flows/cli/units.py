@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from babelflow.errors import BabelflowError
-from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, load_workbench, shown_text
+from flows.cli.common import cli_errors, load_workbench, shown_text
+from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR
 from flows.review.unit_lines import checks_line, context_line, provenance
 
 if TYPE_CHECKING:
@@ -35,8 +36,8 @@ def _matches(record: UnitRecord, task: str | None, field: str | None, origin: st
 
 @cli_errors
 def units_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
     unit_id: str | None = typer.Option(None, "--id", help="Show one unit whole (its id or a unique 6+ prefix)."),
     task: str | None = typer.Option(None, "--task", help="Only units used by this task id."),
     field: str | None = typer.Option(
@@ -53,7 +54,7 @@ def units_command(
     failing: bool = typer.Option(
         False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."
     ),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
 ) -> None:
     """Read the translation units side by side: context (artifact, field, task, tool), provenance
     (translator, memory, map, human correction with author and time) and the flow's checks."""
@@ -133,8 +134,8 @@ def show_unit(bench: Workbench, record: UnitRecord) -> None:
 
 @cli_errors
 def correct_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
     text: str = typer.Option(..., "--text", help="The unit's new target text (inline codes as the source has them)."),
     unit_id: str | None = typer.Option(None, "--id", help="The unit to correct (id or unique 6+ prefix)."),
     finding: str | None = typer.Option(
@@ -144,7 +145,7 @@ def correct_command(
     ),
     author: str = typer.Option("", "--author", help="Your name, recorded with the correction (default: login name)."),
     force: bool = typer.Option(False, "--force", help="Accept a text whose checks fail (they are recorded)."),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
 ) -> None:
     """Post-edit one unit in place: checked like any translation, logged (author, time, previous
     text; append-only), then the variant is rebuilt (only what the unit touches changes)."""

@@ -36,7 +36,7 @@ from source_benchmarks import available_family_of, families
 from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRun, TrialRecord
 from source_benchmarks.scripted_models import Misbehaviour, ScriptedAgent, ScriptedUser, parse_scripted
 from translators.pseudo_locale import pseudo_translate_text
-from translators.registry import validate_language_tag
+from translators.spec import validate_language_tag
 
 SOURCE_LANGUAGE = "en"
 

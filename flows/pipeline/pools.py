@@ -28,6 +28,7 @@ from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import Record
 from babelflow.shared_state.config import SharedStateConfig, require_shared_config
 from babelflow.shared_state.stores import open_stores
+from flows.pipeline.launch import PoolOptions
 from flows.pipeline.prefect_flows import AdaptFlowResult, adapt_language, outcome
 from flows.pipeline.run_guard import deployed_parameters
 from flows.pipeline.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
@@ -47,14 +48,6 @@ FLOW_ENV = {
     # results in shared storage are read by every worker: JSON (pydantic records by class name), not pickle
     "PREFECT_RESULTS_DEFAULT_SERIALIZER": "json",
 }
-
-
-class PoolOptions(Record):
-    """`--pool NAME`, `--provider-limit PROVIDER=N`, `--max-concurrency N` (runs of the pool's deployment at once)."""
-
-    name: str
-    provider_limits: dict[str, int] = {}
-    max_concurrency: int | None = None
 
 
 class PoolRun(Record):

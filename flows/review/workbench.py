@@ -28,6 +28,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, IRElement, Record
 from babelflow.settings import BabelflowSettings
 from flows.components import analyze_or_reuse
+from flows.run_setup import resolve_run, stored_request
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine, pack_glossary, protect_unit
 from translators.interchange import PlannedEntry
@@ -293,6 +294,11 @@ class Workbench:
             if failure.problems == [PENDING]:
                 origins[failure.unit_key] = "pending"
         return cls(run, ir, cmap, engine, canonical + free, outcome.targets, origins, protected, signed)
+
+    @classmethod
+    def of_variant(cls, settings: BabelflowSettings, benchmark: str, language: str) -> Workbench:
+        """The units of the variant as its run made them: the run rebuilt from the request its manifest stores."""
+        return cls.load(resolve_run(settings, stored_request(settings, benchmark, language)))
 
     @property
     def language(self) -> str:

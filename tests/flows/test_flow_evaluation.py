@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest, EvaluationRequest
+
 pytestmark = pytest.mark.slow  # the Prefect flow through the session's test server
 
 
@@ -59,5 +61,12 @@ def test_half_an_evaluation_config_is_refused_before_any_work(prefect_env, tmp_p
     from flows.pipeline.prefect_flows import adapt_language
 
     with pytest.raises(BabelflowError, match="both an agent and a user"):
-        adapt_language(benchmark="tau2-mock", language="en-XA", project_root=tmp_path, evaluate_agent="scripted")
+        adapt_language(
+            AdaptRequest(
+                benchmark="tau2-mock",
+                language="en-XA",
+                project_root=tmp_path,
+                evaluation=EvaluationRequest(agent="scripted"),
+            )
+        )
     assert not (tmp_path / "adapted").exists()

@@ -22,7 +22,7 @@ def test_the_workbench_of_a_variant_renders_its_entities_as_the_run_did(tmp_path
     kept = [f"{entity.name}=keep" for entity in ir.entity_classes]  # the default translates the catalogue
     assert kept, "tau2-mock has canonical entity classes"
     result = adapt(AdaptRequest.of_options(BENCH, LANG, translator="pseudo", entities=kept), settings=settings, ir=ir)
-    bench = Workbench.load(BENCH, LANG, settings=settings)
+    bench = Workbench.of_variant(settings, BENCH, LANG)
     canonical = [r for r in bench.records if r.kind == "canonical"]
     assert canonical and all(r.target == r.source for r in canonical)  # kept, as the variant holds them
     assert bench.targets == result.outcome.targets

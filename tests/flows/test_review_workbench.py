@@ -59,7 +59,7 @@ def _cli(*args: str, input: str | None = None):
 def _bench(root: Path):
     from flows.review.workbench import Workbench
 
-    return Workbench.load(BENCH, "es", settings=BabelflowSettings(project_root=root))
+    return Workbench.of_variant(BabelflowSettings(project_root=root), BENCH, "es")
 
 
 def _variant_text(root: Path) -> str:
@@ -366,18 +366,18 @@ def test_po_marks_drafts_fuzzy_and_round_trips_without_change(project):
 
 
 def test_a_confirmed_finding_on_an_imported_text_sends_the_unit_back_to_the_translator(project):
-    from flows.components import translator_for
     from flows.pipeline.stages import translate_ir
     from flows.run_setup import resolve_run
+    from translators.spec import make_translator
 
     bench = _bench(project)
     record = _free_draft(bench)
     settings = BabelflowSettings(project_root=project)
-    run = resolve_run(settings, BENCH, "es")
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, "es"))
     reviewed = dict.fromkeys(record.element_ids, "Un texto importado que la revisión rechazó.")
     run.paths.reviewed.parent.mkdir(parents=True, exist_ok=True)
     run.paths.reviewed.write_bytes(orjson.dumps(reviewed))
-    translator = translator_for(run.translator_spec, run.language, run.pack)
+    translator = make_translator(run.request.translator, run.language, run.pack)
     outcome, _ = translate_ir(run, translator, bench.ir, reviewed, [record.element_ids[0]], None)
     assert outcome.unit_origins[record.key] == translator.translator_id  # drafted again, not 'reviewed'
     assert outcome.targets[record.element_ids[0]] == record.target

@@ -39,7 +39,7 @@ def _cli(*args: str):
 def _bench(root: Path):
     from flows.review.workbench import Workbench
 
-    return Workbench.load(BENCH, "es", settings=BabelflowSettings(project_root=root))
+    return Workbench.of_variant(BabelflowSettings(project_root=root), BENCH, "es")
 
 
 def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):

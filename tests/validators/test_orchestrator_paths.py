@@ -32,7 +32,7 @@ def test_every_probe_has_one_signature():
 
 
 def _stage_path(settings: BabelflowSettings, variant, ir_path):
-    run = resolve_run(settings, BENCH, LANG, translator="pseudo")
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, LANG, translator="pseudo"))
     integrity = stages.stage_integrity(run, ir_path, variant)
     layers = [integrity] + [
         stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed)

@@ -11,6 +11,7 @@ import pytest
 from fakes import MODELS
 from typer.testing import CliRunner
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import TranslationType, load_ir
 from babelflow.settings import BabelflowSettings
 from flows.cli.app import app
@@ -85,7 +86,7 @@ def test_validate_agentdojo_with_validators_runs_the_agents_and_merges(project, 
 
     # the flow's path: the stages' layers, then their merge with the run's validators
     settings = BabelflowSettings(project_root=project)
-    run = resolve_run(settings, BENCH, "en-XA", translator="pseudo", validators=validators)
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, "en-XA", translator="pseudo", validators=validators))
     ir_path, variant = project / ".babelflow" / "ir" / f"{BENCH}.json", project / "adapted" / BENCH / "en-XA"
     integrity = stages.stage_integrity(run, ir_path, variant)
     later = (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
