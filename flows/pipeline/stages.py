@@ -289,7 +289,8 @@ def variant_build(
         translator_id=translator_id,
         failed_units=failed_units,
         language_pack_version=pack_version,
-        request=run.request.model_copy(update={"project_root": None}),  # a variant may move to another project
+        # where the variant is (its folder, its project) is not part of it: a variant may move
+        request=run.request.model_copy(update={"out": None, "project_root": None}),
     )
 
 
