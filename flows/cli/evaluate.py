@@ -8,8 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.adapt_request import EvaluationRequest
 from flows.cli.common import cli_errors, console, status_line
-from flows.cli.options import BENCHMARK
+from flows.cli.options import BENCHMARK, Declared, takes
 
 results = Console()  # results on stdout; progress and errors stay on stderr (cli_common.console)
 
@@ -48,23 +49,41 @@ def _taxonomy_table(report) -> Table:
     return table
 
 
+MODELS = (
+    Declared(
+        "agent_llm",
+        str,
+        typer.Option(
+            ...,
+            "--agent-llm",
+            help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL; "
+            "`scripted` plays the gold actions and answers in the variant's language, offline (measures no model); "
+            "scripted:english|mixed|digits|translated-argument misbehave on purpose (the failure taxonomy's classes).",
+        ),
+    ),
+    Declared(
+        "user_llm",
+        str,
+        typer.Option(
+            ..., "--user-llm", help="The user simulator's model (same grammar; `scripted`: the task's first line)."
+        ),
+    ),
+    Declared("trials", int, typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k).")),
+)
+
+
+def _models(given: dict) -> EvaluationRequest:
+    return EvaluationRequest(agent=given["agent_llm"], user=given["user_llm"], trials=given["trials"])
+
+
 @cli_errors
+@takes("models", MODELS, _models)
 def evaluate_command(
+    models: EvaluationRequest,
     benchmark: str = BENCHMARK.info,
     lang: str = typer.Option(
         ..., "--lang", "-l", help="Language of the variant (made by `babelflow flow` or `adapt`)."
     ),
-    agent_llm: str = typer.Option(
-        ...,
-        "--agent-llm",
-        help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL; "
-        "`scripted` plays the gold actions and answers in the variant's language, offline (measures no model); "
-        "scripted:english|mixed|digits|translated-argument misbehave on purpose (the failure taxonomy's classes).",
-    ),
-    user_llm: str = typer.Option(
-        ..., "--user-llm", help="The user simulator's model (same grammar; `scripted`: the task's first line)."
-    ),
-    trials: int = typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k)."),
     tasks: list[str] = typer.Option([], "--tasks", help="Task ids (repeat or comma-separate); default: every task."),
     with_source: bool = typer.Option(
         False, "--with-source", help="Also run the same agent on the English source, for comparison."
@@ -92,9 +111,9 @@ def evaluate_command(
         report = evaluate(
             benchmark,
             lang,
-            agent_llm,
-            user_llm,
-            trials=trials,
+            models.agent,
+            models.user,
+            trials=models.trials,
             task_ids=task_ids,
             with_source=with_source,
             with_injections=with_injections,

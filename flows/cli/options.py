@@ -128,6 +128,9 @@ EVALUATE_TRIALS = Declared(
     "evaluate_trials", int, typer.Option(1, "--evaluate-trials", help="Trials per task in the evaluation stage.")
 )
 
+REVIEWER = Declared("reviewer", str, typer.Option("", "--reviewer", help="Your name, recorded with every decision."))
+NOTE = Declared("note", str, typer.Option("", "--note", help="Reason recorded with --decide decisions."))
+
 _WHAT = (TRANSLATOR, SOURCE_DIR, PROFILE)
 _FAMILY = (DOMAIN_PACKAGE, VERSION)
 ADAPT = (BENCHMARK, LANG, *_WHAT, OUT, VALIDATORS, ENTITY, *_FAMILY)
@@ -164,25 +167,29 @@ def build_request(given: dict[str, Any]) -> AdaptRequest:
     return request.model_copy(update={"review": review, "evaluation": evaluation})
 
 
-def takes_request(group: tuple[Declared, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Compose the command's signature from `group` and its own parameters (all but `request` and
-    `languages`); call it with the built request (and the `--lang` values when it takes `languages`)."""
+def takes(
+    name: str,
+    group: tuple[Declared, ...],
+    build: Callable[[dict[str, Any]], Any],
+    also: dict[str, Callable[[dict[str, Any]], Any]] | None = None,
+) -> Callable[..., Any]:
+    """Compose the command's signature from `group` and its own parameters (all but `name` and `also`'s);
+    call it with `name` = build(the group's options), and each of `also` = its builder(the same options).
+    The command never sees the options its records are made of."""
+    builders = {name: build, **(also or {})}
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         own = [
             p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
             for p in inspect.signature(command, eval_str=True).parameters.values()
-            if p.name not in ("request", "languages")
+            if p.name not in builders
         ]
-        wants_languages = "languages" in inspect.signature(command).parameters
         names = [declared.name for declared in group]
 
         @functools.wraps(command)
         def wrapper(**options: Any) -> Any:
-            asked = {name: options.pop(name) for name in names}
-            if wants_languages:
-                options["languages"] = list(asked["lang"])
-            return command(build_request(asked), **options)
+            asked = {n: options.pop(n) for n in names}
+            return command(**{param: make(asked) for param, make in builders.items()}, **options)
 
         parameters = [declared.parameter() for declared in group] + own
         wrapper.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -190,3 +197,10 @@ def takes_request(group: tuple[Declared, ...]) -> Callable[[Callable[..., Any]],
         return wrapper
 
     return decorate
+
+
+def takes_request(group: tuple[Declared, ...]) -> Callable[..., Any]:
+    """The command gets `request`, one AdaptRequest; with several `--lang` (`flow`), the request is in the
+    first and the command gets `languages` too."""
+    languages = {"languages": lambda given: list(given["lang"])} if LANGS in group else None
+    return takes("request", group, build_request, languages)

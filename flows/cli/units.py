@@ -7,15 +7,16 @@ from __future__ import annotations
 import fnmatch
 import getpass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from babelflow.errors import BabelflowError
+from babelflow.ir import Record
 from flows.cli.common import cli_errors, load_workbench, shown_text
-from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR
+from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR, Declared, takes
 from flows.review.unit_lines import checks_line, context_line, provenance
 
 if TYPE_CHECKING:
@@ -24,62 +25,101 @@ if TYPE_CHECKING:
 out = Console()  # results on stdout; progress and errors on stderr (flows/cli_common.console)
 
 
-def _matches(record: UnitRecord, task: str | None, field: str | None, origin: str | None, grep: str | None) -> bool:
-    if task is not None and task not in record.tasks:
-        return False
-    if field is not None and not any(fnmatch.fnmatchcase(r, field) or field in r for r in record.roles):
-        return False
-    if origin is not None and record.origin_class != origin:
-        return False
-    return grep is None or grep.casefold() in (record.source + "\n" + record.target).casefold()
+class UnitFilter(Record):
+    """Which units `babelflow units` lists (every filter given must hold)."""
+
+    task: str | None = None
+    field: str | None = None
+    origin: str | None = None
+    grep: str | None = None
+    limit: int = 50
+    kind: Literal["all", "free", "canonical"] = "all"
+    failing: bool = False
+
+    def matches(self, record: UnitRecord) -> bool:
+        if self.kind != "all" and record.kind != self.kind:
+            return False
+        if self.task is not None and self.task not in record.tasks:
+            return False
+        if self.field is not None and not any(
+            fnmatch.fnmatchcase(r, self.field) or self.field in r for r in record.roles
+        ):
+            return False
+        if self.origin is not None and record.origin_class != self.origin:
+            return False
+        return self.grep is None or self.grep.casefold() in (record.source + "\n" + record.target).casefold()
 
 
-@cli_errors
-def units_command(
-    benchmark: str = BENCHMARK.info,
-    lang: str = LANG.info,
-    unit_id: str | None = typer.Option(None, "--id", help="Show one unit whole (its id or a unique 6+ prefix)."),
-    task: str | None = typer.Option(None, "--task", help="Only units used by this task id."),
-    field: str | None = typer.Option(
-        None, "--field", help="Only units of fields whose role matches this glob or text (e.g. 'policy*')."
-    ),
-    origin: str | None = typer.Option(
-        None,
-        "--origin",
-        help="Only units made so: draft, reviewed, corrected, imported, kept, localized, reference, failed.",
-    ),
-    grep: str | None = typer.Option(None, "--grep", help="Only units whose source or target contains this text."),
-    limit: int = typer.Option(50, "--limit", min=0, help="Most units listed (0: all)."),
-    kind: str = typer.Option("all", "--kind", help="free (prose), canonical (entity terms) or all."),
-    failing: bool = typer.Option(
-        False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."
-    ),
-    source_dir: Path | None = SOURCE_DIR.info,
-) -> None:
-    """Read the translation units side by side: context (artifact, field, task, tool), provenance
-    (translator, memory, map, human correction with author and time) and the flow's checks."""
+def unit_filter(given: dict) -> UnitFilter:
+    """Refused (exit 2) before any work: an origin or kind that no unit has."""
     from flows.review.workbench import ORIGIN_CLASSES  # noqa: PLC0415
 
+    origin, kind = given["origin"], given["kind"]
     if origin is not None and origin not in ORIGIN_CLASSES:
         raise BabelflowError(
             f"Unknown origin {origin!r}", field="--origin", fix="use one of " + ", ".join(ORIGIN_CLASSES)
         )
     if kind not in ("all", "free", "canonical"):
         raise BabelflowError(f"Unknown kind {kind!r}", field="--kind", fix="use free, canonical or all")
+    return UnitFilter(**given)
+
+
+UNIT_FILTER = (
+    Declared("task", str | None, typer.Option(None, "--task", help="Only units used by this task id.")),
+    Declared(
+        "field",
+        str | None,
+        typer.Option(
+            None, "--field", help="Only units of fields whose role matches this glob or text (e.g. 'policy*')."
+        ),
+    ),
+    Declared(
+        "origin",
+        str | None,
+        typer.Option(
+            None,
+            "--origin",
+            help="Only units made so: draft, reviewed, corrected, imported, kept, localized, reference, failed.",
+        ),
+    ),
+    Declared(
+        "grep", str | None, typer.Option(None, "--grep", help="Only units whose source or target contains this text.")
+    ),
+    Declared("limit", int, typer.Option(50, "--limit", min=0, help="Most units listed (0: all).")),
+    Declared("kind", str, typer.Option("all", "--kind", help="free (prose), canonical (entity terms) or all.")),
+    Declared(
+        "failing",
+        bool,
+        typer.Option(False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."),
+    ),
+)
+
+
+@cli_errors
+@takes("which", UNIT_FILTER, unit_filter)
+def units_command(
+    which: UnitFilter,
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
+    unit_id: str | None = typer.Option(None, "--id", help="Show one unit whole (its id or a unique 6+ prefix)."),
+    source_dir: Path | None = SOURCE_DIR.info,
+) -> None:
+    """Read the translation units side by side: context (artifact, field, task, tool), provenance
+    (translator, memory, map, human correction with author and time) and the flow's checks."""
     bench = load_workbench(benchmark, lang, source_dir=source_dir)
     if unit_id is not None:
         show_unit(bench, bench.find(unit_id))
         return
-    chosen = [r for r in bench.records if (kind == "all" or r.kind == kind) and _matches(r, task, field, origin, grep)]
-    if failing:
+    chosen = [r for r in bench.records if which.matches(r)]
+    if which.failing:
         chosen = [r for r in chosen if bench.checks(r)]
-    shown = chosen[:limit] if limit else chosen
+    listed = chosen[: which.limit] if which.limit else chosen
     table = Table(show_lines=True, expand=True, title=f"{benchmark} → {bench.language}: {len(chosen)} unit(s)")
     table.add_column("unit", overflow="fold", min_width=13, ratio=1)
     table.add_column("source", overflow="fold", ratio=4)
     table.add_column("target", overflow="fold", ratio=4)
     table.add_column("context · provenance · checks", overflow="fold", ratio=3)
-    for record in shown:
+    for record in listed:
         checks = bench.checks(record)
         table.add_row(
             f"{record.key[:12]}\n{record.origin_class}\n{record.state.replace('-translation', '')}",
@@ -93,7 +133,7 @@ def units_command(
     for record in bench.records:
         counts[record.origin_class] = counts.get(record.origin_class, 0) + 1
     out.print(
-        f"{len(shown)} of {len(chosen)} matching unit(s) shown (of {len(bench.records)}: "
+        f"{len(listed)} of {len(chosen)} matching unit(s) shown (of {len(bench.records)}: "
         + ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
         + f"). {signoff_line(bench)}. One whole: `babelflow units {benchmark} --lang {bench.language} --id UNIT`;"
         f' correct: `babelflow correct {benchmark} --lang {bench.language} --id UNIT --text "…" --author NAME`',

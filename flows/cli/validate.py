@@ -6,15 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from pydantic import Field
 from rich.table import Table
 
 from babelflow.errors import BabelflowError
+from babelflow.ir import Record
 from babelflow.output_guard import check_file_out
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
 from flows.cli.common import cli_errors, console, shown_text, stage_line
 from flows.cli.common import out as report
-from flows.cli.options import BENCHMARK, DOMAIN_PACKAGE, LANG, PROFILE, SOURCE_DIR, VALIDATORS
+from flows.cli.options import BENCHMARK, DOMAIN_PACKAGE, LANG, PROFILE, SOURCE_DIR, VALIDATORS, Declared, takes
 from source_benchmarks import get_benchmark
 from source_benchmarks.registry import resolve_benchmark
 from validators.findings import group_findings, summarize
@@ -42,8 +44,48 @@ def check_variant_is_of(folder: Path, benchmark: str, lang: str) -> None:
             )
 
 
+class ValidationOutputs(Record):
+    """Where a validation's results go besides the terminal."""
+
+    failure_set: Path | None = Field(default=None, description="the failure set as JSON")
+    inferred_map: Path | None = Field(default=None, description="renderings inferred from a variant made elsewhere")
+    review_queue: bool = Field(default=False, description="the findings as the variant's review queue")
+
+
+OUTPUTS = (
+    Declared("json_out", Path | None, typer.Option(None, "--json", help="Write the failure set as JSON here.")),
+    Declared(
+        "save_inferred_map_to",
+        Path | None,
+        typer.Option(
+            None,
+            "--save-inferred-map",
+            help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here.",
+        ),
+    ),
+    Declared(
+        "for_review",
+        bool,
+        typer.Option(
+            False,
+            "--review",
+            help="Save the findings as the variant's review queue: `babelflow review` then opens them (a hand-edited"
+            " variant, or one made elsewhere with --variant).",
+        ),
+    ),
+)
+
+
+def _outputs(given: dict) -> ValidationOutputs:
+    return ValidationOutputs(
+        failure_set=given["json_out"], inferred_map=given["save_inferred_map_to"], review_queue=given["for_review"]
+    )
+
+
 @cli_errors
+@takes("outputs", OUTPUTS, _outputs)
 def validate(
+    outputs: ValidationOutputs,
     benchmark: str = BENCHMARK.info,
     lang: str = LANG.info,
     variant: Path | None = typer.Option(
@@ -52,21 +94,9 @@ def validate(
         help="Variant folder; default adapted/<benchmark>/<lang>/. May be another tool's copy of tau2's data/ folder.",
     ),
     source_dir: Path | None = SOURCE_DIR.info,
-    json_out: Path | None = typer.Option(None, "--json", help="Write the failure set as JSON here."),
     validators: str = VALIDATORS.info,
     profile: Path | None = PROFILE.info,
-    save_inferred_map_to: Path | None = typer.Option(
-        None,
-        "--save-inferred-map",
-        help="Write the renderings inferred from a variant made elsewhere as a canonical map (JSON) here.",
-    ),
     domain_package: str | None = DOMAIN_PACKAGE.info,
-    for_review: bool = typer.Option(
-        False,
-        "--review",
-        help="Save the findings as the variant's review queue: `babelflow review` then opens them (a hand-edited"
-        " variant, or one made elsewhere with --variant).",
-    ),
 ) -> None:
     """Validate a variant against its source on four layers. Exit 0: no findings, 1: findings, 2: error.
 
@@ -91,6 +121,7 @@ def validate(
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
     sources, _ = source_folders(bench)
+    json_out, save_inferred_map_to = outputs.failure_set, outputs.inferred_map
     for path, option in ((json_out, "--json"), (save_inferred_map_to, "--save-inferred-map")):
         if path is not None:
             check_file_out(path, sources, option)
@@ -149,7 +180,7 @@ def validate(
         report.print(f"[dim]{note}[/]")
     for item in failures.suppressed[:10]:
         report.print(f"[yellow]suppressed[/] {item.layer.value} checks of {item.artifact}: {item.reason}")
-    if for_review:
+    if outputs.review_queue:
         report.print(queue_for_review(settings, benchmark, lang, variant, failures), highlight=False, soft_wrap=True)
     if summary.blocking:  # notes (a policy of the variant, a file the harness supplies) need no fix
         raise typer.Exit(code=1)

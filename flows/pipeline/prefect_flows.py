@@ -56,7 +56,7 @@ from flows.review.forms import ask_for_review, signoff_form
 from flows.review.hand_edits import adopt_hand_edits
 from flows.review.material import review_material_markdown, signoff_material_markdown
 from flows.review.named_pause import pause_named
-from flows.review.signoff import sign_off, units_tier, void_stale_signoff
+from flows.review.signoff import Signer, sign_off, signing_tier, void_stale_signoff
 from flows.review.signoff_sample import sign_sample
 from flows.review.store import ReviewStore
 from flows.review.workbench import Workbench
@@ -568,7 +568,7 @@ def _sign(
     ids: dict[str, Any],
     run_url: str | None,
 ) -> AdaptFlowResult:
-    settings, benchmark, language = run.settings, run.benchmark, run.language
+    benchmark, language = run.benchmark, run.language
     result = AdaptFlowResult(
         benchmark=benchmark,
         language=language,
@@ -584,8 +584,7 @@ def _sign(
     # the stratified sample a reviewer reads and signs for, as `babelflow review --sign` draws it
     bench = Workbench.load(run)
     sample = sign_sample(bench)
-    translator_id = bench.engine.translator.translator_id
-    tier = units_tier(translator_id, (r.origin_class for r in bench.records))
+    translator_id, tier = signing_tier(bench)
     material = create_markdown_artifact(
         key=f"{artifact_key(benchmark, language)}-signoff-sample",
         markdown=signoff_material_markdown(sample, benchmark, language, translator_id, tier),
@@ -612,20 +611,8 @@ def _sign(
         return result.model_copy(update={"timed_out": True})
     if not answer.approve:
         return result
-    sign_off(
-        settings,
-        benchmark,
-        language,
-        variant,
-        store,
-        reviewer=answer.reviewer,
-        spot_checked=sorted({u.task for u in sample.units if u.task}),
-        note=answer.note,
-        flow_run_id=str(current_flow_run.id),
-        sample=sample,
-        translator_id=translator_id,
-        tier=tier,
-    )
+    signer = Signer(reviewer=answer.reviewer, note=answer.note, flow_run_id=str(current_flow_run.id))
+    sign_off(bench, store, sample, signer)
     return result.model_copy(update={"status": "signed"})
 
 
