@@ -17,7 +17,7 @@ from flows.pipeline.reporting import units_made_by
 from flows.server.auth import auth_path
 
 if TYPE_CHECKING:
-    from flows.pipeline.prefect_flows import AdaptFlowResult
+    from flows.pipeline.flow_results import AdaptFlowResult
 
 
 @cli_errors

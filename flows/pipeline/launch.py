@@ -14,7 +14,7 @@ from flows.pipeline.evaluation_stage import evaluation_config
 from flows.run_setup import resolve_run
 
 if TYPE_CHECKING:  # Prefect is imported once the server's URL is set
-    from flows.pipeline.prefect_flows import AdaptFlowResult
+    from flows.pipeline.flow_results import AdaptFlowResult
 
 
 class PoolOptions(Record):
@@ -68,7 +68,8 @@ def run_languages(
         from flows.pipeline.pools import run_on_pool  # noqa: PLC0415 - Prefect, after the URL
 
         return run_on_pool(request, languages, pool, say)[0]
-    from flows.pipeline.prefect_flows import adapt_language, adapt_languages, outcome, outcomes  # noqa: PLC0415
+    from flows.pipeline.flow_results import outcome, outcomes  # noqa: PLC0415
+    from flows.pipeline.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415
 
     if len(languages) == 1:  # the run ends in a named state (AwaitingReview, ...) carrying its result
         return [outcome(adapt_language(request.for_language(languages[0]), return_state=True))]

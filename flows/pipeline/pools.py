@@ -28,8 +28,9 @@ from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import Record
 from babelflow.shared_state.config import SharedStateConfig, require_shared_config
 from babelflow.shared_state.stores import open_stores
+from flows.pipeline.flow_results import AdaptFlowResult, outcome
 from flows.pipeline.launch import PoolOptions
-from flows.pipeline.prefect_flows import AdaptFlowResult, adapt_language, outcome
+from flows.pipeline.prefect_flows import adapt_language
 from flows.pipeline.run_guard import deployed_parameters
 from flows.pipeline.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
 

@@ -44,7 +44,7 @@ def _submitted_with_pool(monkeypatch: pytest.MonkeyPatch, tmp_path, args: list[s
     import flows.pipeline.pools as pools
     import flows.server.local_server as local_server
     from babelflow.shared_state import config as shared_config
-    from flows.pipeline.prefect_flows import AdaptFlowResult
+    from flows.pipeline.flow_results import AdaptFlowResult
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     monkeypatch.setattr(shared_config, "require_shared_config", lambda: SimpleNamespace())
