@@ -36,7 +36,7 @@ def main() -> None:
     from babelflow.adapt_request import PseudoSpec
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
-    from flows.pipeline import stages
+    from flows.pipeline import stage_io
     from flows.pipeline.prefect_flows import adapt_language, outcome
     from flows.review.store import ReviewDecision, ReviewStore
     from translators.engine import TranslationEngine
@@ -52,7 +52,7 @@ def main() -> None:
     first_rss = _rss_mb()
 
     # plant: one unit of one task's text comes back from "the model" with commentary
-    ir = stages.read_ir(settings.layout.ir(benchmark), benchmark)
+    ir = stage_io.read_ir(settings.layout.ir(benchmark), benchmark)
     counts = Counter(e.source_text for e in ir.elements)
     element = min(
         (

@@ -19,7 +19,7 @@ from babelflow.adapt_request import AdaptRequest
 
 def direct(benchmark: str, language: str, root: Path) -> float:
     from babelflow.settings import BabelflowSettings
-    from flows.pipeline import stages
+    from flows.pipeline import stages, validation_stages
     from flows.run_setup import resolve_run
     from validators.findings import Layer
 
@@ -29,12 +29,12 @@ def direct(benchmark: str, language: str, root: Path) -> float:
     analysis = stages.stage_analyze(run)
     translated = stages.stage_translate(run, analysis.ir_path, {}, [])
     rebuilt = stages.stage_rebuild(run, analysis.ir_path, translated)
-    integrity = stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
+    integrity = validation_stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
     layers = [integrity] + [
-        stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
+        validation_stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
-    stages.stage_merge(run, layers)
+    validation_stages.stage_merge(run, layers)
     return time.perf_counter() - started
 
 

@@ -23,7 +23,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, TranslationType
 from babelflow.llm.costs import CostReport, publish_costs
 from babelflow.settings import BabelflowSettings
-from flows.pipeline import stages
+from flows.pipeline import stage_io, stages, validation_stages
 from flows.pipeline.flow_results import AdaptFlowResult, RoundRecord, StageRun
 from flows.pipeline.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.pipeline.shared_run import checkpoint, portable, provider_slots
@@ -64,7 +64,7 @@ def _one_round(
         for d in ReviewStore(paths.review_dir).decisions()
         if d.decision == "confirm" and d.route == "translation"
     )
-    translate_key = stages.translate_inputs_key(run, analysis.ir_sha256, reviewed) + stages.key_of(history)
+    translate_key = stages.translate_inputs_key(run, analysis.ir_sha256, reviewed) + stage_io.key_of(history)
     translated, cached = call_stage(
         translate_task.with_options(refresh_cache=not paths.targets.exists()),
         cache_key=translate_key,
@@ -78,7 +78,7 @@ def _one_round(
     record.retranslated_units = 0 if cached else translated.retranslated_units
     record.segments_sent = 0 if cached else translated.stats.segments_sent
     record.units_by_origin = dict(translated.stats.units_by_origin)
-    rebuild_key = stages.key_of(
+    rebuild_key = stage_io.key_of(
         analysis.ir_sha256,
         translated.targets_sha256,
         translated.canonical_map_version,
@@ -95,7 +95,7 @@ def _one_round(
     record.stages.append(StageRun(stage="rebuild", cached=cached))
     if voided := void_stale_signoff(paths.variant, paths.review_dir):  # a rebuild that changed signed files
         get_run_logger().warning(voided)
-    base = stages.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
+    base = stage_io.key_of(analysis.ir_sha256, rebuilt.manifest_sha256, translated.canonical_map_version)
     ir_path, variant = analysis.ir_path, rebuilt.variant_dir
     integrity, cached = call_stage(
         integrity_task, cache_key=base + "-integrity", run=run, ir_path=ir_path, variant=variant
@@ -116,7 +116,7 @@ def _one_round(
     with provider_slots(run, "validate"):
         wait(list(futures.values()))
     checkpoint()
-    layers = [integrity, stages.translation_failures(translated, ir_path, run.benchmark)]
+    layers = [integrity, validation_stages.translation_failures(translated, ir_path, run.benchmark)]
     for layer, future in futures.items():
         layers.append(future.result())  # raises on failure
         record.stages.append(StageRun(stage=f"validate:{layer.value}", cached=future.state.name == "Cached"))
@@ -132,7 +132,7 @@ def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -
     """Token usage of model translators/validators (per stage, language, provider) as a table artifact."""
     rows = []
     for stage in ("translate", "validate"):
-        path = stages.costs_path(settings, benchmark, language, stage)
+        path = stage_io.costs_path(settings, benchmark, language, stage)
         if path.exists():
             rows += CostReport.model_validate_json(path.read_bytes()).rows
     if rows:
@@ -193,7 +193,7 @@ def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, s
     paths = run.paths
     reviewed_path = paths.reviewed
     reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
-    overrides = stages.load_overrides(paths.overrides)
+    overrides = stage_io.load_overrides(paths.overrides)
     forget: list[str] = []
     pending = store.unapplied_confirmations()
     for decision in pending:

@@ -11,7 +11,7 @@ from prefect.cache_policies import NO_CACHE
 
 from babelflow.adaptation_run import AdaptationRun
 from flows.code_fingerprint import stage_code
-from flows.pipeline import stages
+from flows.pipeline import stage_io, stages, validation_stages
 from flows.pipeline.evaluation_stage import (
     EvaluationConfig,
     EvaluationStageResult,
@@ -41,8 +41,8 @@ def _cached(stage: str, layer: str = ""):
         # store shared by two projects (one process, or a global PREFECT_LOCAL_STORAGE_PATH) must not
         # hand one project the other's paths
         settings = parameters["run"].settings if "run" in parameters else parameters["settings"]
-        project = stages.key_of(project_key(settings))  # on a pool: the shared namespace, whatever the folder
-        return f"{stage}-{stages.STAGE_VERSIONS[stage]}-{stage_code(stage)}-{project}-{parameters['cache_key']}"
+        project = stage_io.key_of(project_key(settings))  # on a pool: the shared namespace, whatever the folder
+        return f"{stage}-{stage_io.STAGE_VERSIONS[stage]}-{stage_code(stage)}-{project}-{parameters['cache_key']}"
 
     return task(name=stage, cache_key_fn=key_fn, persist_result=True, task_run_name=stage_run_name(stage, layer))
 
@@ -76,15 +76,15 @@ def rebuild_task(
 
 
 @_cached("validate", layer="integrity")
-def integrity_task(cache_key: str, run: AdaptationRun, ir_path: Path, variant: Path) -> stages.LayerResult:
-    return stages.stage_integrity(run, ir_path, variant)
+def integrity_task(cache_key: str, run: AdaptationRun, ir_path: Path, variant: Path) -> validation_stages.LayerResult:
+    return validation_stages.stage_integrity(run, ir_path, variant)
 
 
 @_cached("validate")
 def layer_task(
     cache_key: str, run: AdaptationRun, layer: Layer, ir_path: Path, variant: Path, suppressed: list
-) -> stages.LayerResult:
-    result = stages.stage_layer(run, layer, ir_path, variant, suppressed)
+) -> validation_stages.LayerResult:
+    result = validation_stages.stage_layer(run, layer, ir_path, variant, suppressed)
     reused = result.tasks_replayed - result.variant_replays_run  # the progress bar counts the replays run
     replayed = (
         f", {result.tasks_replayed} tasks compared ({result.variant_replays_run} variant replays run,"
@@ -103,8 +103,10 @@ def evaluate_task(cache_key: str, run: AdaptationRun, variant: Path, config: Eva
 
 
 @task(name="merge", cache_policy=NO_CACHE, task_run_name=stage_run_name("merge"))
-def merge_task(run: AdaptationRun, layers: list[stages.LayerResult], ir_path: Path, variant: Path) -> FailureSet:
-    return stages.stage_merge(run, layers, ir_path, variant)
+def merge_task(
+    run: AdaptationRun, layers: list[validation_stages.LayerResult], ir_path: Path, variant: Path
+) -> FailureSet:
+    return validation_stages.stage_merge(run, layers, ir_path, variant)
 
 
 def call_stage(task_fn, **kwargs):

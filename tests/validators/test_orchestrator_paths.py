@@ -15,7 +15,7 @@ from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import save_ir
 from babelflow.settings import BabelflowSettings
 from bench.defects import inject_defect
-from flows.pipeline import stages
+from flows.pipeline import validation_stages
 from flows.pipeline.adapt import adapt
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
@@ -33,12 +33,12 @@ def test_every_probe_has_one_signature():
 
 def _stage_path(settings: BabelflowSettings, variant, ir_path):
     run = resolve_run(settings, AdaptRequest.of_options(BENCH, LANG, translator="pseudo"))
-    integrity = stages.stage_integrity(run, ir_path, variant)
+    integrity = validation_stages.stage_integrity(run, ir_path, variant)
     layers = [integrity] + [
-        stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed)
+        validation_stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed)
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
-    return layers, stages.stage_merge(run, layers, ir_path, variant)
+    return layers, validation_stages.stage_merge(run, layers, ir_path, variant)
 
 
 def _fields(failures) -> set[tuple]:
