@@ -136,7 +136,7 @@ def import_command(
     # the pipeline (2.2 s), the import checks and translate-toolkit (0.8 s) stay off `babelflow --help`
     from flows.pipeline.correcting import apply_human_texts  # noqa: PLC0415
     from flows.review.importing import check_entries, check_header, check_written, refuse  # noqa: PLC0415
-    from flows.review.workbench import Correction, now  # noqa: PLC0415
+    from flows.review.unit_records import Correction, now  # noqa: PLC0415
     from translators.interchange import ImportLimits, plan_import, read_exchange  # noqa: PLC0415
 
     limits = ImportLimits(

@@ -20,7 +20,8 @@ from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR, Declared, takes
 from flows.review.unit_lines import checks_line, context_line, provenance
 
 if TYPE_CHECKING:
-    from flows.review.workbench import UnitRecord, Workbench
+    from flows.review.unit_records import UnitRecord
+    from flows.review.workbench import Workbench
 
 out = Console()  # results on stdout; progress and errors on stderr (flows/cli_common.console)
 
@@ -52,7 +53,7 @@ class UnitFilter(Record):
 
 def unit_filter(given: dict) -> UnitFilter:
     """Refused (exit 2) before any work: an origin or kind that no unit has."""
-    from flows.review.workbench import ORIGIN_CLASSES  # noqa: PLC0415
+    from flows.review.unit_records import ORIGIN_CLASSES  # noqa: PLC0415
 
     origin, kind = given["origin"], given["kind"]
     if origin is not None and origin not in ORIGIN_CLASSES:

@@ -24,7 +24,8 @@ from flows.review.importing import (
     write_import,
 )
 from flows.review.store import ReviewDecision, ReviewStore
-from flows.review.workbench import Correction, UnitCheck, Workbench, now, plan_entry
+from flows.review.unit_records import Correction, UnitCheck, now, plan_entry
+from flows.review.workbench import Workbench
 from translators.interchange import ImportPlan
 
 
