@@ -125,6 +125,20 @@ class EvaluationRequest(Record):
         return bool(self.agent or self.user)
 
 
+class AgentRunRequest(Record):
+    """`babelflow evaluate` (and the flow's evaluation stage): agents on one variant, and on its source."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    benchmark: str
+    language: str
+    models: EvaluationRequest
+    task_ids: list[str] | None = Field(default=None, description="default: every task")
+    with_source: bool = Field(default=False, description="the same agents on the English source, side by side")
+    with_injections: bool = Field(default=False, description="AgentDojo: every user task with every injection task")
+    variant: Path | None = Field(default=None, description="default adapted/<benchmark>/<lang>/")
+
+
 class AdaptRequest(Record):
     """One (benchmark, language) adaptation as asked: nothing here is resolved yet (the pack, the
     translator `auto` means, the paths: flows/run_setup.py)."""

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from babelflow.adapt_request import AgentRunRequest
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.canonical_map import load_canonical_map
 from babelflow.errors import BabelflowError
@@ -386,21 +387,16 @@ def runner_of(benchmark: str) -> AgentEvaluation:
 
 
 def evaluate(
-    benchmark: str,
-    language: str,
-    agent_llm: str,
-    user_llm: str,
+    asked: AgentRunRequest,
     *,
-    trials: int = 1,
-    task_ids: list[str] | None = None,
-    with_source: bool = False,
-    with_injections: bool = False,
     settings: BabelflowSettings | None = None,
-    variant: Path | None = None,
     progress: Callable[[str], None] | None = None,
     costs: CostLedger | None = None,
     verbose: bool = False,
 ) -> EvaluationReport:
+    benchmark, language, variant, task_ids = asked.benchmark, asked.language, asked.variant, asked.task_ids
+    agent_llm, user_llm, trials = asked.models.agent, asked.models.user, asked.models.trials
+    with_source, with_injections = asked.with_source, asked.with_injections
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # tau2.registry imports litellm: stay offline
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from babelflow.adapt_request import EvaluationRequest
+from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
@@ -60,17 +60,11 @@ def evaluation_key(variant: Path, config: EvaluationConfig) -> str:
 
 
 def stage_evaluate(run: AdaptationRun, variant: Path, config: EvaluationConfig) -> EvaluationStageResult:
-    report = evaluate(
-        run.benchmark,
-        run.language,
-        config.agent,
-        config.user,
-        trials=config.trials,
-        with_source=config.with_source,
-        settings=run.settings,
-        variant=variant,
-        costs=CostLedger(),
+    models = EvaluationRequest(agent=config.agent, user=config.user, trials=config.trials)
+    asked = AgentRunRequest(
+        benchmark=run.benchmark, language=run.language, models=models, with_source=config.with_source, variant=variant
     )
+    report = evaluate(asked, settings=run.settings, costs=CostLedger())
     return EvaluationStageResult(
         report=evaluation_path(variant), trajectories=report.trajectories, markdown=evaluation_markdown(report)
     )

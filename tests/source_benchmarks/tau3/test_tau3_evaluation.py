@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from babelflow.adapt_request import AdaptRequest
+from babelflow.adapt_request import AdaptRequest, AgentRunRequest, EvaluationRequest
 from babelflow.errors import BabelflowError
 from babelflow.variant import MANIFEST_NAME, VariantManifest
 from source_benchmarks.protocol import ChatReply
@@ -204,11 +204,14 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     ]
     with _fake_server()(tasks) as fake:
         report = evaluate(
-            "tau3-mock",
-            "ar-XB",
-            f"openai-compatible:agent@{fake.url}",
-            f"openai-compatible:user@{fake.url}",
-            task_ids=["update_task_1"],
+            AgentRunRequest(
+                benchmark="tau3-mock",
+                language="ar-XB",
+                models=EvaluationRequest(
+                    agent=f"openai-compatible:agent@{fake.url}", user=f"openai-compatible:user@{fake.url}"
+                ),
+                task_ids=["update_task_1"],
+            ),
             settings=settings,
         )
     assert [t.rewards for t in report.variant_run.tasks] == [[1.0]]
