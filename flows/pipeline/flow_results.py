@@ -30,10 +30,13 @@ class RoundRecord(Record):
     )
 
 
+FlowStatus = Literal["signed", "awaiting_review", "awaiting_signoff", "rounds_exhausted"]
+
+
 class AdaptFlowResult(Record):
     benchmark: str
     language: str
-    status: Literal["signed", "awaiting_review", "awaiting_signoff", "rounds_exhausted"]
+    status: FlowStatus
     rounds: list[RoundRecord]
     open_findings: list[str]
     variant_dir: Path

@@ -24,7 +24,7 @@ from babelflow.ir import PreserveReason, TranslationType
 from babelflow.llm.costs import CostReport, publish_costs
 from babelflow.settings import BabelflowSettings
 from flows.pipeline import stage_io, stages, validation_stages
-from flows.pipeline.flow_results import AdaptFlowResult, RoundRecord, StageRun
+from flows.pipeline.flow_results import AdaptFlowResult, FlowStatus, RoundRecord, StageRun
 from flows.pipeline.reporting import failure_report_markdown, failure_table_rows, units_made_by
 from flows.pipeline.shared_run import checkpoint, portable, provider_slots
 from flows.pipeline.stage_tasks import (
@@ -231,6 +231,19 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
         "flow_run_id": str(current_flow_run.id),
         "report_artifact_key": f"{artifact_key(benchmark, language)}-failure-report",
     }
+
+    def ended(status: FlowStatus, open_findings: list[str], timed_out: bool = False) -> AdaptFlowResult:
+        return AdaptFlowResult(
+            benchmark=benchmark,
+            language=language,
+            status=status,
+            rounds=rounds,
+            open_findings=open_findings,
+            variant_dir=variant,
+            timed_out=timed_out,
+            **ids,
+        )
+
     for round_no in range(1, max_rounds + 1):
         reviewed, forget = apply_decisions(run, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
@@ -245,41 +258,16 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
             return _sign(run, variant, store, rounds, ids, run_url)
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
-            return AdaptFlowResult(
-                benchmark=benchmark,
-                language=language,
-                status="awaiting_review",
-                rounds=rounds,
-                open_findings=[f.id for f in failures.findings],
-                variant_dir=variant,
-                **ids,
-            )
+            return ended("awaiting_review", [f.id for f in failures.findings])
         if run_url:
             logger.info(f"review form (open the paused run, then Resume): {run_url}")
         if material_url:
             logger.info(f"review material (source and target of every group): {material_url}")
         decisions = ask_for_review(failures, round_no, review_timeout, material_url)
         if decisions is None:
-            return AdaptFlowResult(
-                benchmark=benchmark,
-                language=language,
-                status="awaiting_review",
-                rounds=rounds,
-                open_findings=[f.id for f in failures.findings],
-                variant_dir=variant,
-                timed_out=True,
-                **ids,
-            )
+            return ended("awaiting_review", [f.id for f in failures.findings], timed_out=True)
         store.append_many(decisions, failures)
-    return AdaptFlowResult(
-        benchmark=benchmark,
-        language=language,
-        status="rounds_exhausted",
-        rounds=rounds,
-        open_findings=[],
-        variant_dir=variant,
-        **ids,
-    )
+    return ended("rounds_exhausted", [])
 
 
 def _sign(
