@@ -12,7 +12,10 @@ LANG = "en-XA"
 
 
 def test_the_workbench_of_a_variant_renders_its_entities_as_the_run_did(tmp_path, analyzed) -> None:
+    from babelflow.adapt_request import PseudoSpec
+    from babelflow.entity_policy import parse_entity_options
     from babelflow.ir import save_ir
+    from babelflow.variant import load_manifest
     from flows.pipeline.adapt import adapt
     from flows.review.workbench import Workbench
 
@@ -26,3 +29,5 @@ def test_the_workbench_of_a_variant_renders_its_entities_as_the_run_did(tmp_path
     canonical = [r for r in bench.records if r.kind == "canonical"]
     assert canonical and all(r.target == r.source for r in canonical)  # kept, as the variant holds them
     assert bench.targets == result.outcome.targets
+    stored = load_manifest(result.paths.variant).request  # what every rebuild of the run reads back
+    assert stored is not None and stored.entities == parse_entity_options(kept) and stored.translator == PseudoSpec()
