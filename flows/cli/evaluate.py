@@ -12,7 +12,7 @@ from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
 from flows.cli.common import cli_errors, console, status_line
 from flows.cli.options import BENCHMARK, LANG, Declared, takes
 
-results = Console()  # results on stdout; progress and errors stay on stderr (cli_common.console)
+results = Console()  # results on stdout; progress and errors stay on stderr (flows/cli/common.console)
 
 
 def _share(value: float | None) -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from flows.review.unit_records import UnitRecord
     from flows.review.workbench import Workbench
 
-out = Console()  # results on stdout; progress and errors on stderr (flows/cli_common.console)
+out = Console()  # results on stdout; progress and errors on stderr (flows/cli/common.console)
 
 
 class UnitFilter(Record):
