@@ -51,6 +51,19 @@ def adapt(
     translation_progress: Callable[[int, int], None] | None = None,
     ir: IRDocument | None = None,
     costs=None,
+) -> AdaptResult:
+    """Resolve the request's run (flows/run_setup.py), then adapt it (`adapt_run`)."""
+    run = resolve_run(settings or BabelflowSettings(), request)
+    return adapt_run(run, progress=progress, translation_progress=translation_progress, ir=ir, costs=costs)
+
+
+def adapt_run(
+    run: AdaptationRun,
+    *,
+    progress: Callable[[str], None] | None = None,
+    translation_progress: Callable[[int, int], None] | None = None,
+    ir: IRDocument | None = None,
+    costs=None,
     superseded_hand_edits: frozenset[str] = frozenset(),
 ) -> AdaptResult:
     """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it.
@@ -58,9 +71,8 @@ def adapt(
     correction or import being applied replaces).
 
     `costs`: a babelflow.llm.costs.CostLedger that receives a model translator's token usage."""
-    settings = settings or BabelflowSettings()
-    run = resolve_run(settings, request)
-    translator = make_translator(request.translator, run.language, run.pack, costs=costs)
+    settings = run.settings
+    translator = make_translator(run.request.translator, run.language, run.pack, costs=costs)
     bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
     with (
         run_lock(settings.layout.locks(), run.benchmark, run.language),

@@ -75,12 +75,8 @@ def apply_human_texts(
         settings, run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan, holder=holder
     )
     try:
-        result = pipeline.adapt(
-            run.request,
-            settings=settings,
-            ir=bench.ir,
-            superseded_hand_edits=frozenset(e.unit_key for e in plan.entries),
-        )
+        superseded = frozenset(e.unit_key for e in plan.entries)
+        result = pipeline.adapt_run(run, ir=bench.ir, superseded_hand_edits=superseded)  # the workbench's run
     except BabelflowError as exc:
         ours = {e.unit_key for e in plan.entries}
         others_only = exc.message.startswith("Language pack") and not any(key in exc.message for key in ours)
