@@ -133,9 +133,11 @@ def deploy_time_values(request: AdaptRequest) -> dict[str, Any]:
 
 def deployed_parameters(request: AdaptRequest) -> dict[str, Any]:
     """What the pool's deployment fixes: the request's deploy-time settings (translator, validators, paths,
-    entity overrides, evaluation) as given; a run may not ask for others (flows/pipeline/run_guard.py)."""
-    fixed = request.model_dump(mode="json", exclude={"benchmark", "language", "review"}, exclude_defaults=True)
-    return {"request": fixed}
+    entity overrides, evaluation) that differ from the defaults; a run may not ask for others (`admitted_request`)."""
+    asked = request.model_dump(mode="json", exclude={"benchmark", "language", "review"})
+    default = AdaptRequest(benchmark=request.benchmark, language=request.language).model_dump(mode="json")
+    # whole fields that differ from the defaults (a translator keeps its `kind`: the union needs it)
+    return {"request": {name: value for name, value in asked.items() if value != default[name]}}
 
 
 def admitted_request(request: AdaptRequest, settings: BabelflowSettings) -> AdaptRequest:
@@ -155,6 +157,14 @@ def admitted_request(request: AdaptRequest, settings: BabelflowSettings) -> Adap
         return request
     with get_client(sync_client=True) as client:
         declared = (client.read_deployment(UUID(str(deployment_id))).parameters or {}).get("request") or {}
+    return check_against_deployment(request, declared, settings)
+
+
+def check_against_deployment(
+    request: AdaptRequest, declared: Mapping[str, Any], settings: BabelflowSettings
+) -> AdaptRequest:
+    """`request` with the deployment's `declared` settings where it left the default; refused when it asks
+    for other deploy-time settings, or for code, paths or endpoints outside the project."""
     default = AdaptRequest(benchmark=request.benchmark, language=request.language)
     fixed = {name: value for name, value in declared.items() if name not in ("benchmark", "language")}
     deployed = AdaptRequest.model_validate({**default.model_dump(mode="json"), **fixed})
