@@ -25,8 +25,12 @@ if TYPE_CHECKING:
 def flow(
     request: AdaptRequest,
     languages: list[str],
-    max_concurrency: int = typer.Option(
-        2, "--max-concurrency", help="Languages adapted at once (with --pool: runs of the pool's deployment)."
+    max_concurrency: int | None = typer.Option(
+        None,
+        "--max-concurrency",
+        show_default=False,
+        help="Languages adapted at once (default 2); with --pool, runs of the pool's deployment at once (default: "
+        "as many as the workers take).",
     ),
     pool: str | None = typer.Option(
         None,

@@ -25,7 +25,7 @@ class PoolOptions(Record):
     max_concurrency: int | None = None
 
 
-def pool_options(pool: str | None, provider_limit: list[str], max_concurrency: int) -> PoolOptions | None:
+def pool_options(pool: str | None, provider_limit: list[str], max_concurrency: int | None) -> PoolOptions | None:
     """A pool without shared state, or a bad limit, is refused before any work or server start."""
     if not pool:
         return None
@@ -60,7 +60,7 @@ def run_languages(
     request: AdaptRequest,
     languages: list[str],
     pool: PoolOptions | None,
-    max_concurrency: int,
+    max_concurrency: int | None,
     say: Callable[[str], None],
 ) -> list[AdaptFlowResult]:
     """Each language's AdaptFlowResult, whatever named state its run ended in."""
@@ -73,4 +73,5 @@ def run_languages(
 
     if len(languages) == 1:  # the run ends in a named state (AwaitingReview, ...) carrying its result
         return [outcome(adapt_language(request.for_language(languages[0]), return_state=True))]
-    return outcomes(adapt_languages(request, languages, max_concurrency=max_concurrency, return_state=True))
+    at_once = max_concurrency or 2
+    return outcomes(adapt_languages(request, languages, max_concurrency=at_once, return_state=True))

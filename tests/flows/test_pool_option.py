@@ -103,3 +103,10 @@ def test_pool_runs_get_every_option_the_command_checked(monkeypatch: pytest.Monk
     assert (asked.evaluation.agent, asked.evaluation.user, asked.evaluation.trials) == ("scripted", "scripted", 3)
     assert declared["parameters"]["request"]["profile"] == str(profile)  # fixed by the deployment too
     assert declared.get("concurrency_limit") == 5
+
+
+def test_without_max_concurrency_the_pools_deployment_runs_as_many_as_its_workers_take(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    declared, _ = _submitted_with_pool(monkeypatch, tmp_path, [])
+    assert declared.get("concurrency_limit") is None
