@@ -126,4 +126,8 @@ def make_translator(spec: TranslatorSpec, language: str, pack: LanguagePack | No
         return ApertiumTranslator(language, mode=spec.mode)
     if isinstance(spec, ProviderSpec):
         return make_model_translator(spec.text, language, costs=costs)
-    raise BabelflowError("`auto` names no translator without the language's pack", field="--translator", fix="")
+    raise BabelflowError(
+        "`auto` names no translator without the language's pack",
+        field="--translator",
+        fix="pass the language pack (flows/run_setup.py resolves the run with it)",
+    )
