@@ -1,10 +1,10 @@
 """One adaptation run, resolved once and frozen: what every stage of it reads.
 
-The benchmark, its family, the target language (validated once), the language pack (loaded once,
-from the run's project, not ambient settings), the translator (resolved once: `auto` becomes the
-translator it means, and its id keys the memory and caches), the paths, the entity overrides and the
-provenance. The CLI, the plain pipeline (flows/pipeline/adapt.py) and the Prefect flow build it with
-flows/run_setup.py and hand it to every stage; a stage never re-resolves any of it.
+The request as asked (babelflow/adapt_request.py), its family, the target language (validated
+once), the language pack (loaded once, from the run's project, not ambient settings), the translator's
+id (resolved once: `auto` becomes the translator it means, and its id keys the memory and caches), the
+paths and the provenance. The CLI, the plain pipeline (flows/pipeline/adapt.py) and the Prefect flow
+build it with flows/run_setup.py and hand it to every stage; a stage never re-resolves any of it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ConfigDict, Field
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.entity_policy import EntityRendering, entity_renderings
 from babelflow.ir import EntityClassDecision, Record
 from babelflow.language_pack import LanguagePack
@@ -53,22 +54,43 @@ class AdaptationRun(Record):
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
-    benchmark: str
+    request: AdaptRequest = Field(description="what was asked: stored in the variant's manifest")
     family: str
     language: str = Field(description="the BCP 47 tag, validated")
     pack: LanguagePack
-    translator_spec: str = Field(description="as asked (auto, pseudo, apertium, PROVIDER:MODEL)")
-    translator_id: str = Field(description="the translator the spec resolved to")
-    source_dir: Path | None = None
-    profile: Path | None = None
-    out: Path | None = None
-    validators: str = Field(default="", description="comma-separated PROVIDER:MODEL specs of validator agents")
+    translator_id: str = Field(description="the translator the request's spec resolved to")
     settings: BabelflowSettings
     paths: RunPaths
-    entity_overrides: dict[str, EntityRendering] = Field(
-        default_factory=dict, description="--entity CLASS_OR_KIND=POLICY: over the pack's table and the defaults"
-    )
     provenance: RunProvenance
+
+    @property
+    def benchmark(self) -> str:
+        return self.request.benchmark
+
+    @property
+    def translator_spec(self) -> str:
+        """The translator as asked, spelled as on the command line (auto, pseudo, apertium, PROVIDER:MODEL)."""
+        return self.request.translator.text
+
+    @property
+    def validators(self) -> str:
+        return self.request.validators
+
+    @property
+    def source_dir(self) -> Path | None:
+        return self.request.source_dir
+
+    @property
+    def profile(self) -> Path | None:
+        return self.request.profile
+
+    @property
+    def out(self) -> Path | None:
+        return self.request.out
+
+    @property
+    def entity_overrides(self) -> dict[str, EntityRendering]:
+        return self.request.entities
 
     @property
     def pack_version(self) -> str:

@@ -13,6 +13,7 @@ from typing import Literal
 import orjson
 from pydantic import Field, ValidationError
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.errors import StaleArtifactError
 from babelflow.ir import Record
@@ -87,6 +88,22 @@ class VariantManifest(Record):
     language_pack_version: str | None = None
     outputs: list[ArtifactHash]
     failed_units: int
+    request: AdaptRequest | None = Field(
+        default=None,
+        description="what the run asked for (translator, entity overrides, profile...): every rebuild reads it",
+    )
+
+
+class VariantBuild(Record):
+    """What a rebuild records in the manifest beside the IR's own hashes and the outputs it wrote."""
+
+    language: str
+    domain_name: str = Field(description="name the variant registers under, e.g. retail_en-XA")
+    canonical_map_version: str
+    translator_id: str
+    failed_units: int
+    language_pack_version: str | None = None
+    request: AdaptRequest | None = None
 
 
 class BuildMark(Record):

@@ -127,6 +127,7 @@ def run_jobs(jobs: list[Job], model: Any, language: str) -> dict[str, str]:
 
 
 def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResult:
+    from babelflow.variant import VariantBuild
     from flows.components import domain_name_for
     from translators.rebuild import rebuild_variant
     from translators.simulated_model import ERROR_FREE, SimulatedModelTranslator
@@ -144,11 +145,13 @@ def run_naive(domain: Domain, arm: str, seed: int, rates: Any = None) -> ArmResu
         domain.ir,
         targets,
         variant_dir,
-        language=domain.language,
-        domain_name=domain_name_for(domain.id, domain.language),
-        canonical_map_version="none",
-        translator_id=model.translator_id,
-        failed_units=0,
+        VariantBuild(
+            language=domain.language,
+            domain_name=domain_name_for(domain.id, domain.language),
+            canonical_map_version="none",
+            translator_id=model.translator_id,
+            failed_units=0,
+        ),
     )
     domain.judge(result, variant_dir, targets, db_translated(domain, targets))
     result.characters_sent, result.characters_received = model.characters_in, model.characters_out
@@ -202,6 +205,7 @@ def run_full(
     from babelflow.language_pack import load_pack
     from babelflow.llm.costs import CostLedger, cost_rows
     from babelflow.settings import BabelflowSettings
+    from babelflow.variant import VariantBuild
     from flows.components import domain_name_for
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
@@ -280,12 +284,14 @@ def run_full(
                 ir,
                 outcome.targets,
                 variant_dir,
-                language=language,
-                domain_name=domain_name_for(domain.id, language),
-                canonical_map_version=cmap.version(),
-                translator_id=model.translator_id,
-                failed_units=len(outcome.failures),
-                language_pack_version=f"{pack.tag}@{pack.version}",
+                VariantBuild(
+                    language=language,
+                    domain_name=domain_name_for(domain.id, language),
+                    canonical_map_version=cmap.version(),
+                    translator_id=model.translator_id,
+                    failed_units=len(outcome.failures),
+                    language_pack_version=f"{pack.tag}@{pack.version}",
+                ),
             )
         if not problems:
             result.validation_passes += 1

@@ -22,6 +22,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def main(argv: list[str] | None = None) -> int:
     from analyzers.analyze import analyze_benchmark
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             for language in languages:
                 console.log(f"{benchmark_id} {language}")
                 started = time.perf_counter()
-                result = adapt(benchmark_id, language, settings=settings, ir=ir)
+                result = adapt(AdaptRequest.of_options(benchmark_id, language), settings=settings, ir=ir)
                 translation = time.perf_counter() - started
                 started = time.perf_counter()
                 failures = validate_variant(bench, result.paths.variant, ir, language, source_pairs=source_pairs)

@@ -19,6 +19,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.adapt_request import AdaptRequest
+
 DOMAINS = ("tau2-mock", "tau2-airline", "tau2-retail", "tau2-telecom")
 
 
@@ -74,12 +76,12 @@ def main() -> None:
             # the same pipeline as `babelflow adapt --translator apertium`, with our instance so its stats are readable
             import flows.pipeline.adapt as adapt_module
 
-            original = adapt_module.translator_for
-            adapt_module.translator_for = lambda spec, language, pack, costs=None, chosen=translator: chosen
+            original = adapt_module.make_translator
+            adapt_module.make_translator = lambda spec, language, pack, costs=None, chosen=translator: chosen
             try:
-                result = adapt(benchmark_id, "es", settings=settings, ir=ir)
+                result = adapt(AdaptRequest.of_options(benchmark_id, "es"), settings=settings, ir=ir)
             finally:
-                adapt_module.translator_for = original
+                adapt_module.make_translator = original
             adapted = time.perf_counter() - started
             stats = translator.stats
             units = stats.segments

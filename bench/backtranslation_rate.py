@@ -21,6 +21,8 @@ from pathlib import Path
 
 import orjson
 
+from babelflow.adapt_request import AdaptRequest
+
 UNRELATED = "El tiempo en Madrid será soleado durante todo el fin de semana, con temperaturas suaves por la tarde."
 
 
@@ -46,7 +48,9 @@ def measure(benchmark_id: str, root: Path, lowest: int) -> dict:
 
     source = get_benchmark(benchmark_id)
     ir = analyze_benchmark(source)
-    result = adapt(benchmark_id, "es", settings=BabelflowSettings(project_root=root / benchmark_id), ir=ir)
+    result = adapt(
+        AdaptRequest.of_options(benchmark_id, "es"), settings=BabelflowSettings(project_root=root / benchmark_id), ir=ir
+    )
     agent = BacktranslationAgent()
     started = time.perf_counter()
     scores = agent.score(ValidationContext(source, result.paths.variant, ir, "es"), [])

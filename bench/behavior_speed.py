@@ -12,6 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def main() -> None:
     import os
@@ -59,7 +61,10 @@ def main() -> None:
                 )
                 evaluate_simulation(run, task, EvaluationType.ALL, solo_mode=False, domain=domain)
             stock = time.perf_counter() - started
-            result = adapt(benchmark, language, settings=BabelflowSettings(project_root=Path(tmp) / benchmark))
+            result = adapt(
+                AdaptRequest.of_options(benchmark, language),
+                settings=BabelflowSettings(project_root=Path(tmp) / benchmark),
+            )
             from source_benchmarks import open_variant
 
             ctx = ValidationContext(source, result.paths.variant, result.ir, language)

@@ -29,6 +29,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.adapt_request import AdaptRequest
+
 AGENTDOJO = [
     f"agentdojo-{suite}:{lang}" for suite in ("banking", "slack", "travel", "workspace") for lang in ("es", "en-XA")
 ]
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             variant = settings.layout.variant(benchmark_id, language)
             if not (args.reuse and variant.is_dir()):
                 console.log(f"{benchmark_id} {language}: adapting")
-                variant = adapt(benchmark_id, language, settings=settings, ir=ir).paths.variant  # type: ignore[arg-type]
+                variant = adapt(AdaptRequest.of_options(benchmark_id, language), settings=settings, ir=ir).paths.variant  # type: ignore[arg-type]
             build = time.perf_counter() - started
             if benchmark_id not in pairs:
                 console.log(f"{benchmark_id}: replaying the source once")

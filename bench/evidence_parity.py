@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from babelflow.adapt_request import AdaptRequest
+
 DOMAINS = ("tau2-mock", "tau2-airline", "tau2-retail", "tau2-telecom")
 
 
@@ -36,7 +38,9 @@ def measure(benchmark_id: str, folder: Path) -> dict:
     ir = analyze_benchmark(source, use_profile=False)
     analyzed = time.perf_counter()
     result = adapt(
-        benchmark_id, "en-XA", settings=BabelflowSettings(project_root=folder), ir=ir, out=folder / "variant"
+        AdaptRequest.of_options(benchmark_id, "en-XA", out=folder / "variant"),
+        settings=BabelflowSettings(project_root=folder),
+        ir=ir,
     )
     variant = open_variant(benchmark_id, folder / "variant")
     ids = source.task_ids(None)

@@ -19,6 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -31,23 +33,26 @@ def main() -> None:
     logger.disable("tau2")
     import orjson
 
+    from babelflow.adapt_request import PseudoSpec
     from babelflow.canonical_map import load_canonical_map
     from babelflow.settings import BabelflowSettings
-    from flows.pipeline import stages
+    from flows.pipeline import stage_io
     from flows.pipeline.prefect_flows import adapt_language, outcome
     from flows.review.store import ReviewDecision, ReviewStore
     from translators.engine import TranslationEngine
     from translators.memory import TranslationMemory
-    from translators.registry import make_translator
+    from translators.spec import make_translator
 
     settings = BabelflowSettings(project_root=project)
     started = time.perf_counter()
-    first = outcome(adapt_language(benchmark, "en-XA", project_root=project, return_state=True))
+    first = outcome(
+        adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=project), return_state=True)
+    )
     first_wall = time.perf_counter() - started
     first_rss = _rss_mb()
 
     # plant: one unit of one task's text comes back from "the model" with commentary
-    ir = stages.read_ir(settings.layout.ir(benchmark), benchmark)
+    ir = stage_io.read_ir(settings.layout.ir(benchmark), benchmark)
     counts = Counter(e.source_text for e in ir.elements)
     element = min(
         (
@@ -59,7 +64,7 @@ def main() -> None:
         ),
         key=lambda e: (counts[e.source_text], e.id),
     )
-    translator = make_translator("pseudo", "en-XA")
+    translator = make_translator(PseudoSpec(), "en-XA")
     memory = settings.layout.memory(benchmark, "en-XA", translator.translator_id)
     cmap = load_canonical_map(settings.layout.canonical_map(benchmark, "en-XA"), benchmark, "en-XA")
     keys = TranslationEngine(translator, "en-XA", TranslationMemory(memory)).memory_keys(ir, cmap, {element.id})
@@ -70,7 +75,9 @@ def main() -> None:
     memory.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     settings.layout.targets(benchmark, "en-XA").unlink()  # the translate stage runs again and reads the planted entry
     started = time.perf_counter()
-    found = outcome(adapt_language(benchmark, "en-XA", project_root=project, return_state=True))
+    found = outcome(
+        adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=project), return_state=True)
+    )
     defect_wall = time.perf_counter() - started
 
     # review: confirm with the reviewer's own wording, then the rerun the issue measures
@@ -90,7 +97,9 @@ def main() -> None:
         queue,
     )
     started = time.perf_counter()
-    rerun = outcome(adapt_language(benchmark, "en-XA", project_root=project, return_state=True))
+    rerun = outcome(
+        adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=project), return_state=True)
+    )
     rerun_wall = time.perf_counter() - started
     last = rerun.rounds[-1]
     print(

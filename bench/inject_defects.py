@@ -36,6 +36,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import IRDocument
 
 
@@ -80,7 +81,7 @@ class Prepared:
         if ir is None:  # a test passes the IR its session already holds
             ir = analyze_or_reuse(self.source, None, BabelflowSettings().layout.ir(benchmark_id), console.log)
         console.log(f"{benchmark_id}: adapting to {language}")
-        result = adapt(benchmark_id, language, settings=settings, ir=ir)
+        result = adapt(AdaptRequest.of_options(benchmark_id, language), settings=settings, ir=ir)
         self.benchmark_id, self.language, self.ir, self.variant = (
             benchmark_id,
             language,

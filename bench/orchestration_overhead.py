@@ -14,25 +14,27 @@ import tempfile
 import time
 from pathlib import Path
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def direct(benchmark: str, language: str, root: Path) -> float:
     from babelflow.settings import BabelflowSettings
-    from flows.pipeline import stages
+    from flows.pipeline import stages, validation_stages
     from flows.run_setup import resolve_run
     from validators.findings import Layer
 
     settings = BabelflowSettings(project_root=root)
     started = time.perf_counter()
-    run = resolve_run(settings, benchmark, language, translator="pseudo")
+    run = resolve_run(settings, AdaptRequest.of_options(benchmark, language, translator="pseudo"))
     analysis = stages.stage_analyze(run)
     translated = stages.stage_translate(run, analysis.ir_path, {}, [])
     rebuilt = stages.stage_rebuild(run, analysis.ir_path, translated)
-    integrity = stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
+    integrity = validation_stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
     layers = [integrity] + [
-        stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
+        validation_stages.stage_layer(run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed)
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
-    stages.stage_merge(run, layers)
+    validation_stages.stage_merge(run, layers)
     return time.perf_counter() - started
 
 
@@ -57,10 +59,18 @@ def main() -> None:
             from flows.pipeline.prefect_flows import adapt_language, outcome
 
             started = time.perf_counter()
-            result = outcome(adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True))
+            result = outcome(
+                adapt_language(
+                    AdaptRequest(benchmark=benchmark, language=language, project_root=tmp_path / "prefect"),
+                    return_state=True,
+                )
+            )
             prefect_seconds = time.perf_counter() - started
             started = time.perf_counter()
-            adapt_language(benchmark, language, project_root=tmp_path / "prefect", return_state=True)
+            adapt_language(
+                AdaptRequest(benchmark=benchmark, language=language, project_root=tmp_path / "prefect"),
+                return_state=True,
+            )
             rerun_seconds = time.perf_counter() - started
         finally:
             server.terminate()

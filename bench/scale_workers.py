@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def boot() -> None:
     from babelflow.settings import BabelflowSettings, apply_offline_environment
@@ -30,7 +32,7 @@ def profile(benchmark: str, language: str) -> None:
     from babelflow.settings import BabelflowSettings, apply_offline_environment
 
     apply_offline_environment()
-    from flows.pipeline import stages
+    from flows.pipeline import stage_io, stages, validation_stages
     from flows.run_setup import resolve_run
     from validators.findings import Layer
 
@@ -43,23 +45,25 @@ def profile(benchmark: str, language: str) -> None:
         rows.append({"stage": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu})
         return out
 
-    run = resolve_run(settings, benchmark, language)
+    run = resolve_run(settings, AdaptRequest.of_options(benchmark, language))
     analysis = timed("analysis (IR reused) + IR parse", lambda: stages.stage_analyze(run))
-    timed("IR parse (cached)", lambda: stages.read_ir(analysis.ir_path, benchmark))
+    timed("IR parse (cached)", lambda: stage_io.read_ir(analysis.ir_path, benchmark))
     translated = timed("translate", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
     rebuilt = timed("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
-    integrity = timed("validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir))
+    integrity = timed(
+        "validate: integrity", lambda: validation_stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
+    )
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
         layers.append(
             timed(
                 f"validate: {layer.value}",
-                lambda layer=layer: stages.stage_layer(
+                lambda layer=layer: validation_stages.stage_layer(
                     run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed
                 ),
             )
         )
-    failures = timed("merge", lambda: stages.stage_merge(run, layers))
+    failures = timed("merge", lambda: validation_stages.stage_merge(run, layers))
     print(
         "PROFILE "
         + json.dumps(

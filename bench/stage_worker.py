@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def main() -> None:
     from loguru import logger
@@ -43,7 +45,7 @@ def main() -> None:
 
     from babelflow.ir import load_ir
     from babelflow.settings import BabelflowSettings
-    from flows.pipeline import stages
+    from flows.pipeline import stages, validation_stages
     from flows.run_setup import resolve_run
     from source_benchmarks import get_benchmark
     from validators.findings import Layer
@@ -60,24 +62,24 @@ def main() -> None:
     tasks = measure("parse inputs", parse)
     measure("tau2 golden replay + evaluate_simulation (reference)", lambda: stock_replay(bench, benchmark))
 
-    run = resolve_run(settings, benchmark, "en-XA", translator="pseudo", source_dir=source_dir)
+    run = resolve_run(settings, AdaptRequest.of_options(benchmark, "en-XA", translator="pseudo", source_dir=source_dir))
     analysis = measure("analysis", lambda: stages.stage_analyze(run))
     translated = measure("translation (pseudo en-XA)", lambda: stages.stage_translate(run, analysis.ir_path, {}, []))
     rebuilt = measure("rebuild", lambda: stages.stage_rebuild(run, analysis.ir_path, translated))
     integrity = measure(
-        "validate: integrity", lambda: stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
+        "validate: integrity", lambda: validation_stages.stage_integrity(run, analysis.ir_path, rebuilt.variant_dir)
     )
     layers = [integrity]
     for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR):
         layers.append(
             measure(
                 f"validate: {layer.value}",
-                lambda layer=layer: stages.stage_layer(
+                lambda layer=layer: validation_stages.stage_layer(
                     run, layer, analysis.ir_path, rebuilt.variant_dir, integrity.suppressed
                 ),
             )
         )
-    failures = measure("merge", lambda: stages.stage_merge(run, layers))
+    failures = measure("merge", lambda: validation_stages.stage_merge(run, layers))
 
     ir = load_ir(analysis.ir_path, benchmark=benchmark)
     element = next(
@@ -87,9 +89,9 @@ def main() -> None:
     def rerun() -> tuple[int, int]:
         t = stages.stage_translate(run, analysis.ir_path, {}, [element])
         r = stages.stage_rebuild(run, analysis.ir_path, t)
-        i = stages.stage_integrity(run, analysis.ir_path, r.variant_dir)
+        i = validation_stages.stage_integrity(run, analysis.ir_path, r.variant_dir)
         rest = [
-            stages.stage_layer(run, layer, analysis.ir_path, r.variant_dir, i.suppressed)
+            validation_stages.stage_layer(run, layer, analysis.ir_path, r.variant_dir, i.suppressed)
             for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
         ]
         return t.retranslated_units, rest[-1].tasks_replayed

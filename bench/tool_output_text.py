@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
+
 ESCAPED = re.compile(r"\\u(?:[0-9a-fA-F]{4})")
 
 
@@ -32,7 +34,15 @@ def child(project: Path, benchmark: str, language: str, tasks: int, plain: bool)
     module.PLAIN_TOOL_OUTPUT = plain  # the family's switch (tau2: source_benchmarks/tau2/family.py)
     settings = BabelflowSettings(project_root=project)
     run = runner_of(benchmark).prepare(benchmark, language, settings.layout.variant(benchmark, language))
-    report = evaluate(benchmark, language, "scripted", "scripted", task_ids=run.task_ids[:tasks], settings=settings)
+    report = evaluate(
+        AgentRunRequest(
+            benchmark=benchmark,
+            language=language,
+            models=EvaluationRequest(agent="scripted", user="scripted"),
+            task_ids=run.task_ids[:tasks],
+        ),
+        settings=settings,
+    )
     texts = [
         turn["text"]
         for line in report.trajectories.read_text().splitlines()

@@ -14,6 +14,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from babelflow.adapt_request import AdaptRequest
+
 
 def main() -> None:
     from analyzers.analyze import analyze_benchmark
@@ -40,7 +42,7 @@ def main() -> None:
             started = time.perf_counter()
             ir = analyze_benchmark(get_benchmark(benchmark_id))
             analyzed = time.perf_counter()
-            stats = adapt(benchmark_id, language, settings=settings, ir=ir).outcome.stats
+            stats = adapt(AdaptRequest.of_options(benchmark_id, language), settings=settings, ir=ir).outcome.stats
             done = time.perf_counter()
             table.add_row(
                 benchmark_id,

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import orjson
 
+from babelflow.adapt_request import AdaptRequest
 from source_benchmarks.yaml_io import string_leaves
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +64,7 @@ def _plant(project: Path) -> None:
     from babelflow.settings import BabelflowSettings
     from flows.pipeline.adapt import adapt
 
-    planted = adapt(BENCHMARK, "en-XA", settings=BabelflowSettings(project_root=project))
+    planted = adapt(AdaptRequest.of_options(BENCHMARK, "en-XA"), settings=BabelflowSettings(project_root=project))
     records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]
     index = next(i for i, r in enumerate(records) if "⟦" in r["target"] and len(r["target"]) > 40)
     records[index]["target"] = PLANTED + records[index]["target"]

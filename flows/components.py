@@ -1,5 +1,5 @@
 """What the plain pipeline (`flows/pipeline/adapt.py`) and the flow's stages (`flows/pipeline/stages.py`) share:
-which translator a spec means, who owns the output folder, and analysis that reuses a fresh IR."""
+who owns the output folder, and analysis that reuses a fresh IR."""
 
 from __future__ import annotations
 
@@ -13,27 +13,13 @@ from analyzers.profile import load_profile
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, save_ir
 from babelflow.ir_cache import load_ir_cached, remember
-from babelflow.language_pack import LanguagePack
 from babelflow.output_guard import resolve_out
 from babelflow.run_lock import one_at_a_time, output_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import MANIFEST_NAME, load_manifest
 from source_benchmarks.protocol import SourceBenchmark
 from source_benchmarks.registry import family_of
-from translators.choice import resolve_spec
-from translators.interface import Translator
-from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 from translators.rebuild import check_out
-from translators.registry import make_translator
-
-
-def translator_for(spec: str, language: str, pack: LanguagePack, costs=None) -> Translator:
-    """The pack may declare a pseudo style, so a new pseudo-locale is data, not code.
-    `auto` picks the language's default (translators/choice.py): pseudo, Apertium, or an error."""
-    spec = resolve_spec(spec, language, pack)
-    if spec == "pseudo" and pack.offline_rendering and language not in SUPPORTED_PSEUDO_LOCALES:
-        return PseudoLocaleTranslator(language, style=pack.offline_rendering)
-    return make_translator(spec, language, costs=costs)
 
 
 @contextmanager

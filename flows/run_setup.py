@@ -3,17 +3,19 @@ the Prefect flow call this, then pass the frozen run to every stage."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.adaptation_run import AdaptationRun, RunPaths, RunProvenance
-from babelflow.entity_policy import parse_entity_options
+from babelflow.errors import StaleArtifactError
 from babelflow.language_pack import load_pack
 from babelflow.settings import BabelflowSettings
-from flows.components import translator_for
+from babelflow.variant import load_manifest
 from source_benchmarks.registry import available_family_of, get_benchmark
-from translators.choice import AUTO, default_spec
-from translators.registry import validate_language_tag
+from translators.spec import make_translator, validate_language_tag
 
 
 def run_paths(
@@ -35,45 +37,48 @@ def run_paths(
     )
 
 
-def resolve_run(
-    settings: BabelflowSettings,
-    benchmark: str,
-    language: str,
-    *,
-    translator: str = "auto",
-    source_dir: Path | None = None,
-    profile: Path | None = None,
-    out: Path | None = None,
-    validators: str = "",
-    auto_fallback: str | None = None,
-    entities: list[str] | tuple[str, ...] = (),
-) -> AdaptationRun:
+# runs a command resolved before starting the flow in this process (`resolved_once`): the flow's own
+_RESOLVED: dict[str, AdaptationRun] = {}
+
+
+def _resolution_key(settings: BabelflowSettings, request: AdaptRequest) -> str:
+    return settings.model_dump_json() + request.model_dump_json()
+
+
+@contextmanager
+def resolved_once(runs: list[AdaptationRun]) -> Iterator[None]:
+    """While a command runs the flow in this process, `resolve_run` answers the requests of `runs` (its
+    pre-check resolved them before any work) with those runs: one resolution per language per process."""
+    keys = [_resolution_key(run.settings, run.request) for run in runs]
+    _RESOLVED.update(zip(keys, runs, strict=True))
+    try:
+        yield
+    finally:
+        for key in keys:
+            _RESOLVED.pop(key, None)
+
+
+def resolve_run(settings: BabelflowSettings, request: AdaptRequest) -> AdaptationRun:
     """Validate the tag, load the pack from the run's project, resolve the translator and the paths: once.
 
     Refused (exit 2) before any work: an unknown benchmark or one whose runtime is missing, a bad
     tag, a pack that does not load, a translator that cannot run here (no Apertium pair, no key)."""
-    family = available_family_of(benchmark)
-    entity_overrides = parse_entity_options(entities)  # `--entity CLASS_OR_KIND=POLICY`, checked before any work
-    tag = validate_language_tag(language)
+    known = _RESOLVED.get(_resolution_key(settings, request))
+    if known is not None:
+        return known
+    family = available_family_of(request.benchmark)
+    tag = validate_language_tag(request.language)
     pack = load_pack(tag, settings.project_root)
-    if translator == AUTO and auto_fallback is not None:  # e.g. export: no offline translator means empty targets
-        translator = default_spec(tag, pack) or auto_fallback
-    translator_id = translator_for(translator, tag, pack).translator_id
-    bench = get_benchmark(benchmark, source_dir=source_dir)
+    translator_id = make_translator(request.translator, tag, pack).translator_id
+    bench = get_benchmark(request.benchmark, source_dir=request.source_dir)
     return AdaptationRun(
-        benchmark=benchmark,
+        request=request,
         family=family.name,
         language=tag,
         pack=pack,
-        translator_spec=translator,
         translator_id=translator_id,
-        source_dir=source_dir,
-        profile=profile,
-        out=out,
-        validators=validators,
         settings=settings,
-        paths=run_paths(settings, benchmark, tag, translator_id, out),
-        entity_overrides=entity_overrides,
+        paths=run_paths(settings, request.benchmark, tag, translator_id, request.out),
         provenance=RunProvenance(
             babelflow_version=metadata.version("babelflow"),
             benchmark_source_version=bench.source_version,
@@ -82,3 +87,16 @@ def resolve_run(
             language_pack=f"{pack.tag}@{pack.version}",
         ),
     )
+
+
+def stored_request(settings: BabelflowSettings, benchmark: str, language: str) -> AdaptRequest:
+    """What the run that made the variant asked for (its manifest): every rebuild of the run (the review
+    workbench, `units`, `correct`, `export`, `import`) asks the same. The defaults for a variant made
+    before manifests stored requests, or made elsewhere."""
+    try:
+        manifest = load_manifest(settings.layout.variant(benchmark, language))
+    except StaleArtifactError:
+        manifest = None
+    if manifest is None or manifest.request is None or manifest.benchmark != benchmark:
+        return AdaptRequest(benchmark=benchmark, language=language)
+    return manifest.request

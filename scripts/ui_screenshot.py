@@ -28,6 +28,8 @@ from pathlib import Path
 
 import orjson
 
+from babelflow.adapt_request import AdaptRequest
+
 ROOT = Path(__file__).resolve().parent.parent
 BABELFLOW = [sys.executable, "-m", "flows.cli.app"]
 CHROMIUM_ARGS = [
@@ -51,7 +53,9 @@ def _plant(project: Path) -> None:
     from babelflow.settings import BabelflowSettings
     from flows.pipeline.adapt import adapt
 
-    planted = adapt("fixture-library", "en-XA", settings=BabelflowSettings(project_root=project))
+    planted = adapt(
+        AdaptRequest.of_options("fixture-library", "en-XA"), settings=BabelflowSettings(project_root=project)
+    )
     records = [orjson.loads(line) for line in planted.paths.memory.read_bytes().splitlines()]
     index = next(i for i, r in enumerate(records) if "⟦" in r["target"] and len(r["target"]) > 40)
     records[index]["target"] = "Sure! Here is the translation you asked for: " + records[index]["target"]

@@ -34,6 +34,7 @@ from babelflow.variant import (
     BuildMark,
     CodeOverlay,
     CodeText,
+    VariantBuild,
     VariantManifest,
     load_manifest,
     save_record,
@@ -216,13 +217,8 @@ def rebuild_variant(
     ir: IRDocument,
     targets: dict[str, str],
     out_root: Path,
+    build: VariantBuild,
     *,
-    language: str,
-    domain_name: str,
-    canonical_map_version: str,
-    translator_id: str,
-    failed_units: int,
-    language_pack_version: str | None = None,
     ir_sha256: str | None = None,
     canonical_map: CanonicalMap | None = None,
 ) -> VariantManifest:
@@ -232,7 +228,7 @@ def rebuild_variant(
     out_root = Path(out_root)
     root = check_out(bench, out_root, ir.benchmark)  # a source, code, or a folder that is not ours: exit 2
     remove_stale_temps(root)  # a killed earlier writer's temp files, never a user's `notes.tmp`
-    save_record(BuildMark(benchmark=ir.benchmark, language=language), out_root / BUILD_MARK_NAME)
+    save_record(BuildMark(benchmark=ir.benchmark, language=build.language), out_root / BUILD_MARK_NAME)
     by_artifact: dict[str, list[tuple[IRElement, str]]] = defaultdict(list)
     for element in ir.elements:
         target = targets.get(element.id)
@@ -263,24 +259,25 @@ def rebuild_variant(
             write_bytes_atomic(dest, source.read_bytes())  # nothing to translate: an exact copy
         outputs.append(ArtifactHash(path=spec.path, sha256=sha256_file(dest), inputs_sha256=inputs))
     overlay_path = out_root / OVERLAY_NAME
-    save_record(_overlay(bench, ir, targets, language), overlay_path)
+    save_record(_overlay(bench, ir, targets, build.language), overlay_path)
     outputs.append(ArtifactHash(path=OVERLAY_NAME, sha256=sha256_file(overlay_path)))
     if canonical_map is not None:  # the renderings travel with the variant (validated through them)
         save_canonical_map(canonical_map.model_copy(deep=True), out_root / CANONICAL_MAP_NAME)
         outputs.append(ArtifactHash(path=CANONICAL_MAP_NAME, sha256=sha256_file(out_root / CANONICAL_MAP_NAME)))
     manifest = VariantManifest(
         benchmark=ir.benchmark,
-        language=language,
-        domain_name=domain_name,
+        language=build.language,
+        domain_name=build.domain_name,
         source_version=ir.source_version,
         source_artifacts=[ArtifactHash(path=a.path, sha256=a.sha256) for a in ir.artifacts],
         ir_sha256=ir_sha256 or ir.content_sha256(),  # the saved IR file's hash when the caller has it
         profile_sha256=ir.profile_sha256,
-        canonical_map_version=canonical_map_version,
-        translator_id=translator_id,
-        language_pack_version=language_pack_version,
+        canonical_map_version=build.canonical_map_version,
+        translator_id=build.translator_id,
+        language_pack_version=build.language_pack_version,
         outputs=outputs,
-        failed_units=failed_units,
+        failed_units=build.failed_units,
+        request=build.request,
     )
     save_record(manifest, out_root / MANIFEST_NAME)
     (out_root / BUILD_MARK_NAME).unlink(missing_ok=True)  # the manifest now says whose folder this is

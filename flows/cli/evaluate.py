@@ -8,9 +8,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from flows.cli.common import BENCHMARK_HELP, cli_errors, console, status_line
+from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
+from flows.cli.common import cli_errors, console, status_line
+from flows.cli.options import BENCHMARK, LANG, Declared, takes
 
-results = Console()  # results on stdout; progress and errors stay on stderr (cli_common.console)
+results = Console()  # results on stdout; progress and errors stay on stderr (flows/cli/common.console)
 
 
 def _share(value: float | None) -> str:
@@ -47,31 +49,71 @@ def _taxonomy_table(report) -> Table:
     return table
 
 
+AGENT_RUN = (
+    BENCHMARK,
+    LANG,
+    Declared(
+        "agent_llm",
+        str,
+        typer.Option(
+            ...,
+            "--agent-llm",
+            help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL; "
+            "`scripted` plays the gold actions and answers in the variant's language, offline (measures no model); "
+            "scripted:english|mixed|digits|translated-argument misbehave on purpose (the failure taxonomy's classes).",
+        ),
+    ),
+    Declared(
+        "user_llm",
+        str,
+        typer.Option(
+            ..., "--user-llm", help="The user simulator's model (same grammar; `scripted`: the task's first line)."
+        ),
+    ),
+    Declared("trials", int, typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k).")),
+    Declared(
+        "tasks",
+        list[str],
+        typer.Option([], "--tasks", help="Task ids (repeat or comma-separate); default: every task."),
+    ),
+    Declared(
+        "with_source",
+        bool,
+        typer.Option(False, "--with-source", help="Also run the same agent on the English source, for comparison."),
+    ),
+    Declared(
+        "with_injections",
+        bool,
+        typer.Option(
+            False,
+            "--with-injections",
+            help="AgentDojo: also run every user task with every injection task (security).",
+        ),
+    ),
+    Declared(
+        "variant",
+        Path | None,
+        typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+    ),
+)
+
+
+def _agent_run(given: dict) -> AgentRunRequest:
+    return AgentRunRequest(
+        benchmark=given["benchmark"],
+        language=given["lang"],
+        models=EvaluationRequest(agent=given["agent_llm"], user=given["user_llm"], trials=given["trials"]),
+        task_ids=[t.strip() for item in given["tasks"] for t in item.split(",") if t.strip()] or None,
+        with_source=given["with_source"],
+        with_injections=given["with_injections"],
+        variant=given["variant"],
+    )
+
+
 @cli_errors
+@takes("asked", AGENT_RUN, _agent_run)
 def evaluate_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(
-        ..., "--lang", "-l", help="Language of the variant (made by `babelflow flow` or `adapt`)."
-    ),
-    agent_llm: str = typer.Option(
-        ...,
-        "--agent-llm",
-        help="The agent's model: openai:MODEL, anthropic:MODEL, dashscope:MODEL or openai-compatible:MODEL@URL; "
-        "`scripted` plays the gold actions and answers in the variant's language, offline (measures no model); "
-        "scripted:english|mixed|digits|translated-argument misbehave on purpose (the failure taxonomy's classes).",
-    ),
-    user_llm: str = typer.Option(
-        ..., "--user-llm", help="The user simulator's model (same grammar; `scripted`: the task's first line)."
-    ),
-    trials: int = typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k)."),
-    tasks: list[str] = typer.Option([], "--tasks", help="Task ids (repeat or comma-separate); default: every task."),
-    with_source: bool = typer.Option(
-        False, "--with-source", help="Also run the same agent on the English source, for comparison."
-    ),
-    with_injections: bool = typer.Option(
-        False, "--with-injections", help="AgentDojo: also run every user task with every injection task (security)."
-    ),
-    variant: Path | None = typer.Option(None, "--variant", help="Variant folder; default adapted/<benchmark>/<lang>/."),
+    asked: AgentRunRequest,
     verbose: bool = typer.Option(False, "--verbose", help="Show the benchmark's own logging (tau2's DEBUG …)."),
 ) -> None:
     """Run an agent (and a user simulator) on the variant through its family's own runner and scorer.
@@ -86,21 +128,9 @@ def evaluate_command(
     from babelflow.llm.costs import cost_table  # noqa: PLC0415 - +11 ms on --help
     from flows.evaluation.evaluate import evaluate, evaluation_path  # noqa: PLC0415
 
-    task_ids = [t.strip() for item in tasks for t in item.split(",") if t.strip()] or None
+    benchmark, lang = asked.benchmark, asked.language
     with console.status("evaluating", spinner="dots") as status:
-        report = evaluate(
-            benchmark,
-            lang,
-            agent_llm,
-            user_llm,
-            trials=trials,
-            task_ids=task_ids,
-            with_source=with_source,
-            with_injections=with_injections,
-            variant=variant,
-            progress=status_line(status),
-            verbose=verbose,
-        )
+        report = evaluate(asked, progress=status_line(status), verbose=verbose)
     per_task = Table(title=f"{benchmark} {lang}: reward per task ({report.trials_per_task} trial(s) each)")
     for column in ("task", "rewards", "successes"):
         per_task.add_column(column, overflow="fold")

@@ -10,37 +10,14 @@ import typer
 
 from babelflow.errors import BabelflowError
 from babelflow.output_guard import check_file_out
-from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+from flows.cli.common import cli_errors, load_workbench, shown_text
+from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR
 from flows.cli.units import out
 from flows.review.unit_lines import provenance
 
 if TYPE_CHECKING:  # the commands import their engines lazily: `babelflow --help` stays fast
     from flows.review.workbench import Workbench
     from translators.interchange import ExchangeUnit
-
-
-def _workbench(
-    benchmark: str, lang: str, source_dir: Path | None, translator: str, *, draft_missing: bool = True
-) -> Workbench:
-    """`auto` without an offline translator for `lang` means none: the export goes out with empty
-    targets (the offline path to any language). Loading runs the engine over the translation memory
-    with the reviewed texts: every unit's current text, drafted first where the memory lacks it
-    (export: the file needs a draft to post-edit). Import drafts nothing: a refused file writes
-    nothing, not even drafts into the translation memory; a unit the memory lacks is compared as
-    having no text yet."""
-    # the engine, the stages and CLDR: 35 ms to 2.5 s on `babelflow --help`, which imports this module
-    from flows.review.workbench import Workbench  # noqa: PLC0415
-    from translators.choice import NONE  # noqa: PLC0415
-
-    with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
-        return Workbench.load(
-            benchmark,
-            lang,
-            translator=translator,
-            source_dir=source_dir,
-            auto_fallback=NONE,
-            translate_missing=draft_missing,
-        )
 
 
 def exchange_units(bench: Workbench) -> list[ExchangeUnit]:
@@ -82,8 +59,8 @@ def record_unit(bench: Workbench, key: str):
 
 @cli_errors
 def export_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
     fmt: str = typer.Option("xliff", "--format", help="xliff (XLIFF 1.2) or po."),
     out_file: Path = typer.Option(..., "--out", "-o", help="File to write (.xlf or .po)."),
     translator: str = typer.Option(
@@ -94,10 +71,11 @@ def export_command(
             "else none = empty targets), `none`, `pseudo`, `apertium`, PROVIDER:MODEL."
         ),
     ),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
 ) -> None:
     """Export the language's translation units (context, notes, inline codes, canonical terms)."""
     from translators.interchange import write_exchange  # noqa: PLC0415 - translate-toolkit and lxml: +0.6 s on --help
+    from translators.spec import resolve_spec  # noqa: PLC0415
 
     if fmt not in ("xliff", "po"):
         raise BabelflowError(
@@ -107,7 +85,7 @@ def export_command(
         )
     if source_dir is not None:  # the installed packages are guarded by the writer itself
         check_file_out(out_file, [source_dir])
-    bench = _workbench(benchmark, lang, source_dir, translator)
+    bench = load_workbench(benchmark, lang, source_dir=source_dir, translator=translator, translate_missing=True)
     units = exchange_units(bench)
     write_exchange(units, out_file, "xliff" if fmt == "xliff" else "po", "en", lang, benchmark)
     states: dict[str, int] = {}
@@ -115,16 +93,17 @@ def export_command(
         states[unit.state or "none"] = states.get(unit.state or "none", 0) + 1
     out.print(
         f"{len(units)} units written to [bold]{shown_text(str(out_file))}[/] (current text; translator"
-        f" {bench.run.translator_spec}): " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())),
+        f" {resolve_spec(bench.run.request.translator, bench.language, bench.run.pack).text}): "
+        + ", ".join(f"{n} {s}" for s, n in sorted(states.items())),
         highlight=False,
     )
 
 
 @cli_errors
 def import_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    benchmark: str = BENCHMARK.info,
     file: Path = typer.Argument(..., help="The edited .xlf/.po file."),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    lang: str = LANG.info,
     translator: str = typer.Option(
         "auto",
         "--translator",
@@ -136,7 +115,7 @@ def import_command(
     force: bool = typer.Option(
         False, "--force", help="Accept targets whose per-unit checks fail (English left, numbers); they are recorded."
     ),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
     max_bytes: int | None = typer.Option(
         None,
         "--max-bytes",
@@ -157,7 +136,7 @@ def import_command(
     # the pipeline (2.2 s), the import checks and translate-toolkit (0.8 s) stay off `babelflow --help`
     from flows.pipeline.correcting import apply_human_texts  # noqa: PLC0415
     from flows.review.importing import check_entries, check_header, check_written, refuse  # noqa: PLC0415
-    from flows.review.workbench import Correction, now  # noqa: PLC0415
+    from flows.review.unit_records import Correction, now  # noqa: PLC0415
     from translators.interchange import ImportLimits, plan_import, read_exchange  # noqa: PLC0415
 
     limits = ImportLimits(
@@ -165,7 +144,7 @@ def import_command(
     )
     exchange = read_exchange(file, limits)  # bounded before the IR is loaded
     check_header(exchange, benchmark, lang)
-    bench = _workbench(benchmark, lang, source_dir, translator, draft_missing=False)
+    bench = load_workbench(benchmark, lang, source_dir=source_dir, translator=translator)
     plan = plan_import(exchange_units(bench), exchange, keep_order=bench.run.pack.is_pseudo)
     check_entries(exchange, plan)
     records = {r.key: r for r in bench.records}
@@ -205,7 +184,7 @@ def import_command(
         )
         for e in plan.entries
     ]
-    applied = apply_human_texts(bench, plan, corrections, holder=f"import {file.name}", source_dir=source_dir)
+    applied = apply_human_texts(bench, plan, corrections, holder=f"import {file.name}")
     out.print(
         f"{len(plan.entries)} changed ({counts}): {len(plan.reviewed)} fields, {len(plan.canonical)} canonical terms"
         + (f"; accepted with --force despite their checks: {', '.join(sorted(flagged))}" if flagged else ""),

@@ -13,8 +13,9 @@ from rich.table import Table
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
-from flows.cli.common import BENCHMARK_HELP, cli_errors, console, shown_text
-from flows.review.signoff import sign_off
+from flows.cli.common import cli_errors, console, shown_text
+from flows.cli.options import BENCHMARK, NOTE, REVIEWER, takes
+from flows.review.signoff import Signer, sign_off
 from flows.review.store import Decision, ReviewDecision, ReviewStore, Route, review_folder
 from flows.server.auth import auth_path
 from validators.finding_kinds import suggested_route
@@ -32,8 +33,14 @@ def _decision(choice: str) -> Decision:
 
 
 @cli_errors
+@takes(
+    "signer",
+    (REVIEWER, NOTE),
+    lambda given: Signer(reviewer=given["reviewer"] or getpass.getuser(), note=given["note"]),
+)
 def review(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
+    signer: Signer,
+    benchmark: str = BENCHMARK.info,
     lang: str = typer.Option(..., "--lang", "-l", help="Language of the variant under review."),
     decide: list[str] = typer.Option(
         [],
@@ -43,8 +50,6 @@ def review(
             "Without it, asks group by group in the terminal."
         ),
     ),
-    reviewer: str = typer.Option("", "--reviewer", help="Your name, recorded with every decision."),
-    note: str = typer.Option("", "--note", help="Reason recorded with --decide decisions."),
     route: ReviewRoute | None = typer.Option(
         None,
         "--route",
@@ -87,7 +92,7 @@ def review(
             fix="sign the project's own variants (without --variant); review this one's findings and give them"
             " to its makers",
         )
-    reviewer = reviewer or getpass.getuser()
+    reviewer, note = signer.reviewer, signer.note
     if sign:
         # notes record a policy (values kept as they are): read at sign-off, no decision (as the flow counts)
         notes = [f for f in queue.findings if f.severity is Severity.NOTE]
@@ -100,7 +105,7 @@ def review(
             )
         for finding in notes:
             console.print(f"note {finding.id}: {shown_text(finding.message)}", highlight=False)
-        _sign(settings, benchmark, lang, store, reviewer=reviewer, note=note, yes=yes)
+        _sign(settings, benchmark, lang, store, signer, yes=yes)
         return
     groups = group_findings(queue.findings)
     by_group = {g.id: g for g in groups}
@@ -199,16 +204,16 @@ def review(
 
 
 def _sign(
-    settings: BabelflowSettings, benchmark: str, lang: str, store: ReviewStore, *, reviewer: str, note: str, yes: bool
+    settings: BabelflowSettings, benchmark: str, lang: str, store: ReviewStore, signer: Signer, *, yes: bool
 ) -> None:
     """Show the translator's tier and the sample side by side; record the sample with the sign-off."""
     from flows.cli.units import out  # noqa: PLC0415
-    from flows.review.signoff import SAMPLE_RULE, TIERS, units_tier  # noqa: PLC0415
+    from flows.review.signoff import SAMPLE_RULE, TIERS, signing_tier  # noqa: PLC0415
     from flows.review.signoff_sample import sign_sample  # noqa: PLC0415
     from flows.review.workbench import Workbench  # noqa: PLC0415
 
     with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
-        bench = Workbench.load(benchmark, lang, settings=settings)
+        bench = Workbench.of_variant(settings, benchmark, lang)
         not_ready = [r.key for r in bench.records if r.origin_class in ("pending", "failed")]
         if not_ready:
             raise BabelflowError(
@@ -216,8 +221,7 @@ def _sign(
                 fix=f"run `babelflow flow {benchmark} --lang {lang}` (or `babelflow adapt`) first, then sign",
             )
         sample = sign_sample(bench)
-    translator_id = bench.engine.translator.translator_id
-    tier = units_tier(translator_id, (r.origin_class for r in bench.records))
+    translator_id, tier = signing_tier(bench)
     out.print(f"translator {translator_id}: tier {tier} — {TIERS[tier]}", highlight=False)
     out.print(
         f"sample: {SAMPLE_RULE}: lot {sample.lot_size} units -> code letter {sample.code_letter} -> n ="
@@ -240,23 +244,10 @@ def _sign(
     fix_hint = f"correct what is wrong with `babelflow correct {benchmark} --lang {lang} --id UNIT --text …`"
     if not yes and not typer.confirm(f"Have you read these {len(sample.units)} units and accept them?", default=False):
         raise BabelflowError("Not signed", fix=f"{fix_hint}, then sign again")
-    variant = settings.layout.variant(benchmark, lang)
-    record = sign_off(
-        settings,
-        benchmark,
-        lang,
-        variant,
-        store,
-        reviewer=reviewer,
-        spot_checked=sorted({u.task for u in sample.units if u.task}, key=lambda t: (len(t), t)),
-        note=note,
-        sample=sample,
-        translator_id=translator_id,
-        tier=tier,
-    )
+    record = sign_off(bench, store, sample, signer)
     out.print(
         f"signed off by {record.reviewer} ({tier}: {len(sample.units)} sampled units recorded):"
-        f" {variant / 'babelflow_signoff.json'}",
+        f" {bench.run.paths.variant / 'babelflow_signoff.json'}",
         highlight=False,
     )
 

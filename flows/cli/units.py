@@ -7,85 +7,120 @@ from __future__ import annotations
 import fnmatch
 import getpass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from babelflow.errors import BabelflowError
-from flows.cli.common import BENCHMARK_HELP, SOURCE_DIR_HELP, cli_errors, console, shown_text
+from babelflow.ir import Record
+from flows.cli.common import cli_errors, load_workbench, shown_text
+from flows.cli.options import BENCHMARK, LANG, SOURCE_DIR, Declared, takes
 from flows.review.unit_lines import checks_line, context_line, provenance
 
 if TYPE_CHECKING:
-    from flows.review.workbench import UnitRecord, Workbench
+    from flows.review.unit_records import UnitRecord
+    from flows.review.workbench import Workbench
 
-out = Console()  # results on stdout; progress and errors on stderr (flows/cli_common.console)
-
-
-def _matches(record: UnitRecord, task: str | None, field: str | None, origin: str | None, grep: str | None) -> bool:
-    if task is not None and task not in record.tasks:
-        return False
-    if field is not None and not any(fnmatch.fnmatchcase(r, field) or field in r for r in record.roles):
-        return False
-    if origin is not None and record.origin_class != origin:
-        return False
-    return grep is None or grep.casefold() in (record.source + "\n" + record.target).casefold()
+out = Console()  # results on stdout; progress and errors on stderr (flows/cli/common.console)
 
 
-def _load(benchmark: str, lang: str, source_dir: Path | None) -> Workbench:
-    from flows.review.workbench import Workbench  # noqa: PLC0415 - the engine and validators: +2 s on `babelflow --help`
+class UnitFilter(Record):
+    """Which units `babelflow units` lists (every filter given must hold)."""
 
-    with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
-        return Workbench.load(benchmark, lang, source_dir=source_dir)
+    task: str | None = None
+    field: str | None = None
+    origin: str | None = None
+    grep: str | None = None
+    limit: int = 50
+    kind: Literal["all", "free", "canonical"] = "all"
+    failing: bool = False
+
+    def matches(self, record: UnitRecord) -> bool:
+        if self.kind != "all" and record.kind != self.kind:
+            return False
+        if self.task is not None and self.task not in record.tasks:
+            return False
+        if self.field is not None and not any(
+            fnmatch.fnmatchcase(r, self.field) or self.field in r for r in record.roles
+        ):
+            return False
+        if self.origin is not None and record.origin_class != self.origin:
+            return False
+        return self.grep is None or self.grep.casefold() in (record.source + "\n" + record.target).casefold()
 
 
-@cli_errors
-def units_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
-    unit_id: str | None = typer.Option(None, "--id", help="Show one unit whole (its id or a unique 6+ prefix)."),
-    task: str | None = typer.Option(None, "--task", help="Only units used by this task id."),
-    field: str | None = typer.Option(
-        None, "--field", help="Only units of fields whose role matches this glob or text (e.g. 'policy*')."
-    ),
-    origin: str | None = typer.Option(
-        None,
-        "--origin",
-        help="Only units made so: draft, reviewed, corrected, imported, kept, localized, reference, failed.",
-    ),
-    grep: str | None = typer.Option(None, "--grep", help="Only units whose source or target contains this text."),
-    limit: int = typer.Option(50, "--limit", min=0, help="Most units listed (0: all)."),
-    kind: str = typer.Option("all", "--kind", help="free (prose), canonical (entity terms) or all."),
-    failing: bool = typer.Option(
-        False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."
-    ),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
-) -> None:
-    """Read the translation units side by side: context (artifact, field, task, tool), provenance
-    (translator, memory, map, human correction with author and time) and the flow's checks."""
-    from flows.review.workbench import ORIGIN_CLASSES  # noqa: PLC0415
+def unit_filter(given: dict) -> UnitFilter:
+    """Refused (exit 2) before any work: an origin or kind that no unit has."""
+    from flows.review.unit_records import ORIGIN_CLASSES  # noqa: PLC0415
 
+    origin, kind = given["origin"], given["kind"]
     if origin is not None and origin not in ORIGIN_CLASSES:
         raise BabelflowError(
             f"Unknown origin {origin!r}", field="--origin", fix="use one of " + ", ".join(ORIGIN_CLASSES)
         )
     if kind not in ("all", "free", "canonical"):
         raise BabelflowError(f"Unknown kind {kind!r}", field="--kind", fix="use free, canonical or all")
-    bench = _load(benchmark, lang, source_dir)
+    return UnitFilter(**given)
+
+
+UNIT_FILTER = (
+    Declared("task", str | None, typer.Option(None, "--task", help="Only units used by this task id.")),
+    Declared(
+        "field",
+        str | None,
+        typer.Option(
+            None, "--field", help="Only units of fields whose role matches this glob or text (e.g. 'policy*')."
+        ),
+    ),
+    Declared(
+        "origin",
+        str | None,
+        typer.Option(
+            None,
+            "--origin",
+            help="Only units made so: draft, reviewed, corrected, imported, kept, localized, reference, failed.",
+        ),
+    ),
+    Declared(
+        "grep", str | None, typer.Option(None, "--grep", help="Only units whose source or target contains this text.")
+    ),
+    Declared("limit", int, typer.Option(50, "--limit", min=0, help="Most units listed (0: all).")),
+    Declared("kind", str, typer.Option("all", "--kind", help="free (prose), canonical (entity terms) or all.")),
+    Declared(
+        "failing",
+        bool,
+        typer.Option(False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."),
+    ),
+)
+
+
+@cli_errors
+@takes("which", UNIT_FILTER, unit_filter)
+def units_command(
+    which: UnitFilter,
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
+    unit_id: str | None = typer.Option(None, "--id", help="Show one unit whole (its id or a unique 6+ prefix)."),
+    source_dir: Path | None = SOURCE_DIR.info,
+) -> None:
+    """Read the translation units side by side: context (artifact, field, task, tool), provenance
+    (translator, memory, map, human correction with author and time) and the flow's checks."""
+    bench = load_workbench(benchmark, lang, source_dir=source_dir)
     if unit_id is not None:
         show_unit(bench, bench.find(unit_id))
         return
-    chosen = [r for r in bench.records if (kind == "all" or r.kind == kind) and _matches(r, task, field, origin, grep)]
-    if failing:
+    chosen = [r for r in bench.records if which.matches(r)]
+    if which.failing:
         chosen = [r for r in chosen if bench.checks(r)]
-    shown = chosen[:limit] if limit else chosen
+    listed = chosen[: which.limit] if which.limit else chosen
     table = Table(show_lines=True, expand=True, title=f"{benchmark} → {bench.language}: {len(chosen)} unit(s)")
     table.add_column("unit", overflow="fold", min_width=13, ratio=1)
     table.add_column("source", overflow="fold", ratio=4)
     table.add_column("target", overflow="fold", ratio=4)
     table.add_column("context · provenance · checks", overflow="fold", ratio=3)
-    for record in shown:
+    for record in listed:
         checks = bench.checks(record)
         table.add_row(
             f"{record.key[:12]}\n{record.origin_class}\n{record.state.replace('-translation', '')}",
@@ -99,7 +134,7 @@ def units_command(
     for record in bench.records:
         counts[record.origin_class] = counts.get(record.origin_class, 0) + 1
     out.print(
-        f"{len(shown)} of {len(chosen)} matching unit(s) shown (of {len(bench.records)}: "
+        f"{len(listed)} of {len(chosen)} matching unit(s) shown (of {len(bench.records)}: "
         + ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
         + f"). {signoff_line(bench)}. One whole: `babelflow units {benchmark} --lang {bench.language} --id UNIT`;"
         f' correct: `babelflow correct {benchmark} --lang {bench.language} --id UNIT --text "…" --author NAME`',
@@ -140,8 +175,8 @@ def show_unit(bench: Workbench, record: UnitRecord) -> None:
 
 @cli_errors
 def correct_command(
-    benchmark: str = typer.Argument(..., help=BENCHMARK_HELP),
-    lang: str = typer.Option(..., "--lang", "-l", help="Target language (BCP 47)."),
+    benchmark: str = BENCHMARK.info,
+    lang: str = LANG.info,
     text: str = typer.Option(..., "--text", help="The unit's new target text (inline codes as the source has them)."),
     unit_id: str | None = typer.Option(None, "--id", help="The unit to correct (id or unique 6+ prefix)."),
     finding: str | None = typer.Option(
@@ -151,7 +186,7 @@ def correct_command(
     ),
     author: str = typer.Option("", "--author", help="Your name, recorded with the correction (default: login name)."),
     force: bool = typer.Option(False, "--force", help="Accept a text whose checks fail (they are recorded)."),
-    source_dir: Path | None = typer.Option(None, "--source-dir", help=SOURCE_DIR_HELP),
+    source_dir: Path | None = SOURCE_DIR.info,
 ) -> None:
     """Post-edit one unit in place: checked like any translation, logged (author, time, previous
     text; append-only), then the variant is rebuilt (only what the unit touches changes)."""
@@ -159,10 +194,9 @@ def correct_command(
 
     if (unit_id is None) == (finding is None):
         raise BabelflowError("Say which unit", field="--id", fix="give --id UNIT or --finding F-… (one of them)")
-    bench = _load(benchmark, lang, source_dir)
+    bench = load_workbench(benchmark, lang, source_dir=source_dir)
     outcome = apply_correction(
-        bench, unit_id=unit_id, finding_id=finding, text=text, author=author or getpass.getuser(), force=force,
-        source_dir=source_dir,
+        bench, unit_id=unit_id, finding_id=finding, text=text, author=author or getpass.getuser(), force=force
     )  # fmt: skip
     for line in outcome.lines:
         out.print(shown_text(line), highlight=False)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from babelflow.adapt_request import AgentRunRequest
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.llm.costs import CostLedger
@@ -26,7 +27,7 @@ from flows.evaluation.side_run import SOURCE_LANGUAGE, Models, RunPlan, counterp
 from source_benchmarks import available_family_of, families
 from source_benchmarks.agent_runs import AgentEvaluation, PreparedRun
 from source_benchmarks.scripted_models import Misbehaviour, parse_scripted
-from translators.registry import validate_language_tag
+from translators.spec import validate_language_tag
 
 
 def _models(agent_llm: str, user_llm: str, language: str, costs: CostLedger) -> Models:
@@ -97,21 +98,16 @@ def runner_of(benchmark: str) -> AgentEvaluation:
 
 
 def evaluate(
-    benchmark: str,
-    language: str,
-    agent_llm: str,
-    user_llm: str,
+    asked: AgentRunRequest,
     *,
-    trials: int = 1,
-    task_ids: list[str] | None = None,
-    with_source: bool = False,
-    with_injections: bool = False,
     settings: BabelflowSettings | None = None,
-    variant: Path | None = None,
     progress: Callable[[str], None] | None = None,
     costs: CostLedger | None = None,
     verbose: bool = False,
 ) -> EvaluationReport:
+    benchmark, language, variant, task_ids = asked.benchmark, asked.language, asked.variant, asked.task_ids
+    agent_llm, user_llm, trials = asked.models.agent, asked.models.user, asked.models.trials
+    with_source, with_injections = asked.with_source, asked.with_injections
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # tau2.registry imports litellm: stay offline
     settings = settings or BabelflowSettings()
     progress = progress or (lambda message: None)

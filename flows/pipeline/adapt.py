@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import orjson
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.adaptation_run import AdaptationRun, RunPaths
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import VariantManifest
-from flows.components import analyze_or_reuse, owned_output, translator_for
-from flows.pipeline.stages import rebuild_into, translate_ir
+from flows.components import analyze_or_reuse, owned_output
+from flows.pipeline.stages import translate_ir, variant_build
 from flows.review.hand_edits import adopt_hand_edits
 from flows.review.signoff import void_stale_signoff
 from flows.run_setup import resolve_run
@@ -29,6 +29,8 @@ from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
 from translators.engine import TranslationOutcome
 from translators.interface import Translator
+from translators.rebuild import rebuild_variant
+from translators.spec import make_translator
 
 
 @dataclass
@@ -42,19 +44,26 @@ class AdaptResult:
 
 
 def adapt(
-    benchmark_id: str,
-    language: str,
+    request: AdaptRequest,
     *,
-    translator_spec: str = "auto",
-    source_dir: Path | None = None,
-    profile: Path | None = None,
-    out: Path | None = None,
     settings: BabelflowSettings | None = None,
     progress: Callable[[str], None] | None = None,
     translation_progress: Callable[[int, int], None] | None = None,
     ir: IRDocument | None = None,
     costs=None,
-    entities: list[str] | tuple[str, ...] = (),
+) -> AdaptResult:
+    """Resolve the request's run (flows/run_setup.py), then adapt it (`adapt_run`)."""
+    run = resolve_run(settings or BabelflowSettings(), request)
+    return adapt_run(run, progress=progress, translation_progress=translation_progress, ir=ir, costs=costs)
+
+
+def adapt_run(
+    run: AdaptationRun,
+    *,
+    progress: Callable[[str], None] | None = None,
+    translation_progress: Callable[[int, int], None] | None = None,
+    ir: IRDocument | None = None,
+    costs=None,
     superseded_hand_edits: frozenset[str] = frozenset(),
 ) -> AdaptResult:
     """Run analyze → translate → rebuild; `ir` skips analysis when the caller already holds it.
@@ -62,26 +71,14 @@ def adapt(
     correction or import being applied replaces).
 
     `costs`: a babelflow.llm.costs.CostLedger that receives a model translator's token usage."""
-    settings = settings or BabelflowSettings()
-    progress = progress or (lambda message: None)
-    run = resolve_run(
-        settings,
-        benchmark_id,
-        language,
-        translator=translator_spec,
-        source_dir=source_dir,
-        profile=profile,
-        out=out,
-        entities=entities,
-    )
-    translator = translator_for(run.translator_spec, run.language, run.pack)
-    if costs is not None and hasattr(translator, "costs"):
-        translator.costs = costs  # model providers report usage per stage/language/provider
-    bench = get_benchmark(benchmark_id, source_dir=source_dir)
+    settings = run.settings
+    translator = make_translator(run.request.translator, run.language, run.pack, costs=costs)
+    bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
     with (
-        run_lock(settings.layout.locks(), benchmark_id, run.language),
+        run_lock(settings.layout.locks(), run.benchmark, run.language),
         owned_output(settings, bench, run.language, run.paths.variant),
     ):
+        progress = progress or (lambda message: None)
         return _adapt_locked(run, bench, translator, ir, progress, translation_progress, superseded_hand_edits)
 
 
@@ -104,18 +101,8 @@ def _adapt_locked(
     reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
     outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress)
     progress("rebuilding")
-    manifest = rebuild_into(
-        bench,
-        ir,
-        outcome.targets,
-        paths.variant,
-        language=run.language,
-        canonical_map_version=cmap.version(),
-        translator_id=translator.translator_id,
-        failed_units=len(outcome.failures),
-        language_pack_version=run.pack_version,
-        canonical_map=cmap,
-    )
+    build = variant_build(run, translator.translator_id, cmap.version(), len(outcome.failures), run.pack_version)
+    manifest = rebuild_variant(bench, ir, outcome.targets, paths.variant, build, canonical_map=cmap)
     record_written_targets(run, outcome.targets)
     voided = void_stale_signoff(paths.variant, paths.review_dir)
     return AdaptResult(

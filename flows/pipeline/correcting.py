@@ -24,7 +24,8 @@ from flows.review.importing import (
     write_import,
 )
 from flows.review.store import ReviewDecision, ReviewStore
-from flows.review.workbench import Correction, UnitCheck, Workbench, now, plan_entry
+from flows.review.unit_records import Correction, UnitCheck, now, plan_entry
+from flows.review.workbench import Workbench
 from translators.interchange import ImportPlan
 
 
@@ -53,7 +54,6 @@ def apply_human_texts(
     corrections: list[Correction],
     *,
     holder: str,
-    source_dir: Path | None,
     decisions: list[ReviewDecision] | None = None,
     kept_when_others_fail: bool = False,
 ) -> Applied:
@@ -75,10 +75,8 @@ def apply_human_texts(
         settings, run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan, holder=holder
     )
     try:
-        result = pipeline.adapt(
-            run.benchmark, run.language, translator_spec=run.translator_spec, source_dir=source_dir, settings=settings,
-            ir=bench.ir, superseded_hand_edits=frozenset(e.unit_key for e in plan.entries),
-        )  # fmt: skip
+        superseded = frozenset(e.unit_key for e in plan.entries)
+        result = pipeline.adapt_run(run, ir=bench.ir, superseded_hand_edits=superseded)  # the workbench's run
     except BabelflowError as exc:
         ours = {e.unit_key for e in plan.entries}
         others_only = exc.message.startswith("Language pack") and not any(key in exc.message for key in ours)
@@ -132,7 +130,6 @@ def apply_correction(
     text: str,
     author: str,
     force: bool,
-    source_dir: Path | None,
 ) -> Applied:
     lines = []
     decisions: list[ReviewDecision] = []
@@ -191,7 +188,6 @@ def apply_correction(
         plan,
         [correction],
         holder=f"correct {record.key}",
-        source_dir=source_dir,
         decisions=decisions,
         kept_when_others_fail=True,
     )

@@ -17,27 +17,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
+from babelflow.adapt_request import AdaptRequest, parse_translator_spec
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings, apply_offline_environment
-from flows.pipeline.run_guard import check_inside_project
+from flows.pipeline.run_guard import check_inside_project, deploy_time_values, deployed_parameters
 from flows.server.local_server import ensure_server
 
 
-def deploy_time_parameters(args: argparse.Namespace) -> dict[str, Any]:
-    chosen = {
-        "translator": args.translator,
-        "validators": args.validators,
-        "profile": args.profile,
-        "source_dir": args.source_dir,
-        "out": args.out,
-    }
-    return {
-        name: str(value) if isinstance(value, Path) else value
-        for name, value in chosen.items()
-        if value not in (None, "")
-    }
+def deployed_request(args: argparse.Namespace) -> AdaptRequest:
+    """The deploy-time settings of every run, as a request template (benchmark and language: the run's)."""
+    return AdaptRequest(
+        benchmark="",
+        language="",
+        translator=parse_translator_spec(args.translator),
+        validators=args.validators,
+        profile=args.profile,
+        source_dir=args.source_dir,
+        out=args.out,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,10 +53,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="variant folder of adapt-language runs (inside the project)")
     args = parser.parse_args(argv)
     settings = BabelflowSettings()
-    fixed = deploy_time_parameters(args)
     try:
         apply_offline_environment(settings)
-        check_inside_project(fixed, settings)  # a bad setting is an error/fix now, not a failed run later
+        template = deployed_request(args)
+        check_inside_project(deploy_time_values(template), settings)  # an error/fix now, not a failed run later
         ensure_server(settings)  # PREFECT_API_URL and the auth string, for this process and the runs it starts
     except BabelflowError as exc:
         sys.stderr.write(f"error: {exc.render()}\n")
@@ -70,10 +69,10 @@ def main(argv: list[str] | None = None) -> None:
     from flows.pipeline.prefect_flows import adapt_language, adapt_languages  # noqa: PLC0415 - imports Prefect
 
     # to_deployment is sync-compatible: called from sync code it returns the deployment itself
+    fixed = deployed_parameters(template)
     one = cast(RunnerDeployment, adapt_language.to_deployment(name="babelflow", tags=["babelflow"], parameters=fixed))
-    many: dict[str, Any] = {name: fixed[name] for name in ("translator", "validators") if name in fixed}
     several = cast(
-        RunnerDeployment, adapt_languages.to_deployment(name="babelflow", tags=["babelflow"], parameters=many)
+        RunnerDeployment, adapt_languages.to_deployment(name="babelflow", tags=["babelflow"], parameters=fixed)
     )
     serve(one, several, limit=args.limit)
 

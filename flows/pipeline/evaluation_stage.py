@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
@@ -35,17 +36,17 @@ class EvaluationStageResult(Record):
     markdown: str
 
 
-def evaluation_config(agent: str, user: str, trials: int = 1) -> EvaluationConfig | None:
+def evaluation_config(asked: EvaluationRequest) -> EvaluationConfig | None:
     """None when the flow was not asked to evaluate; both specs or neither."""
-    if not agent and not user:
+    if not asked.asked:
         return None
-    if not agent or not user:
+    if not asked.agent or not asked.user:
         raise BabelflowError(
             "The evaluation stage needs both an agent and a user model",
             field="--evaluate-agent/--evaluate-user",
             fix="pass both, e.g. --evaluate-agent scripted --evaluate-user scripted",
         )
-    return EvaluationConfig(agent=agent, user=user, trials=trials)
+    return EvaluationConfig(agent=asked.agent, user=asked.user, trials=asked.trials)
 
 
 def check_evaluation(run: AdaptationRun, config: EvaluationConfig) -> None:
@@ -59,17 +60,11 @@ def evaluation_key(variant: Path, config: EvaluationConfig) -> str:
 
 
 def stage_evaluate(run: AdaptationRun, variant: Path, config: EvaluationConfig) -> EvaluationStageResult:
-    report = evaluate(
-        run.benchmark,
-        run.language,
-        config.agent,
-        config.user,
-        trials=config.trials,
-        with_source=config.with_source,
-        settings=run.settings,
-        variant=variant,
-        costs=CostLedger(),
+    models = EvaluationRequest(agent=config.agent, user=config.user, trials=config.trials)
+    asked = AgentRunRequest(
+        benchmark=run.benchmark, language=run.language, models=models, with_source=config.with_source, variant=variant
     )
+    report = evaluate(asked, settings=run.settings, costs=CostLedger())
     return EvaluationStageResult(
         report=evaluation_path(variant), trajectories=report.trajectories, markdown=evaluation_markdown(report)
     )

@@ -24,10 +24,14 @@ from prefect.exceptions import ObjectNotFound
 from prefect.filesystems import LocalFileSystem, RemoteFileSystem
 from prefect.states import Crashed, State
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import Record
 from babelflow.shared_state.config import SharedStateConfig, require_shared_config
 from babelflow.shared_state.stores import open_stores
-from flows.pipeline.prefect_flows import AdaptFlowResult, adapt_language, outcome
+from flows.pipeline.flow_results import AdaptFlowResult, outcome
+from flows.pipeline.launch import PoolOptions
+from flows.pipeline.prefect_flows import adapt_language
+from flows.pipeline.run_guard import deployed_parameters
 from flows.pipeline.shared_run import PROVIDER_LIMIT_PREFIX, run_lock_name
 
 RESULTS_BLOCK = "babelflow-results"
@@ -66,9 +70,15 @@ def results_block(config: SharedStateConfig) -> RemoteFileSystem | LocalFileSyst
 
 
 def prepare_pool(
-    pool: str, parameters: dict[str, Any], provider_limits: dict[str, int], config: SharedStateConfig
+    pool: str,
+    parameters: dict[str, Any],
+    provider_limits: dict[str, int],
+    config: SharedStateConfig,
+    *,
+    concurrency_limit: int | None = None,
 ) -> str:
-    """The pool, the results block, the deployment and the provider limits; returns 'adapt-language/<pool>'."""
+    """The pool, the results block, the deployment (at most `concurrency_limit` of its runs at once) and
+    the provider limits; returns 'adapt-language/<pool>'."""
     results_block(config).save(RESULTS_BLOCK, overwrite=True)
     with get_client(sync_client=True) as client:
         try:
@@ -83,6 +93,7 @@ def prepare_pool(
             entrypoint=ENTRYPOINT,
             pull_steps=PULL_STEPS,
             parameters=parameters,
+            concurrency_limit=concurrency_limit,
             job_variables={"env": FLOW_ENV},
             tags=["babelflow"],
             description="babelflow flow --pool: one run per (benchmark, language); deploy-time parameters fixed",
@@ -92,10 +103,10 @@ def prepare_pool(
     return f"{adapt_language.name}/{pool}"
 
 
-def submit(deployment: str, benchmark: str, language: str, review_timeout: int, queue: str | None = None) -> FlowRun:
+def submit(deployment: str, request: AdaptRequest, queue: str | None = None) -> FlowRun:
     run = run_deployment(
         deployment,
-        parameters={"benchmark": benchmark, "language": language, "review_timeout": review_timeout},
+        parameters={"request": request.model_dump(mode="json")},
         timeout=0,  # submitted only: the waiting is ours, with the crash check
         as_subflow=False,
         work_queue_name=queue,
@@ -150,23 +161,21 @@ def _worker_of(client: Any, run: FlowRun) -> str:
 
 
 def run_on_pool(
-    benchmark: str,
+    request: AdaptRequest,
     languages: list[str],
-    pool: str,
-    *,
-    review_timeout: int = 0,
-    deploy_parameters: dict[str, Any] | None = None,
-    provider_limits: dict[str, int] | None = None,
+    pool: PoolOptions,
     say: Callable[[str], None] = print,
 ) -> tuple[list[AdaptFlowResult], list[PoolRun]]:
+    """One run of `request` per language on the pool's workers; waits for them all."""
     config = require_shared_config()
-    deployment = prepare_pool(pool, deploy_parameters or {}, provider_limits or {}, config)
-    runs = {lang: submit(deployment, benchmark, lang, review_timeout) for lang in languages}
-    for language, run in runs.items():
-        say(f"{language}: flow run {run.id} submitted to work pool {pool}")
-    states, records = wait_for_runs(
-        runs, lambda lang: submit(deployment, benchmark, lang, review_timeout), config, benchmark, say=say
+    deployment = prepare_pool(
+        pool.name, deployed_parameters(request), pool.provider_limits, config, concurrency_limit=pool.max_concurrency
     )
+    runs = {lang: submit(deployment, request.for_language(lang)) for lang in languages}
+    for language, run in runs.items():
+        say(f"{language}: flow run {run.id} submitted to work pool {pool.name}")
+    resubmit = lambda lang: submit(deployment, request.for_language(lang))  # noqa: E731
+    states, records = wait_for_runs(runs, resubmit, config, request.benchmark, say=say)
     results = [outcome(states[lang]) for lang in languages]
     stages = [stage for result in results for round_ in result.rounds for stage in round_.stages]
     executed = sum(not stage.cached for stage in stages)

@@ -11,13 +11,13 @@ A `babelflow flow` run (typed by the user at their own terminal) is not checked 
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.errors import BabelflowError
 from babelflow.llm.config import BASE_URL_ENV, PROVIDERS
 from babelflow.settings import BabelflowSettings
@@ -115,24 +115,60 @@ def _check_endpoint(spec: str, field: str) -> None:
         )
 
 
-def check_current_run(flow_fn: Callable[..., Any], values: Mapping[str, Any], settings: BabelflowSettings) -> None:
-    """Inside a flow run: if it belongs to a deployment, check `values` (this run's deploy-time
-    parameters, defaults applied) against that deployment's (the flow's defaults where it sets none)."""
+def deploy_time_values(request: AdaptRequest) -> dict[str, Any]:
+    """The request's deploy-time settings (and its benchmark, whose code must lie in the project), by the
+    names a deployment's check and its error messages use."""
+    return {
+        "benchmark": request.benchmark,
+        "translator": request.translator.text,
+        "validators": request.validators,
+        "profile": request.profile,
+        "source_dir": request.source_dir,
+        "out": request.out,
+        "project_root": request.project_root,
+        "evaluate_agent": request.evaluation.agent,
+        "evaluate_user": request.evaluation.user,
+    }
+
+
+def deployed_parameters(request: AdaptRequest) -> dict[str, Any]:
+    """What the pool's deployment fixes: the request's deploy-time settings (translator, validators, paths,
+    entity overrides, evaluation) that differ from the defaults; a run may not ask for others (`admitted_request`)."""
+    asked = request.model_dump(mode="json", exclude={"benchmark", "language", "review"})
+    default = AdaptRequest(benchmark=request.benchmark, language=request.language).model_dump(mode="json")
+    # whole fields that differ from the defaults (a translator keeps its `kind`: the union needs it)
+    return {"request": {name: value for name, value in asked.items() if value != default[name]}}
+
+
+def admitted_request(request: AdaptRequest, settings: BabelflowSettings) -> AdaptRequest:
+    """Inside a flow run: if it belongs to a deployment, the run's request with the deployment's fixed
+    settings (its `request` parameter) where the run left the default, as a flat parameter would have
+    it; refused (BabelflowError) when it asks for other deploy-time settings or for code, paths or
+    endpoints outside the project."""
     # Prefect reads its settings from the environment when imported (prefect.context), and flows/pipeline/deployment.py
     # imports this module before it sets the project's PREFECT_HOME: only inside a run, where it is loaded already
     from prefect.client.orchestration import get_client  # noqa: PLC0415
     from prefect.context import FlowRunContext  # noqa: PLC0415
 
     context = FlowRunContext.get()
-    # a subflow carries no deployment id: its parameters come from a parent run checked here first
+    # a subflow carries no deployment id: its request comes from a parent run checked here first
     deployment_id = context.flow_run.deployment_id if context and context.flow_run else None
     if deployment_id is None:
-        return
+        return request
     with get_client(sync_client=True) as client:
-        declared = client.read_deployment(UUID(str(deployment_id))).parameters or {}
-    defaults = {
-        name: p.default
-        for name, p in inspect.signature(flow_fn).parameters.items()
-        if p.default is not inspect.Parameter.empty
-    }
-    check_deployment_run(values, {**defaults, **declared}, settings)
+        declared = (client.read_deployment(UUID(str(deployment_id))).parameters or {}).get("request") or {}
+    return check_against_deployment(request, declared, settings)
+
+
+def check_against_deployment(
+    request: AdaptRequest, declared: Mapping[str, Any], settings: BabelflowSettings
+) -> AdaptRequest:
+    """`request` with the deployment's `declared` settings where it left the default; refused when it asks
+    for other deploy-time settings, or for code, paths or endpoints outside the project."""
+    default = AdaptRequest(benchmark=request.benchmark, language=request.language)
+    fixed = {name: value for name, value in declared.items() if name not in ("benchmark", "language")}
+    deployed = AdaptRequest.model_validate({**default.model_dump(mode="json"), **fixed})
+    left = {name: getattr(deployed, name) for name in fixed if getattr(request, name) == getattr(default, name)}
+    settled = request.model_copy(update=left)
+    check_deployment_run(deploy_time_values(settled), deploy_time_values(deployed), settings)
+    return settled

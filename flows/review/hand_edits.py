@@ -21,7 +21,8 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record, TranslationType
 from babelflow.variant import output_drift
 from flows.review.importing import write_plan_locked
-from flows.review.workbench import Correction, CorrectionLog, Workbench, now, plan_entry
+from flows.review.unit_records import Correction, CorrectionLog, now, plan_entry
+from flows.review.workbench import Workbench
 from flows.written_targets import read_written_targets
 from source_benchmarks import get_benchmark
 from translators.interchange import ImportPlan
@@ -122,9 +123,7 @@ def adopt_hand_edits(
     files = edited_files(run.paths.variant)
     if not files:
         return []
-    bench = Workbench.load(
-        run.benchmark, run.language, translator=run.translator_spec, source_dir=run.source_dir, settings=run.settings
-    )
+    bench = Workbench.load(run)
     edits = find_hand_edits(run, bench, ir or bench.ir, files)  # the workbench has read the saved IR already
     author = author or getpass.getuser()
     entries, corrections, lines = [], [], []

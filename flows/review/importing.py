@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 from pydantic import Field
@@ -25,27 +24,12 @@ from babelflow.ir import IRDocument, IRElement, Record
 from babelflow.language_pack import LanguagePack
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
+from flows.review.unit_records import REFUSING_FIDELITY, Correction, CorrectionLog
 from translators.interchange import ExchangeFile, ImportPlan, ImportProblem, PlannedEntry, header_problems
 from translators.pack_checks import check_pack, check_translations
 from validators.findings import Finding
 from validators.probes.fidelity import check_pair
 
-if TYPE_CHECKING:
-    from flows.review.workbench import Correction
-
-# fidelity findings that refuse an import: the text cannot be right whoever wrote it. The rest
-# (length ratio, text left in English, commentary) are a reviewer's call: `validate` reports them.
-REFUSING_FIDELITY = frozenset(
-    {
-        "placeholder_left",
-        "number_changed",
-        "token_duplicated",
-        "tokens_swapped",
-        "wrong_language",
-        "answered_not_translated",
-        "truncated",
-    }
-)
 SHOWN = 20
 
 FIXES = {
@@ -240,8 +224,6 @@ def record_corrections(
 ) -> None:
     """Append the applied human texts (who, when, the previous text) to the correction log, under the
     run lock, once the rebuild that applies them has succeeded (a rolled-back import leaves no trace)."""
-    from flows.review.workbench import CorrectionLog  # noqa: PLC0415 - the workbench imports this module's checks
-
     with held_run_lock(settings, benchmark, language, holder="corrections log"):
         CorrectionLog(settings.layout.review_dir(benchmark, language)).append_many(corrections)
 

@@ -15,7 +15,8 @@ import re
 from babelflow.errors import BabelflowError
 from flows.review.signoff import SampledUnit, SignOffSample
 from flows.review.unit_lines import checks_line, context_line, provenance
-from flows.review.workbench import UnitRecord, Workbench
+from flows.review.unit_records import UnitRecord
+from flows.review.workbench import Workbench
 from validators.findings import FailureSet, Finding, FindingGroup, group_findings
 
 SHOWN_PER_GROUP = 8

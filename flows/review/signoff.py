@@ -21,15 +21,18 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 from pydantic import Field
 
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.ir import Record
-from babelflow.settings import BabelflowSettings
 from babelflow.variant import ArtifactHash, load_manifest, save_record
 from flows.review.store import ReviewStore
+
+if TYPE_CHECKING:  # the workbench imports this module's records
+    from flows.review.workbench import Workbench
 
 SIGNOFF_NAME = "babelflow_signoff.json"
 
@@ -220,40 +223,43 @@ def void_stale_signoff(variant: Path, review_dir: Path) -> str | None:
     )
 
 
-def sign_off(
-    settings: BabelflowSettings,
-    benchmark: str,
-    language: str,
-    variant: Path,
-    store: ReviewStore,
-    *,
-    reviewer: str,
-    spot_checked: list[str],
-    note: str = "",
-    flow_run_id: str | None = None,
-    sample: SignOffSample | None = None,
-    translator_id: str = "",
-    tier: str = "",
-) -> SignOff:
+class Signer(Record):
+    """Who signs, why, and from which flow run (None: the terminal)."""
+
+    reviewer: str
+    note: str = ""
+    flow_run_id: str | None = None
+
+
+def signing_tier(bench: Workbench) -> tuple[str, str]:
+    """(translator id, tier) of the units as they stand: what a reviewer signs for."""
+    translator_id = bench.engine.translator.translator_id
+    return translator_id, units_tier(translator_id, (r.origin_class for r in bench.records))
+
+
+def sign_off(bench: Workbench, store: ReviewStore, sample: SignOffSample, signer: Signer) -> SignOff:
+    """Record the sign-off of the run's variant: its files' hashes, the sample read, the decision log."""
+    variant = bench.run.paths.variant
     manifest = load_manifest(variant)
     files = _variant_files(variant)
+    translator_id, tier = signing_tier(bench)
     record = SignOff(
-        benchmark=benchmark,
-        language=language,
-        reviewer=reviewer,
+        benchmark=bench.run.benchmark,
+        language=bench.language,
+        reviewer=signer.reviewer,
         signed_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        note=note,
+        note=signer.note,
         translator_id=translator_id,
         tier=tier,
         tier_requirement=TIERS.get(tier, ""),
-        spot_checked_tasks=spot_checked,
+        spot_checked_tasks=sorted({u.task for u in sample.units if u.task}, key=lambda t: (len(t), t)),
         sample=sample,
         variant_files=[ArtifactHash(path=str(p.relative_to(variant)), sha256=sha256_file(p)) for p in files],
         ir_sha256=manifest.ir_sha256,
         canonical_map_version=manifest.canonical_map_version,
         decision_log_sha256=sha256_file(store.log) if store.log.exists() else None,
         decisions=len(store.decisions()),
-        flow_run_id=flow_run_id,
+        flow_run_id=signer.flow_run_id,
     )
     save_record(record, variant / SIGNOFF_NAME)
     return record

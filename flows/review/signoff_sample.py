@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 from flows.review.signoff import SampledUnit, SignOffSample, draw, sample_size
-from flows.review.workbench import UnitRecord, Workbench
+from flows.review.unit_records import UnitRecord
+from flows.review.workbench import Workbench
 
 NOT_TRANSLATED = ("kept",)
 

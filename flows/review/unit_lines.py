@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from flows.review.workbench import UnitCheck, UnitRecord
+    from flows.review.unit_records import UnitCheck, UnitRecord
 
 
 def provenance(record: UnitRecord) -> str:

@@ -14,6 +14,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.errors import StaleArtifactError
 from babelflow.ir import EvidenceScope, LinkKind, TranslationType, load_ir
 
@@ -160,7 +161,9 @@ def test_en_xa_variant_from_the_evidence_only_ir_keeps_golden_do_nothing_and_db_
 
     plain = plain_ir
     result = adapt(
-        "tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=plain, out=tmp_path / "variant"
+        AdaptRequest.of_options("tau2-mock", "en-XA", out=tmp_path / "variant"),
+        settings=BabelflowSettings(project_root=tmp_path),
+        ir=plain,
     )
     assert result.outcome.targets, "something was translated"
     source, variant = get_benchmark("tau2-mock"), open_variant("tau2-mock", tmp_path / "variant")
@@ -190,12 +193,9 @@ def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_pat
     source = get_benchmark("tau2-mock", source_dir=root)
     ir = _analyze(root)
     adapt(
-        "tau2-mock",
-        "en-XA",
-        source_dir=root,
+        AdaptRequest.of_options("tau2-mock", "en-XA", source_dir=root, out=tmp_path / "variant"),
         settings=BabelflowSettings(project_root=tmp_path),
         ir=ir,
-        out=tmp_path / "variant",
     )
     variant_tasks = tmp_path / "variant" / "data" / "tau2" / "domains" / "mock" / "tasks.json"
     rebuilt = json.loads(variant_tasks.read_text())
@@ -233,7 +233,11 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
     titles = {e.id for e in ir.elements if e.role.endswith("evaluation_criteria.actions[*].arguments.title")}
     assert titles and titles <= wrong
     assert all(f.evidence_type is TranslationType.PRESERVE for f in ir.analysis_findings)
-    adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=ir, out=tmp_path / "variant")
+    adapt(
+        AdaptRequest.of_options("tau2-mock", "en-XA", out=tmp_path / "variant"),
+        settings=BabelflowSettings(project_root=tmp_path),
+        ir=ir,
+    )
     findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
     flagged = {f.element_id for f in findings if f.kind == "profile_contradicts_evidence"}
     assert titles <= flagged

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 from bench.entity_localization import is_word_value, measure
 
@@ -37,7 +38,7 @@ def mock_variant(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("entity-localization")
     settings = BabelflowSettings(project_root=root)
-    result = adapt("tau2-mock", "en-XA", settings=settings)
+    result = adapt(AdaptRequest.of_options("tau2-mock", "en-XA"), settings=settings)
     return settings, Path(result.paths.variant)
 
 

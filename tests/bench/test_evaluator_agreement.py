@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings, apply_offline_environment
 
 pytestmark = pytest.mark.slow
@@ -23,7 +24,11 @@ def mock_scores(tmp_path_factory):
 
     apply_offline_environment()
     root = tmp_path_factory.mktemp("agreement")
-    variant = Path(adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=root)).paths.variant)
+    variant = Path(
+        adapt(
+            AdaptRequest.of_options("tau2-mock", "en-XA"), settings=BabelflowSettings(project_root=root)
+        ).paths.variant
+    )
     return _score_all(get_benchmark("tau2-mock"), "mock", lambda line: None), variant
 
 

@@ -15,6 +15,7 @@ import shutil
 import pytest
 from rich.console import Console
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
@@ -82,7 +83,9 @@ def test_retail_with_its_entities_localized(tmp_path_factory, analyzed):
 
     root = tmp_path_factory.mktemp("canonical-defects-retail")
     ir = analyzed("tau2-retail")
-    result = adapt("tau2-retail", "en-XA", settings=BabelflowSettings(project_root=root), ir=ir)
+    result = adapt(
+        AdaptRequest.of_options("tau2-retail", "en-XA"), settings=BabelflowSettings(project_root=root), ir=ir
+    )
     cmap = load_canonical_map(result.paths.canonical_map, "tau2-retail", "en-XA")
     source = get_benchmark("tau2-retail")
     assert any(e.translation_type is TranslationType.TRANSLATE_CANONICAL for e in result.ir.elements)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import orjson
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
@@ -28,7 +29,7 @@ def test_canonical_titles_are_consistent_and_behaviour_is_equal(tmp_path):
     from flows.pipeline.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path)
-    result = adapt("fixture-library", "en-XA", settings=settings)
+    result = adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     cmap = load_canonical_map(result.paths.canonical_map, "fixture-library", "en-XA")
     titles = {e.source: e.target for e in cmap.entries if e.group == "book_title"}
     assert len(titles) == 8 and all(source != target for source, target in titles.items())
@@ -58,9 +59,9 @@ def test_rerun_reuses_memory_and_reviewed_canonical_entries(tmp_path):
     from flows.pipeline.adapt import adapt
 
     settings = BabelflowSettings(project_root=tmp_path)
-    first = adapt("fixture-library", "en-XA", settings=settings)
+    first = adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     assert first.outcome.stats.memory_hits == 0 and first.outcome.stats.requests > 0
-    second = adapt("fixture-library", "en-XA", settings=settings)
+    second = adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     assert second.outcome.stats.requests == 0 and second.outcome.stats.memory_hits == first.outcome.stats.free_units
     before = (first.paths.variant / "data/tasks.json").read_bytes()
     assert before == (second.paths.variant / "data/tasks.json").read_bytes()
@@ -77,7 +78,7 @@ def test_rerun_reuses_memory_and_reviewed_canonical_entries(tmp_path):
         )
     )
     save_canonical_map(cmap, first.paths.canonical_map)
-    third = adapt("fixture-library", "en-XA", settings=settings)
+    third = adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     tasks = (third.paths.variant / "data/tasks.json").read_text(encoding="utf-8")
     assert "[Ŕöûţé ðû Šéļ]" in tasks and "Salt Road" not in tasks
     variant = open_variant("fixture-library", third.paths.variant)

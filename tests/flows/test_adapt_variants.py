@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import TranslationType
 from babelflow.markdown_blocks import split_markdown
@@ -34,7 +35,9 @@ def adapted(tmp_path_factory, analyzed):
 
     def get(benchmark_id: str, language: str):
         if (benchmark_id, language) not in cache:
-            result = adapt(benchmark_id, language, settings=settings, ir=analyzed(benchmark_id))
+            result = adapt(
+                AdaptRequest.of_options(benchmark_id, language), settings=settings, ir=analyzed(benchmark_id)
+            )
             cache[(benchmark_id, language)] = (result, open_variant(benchmark_id, result.paths.variant))
         return cache[(benchmark_id, language)]
 

@@ -10,6 +10,7 @@ import shutil
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
@@ -35,7 +36,7 @@ def spanish(tmp_path_factory, analyzed):
 
     def get(benchmark_id: str):
         if benchmark_id not in cache:
-            result = adapt(benchmark_id, "es", settings=settings, ir=analyzed(benchmark_id))
+            result = adapt(AdaptRequest.of_options(benchmark_id, "es"), settings=settings, ir=analyzed(benchmark_id))
             cache[benchmark_id] = (result, open_variant(benchmark_id, result.paths.variant))
         return cache[benchmark_id]
 

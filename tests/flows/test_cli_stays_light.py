@@ -44,7 +44,7 @@ ENGINES = (
     "analyzers",
     "translators.engine",
     "translators.rebuild",
-    "translators.registry",
+    "translators.spec",
     "validators.run",
     "validators.orchestrator",
     "validators.model_backends",
@@ -81,7 +81,7 @@ def test_the_check_sees_an_engine_and_a_heavy_dependency():
     """The check can fail: `babelflow evaluate`'s engine brings both (the provider layer, a translator registry)."""
     modules = loaded_by("flows.evaluation.evaluate")
     assert "requests" in offenders(modules, HEAVY)
-    assert "translators.registry" in offenders(modules, ENGINES)
+    assert "translators.spec" in offenders(modules, ENGINES)
 
 
 def test_modules_that_set_prefects_environment_first_do_not_import_it_when_loaded():

@@ -56,7 +56,7 @@ def test_served_deployment_runs_two_languages(tmp_path, prefect_harness):
                     runs = [
                         run_deployment(
                             "adapt-language/babelflow",
-                            parameters={"benchmark": "fixture-library", "language": lang},
+                            parameters={"request": {"benchmark": "fixture-library", "language": lang}},
                             timeout=0,
                         )
                         for lang in ("en-XA", "ar-XB")

@@ -10,6 +10,7 @@ import orjson
 import pytest
 from evaluation_fake import FakeAgentServer
 
+from babelflow.adapt_request import AdaptRequest, AgentRunRequest, EvaluationRequest
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark, open_variant
 
@@ -25,7 +26,7 @@ def mock_es(tmp_path_factory, analyzed):
 
     root = tmp_path_factory.mktemp("evaluate")
     settings = BabelflowSettings(project_root=root)
-    result = adapt("tau2-mock", "es", settings=settings, ir=analyzed("tau2-mock"))
+    result = adapt(AdaptRequest.of_options("tau2-mock", "es"), settings=settings, ir=analyzed("tau2-mock"))
     return settings, result.paths.variant
 
 
@@ -43,11 +44,14 @@ def test_scripted_agent_scores_the_same_on_the_variant_as_on_the_source(mock_es,
 
     settings, variant = mock_es
     report = evaluate(
-        "tau2-mock",
-        "es",
-        f"openai-compatible:agent@{fake.url}",
-        f"openai-compatible:user@{fake.url}",
-        with_source=True,
+        AgentRunRequest(
+            benchmark="tau2-mock",
+            language="es",
+            models=EvaluationRequest(
+                agent=f"openai-compatible:agent@{fake.url}", user=f"openai-compatible:user@{fake.url}"
+            ),
+            with_source=True,
+        ),
         settings=settings,
     )
     ours = {t.task_id: t.rewards for t in report.variant_run.tasks}
@@ -74,11 +78,14 @@ def test_an_agent_replying_in_english_has_low_language_consistency(mock_es, fake
 
     settings, _ = mock_es
     report = evaluate(
-        "tau2-mock",
-        "es",
-        f"openai-compatible:agent-english@{fake.url}",
-        f"openai-compatible:user@{fake.url}",
-        task_ids=["create_task_1", "update_task_1"],
+        AgentRunRequest(
+            benchmark="tau2-mock",
+            language="es",
+            models=EvaluationRequest(
+                agent=f"openai-compatible:agent-english@{fake.url}", user=f"openai-compatible:user@{fake.url}"
+            ),
+            task_ids=["create_task_1", "update_task_1"],
+        ),
         settings=settings,
     )
     assert report.variant_run.language_consistency is not None and report.variant_run.language_consistency <= 0.2

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from evaluation_fake import FakeAgentServer
 
+from babelflow.adapt_request import AdaptRequest, AgentRunRequest, EvaluationRequest
 from babelflow.settings import BabelflowSettings
 from flows.evaluation.taxonomy import FailureClass
 from source_benchmarks import get_benchmark, open_variant
@@ -19,7 +20,10 @@ def mock_variants(tmp_path_factory, analyzed):
     root = tmp_path_factory.mktemp("evaluate-scripted")
     settings = BabelflowSettings(project_root=root)
     ir = analyzed("tau2-mock")
-    paths = {lang: adapt("tau2-mock", lang, settings=settings, ir=ir).paths.variant for lang in ("en-XA", "ar-XB")}
+    paths = {
+        lang: adapt(AdaptRequest.of_options("tau2-mock", lang), settings=settings, ir=ir).paths.variant
+        for lang in ("en-XA", "ar-XB")
+    }
     return settings, paths, ir
 
 
@@ -28,7 +32,15 @@ def test_a_scripted_run_scores_the_variant_as_the_source(mock_variants):
     from flows.evaluation.report import TrajectoryLine
 
     settings, paths, _ = mock_variants
-    report = evaluate("tau2-mock", "en-XA", "scripted", "scripted", with_source=True, settings=settings)
+    report = evaluate(
+        AgentRunRequest(
+            benchmark="tau2-mock",
+            language="en-XA",
+            models=EvaluationRequest(agent="scripted", user="scripted"),
+            with_source=True,
+        ),
+        settings=settings,
+    )
     ours = {t.task_id: t.rewards for t in report.variant_run.tasks}
     theirs = {t.task_id: t.rewards for t in report.source_run.tasks}
     assert ours == theirs and len(ours) == 9
@@ -58,7 +70,15 @@ def test_each_misbehaviour_is_counted_in_its_class(mock_variants, behaviour, fai
 
     settings, _, _ = mock_variants
     tasks = ["create_task_1", "update_task_1"]
-    report = evaluate("tau2-mock", "en-XA", f"scripted:{behaviour}", "scripted", task_ids=tasks, settings=settings)
+    report = evaluate(
+        AgentRunRequest(
+            benchmark="tau2-mock",
+            language="en-XA",
+            models=EvaluationRequest(agent=f"scripted:{behaviour}", user="scripted"),
+            task_ids=tasks,
+        ),
+        settings=settings,
+    )
     counts = report.variant_run.failures
     assert counts.get(failure, 0) == 2, counts  # once per task
     assert set(counts) == {failure}, counts  # and nothing else
@@ -75,7 +95,14 @@ def test_an_unknown_scripted_behaviour_is_refused(mock_variants):
 
     settings, _, _ = mock_variants
     with pytest.raises(BabelflowError, match="scripted:<faithful"):
-        evaluate("tau2-mock", "en-XA", "scripted:rude", "scripted", settings=settings)
+        evaluate(
+            AgentRunRequest(
+                benchmark="tau2-mock",
+                language="en-XA",
+                models=EvaluationRequest(agent="scripted:rude", user="scripted"),
+            ),
+            settings=settings,
+        )
 
 
 def test_tool_results_reach_a_provider_agent_as_text_and_the_harness_check_sees_escapes(mock_variants, monkeypatch):
@@ -90,11 +117,14 @@ def test_tool_results_reach_a_provider_agent_as_text_and_the_harness_check_sees_
     tasks = [source.task(t) for t in source.task_ids(None)] + [variant.task(t) for t in variant.task_ids(None)]
     with FakeAgentServer(tasks) as fake:
         evaluate(
-            "tau2-mock",
-            "ar-XB",
-            f"openai-compatible:agent@{fake.url}",
-            f"openai-compatible:user@{fake.url}",
-            task_ids=["update_task_1"],
+            AgentRunRequest(
+                benchmark="tau2-mock",
+                language="ar-XB",
+                models=EvaluationRequest(
+                    agent=f"openai-compatible:agent@{fake.url}", user=f"openai-compatible:user@{fake.url}"
+                ),
+                task_ids=["update_task_1"],
+            ),
             settings=settings,
         )
     shown = [text for text in fake.tool_results if "\u202e" in text]  # the localized title, right-to-left

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest, EvaluationRequest
+
 pytestmark = pytest.mark.slow  # the Prefect flow through the session's test server
 
 
@@ -31,14 +33,13 @@ def test_the_evaluation_stage_publishes_scores_side_by_side_and_caches(prefect_e
     from flows.evaluation.report import EvaluationReport
     from flows.pipeline.prefect_flows import adapt_language
 
-    kwargs = dict(
+    request = AdaptRequest(
         benchmark="tau2-mock",
         language="en-XA",
         project_root=tmp_path,
-        evaluate_agent="scripted",
-        evaluate_user="scripted",
+        evaluation=EvaluationRequest(agent="scripted", user="scripted"),
     )
-    first = adapt_language(**kwargs)
+    first = adapt_language(request)
     assert first.status == "awaiting_signoff" and first.evaluation_report is not None
     assert not first.evaluation_cached
     report = EvaluationReport.model_validate_json(first.evaluation_report.read_bytes())
@@ -50,7 +51,7 @@ def test_the_evaluation_stage_publishes_scores_side_by_side_and_caches(prefect_e
     assert "| source (en) | `mock` |" in markdown and "## Failure taxonomy" in markdown
     assert "Scripted run" in markdown and "Tasks scoring differently: 0 of 9" in markdown
     stamp = first.evaluation_report.stat().st_mtime_ns
-    again = adapt_language(**kwargs)
+    again = adapt_language(request)
     assert again.evaluation_cached and again.evaluation_report.stat().st_mtime_ns == stamp
 
 
@@ -59,5 +60,12 @@ def test_half_an_evaluation_config_is_refused_before_any_work(prefect_env, tmp_p
     from flows.pipeline.prefect_flows import adapt_language
 
     with pytest.raises(BabelflowError, match="both an agent and a user"):
-        adapt_language(benchmark="tau2-mock", language="en-XA", project_root=tmp_path, evaluate_agent="scripted")
+        adapt_language(
+            AdaptRequest(
+                benchmark="tau2-mock",
+                language="en-XA",
+                project_root=tmp_path,
+                evaluation=EvaluationRequest(agent="scripted"),
+            )
+        )
     assert not (tmp_path / "adapted").exists()

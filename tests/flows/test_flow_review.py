@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest, ReviewPolicy
 from babelflow.settings import BabelflowSettings
 from validators.findings import group_findings
 
@@ -32,7 +33,7 @@ def _plant(project: Path, benchmark: str, mutate) -> str:
     """Adapt once offline, then corrupt one stored translation (as a bad earlier model run would)."""
     from flows.pipeline.adapt import adapt
 
-    result = adapt(benchmark, "en-XA", settings=BabelflowSettings(project_root=project))
+    result = adapt(AdaptRequest.of_options(benchmark, "en-XA"), settings=BabelflowSettings(project_root=project))
     memory = result.paths.memory
     lines = memory.read_bytes().splitlines()
     records = [orjson.loads(line) for line in lines]
@@ -56,11 +57,11 @@ def _wait_paused(store, deadline: float) -> str:
     raise AssertionError("flow never paused")
 
 
-def _run_in_thread(**kwargs):
+def _run_in_thread(request: AdaptRequest):
     from flows.pipeline.prefect_flows import adapt_language
 
     box: dict = {}
-    thread = threading.Thread(target=lambda: box.setdefault("result", adapt_language(**kwargs)), daemon=True)
+    thread = threading.Thread(target=lambda: box.setdefault("result", adapt_language(request)), daemon=True)
     thread.start()
     return thread, box
 
@@ -80,7 +81,9 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
 
     _plant(tmp_path, benchmark, lambda text: "Sure! Here is the translation you asked for: " + text)
     store = _store(tmp_path, benchmark)
-    thread, box = _run_in_thread(benchmark=benchmark, language="en-XA", project_root=tmp_path, review_timeout=120)
+    thread, box = _run_in_thread(
+        AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path, review=ReviewPolicy(timeout=120))
+    )
     run_id = _wait_paused(store, time.time() + 120)
     queue = store.queue()
     tasks_file = next((tmp_path / "adapted" / benchmark / "en-XA").rglob("tasks.json"))
@@ -117,7 +120,7 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     assert signoff["tier"] == "pseudo" and signoff["sample"]["sample_size"] >= 1 and signoff["sample"]["units"]
 
     # an unchanged rerun executes no stage
-    again = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    again = adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path))
     assert all(stage.cached for stage in again.rounds[0].stages), again.rounds[0].stages
     assert again.status == "awaiting_signoff"
 
@@ -132,7 +135,9 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     # a verbose but correct translation: the length-ratio check flags it, the reviewer disagrees
     _plant(tmp_path, benchmark, lambda text: text.rstrip("]") + " " + " ".join(["ŵéļļ"] * 60) + "]")
     store = _store(tmp_path, benchmark)
-    thread, box = _run_in_thread(benchmark=benchmark, language="en-XA", project_root=tmp_path, review_timeout=120)
+    thread, box = _run_in_thread(
+        AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path, review=ReviewPolicy(timeout=120))
+    )
     run_id = _wait_paused(store, time.time() + 120)
     queue = store.queue()
     assert [f.kind for f in queue.findings] == ["length_ratio_outlier"]
@@ -146,7 +151,7 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
     thread.join(180)
     assert box["result"].status == "awaiting_signoff" and box["result"].rounds[-1].findings == 0
     # a fresh run (no pause) does not raise it again, and the dismissal is in the log
-    again = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    again = adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path))
     assert again.open_findings == [] and again.status == "awaiting_signoff"
     assert [(d.decision, d.reviewer, d.note) for d in store.decisions()] == [("dismiss", "bo", "verbose but faithful")]
 
@@ -158,7 +163,7 @@ def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text + " (Note: translated automatically)")
     state = adapt_language(
-        benchmark=benchmark, language="en-XA", project_root=tmp_path, return_state=True
+        AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path), return_state=True
     )  # review_timeout=0: never hangs
     first = outcome(state)
     assert first.status == "awaiting_review" and first.open_findings
@@ -167,7 +172,9 @@ def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(
     store = _store(tmp_path, benchmark)
     finding = next(f for f in store.queue().findings if f.kind == "added_commentary")
     store.append(ReviewDecision(finding_id=finding.id, decision="confirm", reviewer="cli", note="strip the note"))
-    second_state = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path, return_state=True)
+    second_state = adapt_language(
+        AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path), return_state=True
+    )
     second = outcome(second_state)
     assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1
     assert second_state.name == "AwaitingSignoff" and second_state.is_completed()
@@ -179,11 +186,13 @@ def test_a_unit_the_translator_broke_becomes_a_finding_and_is_retranslated_on_co
 
     benchmark = "fixture-library"
     _plant(tmp_path, benchmark, lambda text: text.replace("⟦0⟧", "", 1))  # a dropped placeholder
-    first = outcome(adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path, return_state=True))
+    first = outcome(
+        adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path), return_state=True)
+    )
     store = _store(tmp_path, benchmark)
     failed = [f for f in store.queue().findings if f.kind == "translation_failed"]
     assert first.status == "awaiting_review" and failed and failed[0].element_id
     assert "missing" in failed[0].message
     store.append(ReviewDecision(finding_id=failed[0].id, decision="confirm", reviewer="cli", note="retranslate"))
-    second = adapt_language(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    second = adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path))
     assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1

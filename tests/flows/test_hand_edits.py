@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
 
@@ -32,7 +33,7 @@ def built(tmp_path_factory, analyzed) -> Path:
     settings = BabelflowSettings(project_root=root)
     save_ir(analyzed(BENCH), settings.layout.ir(BENCH))
     for language in ("es", "ar-XB"):
-        adapt(BENCH, language, settings=settings, ir=analyzed(BENCH))
+        adapt(AdaptRequest.of_options(BENCH, language), settings=settings, ir=analyzed(BENCH))
     return root
 
 
@@ -81,10 +82,10 @@ def test_a_variant_as_written_reads_back_with_no_hand_edit(project, analyzed, la
     from flows.run_setup import resolve_run
 
     settings = BabelflowSettings(project_root=project)
-    run = resolve_run(settings, BENCH, language)
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, language))
     assert edited_files(run.paths.variant) == []
     outputs = [o.path for o in load_manifest(run.paths.variant).outputs]
-    bench = Workbench.load(BENCH, language, settings=settings)
+    bench = Workbench.of_variant(settings, BENCH, language)
     edits, problems = read_hand_edits(run, bench, analyzed(BENCH), outputs)
     assert edits == []  # every field reads back as the rebuild wrote it
     assert len(problems) == len(outputs)  # ... so each file, "edited", shows no changed text

@@ -10,6 +10,7 @@ import orjson
 import pytest
 from lxml import etree
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 NS = "urn:oasis:names:tc:xliff:document:1.2"
@@ -25,7 +26,7 @@ def project(tmp_path, monkeypatch, analyzed):
     monkeypatch.chdir(tmp_path)
     settings = BabelflowSettings(project_root=tmp_path)
     save_ir(analyzed("fixture-library"), settings.layout.ir("fixture-library"))
-    adapt("fixture-library", "en-XA", settings=settings)
+    adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     return tmp_path
 
 
@@ -224,7 +225,7 @@ def test_a_failed_rebuild_puts_the_stored_texts_back(project, monkeypatch):
     def failing_adapt(*args, **kwargs):
         raise BabelflowError("rebuild failed", fix="try again")
 
-    monkeypatch.setattr("flows.pipeline.adapt.adapt", failing_adapt)
+    monkeypatch.setattr("flows.pipeline.adapt.adapt_run", failing_adapt)
     result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
     assert result.exit_code == 2 and "rolled back" in result.output
     assert _state(project) == before
@@ -241,7 +242,7 @@ def test_an_interrupted_rebuild_puts_the_stored_texts_back(project, monkeypatch)
     def interrupted_adapt(*args, **kwargs):
         raise KeyboardInterrupt  # Ctrl-C during the rebuild: the import's files stayed written
 
-    monkeypatch.setattr("flows.pipeline.adapt.adapt", interrupted_adapt)
+    monkeypatch.setattr("flows.pipeline.adapt.adapt_run", interrupted_adapt)
     result = _cli("import", "fixture-library", str(path), "--lang", "en-XA")
     assert result.exit_code != 0
     assert _state(project) == before

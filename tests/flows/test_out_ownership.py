@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.errors import BabelflowError
 from babelflow.run_lock import output_lock
 from babelflow.settings import BabelflowSettings
@@ -22,7 +23,9 @@ BENCH = "fixture-library"
 def _adapt(root: Path, out: Path | None, language: str = "en-XA", **kwargs):
     from flows.pipeline.adapt import adapt
 
-    return adapt(BENCH, language, settings=BabelflowSettings(project_root=root), out=out, **kwargs)
+    return adapt(
+        AdaptRequest.of_options(BENCH, language, out=out), settings=BabelflowSettings(project_root=root), **kwargs
+    )
 
 
 def _files(folder: Path) -> dict[str, bytes]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from flows.pipeline.prefect_flows import FINAL_STATES, AdaptFlowResult, final_state, stage_run_name
+from flows.pipeline.flow_results import FINAL_STATES, AdaptFlowResult, final_state
+from flows.pipeline.stage_tasks import stage_run_name
 from flows.review.forms import answer_for, group_field, read_row, review_form, signoff_form
 from flows.review.material import review_material_markdown, side_by_side
 from validators.findings import FailureSet, Layer, Severity, group_findings, make_finding

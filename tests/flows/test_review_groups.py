@@ -265,7 +265,7 @@ def test_report_artifact_keys_are_what_prefect_accepts(benchmark, language, key)
     (the flow crashed at its first report)."""
     from prefect.artifacts import MarkdownArtifact
 
-    from flows.pipeline.prefect_flows import artifact_key
+    from flows.pipeline.rounds import artifact_key
 
     assert artifact_key(benchmark, language) == key
     MarkdownArtifact(key=f"{key}-failure-report", markdown="ok")  # Prefect's own validation

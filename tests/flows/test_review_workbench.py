@@ -13,6 +13,7 @@ import orjson
 import pytest
 from lxml import etree
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 pytestmark = pytest.mark.skipif(
@@ -33,7 +34,7 @@ def built(tmp_path_factory, analyzed) -> Path:
     root = tmp_path_factory.mktemp("mock-es")
     settings = BabelflowSettings(project_root=root)
     save_ir(analyzed(BENCH), settings.layout.ir(BENCH))
-    adapt(BENCH, "es", settings=settings, ir=analyzed(BENCH))
+    adapt(AdaptRequest.of_options(BENCH, "es"), settings=settings, ir=analyzed(BENCH))
     return root
 
 
@@ -58,7 +59,7 @@ def _cli(*args: str, input: str | None = None):
 def _bench(root: Path):
     from flows.review.workbench import Workbench
 
-    return Workbench.load(BENCH, "es", settings=BabelflowSettings(project_root=root))
+    return Workbench.of_variant(BabelflowSettings(project_root=root), BENCH, "es")
 
 
 def _variant_text(root: Path) -> str:
@@ -288,7 +289,7 @@ def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(pr
     pending = _cli("units", BENCH, "--lang", "es", "--origin", "pending", "--limit", "0")  # reading translates nothing
     assert pending.exit_code == 0, pending.output
     settings = BabelflowSettings(project_root=project)
-    result = adapt(BENCH, "es", settings=settings)
+    result = adapt(AdaptRequest.of_options(BENCH, "es"), settings=settings)
     canonical, free = extract_units(result.ir)
     mentioning = [u for u in free if re.search(rf"(?<!\w){term}s?(?!\w)", u.text, re.I)]
     stats = result.outcome.stats  # units translated afresh (units with one protected text share a request)
@@ -330,7 +331,7 @@ def test_a_glossary_edit_that_human_texts_break_names_them_and_they_are_fixed_on
         encoding="utf-8",
     )
     with pytest.raises(BabelflowError) as refused:
-        adapt(BENCH, "es", settings=BabelflowSettings(project_root=project))
+        adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=project))
     assert all(f"unit {u.key} (reviewed)" in refused.value.message for u in pair)
     assert "babelflow correct" in refused.value.fix
     first = _cli(
@@ -365,18 +366,18 @@ def test_po_marks_drafts_fuzzy_and_round_trips_without_change(project):
 
 
 def test_a_confirmed_finding_on_an_imported_text_sends_the_unit_back_to_the_translator(project):
-    from flows.components import translator_for
     from flows.pipeline.stages import translate_ir
     from flows.run_setup import resolve_run
+    from translators.spec import make_translator
 
     bench = _bench(project)
     record = _free_draft(bench)
     settings = BabelflowSettings(project_root=project)
-    run = resolve_run(settings, BENCH, "es")
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, "es"))
     reviewed = dict.fromkeys(record.element_ids, "Un texto importado que la revisión rechazó.")
     run.paths.reviewed.parent.mkdir(parents=True, exist_ok=True)
     run.paths.reviewed.write_bytes(orjson.dumps(reviewed))
-    translator = translator_for(run.translator_spec, run.language, run.pack)
+    translator = make_translator(run.request.translator, run.language, run.pack)
     outcome, _ = translate_ir(run, translator, bench.ir, reviewed, [record.element_ids[0]], None)
     assert outcome.unit_origins[record.key] == translator.translator_id  # drafted again, not 'reviewed'
     assert outcome.targets[record.element_ids[0]] == record.target

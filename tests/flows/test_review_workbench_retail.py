@@ -15,6 +15,7 @@ import orjson
 import pytest
 from lxml import etree
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 pytestmark = [
@@ -38,7 +39,7 @@ def _cli(*args: str):
 def _bench(root: Path):
     from flows.review.workbench import Workbench
 
-    return Workbench.load(BENCH, "es", settings=BabelflowSettings(project_root=root))
+    return Workbench.of_variant(BabelflowSettings(project_root=root), BENCH, "es")
 
 
 def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
@@ -53,7 +54,7 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     monkeypatch.chdir(tmp_path)
     settings = BabelflowSettings(project_root=tmp_path)
     save_ir(analyzed(BENCH), settings.layout.ir(BENCH))
-    adapt(BENCH, "es", settings=settings, ir=analyzed(BENCH))
+    adapt(AdaptRequest.of_options(BENCH, "es"), settings=settings, ir=analyzed(BENCH))
 
     # read any unit
     bench = _bench(tmp_path)
@@ -132,7 +133,7 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     )
     pending = _cli("units", BENCH, "--lang", "es", "--origin", "pending", "--limit", "1")  # reads, translates nothing
     assert pending.exit_code == 0 and f"of {len(drafts)} matching" in pending.output
-    result = adapt(BENCH, "es", settings=BabelflowSettings(project_root=tmp_path))
+    result = adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=tmp_path))
     stats = result.outcome.stats  # units translated afresh (units with one protected text share a request)
     assert len(drafts) >= 20 and stats.units_by_origin[stats.translator_id] == len(drafts)
     assert all("método de pago" in result.outcome.targets[r.element_ids[0]].lower() for r in drafts)

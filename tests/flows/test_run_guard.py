@@ -86,3 +86,18 @@ def test_a_domain_package_must_live_in_the_project(tmp_path: Path, monkeypatch) 
         _field(lambda: check_inside_project({"benchmark": "tau2-pkg:json"}, settings)) == "benchmark"
     )  # installed code
     assert _field(lambda: check_inside_project({"benchmark": "tau2-pkg:no_such_module_xyz"}, settings)) == "benchmark"
+
+
+def test_a_run_request_gets_what_the_deployment_fixed_and_may_not_ask_for_other(tmp_path: Path) -> None:
+    from babelflow.adapt_request import AdaptRequest, ApertiumSpec, PseudoSpec
+    from flows.pipeline.run_guard import check_against_deployment, deployed_parameters
+
+    settings = _settings(tmp_path)
+    fixed = deployed_parameters(AdaptRequest(benchmark="", language="", translator=PseudoSpec(), validators=""))
+    assert fixed == {"request": {"translator": {"kind": "pseudo"}}}  # only what differs from the defaults
+    run = AdaptRequest(benchmark="fixture-library", language="en-XA")  # leaves the translator at `auto`
+    assert check_against_deployment(run, fixed["request"], settings).translator == PseudoSpec()
+    other = run.model_copy(update={"translator": ApertiumSpec()})
+    assert _field(lambda: check_against_deployment(other, fixed["request"], settings)) == "translator"
+    outside = run.model_copy(update={"out": tmp_path / "elsewhere"})
+    assert _field(lambda: check_against_deployment(outside, {}, settings)) == "out"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 from flows.cli.app import app
 from flows.pipeline.adapt import adapt
@@ -16,7 +17,8 @@ from flows.pipeline.adapt import adapt
 def fixture_variant(tmp_path_factory):
     project = tmp_path_factory.mktemp("project")
     result = adapt(
-        "fixture-library", "en-XA", translator_spec="pseudo", settings=BabelflowSettings(project_root=project)
+        AdaptRequest.of_options("fixture-library", "en-XA", translator="pseudo"),
+        settings=BabelflowSettings(project_root=project),
     )
     return project, result.paths.variant
 

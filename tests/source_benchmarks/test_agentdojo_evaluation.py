@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
+
 pytest.importorskip("agentdojo")
 pytestmark = pytest.mark.skipif(
     shutil.which("apertium") is None, reason="no apertium (scripts/install.sh installs apertium-eng-spa)"
@@ -23,7 +25,11 @@ def es_variant(tmp_path_factory, analyzed) -> Path:
     from flows.pipeline.adapt import adapt
 
     root = tmp_path_factory.mktemp("agentdojo-eval")
-    return Path(adapt(BENCH, "es", settings=BabelflowSettings(project_root=root), ir=analyzed(BENCH)).paths.variant)
+    return Path(
+        adapt(
+            AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=root), ir=analyzed(BENCH)
+        ).paths.variant
+    )
 
 
 @pytest.fixture(scope="module")

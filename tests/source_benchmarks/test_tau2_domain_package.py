@@ -8,6 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from babelflow.adapt_request import AdaptRequest
 from tests.source_benchmarks.domain_package_copy import build_mock_copy
 
 
@@ -67,11 +68,9 @@ def test_analyze_adapt_validate_a_domain_package_with_zero_findings(package, tmp
     template = next(e for e in ir.elements if e.locator.kind == "python_literal" and e.source_text.startswith("task_{"))
     assert template.evidence and "create_task_1_with_env_assertions" in evidence[template.evidence].detail, template
     adapted = adapt(
-        "tau2-pkg:mock_copy",
-        "en-XA",
+        AdaptRequest.of_options("tau2-pkg:mock_copy", "en-XA", out=tmp_path / "variant"),
         settings=BabelflowSettings(project_root=tmp_path),
         ir=ir,
-        out=tmp_path / "variant",
     )
     assert adapted.outcome.targets
     report = tmp_path / "findings.json"

@@ -105,14 +105,17 @@ def test_engine_records_an_apertium_failure_as_a_unit_failure_never_patched(anal
 
 
 def test_default_translator_per_language(tmp_path, monkeypatch):
+    from babelflow.adapt_request import ApertiumSpec, AutoSpec, NoSpec, PseudoSpec
     from babelflow.errors import BabelflowError
     from babelflow.language_pack import load_pack
-    from translators.choice import default_spec, resolve_spec
+    from translators.spec import default_spec, resolve_spec
 
-    assert default_spec("en-XA", load_pack("en-XA")) == "pseudo" and default_spec("es", load_pack("es")) == "apertium"
+    assert default_spec("en-XA", load_pack("en-XA")) == PseudoSpec()
+    assert default_spec("es", load_pack("es")) == ApertiumSpec()
     assert default_spec("fr", load_pack("fr")) is None  # no eng-fra pair in Debian's apertium
+    assert resolve_spec(AutoSpec(otherwise="none"), "fr", load_pack("fr")) == NoSpec()  # export: empty targets
     with pytest.raises(BabelflowError) as error:
-        resolve_spec("auto", "fr", load_pack("fr"))
+        resolve_spec(AutoSpec(), "fr", load_pack("fr"))
     message = error.value.render()
     assert "--translator PROVIDER:MODEL" in message and "babelflow import" in message and "apertium-eng-fra" in message
 

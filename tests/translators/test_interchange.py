@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def project(tmp_path, monkeypatch, analyzed):
 
     settings = BabelflowSettings(project_root=tmp_path)
     save_ir(analyzed("fixture-library"), settings.layout.ir("fixture-library"))
-    adapt("fixture-library", "en-XA", settings=settings)
+    adapt(AdaptRequest.of_options("fixture-library", "en-XA"), settings=settings)
     return tmp_path
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.errors import BabelflowError
 from babelflow.language_pack import available_packs, load_pack, read_pack
 from babelflow.settings import BabelflowSettings
@@ -57,11 +58,9 @@ def test_translation_release_checks_catch_glossary_parity_persona_and_control_to
     ir = analyzed("tau2-mock")
     pack = load_pack("en-XA")
     result = adapt(
-        "tau2-mock",
-        "en-XA",
+        AdaptRequest.of_options("tau2-mock", "en-XA", out=Path("/tmp/never-written/v")),
         settings=BabelflowSettings(project_root=Path("/tmp/never-written")),
         ir=ir,
-        out=Path("/tmp/never-written/v"),
     )
     targets = dict(result.outcome.targets)
     assert check_translations(pack, ir, targets) == []
@@ -95,7 +94,11 @@ def test_failing_release_check_writes_nothing(tmp_path, analyzed):
         text + '\n[[glossary]]\nbenchmark = "tau2-mock"\nsource = "meeting"\ntarget = "réünion"\n', encoding="utf-8"
     )
     with pytest.raises(BabelflowError, match="release check"):
-        adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=analyzed("tau2-mock"))
+        adapt(
+            AdaptRequest.of_options("tau2-mock", "en-XA"),
+            settings=BabelflowSettings(project_root=tmp_path),
+            ir=analyzed("tau2-mock"),
+        )
     assert not (tmp_path / "adapted").exists()
 
 
@@ -113,7 +116,7 @@ def test_a_language_added_as_data_only_adapts_tau2_mock(tmp_path, analyzed, monk
     )
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     settings = BabelflowSettings(project_root=tmp_path)
-    result = adapt("tau2-mock", "en-XC", settings=settings, ir=analyzed("tau2-mock"))
+    result = adapt(AdaptRequest.of_options("tau2-mock", "en-XC"), settings=settings, ir=analyzed("tau2-mock"))
     manifest = orjson.loads((result.paths.variant / "babelflow_manifest.json").read_bytes())
     assert manifest["language_pack_version"] == "en-XC@0.1.0" and manifest["domain_name"] == "mock_en-XC"
     assert result.outcome.stats.translator_id == "pseudo:en-XC:accented/v1"

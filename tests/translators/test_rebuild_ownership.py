@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from babelflow.errors import BabelflowError
+from babelflow.variant import VariantBuild
 from source_benchmarks import get_benchmark
 from translators.rebuild import rebuild_variant, source_folders
 
@@ -19,11 +20,9 @@ def _rebuild(bench, ir, out: Path):
         ir,
         {},
         out,
-        language="en-XA",
-        domain_name="library_en-XA",
-        canonical_map_version="v",
-        translator_id="t",
-        failed_units=0,
+        VariantBuild(
+            language="en-XA", domain_name="library_en-XA", canonical_map_version="v", translator_id="t", failed_units=0
+        ),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.apertium import apertium_binary, installed_modes
 from validators.backtranslation import KIND, VALIDATOR_ID, BacktranslationAgent, reverse_mode
 
@@ -23,7 +24,11 @@ def spanish_mock(tmp_path_factory, analyzed):
     from source_benchmarks import get_benchmark
 
     ir = analyzed("tau2-mock")
-    result = adapt("tau2-mock", "es", settings=BabelflowSettings(project_root=tmp_path_factory.mktemp("es")), ir=ir)
+    result = adapt(
+        AdaptRequest.of_options("tau2-mock", "es"),
+        settings=BabelflowSettings(project_root=tmp_path_factory.mktemp("es")),
+        ir=ir,
+    )
     return get_benchmark("tau2-mock"), ir, result.paths.variant
 
 

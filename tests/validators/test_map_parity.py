@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
@@ -74,7 +75,9 @@ def localized(tmp_path_factory, analyzed):
 
     root = tmp_path_factory.mktemp("map-parity")
     ir = analyzed("fixture-library")
-    result = adapt("fixture-library", "en-XA", settings=BabelflowSettings(project_root=root), ir=ir)
+    result = adapt(
+        AdaptRequest.of_options("fixture-library", "en-XA"), settings=BabelflowSettings(project_root=root), ir=ir
+    )
     cmap = load_canonical_map(result.paths.canonical_map, "fixture-library", "en-XA")
     source = get_benchmark("fixture-library")
     pairs = replay_pairs_of(source, source.task_ids(None), "source replays")

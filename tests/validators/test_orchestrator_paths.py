@@ -11,10 +11,11 @@ import shutil
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import save_ir
 from babelflow.settings import BabelflowSettings
 from bench.defects import inject_defect
-from flows.pipeline import stages
+from flows.pipeline import validation_stages
 from flows.pipeline.adapt import adapt
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
@@ -31,13 +32,13 @@ def test_every_probe_has_one_signature():
 
 
 def _stage_path(settings: BabelflowSettings, variant, ir_path):
-    run = resolve_run(settings, BENCH, LANG, translator="pseudo")
-    integrity = stages.stage_integrity(run, ir_path, variant)
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, LANG, translator="pseudo"))
+    integrity = validation_stages.stage_integrity(run, ir_path, variant)
     layers = [integrity] + [
-        stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed)
+        validation_stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed)
         for layer in (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
     ]
-    return layers, stages.stage_merge(run, layers, ir_path, variant)
+    return layers, validation_stages.stage_merge(run, layers, ir_path, variant)
 
 
 def _fields(failures) -> set[tuple]:
@@ -47,7 +48,7 @@ def _fields(failures) -> set[tuple]:
 @pytest.mark.parametrize("kind", ["gold_tool_name_translated", "preserved_code_literal_translated"])
 def test_cli_and_flow_stages_find_the_same_defects(tmp_path, analyzed, kind):
     settings = BabelflowSettings(project_root=tmp_path)
-    result = adapt(BENCH, LANG, settings=settings, ir=analyzed(BENCH))
+    result = adapt(AdaptRequest.of_options(BENCH, LANG), settings=settings, ir=analyzed(BENCH))
     save_ir(result.ir, settings.layout.ir(BENCH))  # what the flow's analysis stage leaves for the others
     variant = tmp_path / "planted"
     shutil.copytree(result.paths.variant, variant)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import orjson
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.settings import BabelflowSettings
 from source_benchmarks import get_benchmark
 
@@ -13,7 +14,9 @@ def test_a_field_finding_in_a_task_names_its_task(tmp_path, analyzed):
     from validators.run import validate_variant
 
     ir = analyzed("tau2-mock")
-    variant = adapt("tau2-mock", "en-XA", settings=BabelflowSettings(project_root=tmp_path), ir=ir).paths.variant
+    variant = adapt(
+        AdaptRequest.of_options("tau2-mock", "en-XA"), settings=BabelflowSettings(project_root=tmp_path), ir=ir
+    ).paths.variant
     tasks_path = variant / "data/tau2/domains/mock/tasks.json"
     tasks = orjson.loads(tasks_path.read_bytes())
     # the third task's user instructions copied back in English: an untranslated field of that task

@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
@@ -33,7 +34,9 @@ class Built:
     def __init__(self, benchmark_id: str, language: str, root: Path, ir):
         from flows.pipeline.adapt import adapt
 
-        result = adapt(benchmark_id, language, settings=BabelflowSettings(project_root=root), ir=ir)
+        result = adapt(
+            AdaptRequest.of_options(benchmark_id, language), settings=BabelflowSettings(project_root=root), ir=ir
+        )
         self.benchmark_id, self.language, self.ir, self.variant = (
             benchmark_id,
             language,

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest
+
 pytest.importorskip("agentdojo")
 
 BENCH = "agentdojo-banking"
@@ -20,7 +22,7 @@ def adapted(tmp_path_factory, analyzed):
     root = tmp_path_factory.mktemp("agentdojo")
     settings = BabelflowSettings(project_root=root)
     result = adapt(
-        BENCH, "en-XA", settings=settings, ir=analyzed(BENCH)
+        AdaptRequest.of_options(BENCH, "en-XA"), settings=settings, ir=analyzed(BENCH)
     )  # the session's analysis (test_analysis.py's too)
     return result
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from babelflow.adapt_request import AdaptRequest, AgentRunRequest, EvaluationRequest
 from babelflow.errors import BabelflowError
 from babelflow.variant import MANIFEST_NAME, VariantManifest
 from source_benchmarks.protocol import ChatReply
@@ -41,7 +42,7 @@ def mock_project(tmp_path_factory, analyzed):
 
     settings = BabelflowSettings(project_root=tmp_path_factory.mktemp("tau3-evaluation"))
     ir = analyzed("tau3-mock")
-    return settings, adapt("tau3-mock", "ar-XB", settings=settings, ir=ir).paths.variant, ir
+    return settings, adapt(AdaptRequest.of_options("tau3-mock", "ar-XB"), settings=settings, ir=ir).paths.variant, ir
 
 
 @pytest.fixture(scope="module")
@@ -203,11 +204,14 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     ]
     with _fake_server()(tasks) as fake:
         report = evaluate(
-            "tau3-mock",
-            "ar-XB",
-            f"openai-compatible:agent@{fake.url}",
-            f"openai-compatible:user@{fake.url}",
-            task_ids=["update_task_1"],
+            AgentRunRequest(
+                benchmark="tau3-mock",
+                language="ar-XB",
+                models=EvaluationRequest(
+                    agent=f"openai-compatible:agent@{fake.url}", user=f"openai-compatible:user@{fake.url}"
+                ),
+                task_ids=["update_task_1"],
+            ),
             settings=settings,
         )
     assert [t.rewards for t in report.variant_run.tasks] == [[1.0]]

@@ -9,10 +9,16 @@ import pickle
 import pytest
 from fakes import KEYS, request
 
+from babelflow.adapt_request import parse_translator_spec
 from babelflow.errors import BabelflowError
 from babelflow.llm.config import Secret, parse_spec, redact
 from babelflow.llm.resilience import ProviderError, TransientError
-from translators.registry import make_translator
+from translators.spec import make_translator as translator_of_spec
+
+
+def make_translator(text: str, language: str):
+    """A translator from its command-line spelling."""
+    return translator_of_spec(parse_translator_spec(text), language)
 
 
 def test_spec_options_and_precedence(monkeypatch):

@@ -11,15 +11,21 @@ import logging
 import pytest
 from fakes import KEYS, FakeLLMServer, request, spec
 
+from babelflow.adapt_request import parse_translator_spec
 from babelflow.errors import BabelflowError
 from babelflow.llm.config import parse_spec
-from translators.registry import make_translator
+from translators.spec import make_translator as translator_of_spec
 
 ACCOUNT = {
     "OPENAI_ADMIN_KEY": "sk-admin-private-000111",
     "OPENAI_ORG_ID": "org-private-123",
     "OPENAI_PROJECT_ID": "proj-private-456",
 }
+
+
+def make_translator(text: str, language: str):
+    """A translator from its command-line spelling."""
+    return translator_of_spec(parse_translator_spec(text), language)
 
 
 @pytest.fixture

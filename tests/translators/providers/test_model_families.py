@@ -11,13 +11,19 @@ import pytest
 from fakes import KEYS, FakeLLMServer, request
 from wire_rules import check_request
 
+from babelflow.adapt_request import parse_translator_spec
 from babelflow.errors import BabelflowError
 from babelflow.llm import clients
 from babelflow.llm.families import RequestPlan, family_of
 from babelflow.llm.resilience import ProviderError
-from translators.registry import make_translator
+from translators.spec import make_translator as translator_of_spec
 
 FAST = "backoff=0.01&max_retries=2&throttle_floor=0.05"
+
+
+def make_translator(text: str, language: str):
+    """A translator from its command-line spelling."""
+    return translator_of_spec(parse_translator_spec(text), language)
 
 
 def _sent(fake, provider: str, spec: str) -> dict:

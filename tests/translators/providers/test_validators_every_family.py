@@ -11,10 +11,11 @@ import pytest
 from fakes import MODELS
 from typer.testing import CliRunner
 
+from babelflow.adapt_request import AdaptRequest
 from babelflow.ir import TranslationType, load_ir
 from babelflow.settings import BabelflowSettings
 from flows.cli.app import app
-from flows.pipeline import stages
+from flows.pipeline import validation_stages
 from flows.run_setup import resolve_run
 from source_benchmarks.yaml_io import dump_yaml, load_yaml, set_at
 from validators.findings import Layer
@@ -85,12 +86,14 @@ def test_validate_agentdojo_with_validators_runs_the_agents_and_merges(project, 
 
     # the flow's path: the stages' layers, then their merge with the run's validators
     settings = BabelflowSettings(project_root=project)
-    run = resolve_run(settings, BENCH, "en-XA", translator="pseudo", validators=validators)
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, "en-XA", translator="pseudo", validators=validators))
     ir_path, variant = project / ".babelflow" / "ir" / f"{BENCH}.json", project / "adapted" / BENCH / "en-XA"
-    integrity = stages.stage_integrity(run, ir_path, variant)
+    integrity = validation_stages.stage_integrity(run, ir_path, variant)
     later = (Layer.CONSISTENCY, Layer.FIDELITY, Layer.BEHAVIOR)
-    layers = [integrity] + [stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed) for layer in later]
-    flow = stages.stage_merge(run, layers, ir_path, variant)
+    layers = [integrity] + [
+        validation_stages.stage_layer(run, layer, ir_path, variant, integrity.suppressed) for layer in later
+    ]
+    flow = validation_stages.stage_merge(run, layers, ir_path, variant)
     assert {(f.layer.value, f.kind, f.element_id, tuple(f.validators)) for f in flow.findings} == {
         (f["layer"], f["kind"], f["element_id"], tuple(f["validators"])) for f in failures["findings"]
     }

@@ -1,0 +1,137 @@
+"""`babelflow flow`: the Prefect flow on one request, in this process or on a work pool; its results and
+the next step of each language, as the commands to type."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from babelflow.adapt_request import AdaptRequest
+from babelflow.settings import BabelflowSettings
+from flows.cli.common import cli_errors, console
+from flows.cli.common import out as report
+from flows.cli.options import FLOW, takes_request
+from flows.pipeline.reporting import units_made_by
+from flows.server.auth import auth_path
+
+if TYPE_CHECKING:
+    from flows.pipeline.flow_results import AdaptFlowResult
+
+
+@cli_errors
+@takes_request(FLOW)
+def flow(
+    request: AdaptRequest,
+    languages: list[str],
+    max_concurrency: int | None = typer.Option(
+        None,
+        "--max-concurrency",
+        show_default=False,
+        help="Languages adapted at once (default 2); with --pool, runs of the pool's deployment at once (default: "
+        "as many as the workers take).",
+    ),
+    pool: str | None = typer.Option(
+        None,
+        "--pool",
+        help="Submit one flow run per language to this Prefect work pool (workers: `prefect worker start --pool "
+        "NAME` in their own clones; shared state: README, Past one machine).",
+    ),
+    provider_limit: list[str] = typer.Option(
+        [], "--provider-limit", help="With --pool: PROVIDER=N, at most N stages calling that provider at once."
+    ),
+) -> None:
+    """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off
+    (→ agents on the variant and its source, with --evaluate-agent/--evaluate-user).
+
+    Runs against this project's local Prefect server (started in the background on first use and
+    kept running, so runs, artifacts and paused review forms stay reachable in the UI after this
+    command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
+    Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
+    from flows.pipeline.launch import pool_options, preflight, run_languages  # noqa: PLC0415 - +1.3 s on --help
+    from flows.pipeline.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
+    from flows.run_setup import resolved_once  # noqa: PLC0415
+
+    on_pool = pool_options(pool, provider_limit, max_concurrency)  # refused before any work or server start
+    runs = preflight(BabelflowSettings(), request, languages)
+    ui = open_server()
+    with terminal_progress(console), resolved_once(runs):
+        say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
+        results = run_languages(request, languages, on_pool, max_concurrency, say)
+    print_results(request.benchmark, results, ui)
+    if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
+        raise typer.Exit(code=1)
+
+
+def open_server() -> str:
+    """This project's Prefect server (started if need be) or PREFECT_API_URL's; returns the UI's address."""
+    from flows.server.local_server import ensure_server, ui_base  # noqa: PLC0415 - +57 ms on --help
+
+    api_url, record = ensure_server(BabelflowSettings())
+    ui = ui_base(api_url)
+    whose = (
+        " (this project's background server; stop it with `babelflow server --stop`)"
+        if record
+        else " (PREFECT_API_URL)"
+    )
+    console.print(f"Prefect UI: {ui}{whose}")
+    if record:  # the UI asks for the auth string at login: say where it is, never what it is
+        login = f"UI login: the auth string in {auth_path(BabelflowSettings())} (readable by you only)"
+        console.print(login, highlight=False, soft_wrap=True)
+    return ui
+
+
+def print_results(benchmark: str, results: list[AdaptFlowResult], ui: str) -> None:
+    table = Table(title=f"{benchmark}: flow results")
+    for column in ("language", "status", "rounds", "open findings", "units made by"):
+        table.add_column(column, overflow="fold")
+    for result in results:
+        table.add_row(
+            result.language,
+            result.status,
+            str(len(result.rounds)),
+            str(len(result.open_findings)),
+            units_made_by(result.rounds[-1].units_by_origin if result.rounds else {}),
+        )
+    report.print(table)
+    for result in results:
+        for line in result.hand_edits:
+            report.print(f"{result.language}: {line}", highlight=False, soft_wrap=True)
+        report.print(f"{result.language}: variant {result.variant_dir}", highlight=False, soft_wrap=True)
+        if result.evaluation_report is not None:
+            report.print(
+                f"{result.language}: evaluation {result.evaluation_report}"
+                + (" (cached: nothing changed)" if result.evaluation_cached else ""),
+                highlight=False,
+                soft_wrap=True,
+            )
+    for result in results:
+        report.print(
+            f"{result.language}: flow run {ui}/runs/flow-run/{result.flow_run_id}  ·  "
+            "failure report "
+            + (
+                f"{ui}/artifacts/artifact/{result.report_artifact_id}"
+                if result.report_artifact_id
+                else f"{ui}/artifacts/key/{result.report_artifact_key}"
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+    for result in results:  # one line per next step, with the exact command
+        report.print(next_step(benchmark, result.language, result.status), highlight=False, soft_wrap=True)
+
+
+def next_step(benchmark: str, language: str, status: str) -> str:
+    """What the user does next for one language, as the command to type."""
+    where = f"{benchmark} --lang {language}"
+    if status in ("awaiting_review", "rounds_exhausted"):
+        return (
+            f"next ({language}): findings await review: babelflow review {where}  (then rerun: babelflow flow {where})"
+        )
+    if status == "awaiting_signoff":
+        return (
+            f"next ({language}): read the sample and sign: babelflow review {where} --sign"
+            f"  (every unit: babelflow units {where})"
+        )
+    return f"next ({language}): signed; run agents on it: babelflow evaluate {where} --agent-llm SPEC --user-llm SPEC"

@@ -1,0 +1,107 @@
+"""What a flow run ends with: per-round records, the language's AdaptFlowResult, and the named final state
+that carries it (AwaitingReview, AwaitingSignoff, Signed, ...)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from prefect.states import Completed, Failed, State
+from pydantic import Field
+
+from babelflow.ir import Record
+
+
+class StageRun(Record):
+    stage: str
+    cached: bool
+
+
+class RoundRecord(Record):
+    round: int
+    stages: list[StageRun]
+    findings: int
+    retranslated_units: int = Field(description="units the translator made afresh this round")
+    segments_sent: int = Field(default=0, description="unique texts sent for them (units may share one)")
+    tasks_replayed: int
+    units_by_origin: dict[str, int] = Field(
+        default_factory=dict,
+        description="who made the variant's translation units (translator id, memory, canonical map, reviewed)",
+    )
+
+
+FlowStatus = Literal["signed", "awaiting_review", "awaiting_signoff", "rounds_exhausted"]
+
+
+class AdaptFlowResult(Record):
+    benchmark: str
+    language: str
+    status: FlowStatus
+    rounds: list[RoundRecord]
+    open_findings: list[str]
+    variant_dir: Path
+    flow_run_id: str = Field(default="", description="the adapt-language flow run (UI: runs/flow-run/<id>)")
+    report_artifact_key: str = Field(
+        default="", description="key of the failure-report artifact (UI: artifacts/key/<key>, its versions)"
+    )
+    report_artifact_id: str = Field(
+        default="", description="the last round's failure report (UI: artifacts/artifact/<id>, the report itself)"
+    )
+    evaluation_report: Path | None = Field(
+        default=None, description="the evaluation stage's report (adapted/<benchmark>/<lang>.evaluation.json)"
+    )
+    evaluation_cached: bool = False
+    timed_out: bool = Field(default=False, description="nobody answered the review or sign-off form in time")
+    hand_edits: list[str] = Field(
+        default_factory=list,
+        description="the variant's hand edits this run kept as corrections (flows/review/hand_edits.py)",
+    )
+
+
+# a run's final state names what it waits for, so a Prefect user reads and filters it at a glance; open
+# findings are never a green Completed: FAILED type (red) until review, COMPLETED only without findings
+FINAL_STATES: dict[str, tuple[Any, str]] = {
+    "signed": (Completed, "Signed"),
+    "awaiting_signoff": (Completed, "AwaitingSignoff"),
+    "awaiting_review": (Failed, "AwaitingReview"),
+    "rounds_exhausted": (Failed, "RoundsExhausted"),
+}
+
+
+def final_state(result: AdaptFlowResult) -> State[AdaptFlowResult]:
+    """The named final state of one language's run, carrying its AdaptFlowResult (see `outcome`)."""
+    make, name = FINAL_STATES[result.status]
+    if result.timed_out and result.status == "awaiting_review":
+        name = "ReviewTimedOut"
+    where = f"{result.benchmark} {result.language}"
+    messages = {
+        "Signed": f"{where}: signed",
+        "AwaitingSignoff": f"{where}: no open findings, awaits sign-off: babelflow review {result.benchmark} "
+        f"--lang {result.language} --sign" + (" (the sign-off form timed out)" if result.timed_out else ""),
+        "AwaitingReview": f"{where}: {len(result.open_findings)} open findings await review: "
+        f"babelflow review {result.benchmark} --lang {result.language}, then rerun",
+        "ReviewTimedOut": f"{where}: nobody answered the review form in time; {len(result.open_findings)} "
+        f"open findings: babelflow review {result.benchmark} --lang {result.language}, then rerun",
+        "RoundsExhausted": f"{where}: findings remain after {len(result.rounds)} rounds",
+    }
+    return make(name=name, message=messages[name], data=result)
+
+
+def outcome(state: State) -> AdaptFlowResult:
+    """The AdaptFlowResult of a run called with return_state=True, whatever its named final state;
+    a run that raised re-raises here."""
+    value = state.result(raise_on_failure=False)
+    if isinstance(value, AdaptFlowResult):
+        return value
+    if isinstance(value, BaseException):
+        raise value
+    state.result()  # any other failed state raises its own error
+    raise TypeError(f"adapt-language returned {type(value).__name__}, not AdaptFlowResult")
+
+
+def outcomes(state: State) -> list[AdaptFlowResult]:
+    """The per-language results of an adapt-languages run called with return_state=True."""
+    value = state.result(raise_on_failure=False)
+    if isinstance(value, BaseException):
+        raise value
+    return list(value)
