@@ -61,7 +61,6 @@ from babelflow.ir import (
 )
 from babelflow.markdown_blocks import split_markdown
 from babelflow.python_docstrings import docstrings_of
-from source_benchmarks.family import Capability
 from source_benchmarks.protocol import ArtifactSpec, DataFileFacts, PerturbedBenchmark, SourceBenchmark
 from source_benchmarks.registry import family_of, get_benchmark
 
@@ -97,11 +96,11 @@ def collect_runtime_evidence(
     progress("tool schemas")
     record_tool_schemas(index, bench.tool_schemas())
     task_ids = bench.task_ids(None)
-    trace = getattr(bench, "trace", None)
-    if trace is not None and located is not None:
+    traced = family_of(bench.id).traced_replay(bench)
+    if traced is not None and located is not None:
         # instrumented replay: set_state, tools, DB diffs, env assertions and evaluators observed per location
         progress(f"instrumented replay of {len(task_ids)} tasks")
-        located.by_location = cached(bench, "trace", lambda: trace(task_ids), extra="\0".join(task_ids))
+        located.by_location = cached(bench, "trace", lambda: traced.trace(task_ids), extra="\0".join(task_ids))
         located.available = True
     else:
         progress(f"golden replay of {len(task_ids)} tasks")
@@ -512,8 +511,9 @@ def analyze_benchmark(
     progress("checking every artifact loads")
     bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file
     family = family_of(bench.id)
-    if Capability.PERTURBATION_ANALYSIS in family.capabilities:  # code and data typed together by a trial
-        return _analyze_by_trial(bench, profile, family.name, progress)
+    perturbed = family.perturbation(bench)
+    if perturbed is not None:  # code and data typed together by a trial
+        return _analyze_by_trial(bench, perturbed, profile, family.name, progress)
     located = LocatedEvidence()
     evidence = collect_runtime_evidence(bench, progress, located if instrumented else None)
     for spec in bench.artifacts():
@@ -557,18 +557,15 @@ def _check_overrides(profile: LoadedProfile, elements: list[IRElement]) -> None:
 
 
 def _analyze_by_trial(
-    bench: SourceBenchmark, profile: LoadedProfile, canonical_group: str, progress: Progress
+    bench: SourceBenchmark,
+    perturbed: PerturbedBenchmark,
+    profile: LoadedProfile,
+    canonical_group: str,
+    progress: Progress,
 ) -> IRDocument:
     """Inventory and shape typing by the builder, then the perturbation trial (perturbation_trial.py) decides
-    what links code and data; every canonical value is one group, named after the family."""
-    if not isinstance(bench, PerturbedBenchmark):
-        raise BabelflowError(
-            f"{bench.id}: its family declares perturbation analysis, but its adapter {type(bench).__name__} "
-            "lacks the methods the trial reads",
-            field="capabilities",
-            fix="implement source_benchmarks.protocol.PerturbedBenchmark on the adapter, "
-            "or drop Capability.PERTURBATION_ANALYSIS from the family",
-        )
+    what links code and data; every canonical value is one group, named after the family. `perturbed` is
+    the family's perturbation view of `bench`."""
     builder = _Builder(bench, profile, RuntimeEvidenceIndex(), LocatedEvidence(), use_profile=False)
     data_files = {}
     for spec in bench.artifacts():
@@ -576,9 +573,9 @@ def _analyze_by_trial(
             continue
         progress(f"inventory {spec.path}")
         if spec.format is ArtifactFormat.PYTHON:
-            builder.runtime_code_artifact(spec, bench)
+            builder.runtime_code_artifact(spec, perturbed)
         else:
-            data_files[spec.path] = facts = bench.data_file(spec)
+            data_files[spec.path] = facts = perturbed.data_file(spec)
             builder.shaped_data_artifact(spec, facts)
     _check_overrides(profile, builder.elements)
     state = TrialState(bench, builder.elements, data_files)

@@ -47,11 +47,10 @@ class Recording:
 
 def test_family_offers_the_evaluation():
     from source_benchmarks.agentdojo.evaluation import AgentDojoEvaluation
-    from source_benchmarks.family import Capability
     from source_benchmarks.registry import family_of
 
     family = family_of(BENCH)
-    assert Capability.AGENT_EVALUATION in family.capabilities
+    assert "agent evaluation" in family.hooks()
     assert isinstance(family.agent_evaluation(), AgentDojoEvaluation)
     assert family.agent_evaluation().has_user_simulator is False
 

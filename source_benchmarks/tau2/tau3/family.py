@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.family import BenchmarkFamily, Capability
-from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.family import BenchmarkFamily
+from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
 from source_benchmarks.tau2.tau3 import evaluation
-from source_benchmarks.tau2.tau3.adapter import open_tau3
+from source_benchmarks.tau2.tau3.adapter import Tau3Benchmark, open_tau3
 from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
 from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
 
@@ -26,15 +26,6 @@ class Tau3Family(BenchmarkFamily):
     name = "tau3"
     description = (
         "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
-    )
-    capabilities = frozenset(
-        {
-            Capability.INVENTORY,
-            Capability.GROUND_TRUTH,
-            Capability.TRACED_REPLAY,
-            Capability.CODE_OVERLAY,
-            Capability.AGENT_EVALUATION,
-        }
     )
 
     def benchmark_ids(self) -> tuple[str, ...]:
@@ -61,6 +52,9 @@ class Tau3Family(BenchmarkFamily):
         )
         bench.plain_tool_output = PLAIN_TOOL_OUTPUT
         return bench
+
+    def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
+        return bench if isinstance(bench, Tau3Benchmark) else None
 
     def agent_evaluation(self) -> evaluation.Tau3AgentEvaluation:
         return evaluation.AGENT_EVALUATION
