@@ -8,10 +8,11 @@ from babelflow.variant import CodeOverlay
 from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, FamilyOption, ProfileChoice, files_version
 from source_benchmarks.hooks import ReplayMemo
 from source_benchmarks.protocol import CodeTrialBenchmark, SourceBenchmark, TracedBenchmark
-from source_benchmarks.tau2 import evaluation, replay_memo
-from source_benchmarks.tau2.adapter import Tau2Benchmark
-from source_benchmarks.tau2.domain_package import PREFIX, benchmark_with_package, is_domain_package
-from source_benchmarks.tau2.domains import DOMAINS
+from source_benchmarks.tau2 import replay_memo
+from source_benchmarks.tau_common import evaluation
+from source_benchmarks.tau_common.adapter import Tau2Benchmark
+from source_benchmarks.tau_common.domain_package import PREFIX, benchmark_with_package, is_domain_package
+from source_benchmarks.tau_common.domains import DOMAINS
 
 # a variant's tool results reach the agent as text, as the source's English does (issue 27);
 # the harness check's tests switch it off to show the escaped case it reports
@@ -20,15 +21,15 @@ PLAIN_TOOL_OUTPUT = True
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # what the traced replays and code trials run (their analysis-cache entries are keyed by it)
 REPLAY_CODE = (
-    "source_benchmarks/tau2/tracing.py",
-    "source_benchmarks/tau2/traced_replay.py",
-    "source_benchmarks/tau2/scripted_conversation.py",
-    "source_benchmarks/tau2/code_perturbation.py",
-    "source_benchmarks/tau2/code_trials.py",
-    "source_benchmarks/tau2/localized_roles.py",
-    "source_benchmarks/tau2/fast_replay.py",
-    "source_benchmarks/tau2/replay.py",
-    "source_benchmarks/tau2/environment_factory.py",
+    "source_benchmarks/tau_common/tracing.py",
+    "source_benchmarks/tau_common/traced_replay.py",
+    "source_benchmarks/tau_common/scripted_conversation.py",
+    "source_benchmarks/tau_common/code_perturbation.py",
+    "source_benchmarks/tau_common/code_trials.py",
+    "source_benchmarks/tau_common/localized_roles.py",
+    "source_benchmarks/tau_common/fast_replay.py",
+    "source_benchmarks/tau_common/replay.py",
+    "source_benchmarks/tau_common/environment_factory.py",
     "babelflow/text.py",  # the accent table the code perturbation uses
 )
 

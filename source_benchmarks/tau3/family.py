@@ -10,16 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.family import BenchmarkFamily
+from source_benchmarks.family import BenchmarkFamily, files_version
 from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
-from source_benchmarks.tau2.tau3 import evaluation
-from source_benchmarks.tau2.tau3.adapter import Tau3Benchmark, open_tau3
-from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+from source_benchmarks.tau3 import evaluation
+from source_benchmarks.tau3.adapter import Tau3Benchmark, harness_digest, open_tau3
+from source_benchmarks.tau3.domains import TAU3_DOMAINS
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 
 # a variant's tool results reach the agent as text, as the source's English does (issue 27): τ³'s
 # to_json_str and banking's own json.dumps sites escape non-ASCII; tests switch it off for the escaped case
 PLAIN_TOOL_OUTPUT = True
+TRACER = ("../tau_common/tracing.py", "../tau_common/traced_replay.py")  # the τ² tracer, run in the worker
 
 
 class Tau3Family(BenchmarkFamily):
@@ -52,6 +53,11 @@ class Tau3Family(BenchmarkFamily):
         )
         bench.plain_tool_output = PLAIN_TOOL_OUTPUT
         return bench
+
+    def code_version(self) -> str:
+        return harness_digest() + files_version(
+            Path(__file__).parent, TRACER
+        )  # the worker's code and the tracer it runs
 
     def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
         return bench if isinstance(bench, Tau3Benchmark) else None

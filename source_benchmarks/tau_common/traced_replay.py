@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tracing import (
+from source_benchmarks.tau_common.tracing import (
     RECORDER,
     Kind,
     Location,
