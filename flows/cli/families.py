@@ -21,6 +21,6 @@ def families_command() -> None:
         ids = family.benchmark_ids()
         missing = family.unavailable(ids[0]) if ids else None
         runtime = "ready" if missing is None else f"[yellow]not installed[/]: {family.install_hint() or missing}"
-        hooks = ", ".join(family.hooks()) or "—"
+        hooks = ", ".join((f"source {family.source_language}", *family.hooks()))
         table.add_row(f"[bold]{name}[/]\n{family.description}", "\n".join(ids), hooks, runtime)
     console.print(table)

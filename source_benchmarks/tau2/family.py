@@ -23,6 +23,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REPLAY_CODE = (
     "source_benchmarks/tau_common/tracing.py",
     "source_benchmarks/tau_common/traced_replay.py",
+    "source_benchmarks/tau_common/read_tool_coverage.py",
     "source_benchmarks/tau_common/scripted_conversation.py",
     "source_benchmarks/tau_common/code_perturbation.py",
     "source_benchmarks/tau_common/code_trials.py",

@@ -20,7 +20,11 @@ from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 # a variant's tool results reach the agent as text, as the source's English does (issue 27): τ³'s
 # to_json_str and banking's own json.dumps sites escape non-ASCII; tests switch it off for the escaped case
 PLAIN_TOOL_OUTPUT = True
-TRACER = ("../tau_common/tracing.py", "../tau_common/traced_replay.py")  # the τ² tracer, run in the worker
+TRACER = (
+    "../tau_common/tracing.py",
+    "../tau_common/traced_replay.py",
+    "../tau_common/read_tool_coverage.py",
+)  # the τ² tracer, run in the worker
 
 
 class Tau3Family(BenchmarkFamily):

@@ -307,7 +307,8 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         banking's golden-retrieval prompt, and every read tool on every DB key (coverage replay)."""
         from tau2.data_model.tasks import Task
 
-        from source_benchmarks.tau_common.traced_replay import trace_read_tools, trace_task
+        from source_benchmarks.tau_common.read_tool_coverage import trace_read_tools
+        from source_benchmarks.tau_common.traced_replay import trace_task
         from source_benchmarks.tau_common.tracing import RECORDER, TRACE_LOCK
 
         data = self.spec.data_dir

@@ -218,9 +218,8 @@ class Tau2AgentEvaluation:
         task = opened.bench.task(task_id)
         if user is None:
             raise ValueError("tau2 runs need a user simulator model")
-        simulation = run_trial(
-            run.harness_name, task, run.agent_name, run.user_name, agent, user, greeting=opened.greeting, seed=trial
-        )
+        players = Players(agent_name=run.agent_name, user_name=run.user_name, agent=agent, user=user)
+        simulation = run_trial(run.harness_name, task, players, greeting=opened.greeting, seed=trial)
         reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
         return TrialRecord(
             task_id=task_id,
@@ -231,13 +230,20 @@ class Tau2AgentEvaluation:
         )
 
 
+@dataclass(frozen=True)
+class Players:
+    """Who plays a trial: the agent and user simulator as registered in tau2 (localized roles) and the models."""
+
+    agent_name: str
+    user_name: str
+    agent: ChatModel
+    user: ChatModel
+
+
 def run_trial(
     domain: str,
     task: Any,
-    agent_name: str,
-    user_name: str,
-    agent_model: ChatModel,
-    user_model: ChatModel,
+    players: Players,
     *,
     greeting: str | None,
     seed: int,
@@ -249,13 +255,14 @@ def run_trial(
     from tau2.registry import registry
 
     environment = registry.get_env_constructor(domain)()
-    agent_class = model_agent_class(registry.get_agent_constructor(agent_name), agent_model)
+    agent_model, user_model = players.agent, players.user
+    agent_class = model_agent_class(registry.get_agent_constructor(players.agent_name), agent_model)
     agent = agent_class(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=agent_model.label)
     try:
         user_tools = environment.get_user_tools()
     except Exception:  # tau2's own run_task treats any failure here as "this domain has no user tools"
         user_tools = None
-    user_class = model_user_class(registry.get_user_constructor(user_name), user_model)
+    user_class = model_user_class(registry.get_user_constructor(players.user_name), user_model)
     user = user_class(tools=user_tools, instructions=str(task.user_scenario), llm=user_model.label)
     orchestrator = localized_orchestrator_class(greeting)(
         domain=domain,

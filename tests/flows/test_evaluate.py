@@ -90,7 +90,7 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     from babelflow.llm.costs import CostLedger
     from babelflow.variant import OVERLAY_NAME, load_overlay
     from flows.evaluation.agent_models import ProviderChatModel
-    from source_benchmarks.tau_common.evaluation import default_greeting, run_trial
+    from source_benchmarks.tau_common.evaluation import Players, default_greeting, run_trial
     from source_benchmarks.tau_common.registration import register_variant
 
     _, variant_dir = mock_es
@@ -109,10 +109,7 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     simulation = run_trial(
         domain,
         variant.task("create_task_1"),
-        "llm_agent_es",
-        "user_simulator_es",
-        agent,
-        user,
+        Players(agent_name="llm_agent_es", user_name="user_simulator_es", agent=agent, user=user),
         greeting=greeting,
         seed=0,
     )
