@@ -33,7 +33,7 @@ from babelflow.variant import CANONICAL_MAP_NAME, load_manifest
 from flows.evaluation.agent_models import ProviderChatModel
 from flows.evaluation.taxonomy import NUMBERING_ZEROS, FailureClass, TaxonomyHit, classify_trial
 from source_benchmarks import available_family_of, families
-from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRun, TrialRecord
+from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRun, TrialRecord, TrialSpec
 from source_benchmarks.scripted_models import Misbehaviour, ScriptedAgent, ScriptedUser, parse_scripted
 from translators.pseudo_locale import pseudo_translate_text
 from translators.registry import validate_language_tag
@@ -226,11 +226,9 @@ def run_side(
                 agent, user = models.for_task(script, plan.counterparts, native_zero)
                 record = runner.run_trial(
                     plan.run,
-                    task_id,
+                    TrialSpec(task_id=task_id, trial=trial, injection_task_id=injection),
                     agent,
                     user if runner.has_user_simulator else None,
-                    trial=trial,
-                    injection_task_id=injection,
                     verbose=verbose,
                 )
                 trajectories.append(TrajectoryLine(run=plan.side, record=record))

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn, TurnRole
+from source_benchmarks.agent_runs import (
+    GoldScript,
+    PreparedRun,
+    ToolCallMade,
+    TrialRecord,
+    TrialSpec,
+    Turn,
+    TurnRole,
+)
 from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.tau_common.domains import DOMAINS
 from source_benchmarks.tau_common.registration import register_variant
@@ -204,26 +212,18 @@ class Tau2AgentEvaluation:
         )
 
     def run_trial(
-        self,
-        run: PreparedRun,
-        task_id: str,
-        agent: ChatModel,
-        user: ChatModel | None,
-        *,
-        trial: int,
-        injection_task_id: str | None = None,
-        verbose: bool = False,
+        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
     ) -> TrialRecord:
         opened: _Opened = run.handle
-        task = opened.bench.task(task_id)
+        task = opened.bench.task(spec.task_id)
         if user is None:
             raise ValueError("tau2 runs need a user simulator model")
         players = Players(agent_name=run.agent_name, user_name=run.user_name, agent=agent, user=user)
-        simulation = run_trial(run.harness_name, task, players, greeting=opened.greeting, seed=trial)
+        simulation = run_trial(run.harness_name, task, players, greeting=opened.greeting, seed=spec.trial)
         reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
         return TrialRecord(
-            task_id=task_id,
-            trial=trial,
+            task_id=spec.task_id,
+            trial=spec.trial,
             reward=reward,
             termination=simulation.termination_reason.value,
             turns=turns_of(simulation, task),

@@ -14,6 +14,7 @@ import pytest
 
 from babelflow.errors import BabelflowError
 from babelflow.variant import MANIFEST_NAME, VariantManifest
+from source_benchmarks.agent_runs import TrialSpec
 from source_benchmarks.protocol import ChatReply
 from source_benchmarks.registry import family_of, get_benchmark
 from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
@@ -31,7 +32,7 @@ POLICY_MARK = "Responde siempre en español, señor."
 
 def _scripted(evaluation: Tau3AgentEvaluation, run, task_id: str):
     script = evaluation.gold_script(run, task_id)
-    return evaluation.run_trial(run, task_id, ScriptedAgent(script), ScriptedUser(script), trial=0)
+    return evaluation.run_trial(run, TrialSpec(task_id=task_id), ScriptedAgent(script), ScriptedUser(script))
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,7 @@ def test_banking_variant_tool_output_policy_and_the_model_bridge(tmp_path: Path)
     run = evaluation.prepare(BANKING, "es", variant)
     script = evaluation.gold_script(run, DEBIT_TASK)
     agent = Recording(ScriptedAgent(script))
-    record = evaluation.run_trial(run, DEBIT_TASK, agent, ScriptedUser(script), trial=0)
+    record = evaluation.run_trial(run, TrialSpec(task_id=DEBIT_TASK), agent, ScriptedUser(script))
     assert record.reward == 1.0 and record.termination == "user_stop"
     assert len(agent.seen) == len(script.calls) + 1  # one bridged turn per gold call, then the answer
     system = agent.seen[0][0]
@@ -148,7 +149,7 @@ def test_banking_variant_tool_output_policy_and_the_model_bridge(tmp_path: Path)
     assert theirs.reward == 1.0 and [t.tool_calls for t in theirs.turns] == [t.tool_calls for t in record.turns]
 
     with pytest.raises(BabelflowError, match="refused the key"):  # the parent's own error, not the worker's echo
-        evaluation.run_trial(run, DEBIT_TASK, Failing(), ScriptedUser(script), trial=0)
+        evaluation.run_trial(run, TrialSpec(task_id=DEBIT_TASK), Failing(), ScriptedUser(script))
     assert _scripted(evaluation, run, DEBIT_TASK).reward == 1.0  # the worker goes on
 
 
