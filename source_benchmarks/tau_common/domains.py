@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from babelflow.ir import ArtifactFormat, ArtifactRole
 
@@ -61,55 +62,44 @@ def _code(domain: str, *extra: str) -> tuple[tuple[str, ArtifactRole], ...]:
     return tuple(files) + SHARED_PROMPT_CODE
 
 
+def _domain(
+    domain: str, db_model: str, tools_class: str, policy_files: tuple[str, ...], default_split: str | None, **rest: Any
+) -> Tau2DomainSpec:
+    """A domain of tau2's tree: its models and tools by class name in tau2.domains.<domain>."""
+    return Tau2DomainSpec(
+        benchmark_id=f"tau2-{domain}",
+        domain=domain,
+        db_file=rest.pop("db_file", "db.json"),
+        db_model=f"tau2.domains.{domain}.data_model:{db_model}",
+        tools_class=f"tau2.domains.{domain}.tools:{tools_class}",
+        policy_files=policy_files,
+        default_split=default_split,
+        code_files=_code(domain, *rest.pop("extra_code", ())),
+        **rest,
+    )
+
+
 DOMAINS: dict[str, Tau2DomainSpec] = {
-    "tau2-mock": Tau2DomainSpec(
-        benchmark_id="tau2-mock",
-        domain="mock",
-        db_file="db.json",
-        db_model="tau2.domains.mock.data_model:MockDB",
-        tools_class="tau2.domains.mock.tools:MockTools",
-        policy_files=("policy.md", "policy_solo.md"),
-        default_split=None,
-        code_files=_code("mock"),
-    ),
-    "tau2-airline": Tau2DomainSpec(
-        benchmark_id="tau2-airline",
-        domain="airline",
-        db_file="db.json",
-        db_model="tau2.domains.airline.data_model:FlightDB",
-        tools_class="tau2.domains.airline.tools:AirlineTools",
-        policy_files=("policy.md",),
-        default_split="base",
-        code_files=_code("airline"),
-    ),
-    "tau2-retail": Tau2DomainSpec(
-        benchmark_id="tau2-retail",
-        domain="retail",
-        db_file="db.json",
-        db_model="tau2.domains.retail.data_model:RetailDB",
-        tools_class="tau2.domains.retail.tools:RetailTools",
-        policy_files=("policy.md",),
-        default_split="base",
-        code_files=_code("retail"),
-    ),
-    "tau2-telecom": Tau2DomainSpec(
-        benchmark_id="tau2-telecom",
-        domain="telecom",
-        db_file="db.toml",
-        db_model="tau2.domains.telecom.data_model:TelecomDB",
-        tools_class="tau2.domains.telecom.tools:TelecomTools",
-        policy_files=(
+    "tau2-mock": _domain("mock", "MockDB", "MockTools", ("policy.md", "policy_solo.md"), None),
+    "tau2-airline": _domain("airline", "FlightDB", "AirlineTools", ("policy.md",), "base"),
+    "tau2-retail": _domain("retail", "RetailDB", "RetailTools", ("policy.md",), "base"),
+    "tau2-telecom": _domain(
+        "telecom",
+        "TelecomDB",
+        "TelecomTools",
+        (
             "main_policy.md",
             "tech_support_manual.md",
             "tech_support_workflow.md",
             "main_policy_solo.md",
             "tech_support_workflow_solo.md",
         ),
-        default_split="base",
+        "base",
+        db_file="db.toml",
         user_db_file="user_db.toml",
         user_db_model="tau2.domains.telecom.user_data_model:TelecomUserDB",
         user_tools_class="tau2.domains.telecom.user_tools:TelecomUserTools",
-        code_files=_code("telecom", "user_tools.py", "user_data_model.py", "environment.py"),
+        extra_code=("user_tools.py", "user_data_model.py", "environment.py"),
     ),
 }
 
