@@ -16,6 +16,7 @@ from source_benchmarks.formats import confined_file
 from source_benchmarks.protocol import ArtifactSpec
 from source_benchmarks.tau3.domains import USER_GUIDELINES, task_folder
 from source_benchmarks.tau3.mirrored_models import TASK_MODEL, mirrored
+from source_benchmarks.tau_common import traced_replay
 from source_benchmarks.tau_common.domains import Tau2DomainSpec, format_of
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
@@ -28,36 +29,14 @@ DISCOVERABLE_CALLS = {
 
 
 def task_functions(task: Any) -> set[str]:
-    """`requestor:name` of every function a task runs (gold actions, initialization, env assertions),
-    as the τ² tracer counts them; banking's discoverable calls count by the tool they reach
+    """The τ² tracer's count of a task's functions, banking's discoverable calls by the tool they reach
     (`call_discoverable_agent_tool` reaches 48 different tools)."""
-    names: set[str] = set()
-    criteria, state = task.evaluation_criteria, getattr(task, "initial_state", None)
-    for action in (criteria.actions or []) if criteria else []:
-        reached = (action.arguments or {}).get(DISCOVERABLE_CALLS.get(action.name, ""), "")
-        names.add(f"{action.requestor}:{action.name}" + (f":{reached}" if reached else ""))
-    for call in [
-        *((state.initialization_actions or []) if state else []),
-        *((criteria.env_assertions or []) if criteria else []),
-    ]:
-        names.add(f"{call.env_type}:{call.func_name}")
-    if state is not None and state.initialization_data is not None:
-        names.add("initialization_data")
-    return names
+    return traced_replay.task_functions(task, DISCOVERABLE_CALLS)
 
 
 def watch_sample(tasks: list[Any], limit: int) -> set[str]:
     """Task ids whose replays together run the most functions (greedy, file order on ties), at most `limit`."""
-    remaining = {task.id: task_functions(task) for task in tasks}
-    covered: set[str] = set()
-    chosen: set[str] = set()
-    while remaining and len(chosen) < limit:
-        best = max(remaining, key=lambda task_id: len(remaining[task_id] - covered))
-        if not remaining[best] - covered:
-            break
-        chosen.add(best)
-        covered |= remaining.pop(best)
-    return chosen
+    return traced_replay.db_watch_sample(tasks, limit, task_functions)
 
 
 class Tau3Files:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json as _json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -323,12 +323,16 @@ def trace_task(
     return env
 
 
-def task_functions(task: Any) -> set[str]:
-    """`requestor:name` of every function a task runs: gold actions, initialization actions, env assertions."""
+def task_functions(task: Any, reached_through: Mapping[str, str] | None = None) -> set[str]:
+    """`requestor:name` of every function a task runs: gold actions, initialization actions, env assertions.
+    `reached_through`: calls that reach another tool (τ³ banking's discoverable calls: call name -> the
+    argument naming the tool), counted by the tool they reach."""
     names: set[str] = set()
+    reached_through = reached_through or {}
     criteria, state = task.evaluation_criteria, task.initial_state
     for action in (criteria.actions or []) if criteria else []:
-        names.add(f"{action.requestor}:{action.name}")
+        reached = (action.arguments or {}).get(reached_through.get(action.name, ""), "")
+        names.add(f"{action.requestor}:{action.name}" + (f":{reached}" if reached else ""))
     for call in [
         *((state.initialization_actions or []) if state else []),
         *((criteria.env_assertions or []) if criteria else []),
@@ -339,10 +343,10 @@ def task_functions(task: Any) -> set[str]:
     return names
 
 
-def db_watch_sample(tasks: list[Any], limit: int) -> set[str]:
-    """Tasks whose DB is tagged and diffed: greedily, those that run functions not yet covered
-    (gold actions, initialization actions, env assertions), at most `limit`, file order on ties."""
-    remaining = {task.id: task_functions(task) for task in tasks}
+def db_watch_sample(tasks: list[Any], limit: int, functions: Callable[[Any], set[str]] = task_functions) -> set[str]:
+    """Tasks whose DB is tagged and diffed (and whose replays differential trials rerun): greedily, those
+    that run `functions` not yet covered, at most `limit`, file order on ties."""
+    remaining = {task.id: functions(task) for task in tasks}
     covered: set[str] = set()
     chosen: list[str] = []
     while remaining and len(chosen) < limit:
