@@ -173,15 +173,6 @@ class Tau2Benchmark(FileBenchmark):
                 for task_id in tracked(ids, label, len(ids))
             ]
 
-    def validate_artifacts(self) -> list[str]:
-        """Load every artifact with tau2's own models; return nothing or raise a clear error."""
-        self.environment_factory.check_models()
-        _ = self._tasks
-        for spec in self.artifacts():
-            if spec.format is not ArtifactFormat.PYTHON:
-                self.load_artifact(spec)
-        return []
-
     # ---- instrumented replay and code trials (analysis) ---------------------------------------
 
     def code_trials(
