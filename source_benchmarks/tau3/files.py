@@ -17,7 +17,13 @@ from source_benchmarks.protocol import ArtifactSpec
 from source_benchmarks.tau3.domains import USER_GUIDELINES, task_folder
 from source_benchmarks.tau3.mirrored_models import TASK_MODEL, mirrored
 from source_benchmarks.tau_common import traced_replay
-from source_benchmarks.tau_common.domains import Tau2DomainSpec, format_of
+from source_benchmarks.tau_common.domains import (
+    Tau2DomainSpec,
+    database_artifacts,
+    guideline_and_code_artifacts,
+    policy_artifacts,
+    split_artifact,
+)
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
 DISCOVERABLE_CALLS = {
@@ -60,23 +66,7 @@ class Tau3Files:
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec, data = self.spec, self.spec.data_dir
-        items = [
-            ArtifactSpec(
-                path=f"{data}/{spec.db_file}",
-                format=format_of(spec.db_file),
-                role=ArtifactRole.DATABASE,
-                data_model=mirrored(spec.db_model),
-            )
-        ]
-        if spec.user_db_file:
-            items.append(
-                ArtifactSpec(
-                    path=f"{data}/{spec.user_db_file}",
-                    format=format_of(spec.user_db_file),
-                    role=ArtifactRole.DATABASE,
-                    data_model=mirrored(spec.user_db_model) if spec.user_db_model else None,
-                )
-            )
+        items = database_artifacts(spec, mirrored)
         # banking's task folder is one logical tasks artifact split in files of one task each
         one_per_file = task_folder(spec)
         for name in self.task_files():
@@ -91,16 +81,8 @@ class Tau3Files:
                 )
             )
         if (self.data_dir.parent / data / "split_tasks.json").is_file():
-            items.append(
-                ArtifactSpec(
-                    path=f"{data}/split_tasks.json",
-                    format=ArtifactFormat.JSON,
-                    role=ArtifactRole.TASK_SPLIT,
-                    translatable=False,
-                )
-            )
-        for name in spec.policy_files:
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
+            items.append(split_artifact(spec))
+        items += policy_artifacts(spec)
         if task_folder(spec):  # banking_knowledge: the documents and the prompt templates retrieval.py assembles
             for name in self._listing("documents", "*.json"):
                 items.append(
@@ -119,11 +101,7 @@ class Tau3Files:
                             path=f"{data}/{folder}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY
                         )
                     )
-        for path in USER_GUIDELINES:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
-        for path, role in spec.code_files:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
-        return items
+        return items + guideline_and_code_artifacts(spec, USER_GUIDELINES)
 
     def _resolve(self, relative: str) -> Path:
         if relative.startswith("data/"):

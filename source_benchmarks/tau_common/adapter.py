@@ -18,7 +18,15 @@ from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObse
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau_common.code_trials import CodeTrialRequest, run_code_trials
 from source_benchmarks.tau_common.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
-from source_benchmarks.tau_common.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
+from source_benchmarks.tau_common.domains import (
+    DOMAINS,
+    USER_GUIDELINES,
+    Tau2DomainSpec,
+    database_artifacts,
+    guideline_and_code_artifacts,
+    policy_artifacts,
+    split_artifact,
+)
 from source_benchmarks.tau_common.environment_factory import Tau2EnvironmentFactory
 from source_benchmarks.tau_common.fast_replay import replay_pair
 from source_benchmarks.tau_common.replay import replay_do_nothing_task, replay_golden_task
@@ -72,47 +80,14 @@ class Tau2Benchmark(FileBenchmark):
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec = self.spec
-        data = spec.data_dir
-        items = [
-            ArtifactSpec(
-                path=f"{data}/{spec.db_file}",
-                format=format_of(spec.db_file),
-                role=ArtifactRole.DATABASE,
-                data_model=spec.db_model,
-            ),
-        ]
-        if spec.user_db_file:
-            items.append(
-                ArtifactSpec(
-                    path=f"{data}/{spec.user_db_file}",
-                    format=format_of(spec.user_db_file),
-                    role=ArtifactRole.DATABASE,
-                    data_model=spec.user_db_model,
-                )
-            )
-        items.append(
-            ArtifactSpec(
-                path=f"{data}/tasks.json",
-                format=ArtifactFormat.JSON,
-                role=ArtifactRole.TASKS,
-                data_model="tau2.data_model.tasks:Task",
-            )
+        tasks = ArtifactSpec(
+            path=f"{spec.data_dir}/tasks.json",
+            format=ArtifactFormat.JSON,
+            role=ArtifactRole.TASKS,
+            data_model="tau2.data_model.tasks:Task",
         )
-        items.append(
-            ArtifactSpec(
-                path=f"{data}/split_tasks.json",
-                format=ArtifactFormat.JSON,
-                role=ArtifactRole.TASK_SPLIT,
-                translatable=False,
-            )
-        )
-        for name in spec.policy_files:
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
-        for path in USER_GUIDELINES:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
-        for path, role in spec.code_files:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
-        return items
+        items = [*database_artifacts(spec), tasks, split_artifact(spec), *policy_artifacts(spec)]
+        return items + guideline_and_code_artifacts(spec, USER_GUIDELINES)
 
     def _resolve(self, relative: str) -> Path:
         if self.source_dir is not None and relative.startswith("data/"):

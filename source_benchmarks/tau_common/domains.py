@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from babelflow.ir import ArtifactFormat, ArtifactRole
+from source_benchmarks.protocol import ArtifactSpec
 
 
 @dataclass(frozen=True)
@@ -112,3 +114,47 @@ def format_of(filename: str) -> ArtifactFormat:
     if filename.endswith(".py"):
         return ArtifactFormat.PYTHON
     return ArtifactFormat.MARKDOWN
+
+
+def database_artifacts(spec: Tau2DomainSpec, model: Callable[[str], str] = str) -> list[ArtifactSpec]:
+    """The domain's DB and user DB (telecom; τ³'s mock), each with the model that loads it (`model` maps
+    its dotted path: τ³'s mirrored models)."""
+    files = ((spec.db_file, spec.db_model), (spec.user_db_file, spec.user_db_model))
+    return [
+        ArtifactSpec(
+            path=f"{spec.data_dir}/{name}",
+            format=format_of(name),
+            role=ArtifactRole.DATABASE,
+            data_model=model(dotted) if dotted else None,
+        )
+        for name, dotted in files
+        if name
+    ]
+
+
+def split_artifact(spec: Tau2DomainSpec) -> ArtifactSpec:
+    """The task splits: ids only, kept as they are."""
+    return ArtifactSpec(
+        path=f"{spec.data_dir}/split_tasks.json",
+        format=ArtifactFormat.JSON,
+        role=ArtifactRole.TASK_SPLIT,
+        translatable=False,
+    )
+
+
+def policy_artifacts(spec: Tau2DomainSpec) -> list[ArtifactSpec]:
+    return [
+        ArtifactSpec(path=f"{spec.data_dir}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY)
+        for name in spec.policy_files
+    ]
+
+
+def guideline_and_code_artifacts(spec: Tau2DomainSpec, user_guidelines: tuple[str, ...]) -> list[ArtifactSpec]:
+    """The user simulator's guidelines, then the domain's code (tools, models, prompts)."""
+    guidelines = [
+        ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES)
+        for path in user_guidelines
+    ]
+    return guidelines + [
+        ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role) for path, role in spec.code_files
+    ]
