@@ -34,7 +34,10 @@ class ReplayMemo(Protocol):
 class BehaviourScores(Protocol):
     """A family's ground-truth scores beyond the reward (validators/probes/behavior.py)."""
 
-    compared: dict[str, str]  # reward-breakdown component -> finding kind
+    @property
+    def compared(self) -> dict[str, str]:
+        """Reward-breakdown component -> the finding kind when source and variant disagree on it."""
+        ...
 
     def score_name(self, task_id: str) -> str: ...
 

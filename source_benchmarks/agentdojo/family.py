@@ -10,6 +10,7 @@ from source_benchmarks.agentdojo.adapter import PREFIX, AgentDojoBenchmark, with
 from source_benchmarks.agentdojo.evaluation import AgentDojoEvaluation
 from source_benchmarks.agentdojo.loader import SUITES, VERSIONS
 from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, FamilyOption, ProfileChoice
+from source_benchmarks.hooks import BehaviourScores
 from source_benchmarks.protocol import PerturbedBenchmark, SourceBenchmark
 
 
@@ -49,7 +50,7 @@ class AgentDojoFamily(BenchmarkFamily):
     def perturbation(self, bench: SourceBenchmark) -> PerturbedBenchmark | None:
         return bench if isinstance(bench, AgentDojoBenchmark) else None
 
-    def behaviour_scores(self) -> scores.GroundTruthScores:
+    def behaviour_scores(self) -> BehaviourScores:
         return scores.SCORES
 
     def agent_evaluation(self) -> AgentDojoEvaluation:
