@@ -61,3 +61,15 @@ def test_files_version_follows_the_contents(tmp_path: Path):
 @pytest.mark.parametrize("family", ["tau2", "tau3"])
 def test_the_tau_families_version_their_replay_code(family):
     assert len(families()[family].code_version()) >= 32
+
+
+def test_a_family_option_goes_to_the_family_that_declares_it(monkeypatch):
+    from babelflow.errors import BabelflowError
+    from source_benchmarks.registry import resolve_benchmark
+
+    assert resolve_benchmark("agentdojo-travel", version="v1.1.1") == "agentdojo-travel@v1.1.1"
+    with pytest.raises(BabelflowError, match="--version applies to AgentDojo"):
+        resolve_benchmark("tau2-mock", version="v1.1.1")
+    monkeypatch.setattr(type(families()["agentdojo"]), "options", frozenset())
+    with pytest.raises(BabelflowError, match="--version is not taken by any installed benchmark family"):
+        resolve_benchmark("agentdojo-travel", version="v1.1.1")
