@@ -21,7 +21,6 @@ from analyzers.shaped_inventory import analyze_by_trial
 from analyzers.trace_cache import cached
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, ArtifactRole, IRDocument
-from source_benchmarks.family import Capability
 from source_benchmarks.protocol import SourceBenchmark
 from source_benchmarks.registry import family_of
 
@@ -33,11 +32,11 @@ def collect_runtime_evidence(
     progress("tool schemas")
     record_tool_schemas(index, bench.tool_schemas())
     task_ids = bench.task_ids(None)
-    trace = getattr(bench, "trace", None)
-    if trace is not None and located is not None:
+    traced = family_of(bench.id).traced_replay(bench)
+    if traced is not None and located is not None:
         # instrumented replay: set_state, tools, DB diffs, env assertions and evaluators observed per location
         progress(f"instrumented replay of {len(task_ids)} tasks")
-        located.by_location = cached(bench, "trace", lambda: trace(task_ids), extra="\0".join(task_ids))
+        located.by_location = cached(bench, "trace", lambda: traced.trace(task_ids), extra="\0".join(task_ids))
         located.available = True
     else:
         progress(f"golden replay of {len(task_ids)} tasks")
@@ -73,8 +72,9 @@ def analyze_benchmark(
     progress("checking every artifact loads")
     bench.validate_artifacts()  # unreadable or schema-breaking input fails here, naming the file
     family = family_of(bench.id)
-    if Capability.PERTURBATION_ANALYSIS in family.capabilities:  # code and data typed together by a trial
-        return analyze_by_trial(bench, profile, family.name, progress)
+    perturbed = family.perturbation(bench)
+    if perturbed is not None:  # code and data typed together by a trial
+        return analyze_by_trial(bench, perturbed, profile, family.name, progress)
     located = LocatedEvidence()
     evidence = collect_runtime_evidence(bench, progress, located if instrumented else None)
     for spec in bench.artifacts():

@@ -20,6 +20,7 @@ from analyzers.located_evidence import LocatedEvidence, Observed
 from babelflow.ir import ArtifactRole, EvidenceScope, IRElement, LinkKind, TranslationType
 from babelflow.text import FORMAT_SLOT
 from source_benchmarks.protocol import ArtifactSpec, CodeLiteral
+from source_benchmarks.registry import family_of
 
 
 def general_of(text: CodeText) -> tuple:
@@ -41,7 +42,7 @@ def code_differential(
     progress: Callable[[str], None],
 ) -> int:
     """Try every Preserve code text without evidence; returns how many were tried."""
-    trials = getattr(bench, "code_trials", None)
+    trials = family_of(bench.id).code_trials(bench)
     if trials is None or not located.available:
         return 0
     open_texts = [
@@ -52,7 +53,7 @@ def code_differential(
     if not open_texts:
         return 0
     ids = bench.task_ids(None)
-    calls = {task_id: {name.split(":", 1)[-1] for name in bench.task_functions(task_id)} for task_id in ids}
+    calls = {task_id: {name.split(":", 1)[-1] for name in trials.task_functions(task_id)} for task_id in ids}
     sample = [ids[index] for index in watched_indices(bench)]  # tasks that together run most tools
     replay_tasks: dict[str, list[str]] = {}
     conversation_keys: list[str] = []
@@ -75,7 +76,7 @@ def code_differential(
     open_keys = [e.id for e, _, _ in open_texts]
     results = cached(
         "code-differential",
-        lambda: trials(literals, open_keys, conversation_keys, replay_tasks),
+        lambda: trials.code_trials(literals, open_keys, conversation_keys, replay_tasks),
         # every input of the trials: the texts tried, their equal texts (link trials) and what reruns
         repr(
             ([literal.model_dump() for literal in literals], open_keys, conversation_keys, sorted(replay_tasks.items()))

@@ -29,6 +29,7 @@ from babelflow.atomic_io import dump_json_bytes
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, EvidenceScope, LinkKind
 from source_benchmarks.protocol import parity_signature
+from source_benchmarks.registry import family_of
 
 PathKey = tuple[str, tuple, bool]  # (artifact, generalized path, is_key)
 MAX_TASKS = 4
@@ -157,8 +158,8 @@ def watched_indices(bench: Any, limit: int = MAX_TASKS) -> list[int]:
     """Task positions whose replays together reach most tools (DB field paths and tool-code texts are
     tried on them), in file order."""
     ids = bench.task_ids(None)
-    watched = getattr(bench, "watched_tasks", None)
-    chosen = watched(limit) if watched is not None else set(ids[:limit])  # without a choice: the first tasks
+    traced = family_of(bench.id).traced_replay(bench)
+    chosen = traced.watched_tasks(limit) if traced is not None else set(ids[:limit])  # without: the first tasks
     return [index for index, task_id in enumerate(ids) if task_id in chosen]
 
 

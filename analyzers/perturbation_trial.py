@@ -1,6 +1,6 @@
 """The perturbation trial: code and data texts typed together by rerunning the ground truth on a perturbed copy.
 
-For a family whose checks are Python that compares literals against its data (Capability.PERTURBATION_ANALYSIS),
+For a family whose checks are Python that compares literals against its data (family.perturbation),
 typing starts from shapes and types (shaped_inventory.py with typing_rules' shape decisions) and is then decided
 by running: the trial renders every translatable field the way a translator would (a canonical value one way
 everywhere; free prose word by word, its canonical mentions as their canonical rendering), opens the perturbed

@@ -95,18 +95,15 @@ def _free_text(rule: str) -> TypeDecision:
 
 
 def analyze_by_trial(
-    bench: SourceBenchmark, profile: LoadedProfile, canonical_group: str, progress: Progress
+    bench: SourceBenchmark,
+    perturbed: PerturbedBenchmark,
+    profile: LoadedProfile,
+    canonical_group: str,
+    progress: Progress,
 ) -> IRDocument:
     """Inventory and shape typing by the builder, then the perturbation trial (perturbation_trial.py) decides
-    what links code and data; every canonical value is one group, named after the family."""
-    if not isinstance(bench, PerturbedBenchmark):
-        raise BabelflowError(
-            f"{bench.id}: its family declares perturbation analysis, but its adapter {type(bench).__name__} "
-            "lacks the methods the trial reads",
-            field="capabilities",
-            fix="implement source_benchmarks.protocol.PerturbedBenchmark on the adapter, "
-            "or drop Capability.PERTURBATION_ANALYSIS from the family",
-        )
+    what links code and data; every canonical value is one group, named after the family. `perturbed` is
+    the family's perturbation view of `bench`."""
     builder = ShapedInventory(bench, profile, RuntimeEvidenceIndex(), LocatedEvidence(), use_profile=False)
     data_files = {}
     for spec in bench.artifacts():
@@ -114,9 +111,9 @@ def analyze_by_trial(
             continue
         progress(f"inventory {spec.path}")
         if spec.format is ArtifactFormat.PYTHON:
-            builder.runtime_code_artifact(spec, bench)
+            builder.runtime_code_artifact(spec, perturbed)
         else:
-            data_files[spec.path] = facts = bench.data_file(spec)
+            data_files[spec.path] = facts = perturbed.data_file(spec)
             builder.shaped_data_artifact(spec, facts)
     check_overrides(profile, builder.elements)
     state = TrialState(bench, builder.elements, data_files)

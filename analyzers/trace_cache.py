@@ -1,9 +1,9 @@
 """Cache of instrumented-replay and differential observations, keyed by everything they depend on.
 
 An unchanged source costs nothing the second time: the key is the content of every artifact
-(tasks, DBs, code), the installed benchmark version, the tracer's own code and the task list. The
-cache lives in the project's state folder and is never an input: a missing, unreadable or
-ill-typed entry is recomputed.
+(tasks, DBs, code), the installed benchmark version, the tracer's own code (the engine's, and the
+family's `code_version()`) and the task list. The cache lives in the project's state folder and is
+never an input: a missing, unreadable or ill-typed entry is recomputed.
 
 Entries are JSON validated against the declared type of their kind (pydantic-core), never pickle:
 unpickling runs whatever code the file names, and anyone who can write the state folder could
@@ -27,7 +27,9 @@ from analyzers import ANALYZER_VERSION
 from analyzers.located_evidence import Observed
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.settings import BabelflowSettings
+from source_benchmarks.family import files_version
 from source_benchmarks.protocol import CodeTrialResult
+from source_benchmarks.registry import family_of
 
 FORMAT = "json-1"  # part of every key: a format change never reads an entry of the old one
 SUFFIX = ".json"
@@ -60,34 +62,20 @@ def decode(what: str, data: bytes) -> Any:
     return dict(value) if what in _PAIRS else value
 
 
-_TRACE_CODE = ("source_benchmarks/tau2/tracing.py", "source_benchmarks/tau2/traced_replay.py")
-_CODE_TRIALS = (
-    "source_benchmarks/tau2/scripted_conversation.py",
-    "source_benchmarks/tau2/code_perturbation.py",
-    "source_benchmarks/tau2/code_trials.py",
-    "analyzers/code_differential.py",
-    "source_benchmarks/tau2/localized_roles.py",
-    "source_benchmarks/tau2/fast_replay.py",
-    "source_benchmarks/tau2/replay.py",
-    "source_benchmarks/tau2/environment_factory.py",
-    "babelflow/text.py",  # the accent table the perturbation uses
-)
-_CODE_FILES = {
-    "trace": _TRACE_CODE,
-    "differential": _TRACE_CODE + ("analyzers/differential.py",),
-    "code-differential": _CODE_TRIALS,
+# the engine's own code each kind runs; the family's replay and trial code is its code_version()
+_ENGINE_CODE = {
+    "trace": (),
+    "differential": ("analyzers/differential.py",),
+    "code-differential": ("analyzers/code_differential.py",),
 }
 _ROOT = Path(__file__).resolve().parent.parent
 KEEP = 3  # per benchmark and kind: the current source plus a couple of edited copies
 
 
-def _code_digest(what: str) -> bytes:
-    digest = hashlib.blake2b(digest_size=16)
-    for name in _CODE_FILES.get(what, _CODE_FILES["differential"]):
-        path = _ROOT / name
-        if path.exists():
-            digest.update(path.read_bytes())
-    return digest.digest()
+def _code_version(bench: Any, what: str) -> str:
+    """The engine's code for `what` and the benchmark family's replay code (family.code_version())."""
+    engine = files_version(_ROOT, _ENGINE_CODE.get(what, _ENGINE_CODE["differential"]))
+    return f"{engine}\0{family_of(bench.id).code_version()}"
 
 
 def cache_dir() -> Path:
@@ -99,7 +87,7 @@ def cache_dir() -> Path:
 
 def cache_key(bench: Any, what: str, extra: str = "") -> str:
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(_code_digest(what))  # with ANALYZER_VERSION: the scanner and inventory decide what is tried
+    digest.update(_code_version(bench, what).encode())  # with ANALYZER_VERSION: the scanner and inventory decide
     digest.update(f"{what}\0{ANALYZER_VERSION}\0{FORMAT}\0{bench.id}\0{bench.source_version}\0{extra}".encode())
     for fingerprint in bench.fingerprints():
         digest.update(f"{fingerprint.path}\0{fingerprint.sha256}\0".encode())

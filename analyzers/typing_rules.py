@@ -299,7 +299,7 @@ def _is_id_template(value: str) -> bool:
 
 
 # ---- typing by shape, for a perturbation trial ----------------------------------------------------
-# A family whose code and data are typed together by a trial (Capability.PERTURBATION_ANALYSIS) starts
+# A family whose code and data are typed together by a trial (family.perturbation) starts
 # from these decisions; the trial then keeps what it finds linking code and data. Canonical decisions
 # carry no group here: the trial puts every canonical value in the family's one group.
 _YAML_ESCAPE = re.compile(r"\\[A-Za-z\\\"]")

@@ -153,7 +153,7 @@ def replay_tasks(bench: Any, task_ids: list[str], back: dict[str, str] | None = 
     `back`, the final DBs are mapped back through it before hashing (tau2's get_dict_hash)."""
     from tau2.utils.utils import get_dict_hash
 
-    from source_benchmarks.tau2.fast_replay import replay_pair
+    from source_benchmarks.tau_common.fast_replay import replay_pair
 
     factory = bench.environment_factory
     made: list[Any] = []

@@ -51,7 +51,7 @@ def stock(domains: list[str]) -> list[dict]:
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
 
-    from source_benchmarks.tau2.replay import golden_trajectory
+    from source_benchmarks.tau_common.replay import golden_trajectory
 
     rows = []
     for benchmark_id in domains:

@@ -31,7 +31,7 @@ def main() -> None:
     from babelflow.settings import BabelflowSettings
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
-    from source_benchmarks.tau2.replay import golden_trajectory
+    from source_benchmarks.tau_common.replay import golden_trajectory
     from validators.context import ValidationContext
     from validators.probes.behavior import check_behavior
 

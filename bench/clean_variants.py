@@ -58,7 +58,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
 
 
 def _plan(args: argparse.Namespace, console: Console) -> list[tuple[str, str]]:
-    from source_benchmarks.tau2.tau3.runtime import find_runtime
+    from source_benchmarks.tau3.runtime import find_runtime
 
     runtime = find_runtime()  # a Tau3Runtime, or why there is none
     tau3 = TAU3 if not isinstance(runtime, str) else []

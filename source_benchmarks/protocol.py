@@ -121,11 +121,24 @@ class SourceBenchmark(Protocol):
     def validate_artifacts(self) -> list[str]: ...
 
 
-@runtime_checkable
 class TracedBenchmark(Protocol):
-    """A benchmark whose replays can be traced per text location (Capability.TRACED_REPLAY)."""
+    """A benchmark whose replays can be traced per text location (family.traced_replay)."""
 
     def trace(self, task_ids: Iterable[str] | None = None, label: str = ...) -> dict: ...
+
+    def replay_pairs(
+        self, task_ids: Iterable[str] | None = None, *, label: str = ...
+    ) -> list[tuple[ReplayOutcome, ReplayOutcome]]:
+        """(golden, do-nothing) per task, the fastest way the benchmark has to run both."""
+        ...
+
+    def task_functions(self, task_id: str) -> set[str]: ...
+
+    def watched_tasks(self, limit: int) -> set[str]: ...
+
+
+class CodeTrialBenchmark(TracedBenchmark, Protocol):
+    """A traced benchmark whose code texts can each be perturbed alone and replayed (family.code_trials)."""
 
     def code_trials(
         self,
@@ -135,12 +148,8 @@ class TracedBenchmark(Protocol):
         replay_tasks: dict[str, list[str]],
     ) -> list[CodeTrialResult]: ...
 
-    def task_functions(self, task_id: str) -> set[str]: ...
 
-    def watched_tasks(self, limit: int) -> set[str]: ...
-
-
-# ---- perturbation trials (code and data typed together: Capability.PERTURBATION_ANALYSIS) ------------
+# ---- perturbation trials (code and data typed together: family.perturbation) ------------------------
 
 
 class DataFileFacts(Record):
@@ -171,7 +180,7 @@ class TaskCode(Record):
 @runtime_checkable
 class PerturbedBenchmark(Protocol):
     """A benchmark whose code and data texts are typed together by a perturbation trial
-    (Capability.PERTURBATION_ANALYSIS): what the analysis reads from it beyond the SourceBenchmark protocol.
+    (family.perturbation): what the analysis reads from it beyond the SourceBenchmark protocol.
     The trial's perturbed copies open through its family's `open_variant`."""
 
     text_attributes: frozenset[str]  # class attributes of a task that hold text (PROMPT, GOAL, ...)

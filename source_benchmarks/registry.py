@@ -13,7 +13,7 @@ from pathlib import Path
 
 from babelflow.errors import BabelflowError
 from babelflow.variant import OVERLAY_NAME, load_overlay
-from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection
+from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, FamilyOption
 from source_benchmarks.protocol import SourceBenchmark
 
 ENTRY_POINT_GROUP = "babelflow.families"
@@ -91,11 +91,12 @@ def resolve_benchmark(benchmark: str, domain_package: str | None = None, version
     """The id a command line names: `tau2 --domain-package P`, `agentdojo-travel --version v1.1.1`, or a
     plain id; refused (exit 2) when no family takes it or its family's runtime is not installed."""
     selection = BenchmarkSelection(benchmark=benchmark, domain_package=domain_package, version=version)
-    for option in ("domain_package", "version"):
-        if getattr(selection, option) is not None:
-            owners = [f for f in families().values() if f.option_owner(option)]
+    given = {FamilyOption.DOMAIN_PACKAGE: domain_package, FamilyOption.VERSION: version}
+    for option, value in given.items():
+        if value is not None:
+            owners = [f for f in families().values() if option in f.options]
             if not owners:
-                flag = "--" + option.replace("_", "-")
+                flag = option.flag
                 raise BabelflowError(
                     f"{flag} is not taken by any installed benchmark family", field=flag, fix=f"drop {flag}"
                 )

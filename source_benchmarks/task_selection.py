@@ -150,6 +150,16 @@ class FileBenchmark(TaskSelection):
     def build_environment(self, solo_mode: bool = False) -> Any:
         return self.environment_factory(solo_mode=solo_mode)
 
+    def validate_artifacts(self) -> list[str]:
+        """Load the models, the tasks and every data artifact with the benchmark's own code; return
+        nothing or raise a clear error that names the file."""
+        self.environment_factory.check_models()
+        _ = self._tasks
+        for spec in self.artifacts():
+            if spec.format is not ArtifactFormat.PYTHON:
+                self.load_artifact(spec)
+        return []
+
     def replay_golden(self, task_ids=None, observer=None, scored: bool = True, label: str = "golden replays") -> list:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
         return [

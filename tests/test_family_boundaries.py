@@ -2,7 +2,9 @@
 
 Outside a family's own package (`source_benchmarks/<family>/`), no module of the project imports
 that package, and no code branches on a family's id prefix (`startswith("tau2-")`). Families are
-the subpackages of source_benchmarks that declare a `family.py`.
+the subpackages of source_benchmarks that declare a `family.py`; the other subpackages with code
+(`tau_common/`: what τ² and τ³ share) are the families' shared code: families may import them,
+nothing else does, and they import no family.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import pytest
 from tests.test_architecture import PACKAGES, ROOT, imported_modules
 
 FAMILY_PACKAGES = sorted(p.parent.name for p in (ROOT / "source_benchmarks").glob("*/family.py"))
+SHARED_PACKAGES = sorted(
+    p.parent.name for p in (ROOT / "source_benchmarks").glob("*/__init__.py") if p.parent.name not in FAMILY_PACKAGES
+)
 PREFIX_METHODS = {"startswith", "removeprefix", "endswith", "partition"}
 
 
@@ -31,7 +36,8 @@ def _prefixes() -> set[str]:
 
 def _owner(path: Path) -> str | None:
     parts = path.relative_to(ROOT).parts
-    return parts[1] if parts[0] == "source_benchmarks" and len(parts) > 2 and parts[1] in FAMILY_PACKAGES else None
+    inside = parts[0] == "source_benchmarks" and len(parts) > 2
+    return parts[1] if inside and parts[1] in FAMILY_PACKAGES + SHARED_PACKAGES else None
 
 
 def _project_modules() -> list[Path]:
@@ -53,7 +59,10 @@ def family_import_violations(paths: list[Path]) -> list[str]:
         owner = _owner(path) if path.is_relative_to(ROOT) else None
         for line, module in imported_modules(path):
             parts = module.split(".")
-            if parts[0] == "source_benchmarks" and len(parts) > 1 and parts[1] in FAMILY_PACKAGES and parts[1] != owner:
+            if parts[0] != "source_benchmarks" or len(parts) < 2 or parts[1] == owner:
+                continue
+            shared_by_a_family = parts[1] in SHARED_PACKAGES and owner in FAMILY_PACKAGES
+            if parts[1] in FAMILY_PACKAGES or (parts[1] in SHARED_PACKAGES and not shared_by_a_family):
                 out.append(f"{_shown(path)}:{line} imports {module}")
     return out
 
@@ -78,7 +87,8 @@ def prefix_branch_violations(paths: list[Path], prefixes: set[str]) -> list[str]
 
 
 def test_the_families_are_found():
-    assert {"tau2", "agentdojo", "fixture"} <= set(FAMILY_PACKAGES)
+    assert {"tau2", "tau3", "agentdojo", "fixture"} <= set(FAMILY_PACKAGES)
+    assert SHARED_PACKAGES == ["tau_common"]
 
 
 def test_no_module_outside_a_family_imports_it():
@@ -107,5 +117,21 @@ def test_the_prefix_check_can_fail(tmp_path, code, expected):
 
 def test_the_import_check_can_fail(tmp_path):
     module = tmp_path / "probe.py"
-    module.write_text("def f():\n    from source_benchmarks.tau2.adapter import Tau2Benchmark\n", encoding="utf-8")
-    assert family_import_violations([module]) == ["probe.py:2 imports source_benchmarks.tau2.adapter"]
+    module.write_text(
+        "from source_benchmarks.tau2.family import FAMILY\n"
+        "def f():\n    from source_benchmarks.tau_common.adapter import Tau2Benchmark\n",
+        encoding="utf-8",
+    )
+    assert family_import_violations([module]) == [
+        "probe.py:1 imports source_benchmarks.tau2.family",
+        "probe.py:3 imports source_benchmarks.tau_common.adapter",
+    ]
+
+
+def test_a_family_may_import_the_shared_code_but_no_other_family():
+    tau3 = ROOT / "source_benchmarks" / "tau3" / "family.py"
+    shared = ROOT / "source_benchmarks" / "tau_common" / "adapter.py"
+    assert family_import_violations([tau3, shared]) == []
+    assert any("tau_common" in module for _, module in imported_modules(tau3)) or any(
+        "tau_common" in module for path in tau3.parent.glob("*.py") for _, module in imported_modules(path)
+    )

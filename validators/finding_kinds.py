@@ -160,7 +160,7 @@ for _name, _layer, _severity, _needs, _summary in (
     ("final_state_changed", Layer.BEHAVIOR, _CRIT, _PL, "the final DB state differs"),
     ("initial_state_changed", Layer.BEHAVIOR, _CRIT, _PL, "the initial DB state differs"),
     # families that declare them (source_benchmarks/family.py): data read through str.format()
-    # (Capability.FORMAT_TEMPLATES), ground-truth scores beyond the reward (family.behaviour_scores())
+    # (family.formats_data), ground-truth scores beyond the reward (family.behaviour_scores())
     (
         "format_slots_changed",
         Layer.INTEGRITY,

@@ -22,7 +22,7 @@ from pathlib import Path
 from babelflow.ir import Record
 
 ROOT = Path(__file__).resolve().parents[2]
-CHILD_MODULE = "source_benchmarks.tau2.code_trials"
+CHILD_MODULE = "source_benchmarks.tau_common.code_trials"
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 # a parent that runs tau2-mock's code trials on its two control tokens, each under six keys: ~7 s
@@ -30,8 +30,8 @@ PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 # a kill at 1.5 s could meet it already exiting (CI: killed by the default SIGTERM action, -15)
 PARENT_SCRIPT = """
 import tau2.user.base as base
-from source_benchmarks.tau2.code_perturbation import CodeLiteral
-from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
+from source_benchmarks.tau_common.code_perturbation import CodeLiteral
+from source_benchmarks.tau_common.code_trials import CodeTrialRequest, run_code_trials
 where = dict(artifact="user/base.py", file=base.__file__, qualname="<module>")
 literals = [
     CodeLiteral(key=f"{key}{copy}", name=name, text=text, **where)

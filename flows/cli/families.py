@@ -1,4 +1,4 @@
-"""`babelflow families`: the installed benchmark families, their ids, capabilities and runtimes."""
+"""`babelflow families`: the installed benchmark families, their ids, hooks and runtimes."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ def families_command() -> None:
     A family from another package appears here once that package is installed; a family whose
     runtime is missing (e.g. τ³ without its environment) is listed with the command that installs it."""
     table = Table(title=f"benchmark families ({ENTRY_POINT_GROUP})")
-    for column in ("family", "benchmarks", "capabilities", "runtime"):
+    for column in ("family", "benchmarks", "hooks", "runtime"):
         table.add_column(column, overflow="fold")
     for name, family in families().items():
         ids = family.benchmark_ids()
         missing = family.unavailable(ids[0]) if ids else None
         runtime = "ready" if missing is None else f"[yellow]not installed[/]: {family.install_hint() or missing}"
-        capabilities = ", ".join(sorted(c.value for c in family.capabilities))
-        table.add_row(f"[bold]{name}[/]\n{family.description}", "\n".join(ids), capabilities, runtime)
+        hooks = ", ".join((f"source {family.source_language}", *family.hooks()))
+        table.add_row(f"[bold]{name}[/]\n{family.description}", "\n".join(ids), hooks, runtime)
     console.print(table)

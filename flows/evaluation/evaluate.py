@@ -1,7 +1,7 @@
 """`babelflow evaluate`: run an agent on a variant (and optionally its source) and report it.
 
 Registers the variant in tau2's registry, runs tau2's orchestrator with the localized agent and
-user simulator (source_benchmarks/tau2/evaluation.py) through the provider layer
+user simulator (source_benchmarks/tau_common/evaluation.py) through the provider layer
 (flows/evaluation/agent_models.py), and reports reward per task, pass^k, token cost and the language
 consistency of the agent's replies (babelflow/language_id.py). The report is saved as JSON next
 to the variant: `adapted/<benchmark>/<lang>.evaluation.json` (beside, not inside, so the signed

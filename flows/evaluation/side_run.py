@@ -22,7 +22,7 @@ from babelflow.target_language import in_pack_language
 from babelflow.variant import CANONICAL_MAP_NAME
 from flows.evaluation.report import RunSummary, TaskResult, TrajectoryLine, TrialResult, pass_hat_k
 from flows.evaluation.taxonomy import NUMBERING_ZEROS, FailureClass, classify_trial
-from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRun
+from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRun, TrialSpec
 from source_benchmarks.scripted_models import Misbehaviour, ScriptedAgent, ScriptedUser
 from translators.pseudo_locale import pseudo_translate_text
 
@@ -138,11 +138,9 @@ def run_side(
                 agent, user = models.for_task(script, plan.counterparts, native_zero)
                 record = runner.run_trial(
                     plan.run,
-                    task_id,
+                    TrialSpec(task_id=task_id, trial=trial, injection_task_id=injection),
                     agent,
                     user if runner.has_user_simulator else None,
-                    trial=trial,
-                    injection_task_id=injection,
                     verbose=verbose,
                 )
                 trajectories.append(TrajectoryLine(run=plan.side, record=record))

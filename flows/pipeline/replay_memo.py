@@ -50,7 +50,7 @@ def variant_replays(
 ) -> tuple[dict[str, tuple], int]:
     """task id -> (golden, do-nothing) for the variant `bench`, and how many were replayed.
 
-    Families without a replay memo (Capability.REPLAY_MEMO) return ({}, -1): the caller replays as before."""
+    Families without a replay memo (family.replay_memo()) return ({}, -1): the caller replays as before."""
     memo_kind = family_of(bench.id).replay_memo()
     if memo_kind is None:
         return {}, -1

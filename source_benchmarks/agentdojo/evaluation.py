@@ -23,7 +23,7 @@ from typing import Any
 
 from babelflow.errors import BabelflowError
 from babelflow.variant import load_manifest
-from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn
+from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, TrialSpec, Turn
 from source_benchmarks.agentdojo import registration
 from source_benchmarks.agentdojo.adapter import AgentDojoBenchmark, parse_id
 from source_benchmarks.agentdojo.files import package_root
@@ -311,17 +311,10 @@ class AgentDojoEvaluation:
         )
 
     def run_trial(
-        self,
-        run: PreparedRun,
-        task_id: str,
-        agent: ChatModel,
-        user: ChatModel | None,
-        *,
-        trial: int,
-        injection_task_id: str | None = None,
-        verbose: bool = False,
+        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
     ) -> TrialRecord:
-        """One run of the user task by AgentDojo's runner; with `injection_task_id`, under the attack."""
+        """One run of the user task by AgentDojo's runner; with `spec.injection_task_id`, under the attack."""
+        task_id, injection_task_id = spec.task_id, spec.injection_task_id
         harness = _harness(run)
         task = self._user_task(harness.suite, task_id, run)
         pipeline, llm = agent_pipeline(agent, harness.system_message, harness.tool_output)
@@ -356,7 +349,7 @@ class AgentDojoEvaluation:
                 attack_succeeded = securities[(task_id, injection_task_id)]  # AgentDojo: True = the injection worked
         return TrialRecord(
             task_id=task_id,
-            trial=trial,
+            trial=spec.trial,
             reward=1.0 if utility else 0.0,
             utility=bool(utility),
             injection_task_id=injection_task_id,

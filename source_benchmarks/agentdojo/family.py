@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.agentdojo import registration, scores
+from source_benchmarks.agentdojo import scores
 from source_benchmarks.agentdojo.adapter import PREFIX, AgentDojoBenchmark, with_version
 from source_benchmarks.agentdojo.evaluation import AgentDojoEvaluation
 from source_benchmarks.agentdojo.loader import SUITES, VERSIONS
-from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, Capability, ProfileChoice
-from source_benchmarks.protocol import SourceBenchmark
+from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, FamilyOption, ProfileChoice
+from source_benchmarks.hooks import BehaviourScores
+from source_benchmarks.protocol import PerturbedBenchmark, SourceBenchmark
 
 
 class AgentDojoFamily(BenchmarkFamily):
@@ -19,18 +19,8 @@ class AgentDojoFamily(BenchmarkFamily):
     description = (
         f"AgentDojo suites ({', '.join(SUITES)}); <id>@<version> or --version for {VERSIONS[0]} … {VERSIONS[-1]}"
     )
-    capabilities = frozenset(
-        {
-            Capability.INVENTORY,
-            Capability.GROUND_TRUTH,
-            Capability.PERTURBATION_ANALYSIS,
-            Capability.SCORED_BEHAVIOUR,
-            Capability.FORMAT_TEMPLATES,
-            Capability.CODE_OVERLAY,
-            Capability.HARNESS_REGISTRATION,
-            Capability.AGENT_EVALUATION,
-        }
-    )
+    options = frozenset({FamilyOption.VERSION})
+    formats_data = True  # its YAML goes through str.format() when a task is loaded
 
     def benchmark_ids(self) -> tuple[str, ...]:
         return tuple(f"{PREFIX}{suite}" for suite in SUITES)
@@ -43,9 +33,6 @@ class AgentDojoFamily(BenchmarkFamily):
         self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None
     ) -> SourceBenchmark:
         return AgentDojoBenchmark(benchmark_id, variant_root=source_dir, overlay=overlay)
-
-    def option_owner(self, option: str) -> bool:
-        return option == "version"
 
     def qualify(self, selection: BenchmarkSelection) -> str | None:
         if selection.version is None:
@@ -60,10 +47,10 @@ class AgentDojoFamily(BenchmarkFamily):
             return ProfileChoice(path=profiles_dir / f"{base}.toml", description=f"version: {benchmark_id}")
         return None
 
-    def harness_registration(self) -> ModuleType:
-        return registration
+    def perturbation(self, bench: SourceBenchmark) -> PerturbedBenchmark | None:
+        return bench if isinstance(bench, AgentDojoBenchmark) else None
 
-    def behaviour_scores(self) -> scores.GroundTruthScores:
+    def behaviour_scores(self) -> BehaviourScores:
         return scores.SCORES
 
     def agent_evaluation(self) -> AgentDojoEvaluation:

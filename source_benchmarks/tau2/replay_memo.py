@@ -25,7 +25,7 @@ import orjson
 
 from babelflow.atomic_io import sha256_bytes
 from source_benchmarks.protocol import ReplayOutcome
-from source_benchmarks.tau2.fast_replay import replay_pair
+from source_benchmarks.tau_common.fast_replay import replay_pair
 
 MEMO_VERSION = "1"  # bump when fast_replay/replay/environment_factory change what an outcome holds
 READ_FIELDS = ("id", "initial_state", "evaluation_criteria")

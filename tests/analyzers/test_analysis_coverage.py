@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from source_benchmarks import benchmarks_of, get_benchmark
-from source_benchmarks.tau2.adapter import tau2_package_root
+from source_benchmarks.tau_common.adapter import tau2_package_root
 
 TAU2_BENCHMARKS = benchmarks_of("tau2")
 

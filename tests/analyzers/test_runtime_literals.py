@@ -114,21 +114,16 @@ def test_annotation_at_walks_models_lists_and_maps() -> None:
     assert annotation_at(Hotel, ("missing",)) is None
 
 
-def test_a_trial_family_without_the_protocol_is_refused(monkeypatch) -> None:
-    from analyzers import analyze
-    from babelflow.errors import BabelflowError
-    from source_benchmarks.family import Capability
-    from source_benchmarks.registry import get_benchmark
+def test_only_a_family_that_provides_the_perturbation_hook_is_typed_by_trial() -> None:
+    """The trial runs on the family's perturbation view (family.perturbation), which mypy checks against
+    PerturbedBenchmark; a family without the hook, or a benchmark not its own, has none."""
+    from source_benchmarks.registry import family_of, get_benchmark
 
-    bench = get_benchmark("fixture-library")  # no PerturbedBenchmark methods
-
-    class Declares:
-        name = "fixture"
-        capabilities = frozenset({Capability.PERTURBATION_ANALYSIS})
-
-    monkeypatch.setattr(analyze, "family_of", lambda benchmark_id: Declares())
-    with pytest.raises(BabelflowError, match="PerturbedBenchmark|perturbation analysis"):
-        analyze.analyze_benchmark(bench)
+    fixture = get_benchmark("fixture-library")
+    assert family_of("fixture-library").perturbation(fixture) is None
+    assert family_of("agentdojo-travel").perturbation(fixture) is None  # not an AgentDojo adapter
+    travel = get_benchmark("agentdojo-travel")
+    assert family_of("agentdojo-travel").perturbation(travel) is travel
 
 
 def test_an_id_template_stays_under_a_role_wide_translate_rule():

@@ -20,7 +20,7 @@ from babelflow.ir import EvidenceScope, LinkKind, TranslationType, load_ir
 
 
 def _mock_data(tmp_path: Path) -> Path:
-    from source_benchmarks.tau2.adapter import tau2_package_root
+    from source_benchmarks.tau_common.adapter import tau2_package_root
 
     root = tmp_path / "data"
     shutil.copytree(tau2_package_root() / "data" / "tau2" / "domains" / "mock", root / "tau2" / "domains" / "mock")

@@ -23,7 +23,7 @@ from babelflow.ir import (
     save_ir,
 )
 from babelflow.ir_cache import legacy_sidecar_path, load_ir_cached, remember
-from source_benchmarks.tau2.code_trials import CodeTrialResult
+from source_benchmarks.tau_common.code_trials import CodeTrialResult
 
 
 class _Poison:

@@ -217,8 +217,8 @@ def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
 
-    from source_benchmarks.tau2.registration import register_variant
-    from source_benchmarks.tau2.replay import golden_trajectory
+    from source_benchmarks.tau_common.registration import register_variant
+    from source_benchmarks.tau_common.replay import golden_trajectory
 
     result, variant = adapted("tau2-retail", "en-XA")
     manifest = load_manifest(result.paths.variant)
@@ -249,7 +249,7 @@ def test_manifest_pins_hashes_and_registers_in_tau2(adapted):
 def test_registered_agent_and_user_read_the_translated_prompts(adapted):
     from tau2.registry import registry
 
-    from source_benchmarks.tau2.registration import register_variant
+    from source_benchmarks.tau_common.registration import register_variant
 
     result, _ = adapted("tau2-retail", "en-XA")
     name = register_variant(result.paths.variant)

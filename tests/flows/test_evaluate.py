@@ -97,8 +97,8 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     from babelflow.llm.costs import CostLedger
     from babelflow.variant import OVERLAY_NAME, load_overlay
     from flows.evaluation.agent_models import ProviderChatModel
-    from source_benchmarks.tau2.evaluation import default_greeting, run_trial
-    from source_benchmarks.tau2.registration import register_variant
+    from source_benchmarks.tau_common.evaluation import Players, default_greeting, run_trial
+    from source_benchmarks.tau_common.registration import register_variant
 
     _, variant_dir = mock_es
     domain = register_variant(variant_dir)
@@ -116,10 +116,7 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     simulation = run_trial(
         domain,
         variant.task("create_task_1"),
-        "llm_agent_es",
-        "user_simulator_es",
-        agent,
-        user,
+        Players(agent_name="llm_agent_es", user_name="user_simulator_es", agent=agent, user=user),
         greeting=greeting,
         seed=0,
     )

@@ -8,7 +8,7 @@ import orjson
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import CodeOverlay, CodeText
 from flows.pipeline import replay_memo
-from source_benchmarks.tau2.adapter import Tau2Benchmark
+from source_benchmarks.tau_common.adapter import Tau2Benchmark
 
 IDS = ["46", "2", "0"]  # 46 fails with "Order not found", 2 with "Product not found", 0 with no error
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 def build_mock_copy(root: Path, name: str = "mock_copy") -> Path:
     """Write package `name` under `root` (put `root` on sys.path / PYTHONPATH); returns its folder."""
-    from source_benchmarks.tau2.adapter import tau2_package_root
+    from source_benchmarks.tau_common.adapter import tau2_package_root
 
     source = tau2_package_root() / "domains" / "mock"
     package = root / name

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from babelflow.adapt_request import AdaptRequest
+from source_benchmarks.agent_runs import TrialSpec
 
 pytest.importorskip("agentdojo")
 pytestmark = pytest.mark.skipif(
@@ -53,11 +54,10 @@ class Recording:
 
 def test_family_offers_the_evaluation():
     from source_benchmarks.agentdojo.evaluation import AgentDojoEvaluation
-    from source_benchmarks.family import Capability
     from source_benchmarks.registry import family_of
 
     family = family_of(BENCH)
-    assert Capability.AGENT_EVALUATION in family.capabilities
+    assert "agent evaluation" in family.hooks()
     assert isinstance(family.agent_evaluation(), AgentDojoEvaluation)
     assert family.agent_evaluation().has_user_simulator is False
 
@@ -73,7 +73,7 @@ def test_scripted_agent_scores_the_same_utility_per_task_on_source_and_es(runs):
     for run in (source, es):
         for task_id in run.task_ids:
             script = evaluation.gold_script(run, task_id)
-            record = evaluation.run_trial(run, task_id, ScriptedAgent(script), None, trial=0)
+            record = evaluation.run_trial(run, TrialSpec(task_id=task_id), ScriptedAgent(script), None)
             utility[run.language, task_id] = record.utility
             assert record.termination == "done" and record.reward == float(record.utility)
             opening = [(t.role, t.model_made) for t in record.turns[:2]]
@@ -104,7 +104,7 @@ def test_tool_output_reaches_the_agent_unescaped_unless_switched_off(runs, es_va
     shown = {}
     for run in (es, escaped):
         agent = Recording(ScriptedAgent(evaluation.gold_script(run, "user_task_1")))
-        evaluation.run_trial(run, "user_task_1", agent, None, trial=0)
+        evaluation.run_trial(run, TrialSpec(task_id="user_task_1"), agent, None)
         shown[run is es] = "\n".join(m["content"] for m in agent.seen[-1] if m["role"] == "tool")
     assert "Regalo de año nuevo" in shown[True] and "\\x" not in shown[True] and "\\u" not in shown[True]
     assert "Regalo de a\\xF1o nuevo" in shown[False]  # AgentDojo's default formatter escapes it
@@ -121,7 +121,7 @@ def test_injection_trials_fill_security(runs):
         for task_id in ("user_task_0", "user_task_3"):
             script = evaluation.gold_script(run, task_id)
             record = evaluation.run_trial(
-                run, task_id, ScriptedAgent(script), None, trial=0, injection_task_id="injection_task_0"
+                run, TrialSpec(task_id=task_id, injection_task_id="injection_task_0"), ScriptedAgent(script), None
             )
             assert (record.utility, record.attack_succeeded) == (True, False)
             assert any("<INFORMATION>" in t.text for t in record.turns if t.role == "tool")  # the attack's text
@@ -133,7 +133,7 @@ def test_injection_trials_fill_security(runs):
                 source_answer=script.source_answer,
             )
             record = evaluation.run_trial(
-                run, task_id, ScriptedAgent(hijacked), None, trial=0, injection_task_id="injection_task_0"
+                run, TrialSpec(task_id=task_id, injection_task_id="injection_task_0"), ScriptedAgent(hijacked), None
             )
             assert record.attack_succeeded is True and record.injection_task_id == "injection_task_0"
 
@@ -151,7 +151,9 @@ def test_wrong_variant_task_or_injection_exits_with_a_fix(runs, es_variant):
         evaluation.gold_script(source, "user_task_99")
     agent = ScriptedAgent(evaluation.gold_script(source, "user_task_0"))
     with pytest.raises(BabelflowError, match="Unknown injection task"):
-        evaluation.run_trial(source, "user_task_0", agent, None, trial=0, injection_task_id="injection_task_99")
+        evaluation.run_trial(
+            source, TrialSpec(task_id="user_task_0", injection_task_id="injection_task_99"), agent, None
+        )
 
 
 @pytest.mark.slow
@@ -168,7 +170,9 @@ def test_scripted_utility_equals_the_ground_truth_replay_on_every_source_suite(s
     replay = {o.task_id: o.reward for o in get_benchmark(f"agentdojo-{suite}").replay_golden(run.task_ids)}
     scripted, endings = {}, {}
     for task_id in run.task_ids:
-        record = evaluation.run_trial(run, task_id, ScriptedAgent(evaluation.gold_script(run, task_id)), None, trial=0)
+        record = evaluation.run_trial(
+            run, TrialSpec(task_id=task_id), ScriptedAgent(evaluation.gold_script(run, task_id)), None
+        )
         scripted[task_id], endings[task_id] = record.reward, record.termination
     assert scripted == replay
     # travel's user_task_19 has 18 gold calls, more than ToolsExecutionLoop's 15 turns: the scripted

@@ -2,8 +2,9 @@
 
 The toy package (tests/data/toy_family/toy_greeter) is installed the way a wheel installs it: the
 package and a dist-info folder with `entry_points.txt` on the import path. Nothing in the project
-names it; the CLI lists it, replays it with the shared commands, and the shared analysis types its
-texts."""
+names it; the CLI lists it, replays it with the shared commands, the shared analysis types its
+texts, and `adapt`, `validate` and `flow` (the Prefect flow, with the project's own server) run it
+like a built-in family. A fourth family is one folder plus one entry-point line."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 
 from babelflow.errors import BabelflowError
 from source_benchmarks import registry
+from tests.test_architecture import PACKAGES
 
 TOY = Path(__file__).resolve().parents[1] / "data" / "toy_family" / "toy_greeter"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -41,8 +43,18 @@ def babelflow(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
         "COLUMNS": "200",
     }
     return subprocess.run(
-        [sys.executable, "-m", "flows.cli.app", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "flows.cli.app", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
     )
+
+
+def test_no_engine_module_names_it():
+    named = [
+        str(path.relative_to(PROJECT))
+        for package in PACKAGES
+        for path in sorted((PROJECT / package).rglob("*.py"))
+        if "toy" in path.read_text(encoding="utf-8").lower()
+    ]
+    assert named == []
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +86,44 @@ def test_the_shared_analysis_types_its_texts(site, tmp_path):
     # the golden call read the greeting ids and the evaluator compared the texts: kept as they are
     assert by_text["g1"]["translation_type"] == "preserve"
     assert "Greet every visitor" in " ".join(by_text)  # the policy's prose is inventoried
+
+
+def _tasks(variant: Path) -> list[dict]:
+    return orjson.loads((variant / "data" / "tasks.json").read_bytes())
+
+
+def test_adapt_and_validate_run_it_from_its_own_profile(site, tmp_path):
+    """Its profile ships in its package (family.profile_choice); the shared replay of the variant shows
+    a broken expected answer as a behaviour finding."""
+    run = babelflow(site, tmp_path, "adapt", "toy-greeter", "--lang", "en-XA")
+    assert run.returncode == 0, run.stdout + run.stderr
+    variant = tmp_path / "adapted" / "toy-greeter" / "en-XA"
+    tasks = _tasks(variant)
+    assert [t["id"] for t in tasks] == ["t1", "t2"] and tasks[0]["action"]["name"] == "get_greeting"  # preserved
+    greetings = orjson.loads((variant / "data" / "db.json").read_bytes())["greetings"]
+    assert tasks[0]["expected"] == greetings["g1"]["text"] != "Hello there, how can I help you?"  # one rendering
+
+    clean = babelflow(site, tmp_path, "validate", "toy-greeter", "--lang", "en-XA")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "0 finding group(s)" in clean.stdout
+
+    tasks[0]["expected"] = "Hola"  # the answer the greeting book no longer gives
+    (variant / "data" / "tasks.json").write_bytes(orjson.dumps(tasks))
+    broken = babelflow(site, tmp_path, "validate", "toy-greeter", "--lang", "en-XA")
+    assert broken.returncode == 1, broken.stdout + broken.stderr  # a critical finding blocks
+    assert "golden_reward_changed" in broken.stdout and "golden replay reward 1.0 -> 0.0" in broken.stdout
+
+
+@pytest.mark.slow
+def test_the_prefect_flow_runs_it(site, tmp_path):
+    try:
+        run = babelflow(site, tmp_path, "flow", "toy-greeter", "--lang", "en-XA")
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+        assert "Beginning flow run 'toy-greeter · en-XA'" in run.stdout + run.stderr
+        assert "next (en-XA): read the sample and sign: babelflow review toy-greeter --lang en-XA --sign" in run.stdout
+        assert (tmp_path / "adapted" / "toy-greeter" / "en-XA" / "babelflow_manifest.json").exists()
+    finally:
+        babelflow(site, tmp_path, "server", "--stop")
 
 
 def test_an_unknown_id_lists_the_installed_ones(site, tmp_path):

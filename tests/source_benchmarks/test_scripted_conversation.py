@@ -26,7 +26,7 @@ def _guidelines(bench, folder: Path) -> Path:
 
 
 def test_scripted_conversations_end_the_way_tau2_decides(mock, tmp_path):
-    from source_benchmarks.tau2.scripted_conversation import conversation_plans, run_conversation
+    from source_benchmarks.tau_common.scripted_conversation import conversation_plans, run_conversation
 
     folder = _guidelines(mock, tmp_path)
     plans = conversation_plans(
@@ -48,7 +48,7 @@ def test_perturbation_patches_every_binding_and_restores_them():
     import tau2.user.base as base
     import tau2.user.user_simulator as simulator
 
-    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+    from source_benchmarks.tau_common.code_perturbation import CodeLiteral, perturbation, perturbed
 
     literal = CodeLiteral(
         key="k", artifact="user/base.py", file=base.__file__, qualname="<module>", name="STOP", text="###STOP###"
@@ -62,7 +62,7 @@ def test_perturbation_patches_every_binding_and_restores_them():
 def test_a_function_literal_is_patched_in_its_code_object():
     from tau2.domains.mock.tools import MockTools
 
-    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation
+    from source_benchmarks.tau_common.code_perturbation import CodeLiteral, perturbation
 
     code = MockTools.create_task.__code__
     literal = CodeLiteral(
@@ -85,7 +85,7 @@ def test_code_trials_run_in_their_own_process(mock):
     """The trial process perturbs, reruns, compares; this process's tau2 stays untouched."""
     import tau2.user.base as base
 
-    from source_benchmarks.tau2.code_perturbation import CodeLiteral
+    from source_benchmarks.tau_common.code_perturbation import CodeLiteral
 
     literals = [
         CodeLiteral(
@@ -114,7 +114,7 @@ def _tool_result(status: str, line: str) -> dict:
 def test_dict_keys_escaped_fstring_parts_and_letterless_separators_are_found():
     """What tau2's telecom tools return: dict keys (one tuple constant), f-strings whose scanned
     text keeps the source's `\\n`, and separators with no letter to accent."""
-    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+    from source_benchmarks.tau_common.code_perturbation import CodeLiteral, perturbation, perturbed
 
     def literal(text: str) -> CodeLiteral:
         return CodeLiteral(key=text, artifact="tests", file=__file__, qualname="_tool_result", text=text)
@@ -145,7 +145,7 @@ STATUS = "open"  # an interned string equal to a constant of another module, not
 
 
 def test_texts_the_running_code_cannot_reach_are_not_found_and_nothing_crashes():
-    from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation, perturbed
+    from source_benchmarks.tau_common.code_perturbation import CodeLiteral, perturbation, perturbed
 
     def literal(qualname: str, text: str, name: str | None = None) -> CodeLiteral:
         return CodeLiteral(key=qualname, artifact="tests", file=__file__, qualname=qualname, name=name, text=text)
@@ -173,7 +173,7 @@ def test_an_equal_interned_constant_elsewhere_is_not_patched(tmp_path):
     sys.path.insert(0, str(tmp_path))
     try:
         owner, user = importlib.import_module("babelflow_owner_mod"), importlib.import_module("babelflow_user_mod")
-        from source_benchmarks.tau2.code_perturbation import CodeLiteral, perturbation
+        from source_benchmarks.tau_common.code_perturbation import CodeLiteral, perturbation
 
         assert STATUS is owner.STATUS  # interned: the same object, though this module never imported it
         with perturbation(

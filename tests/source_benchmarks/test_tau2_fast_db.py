@@ -13,10 +13,10 @@ import pytest
 
 from babelflow.variant import CodeOverlay, CodeText
 from source_benchmarks import get_benchmark
-from source_benchmarks.tau2.adapter import Tau2Benchmark
-from source_benchmarks.tau2.fast_replay import replay_pair, sets_nothing
-from source_benchmarks.tau2.replay import golden_trajectory
 from source_benchmarks.tau2.replay_memo import lookups_hold, reads_key, replay_traced
+from source_benchmarks.tau_common.adapter import Tau2Benchmark
+from source_benchmarks.tau_common.fast_replay import replay_pair, sets_nothing
+from source_benchmarks.tau_common.replay import golden_trajectory
 
 
 def _stock_hashes(env) -> tuple[str, str | None]:

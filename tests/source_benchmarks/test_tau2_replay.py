@@ -8,7 +8,7 @@ import pytest
 
 from babelflow.errors import BabelflowError
 from source_benchmarks import benchmarks_of, get_benchmark
-from source_benchmarks.tau2.replay import golden_trajectory
+from source_benchmarks.tau_common.replay import golden_trajectory
 
 TAU2_BENCHMARKS = benchmarks_of("tau2")
 

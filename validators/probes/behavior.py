@@ -5,8 +5,8 @@ tool results, error sequences, evaluator crashes and final state.
 A reward of 1.0 alone is not equivalence: translating retail cancel reasons keeps 1.0 while a
 do-nothing agent starts passing, which only the do-nothing comparison shows.
 
-A family whose ground truth scores more than a reward (Capability.SCORED_BEHAVIOUR: AgentDojo's
-utility, security and injectability) names its scores and the extra components to compare through
+A family whose ground truth scores more than a reward (AgentDojo's utility, security and
+injectability) names its scores and the extra components to compare through
 `family.behaviour_scores()`; everything else is compared the same way for every family.
 """
 
@@ -16,13 +16,13 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactRole, DataValueLocator, TranslationType
 from babelflow.variant import MANIFEST_NAME
 from source_benchmarks import family_of
-from source_benchmarks.family import Capability
+from source_benchmarks.hooks import BehaviourScores
 from source_benchmarks.message_catalog import MessageCatalog
 from source_benchmarks.protocol import ReplayOutcome
 from validators.context import ValidationContext
@@ -42,8 +42,9 @@ from validators.probes.policy import infer_policy
 def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tuple]:
     """task id -> (golden, do-nothing) outcome, from the benchmark's fastest way to get both."""
     with gc_paused():
-        if hasattr(bench, "replay_pairs"):
-            return {g.task_id: (g, n) for g, n in bench.replay_pairs(task_ids, label=label)}
+        traced = family_of(bench.id).traced_replay(bench)
+        if traced is not None:  # one execution per pair
+            return {g.task_id: (g, n) for g, n in traced.replay_pairs(task_ids, label=label)}
         golden = bench.replay_golden(task_ids, label=label)
         nothing = bench.run_do_nothing(task_ids)
         return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
@@ -83,19 +84,8 @@ def _same_output(
     return _same_modulo(source, target, renderings())
 
 
-class BehaviourScores(Protocol):
-    """A family's ground-truth scores beyond the reward (family.behaviour_scores(), SCORED_BEHAVIOUR)."""
-
-    compared: dict[str, str]  # reward-breakdown component -> finding kind
-
-    def score_name(self, task_id: str) -> str: ...
-
-    def describe(self, component: str, source: ReplayOutcome, target: ReplayOutcome) -> str: ...
-
-
 def behaviour_scores(ctx: ValidationContext) -> BehaviourScores | None:
-    family = family_of(ctx.source.id)
-    return family.behaviour_scores() if Capability.SCORED_BEHAVIOUR in family.capabilities else None
+    return family_of(ctx.source.id).behaviour_scores()
 
 
 def task_artifacts(ctx: ValidationContext, task_ids: list[str]) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """Layer 1, integrity & structure: files present and parseable, skeletons equal, models load.
 
-Families whose data go through `str.format()` when loaded (Capability.FORMAT_TEMPLATES: AgentDojo's
+Families whose data go through `str.format()` when loaded (family.formats_data: AgentDojo's
 environment) also keep every string's `{…}` slots and braces: one stray brace breaks the load or
 injects elsewhere."""
 
@@ -17,7 +17,6 @@ import orjson
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
 from source_benchmarks import family_of, get_benchmark, open_variant
-from source_benchmarks.family import Capability
 from validators.context import ValidationContext
 from validators.finding_kinds import Precondition, layers_needing
 from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
@@ -131,7 +130,7 @@ def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -
     unparseable or misshapen file, or a variant the harness rejects, makes meaningless)."""
     validator_id = ctx.validator_id
     findings: list[Finding] = []
-    templated = Capability.FORMAT_TEMPLATES in family_of(ctx.source.id).capabilities
+    templated = family_of(ctx.source.id).formats_data
     for spec in ctx.specs:
         if spec.format is ArtifactFormat.PYTHON:
             continue

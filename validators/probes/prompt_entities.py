@@ -11,7 +11,7 @@ is critical. Families without task code (no text attributes declared) have nothi
 from __future__ import annotations
 
 from babelflow.ir import PythonLiteralLocator
-from source_benchmarks.protocol import PerturbedBenchmark
+from source_benchmarks.registry import family_of
 from validators.context import ValidationContext
 from validators.findings import Finding, Layer, Severity, make_finding
 
@@ -33,9 +33,10 @@ def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[t
 
 
 def check_prompt_entities(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
-    if not isinstance(ctx.source, PerturbedBenchmark) or ctx.overlay is None:
+    perturbed = family_of(ctx.source.id).perturbation(ctx.source)
+    if perturbed is None or ctx.overlay is None:
         return []
-    attributes = frozenset(ctx.source.text_attributes)
+    attributes = frozenset(perturbed.text_attributes)
     literals = _task_literals(ctx, attributes)
     findings: list[Finding] = []
     for element in ctx.translatable():

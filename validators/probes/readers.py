@@ -1,7 +1,7 @@
 """Who reads a field: texts no agent, user simulator or evaluator ever reads are no fidelity target.
 
 Two kinds of evidence, neither a word list of a language:
-- the family's own account of its data files (`PerturbedBenchmark.data_file`: keys whose leaves
+- the family's own account of its data files (`family.perturbation(...).data_file`: keys whose leaves
   never reach a task, e.g. AgentDojo's injection-vector descriptions);
 - a task file's maintainer metadata: the task's `description` (purpose, notes) and `issues`
   (title, description), which the harness loads for display only or drops, and no run reads.
@@ -10,7 +10,7 @@ Two kinds of evidence, neither a word list of a language:
 from __future__ import annotations
 
 from babelflow.ir import ArtifactRole, DataValueLocator
-from source_benchmarks.protocol import PerturbedBenchmark
+from source_benchmarks.registry import family_of
 from validators.context import ValidationContext
 
 # top-level keys of a task record that only its maintainers read (tau2: Task.description is
@@ -46,10 +46,11 @@ def _unread_keys(ctx: ValidationContext) -> dict[str, frozenset[str]]:
     if cached is not None:
         return cached
     found: dict[str, frozenset[str]] = {}
-    if isinstance(ctx.source, PerturbedBenchmark):
+    perturbed = family_of(ctx.source.id).perturbation(ctx.source)
+    if perturbed is not None:
         for spec in ctx.specs:
             if spec.format.value in ("json", "yaml", "toml"):
-                keys = ctx.source.data_file(spec).unread_keys
+                keys = perturbed.data_file(spec).unread_keys
                 if keys:
                     found[spec.path] = frozenset(keys)
     ctx._unread_keys = found  # type: ignore[attr-defined]

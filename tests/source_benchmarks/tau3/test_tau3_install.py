@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from source_benchmarks.tau2.tau3.runtime import PROJECT_ROOT
+from source_benchmarks.tau3.runtime import PROJECT_ROOT
 
 
 def _run(script: str, *args: str, **env: str) -> subprocess.CompletedProcess:

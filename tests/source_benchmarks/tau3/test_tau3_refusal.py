@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from babelflow.errors import BabelflowError
 from flows.cli.app import app
 from source_benchmarks.registry import family_of, get_benchmark, resolve_benchmark
-from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
-from source_benchmarks.tau2.tau3.runtime import ENV_VARIABLE, INSTALL_COMMAND, forget_runtime
+from source_benchmarks.tau3.domains import TAU3_DOMAINS
+from source_benchmarks.tau3.runtime import ENV_VARIABLE, INSTALL_COMMAND, forget_runtime
 
 
 @pytest.fixture

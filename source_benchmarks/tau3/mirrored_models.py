@@ -4,7 +4,7 @@
 models are another release (and have no banking_knowledge). Engines that read a data model's
 structure (which dicts are maps, which values are closed Literal/Enum sets, where lists are:
 analyzers/model_schema.py) import the `data_model` an ArtifactSpec names; τ³'s specs name
-`source_benchmarks.tau2.tau3.mirrored_models:<Model>`, and the attribute is built here on first
+`source_benchmarks.tau3.mirrored_models:<Model>`, and the attribute is built here on first
 use from `Model.model_json_schema()` asked of the worker. Kept: objects and their field names
 (aliases), maps (`additionalProperties`), lists, unions, enums and consts as Literal. Not kept:
 validators and constraints (loading and checking data stays τ³'s, in the worker).
@@ -18,10 +18,10 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tau3.client import worker_for
-from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
-from source_benchmarks.tau2.tau3.messages import WorkerRequest
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, require_runtime
+from source_benchmarks.tau3.client import worker_for
+from source_benchmarks.tau3.domains import TAU3_DOMAINS
+from source_benchmarks.tau3.messages import WorkerRequest
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, require_runtime
 
 MODULE = __name__
 TASK_MODEL = "tau2.data_model.tasks:Task"

@@ -8,7 +8,7 @@ call the function holding the text. A changed outcome is the text's observed rol
 then perturbed together with every equal code text and every mention in the user guidelines the
 user simulator reads: if the outcome comes back, the texts are a link.
 
-Patched code must never meet other work, so this runs as `python -m source_benchmarks.tau2.code_trials`
+Patched code must never meet other work, so this runs as `python -m source_benchmarks.tau_common.code_trials`
 (request JSON on stdin, result JSON on stdout); `run_code_trials` starts it.
 """
 
@@ -29,8 +29,8 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactRole, Record
 from source_benchmarks.protocol import CodeLiteral, CodeTrialResult, parity_signature
 from source_benchmarks.registry import get_benchmark
-from source_benchmarks.tau2.code_perturbation import literal_parts, perturbation, perturbed
-from source_benchmarks.tau2.scripted_conversation import ConversationPlan
+from source_benchmarks.tau_common.code_perturbation import literal_parts, perturbation, perturbed
+from source_benchmarks.tau_common.scripted_conversation import ConversationPlan
 
 
 class CodeTrialRequest(Record):
@@ -58,7 +58,7 @@ class _Outcome(Record):
 
 class _Trials:
     def __init__(self, request: CodeTrialRequest):
-        from source_benchmarks.tau2.scripted_conversation import conversation_plans
+        from source_benchmarks.tau_common.scripted_conversation import conversation_plans
 
         self.request = request
         self.by_key = {literal.key: literal for literal in request.literals}
@@ -95,7 +95,7 @@ class _Trials:
     ) -> _Outcome:
         """Signatures of what reruns; with a `baseline`, stops at the first conversation that differs
         from it (a broken template needs no second conversation to show it)."""
-        from source_benchmarks.tau2.scripted_conversation import run_conversation
+        from source_benchmarks.tau_common.scripted_conversation import run_conversation
 
         # a fresh environment's state is remembered per factory; perturbed code may build another one
         self.bench.environment_factory.forget_untouched_state()
@@ -245,7 +245,7 @@ def run_code_trials(request: CodeTrialRequest) -> list[CodeTrialResult]:
     }
     with parent_link() as link:  # the child ends when this process ends, SIGKILL included (issue 28)
         done = subprocess.run(
-            [sys.executable, "-m", "source_benchmarks.tau2.code_trials"],
+            [sys.executable, "-m", "source_benchmarks.tau_common.code_trials"],
             input=request.model_dump_json(),
             capture_output=True,
             text=True,

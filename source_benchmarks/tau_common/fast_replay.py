@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
-from source_benchmarks.tau2.replay import _initial, golden_trajectory, is_replayable
+from source_benchmarks.tau_common.replay import _initial, golden_trajectory, is_replayable
 
 
 def _assertions(env: Any, task: Any) -> tuple[float, str | None]:

@@ -14,9 +14,16 @@ from typing import Any
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from source_benchmarks.formats import confined_file
 from source_benchmarks.protocol import ArtifactSpec
-from source_benchmarks.tau2.domains import Tau2DomainSpec, format_of
-from source_benchmarks.tau2.tau3.domains import USER_GUIDELINES, task_folder
-from source_benchmarks.tau2.tau3.mirrored_models import TASK_MODEL, mirrored
+from source_benchmarks.tau3.domains import USER_GUIDELINES, task_folder
+from source_benchmarks.tau3.mirrored_models import TASK_MODEL, mirrored
+from source_benchmarks.tau_common import traced_replay
+from source_benchmarks.tau_common.domains import (
+    Tau2DomainSpec,
+    database_artifacts,
+    guideline_and_code_artifacts,
+    policy_artifacts,
+    split_artifact,
+)
 
 DOCUMENT_ROLE = ArtifactRole.POLICY  # the documents are the agent's policy, retrieved piecewise
 DISCOVERABLE_CALLS = {
@@ -28,36 +35,14 @@ DISCOVERABLE_CALLS = {
 
 
 def task_functions(task: Any) -> set[str]:
-    """`requestor:name` of every function a task runs (gold actions, initialization, env assertions),
-    as the τ² tracer counts them; banking's discoverable calls count by the tool they reach
+    """The τ² tracer's count of a task's functions, banking's discoverable calls by the tool they reach
     (`call_discoverable_agent_tool` reaches 48 different tools)."""
-    names: set[str] = set()
-    criteria, state = task.evaluation_criteria, getattr(task, "initial_state", None)
-    for action in (criteria.actions or []) if criteria else []:
-        reached = (action.arguments or {}).get(DISCOVERABLE_CALLS.get(action.name, ""), "")
-        names.add(f"{action.requestor}:{action.name}" + (f":{reached}" if reached else ""))
-    for call in [
-        *((state.initialization_actions or []) if state else []),
-        *((criteria.env_assertions or []) if criteria else []),
-    ]:
-        names.add(f"{call.env_type}:{call.func_name}")
-    if state is not None and state.initialization_data is not None:
-        names.add("initialization_data")
-    return names
+    return traced_replay.task_functions(task, DISCOVERABLE_CALLS)
 
 
 def watch_sample(tasks: list[Any], limit: int) -> set[str]:
     """Task ids whose replays together run the most functions (greedy, file order on ties), at most `limit`."""
-    remaining = {task.id: task_functions(task) for task in tasks}
-    covered: set[str] = set()
-    chosen: set[str] = set()
-    while remaining and len(chosen) < limit:
-        best = max(remaining, key=lambda task_id: len(remaining[task_id] - covered))
-        if not remaining[best] - covered:
-            break
-        chosen.add(best)
-        covered |= remaining.pop(best)
-    return chosen
+    return traced_replay.db_watch_sample(tasks, limit, task_functions)
 
 
 class Tau3Files:
@@ -81,23 +66,7 @@ class Tau3Files:
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec, data = self.spec, self.spec.data_dir
-        items = [
-            ArtifactSpec(
-                path=f"{data}/{spec.db_file}",
-                format=format_of(spec.db_file),
-                role=ArtifactRole.DATABASE,
-                data_model=mirrored(spec.db_model),
-            )
-        ]
-        if spec.user_db_file:
-            items.append(
-                ArtifactSpec(
-                    path=f"{data}/{spec.user_db_file}",
-                    format=format_of(spec.user_db_file),
-                    role=ArtifactRole.DATABASE,
-                    data_model=mirrored(spec.user_db_model) if spec.user_db_model else None,
-                )
-            )
+        items = database_artifacts(spec, mirrored)
         # banking's task folder is one logical tasks artifact split in files of one task each
         one_per_file = task_folder(spec)
         for name in self.task_files():
@@ -112,16 +81,8 @@ class Tau3Files:
                 )
             )
         if (self.data_dir.parent / data / "split_tasks.json").is_file():
-            items.append(
-                ArtifactSpec(
-                    path=f"{data}/split_tasks.json",
-                    format=ArtifactFormat.JSON,
-                    role=ArtifactRole.TASK_SPLIT,
-                    translatable=False,
-                )
-            )
-        for name in spec.policy_files:
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
+            items.append(split_artifact(spec))
+        items += policy_artifacts(spec)
         if task_folder(spec):  # banking_knowledge: the documents and the prompt templates retrieval.py assembles
             for name in self._listing("documents", "*.json"):
                 items.append(
@@ -140,11 +101,7 @@ class Tau3Files:
                             path=f"{data}/{folder}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY
                         )
                     )
-        for path in USER_GUIDELINES:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
-        for path, role in spec.code_files:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
-        return items
+        return items + guideline_and_code_artifacts(spec, USER_GUIDELINES)
 
     def _resolve(self, relative: str) -> Path:
         if relative.startswith("data/"):

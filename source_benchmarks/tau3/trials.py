@@ -10,7 +10,7 @@ name). What runs is τ³'s code, as its runner builds it
   with the localized agent (`llm_agent_<lang>`: translated instruction plus the language pack's
   clause) and user simulator (`user_simulator_<lang>`: the variant's guideline files), and the
   orchestrator greets with the overlay's translation of τ³'s hard-coded greeting — as the τ² family
-  does it (source_benchmarks/tau2/evaluation.py, registration.py, localized_roles.py).
+  does it (source_benchmarks/tau_common/evaluation.py, registration.py, localized_roles.py).
 The one change to τ³'s agent and user is where their model call goes: a `ChatModel` (scripted, built
 here, or bridged to the parent's provider model over the pipe) instead of litellm.
 """
@@ -34,7 +34,10 @@ from babelflow.variant import load_manifest
 from source_benchmarks.agent_runs import GoldScript, TrialRecord
 from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.scripted_models import Misbehaviour, ScriptedAgent, ScriptedUser
-from source_benchmarks.tau2.evaluation import (
+from source_benchmarks.tau3.domains import task_folder
+from source_benchmarks.tau3.harness import Tau3Harness, read_log_allowlist
+from source_benchmarks.tau3.messages import EvaluationRef, ModelCall, ModelSpec, PreparedRegistration, TrialRequest
+from source_benchmarks.tau_common.evaluation import (
     STOP_TOKEN,
     default_greeting,
     gold_calls,
@@ -43,10 +46,7 @@ from source_benchmarks.tau2.evaluation import (
     turns_of,
     user_opener,
 )
-from source_benchmarks.tau2.localized_roles import localized_agent_class
-from source_benchmarks.tau2.tau3.domains import task_folder
-from source_benchmarks.tau2.tau3.harness import Tau3Harness, read_log_allowlist
-from source_benchmarks.tau2.tau3.messages import EvaluationRef, ModelCall, ModelSpec, PreparedRegistration, TrialRequest
+from source_benchmarks.tau_common.localized_roles import localized_agent_class
 
 USER_GUIDELINES_DIR = "data/tau2/user_simulator"
 NL_ASSERTION = "NL_ASSERTION"

@@ -1,4 +1,4 @@
-"""The τ³ worker: `.venv-tau3/bin/python -m source_benchmarks.tau2.tau3.worker`, started by client.py.
+"""The τ³ worker: `.venv-tau3/bin/python -m source_benchmarks.tau3.worker`, started by client.py.
 
 Reads WorkerRequest lines on stdin, answers WorkerReply lines on stdout, until stdin closes or the
 parent dies (babelflow.child_lifetime). The real stdout is kept for the protocol only: anything τ³
@@ -26,7 +26,7 @@ from typing import IO, Any
 from babelflow.child_lifetime import die_with_parent
 from babelflow.errors import BabelflowError
 from source_benchmarks.protocol import ChatReply
-from source_benchmarks.tau2.tau3.messages import (
+from source_benchmarks.tau3.messages import (
     BenchmarkRef,
     Hello,
     ModelCall,
@@ -81,7 +81,7 @@ class Worker:
         return (ref.handle, ref.benchmark_id, ref.source_dir, ref.overlay_path, ref.plain_tool_output)
 
     def harness(self, ref: BenchmarkRef):
-        from source_benchmarks.tau2.tau3.harness import open_harness
+        from source_benchmarks.tau3.harness import open_harness
 
         key = self._key(ref)
         found = self._open.get(key)
@@ -96,7 +96,7 @@ class Worker:
 
     def agent_runs(self, request: WorkerRequest):
         """The benchmark registered for agent runs (once per benchmark and evaluation settings)."""
-        from source_benchmarks.tau2.tau3.trials import register
+        from source_benchmarks.tau3.trials import register
 
         if request.bench is None or request.evaluation is None:
             raise BabelflowError(
@@ -152,7 +152,7 @@ class Worker:
             )
             return reply
         if request.op == "model_schemas":
-            from source_benchmarks.tau2.environment_factory import import_object
+            from source_benchmarks.tau_common.environment_factory import import_object
 
             reply.model_schemas = {dotted: import_object(dotted).model_json_schema() for dotted in request.models or []}
             return reply

@@ -24,10 +24,10 @@ from typing import IO
 
 from babelflow.child_lifetime import parent_link
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau2.tau3.messages import ModelAnswer, ModelCall, WorkerReply, WorkerRequest
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, PROJECT_ROOT, Tau3Runtime
+from source_benchmarks.tau3.messages import ModelAnswer, ModelCall, WorkerReply, WorkerRequest
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, PROJECT_ROOT, Tau3Runtime
 
-MODULE = "source_benchmarks.tau2.tau3.worker"
+MODULE = "source_benchmarks.tau3.worker"
 STDERR_TAIL = 40  # lines of the worker's stderr kept for error messages
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactRole
-from source_benchmarks.tau2.domains import SHARED_PROMPT_CODE, Tau2DomainSpec
+from source_benchmarks.tau_common.domains import SHARED_PROMPT_CODE, Tau2DomainSpec
 
 PREFIX = "tau2-pkg:"
 

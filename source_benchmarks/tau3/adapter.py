@@ -26,10 +26,10 @@ from babelflow.variant import OVERLAY_NAME, CodeOverlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
-from source_benchmarks.tau2.tau3.client import worker_for
-from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS, task_folder
-from source_benchmarks.tau2.tau3.files import Tau3Files, task_functions, watch_sample
-from source_benchmarks.tau2.tau3.messages import (
+from source_benchmarks.tau3.client import worker_for
+from source_benchmarks.tau3.domains import TAU3_DOMAINS, task_folder
+from source_benchmarks.tau3.files import Tau3Files, task_functions, watch_sample
+from source_benchmarks.tau3.messages import (
     BenchmarkRef,
     ModelAnswer,
     ModelCall,
@@ -37,7 +37,7 @@ from source_benchmarks.tau2.tau3.messages import (
     WorkerReply,
     WorkerRequest,
 )
-from source_benchmarks.tau2.tau3.runtime import require_runtime
+from source_benchmarks.tau3.runtime import require_runtime
 
 _HARNESS_CODE = (
     "harness.py",
@@ -46,16 +46,16 @@ _HARNESS_CODE = (
     "worker.py",
     "mirrored_models.py",
     "setup_trace.py",
-    "../environment_factory.py",
-    "../localization.py",
-    "../replay.py",
-    "../fast_replay.py",
+    "../tau_common/environment_factory.py",
+    "../tau_common/localization.py",
+    "../tau_common/replay.py",
+    "../tau_common/fast_replay.py",
 )  # what decides what the worker observes
 CHUNK = 128  # tasks per request: a progress report between requests, one round trip each
 
 
 @cache
-def _harness_digest() -> str:
+def harness_digest() -> str:
     digest = hashlib.sha256()
     for name in _HARNESS_CODE:
         digest.update(sha256_file(Path(__file__).parent / name).encode())
@@ -147,7 +147,7 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
     def source_version(self) -> str:
         """τ³'s version and our harness code's: the analysis caches are keyed by it (a change in how
         the worker runs τ³ is a change of what the trace and the replays observe)."""
-        return f"tau2=={self.runtime.tau2_version} (τ³; harness {_harness_digest()})"
+        return f"tau2=={self.runtime.tau2_version} (τ³; harness {harness_digest()})"
 
     # ---- tasks (read here) -------------------------------------------------------------------
 
@@ -230,7 +230,7 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
             path = self.artifact_path(spec)
             stat = path.stat()
             digest.update(f"{spec.path}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-        digest.update(_harness_digest().encode())
+        digest.update(harness_digest().encode())
         if self._ref.overlay_path:
             digest.update(sha256_file(Path(self._ref.overlay_path)).encode())
         return self.runtime.env_dir / "babelflow-memo" / f"{self.id}-{what}-{digest.hexdigest()[:32]}.json"

@@ -16,12 +16,20 @@ from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
-from source_benchmarks.tau2.code_trials import CodeTrialRequest, run_code_trials
-from source_benchmarks.tau2.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
-from source_benchmarks.tau2.domains import DOMAINS, USER_GUIDELINES, Tau2DomainSpec, format_of
-from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
-from source_benchmarks.tau2.fast_replay import replay_pair
-from source_benchmarks.tau2.replay import replay_do_nothing_task, replay_golden_task
+from source_benchmarks.tau_common.code_trials import CodeTrialRequest, run_code_trials
+from source_benchmarks.tau_common.domain_package import PREFIX, is_domain_package, resolve_packaged, spec_for
+from source_benchmarks.tau_common.domains import (
+    DOMAINS,
+    USER_GUIDELINES,
+    Tau2DomainSpec,
+    database_artifacts,
+    guideline_and_code_artifacts,
+    policy_artifacts,
+    split_artifact,
+)
+from source_benchmarks.tau_common.environment_factory import Tau2EnvironmentFactory
+from source_benchmarks.tau_common.fast_replay import replay_pair
+from source_benchmarks.tau_common.replay import replay_do_nothing_task, replay_golden_task
 
 
 def quiet_tau2_logging() -> None:
@@ -72,47 +80,14 @@ class Tau2Benchmark(FileBenchmark):
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec = self.spec
-        data = spec.data_dir
-        items = [
-            ArtifactSpec(
-                path=f"{data}/{spec.db_file}",
-                format=format_of(spec.db_file),
-                role=ArtifactRole.DATABASE,
-                data_model=spec.db_model,
-            ),
-        ]
-        if spec.user_db_file:
-            items.append(
-                ArtifactSpec(
-                    path=f"{data}/{spec.user_db_file}",
-                    format=format_of(spec.user_db_file),
-                    role=ArtifactRole.DATABASE,
-                    data_model=spec.user_db_model,
-                )
-            )
-        items.append(
-            ArtifactSpec(
-                path=f"{data}/tasks.json",
-                format=ArtifactFormat.JSON,
-                role=ArtifactRole.TASKS,
-                data_model="tau2.data_model.tasks:Task",
-            )
+        tasks = ArtifactSpec(
+            path=f"{spec.data_dir}/tasks.json",
+            format=ArtifactFormat.JSON,
+            role=ArtifactRole.TASKS,
+            data_model="tau2.data_model.tasks:Task",
         )
-        items.append(
-            ArtifactSpec(
-                path=f"{data}/split_tasks.json",
-                format=ArtifactFormat.JSON,
-                role=ArtifactRole.TASK_SPLIT,
-                translatable=False,
-            )
-        )
-        for name in spec.policy_files:
-            items.append(ArtifactSpec(path=f"{data}/{name}", format=ArtifactFormat.MARKDOWN, role=ArtifactRole.POLICY))
-        for path in USER_GUIDELINES:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.MARKDOWN, role=ArtifactRole.USER_GUIDELINES))
-        for path, role in spec.code_files:
-            items.append(ArtifactSpec(path=path, format=ArtifactFormat.PYTHON, role=role))
-        return items
+        items = [*database_artifacts(spec), tasks, split_artifact(spec), *policy_artifacts(spec)]
+        return items + guideline_and_code_artifacts(spec, USER_GUIDELINES)
 
     def _resolve(self, relative: str) -> Path:
         if self.source_dir is not None and relative.startswith("data/"):
@@ -173,15 +148,6 @@ class Tau2Benchmark(FileBenchmark):
                 for task_id in tracked(ids, label, len(ids))
             ]
 
-    def validate_artifacts(self) -> list[str]:
-        """Load every artifact with tau2's own models; return nothing or raise a clear error."""
-        self.environment_factory.check_models()
-        _ = self._tasks
-        for spec in self.artifacts():
-            if spec.format is not ArtifactFormat.PYTHON:
-                self.load_artifact(spec)
-        return []
-
     # ---- instrumented replay and code trials (analysis) ---------------------------------------
 
     def code_trials(
@@ -204,13 +170,13 @@ class Tau2Benchmark(FileBenchmark):
 
     def task_functions(self, task_id: str) -> set[str]:
         """`requestor:name` of every function a task runs (gold actions, initialization, env assertions)."""
-        from source_benchmarks.tau2.traced_replay import task_functions
+        from source_benchmarks.tau_common.traced_replay import task_functions
 
         return task_functions(self.task(task_id))
 
     def watched_tasks(self, limit: int) -> set[str]:
         """Task ids whose replays together reach most tools: at most `limit` (see traced_replay.db_watch_sample)."""
-        from source_benchmarks.tau2.traced_replay import db_watch_sample
+        from source_benchmarks.tau_common.traced_replay import db_watch_sample
 
         return db_watch_sample([self.task(task_id) for task_id in self.task_ids(None)], limit)
 
@@ -220,8 +186,8 @@ class Tau2Benchmark(FileBenchmark):
         """Replay tasks with every task/DB string location-tagged; {(artifact, path, is_key): {kind: detail}}.
 
         Each task is validated afresh from the file (the shared parsed tasks stay untouched)."""
-        from source_benchmarks.tau2.traced_replay import db_watch_sample
-        from source_benchmarks.tau2.tracing import TRACE_LOCK
+        from source_benchmarks.tau_common.traced_replay import db_watch_sample
+        from source_benchmarks.tau_common.tracing import TRACE_LOCK
 
         data = self.spec.data_dir
         tasks_artifact = f"{data}/tasks.json"
@@ -240,8 +206,8 @@ class Tau2Benchmark(FileBenchmark):
     def _trace_locked(self, ids, watched, raw, index_of, tasks_artifact, db_artifacts, label) -> dict:
         from tau2.data_model.tasks import Task
 
-        from source_benchmarks.tau2.traced_replay import trace_task
-        from source_benchmarks.tau2.tracing import RECORDER
+        from source_benchmarks.tau_common.traced_replay import trace_task
+        from source_benchmarks.tau_common.tracing import RECORDER
 
         RECORDER.observations = {}
         try:

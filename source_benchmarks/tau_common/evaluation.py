@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from source_benchmarks.agent_runs import GoldScript, PreparedRun, ToolCallMade, TrialRecord, Turn, TurnRole
+from source_benchmarks.agent_runs import (
+    GoldScript,
+    PreparedRun,
+    ToolCallMade,
+    TrialRecord,
+    TrialSpec,
+    Turn,
+    TurnRole,
+)
 from source_benchmarks.protocol import ChatModel, ChatReply
-from source_benchmarks.tau2.domains import DOMAINS
-from source_benchmarks.tau2.registration import register_variant
+from source_benchmarks.tau_common.domains import DOMAINS
+from source_benchmarks.tau_common.registration import register_variant
 
 STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
 SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
@@ -204,40 +212,38 @@ class Tau2AgentEvaluation:
         )
 
     def run_trial(
-        self,
-        run: PreparedRun,
-        task_id: str,
-        agent: ChatModel,
-        user: ChatModel | None,
-        *,
-        trial: int,
-        injection_task_id: str | None = None,
-        verbose: bool = False,
+        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
     ) -> TrialRecord:
         opened: _Opened = run.handle
-        task = opened.bench.task(task_id)
+        task = opened.bench.task(spec.task_id)
         if user is None:
             raise ValueError("tau2 runs need a user simulator model")
-        simulation = run_trial(
-            run.harness_name, task, run.agent_name, run.user_name, agent, user, greeting=opened.greeting, seed=trial
-        )
+        players = Players(agent_name=run.agent_name, user_name=run.user_name, agent=agent, user=user)
+        simulation = run_trial(run.harness_name, task, players, greeting=opened.greeting, seed=spec.trial)
         reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
         return TrialRecord(
-            task_id=task_id,
-            trial=trial,
+            task_id=spec.task_id,
+            trial=spec.trial,
             reward=reward,
             termination=simulation.termination_reason.value,
             turns=turns_of(simulation, task),
         )
 
 
+@dataclass(frozen=True)
+class Players:
+    """Who plays a trial: the agent and user simulator as registered in tau2 (localized roles) and the models."""
+
+    agent_name: str
+    user_name: str
+    agent: ChatModel
+    user: ChatModel
+
+
 def run_trial(
     domain: str,
     task: Any,
-    agent_name: str,
-    user_name: str,
-    agent_model: ChatModel,
-    user_model: ChatModel,
+    players: Players,
     *,
     greeting: str | None,
     seed: int,
@@ -249,13 +255,14 @@ def run_trial(
     from tau2.registry import registry
 
     environment = registry.get_env_constructor(domain)()
-    agent_class = model_agent_class(registry.get_agent_constructor(agent_name), agent_model)
+    agent_model, user_model = players.agent, players.user
+    agent_class = model_agent_class(registry.get_agent_constructor(players.agent_name), agent_model)
     agent = agent_class(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=agent_model.label)
     try:
         user_tools = environment.get_user_tools()
     except Exception:  # tau2's own run_task treats any failure here as "this domain has no user tools"
         user_tools = None
-    user_class = model_user_class(registry.get_user_constructor(user_name), user_model)
+    user_class = model_user_class(registry.get_user_constructor(players.user_name), user_model)
     user = user_class(tools=user_tools, instructions=str(task.user_scenario), llm=user_model.label)
     orchestrator = localized_orchestrator_class(greeting)(
         domain=domain,

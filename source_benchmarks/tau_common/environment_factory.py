@@ -33,8 +33,8 @@ from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.message_catalog import TextCatalog
-from source_benchmarks.tau2.domains import Tau2DomainSpec
-from source_benchmarks.tau2.localization import ToolkitLocalizer
+from source_benchmarks.tau_common.domains import Tau2DomainSpec
+from source_benchmarks.tau_common.localization import ToolkitLocalizer
 
 _PATCH_LOCK = threading.RLock()
 

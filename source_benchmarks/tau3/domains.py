@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from babelflow.ir import ArtifactRole
-from source_benchmarks.tau2.domains import DOMAINS, Tau2DomainSpec
+from source_benchmarks.tau_common.domains import DOMAINS, Tau2DomainSpec
 
 PREFIX = "tau3-"
 BANKING = "tau3-banking_knowledge"

@@ -36,19 +36,19 @@ from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
-from source_benchmarks.tau2.adapter import Tau2Benchmark, quiet_tau2_logging, tau2_package_root
-from source_benchmarks.tau2.environment_factory import Tau2EnvironmentFactory
-from source_benchmarks.tau2.fast_replay import replay_pair
-from source_benchmarks.tau2.replay import replay_do_nothing_task, replay_golden_task
-from source_benchmarks.tau2.tau3.domains import (
+from source_benchmarks.tau3.domains import (
     PREFIX,
     REPLAY_RETRIEVAL_VARIANT,
     SCHEMA_RETRIEVAL_VARIANT,
     TAU3_DOMAINS,
     task_folder,
 )
-from source_benchmarks.tau2.tau3.files import Tau3Files, watch_sample
-from source_benchmarks.tau2.tau3.setup_trace import trace_golden_prompt, trace_user_tool_list
+from source_benchmarks.tau3.files import Tau3Files, watch_sample
+from source_benchmarks.tau3.setup_trace import trace_golden_prompt, trace_user_tool_list
+from source_benchmarks.tau_common.adapter import Tau2Benchmark, quiet_tau2_logging, tau2_package_root
+from source_benchmarks.tau_common.environment_factory import Tau2EnvironmentFactory
+from source_benchmarks.tau_common.fast_replay import replay_pair
+from source_benchmarks.tau_common.replay import replay_do_nothing_task, replay_golden_task
 
 DISCOVERABLE_CALL = "call_discoverable_agent_tool"
 RETRIEVAL_MODULE = "tau2.domains.banking_knowledge.retrieval"
@@ -307,8 +307,9 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         banking's golden-retrieval prompt, and every read tool on every DB key (coverage replay)."""
         from tau2.data_model.tasks import Task
 
-        from source_benchmarks.tau2.traced_replay import trace_read_tools, trace_task
-        from source_benchmarks.tau2.tracing import RECORDER, TRACE_LOCK
+        from source_benchmarks.tau_common.read_tool_coverage import trace_read_tools
+        from source_benchmarks.tau_common.traced_replay import trace_task
+        from source_benchmarks.tau_common.tracing import RECORDER, TRACE_LOCK
 
         data = self.spec.data_dir
         db_artifacts = (
@@ -349,7 +350,7 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         document's strings tagged with its own file: what golden retrieval reads is then seen."""
         from tau2.domains.banking_knowledge.data_model import Document, KnowledgeBase
 
-        from source_benchmarks.tau2.tracing import tag_tree
+        from source_benchmarks.tau_common.tracing import tag_tree
 
         documents = {}
         for name in self._listing("documents", "*.json"):

@@ -17,14 +17,14 @@ from pathlib import Path
 
 from babelflow.errors import BabelflowError
 from babelflow.language_pack import load_pack
-from source_benchmarks.agent_runs import GoldScript, PreparedRun, TrialRecord
+from source_benchmarks.agent_runs import GoldScript, PreparedRun, TrialRecord, TrialSpec
 from source_benchmarks.protocol import ChatModel
 from source_benchmarks.registry import get_benchmark, open_variant
 from source_benchmarks.scripted_models import ScriptedAgent, ScriptedUser
-from source_benchmarks.tau2.tau3.adapter import Tau3Benchmark
-from source_benchmarks.tau2.tau3.client import worker_for
-from source_benchmarks.tau2.tau3.domains import SCHEMA_RETRIEVAL_VARIANT
-from source_benchmarks.tau2.tau3.messages import (
+from source_benchmarks.tau3.adapter import Tau3Benchmark
+from source_benchmarks.tau3.client import worker_for
+from source_benchmarks.tau3.domains import SCHEMA_RETRIEVAL_VARIANT
+from source_benchmarks.tau3.messages import (
     EvaluationRef,
     ModelAnswer,
     ModelCall,
@@ -106,15 +106,7 @@ class Tau3AgentEvaluation:
         return gold
 
     def run_trial(
-        self,
-        run: PreparedRun,
-        task_id: str,
-        agent: ChatModel,
-        user: ChatModel | None,
-        *,
-        trial: int,
-        injection_task_id: str | None = None,
-        verbose: bool = False,
+        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
     ) -> TrialRecord:
         if user is None:
             raise BabelflowError("τ³ runs need a user simulator model", field="--user-llm", fix="pass --user-llm")
@@ -131,14 +123,16 @@ class Tau3AgentEvaluation:
             calls = [ModelToolCall(id=i, name=name, arguments=args) for i, name, args in reply.tool_calls]
             return ModelAnswer(content=reply.content, tool_calls=calls)
 
-        request = TrialRequest(task_id=task_id, trial=trial, agent=_spec(agent, "agent"), user=_spec(user, "user"))
+        request = TrialRequest(
+            task_id=spec.task_id, trial=spec.trial, agent=_spec(agent, "agent"), user=_spec(user, "user")
+        )
         verbose = verbose or opened.verbose
         worker = worker_for(opened.bench.runtime)
         worker.echo = verbose
         try:
             reply: WorkerReply = opened.bench._call(
                 "run_trial",
-                [task_id],
+                [spec.task_id],
                 on_model_call=answer,
                 evaluation=opened.evaluation,
                 trial=request,

@@ -10,31 +10,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.family import BenchmarkFamily, Capability
-from source_benchmarks.protocol import SourceBenchmark
-from source_benchmarks.tau2.tau3 import evaluation
-from source_benchmarks.tau2.tau3.adapter import open_tau3
-from source_benchmarks.tau2.tau3.domains import TAU3_DOMAINS
-from source_benchmarks.tau2.tau3.runtime import INSTALL_COMMAND, find_runtime
+from source_benchmarks.family import BenchmarkFamily, files_version
+from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
+from source_benchmarks.tau3 import evaluation
+from source_benchmarks.tau3.adapter import Tau3Benchmark, harness_digest, open_tau3
+from source_benchmarks.tau3.domains import TAU3_DOMAINS
+from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 
 # a variant's tool results reach the agent as text, as the source's English does (issue 27): τ³'s
 # to_json_str and banking's own json.dumps sites escape non-ASCII; tests switch it off for the escaped case
 PLAIN_TOOL_OUTPUT = True
+TRACER = (
+    "../tau_common/tracing.py",
+    "../tau_common/traced_replay.py",
+    "../tau_common/read_tool_coverage.py",
+)  # the τ² tracer, run in the worker
 
 
 class Tau3Family(BenchmarkFamily):
     name = "tau3"
     description = (
         "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
-    )
-    capabilities = frozenset(
-        {
-            Capability.INVENTORY,
-            Capability.GROUND_TRUTH,
-            Capability.TRACED_REPLAY,
-            Capability.CODE_OVERLAY,
-            Capability.AGENT_EVALUATION,
-        }
     )
 
     def benchmark_ids(self) -> tuple[str, ...]:
@@ -61,6 +57,14 @@ class Tau3Family(BenchmarkFamily):
         )
         bench.plain_tool_output = PLAIN_TOOL_OUTPUT
         return bench
+
+    def code_version(self) -> str:
+        return harness_digest() + files_version(
+            Path(__file__).parent, TRACER
+        )  # the worker's code and the tracer it runs
+
+    def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
+        return bench if isinstance(bench, Tau3Benchmark) else None
 
     def agent_evaluation(self) -> evaluation.Tau3AgentEvaluation:
         return evaluation.AGENT_EVALUATION

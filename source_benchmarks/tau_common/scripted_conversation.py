@@ -148,7 +148,7 @@ def run_conversation(
     from tau2.orchestrator.orchestrator import Orchestrator
     from tau2.user.user_simulator import DummyUser
 
-    from source_benchmarks.tau2.localized_roles import localized_user_class
+    from source_benchmarks.tau_common.localized_roles import localized_user_class
 
     generate = scripted_generate(task, plan.user_token)
     orchestrator = None

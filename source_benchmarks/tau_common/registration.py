@@ -18,7 +18,7 @@ def register_variant(variant_root: Path) -> str:
     from tau2.registry import registry
 
     from source_benchmarks import open_variant
-    from source_benchmarks.tau2.adapter import Tau2Benchmark
+    from source_benchmarks.tau_common.adapter import Tau2Benchmark
 
     manifest = load_manifest(variant_root)
     bench = open_variant(manifest.benchmark, variant_root)
@@ -47,7 +47,7 @@ def register_roles(variant_root: Path, language: str, overlay) -> tuple[str, str
     from tau2.registry import registry
 
     from babelflow.language_pack import load_pack
-    from source_benchmarks.tau2.localized_roles import localized_agent_class, localized_user_class
+    from source_benchmarks.tau_common.localized_roles import localized_agent_class, localized_user_class
 
     agent_name, user_name = f"llm_agent_{language}", f"user_simulator_{language}"
     clause = load_pack(language).agent_language_clause
