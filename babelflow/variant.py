@@ -17,6 +17,7 @@ from babelflow.adapt_request import AdaptRequest
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.errors import StaleArtifactError
 from babelflow.ir import Record
+from babelflow.saved_records import load_saved_record
 
 MANIFEST_NAME = "babelflow_manifest.json"
 OVERLAY_NAME = "babelflow_code_overlay.json"
@@ -136,16 +137,12 @@ def save_record(record: Record, path: Path) -> None:
 def load_manifest(variant_root: Path) -> VariantManifest:
     path = Path(variant_root) / MANIFEST_NAME
     try:
-        return VariantManifest.model_validate(orjson.loads(path.read_bytes()))
+        return load_saved_record(
+            path, VariantManifest, what="Variant manifest", fix="rebuild the variant with `babelflow adapt`"
+        )
     except FileNotFoundError as exc:
         raise StaleArtifactError(
             "Variant has no manifest", file=path, fix="run `babelflow adapt` to (re)build the variant"
-        ) from exc
-    except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise StaleArtifactError(
-            f"Variant manifest is corrupt: {str(exc).splitlines()[0]}",
-            file=path,
-            fix="rebuild the variant with `babelflow adapt`",
         ) from exc
 
 
@@ -174,11 +171,4 @@ def load_overlay(path: Path) -> CodeOverlay | None:
     path = Path(path)
     if not path.exists():
         return None
-    try:
-        return CodeOverlay.model_validate(orjson.loads(path.read_bytes()))
-    except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise StaleArtifactError(
-            f"Code overlay is corrupt: {str(exc).splitlines()[0]}",
-            file=path,
-            fix="rebuild the variant with `babelflow adapt`",
-        ) from exc
+    return load_saved_record(path, CodeOverlay, what="Code overlay", fix="rebuild the variant with `babelflow adapt`")
