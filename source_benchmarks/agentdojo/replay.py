@@ -104,6 +104,21 @@ def _crashed(task_id: str, records: list[ToolCallRecord], exc: Exception) -> Rep
     )
 
 
+def _scored(
+    task_id: str, records: list[ToolCallRecord], reward: float, breakdown: dict[str, float], note: str | None = None
+) -> ReplayOutcome:
+    """The outcome of a ground truth that ran to its score (utility for a user task, security for an injection task)."""
+    return ReplayOutcome(
+        task_id=task_id,
+        trajectory="golden",
+        replayable=True,
+        reward=reward,
+        tool_calls=records,
+        reward_breakdown=breakdown,
+        note=note,
+    )
+
+
 def replay_user_task(
     suite: Any, task_id: str, observer: ToolCallObserver | None = None, scored: bool = True
 ) -> ReplayOutcome:
@@ -126,13 +141,11 @@ def replay_user_task(
     except Exception:  # noqa: BLE001 - the scored run above already recorded how this task behaves
         pass
     seen = sorted(v for v, c in canaries.items() if any(c in r.output for r in canary_records))
-    return ReplayOutcome(
-        task_id=task_id,
-        trajectory="golden",
-        replayable=True,
-        reward=float(utility),
-        tool_calls=records,
-        reward_breakdown={"utility": float(utility), "injectable": float(bool(seen))},
+    return _scored(
+        task_id,
+        records,
+        float(utility),
+        {"utility": float(utility), "injectable": float(bool(seen))},
         note=("injection vectors seen: " + ", ".join(seen)) if seen else None,
     )
 
@@ -148,14 +161,7 @@ def replay_injection_task(suite: Any, task_id: str, observer: ToolCallObserver |
     for record in records:
         if observer is not None:
             observer(task_id, record)
-    return ReplayOutcome(
-        task_id=task_id,
-        trajectory="golden",
-        replayable=True,
-        reward=float(security),
-        tool_calls=records,
-        reward_breakdown={"security": float(security)},
-    )
+    return _scored(task_id, records, float(security), {"security": float(security)})
 
 
 def replay_do_nothing(suite: Any, task_id: str) -> ReplayOutcome:
