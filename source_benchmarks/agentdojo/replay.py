@@ -93,30 +93,13 @@ def _run(
     )
 
 
+def _golden(task_id: str, records: list[ToolCallRecord], **outcome: Any) -> ReplayOutcome:
+    """A ground truth's outcome: its recorded calls plus the score (or the error) in `outcome`."""
+    return ReplayOutcome(task_id=task_id, trajectory="golden", replayable=True, tool_calls=records, **outcome)
+
+
 def _crashed(task_id: str, records: list[ToolCallRecord], exc: Exception) -> ReplayOutcome:
-    return ReplayOutcome(
-        task_id=task_id,
-        trajectory="golden",
-        replayable=True,
-        reward=None,
-        tool_calls=records,
-        evaluator_error=f"{type(exc).__name__}: {exc}"[:300],
-    )
-
-
-def _scored(
-    task_id: str, records: list[ToolCallRecord], reward: float, breakdown: dict[str, float], note: str | None = None
-) -> ReplayOutcome:
-    """The outcome of a ground truth that ran to its score (utility for a user task, security for an injection task)."""
-    return ReplayOutcome(
-        task_id=task_id,
-        trajectory="golden",
-        replayable=True,
-        reward=reward,
-        tool_calls=records,
-        reward_breakdown=breakdown,
-        note=note,
-    )
+    return _golden(task_id, records, reward=None, evaluator_error=f"{type(exc).__name__}: {exc}"[:300])
 
 
 def replay_user_task(
@@ -141,11 +124,11 @@ def replay_user_task(
     except Exception:  # noqa: BLE001 - the scored run above already recorded how this task behaves
         pass
     seen = sorted(v for v, c in canaries.items() if any(c in r.output for r in canary_records))
-    return _scored(
+    return _golden(
         task_id,
         records,
-        float(utility),
-        {"utility": float(utility), "injectable": float(bool(seen))},
+        reward=float(utility),
+        reward_breakdown={"utility": float(utility), "injectable": float(bool(seen))},
         note=("injection vectors seen: " + ", ".join(seen)) if seen else None,
     )
 
@@ -161,7 +144,7 @@ def replay_injection_task(suite: Any, task_id: str, observer: ToolCallObserver |
     for record in records:
         if observer is not None:
             observer(task_id, record)
-    return _scored(task_id, records, float(security), {"security": float(security)})
+    return _golden(task_id, records, reward=float(security), reward_breakdown={"security": float(security)})
 
 
 def replay_do_nothing(suite: Any, task_id: str) -> ReplayOutcome:

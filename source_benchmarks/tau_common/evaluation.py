@@ -27,6 +27,7 @@ from source_benchmarks.agent_runs import (
 from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.tau_common.domains import DOMAINS
 from source_benchmarks.tau_common.registration import register_variant
+from source_benchmarks.tau_common.run_task_parts import orchestrator, user_simulator
 
 STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
 SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
@@ -258,23 +259,19 @@ def run_trial(
     agent_model, user_model = players.agent, players.user
     agent_class = model_agent_class(registry.get_agent_constructor(players.agent_name), agent_model)
     agent = agent_class(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=agent_model.label)
-    try:
-        user_tools = environment.get_user_tools()
-    except Exception:  # tau2's own run_task treats any failure here as "this domain has no user tools"
-        user_tools = None
     user_class = model_user_class(registry.get_user_constructor(players.user_name), user_model)
-    user = user_class(tools=user_tools, instructions=str(task.user_scenario), llm=user_model.label)
-    orchestrator = localized_orchestrator_class(greeting)(
-        domain=domain,
-        agent=agent,
-        user=user,
-        environment=environment,
-        task=task,
+    user = user_simulator(user_class, environment, task, user_model.label)
+    simulation = orchestrator(
+        localized_orchestrator_class(greeting),
+        domain,
+        task,
+        environment,
+        agent,
+        user,
         max_steps=max_steps,
         max_errors=max_errors,
         seed=seed,
-    )
-    simulation = orchestrator.run()
+    ).run()
     simulation.reward_info = evaluate_simulation(
         simulation=simulation, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain
     )

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from babelflow.ir import Record
+from source_benchmarks.tau_common.run_task_parts import orchestrator, user_simulator
 
 AgentKind = Literal["llm_agent", "llm_agent_gt", "llm_agent_solo"]
 AGENT_MODEL, USER_MODEL = "babelflow-scripted-agent", "babelflow-scripted-user"
@@ -151,7 +152,7 @@ def run_conversation(
     from source_benchmarks.tau_common.localized_roles import localized_user_class
 
     generate = scripted_generate(task, plan.user_token)
-    orchestrator = None
+    running = None
     try:
         with _scripted(generate):
             solo = plan.agent == "llm_agent_solo"
@@ -171,29 +172,26 @@ def run_conversation(
                     llm=AGENT_MODEL,
                     task=task,
                 )
-            try:
-                user_tools = None if solo else environment.get_user_tools()
-            except Exception:  # tau2's run_task: no user tools in this domain
-                user_tools = None
             user_class = DummyUser if solo else localized_user_class(guidelines_dir)
-            user = user_class(tools=user_tools, instructions=str(task.user_scenario), llm=USER_MODEL)
-            orchestrator = Orchestrator(
-                domain=domain,
-                agent=agent,
-                user=user,
-                environment=environment,
-                task=task,
+            user = user_simulator(user_class, environment, task, USER_MODEL, solo=solo)
+            running = orchestrator(
+                Orchestrator,
+                domain,
+                task,
+                environment,
+                agent,
+                user,
                 max_steps=max_steps,
                 max_errors=10,
                 seed=0,
                 solo_mode=solo,
             )
-            simulation = orchestrator.run()
+            simulation = running.run()
     except Exception as exc:  # tau2's own code refused the (perturbed) prompt: that is the outcome
         return ConversationOutcome(
             plan=plan,
             termination=f"raised {type(exc).__name__}",
-            messages=len(getattr(orchestrator, "trajectory", []) or []),
+            messages=len(getattr(running, "trajectory", []) or []),
             tool_errors=0,
         )
     errors = sum(1 for m in simulation.messages if getattr(m, "role", None) == "tool" and getattr(m, "error", False))
