@@ -15,6 +15,15 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat
 
 
+def source_folder(source_dir: Path | None, layout: str) -> Path | None:
+    """`--source-dir` resolved, or None without one; refused when it is not a folder (`layout` says
+    how the folder should look)."""
+    folder = Path(source_dir).resolve() if source_dir else None
+    if folder is not None and not folder.is_dir():
+        raise BabelflowError("--source-dir is not a folder", file=folder, fix=f"pass a folder laid out like {layout}")
+    return folder
+
+
 def confined_file(root: Path, relative: str | Path, *, option: str = "--source-dir") -> Path | None:
     """`root / relative` when it exists there, else None; refused when it or a folder on its way is
     a symlink that leaves `root` (a link to /etc/passwd ended up in the IR and the variant, and would

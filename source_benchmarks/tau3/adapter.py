@@ -23,11 +23,11 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, Record
 from babelflow.progress import report
 from babelflow.variant import OVERLAY_NAME, CodeOverlay
-from source_benchmarks.formats import load_document
+from source_benchmarks.formats import load_document, source_folder
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau3.client import worker_for
-from source_benchmarks.tau3.domains import TAU3_DOMAINS, task_folder
+from source_benchmarks.tau3.domains import task_folder, tau3_domain
 from source_benchmarks.tau3.files import Tau3Files, task_functions, watch_sample
 from source_benchmarks.tau3.messages import (
     BenchmarkRef,
@@ -116,23 +116,13 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
         overlay: CodeOverlay | None = None,
         overlay_path: Path | None = None,
     ):
-        if benchmark_id not in TAU3_DOMAINS:
-            raise BabelflowError(
-                f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}"
-            )
+        self.spec = tau3_domain(benchmark_id)
         self.runtime = require_runtime()
-        self.spec = TAU3_DOMAINS[benchmark_id]
         self.id = benchmark_id
         self.root = self.runtime.source_root
         self.data_dir = self.runtime.data_dir
         self.code_dir = self.runtime.source_root / "src" / "tau2"
-        self.source_dir = Path(source_dir).resolve() if source_dir else None
-        if self.source_dir is not None and not self.source_dir.is_dir():
-            raise BabelflowError(
-                "--source-dir is not a folder",
-                file=self.source_dir,
-                fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)",
-            )
+        self.source_dir = source_folder(source_dir, "τ³'s data/ (tau2/domains/<domain>/...)")
         self.overlay = overlay
         # resolved here: the worker runs in .venv-tau3/, where a relative path names another file (or none)
         overlay_file = Path(overlay_path).resolve() if overlay is not None and overlay_path is not None else None

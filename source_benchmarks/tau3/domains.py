@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactRole
 from source_benchmarks.tau_common.domains import DOMAINS, Tau2DomainSpec
 
@@ -127,3 +128,12 @@ USER_GUIDELINES = (
 def task_folder(spec: Tau2DomainSpec) -> bool:
     """banking_knowledge keeps one file per task (tasks/task_*.json); the others one tasks.json."""
     return spec.domain == "banking_knowledge"
+
+
+def tau3_domain(benchmark_id: str) -> Tau2DomainSpec:
+    """The τ³ domain `benchmark_id` names; an unknown id is refused."""
+    if benchmark_id not in TAU3_DOMAINS:
+        raise BabelflowError(
+            f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}"
+        )
+    return TAU3_DOMAINS[benchmark_id]

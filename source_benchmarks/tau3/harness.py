@@ -34,14 +34,14 @@ from babelflow.errors import BabelflowError, validate_input
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
-from source_benchmarks.formats import load_document
+from source_benchmarks.formats import load_document, source_folder
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
 from source_benchmarks.tau3.domains import (
     PREFIX,
     REPLAY_RETRIEVAL_VARIANT,
     SCHEMA_RETRIEVAL_VARIANT,
-    TAU3_DOMAINS,
     task_folder,
+    tau3_domain,
 )
 from source_benchmarks.tau3.files import Tau3Files, watch_sample
 from source_benchmarks.tau3.setup_trace import trace_golden_prompt, trace_user_tool_list
@@ -195,21 +195,11 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
     """One τ³ domain in the worker: Tau2Benchmark's replays on τ³'s files and environments."""
 
     def __init__(self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None):
-        if benchmark_id not in TAU3_DOMAINS:
-            raise BabelflowError(
-                f"Unknown τ³ benchmark {benchmark_id!r}", field="benchmark", fix=f"use one of {', '.join(TAU3_DOMAINS)}"
-            )
-        self.spec = TAU3_DOMAINS[benchmark_id]
+        self.spec = tau3_domain(benchmark_id)
         self.id = benchmark_id
         self.code_dir = self.root = tau2_package_root()
         self.data_dir = Path(os.environ["TAU2_DATA_DIR"]).resolve()
-        self.source_dir = Path(source_dir).resolve() if source_dir else None
-        if self.source_dir is not None and not self.source_dir.is_dir():
-            raise BabelflowError(
-                "--source-dir is not a folder",
-                file=self.source_dir,
-                fix="pass a folder laid out like τ³'s data/ (tau2/domains/<domain>/...)",
-            )
+        self.source_dir = source_folder(source_dir, "τ³'s data/ (tau2/domains/<domain>/...)")
         quiet_tau2_logging()
         self.overlay = overlay
         self.environment_factory = Tau3EnvironmentFactory(

@@ -13,7 +13,7 @@ from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.progress import tracked
 from babelflow.variant import CodeOverlay
-from source_benchmarks.formats import confined_file, load_document
+from source_benchmarks.formats import confined_file, load_document, source_folder
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau_common.code_trials import CodeTrialRequest, run_code_trials
@@ -65,13 +65,7 @@ class Tau2Benchmark(FileBenchmark):
             self.spec = DOMAINS[benchmark_id]
         self.id = benchmark_id
         self.root = tau2_package_root()
-        self.source_dir = Path(source_dir).resolve() if source_dir else None
-        if self.source_dir is not None and not self.source_dir.is_dir():
-            raise BabelflowError(
-                "--source-dir is not a folder",
-                file=self.source_dir,
-                fix="pass a folder laid out like tau2's data/ (tau2/domains/<domain>/...)",
-            )
+        self.source_dir = source_folder(source_dir, "tau2's data/ (tau2/domains/<domain>/...)")
         quiet_tau2_logging()
         self.overlay = overlay
         self.environment_factory = Tau2EnvironmentFactory(self.spec, self._resolve_domain_file, overlay)
