@@ -47,7 +47,7 @@ from source_benchmarks.tau_common.evaluation import (
     user_opener,
 )
 from source_benchmarks.tau_common.localized_roles import localized_agent_class
-from source_benchmarks.tau_common.run_task_parts import orchestrator
+from source_benchmarks.tau_common.run_task_parts import SimulationCast
 
 USER_GUIDELINES_DIR = "data/tau2/user_simulator"
 NL_ASSERTION = "NL_ASSERTION"
@@ -192,13 +192,9 @@ class AgentRuns:
         user = model_user_class(self.user_class, user_model)(
             tools=user_tools, instructions=str(task.user_scenario), llm=user_model.label
         )
-        simulation = orchestrator(
+        cast = SimulationCast(domain, task, environment, agent, user)
+        simulation = cast.orchestrator(
             localized_orchestrator_class(self.registration.greeting),
-            domain,
-            task,
-            environment,
-            agent,
-            user,
             max_steps=request.max_steps,
             max_errors=request.max_errors,
             seed=request.trial,

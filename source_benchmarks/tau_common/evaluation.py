@@ -27,7 +27,7 @@ from source_benchmarks.agent_runs import (
 from source_benchmarks.protocol import ChatModel, ChatReply
 from source_benchmarks.tau_common.domains import DOMAINS
 from source_benchmarks.tau_common.registration import register_variant
-from source_benchmarks.tau_common.run_task_parts import orchestrator, user_simulator
+from source_benchmarks.tau_common.run_task_parts import SimulationCast, user_simulator
 
 STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
 SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
@@ -261,16 +261,9 @@ def run_trial(
     agent = agent_class(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=agent_model.label)
     user_class = model_user_class(registry.get_user_constructor(players.user_name), user_model)
     user = user_simulator(user_class, environment, task, user_model.label)
-    simulation = orchestrator(
-        localized_orchestrator_class(greeting),
-        domain,
-        task,
-        environment,
-        agent,
-        user,
-        max_steps=max_steps,
-        max_errors=max_errors,
-        seed=seed,
+    cast = SimulationCast(domain, task, environment, agent, user)
+    simulation = cast.orchestrator(
+        localized_orchestrator_class(greeting), max_steps=max_steps, max_errors=max_errors, seed=seed
     ).run()
     simulation.reward_info = evaluate_simulation(
         simulation=simulation, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain

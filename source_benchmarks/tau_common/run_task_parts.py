@@ -3,6 +3,7 @@ trials (evaluation.py) and the scripted conversations (scripted_conversation.py)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -16,9 +17,19 @@ def user_simulator(user_class: Any, environment: Any, task: Any, llm: str, *, so
     return user_class(tools=user_tools, instructions=str(task.user_scenario), llm=llm)
 
 
-def orchestrator(
-    orchestrator_class: Any, domain: str, task: Any, environment: Any, agent: Any, user: Any, **limits: Any
-) -> Any:
-    """The orchestrator that runs `agent` and `user` on `environment` for `task`; `limits` are its
-    max_steps, max_errors, seed (and solo_mode)."""
-    return orchestrator_class(domain=domain, agent=agent, user=user, environment=environment, task=task, **limits)
+@dataclass(frozen=True)
+class SimulationCast:
+    """Who and what one tau2 simulation runs: the agent and user on the domain's environment, for a task."""
+
+    domain: str
+    task: Any
+    environment: Any
+    agent: Any
+    user: Any
+
+    def orchestrator(self, orchestrator_class: Any, **limits: Any) -> Any:
+        """`orchestrator_class` (tau2's, or a subclass) over this cast; `limits` are its max_steps,
+        max_errors, seed (and solo_mode)."""
+        return orchestrator_class(
+            domain=self.domain, agent=self.agent, user=self.user, environment=self.environment, task=self.task, **limits
+        )

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from babelflow.ir import Record
-from source_benchmarks.tau_common.run_task_parts import orchestrator, user_simulator
+from source_benchmarks.tau_common.run_task_parts import SimulationCast, user_simulator
 
 AgentKind = Literal["llm_agent", "llm_agent_gt", "llm_agent_solo"]
 AGENT_MODEL, USER_MODEL = "babelflow-scripted-agent", "babelflow-scripted-user"
@@ -174,18 +174,8 @@ def run_conversation(
                 )
             user_class = DummyUser if solo else localized_user_class(guidelines_dir)
             user = user_simulator(user_class, environment, task, USER_MODEL, solo=solo)
-            running = orchestrator(
-                Orchestrator,
-                domain,
-                task,
-                environment,
-                agent,
-                user,
-                max_steps=max_steps,
-                max_errors=10,
-                seed=0,
-                solo_mode=solo,
-            )
+            cast = SimulationCast(domain, task, environment, agent, user)
+            running = cast.orchestrator(Orchestrator, max_steps=max_steps, max_errors=10, seed=0, solo_mode=solo)
             simulation = running.run()
     except Exception as exc:  # tau2's own code refused the (perturbed) prompt: that is the outcome
         return ConversationOutcome(
