@@ -20,10 +20,10 @@ from pydantic import ConfigDict
 
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFormat, Record
+from babelflow.ir import Record
 from babelflow.progress import report
 from babelflow.variant import OVERLAY_NAME, CodeOverlay
-from source_benchmarks.formats import load_document, source_folder
+from source_benchmarks.formats import source_folder
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver
 from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau3.client import worker_for
@@ -143,19 +143,7 @@ class Tau3Benchmark(Tau3Files, FileBenchmark):
 
     @cached_property
     def _tasks(self) -> dict[str, Any]:
-        tasks: dict[str, Any] = {}
-        for name in self.task_files():
-            path = self._resolve_domain_file(name)
-            raw = load_document(path, ArtifactFormat.JSON)
-            for task_id, task in self.parse_tasks(
-                path, [raw] if task_folder(self.spec) else raw, Tau3Task, "τ³", "keep τ³'s task schema"
-            ).items():
-                if task_id in tasks:
-                    raise BabelflowError(
-                        f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique"
-                    )
-                tasks[task_id] = task
-        return tasks
+        return self.read_tasks(Tau3Task)
 
     # ---- runs (in the worker) ----------------------------------------------------------------
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole
-from source_benchmarks.formats import confined_file
+from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec
+from source_benchmarks.task_selection import FileBenchmark
 from source_benchmarks.tau3.domains import USER_GUIDELINES, task_folder
 from source_benchmarks.tau3.mirrored_models import TASK_MODEL, mirrored
 from source_benchmarks.tau_common import traced_replay
@@ -63,6 +65,24 @@ class Tau3Files:
         if task_folder(self.spec):
             return [f"tasks/{name}" for name in self._listing("tasks", "task_*.json")]
         return ["tasks.json"]
+
+    def read_tasks(self, model: Any) -> dict[str, Any]:
+        """Every task file validated with `model` (τ³'s own Task, or the mirror the worker's client
+        reads), in load order; a task id may appear once across the files."""
+        tasks: dict[str, Any] = {}
+        for name in self.task_files():
+            path = self._resolve_domain_file(name)
+            raw = load_document(path, ArtifactFormat.JSON)
+            parsed = FileBenchmark.parse_tasks(
+                path, [raw] if task_folder(self.spec) else raw, model, "τ³", "keep τ³'s task schema"
+            )
+            for task_id, task in parsed.items():
+                if task_id in tasks:
+                    raise BabelflowError(
+                        f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique"
+                    )
+                tasks[task_id] = task
+        return tasks
 
     def artifacts(self) -> list[ArtifactSpec]:
         spec, data = self.spec, self.spec.data_dir

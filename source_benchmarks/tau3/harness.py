@@ -30,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from babelflow.errors import BabelflowError, validate_input
+from babelflow.errors import validate_input
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat
 from babelflow.variant import CodeOverlay
@@ -233,20 +233,7 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
     def _tasks(self) -> dict[str, Any]:
         from tau2.data_model.tasks import Task
 
-        tasks: dict[str, Any] = {}
-        for name in self.task_files():
-            path = self._resolve_domain_file(name)
-            raw = load_document(path, ArtifactFormat.JSON)
-            parsed = self.parse_tasks(
-                path, [raw] if task_folder(self.spec) else raw, Task, "τ³", "keep τ³'s task schema"
-            )
-            for task_id, task in parsed.items():
-                if task_id in tasks:
-                    raise BabelflowError(
-                        f"duplicate task id {task_id!r}", file=path, field="id", fix="task ids must stay unique"
-                    )
-                tasks[task_id] = task
-        return tasks
+        return self.read_tasks(Task)
 
     def _bound(self, task: Any) -> TaskEnvironments:
         return TaskEnvironments(self.environment_factory, task)
