@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -99,6 +99,11 @@ def export_command(
     )
 
 
+def _import_limit(flag: str, envvar: str, help_text: str) -> Any:
+    """An import bound, from the flag or the environment; unset, translators.interchange.ImportLimits' default holds."""
+    return typer.Option(None, flag, envvar=envvar, min=1, help=help_text)
+
+
 @cli_errors
 def import_command(
     benchmark: str = BENCHMARK.info,
@@ -116,19 +121,15 @@ def import_command(
         False, "--force", help="Accept targets whose per-unit checks fail (English left, numbers); they are recorded."
     ),
     source_dir: Path | None = SOURCE_DIR.info,
-    max_bytes: int | None = typer.Option(
-        None,
+    max_bytes: int | None = _import_limit(
         "--max-bytes",
-        envvar="BABELFLOW_IMPORT_MAX_BYTES",
-        min=1,
-        help="Largest file accepted, checked before it is read (default 50 MiB).",
+        "BABELFLOW_IMPORT_MAX_BYTES",
+        "Largest file accepted, checked before it is read (default 50 MiB).",
     ),
-    max_units: int | None = typer.Option(
-        None,
+    max_units: int | None = _import_limit(
         "--max-units",
-        envvar="BABELFLOW_IMPORT_MAX_UNITS",
-        min=1,
-        help="Most units accepted, counted before the file is parsed (default 20,000).",
+        "BABELFLOW_IMPORT_MAX_UNITS",
+        "Most units accepted, counted before the file is parsed (default 20,000).",
     ),
 ) -> None:
     """Bring a translator's file back, all or nothing: every entry is checked (ids, states, inline
