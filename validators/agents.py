@@ -22,10 +22,18 @@ from pydantic import Field
 from babelflow.ir import Record
 from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
-from validators.finding_kinds import REVIEWER_JUDGEMENT, is_declared
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.finding_kinds import REVIEWER_JUDGEMENT, declare_kind, finding_kind, is_declared
+from validators.findings import Finding, Hit, Layer, Severity, found
 from validators.probes.behavior import replay_pairs_of
 from validators.review_material import ReviewMaterial, ReviewPlan, TaskView, UnitView, plan_review
+
+MEANING_CHANGED = declare_kind(
+    "meaning_changed",
+    Layer.FIDELITY,
+    Severity.MAJOR,
+    frozenset(),
+    "the translation asks or states something else (a reviewer's reading)",
+)
 
 
 class ReviewAction(Record):
@@ -307,22 +315,20 @@ class ValidatorAgent:
         layer = action.layer or Layer.FIDELITY
         # a model may name a kind nobody declared: it is kept as the pattern, not as a new category
         declared = action.finding_kind if action.finding_kind and is_declared(layer, action.finding_kind) else None
-        return make_finding(
-            self.validator_id,
-            layer,
-            declared or REVIEWER_JUDGEMENT,
-            action.severity,
-            element.artifact if element else "<task>",
-            element.role if element else f"task {task_id}",
-            action.reasoning,
+        hit = Hit(
+            severity=action.severity,
+            artifact=element.artifact if element else "<task>",
+            location=element.role if element else f"task {task_id}",
+            message=action.reasoning,
             element_id=element.id if element else None,
             task_id=task_id,
             source=element.source_text if element else None,
             target=ctx.target_text(element) if element else None,
             reasoning=action.reasoning,
-            detail={"quote": action.quote} if action.quote else None,
+            detail={"quote": action.quote} if action.quote else {},
             pattern=None if declared else action.finding_kind,
         )
+        return found(finding_kind(layer, declared or REVIEWER_JUDGEMENT), self.validator_id, hit)
 
     @staticmethod
     def _field_pair(ctx: ValidationContext, element_id: str | None) -> dict[str, str]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from validators.calibration import Calibration
     from validators.probes.policy import InferredPolicy
 
+T = TypeVar("T")
 _PARSED: dict[tuple, Any] = {}  # (path, size, mtime, format) -> parsed document, shared read-only
 _PARSED_LOCK = threading.Lock()
 _PARSED_LIMIT = 24
@@ -125,6 +127,7 @@ class ValidationContext:
         self.parse_errors: dict[str, str] = {}
         self.pack = pack if pack is not None else self._find_pack(language)
         self._documents: dict[str, Any] = {}
+        self._derived: dict[Callable, Any] = {}
         # the variant opened in the benchmark's own harness: set by integrity once it loads, None
         # while it has not (or cannot) be loaded; behaviour and agents' replays need it
         self.variant_bench: SourceBenchmark | None = None
@@ -144,6 +147,12 @@ class ValidationContext:
             return load_pack(language, BabelflowSettings().project_root)
         except BabelflowError:
             return None  # validating another tool's variant in a language babelflow has no pack for
+
+    def derived(self, compute: Callable[[ValidationContext], T]) -> T:
+        """What `compute` derives from this context alone, computed once (the checks that read it share it)."""
+        if compute not in self._derived:
+            self._derived[compute] = compute(self)
+        return self._derived[compute]
 
     def target_path(self, spec: ArtifactSpec) -> Path:
         if self.bare_data_dir and spec.path.startswith("data/"):

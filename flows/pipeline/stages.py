@@ -44,11 +44,12 @@ from translators.pack_checks import check_translations, enforce
 from translators.rebuild import rebuild_variant
 from translators.units import extract_units
 from validators.context import ValidationContext
-from validators.findings import FailureSet, Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 from validators.model_backends import make_validator_agents
 from validators.orchestrator import review_and_merge, run_layer
 from validators.probes.behavior import replay_pairs_of
 from validators.probes.policy import infer_policy
+from validators.translation_failures import translation_failed
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
 STAGE_VERSIONS = {"analyze": "2", "translate": "2", "rebuild": "1", "validate": "2", "merge": "1", "evaluate": "1"}
@@ -516,23 +517,7 @@ def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: 
     """Units the translator could not deliver intact (e.g. a dropped placeholder) become findings,
     so the review loop can route them back (confirm → that unit is translated again)."""
     by_id = read_ir(ir_path, benchmark).by_id() if translated.failures else {}
-    findings = []
-    for failure in translated.failures:
-        element = by_id.get(failure.element_ids[0]) if failure.element_ids else None
-        findings.append(
-            make_finding(
-                "translator",
-                Layer.FIDELITY,
-                "translation_failed",
-                Severity.CRITICAL,
-                element.artifact if element else "<translation>",
-                element.role if element else failure.unit_key,
-                f"the translation of this unit was rejected: {'; '.join(failure.problems)[:200]}",
-                element_id=element.id if element else None,
-                source=failure.source_text,
-                detail={"fields": str(len(failure.element_ids))},
-            )
-        )
+    findings = translation_failed(translated.failures, by_id)
     return LayerResult(layer=Layer.FIDELITY, findings=findings)
 
 

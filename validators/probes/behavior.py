@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from babelflow.gc_pause import gc_paused
@@ -25,8 +25,10 @@ from source_benchmarks import family_of
 from source_benchmarks.family import Capability
 from source_benchmarks.message_catalog import MessageCatalog
 from source_benchmarks.protocol import ReplayOutcome
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.finding_kinds import LOADS, Layer, Severity, declare_kind
+from validators.findings import Hit
 from validators.map_parity import (
     Renderings,
     equal_modulo,
@@ -116,12 +118,37 @@ def task_artifacts(ctx: ValidationContext, task_ids: list[str]) -> dict[str, str
     }
 
 
-def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    """Inputs beyond the variant come from the context: `task_ids` (None: all), `source_pairs` and
-    `target_pairs` (task id -> (golden, do-nothing)) to reuse replays already run."""
-    if any(s.layer is Layer.BEHAVIOR for s in suppressed) or ctx.variant_bench is None:
-        return []
-    validator_id, source_pairs, target_pairs = ctx.validator_id, ctx.source_pairs, ctx.target_pairs
+REPLAY_KINDS = tuple(
+    declare_kind(name, Layer.BEHAVIOR, severity, LOADS, summary)
+    for name, severity, summary in (
+        ("harness_crash", Severity.CRITICAL, "replaying the variant raised"),
+        (
+            "tool_output_escaped",
+            Severity.MAJOR,
+            "target-language text in tool results reaches the agent as \\u escapes, where the source reads as text",
+        ),
+        ("task_missing", Severity.CRITICAL, "a task is missing from the variant"),
+        ("golden_reward_changed", Severity.CRITICAL, "the golden trajectory scores differently"),
+        ("do_nothing_reward_changed", Severity.CRITICAL, "the do-nothing trajectory scores differently"),
+        ("tool_error_sequence_changed", Severity.CRITICAL, "tool calls fail differently"),
+        ("tool_result_changed", Severity.MAJOR, "a tool call returns something else"),
+        ("final_state_changed", Severity.CRITICAL, "the final DB state differs"),
+        ("initial_state_changed", Severity.CRITICAL, "the initial DB state differs"),
+        # ground-truth scores beyond the reward, for the families that declare them (family.behaviour_scores())
+        ("injectability_changed", Severity.CRITICAL, "a task's ground truth sees other injection vectors"),
+    )
+)
+
+
+@check(REPLAY_KINDS[0], also=REPLAY_KINDS[1:])
+def replays_differ(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The source's and the variant's golden and do-nothing replays side by side, in the benchmark's
+    own harness: one pass tells the kinds apart. Inputs beyond the variant come from the context:
+    `task_ids` (None: all), `source_pairs` and `target_pairs` (task id -> (golden, do-nothing)) to
+    reuse replays already run."""
+    if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed) or ctx.variant_bench is None:
+        return
+    source_pairs, target_pairs = ctx.source_pairs, ctx.target_pairs
     variant = ctx.variant_bench
     ids = ctx.task_ids if ctx.task_ids is not None else ctx.source.task_ids(None)
     # tasks in a data file (τ²), one file each (τ³ banking) or in code (AgentDojo: one module per kind of task)
@@ -142,17 +169,13 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
             )
         )
     except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
-        return [
-            make_finding(
-                validator_id,
-                Layer.BEHAVIOR,
-                "harness_crash",
-                Severity.CRITICAL,
-                tasks_artifact,
-                "<replay>",
-                f"replaying the variant raised {type(exc).__name__}: {exc}",
-            )
-        ]
+        yield Hit(
+            kind="harness_crash",
+            artifact=tasks_artifact,
+            location="<replay>",
+            message=f"replaying the variant raised {type(exc).__name__}: {exc}",
+        )
+        return
     catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
     database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
 
@@ -169,7 +192,7 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
     inferred = functools.cache(lambda: infer_policy(ctx).renderings_of())
     renderings = functools.cache(lambda: _with_messages(renderings_for(ctx, inferred), catalog))
     mapped = bool(map_targets(ctx))
-    findings: list[Finding] = []
+    findings: list[Hit] = []
     initial_changed: list[str] = []
 
     def add(
@@ -182,18 +205,16 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
         detail: dict[str, str] | None = None,
     ) -> None:
         findings.append(
-            make_finding(
-                validator_id,
-                Layer.BEHAVIOR,
-                kind,
-                severity,
-                artifact_of.get(task_id, tasks_artifact),
-                f"task {task_id}",
-                message,
+            Hit(
+                kind=kind,
+                severity=severity,
+                artifact=artifact_of.get(task_id, tasks_artifact),
+                location=f"task {task_id}",
+                message=message,
                 task_id=task_id,
                 source=source,
                 target=target,
-                detail=detail,
+                detail=detail or {},
             )
         )
 
@@ -288,24 +309,21 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 f"golden changes the DB: {not changes}",
             )
     if escaped:
-        findings.append(escaped_output_finding(validator_id, tasks_artifact, escaped))
+        findings.append(escaped_output(tasks_artifact, escaped))
     # a rendered DB differs from the source's at the start by design: its values are judged field by
     # field by the consistency layer (through the map); otherwise one changed value shows in every task
     if initial_changed and not (db_translated() or renderings()):
         db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
         findings.append(
-            make_finding(
-                validator_id,
-                Layer.BEHAVIOR,
-                "initial_state_changed",
-                Severity.CRITICAL,
-                db_artifact,
-                "<initial DB state>",
-                f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)",
+            Hit(
+                kind="initial_state_changed",
+                artifact=db_artifact,
+                location="<initial DB state>",
+                message=f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)",
                 source=", ".join(initial_changed[:5]),
             )
         )
-    return findings
+    yield from findings
 
 
 ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
@@ -317,18 +335,15 @@ def escaped_text(output: str) -> str:
     return "".join(chr(int(code, 16)) for code in ESCAPE.findall(output) if int(code, 16) >= 0x80)
 
 
-def escaped_output_finding(validator_id: str, artifact: str, escaped: dict[str, list[str]]) -> Finding:
+def escaped_output(artifact: str, escaped: dict[str, list[str]]) -> Hit:
     """One finding for the variant: the cause is the harness's output encoding, not a task."""
     calls = sum(len(outputs) for outputs in escaped.values())
     example = next(iter(escaped.values()))[0]
-    return make_finding(
-        validator_id,
-        Layer.BEHAVIOR,
-        "tool_output_escaped",
-        Severity.MAJOR,
-        artifact,
-        "<tool output>",
-        f"{calls} tool result(s) in {len(escaped)} task(s) reach the agent with their target-language text as "
+    return Hit(
+        kind="tool_output_escaped",
+        artifact=artifact,
+        location="<tool output>",
+        message=f"{calls} tool result(s) in {len(escaped)} task(s) reach the agent with their target-language text as "
         f"\\u escapes (e.g. {escaped_text(example)[:40]!r}); the variant's harness must show it as text",
         source=", ".join(list(escaped)[:5]),
         target=example[:300],

@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 
 from babelflow.ir import PreserveReason, TranslationType
 from babelflow.language_data import LanguageData, in_script, language_data
 from babelflow.language_id import identify, supported
 from babelflow.target_lexicon import target_lexicon
 from validators.calibration import adopted_literals, calibrated_language_data
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
+from validators.findings import Hit
 from validators.probes.quoting import quoted_pairs
-from validators.probes.readers import read_by_no_model
+from validators.probes.readers import READ_BY_NO_MODEL, read_by_no_model
 from validators.probes.register import Register, register_of
 from validators.probes.spacing import inserted_terms
 
@@ -45,16 +48,30 @@ _NON_SPACE = re.compile(r"\S")
 # In a Latin-script target, kept catalogue values (colours, materials) are indistinguishable from
 # loanwords (Taglish "waterproof", Vietnamese "cotton"): only code literals count there.
 _VALUE_REASONS = {PreserveReason.ENUM_CODE}
-READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions")  # metadata and judge-only text: cosmetic
 
 
 def _is_pseudo(ctx: ValidationContext) -> bool:
     return ctx.language in ("en-XA", "ar-XB") or (ctx.pack is not None and ctx.pack.offline_rendering is not None)
 
 
-def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT = (
+    declare_kind(name, Layer.FIDELITY, severity, PAIRED, summary)
+    for name, severity, summary in (
+        ("status_rendering_in_prose", Severity.MAJOR, "a status value's rendering used as an ordinary word"),
+        ("status_rendering_doubled", Severity.MAJOR, "a status value rendered twice side by side"),
+        ("spacing_artifact", Severity.MINOR, "spaces inside a script that writes none"),
+    )
+)
+SOURCE_WORDS_LEFT = declare_kind(
+    "source_words_left", Layer.FIDELITY, Severity.MAJOR, PAIRED, "source-language words left in the translation"
+)
+
+
+@check(SOURCE_WORDS_LEFT, also=(STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT))
+def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """English left in a real language's text, and the status and spacing defects found on the way."""
     if _is_pseudo(ctx) or ctx.language.split("-")[0] == "en":
-        return []  # pseudo-locales are judged by their rendering; English targets cannot leak English
+        return  # pseudo-locales are judged by their rendering; English targets cannot leak English
     vocabulary = _literal_vocabulary(ctx)
     # literals other languages' variants translate and this one keeps: its own words, and evidence of its register
     adopted = adopted_literals(ctx, vocabulary, _WORD) if language_data(ctx.language).script == "Latn" else frozenset()
@@ -63,7 +80,7 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     elements = [
         e
         for e in ctx.translatable()
-        if e.artifact not in skip
+        if e.artifact not in scope.skip
         and e.locator.kind in ("data_value", "markdown_block")
         and not read_by_no_model(ctx, e)  # maintainer metadata: no fidelity target
     ]
@@ -95,7 +112,6 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     glossary_terms = set(statuses.values()) | {t.target for t in (ctx.pack.glossary if ctx.pack is not None else [])}
     glossary_terms |= {e.target for e in (ctx.canonical_map.entries if ctx.canonical_map is not None else [])}
     glossary_terms |= inserted_terms(elements, targets, vocabulary, data)  # set off by spaces where a literal is
-    findings: list[Finding] = []
     seen: dict[tuple, list[tuple[str, str]]] = {}
     for element in elements:
         target = targets[element.id]
@@ -109,38 +125,30 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
         severity = Severity.MINOR if any(part in element.role for part in READ_BY_NO_MODEL) else Severity.MAJOR
         for word, kind_of in seen[key]:
             if kind_of == "word" and register.mixes_english:
-                findings.append(_mixed_register(validator_id, element, target, word, register))
+                yield _mixed_register(element, target, word, register)
                 continue
-            findings.append(
-                _finding(
-                    validator_id,
-                    "source_words_left",
-                    severity,
-                    element,
-                    target,
-                    f"English {kind_of} {word!r} left in the translation",
-                    f"English {word!r}",
-                    word=word,
-                )
+            yield _finding(
+                "source_words_left",
+                severity,
+                element,
+                target,
+                f"English {kind_of} {word!r} left in the translation",
+                f"English {word!r}",
+                word=word,
             )
-        findings += _status_in_prose(validator_id, element, target, statuses)
-        findings += _status_doubled(validator_id, element, target, statuses, data)
+        yield from _status_in_prose(element, target, statuses)
+        yield from _status_doubled(element, target, statuses, data)
         if data.unspaced:
-            findings += _spacing(validator_id, element, target, glossary_terms, data)
-    return findings
+            yield from _spacing(element, target, glossary_terms, data)
 
 
-def _finding(
-    validator_id: str, kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str
-) -> Finding:
-    return make_finding(
-        validator_id,
-        Layer.FIDELITY,
-        kind,
-        severity,
-        element.artifact,
-        element.role,
-        message,
+def _finding(kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str) -> Hit:
+    return Hit(
+        kind=kind,
+        severity=severity,
+        artifact=element.artifact,
+        location=element.role,
+        message=message,
         element_id=element.id,
         source=element.source_text,
         target=target,
@@ -149,10 +157,9 @@ def _finding(
     )
 
 
-def _mixed_register(validator_id: str, element, target: str, word: str, register: Register) -> Finding:
+def _mixed_register(element, target: str, word: str, register: Register) -> Hit:
     """A literal kept in a variant that writes English words of its own accord: a native reviewer's call."""
     return _finding(
-        validator_id,
         "source_words_left",
         Severity.NOTE,
         element,
@@ -360,7 +367,7 @@ def _status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, s
     return {value: counts.most_common(1)[0][0] for value, counts in seen.items()}
 
 
-def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str, str]) -> list[Finding]:
+def _status_in_prose(element, target: str, statuses: dict[str, str]) -> list[Hit]:
     out = []
     for value, rendering in statuses.items():
         if value in element.inline_tokens:
@@ -369,7 +376,6 @@ def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str
         if re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text) and rendering in target:
             out.append(
                 _finding(
-                    validator_id,
                     "status_rendering_in_prose",
                     Severity.MAJOR,
                     element,
@@ -387,9 +393,7 @@ def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str
 _MARKS = "'\"‘’“”「」『』«»"
 
 
-def _status_doubled(
-    validator_id: str, element, target: str, statuses: dict[str, str], data: LanguageData
-) -> list[Finding]:
+def _status_doubled(element, target: str, statuses: dict[str, str], data: LanguageData) -> list[Hit]:
     """A status rendering written twice, or after its own first characters ('已 已送达'), or beside the
     literal it renders ("entregado 'delivered'"): a translator inserted the term over its own words."""
     out = []
@@ -405,7 +409,6 @@ def _status_doubled(
         if any(re.search(p, target) for p in patterns):
             out.append(
                 _finding(
-                    validator_id,
                     "status_rendering_doubled",
                     Severity.MAJOR,
                     element,
@@ -422,7 +425,7 @@ def _status_doubled(
 # ---- spacing around inserted terms -----------------------------------------------------------
 
 
-def _spacing(validator_id: str, element, target: str, terms: set[str], data: LanguageData) -> list[Finding]:
+def _spacing(element, target: str, terms: set[str], data: LanguageData) -> list[Hit]:
     out = []
     for term in sorted(terms, key=len, reverse=True):
         if not term or not in_script(term[0], data.script):
@@ -432,7 +435,6 @@ def _spacing(validator_id: str, element, target: str, terms: set[str], data: Lan
             if before and after and in_script(before, data.script) and in_script(after, data.script):
                 out.append(
                     _finding(
-                        validator_id,
                         "spacing_artifact",
                         Severity.MINOR,
                         element,

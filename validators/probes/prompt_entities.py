@@ -10,10 +10,14 @@ is critical. Families without task code (no text attributes declared) have nothi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from babelflow.ir import PythonLiteralLocator
 from source_benchmarks.protocol import PerturbedBenchmark
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.findings import Hit, Severity
+from validators.probes.prose_references import REFERENCE_LOST
 
 
 def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[tuple[str, str], dict[str, str]]:
@@ -32,16 +36,16 @@ def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[t
     return found
 
 
-def check_prompt_entities(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+@check(REFERENCE_LOST)
+def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     if not isinstance(ctx.source, PerturbedBenchmark) or ctx.overlay is None:
-        return []
+        return
     attributes = frozenset(ctx.source.text_attributes)
     literals = _task_literals(ctx, attributes)
-    findings: list[Finding] = []
     for element in ctx.translatable():
         locator = element.locator
         if (
-            element.artifact in skip
+            element.artifact in scope.skip
             or not isinstance(locator, PythonLiteralLocator)
             or locator.qualname.split(".")[-1] not in attributes
             or not ctx.in_overlay(element)
@@ -53,21 +57,15 @@ def check_prompt_entities(ctx: ValidationContext, validator_id: str, skip: set[s
             wanted = compared.get(token)
             if wanted is None or wanted in target:
                 continue
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.CONSISTENCY,
-                    "reference_lost",
-                    Severity.CRITICAL,
-                    element.artifact,
-                    f"{element.role} @ {locator.qualname} ({locator.role})",
-                    f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
-                    "translated prompt: the agent is sent to another value",
-                    element_id=element.id,
-                    source=element.source_text,
-                    target=target,
-                    detail={"token": token, "compared_as": wanted},
-                    pattern=f"{token!r}",
-                )
+            yield Hit(
+                severity=Severity.CRITICAL,
+                artifact=element.artifact,
+                location=f"{element.role} @ {locator.qualname} ({locator.role})",
+                message=f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
+                "translated prompt: the agent is sent to another value",
+                element_id=element.id,
+                source=element.source_text,
+                target=target,
+                detail={"token": token, "compared_as": wanted},
+                pattern=f"{token!r}",
             )
-    return findings

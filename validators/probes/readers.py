@@ -17,6 +17,8 @@ from validators.context import ValidationContext
 # printed by manual mode only; `issues` is no field of the task model and is dropped on load)
 TASK_METADATA = ("description", "issues")
 
+READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions")  # metadata and judge-only text: cosmetic
+
 
 def read_by_no_model(ctx: ValidationContext, element) -> bool:
     locator = element.locator
