@@ -187,9 +187,9 @@ def test_run_clocks_and_sizes_of_translated_text_are_not_data():
 def test_catalogue_values_the_translator_kept_are_one_note(localized, tmp_path):
     """A canonical value the translator returned unchanged (map origin translator, target == source) is
     rendered that way everywhere: one note listing such values, not a major finding per field."""
+    from validators.checks import run_checks
     from validators.context import ValidationContext
-    from validators.findings import Severity
-    from validators.probes.fidelity import check_fidelity
+    from validators.findings import Layer, Severity
 
     source, ir, cmap, variant, _ = localized
     entry = next(e for e in cmap.entries if e.group == "book_title")
@@ -209,7 +209,7 @@ def test_catalogue_values_the_translator_kept_are_one_note(localized, tmp_path):
                 node = node[segment]
             node[element.locator.path[-1]] = element.source_text
         path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
-    findings = check_fidelity(ValidationContext(source, work, ir, "en-XA", kept_map), [])
+    findings = run_checks(Layer.FIDELITY, ValidationContext(source, work, ir, "en-XA", kept_map), [])
     about = [f for f in findings if f.kind == "untranslated"]
     assert [f.severity for f in about] == [Severity.NOTE], [(f.severity, f.location) for f in about]
     assert entry.source in about[0].message and json.loads(about[0].evidence[0].detail["values"]) == [entry.source]

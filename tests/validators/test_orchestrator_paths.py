@@ -18,16 +18,16 @@ from flows.pipeline import stages
 from flows.pipeline.adapt import adapt
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
+from validators.checks import CHECKS
 from validators.findings import Layer
-from validators.orchestrator import LAYERS
 from validators.run import validate_variant
 
 BENCH, LANG = "fixture-library", "en-XA"
 
 
-def test_every_probe_has_one_signature():
-    for _, probe in LAYERS.values():
-        assert list(inspect.signature(probe).parameters) == ["ctx", "suppressed"], probe.__qualname__
+def test_every_check_has_one_signature():
+    for registered in CHECKS:
+        assert list(inspect.signature(registered.function).parameters) == ["ctx", "scope"], registered.name
 
 
 def _stage_path(settings: BabelflowSettings, variant, ir_path):

@@ -75,9 +75,9 @@ def test_a_learned_rendering_after_its_own_first_characters_is_doubled():
     """The Chinese corpus's '已 已送达': the aspect marker, then the status term inserted whole."""
     data = language_data("zh")
     statuses = {"delivered": "已送达"}
-    doubled = _status_doubled("probes", _Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
+    doubled = _status_doubled(_Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
     assert [f.kind for f in doubled] == ["status_rendering_doubled"]
-    assert _status_doubled("probes", _Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
+    assert _status_doubled(_Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
 
 
 def test_a_list_of_kept_names_is_no_english_clause():

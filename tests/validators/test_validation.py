@@ -20,9 +20,10 @@ from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
 from bench.defects import CATALOGUE, InjectedDefect, caught_by, inject_defect
 from source_benchmarks import benchmark_ids, get_benchmark, open_variant
+from tests.validators.findings_by_hand import a_finding
 from validators.agents import ReviewAction, ReviewReply, ReviewRequest, ValidatorAgent
 from validators.context import ValidationContext
-from validators.findings import Layer, Severity, excerpt, make_finding, merge
+from validators.findings import Layer, Severity, excerpt, merge
 from validators.probes.behavior import replay_pairs_of
 from validators.run import PROBES, validate_variant
 
@@ -206,7 +207,7 @@ def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
         source="Ship it to 1628 Main St",
         target="[Šĥîþ îţ ţö 1.628 Ṁåîñ Šţ]",
     )
-    first = make_finding(
+    first = a_finding(
         "validator-1",
         Layer.FIDELITY,
         "number_changed",
@@ -215,7 +216,7 @@ def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
         reasoning="1628 became 1.628",
         **common,
     )
-    second = make_finding(
+    second = a_finding(
         "validator-2",
         Layer.FIDELITY,
         "number_changed",
@@ -224,7 +225,7 @@ def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
         reasoning="the house number is a thousand times larger",
         **common,
     )
-    other_kind = make_finding(
+    other_kind = a_finding(
         "validator-2", Layer.FIDELITY, "wrong_language", Severity.MAJOR, message="not en-XA", **common
     )
     assert first.id == second.id  # ids are stable per (field, layer, kind)

@@ -5,18 +5,22 @@ hotel). The translated prompt must still name each one exactly as the variant's 
 (the code overlay's rendering of the literal, else the literal itself): 'general' renamed 'General'
 or 'ĝéñéŕåļ' sends the agent to a channel the check does not look at. The general reference check
 forgives another case or word order; a value the task's check compares gets no such allowance and
-is critical. Families without task code (no text attributes declared) have nothing to check here.
+is critical. The environment must hold the name as the check does too: a calendar whose event
+'Yoga Class' reads 'Clase de Yoga' while the prompt asks for, and the check compares, 'Yoga Class'
+fails the task. Families without task code (no text attributes declared) have nothing to check here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from babelflow.ir import PythonLiteralLocator
+from babelflow.ir import ArtifactRole, IRElement, PythonLiteralLocator
 from source_benchmarks.protocol import PerturbedBenchmark
 from validators.checks import Scope, check
 from validators.context import ValidationContext
+from validators.finding_kinds import PAIRED, Layer
 from validators.findings import Hit, Severity
+from validators.probes.consistency import path_of
 from validators.probes.prose_references import REFERENCE_LOST
 
 
@@ -36,9 +40,9 @@ def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[t
     return found
 
 
-@check(REFERENCE_LOST)
-def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    if not isinstance(ctx.source, PerturbedBenchmark) or ctx.overlay is None:
+def _compared_prompt_tokens(ctx: ValidationContext, scope: Scope) -> Iterator[tuple[IRElement, str, str]]:
+    """(prompt field, inline token of it the task's checks compare, the variant's check's text of it)."""
+    if not isinstance(ctx.source, PerturbedBenchmark):
         return
     attributes = frozenset(ctx.source.text_attributes)
     literals = _task_literals(ctx, attributes)
@@ -48,24 +52,70 @@ def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             element.artifact in scope.skip
             or not isinstance(locator, PythonLiteralLocator)
             or locator.qualname.split(".")[-1] not in attributes
-            or not ctx.in_overlay(element)
         ):
             continue
         compared = literals.get((element.artifact, locator.qualname.split(".")[0]), {})
-        target = ctx.code_target(element) or ""
         for token in element.inline_tokens:
-            wanted = compared.get(token)
-            if wanted is None or wanted in target:
+            if token in compared:
+                yield element, token, compared[token]
+
+
+@check(REFERENCE_LOST)
+def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    if ctx.overlay is None:
+        return
+    for element, token, wanted in _compared_prompt_tokens(ctx, scope):
+        target = ctx.code_target(element) or ""
+        if not ctx.in_overlay(element) or wanted in target:
+            continue
+        locator = element.locator
+        yield Hit(
+            severity=Severity.CRITICAL,
+            artifact=element.artifact,
+            location=f"{element.role} @ {locator.qualname} ({locator.role})",
+            message=f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
+            "translated prompt: the agent is sent to another value",
+            element_id=element.id,
+            source=element.source_text,
+            target=target,
+            detail={"token": token, "compared_as": wanted},
+            pattern=f"{token!r}",
+        )
+
+
+@check(
+    "compared_name_rendered_apart",
+    Layer.CONSISTENCY,
+    Severity.CRITICAL,
+    needs=PAIRED,
+    summary="a name a task's prompt quotes and its check compares reads another way in the environment",
+)
+def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The environment's fields that hold such a name (a channel, file, contact, event title) in another
+    rendering than the check's. A rendering the variant applies to every field of the environment
+    passes for a policy of its own (policy.py's note): the prompt and the check still name the source's
+    value, so the agent looks for an event the calendar no longer has."""
+    environment = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE} - scope.skip
+    holders: dict[str, list[IRElement]] = {}
+    for element in ctx.ir.elements:
+        if element.artifact in environment and element.locator.kind in ("data_value", "data_key"):
+            holders.setdefault(element.source_text, []).append(element)
+    reported: set[str] = set()
+    for prompt, token, wanted in _compared_prompt_tokens(ctx, scope):
+        for holder in holders.get(token, ()):
+            rendering = ctx.target_text(holder)
+            if rendering is None or rendering == wanted or holder.id in reported:
                 continue
+            reported.add(holder.id)
+            task = prompt.locator.qualname.split(".")[0]
             yield Hit(
-                severity=Severity.CRITICAL,
-                artifact=element.artifact,
-                location=f"{element.role} @ {locator.qualname} ({locator.role})",
-                message=f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
-                "translated prompt: the agent is sent to another value",
-                element_id=element.id,
-                source=element.source_text,
-                target=target,
-                detail={"token": token, "compared_as": wanted},
+                artifact=holder.artifact,
+                location=holder.role + path_of(holder),
+                message=f"{token!r}, which {task}'s prompt quotes and its check compares as {wanted!r}, reads "
+                f"{rendering!r} in the environment: the agent looks for one name, the data holds another",
+                element_id=holder.id,
+                source=token,
+                target=rendering,
+                detail={"task": task, "compared_as": wanted, "prompt_field": prompt.id},
                 pattern=f"{token!r}",
             )
