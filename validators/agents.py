@@ -345,7 +345,7 @@ class ValidatorAgent:
 
     @staticmethod
     def _task_replay(ctx: ValidationContext, task_id: str | None) -> dict[str, str]:
-        variant = ctx.variant_bench
+        variant = ctx.harness
         if variant is None or task_id not in ctx.source.task_ids(None):
             return {"error": f"cannot replay task {task_id}"}
         (sg, sn), (tg, tn) = (

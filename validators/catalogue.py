@@ -7,7 +7,6 @@ import importlib
 
 MODULES = (
     "validators.probes.integrity",
-    "validators.probes.policy",
     "validators.probes.consistency",
     "validators.probes.references",
     "validators.probes.prose_references",

@@ -222,16 +222,18 @@ def adapt(
         findings = []
         if agents:
             from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
-            from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
+            from validators.run import validate_variant, variant_context  # noqa: PLC0415 - +0.4 s on --help
 
             with console.status("validating", spinner="dots") as status:
                 cmap = load_canonical_map(result.paths.canonical_map, benchmark, lang)
                 failures = validate_variant(
-                    get_benchmark(benchmark, source_dir=source_dir),
-                    result.paths.variant,
-                    result.ir,
-                    lang,
-                    canonical_map=cmap,
+                    variant_context(
+                        get_benchmark(benchmark, source_dir=source_dir),
+                        result.paths.variant,
+                        result.ir,
+                        lang,
+                        canonical_map=cmap,
+                    ),
                     agents=agents,
                     progress=status_line(status),
                 )
@@ -328,7 +330,7 @@ def validate(
     from flows.components import analyze_or_reuse, check_same_profile  # noqa: PLC0415 - +1.8 s on --help
     from translators.registry import validate_language_tag  # noqa: PLC0415 - +0.4 s on --help
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
-    from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
+    from validators.run import validate_variant, variant_context  # noqa: PLC0415 - +0.4 s on --help
 
     validate_language_tag(lang)
     costs = CostLedger()
@@ -357,11 +359,7 @@ def validate(
             own_map = (variant_dir / CANONICAL_MAP_NAME).is_file()
             cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() and not own_map else None
             failures = validate_variant(
-                bench,
-                layout.variant(benchmark, lang, variant),
-                ir,
-                lang,
-                canonical_map=cmap,
+                variant_context(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap),
                 agents=agents,
                 progress=stage_line(bars),
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 from validators.model_backends import make_validator_agents
 from validators.orchestrator import review_and_merge, run_layer
 from validators.probes.behavior import replay_pairs_of
-from validators.probes.policy import infer_policy
+from validators.probes.policy import InferredPolicy, infer_policy
 from validators.translation_failures import translation_failed
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
@@ -365,11 +366,11 @@ def stage_integrity(run: AdaptationRun, ir_path: Path, variant: Path) -> LayerRe
     return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
 
 
-_POLICIES: dict[tuple, object] = {}
+_POLICIES: dict[tuple, InferredPolicy] = {}
 _POLICY_LOCKS: dict[tuple, threading.Lock] = {}
 
 
-def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
+def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> InferredPolicy:
     """The rendering policy inferred once per IR and variant content, not once per layer.
 
     Consistency and behaviour each get their own context (they run in parallel threads) and both
@@ -396,7 +397,7 @@ def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
                 _POLICIES.pop(oldest)
                 _POLICY_LOCKS.pop(oldest, None)
             _POLICIES[key] = infer_policy(ctx)
-        ctx.inferred_policy = _POLICIES[key]  # type: ignore[assignment]
+        return _POLICIES[key]
 
 
 def stage_layer(
@@ -407,7 +408,7 @@ def stage_layer(
     if layer is Layer.CONSISTENCY or (
         layer is Layer.BEHAVIOR and not any(s.layer is Layer.BEHAVIOR for s in suppressed)
     ):
-        share_policy(ctx, ir_path, variant)
+        ctx = replace(ctx, inferred_policy=share_policy(ctx, ir_path, variant))
     if layer is Layer.BEHAVIOR:
         return _behavior(run, ctx, suppressed)
     return LayerResult(layer=layer, findings=run_layer(layer, ctx, list(suppressed)))
@@ -437,7 +438,7 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
     if any(s.layer is Layer.BEHAVIOR for s in suppressed):
         return LayerResult(layer=Layer.BEHAVIOR, findings=[])
     settings, language = run.settings, run.language
-    ctx.variant_bench = open_variant(run.benchmark, ctx.variant_root)
+    ctx = replace(ctx, variant_bench=open_variant(run.benchmark, ctx.variant_root))
     cache_path = run.paths.behavior_cache
     cache = orjson.loads(cache_path.read_bytes()) if cache_path.exists() else {}
     shared = key_of(
@@ -468,9 +469,13 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
             )
         except Exception:  # the probe replays again and reports the crash as its finding
             target_pairs, replayed = {}, -1
-        ctx.task_ids, ctx.source_pairs = stale, source_replays(settings, ctx.source, stale)
-        ctx.target_pairs = target_pairs if replayed >= 0 else None
-        fresh = run_layer(Layer.BEHAVIOR, ctx, list(suppressed))
+        given = replace(
+            ctx,
+            task_ids=stale,
+            source_pairs=source_replays(settings, ctx.source, stale),
+            target_pairs=target_pairs if replayed >= 0 else None,
+        )
+        fresh = run_layer(Layer.BEHAVIOR, given, list(suppressed))
         replayed = replayed if replayed >= 0 else len(stale)
     by_task: dict[str, list] = {t: [] for t in stale}
     for finding in fresh:
@@ -536,9 +541,7 @@ def stage_merge(
 
     def own_context() -> ValidationContext:
         assert ir_path is not None and variant is not None  # agents exist only with both
-        ctx = _context(run, ir_path, variant)
-        ctx.variant_bench = open_variant(run.benchmark, variant)
-        return ctx
+        return replace(_context(run, ir_path, variant), variant_bench=open_variant(run.benchmark, variant))
 
     merged = review_and_merge(run.benchmark, run.language, probe_findings, suppressed, agents, own_context)
     if ledger.report().rows:

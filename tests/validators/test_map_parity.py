@@ -22,7 +22,7 @@ from source_benchmarks import get_benchmark
 from validators.findings import Layer
 from validators.map_parity import Renderings, equal_modulo, explain, parse_output
 from validators.probes.behavior import replay_pairs_of
-from validators.run import validate_variant
+from validators.run import validate_variant, variant_context
 
 RENDER = Renderings(
     allowed={"Water Bottle": {"Botella de agua"}, "blue": {"azul"}, "color": {"color"}},
@@ -83,7 +83,9 @@ def localized(tmp_path_factory, analyzed):
 
 def _validate(localized, variant: Path, ir=None):
     source, clean_ir, cmap, _, pairs = localized
-    return validate_variant(source, variant, ir or clean_ir, "en-XA", canonical_map=cmap, source_pairs=pairs)
+    return validate_variant(
+        variant_context(source, variant, ir or clean_ir, "en-XA", canonical_map=cmap, source_pairs=pairs)
+    )
 
 
 def _copy(localized, to: Path) -> Path:

@@ -20,7 +20,7 @@ from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
 from validators.checks import CHECKS
 from validators.findings import Layer
-from validators.run import validate_variant
+from validators.run import validate_variant, variant_context
 
 BENCH, LANG = "fixture-library", "en-XA"
 
@@ -53,7 +53,7 @@ def test_cli_and_flow_stages_find_the_same_defects(tmp_path, analyzed, kind):
     shutil.copytree(result.paths.variant, variant)
     inject_defect(kind, variant, result.ir, random.Random(0))
 
-    cli = validate_variant(get_benchmark(BENCH), variant, result.ir, LANG)
+    cli = validate_variant(variant_context(get_benchmark(BENCH), variant, result.ir, LANG))
     layers, flow = _stage_path(settings, variant, settings.layout.ir(BENCH))
     assert _fields(cli) and _fields(flow) == _fields(cli)
     assert flow.validators == cli.validators

@@ -126,7 +126,7 @@ def validated(seatau):
     from validators.calibration_measure import measure
     from validators.context import ValidationContext
     from validators.probes.behavior import replay_pairs_of
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     bench, root, ir = seatau
     cache: dict[str, tuple] = {}
@@ -142,7 +142,8 @@ def validated(seatau):
             held_out = calibrate([m for other, m in lengths.items() if other != language], excluded=[language])
             assert language not in held_out.languages
             failures = validate_variant(
-                bench, root / language, ir, language, agents=[], source_pairs=source_pairs, calibration=held_out
+                variant_context(bench, root / language, ir, language, source_pairs=source_pairs, calibration=held_out),
+                agents=[],
             )
             cache[language] = (failures, group_findings(failures.findings), root)
         return cache[language]

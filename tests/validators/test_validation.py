@@ -25,7 +25,7 @@ from validators.agents import ReviewAction, ReviewReply, ReviewRequest, Validato
 from validators.context import ValidationContext
 from validators.findings import Layer, Severity, excerpt, merge
 from validators.probes.behavior import replay_pairs_of
-from validators.run import PROBES, validate_variant
+from validators.run import PROBES, validate_variant, variant_context
 
 FAST = ("tau2-mock", "fixture-library")
 
@@ -54,13 +54,15 @@ class Built:
 
     def validate(self, variant_dir: Path, agents=None):
         return validate_variant(
-            self.source,
-            variant_dir,
-            self.ir,
-            self.language,
-            canonical_map=self.canonical_map,
+            variant_context(
+                self.source,
+                variant_dir,
+                self.ir,
+                self.language,
+                canonical_map=self.canonical_map,
+                source_pairs=self.source_pairs,
+            ),
             agents=agents,
-            source_pairs=self.source_pairs,
         )
 
 

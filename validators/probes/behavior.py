@@ -38,7 +38,6 @@ from validators.map_parity import (
     parse_output,
     renderings_for,
 )
-from validators.probes.policy import infer_policy
 
 
 def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tuple]:
@@ -146,10 +145,10 @@ def replays_differ(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     own harness: one pass tells the kinds apart. Inputs beyond the variant come from the context:
     `task_ids` (None: all), `source_pairs` and `target_pairs` (task id -> (golden, do-nothing)) to
     reuse replays already run."""
-    if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed) or ctx.variant_bench is None:
+    variant = ctx.harness
+    if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed) or variant is None:
         return
     source_pairs, target_pairs = ctx.source_pairs, ctx.target_pairs
-    variant = ctx.variant_bench
     ids = ctx.task_ids if ctx.task_ids is not None else ctx.source.task_ids(None)
     # tasks in a data file (τ²), one file each (τ³ banking) or in code (AgentDojo: one module per kind of task)
     tasks_artifact = next((s.path for s in ctx.specs if s.role is ArtifactRole.TASKS), "<tasks>")
@@ -189,7 +188,7 @@ def replays_differ(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     # variant made elsewhere renders) hashes differently by design: the consistency layer judges
     # those values field by field, replays judge rewards, errors and results modulo the renderings.
     # Built on first use only (the inferred policy: telecom ~2.5 s), not when every result matches.
-    inferred = functools.cache(lambda: infer_policy(ctx).renderings_of())
+    inferred = functools.cache(lambda: ctx.policy.renderings_of())
     renderings = functools.cache(lambda: _with_messages(renderings_for(ctx, inferred), catalog))
     mapped = bool(map_targets(ctx))
     findings: list[Hit] = []

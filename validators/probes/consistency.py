@@ -8,6 +8,7 @@ a value a check compares is rendered one way in code and data, and a prompt stil
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
 from validators.findings import Hit
 from validators.map_parity import map_targets
-from validators.probes.policy import infer_policy
+from validators.probes.policy import POLICY_KIND
 
 # values no entity policy renders: a map that renders one of them is wrong, the field is reported
 NEVER_RENDERED = {
@@ -34,6 +35,59 @@ NEVER_RENDERED = {
 
 
 @check(
+    POLICY_KIND,
+    Layer.CONSISTENCY,
+    Severity.NOTE,
+    needs=PAIRED,
+    summary="the variant renders an entity class its own way, consistently",
+)
+def canonical_rendering_inferred(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """One note per entity class whose values the variant renders one consistent way."""
+    policy = ctx.policy
+    for name, mapping in sorted(policy.classes.items()):
+        first = policy.elements[name][0]
+        example = next(iter(mapping.items()))
+        yield Hit(
+            artifact=first.artifact,
+            location=f"entity class {name}",
+            message=f"{len(mapping)} {name} value(s) rendered one consistent way in {policy.occurrences[name]} "
+            f"field(s) (e.g. {example[0]!r} -> {example[1]!r}): a canonical policy of this variant, not a defect",
+            source=example[0],
+            target=example[1],
+            pattern=name,
+            detail={
+                "entity_class": name,
+                "values": str(len(mapping)),
+                "fields": str(policy.occurrences[name]),
+                "map": json.dumps(mapping, ensure_ascii=False, sort_keys=True),
+            },
+        )
+
+
+@check(
+    "renderings_collide",
+    Layer.CONSISTENCY,
+    Severity.CRITICAL,
+    needs=PAIRED,
+    summary="two source values share one rendering",
+)
+def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """Two kept values given one rendering cannot be told apart any more (two products, one name)."""
+    policy = ctx.policy
+    for rendering, values in sorted(policy.collisions().items()):
+        element = policy.first.get(values[0])
+        yield Hit(
+            artifact=element.artifact if element else "<variant>",
+            location=f"rendering {rendering!r}",
+            message=f"{len(values)} different kept values are all rendered {rendering!r} "
+            f"({', '.join(map(repr, values))}): they can no longer be told apart",
+            source=" | ".join(values),
+            target=rendering,
+            pattern=f"{rendering!r}",
+        )
+
+
+@check(
     "preserved_value_changed",
     Layer.CONSISTENCY,
     Severity.CRITICAL,
@@ -41,7 +95,7 @@ NEVER_RENDERED = {
     summary="a Preserve value was translated",
 )
 def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    policy = infer_policy(ctx)
+    policy = ctx.policy
     # a field the IR types Preserve (an IR made with another profile, a golden argument linked to a
     # localized DB value) that holds the map's rendering of its value follows the variant's map
     map_renders = map_renderings(ctx)

@@ -126,7 +126,7 @@ def _checked_pair(element, target: str, ctx: ValidationContext, pack_key: str | 
     """The checks of a field depend on its artifact, role, texts and tokens, which repeat across
     tasks (telecom: 170k fields, ~3,400 distinct texts): each combination is checked once."""
     pack = ctx.pack
-    band = variant_band(ctx)
+    band = ctx.derived(variant_band)
     key = (
         band,
         ctx.language,

@@ -16,7 +16,7 @@ from typing import Any
 
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
-from source_benchmarks import family_of, get_benchmark, open_variant
+from source_benchmarks import family_of
 from source_benchmarks.family import Capability
 from source_benchmarks.protocol import ArtifactSpec
 from validators.checks import Scope, check
@@ -282,19 +282,12 @@ def _function(schema: dict) -> dict:
     summary="the benchmark's own models reject the variant",
 )
 def model_rejects_variant(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    """The variant opened in the benchmark's own harness (kept in the context for behaviour and the
-    agents' replays); one that does not load suppresses what needs it loaded."""
+    """The variant opened in the benchmark's own harness (`ctx.loaded`, which behaviour and the agents'
+    replays read); one that does not load suppresses what needs it loaded."""
     if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed):
         return
-    try:
-        # a babelflow variant (data/ and a manifest), or another tool's copy of the data folder
-        variant = (
-            open_variant(ctx.source.id, ctx.variant_root)
-            if not ctx.bare_data_dir
-            else get_benchmark(ctx.source.id, source_dir=ctx.variant_root)
-        )
-        variant.validate_artifacts()
-    except BabelflowError as exc:
+    exc = ctx.loaded
+    if isinstance(exc, BabelflowError):
         yield Hit(
             artifact=_relative(exc.file, ctx) if exc.file else "<variant>",
             location=exc.field or "<file>",
@@ -302,8 +295,6 @@ def model_rejects_variant(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]
             target=exc.message,
         )
         scope.suppressed += _skipped(Precondition.LOADS, "*", "the variant does not load into the benchmark's models")
-        return
-    ctx.variant_bench = variant
 
 
 @check(
@@ -314,7 +305,8 @@ def model_rejects_variant(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]
     summary="a tool's name or parameters differ",
 )
 def tool_schema_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    if ctx.variant_bench is None or any(s.layer is Layer.BEHAVIOR for s in scope.suppressed):
+    variant = ctx.harness
+    if variant is None or any(s.layer is Layer.BEHAVIOR for s in scope.suppressed):
         return
     docstrings = {
         t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname)
@@ -322,7 +314,7 @@ def tool_schema_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         if t.role == "docstring"
     }
     source_schemas = {_function(s)["name"]: _function(s) for s in ctx.source.tool_schemas()}
-    for schema in ctx.variant_bench.tool_schemas():
+    for schema in variant.tool_schemas():
         function = _function(schema)
         before = source_schemas.get(function["name"])
         if before is None:

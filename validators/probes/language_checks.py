@@ -199,9 +199,10 @@ def _db_kept_words(ctx: ValidationContext) -> set[str]:
 def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
     """Words the benchmark uses as code literals: enum values (statuses, reasons) and the DB's
     field names. A tool that protects literals without context leaves exactly these in prose."""
-    cached = ctx.literal_vocabulary
-    if cached is not None:
-        return cached
+    return ctx.derived(_literal_words)
+
+
+def _literal_words(ctx: ValidationContext) -> frozenset[str]:
     words: set[str] = set()
     for element in ctx.ir.elements:
         if (
@@ -226,8 +227,7 @@ def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
         for w in re.split(r"[_ ]", e.source_text.lower())
     }
     words |= keys - data_keys
-    ctx.literal_vocabulary = frozenset(w for w in words if len(w) >= 2)
-    return ctx.literal_vocabulary
+    return frozenset(w for w in words if len(w) >= 2)
 
 
 def _names(elements) -> set[str]:
@@ -427,7 +427,7 @@ def _status_doubled(element, target: str, statuses: dict[str, str], data: Langua
 
 def _spacing(element, target: str, terms: set[str], data: LanguageData) -> list[Hit]:
     out = []
-    for term in sorted(terms, key=len, reverse=True):
+    for term in sorted(terms, key=lambda t: (-len(t), t)):  # longest first; ties by text, not by set order
         if not term or not in_script(term[0], data.script):
             continue
         for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):

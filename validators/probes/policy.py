@@ -13,17 +13,16 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
 from babelflow.ir import PreserveReason, TranslationType
-from validators.checks import Scope, check
-from validators.context import ValidationContext
-from validators.finding_kinds import PAIRED, Layer, Severity
-from validators.findings import Hit
 from validators.probes.tool_code import lookup_literals
+
+if TYPE_CHECKING:
+    from validators.context import ValidationContext
 
 POLICY_KIND = "canonical_rendering_inferred"
 # values another tool may render by policy: catalogue entities and enum values, never identifiers
@@ -69,10 +68,7 @@ def entity_class(element) -> str:
 
 
 def infer_policy(ctx: ValidationContext) -> InferredPolicy:
-    """Computed once per context (consistency and fidelity both read it)."""
-    cached = ctx.inferred_policy
-    if cached is not None:
-        return cached
+    """The policy of the context's variant; `ctx.policy` holds it, computed once per context."""
     seen: dict[str, Counter] = defaultdict(Counter)
     members: dict[str, list] = defaultdict(list)
     for element in ctx.ir.elements:
@@ -119,7 +115,6 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         policy.renderings.update(mapping)
         policy.occurrences[name] = sum(sum(seen[v].values()) for v in mapping)
         policy.elements[name] = [members[v][0] for v in mapping]
-    ctx.inferred_policy = policy
     return policy
 
 
@@ -133,59 +128,6 @@ def _code_renderings(ctx: ValidationContext, seen: dict[str, Counter]) -> dict[s
         if element.source_text in renders and ctx.in_overlay(element):
             renders[element.source_text].add(ctx.code_target(element) or element.source_text)
     return renders
-
-
-@check(
-    POLICY_KIND,
-    Layer.CONSISTENCY,
-    Severity.NOTE,
-    needs=PAIRED,
-    summary="the variant renders an entity class its own way, consistently",
-)
-def canonical_rendering_inferred(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    """One note per entity class whose values the variant renders one consistent way."""
-    policy = infer_policy(ctx)
-    for name, mapping in sorted(policy.classes.items()):
-        first = policy.elements[name][0]
-        example = next(iter(mapping.items()))
-        yield Hit(
-            artifact=first.artifact,
-            location=f"entity class {name}",
-            message=f"{len(mapping)} {name} value(s) rendered one consistent way in {policy.occurrences[name]} "
-            f"field(s) (e.g. {example[0]!r} -> {example[1]!r}): a canonical policy of this variant, not a defect",
-            source=example[0],
-            target=example[1],
-            pattern=name,
-            detail={
-                "entity_class": name,
-                "values": str(len(mapping)),
-                "fields": str(policy.occurrences[name]),
-                "map": json.dumps(mapping, ensure_ascii=False, sort_keys=True),
-            },
-        )
-
-
-@check(
-    "renderings_collide",
-    Layer.CONSISTENCY,
-    Severity.CRITICAL,
-    needs=PAIRED,
-    summary="two source values share one rendering",
-)
-def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    """Two kept values given one rendering cannot be told apart any more (two products, one name)."""
-    policy = infer_policy(ctx)
-    for rendering, values in sorted(policy.collisions().items()):
-        element = policy.first.get(values[0])
-        yield Hit(
-            artifact=element.artifact if element else "<variant>",
-            location=f"rendering {rendering!r}",
-            message=f"{len(values)} different kept values are all rendered {rendering!r} "
-            f"({', '.join(map(repr, values))}): they can no longer be told apart",
-            source=" | ".join(values),
-            target=rendering,
-            pattern=f"{rendering!r}",
-        )
 
 
 def inferred_canonical_map(failures, benchmark: str, language: str):

@@ -18,7 +18,6 @@ from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
 from validators.findings import Hit
 from validators.probes.consistency import canonical_renderings, map_renderings, path_of
-from validators.probes.policy import infer_policy
 from validators.probes.quoting import quoted_pairs
 from validators.probes.references import rendered_entities
 from validators.probes.tool_code import cited, tool_names
@@ -86,7 +85,7 @@ class ReadScope:
 def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """Inline tokens of translated prose must still be there (canonical ones in their rendering,
     values the variant renders by an inferred policy in that rendering)."""
-    policy = infer_policy(ctx)
+    policy = ctx.policy
     entities = ctx.derived(rendered_entities)
     map_entries = ctx.canonical_map.lookup() if ctx.canonical_map else {}
     rendering = {

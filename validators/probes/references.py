@@ -27,7 +27,6 @@ from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity
 from validators.findings import Hit
 from validators.map_parity import map_targets
-from validators.probes.policy import infer_policy
 from validators.probes.pseudo_checks import comparable, pseudo_style
 
 
@@ -40,7 +39,7 @@ def _name(value: str) -> bool:
 def rendered_entities(ctx: ValidationContext) -> dict[str, set[str]]:
     """Rendered entity (a product name the variant's DB renders, or a value its canonical map renders) ->
     every rendering the variant's DB or map holds for it (`ctx.derived(rendered_entities)`: once a context)."""
-    policy = infer_policy(ctx)
+    policy = ctx.policy
     seen = policy.renderings_of()
     out: dict[str, set[str]] = {}
     for value, element in policy.first.items():
