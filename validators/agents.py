@@ -14,6 +14,7 @@ model configured the agent only records that fact.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Literal, Protocol
 
@@ -34,6 +35,16 @@ MEANING_CHANGED = declare_kind(
     frozenset(),
     "the translation asks or states something else (a reviewer's reading)",
 )
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The tasks and units one conversation reads: batch `number` of `of`."""
+
+    tasks: list[TaskView]
+    units: list[UnitView]
+    number: int
+    of: int
 
 
 class ReviewAction(Record):
@@ -178,9 +189,8 @@ class ValidatorAgent:
         for number, ((tasks, units), relevant) in enumerate(zip(batches, shown, strict=True), start=1):
             if self.budget and spent >= self.budget:
                 break  # the rest is reported as not read
-            used, cost = self._conversation(
-                ctx, material, relevant, tasks, units, number, len(batches), findings, disputed
-            )
+            batch = Batch(tasks=tasks, units=units, number=number, of=len(batches))
+            used, cost = self._conversation(ctx, material, relevant, batch, findings, disputed)
             turns, spent = turns + used, spent + cost
             read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
         note = ""
@@ -249,10 +259,7 @@ class ValidatorAgent:
         ctx: ValidationContext,
         material: ReviewMaterial,
         probe_findings: list[Finding],
-        tasks: list[TaskView],
-        units: list[UnitView],
-        batch: int,
-        batches: int,
+        batch: Batch,
         findings: dict[str, Finding],
         disputed: dict[str, str],
     ) -> tuple[int, int]:
@@ -271,10 +278,10 @@ class ValidatorAgent:
                 turn=turn,
                 probe_findings=probe_findings,
                 answers=answers,
-                batch=batch,
-                batches=batches,
-                tasks=tasks,
-                units=units,
+                batch=batch.number,
+                batches=batch.of,
+                tasks=batch.tasks,
+                units=batch.units,
             )
             reply = model.review(request)
             spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(

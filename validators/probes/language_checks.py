@@ -18,11 +18,11 @@ defect with all its occurrences.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 
 from babelflow.ir import PreserveReason, TranslationType
-from babelflow.language_data import LanguageData, in_script, language_data
+from babelflow.language_data import LanguageData, language_data
 from babelflow.language_id import identify, supported
 from babelflow.target_lexicon import target_lexicon
 from validators.calibration import adopted_literals, calibrated_language_data
@@ -30,10 +30,10 @@ from validators.checks import Scope, check
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
 from validators.findings import Hit
-from validators.probes.quoting import quoted_pairs
 from validators.probes.readers import READ_BY_NO_MODEL, read_by_no_model
 from validators.probes.register import Register, register_of
 from validators.probes.spacing import inserted_terms
+from validators.probes.status_words import field_hit, spacing_around, status_doubled, status_in_prose, status_renderings
 
 _LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
 _WORD = re.compile(rf"(?<![{_LATIN}0-9_@#./\\-])[A-Za-z]+(?:['-][A-Za-z]+)*(?![{_LATIN}0-9_@/\\])")
@@ -106,7 +106,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         if data.script == "Latn"
         else Register(introduced=Counter())
     )
-    statuses = _status_renderings(ctx, elements, targets)
+    statuses = status_renderings(ctx, elements, targets)
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
     glossary_terms = set(statuses.values()) | {t.target for t in (ctx.pack.glossary if ctx.pack is not None else [])}
@@ -127,7 +127,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             if kind_of == "word" and register.mixes_english:
                 yield _mixed_register(element, target, word, register)
                 continue
-            yield _finding(
+            yield field_hit(
                 "source_words_left",
                 severity,
                 element,
@@ -136,30 +136,15 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 f"English {word!r}",
                 word=word,
             )
-        yield from _status_in_prose(element, target, statuses)
-        yield from _status_doubled(element, target, statuses, data)
+        yield from status_in_prose(element, target, statuses)
+        yield from status_doubled(element, target, statuses, data)
         if data.unspaced:
-            yield from _spacing(element, target, glossary_terms, data)
-
-
-def _finding(kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str) -> Hit:
-    return Hit(
-        kind=kind,
-        severity=severity,
-        artifact=element.artifact,
-        location=element.role,
-        message=message,
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
-        detail=detail,
-        pattern=pattern,
-    )
+            yield from spacing_around(element, target, glossary_terms, data)
 
 
 def _mixed_register(element, target: str, word: str, register: Register) -> Hit:
     """A literal kept in a variant that writes English words of its own accord: a native reviewer's call."""
-    return _finding(
+    return field_hit(
         "source_words_left",
         Severity.NOTE,
         element,
@@ -341,108 +326,3 @@ def _english_clauses(masked: str, source_words: set[str], language: str) -> list
         if identify(match.group(0), (language, "en"), min_letters=20) == "en":
             found.append((match.group(0).strip(" ,"), "phrase"))
     return found
-
-
-# ---- status renderings in ordinary prose -----------------------------------------------------
-
-
-def _status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, str]:
-    """status value -> the variant's rendering, learned where the source quotes the value and
-    the translation quotes the same number of things (policy: "status is 'delivered'")."""
-    statuses = {
-        e.source_text
-        for e in ctx.ir.elements
-        if e.preserve_reason is PreserveReason.ENUM_CODE
-        and e.source_text.islower()
-        and re.fullmatch(r"[a-z]+(?: [a-z]+)?", e.source_text)
-    }
-    seen: dict[str, Counter] = defaultdict(Counter)
-    for element in elements:
-        target = targets[element.id]
-        if not target or not any(t in statuses for t in element.inline_tokens):
-            continue
-        for value, rendering in quoted_pairs(element.source_text, target):
-            if value in statuses and rendering != value:
-                seen[value][rendering] += 1
-    return {value: counts.most_common(1)[0][0] for value, counts in seen.items()}
-
-
-def _status_in_prose(element, target: str, statuses: dict[str, str]) -> list[Hit]:
-    out = []
-    for value, rendering in statuses.items():
-        if value in element.inline_tokens:
-            continue  # the source quotes the status itself: its rendering is right there
-        # "to be delivered to Suite 641": the verb, not the order status 'delivered'
-        if re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text) and rendering in target:
-            out.append(
-                _finding(
-                    "status_rendering_in_prose",
-                    Severity.MAJOR,
-                    element,
-                    target,
-                    f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: "
-                    "the sentence now says something else",
-                    f"status {value!r} as {rendering!r}",
-                    status=value,
-                    rendering=rendering,
-                )
-            )
-    return out
-
-
-_MARKS = "'\"‘’“”「」『』«»"
-
-
-def _status_doubled(element, target: str, statuses: dict[str, str], data: LanguageData) -> list[Hit]:
-    """A status rendering written twice, or after its own first characters ('已 已送达'), or beside the
-    literal it renders ("entregado 'delivered'"): a translator inserted the term over its own words."""
-    out = []
-    for value, rendering in statuses.items():
-        if rendering not in target or re.search(rf"\b{re.escape(value)}\W+{re.escape(value)}\b", element.source_text):
-            continue
-        whole = "|".join(re.escape(form) for form in sorted({rendering, value}, key=len, reverse=True))
-        edge, end = ("", "") if data.unspaced else (r"(?<!\w)", r"(?!\w)")  # whole words where words are spaced
-        patterns = [rf"{edge}(?:{whole})[{_MARKS}]?[ ]*[{_MARKS}]?(?:{whole}){end}"]
-        if data.unspaced and len(rendering) > 1:  # its first characters, then a space or a mark, then it whole
-            prefixes = "|".join(re.escape(rendering[:n]) for n in range(len(rendering) - 1, 0, -1))
-            patterns.append(rf"(?:{prefixes})[ {_MARKS}]+{re.escape(rendering)}")
-        if any(re.search(p, target) for p in patterns):
-            out.append(
-                _finding(
-                    "status_rendering_doubled",
-                    Severity.MAJOR,
-                    element,
-                    target,
-                    f"the status rendering {rendering!r} of {value!r} is written twice side by side",
-                    f"status {value!r} doubled",
-                    status=value,
-                    rendering=rendering,
-                )
-            )
-    return out
-
-
-# ---- spacing around inserted terms -----------------------------------------------------------
-
-
-def _spacing(element, target: str, terms: set[str], data: LanguageData) -> list[Hit]:
-    out = []
-    for term in sorted(terms, key=lambda t: (-len(t), t)):  # longest first; ties by text, not by set order
-        if not term or not in_script(term[0], data.script):
-            continue
-        for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):
-            before, after = target[match.start() - 2 : match.start() - 1], target[match.end() + 1 : match.end() + 2]
-            if before and after and in_script(before, data.script) and in_script(after, data.script):
-                out.append(
-                    _finding(
-                        "spacing_artifact",
-                        Severity.MINOR,
-                        element,
-                        target,
-                        f"spaces inserted around {term!r} in a script written without spaces between words",
-                        f"spaces around {term!r}",
-                        term=term,
-                    )
-                )
-                break
-    return out
