@@ -76,6 +76,13 @@ def declare_kind(
     return kind
 
 
+def declare_kinds(
+    layer: Layer, needs: frozenset[Precondition], *rows: tuple[str, Severity, str]
+) -> tuple[FindingKind, ...]:
+    """The kinds one pass tells apart, each a (name, default severity, summary) row."""
+    return tuple(declare_kind(name, layer, severity, needs, summary) for name, severity, summary in rows)
+
+
 for _layer in Layer:  # what a validator agent raises in its own words, on any layer
     declare_kind(REVIEWER_JUDGEMENT, _layer, Severity.MAJOR, frozenset(), "a validator agent's own finding")
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from typing import Any
 
 from pydantic import Field
 
-from babelflow.ir import Record
+from babelflow.ir import IRElement, Record
 from validators.finding_kinds import FindingKind, Layer, Severity
 
 
@@ -78,6 +79,19 @@ class Hit(Record):
     pattern: str | None = None
     severity: Severity | None = Field(default=None, description="None: the kind's default")
     kind: str | None = Field(default=None, description="which of its check's kinds (None: its only one)")
+
+    @classmethod
+    def on(cls, element: IRElement, target: str | None, message: str, **seen: Any) -> Hit:
+        """What a check saw on one IR field (at its role unless `location` says more), its source beside it."""
+        seen.setdefault("location", element.role)
+        return cls(
+            artifact=element.artifact,
+            element_id=element.id,
+            source=element.source_text,
+            target=target,
+            message=message,
+            **seen,
+        )
 
 
 def found(kind: FindingKind, validator_id: str, hit: Hit) -> Finding:

@@ -27,7 +27,7 @@ from source_benchmarks.message_catalog import MessageCatalog
 from source_benchmarks.protocol import ReplayOutcome
 from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.finding_kinds import LOADS, Layer, Severity, declare_kind
+from validators.finding_kinds import LOADS, Layer, Severity, declare_kinds
 from validators.findings import Hit
 from validators.map_parity import (
     Renderings,
@@ -117,25 +117,24 @@ def task_artifacts(ctx: ValidationContext, task_ids: list[str]) -> dict[str, str
     }
 
 
-REPLAY_KINDS = tuple(
-    declare_kind(name, Layer.BEHAVIOR, severity, LOADS, summary)
-    for name, severity, summary in (
-        ("harness_crash", Severity.CRITICAL, "replaying the variant raised"),
-        (
-            "tool_output_escaped",
-            Severity.MAJOR,
-            "target-language text in tool results reaches the agent as \\u escapes, where the source reads as text",
-        ),
-        ("task_missing", Severity.CRITICAL, "a task is missing from the variant"),
-        ("golden_reward_changed", Severity.CRITICAL, "the golden trajectory scores differently"),
-        ("do_nothing_reward_changed", Severity.CRITICAL, "the do-nothing trajectory scores differently"),
-        ("tool_error_sequence_changed", Severity.CRITICAL, "tool calls fail differently"),
-        ("tool_result_changed", Severity.MAJOR, "a tool call returns something else"),
-        ("final_state_changed", Severity.CRITICAL, "the final DB state differs"),
-        ("initial_state_changed", Severity.CRITICAL, "the initial DB state differs"),
-        # ground-truth scores beyond the reward, for the families that declare them (family.behaviour_scores())
-        ("injectability_changed", Severity.CRITICAL, "a task's ground truth sees other injection vectors"),
-    )
+REPLAY_KINDS = declare_kinds(
+    Layer.BEHAVIOR,
+    LOADS,
+    ("harness_crash", Severity.CRITICAL, "replaying the variant raised"),
+    (
+        "tool_output_escaped",
+        Severity.MAJOR,
+        "target-language text in tool results reaches the agent as \\u escapes, where the source reads as text",
+    ),
+    ("task_missing", Severity.CRITICAL, "a task is missing from the variant"),
+    ("golden_reward_changed", Severity.CRITICAL, "the golden trajectory scores differently"),
+    ("do_nothing_reward_changed", Severity.CRITICAL, "the do-nothing trajectory scores differently"),
+    ("tool_error_sequence_changed", Severity.CRITICAL, "tool calls fail differently"),
+    ("tool_result_changed", Severity.MAJOR, "a tool call returns something else"),
+    ("final_state_changed", Severity.CRITICAL, "the final DB state differs"),
+    ("initial_state_changed", Severity.CRITICAL, "the initial DB state differs"),
+    # ground-truth scores beyond the reward, for the families that declare them (family.behaviour_scores())
+    ("injectability_changed", Severity.CRITICAL, "a task's ground truth sees other injection vectors"),
 )
 
 

@@ -64,13 +64,11 @@ def profile_contradicts_evidence(ctx: ValidationContext, scope: Scope) -> Iterat
         element = by_id.get(disagreement.element)
         if element is None:
             continue
-        yield Hit(
-            artifact=element.artifact,
-            location=element.role + path_of(element),
-            message=f"the profile types it {disagreement.profile_type.value} ({disagreement.profile_rule}) "
+        yield Hit.on(
+            element,
+            ctx.target_text(element),
+            f"the profile types it {disagreement.profile_type.value} ({disagreement.profile_rule}) "
             f"but the run shows {disagreement.evidence}",
-            element_id=element.id,
-            source=element.source_text,
-            target=ctx.target_text(element),
+            location=element.role + path_of(element),
             detail={"route": "analysis", "evidence_type": disagreement.evidence_type.value},
         )

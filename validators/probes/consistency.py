@@ -152,22 +152,18 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
         )
         if element.source_text in policy.code_bound:
             detail["tool_code_literal"] = element.source_text
-        yield Hit(
+        yield Hit.on(
+            element,
+            target,
+            message,
             severity=severity,
-            artifact=element.artifact,
             location=element.role + path_of(element),
-            message=message,
-            element_id=element.id,
-            source=element.source_text,
-            target=target,
             detail=detail,
-            pattern=(
-                f"{element.source_text!r} in another letter case"
-                if severity is Severity.NOTE
-                else f"{element.source_text!r} rendered {len(others)} ways"
-                if others
-                else None
-            ),
+            pattern=f"{element.source_text!r} in another letter case"
+            if severity is Severity.NOTE
+            else f"{element.source_text!r} rendered {len(others)} ways"
+            if others
+            else None,
         )
 
 

@@ -21,7 +21,16 @@ from source_benchmarks.family import Capability
 from source_benchmarks.protocol import ArtifactSpec
 from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.finding_kinds import LOADS, PARSED, Layer, Precondition, Severity, declare_kind, layers_needing
+from validators.finding_kinds import (
+    LOADS,
+    PARSED,
+    Layer,
+    Precondition,
+    Severity,
+    declare_kind,
+    declare_kinds,
+    layers_needing,
+)
 from validators.findings import Hit, SuppressedCheck
 from validators.probes.skeleton import document_skeleton_diffs, explain
 
@@ -173,13 +182,12 @@ def format_slots_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 )
 
 
-KEY_ADDED, KEY_REMOVED, LIST_LENGTH_CHANGED = (
-    declare_kind(name, Layer.INTEGRITY, Severity.CRITICAL, PARSED, summary)
-    for name, summary in (
-        ("key_added", "a key the source does not have"),
-        ("key_removed", "a key of the source is gone"),
-        ("list_length_changed", "a list has another length"),
-    )
+KEY_ADDED, KEY_REMOVED, LIST_LENGTH_CHANGED = declare_kinds(
+    Layer.INTEGRITY,
+    PARSED,
+    ("key_added", Severity.CRITICAL, "a key the source does not have"),
+    ("key_removed", Severity.CRITICAL, "a key of the source is gone"),
+    ("list_length_changed", Severity.CRITICAL, "a list has another length"),
 )
 
 
@@ -298,11 +306,7 @@ def model_rejects_variant(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]
 
 
 @check(
-    "tool_schema_changed",
-    Layer.INTEGRITY,
-    Severity.CRITICAL,
-    needs=LOADS,
-    summary="a tool's name or parameters differ",
+    "tool_schema_changed", Layer.INTEGRITY, Severity.CRITICAL, needs=LOADS, summary="a tool's name or parameters differ"
 )
 def tool_schema_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     variant = ctx.harness

@@ -28,7 +28,7 @@ from babelflow.target_lexicon import target_lexicon
 from validators.calibration import adopted_literals, calibrated_language_data
 from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
+from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind, declare_kinds
 from validators.findings import Hit
 from validators.probes.readers import READ_BY_NO_MODEL, read_by_no_model
 from validators.probes.register import Register, register_of
@@ -54,13 +54,12 @@ def _is_pseudo(ctx: ValidationContext) -> bool:
     return ctx.language in ("en-XA", "ar-XB") or (ctx.pack is not None and ctx.pack.offline_rendering is not None)
 
 
-STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT = (
-    declare_kind(name, Layer.FIDELITY, severity, PAIRED, summary)
-    for name, severity, summary in (
-        ("status_rendering_in_prose", Severity.MAJOR, "a status value's rendering used as an ordinary word"),
-        ("status_rendering_doubled", Severity.MAJOR, "a status value rendered twice side by side"),
-        ("spacing_artifact", Severity.MINOR, "spaces inside a script that writes none"),
-    )
+STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT = declare_kinds(
+    Layer.FIDELITY,
+    PAIRED,
+    ("status_rendering_in_prose", Severity.MAJOR, "a status value's rendering used as an ordinary word"),
+    ("status_rendering_doubled", Severity.MAJOR, "a status value rendered twice side by side"),
+    ("spacing_artifact", Severity.MINOR, "spaces inside a script that writes none"),
 )
 SOURCE_WORDS_LEFT = declare_kind(
     "source_words_left", Layer.FIDELITY, Severity.MAJOR, PAIRED, "source-language words left in the translation"

@@ -19,7 +19,7 @@ from babelflow.text import MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, 
 from validators.calibration import ratio as prose_ratio
 from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
+from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind, declare_kinds
 from validators.findings import Finding, Hit, found
 from validators.probes.readers import READ_BY_NO_MODEL
 
@@ -53,19 +53,18 @@ class FieldPair(Record):
 UNTRANSLATED = declare_kind("untranslated", Layer.FIDELITY, Severity.MAJOR, PAIRED, "text copied through untranslated")
 PAIR_KINDS = (
     UNTRANSLATED,
-    *(
-        declare_kind(name, Layer.FIDELITY, severity, PAIRED, summary)
-        for name, severity, summary in (
-            ("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"),
-            ("number_changed", Severity.CRITICAL, "numbers differ between source and translation"),
-            ("token_duplicated", Severity.MAJOR, "a protected token appears more often than in the source"),
-            ("tokens_swapped", Severity.CRITICAL, "two protected values traded places (the quoted one is another)"),
-            ("wrong_language", Severity.MAJOR, "not written in the target language or script"),
-            ("answered_not_translated", Severity.CRITICAL, "the model answered instead of translating"),
-            ("added_commentary", Severity.MAJOR, "the translation adds commentary"),
-            ("length_ratio_outlier", Severity.MAJOR, "length far outside the language's expected ratio"),
-            ("truncated", Severity.MAJOR, "the segment was cut"),
-        )
+    *declare_kinds(
+        Layer.FIDELITY,
+        PAIRED,
+        ("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"),
+        ("number_changed", Severity.CRITICAL, "numbers differ between source and translation"),
+        ("token_duplicated", Severity.MAJOR, "a protected token appears more often than in the source"),
+        ("tokens_swapped", Severity.CRITICAL, "two protected values traded places (the quoted one is another)"),
+        ("wrong_language", Severity.MAJOR, "not written in the target language or script"),
+        ("answered_not_translated", Severity.CRITICAL, "the model answered instead of translating"),
+        ("added_commentary", Severity.MAJOR, "the translation adds commentary"),
+        ("length_ratio_outlier", Severity.MAJOR, "length far outside the language's expected ratio"),
+        ("truncated", Severity.MAJOR, "the segment was cut"),
     ),
 )
 

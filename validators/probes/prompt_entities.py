@@ -69,15 +69,13 @@ def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         if not ctx.in_overlay(element) or wanted in target:
             continue
         locator = element.locator
-        yield Hit(
-            severity=Severity.CRITICAL,
-            artifact=element.artifact,
-            location=f"{element.role} @ {locator.qualname} ({locator.role})",
-            message=f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
+        yield Hit.on(
+            element,
+            target,
+            f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
             "translated prompt: the agent is sent to another value",
-            element_id=element.id,
-            source=element.source_text,
-            target=target,
+            severity=Severity.CRITICAL,
+            location=f"{element.role} @ {locator.qualname} ({locator.role})",
             detail={"token": token, "compared_as": wanted},
             pattern=f"{token!r}",
         )

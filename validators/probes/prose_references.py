@@ -159,30 +159,26 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             severity = Severity.CRITICAL if kind == "canonical_term_not_used" or acts_on else Severity.MAJOR
             also = f" nor as the variant's rendering {inferred!r}" if inferred else ""
             if read_from_db:
-                yield Hit(
+                yield Hit.on(
+                    element,
+                    target,
+                    f"{token!r} is translated in the task's prose; the DB keeps it, and the agent reads it "
+                    "(and writes it into tool calls) from there: nothing compares the prose's rendering",
                     kind=kind,
                     severity=Severity.NOTE,
-                    artifact=element.artifact,
                     location=element.role + path_of(element),
-                    message=f"{token!r} is translated in the task's prose; the DB keeps it, and the agent reads it "
-                    "(and writes it into tool calls) from there: nothing compares the prose's rendering",
-                    element_id=element.id,
-                    source=element.source_text,
-                    target=target,
                     detail={"token": token},
                     pattern="DB values translated in task prose",
                 )
                 break
-            yield Hit(
+            yield Hit.on(
+                element,
+                target,
+                f"{token!r} no longer appears as {wanted!r}{also} in the translation"
+                + _why_it_matters(token, element.source_text, target, readers, acts_on, kinds.get(token, set())),
                 kind=kind,
                 severity=severity,
-                artifact=element.artifact,
                 location=element.role + path_of(element),
-                message=f"{token!r} no longer appears as {wanted!r}{also} in the translation"
-                + _why_it_matters(token, element.source_text, target, readers, acts_on, kinds.get(token, set())),
-                element_id=element.id,
-                source=element.source_text,
-                target=target,
                 detail={"token": token},
                 pattern=f"{token!r}",
             )
@@ -230,16 +226,14 @@ def tool_names_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         lost = sorted(n for n, k in wanted.items() if found.get(n, 0) < k)
         if not lost:
             continue
-        yield Hit(
-            severity=Severity.CRITICAL,
-            artifact=element.artifact,
-            location=element.role + path_of(element),
-            message=f"the tool name {lost[0]!r} no longer appears in the translation"
+        yield Hit.on(
+            element,
+            target,
+            f"the tool name {lost[0]!r} no longer appears in the translation"
             + (f" ({len(lost) - 1} more)" if len(lost) > 1 else "")
             + ": an agent that follows it looks for a tool the code does not have",
-            element_id=element.id,
-            source=element.source_text,
-            target=target,
+            severity=Severity.CRITICAL,
+            location=element.role + path_of(element),
             detail={"token": lost[0], "tools": ", ".join(lost)},
             pattern=f"{lost[0]!r}",
         )

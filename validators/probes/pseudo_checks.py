@@ -204,14 +204,11 @@ def doubled_statuses(source: str, target: str, statuses: frozenset[str], style: 
 
 
 def _doubled(element, target: str, value: str) -> Hit:
-    return Hit(
+    return Hit.on(
+        element,
+        target,
+        f"the status {value!r} is written twice side by side (its rendering and its literal)",
         kind="status_rendering_doubled",
-        artifact=element.artifact,
-        location=element.role,
-        message=f"the status {value!r} is written twice side by side (its rendering and its literal)",
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
         detail={"status": value},
         pattern=f"status {value!r} doubled",
     )
@@ -227,14 +224,4 @@ def _leak(element, target: str, word: str, status: bool) -> Hit:
     else:
         kind, pattern = "source_words_left", f"English {word!r}"
         message = f"English word {word!r} left inside the pseudo-localized text"
-    return Hit(
-        kind=kind,
-        artifact=element.artifact,
-        location=element.role,
-        message=message,
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
-        detail={"word": word},
-        pattern=pattern,
-    )
+    return Hit.on(element, target, message, kind=kind, detail={"word": word}, pattern=pattern)

@@ -119,14 +119,11 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
                     "product: a synonym the agent matches by meaning; use the catalogue's words if the prose should"
                 )
                 cause = f"{value!r} named by a synonym in task prose"
-            yield Hit(
+            yield Hit.on(
+                element,
+                target,
+                message,
                 severity=severity,
-                artifact=element.artifact,
-                location=element.role,
-                message=message,
-                element_id=element.id,
-                source=element.source_text,
-                target=target,
                 detail={
                     "entity": value,
                     "db_renderings": " | ".join(sorted(entities[value])),

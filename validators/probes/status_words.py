@@ -15,18 +15,7 @@ from validators.probes.quoting import quoted_pairs
 
 
 def field_hit(kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str) -> Hit:
-    return Hit(
-        kind=kind,
-        severity=severity,
-        artifact=element.artifact,
-        location=element.role,
-        message=message,
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
-        detail=detail,
-        pattern=pattern,
-    )
+    return Hit.on(element, target, message, kind=kind, severity=severity, detail=detail, pattern=pattern)
 
 
 # ---- status renderings in ordinary prose -----------------------------------------------------
