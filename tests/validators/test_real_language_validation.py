@@ -32,19 +32,18 @@ def _tasks(language: str) -> dict[str, dict]:
     return {t["id"]: t for t in json.loads(gzip.decompress((DATA / f"{language}.tasks.json.gz").read_bytes()))}
 
 
+def _pair(source: str, target: str, tokens=()) -> FieldPair:
+    return FieldPair(
+        artifact="data/tasks.json", location="tasks.json[*].x", source=source, target=target, tokens=tuple(tokens)
+    )
+
+
 def _kinds(source: str, target: str, language: str, tokens=()) -> set[str]:
     return {
         f.kind
         for f in check_pair(
             "probes",
-            FieldPair(
-                artifact="data/tasks.json",
-                location="tasks.json[*].x",
-                element_id=None,
-                source=source,
-                target=target,
-                tokens=tuple(list(tokens)),
-            ),
+            _pair(source, target, tokens),
             language,
         )
     }
@@ -312,14 +311,7 @@ def _number_severity(source: str, target: str, language: str = "vi"):
         f
         for f in check_pair(
             "probes",
-            FieldPair(
-                artifact="data/tasks.json",
-                location="tasks.json[*].x",
-                element_id=None,
-                source=source,
-                target=target,
-                tokens=tuple([]),
-            ),
+            _pair(source, target),
             language,
         )
         if f.kind == "number_changed"

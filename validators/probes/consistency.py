@@ -331,14 +331,12 @@ def left_in_source(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         if rendered is None:
             continue
         db, target = rendered
-        yield Hit(
-            artifact=element.artifact,
-            location=element.role + path_of(element),
-            message=f"{value!r} is left in the source language while the DB field it is linked to holds the map's "
+        yield Hit.on(
+            element,
+            value,
+            f"{value!r} is left in the source language while the DB field it is linked to holds the map's "
             f"rendering {target!r} ({db.artifact} {path_of(db).removeprefix(' @ ')})",
-            element_id=element.id,
-            source=value,
-            target=value,
+            location=element.role + path_of(element),
             detail={"expected": target or "", "linked_db_field": db.id},
         )
 

@@ -106,14 +106,12 @@ def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterat
                 continue
             reported.add(holder.id)
             task = prompt.locator.qualname.split(".")[0]
-            yield Hit(
-                artifact=holder.artifact,
-                location=holder.role + path_of(holder),
-                message=f"{token!r}, which {task}'s prompt quotes and its check compares as {wanted!r}, reads "
+            yield Hit.on(
+                holder,
+                rendering,
+                f"{token!r}, which {task}'s prompt quotes and its check compares as {wanted!r}, reads "
                 f"{rendering!r} in the environment: the agent looks for one name, the data holds another",
-                element_id=holder.id,
-                source=token,
-                target=rendering,
+                location=holder.role + path_of(holder),
                 detail={"task": task, "compared_as": wanted, "prompt_field": prompt.id},
                 pattern=f"{token!r}",
             )
