@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
-from babelflow.ir import PreserveReason, TranslationType
+from babelflow.ir import IRElement, PreserveReason, TranslationType
 from validators.probes.tool_code import lookup_literals
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class InferredPolicy:
     occurrences: Counter = field(default_factory=Counter)  # entity class -> fields following the policy
     elements: dict[str, list] = field(default_factory=dict)  # entity class -> the elements (for the note's location)
     inconsistent: dict[str, Counter] = field(default_factory=dict)  # value -> renderings seen (incl. kept)
-    first: dict[str, object] = field(default_factory=dict)  # changed value -> one element holding it
+    first: dict[str, IRElement] = field(default_factory=dict)  # changed value -> one element holding it
     code_bound: set[str] = field(default_factory=set)  # changed values the tool code looks up unchanged
 
     def renderings_of(self) -> dict[str, set[str]]:

@@ -40,8 +40,10 @@ def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[t
     return found
 
 
-def _compared_prompt_tokens(ctx: ValidationContext, scope: Scope) -> Iterator[tuple[IRElement, str, str]]:
-    """(prompt field, inline token of it the task's checks compare, the variant's check's text of it)."""
+def _compared_prompt_tokens(
+    ctx: ValidationContext, scope: Scope
+) -> Iterator[tuple[IRElement, PythonLiteralLocator, str, str]]:
+    """(prompt field, its locator, inline token of it the task's checks compare, the variant's check's text of it)."""
     if not isinstance(ctx.source, PerturbedBenchmark):
         return
     attributes = frozenset(ctx.source.text_attributes)
@@ -57,18 +59,17 @@ def _compared_prompt_tokens(ctx: ValidationContext, scope: Scope) -> Iterator[tu
         compared = literals.get((element.artifact, locator.qualname.split(".")[0]), {})
         for token in element.inline_tokens:
             if token in compared:
-                yield element, token, compared[token]
+                yield element, locator, token, compared[token]
 
 
 @check(REFERENCE_LOST)
 def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     if ctx.overlay is None:
         return
-    for element, token, wanted in _compared_prompt_tokens(ctx, scope):
+    for element, locator, token, wanted in _compared_prompt_tokens(ctx, scope):
         target = ctx.code_target(element) or ""
         if not ctx.in_overlay(element) or wanted in target:
             continue
-        locator = element.locator
         yield Hit.on(
             element,
             target,
@@ -99,13 +100,13 @@ def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterat
         if element.artifact in environment and element.locator.kind in ("data_value", "data_key"):
             holders.setdefault(element.source_text, []).append(element)
     reported: set[str] = set()
-    for prompt, token, wanted in _compared_prompt_tokens(ctx, scope):
+    for prompt, locator, token, wanted in _compared_prompt_tokens(ctx, scope):
         for holder in holders.get(token, ()):
             rendering = ctx.target_text(holder)
             if rendering is None or rendering == wanted or holder.id in reported:
                 continue
             reported.add(holder.id)
-            task = prompt.locator.qualname.split(".")[0]
+            task = locator.qualname.split(".")[0]
             yield Hit.on(
                 holder,
                 rendering,
