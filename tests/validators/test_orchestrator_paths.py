@@ -1,7 +1,7 @@
 """One orchestrator, two paths: `babelflow validate` (validators.run.validate_variant) and the Prefect
 flow's stages (flows/pipeline/stages.py: integrity, then consistency/fidelity/behaviour, then merge) find the
-same defects on the same fields, because both call the orchestrator's layers; every probe has the
-signature probe(ctx, suppressed)."""
+same defects on the same fields, because both call the orchestrator's layers; every registered check has
+the signature check(ctx, scope)."""
 
 from __future__ import annotations
 
