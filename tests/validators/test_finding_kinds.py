@@ -74,7 +74,17 @@ def test_a_declaration_needs_its_layer_severity_and_summary():
 def test_the_layers_run_their_registered_checks_integrity_first():
     names = {layer: [c.name for c in checks_of(layer)] for layer in Layer}
     assert names[Layer.INTEGRITY][0] == "artifact_missing"  # what it finds missing suppresses the rest
-    assert names[Layer.BEHAVIOR] == ["replays_differ"]
+    # behaviour: one check a kind (a family's scores beside the golden reward), over replays run once a context
+    assert names[Layer.BEHAVIOR] == [
+        "harness_crash",
+        "task_missing",
+        "golden_reward_changed",
+        "do_nothing_reward_changed",
+        "tool_calls_changed",
+        "final_state_changed",
+        "tool_output_escaped",
+        "initial_state_changed",
+    ]
     # the pseudo-locale check reads what the pair catalogue found before it (a broken translator's fields)
     assert names[Layer.FIDELITY].index("field_pairs") < names[Layer.FIDELITY].index("pseudo_words_left")
     assert all(c.layer is layer for layer in Layer for c in checks_of(layer))
