@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from babelflow.inline_codes import swapped_tokens
 from babelflow.ir import Record
 from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
+from babelflow.language_pack import LanguagePack
 from babelflow.target_language import language_problem
 from babelflow.target_lexicon import target_lexicon
 from babelflow.text import MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
 from validators.calibration import ratio as prose_ratio
 from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind, declare_kinds
+from validators.finding_kinds import PAIRED, FindingKind, Layer, Severity, declare_kind
 from validators.findings import Finding, Hit, found
 from validators.probes.readers import READ_BY_NO_MODEL
 
@@ -51,22 +53,6 @@ class FieldPair(Record):
 
 
 UNTRANSLATED = declare_kind("untranslated", Layer.FIDELITY, Severity.MAJOR, PAIRED, "text copied through untranslated")
-PAIR_KINDS = (
-    UNTRANSLATED,
-    *declare_kinds(
-        Layer.FIDELITY,
-        PAIRED,
-        ("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"),
-        ("number_changed", Severity.CRITICAL, "numbers differ between source and translation"),
-        ("token_duplicated", Severity.MAJOR, "a protected token appears more often than in the source"),
-        ("tokens_swapped", Severity.CRITICAL, "two protected values traded places (the quoted one is another)"),
-        ("wrong_language", Severity.MAJOR, "not written in the target language or script"),
-        ("answered_not_translated", Severity.CRITICAL, "the model answered instead of translating"),
-        ("added_commentary", Severity.MAJOR, "the translation adds commentary"),
-        ("length_ratio_outlier", Severity.MAJOR, "length far outside the language's expected ratio"),
-        ("truncated", Severity.MAJOR, "the segment was cut"),
-    ),
-)
 
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -137,6 +123,194 @@ def _target_words_only(prose: str, language: str) -> bool:
     return bool(lines) and target_lexicon(language).known(lines) == set(lines)
 
 
+@dataclass(frozen=True)
+class PairSetting:
+    """What a pair is judged against: the target language, the run's pack, the variant's length band."""
+
+    language: str
+    pack: LanguagePack | None = None
+    length_band: tuple[float, float] | None = None  # None: the language data's
+
+    @property
+    def mirrored(self) -> bool:
+        return self.language == "ar-XB" or (self.pack is not None and self.pack.offline_rendering == "mirrored")
+
+    @property
+    def accented(self) -> bool:
+        return self.language == "en-XA" or (self.pack is not None and self.pack.offline_rendering == "accented")
+
+
+PairCheckFunction = Callable[[FieldPair, PairSetting], Iterator[Hit]]
+PAIR_CHECKS: list[tuple[FindingKind, PairCheckFunction, bool]] = []  # (kind, check, runs on a copied text)
+
+
+def pair_check(
+    kind: str | FindingKind, severity: Severity | None = None, summary: str = "", *, copies: bool = False
+) -> Callable[[PairCheckFunction], PairCheckFunction]:
+    """Register a check of one field pair (fidelity, fields paired): pofilter's test of a unit. `copies`:
+    it runs on a translation that is the source copied (the others judge a translation)."""
+    if isinstance(kind, FindingKind):
+        declared = kind
+    elif severity is None or not summary:
+        raise ValueError(f"pair check of {kind!r}: declare its default severity and summary")
+    else:
+        declared = declare_kind(kind, Layer.FIDELITY, severity, PAIRED, summary)
+
+    def register(function: PairCheckFunction) -> PairCheckFunction:
+        PAIR_CHECKS.append((declared, function, copies))
+        return function
+
+    return register
+
+
+def _hit(pair: FieldPair, kind: str, severity: Severity, message: str, **detail: str) -> Hit:
+    return Hit(
+        kind=kind,
+        severity=severity,
+        artifact=pair.artifact,
+        location=pair.location,
+        message=message,
+        element_id=pair.element_id,
+        source=pair.source,
+        target=pair.target,
+        detail=detail,
+    )
+
+
+def _prose(pair: FieldPair) -> str:
+    return _ACRONYM.sub(" ", without_tokens(pair.source, list(pair.tokens)))  # "FAQ: ⟨kept name⟩": no prose
+
+
+def _copied(pair: FieldPair) -> bool:
+    """The source copied as the translation, unless a path-like text that holds prose (judged as a translation)."""
+    return pair.target == pair.source and (
+        not WORD.search(_prose(pair)) or not PATH_LIKE.fullmatch(pair.source.strip())
+    )
+
+
+@pair_check("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation", copies=True)
+def placeholder_left(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    if "⟦" in pair.target:
+        yield _hit(pair, "placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation")
+
+
+@pair_check(UNTRANSLATED, copies=True)
+def untranslated(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    """Prose copied through. Not a code, an abbreviation or a measure ('USB-C', '1TB SSD'); not a copy the
+    target language's own analyser reads as its words ("Total", "San Francisco")."""
+    prose = _prose(pair)
+    if pair.target != pair.source or not WORD.search(prose) or PATH_LIKE.fullmatch(pair.source.strip()):
+        return
+    if _target_words_only(prose, setting.language):
+        return
+    # metadata no model reads (task issues, descriptions) left in English is cosmetic
+    severity = Severity.MINOR if any(part in pair.location for part in READ_BY_NO_MODEL) else Severity.MAJOR
+    yield _hit(pair, "untranslated", severity, "text was copied through untranslated")
+
+
+@pair_check("number_changed", Severity.CRITICAL, "numbers differ between source and translation")
+def number_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    changed = _numbers_changed(pair.source, pair.target, setting.language)
+    if changed:
+        read = _read_number(pair.source, changed[0].split(), list(pair.tokens))
+        yield _hit(
+            pair,
+            "number_changed",
+            Severity.CRITICAL if read else Severity.MAJOR,
+            "numbers differ between source and translation"
+            + ("" if read else " (in prose: no id, amount, date or quantity a tool or evaluator reads)"),
+            source_numbers=changed[0],
+            target_numbers=changed[1],
+        )
+
+
+@pair_check("token_duplicated", Severity.MAJOR, "a protected token appears more often than in the source")
+def token_duplicated(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    token = next((t for t in pair.tokens if pair.target.count(t) > pair.source.count(t)), None)
+    if token is not None:
+        message = f"protected token {token!r} appears more often than in the source"
+        yield _hit(pair, "token_duplicated", Severity.MAJOR, message, token=token)
+
+
+@pair_check("tokens_swapped", Severity.CRITICAL, "two protected values traded places (the quoted one is another)")
+def tokens_swapped(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    # "called 'Important Meeting' for user_1" -> "called 'user_1' for …"
+    swaps = swapped_tokens(pair.source, pair.target, list(pair.tokens))
+    if swaps:
+        message = "; ".join(f"{b!r} stands where the source quotes {a!r}" for a, b in swaps)
+        yield _hit(pair, "tokens_swapped", Severity.CRITICAL, message)
+
+
+@pair_check("wrong_language", Severity.MAJOR, "not written in the target language or script")
+def wrong_language(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    if PATH_LIKE.fullmatch(pair.source.strip()):
+        return
+    problem = language_problem(pair.target, pair.source, setting.language, list(pair.tokens), setting.pack)
+    if problem:
+        yield _hit(pair, "wrong_language", Severity.MAJOR, problem)
+
+
+@pair_check("answered_not_translated", Severity.CRITICAL, "the model answered instead of translating")
+def answered_not_translated(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    if MODEL_ANSWER.search(ascii_fold(pair.target)) and not MODEL_ANSWER.search(pair.source):
+        message = "the translation reads like an answer, not a translation"
+        yield _hit(pair, "answered_not_translated", Severity.CRITICAL, message)
+
+
+@pair_check("added_commentary", Severity.MAJOR, "the translation adds commentary")
+def added_commentary(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    if TRANSLATOR_COMMENTARY.search(ascii_fold(pair.target)) and not TRANSLATOR_COMMENTARY.search(pair.source):
+        yield _hit(pair, "added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source")
+
+
+@pair_check("length_ratio_outlier", Severity.MAJOR, "length far outside the language's expected ratio")
+def length_ratio_outlier(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    ratio = prose_ratio(
+        pair.source, pair.target
+    )  # None: too little prose (ids, emails, option dicts keep their length)
+    if ratio is None:
+        return
+    data = language_data(setting.language)
+    low, high = setting.length_band if setting.length_band is not None else data.length_band
+    if not low <= ratio <= high:
+        yield _hit(
+            pair,
+            "length_ratio_outlier",
+            Severity.MAJOR,
+            f"length ratio {ratio:.2f} outside {setting.language}'s expected ({low}, {high})",
+            ratio=f"{ratio:.2f}",
+            band_from="calibrated" if setting.length_band is not None else data.length_source,
+        )
+
+
+@pair_check("truncated", Severity.MAJOR, "the segment was cut")
+def truncated(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    """Pseudo-locales show a cut: each source letter run is one right-to-left run or a kept token (ar-XB),
+    every line keeps its brackets (en-XA)."""
+    source, target = pair.source, pair.target
+    if setting.mirrored and RLO in target:
+        words = len(WORD.findall(source))
+        # runs end at or before the last PDF: an RLO after it never closes, so it is not searched
+        # (each one would rescan the rest: 20,000 unclosed RLOs took 0.3 s, and the time is quadratic)
+        closed = target.rfind("\u202c") + 1
+        kept = len(WORD.findall(re.sub("\u202e[^\u202c]*\u202c", " ", target[:closed]) + target[closed:]))
+        if words >= 4 and target.count(RLO) + kept < 0.9 * words:
+            message = f"{target.count(RLO) + kept} words for {words} source words: the segment was cut"
+            yield _hit(pair, "truncated", Severity.MAJOR, message)
+    if setting.accented and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
+        yield _hit(pair, "truncated", Severity.MAJOR, "en-XA brackets are unbalanced: the segment was cut")
+
+
+# the kinds the catalogue raises, `untranslated` first: the fidelity checks running it declare them
+PAIR_KINDS = (UNTRANSLATED, *(kind for kind, _, _ in PAIR_CHECKS if kind is not UNTRANSLATED))
+
+
+def pair_hits(pair: FieldPair, language: str, pack=None, length_band: tuple[float, float] | None = None) -> list[Hit]:
+    """Every registered pair check on `pair`; on a copied text only those that read copies."""
+    setting, copied = PairSetting(language, pack, length_band), _copied(pair)
+    return [hit for _, check_of, copies in PAIR_CHECKS if copies or not copied for hit in check_of(pair, setting)]
+
+
 def check_pair(
     validator_id: str, pair: FieldPair, language: str, pack=None, length_band: tuple[float, float] | None = None
 ) -> list[Finding]:
@@ -144,115 +318,6 @@ def check_pair(
     (validators/calibration.py); None: the language data's."""
     kinds = {kind.name: kind for kind in PAIR_KINDS}
     return [found(kinds[hit.kind or ""], validator_id, hit) for hit in pair_hits(pair, language, pack, length_band)]
-
-
-def pair_hits(pair: FieldPair, language: str, pack=None, length_band: tuple[float, float] | None = None) -> list[Hit]:
-    source, target, tokens, location = pair.source, pair.target, list(pair.tokens), pair.location
-
-    def finding(kind: str, severity: Severity, message: str, **detail: str) -> Hit:
-        return Hit(
-            kind=kind,
-            severity=severity,
-            artifact=pair.artifact,
-            location=location,
-            message=message,
-            element_id=pair.element_id,
-            source=source,
-            target=target,
-            detail=detail,
-        )
-
-    out: list[Hit] = []
-    if "⟦" in target:
-        out.append(finding("placeholder_left", Severity.CRITICAL, "an unrestored placeholder is in the translation"))
-    prose = _ACRONYM.sub(" ", without_tokens(source, tokens))  # "FAQ: ⟨kept name⟩" holds no prose to translate
-    if target == source and not WORD.search(prose):
-        return out  # a copy of a code, an abbreviation or a measure ('USB-C', '1TB SSD'): nothing to translate
-    if target == source and not PATH_LIKE.fullmatch(source.strip()):
-        if _target_words_only(prose, language):
-            return out  # "Total", "San Francisco": a copy the target language's own analyser reads as its words
-        # metadata no model reads (task issues, descriptions) left in English is cosmetic
-        severity = Severity.MINOR if any(part in location for part in READ_BY_NO_MODEL) else Severity.MAJOR
-        return out + [finding("untranslated", severity, "text was copied through untranslated")]
-    changed = _numbers_changed(source, target, language)
-    if changed:
-        read = _read_number(source, changed[0].split(), tokens)
-        out.append(
-            finding(
-                "number_changed",
-                Severity.CRITICAL if read else Severity.MAJOR,
-                "numbers differ between source and translation"
-                + ("" if read else " (in prose: no id, amount, date or quantity a tool or evaluator reads)"),
-                source_numbers=changed[0],
-                target_numbers=changed[1],
-            )
-        )
-    for token in tokens:
-        if target.count(token) > source.count(token):
-            out.append(
-                finding(
-                    "token_duplicated",
-                    Severity.MAJOR,
-                    f"protected token {token!r} appears more often than in the source",
-                    token=token,
-                )
-            )
-            break
-    swaps = swapped_tokens(source, target, tokens)  # "called 'Important Meeting' for user_1" -> "called 'user_1' for …"
-    if swaps:
-        out.append(
-            finding(
-                "tokens_swapped",
-                Severity.CRITICAL,
-                "; ".join(f"{b!r} stands where the source quotes {a!r}" for a, b in swaps),
-            )
-        )
-    problem = None if PATH_LIKE.fullmatch(source.strip()) else language_problem(target, source, language, tokens, pack)
-    if problem:
-        out.append(finding("wrong_language", Severity.MAJOR, problem))
-    if MODEL_ANSWER.search(ascii_fold(target)) and not MODEL_ANSWER.search(source):
-        out.append(
-            finding(
-                "answered_not_translated", Severity.CRITICAL, "the translation reads like an answer, not a translation"
-            )
-        )
-    if TRANSLATOR_COMMENTARY.search(ascii_fold(target)) and not TRANSLATOR_COMMENTARY.search(source):
-        out.append(
-            finding("added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source")
-        )
-    ratio = prose_ratio(source, target)  # None: too little prose (ids, emails, option dicts keep their length)
-    if ratio is not None:
-        data = language_data(language)
-        low, high = length_band if length_band is not None else data.length_band
-        if not low <= ratio <= high:
-            out.append(
-                finding(
-                    "length_ratio_outlier",
-                    Severity.MAJOR,
-                    f"length ratio {ratio:.2f} outside {language}'s expected ({low}, {high})",
-                    ratio=f"{ratio:.2f}",
-                    band_from="calibrated" if length_band is not None else data.length_source,
-                )
-            )
-    mirrored = language == "ar-XB" or (pack is not None and pack.offline_rendering == "mirrored")
-    if mirrored and RLO in target:  # each source letter run is one right-to-left run or a kept token
-        words = len(WORD.findall(source))
-        # runs end at or before the last PDF: an RLO after it never closes, so it is not searched
-        # (each one would rescan the rest: 20,000 unclosed RLOs took 0.3 s, and the time is quadratic)
-        closed = target.rfind("\u202c") + 1
-        kept = len(WORD.findall(re.sub("\u202e[^\u202c]*\u202c", " ", target[:closed]) + target[closed:]))
-        if words >= 4 and target.count(RLO) + kept < 0.9 * words:
-            out.append(
-                finding(
-                    "truncated",
-                    Severity.MAJOR,
-                    f"{target.count(RLO) + kept} words for {words} source words: the segment was cut",
-                )
-            )
-    accented = language == "en-XA" or (pack is not None and pack.offline_rendering == "accented")
-    if accented and target.count("[") - target.count("]") != source.count("[") - source.count("]"):
-        out.append(finding("truncated", Severity.MAJOR, "en-XA brackets are unbalanced: the segment was cut"))
-    return out
 
 
 @check(UNTRANSLATED, also=PAIR_KINDS[1:])
