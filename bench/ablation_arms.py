@@ -212,7 +212,7 @@ def run_full(
     from translators.pack_checks import check_pack, check_translations
     from translators.rebuild import rebuild_variant
     from translators.simulated_model import ERROR_FREE, SimulatedModelTranslator
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     started = time.perf_counter()
     ledger = CostLedger()
@@ -296,12 +296,9 @@ def run_full(
         if not problems:
             result.validation_passes += 1
             failures = validate_variant(
-                domain.bench,
-                variant_dir,
-                ir,
-                language,
-                canonical_map=cmap,
-                source_pairs=domain.source_pairs,
+                variant_context(
+                    domain.bench, variant_dir, ir, language, canonical_map=cmap, source_pairs=domain.source_pairs
+                ),
                 agents=agents,
             )
             items += [

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.probes.behavior import replay_pairs_of
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suites", default="travel,banking,slack,workspace")
@@ -73,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
                 result = adapt(AdaptRequest.of_options(benchmark_id, language), settings=settings, ir=ir)
                 translation = time.perf_counter() - started
                 started = time.perf_counter()
-                failures = validate_variant(bench, result.paths.variant, ir, language, source_pairs=source_pairs)
+                failures = validate_variant(
+                    variant_context(bench, result.paths.variant, ir, language, source_pairs=source_pairs)
+                )
                 validation = time.perf_counter() - started
                 behaviour = [f for f in failures.findings if f.layer.value == "behavior"]
                 clean &= not failures.findings

@@ -97,10 +97,10 @@ def main() -> None:
                 f"{adapted:.1f}",
             ]
             if validate:
-                from validators.run import validate_variant
+                from validators.run import validate_variant, variant_context
 
                 began = time.perf_counter()
-                failures = validate_variant(bench, result.paths.variant, result.ir, "es")
+                failures = validate_variant(variant_context(bench, result.paths.variant, result.ir, "es"))
                 row += [
                     str(len(bench.task_ids(None))),
                     str(len(failures.findings)),

@@ -32,8 +32,9 @@ def main() -> None:
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from source_benchmarks.tau_common.replay import golden_trajectory
+    from validators.checks import run_checks
     from validators.context import ValidationContext
-    from validators.probes.behavior import check_behavior
+    from validators.findings import Layer
 
     language = sys.argv[sys.argv.index("--lang") + 1] if "--lang" in sys.argv else "en-XA"
     table = Table(title=f"behavioural equivalence (source + {language} target) vs stock golden replay of the source")
@@ -67,11 +68,16 @@ def main() -> None:
             )
             from source_benchmarks import open_variant
 
-            ctx = ValidationContext(source, result.paths.variant, result.ir, language)
-            ctx.variant_bench = open_variant(benchmark, result.paths.variant)
-            ctx.validator_id = "bench"
+            ctx = ValidationContext(
+                source,
+                result.paths.variant,
+                result.ir,
+                language,
+                variant_bench=open_variant(benchmark, result.paths.variant),
+                validator_id="bench",
+            )
             started = time.perf_counter()
-            findings = check_behavior(ctx, [])
+            findings = run_checks(Layer.BEHAVIOR, ctx, [])
             ours = time.perf_counter() - started
             totals = [totals[0] + len(ids), totals[1] + stock, totals[2] + ours]
             table.add_row(

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
     from validators.probes.behavior import replay_pairs_of
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     args = _arguments(sys.argv[1:] if argv is None else argv)
     apply_offline_environment()
@@ -111,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
             console.log(f"{benchmark_id} {language}: validating")
             started = time.perf_counter()
             # the variant carries the canonical map it was built with: validate_variant reads it there
-            failures = validate_variant(source, variant, ir, language, source_pairs=pairs[benchmark_id])  # type: ignore[arg-type]
+            failures = validate_variant(
+                variant_context(source, variant, ir, language, source_pairs=pairs[benchmark_id])
+            )  # type: ignore[arg-type]
             seconds = time.perf_counter() - started
             counts = Counter(f.severity.value for f in failures.findings)
             above = [f for f in failures.findings if f.severity.value != "note"]

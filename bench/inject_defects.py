@@ -69,7 +69,7 @@ class Prepared:
         from flows.pipeline.adapt import adapt
         from source_benchmarks import get_benchmark
         from validators.probes.behavior import replay_pairs_of
-        from validators.run import validate_variant
+        from validators.run import validate_variant, variant_context
 
         started = time.perf_counter()
         settings = BabelflowSettings(project_root=root / "project")
@@ -93,25 +93,29 @@ class Prepared:
         self.source_pairs = replay_pairs_of(self.source, self.source.task_ids(None), "source replays")
         console.log(f"{benchmark_id}: validating the clean variant")
         self.clean = validate_variant(
-            self.source,
-            self.variant,
-            self.ir,
-            language,
-            canonical_map=self.canonical_map,
-            source_pairs=self.source_pairs,
+            variant_context(
+                self.source,
+                self.variant,
+                self.ir,
+                language,
+                canonical_map=self.canonical_map,
+                source_pairs=self.source_pairs,
+            )
         )
         self.seconds = time.perf_counter() - started
 
     def validate(self, variant_dir: Path):
-        from validators.run import validate_variant
+        from validators.run import validate_variant, variant_context
 
         return validate_variant(
-            self.source,
-            variant_dir,
-            self.ir,
-            self.language,
-            canonical_map=self.canonical_map,
-            source_pairs=self.source_pairs,
+            variant_context(
+                self.source,
+                variant_dir,
+                self.ir,
+                self.language,
+                canonical_map=self.canonical_map,
+                source_pairs=self.source_pairs,
+            )
         )
 
     def plant(self, kind: str, work: Path, seed: int = 0):

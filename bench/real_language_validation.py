@@ -69,7 +69,7 @@ def main() -> None:
     from validators.context import ValidationContext
     from validators.findings import group_findings
     from validators.probes.behavior import replay_pairs_of
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     with tempfile.TemporaryDirectory() as scratch:
         root = args.corpus or corpus.rebuild(Path(scratch) / "seatau")
@@ -103,7 +103,10 @@ def main() -> None:
             for run, calibration in (("held-out", held), ("calibrated", everything)):
                 started = time.perf_counter()
                 failures = validate_variant(
-                    bench, root / language, ir, language, agents=[], source_pairs=source_pairs, calibration=calibration
+                    variant_context(
+                        bench, root / language, ir, language, source_pairs=source_pairs, calibration=calibration
+                    ),
+                    agents=[],
                 )
                 runs[run] = (failures, group_findings(failures.findings), time.perf_counter() - started)
             failures, groups, elapsed = runs["held-out"]

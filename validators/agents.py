@@ -14,6 +14,7 @@ model configured the agent only records that fact.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Literal, Protocol
 
@@ -22,10 +23,28 @@ from pydantic import Field
 from babelflow.ir import Record
 from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
-from validators.finding_kinds import REVIEWER_JUDGEMENT, is_declared
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.finding_kinds import REVIEWER_JUDGEMENT, declare_kind, finding_kind, is_declared
+from validators.findings import Finding, Hit, Layer, Severity, found
 from validators.probes.behavior import replay_pairs_of
 from validators.review_material import ReviewMaterial, ReviewPlan, TaskView, UnitView, plan_review
+
+MEANING_CHANGED = declare_kind(
+    "meaning_changed",
+    Layer.FIDELITY,
+    Severity.MAJOR,
+    frozenset(),
+    "the translation asks or states something else (a reviewer's reading)",
+)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The tasks and units one conversation reads: batch `number` of `of`."""
+
+    tasks: list[TaskView]
+    units: list[UnitView]
+    number: int
+    of: int
 
 
 class ReviewAction(Record):
@@ -170,9 +189,8 @@ class ValidatorAgent:
         for number, ((tasks, units), relevant) in enumerate(zip(batches, shown, strict=True), start=1):
             if self.budget and spent >= self.budget:
                 break  # the rest is reported as not read
-            used, cost = self._conversation(
-                ctx, material, relevant, tasks, units, number, len(batches), findings, disputed
-            )
+            batch = Batch(tasks=tasks, units=units, number=number, of=len(batches))
+            used, cost = self._conversation(ctx, material, relevant, batch, findings, disputed)
             turns, spent = turns + used, spent + cost
             read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
         note = ""
@@ -241,10 +259,7 @@ class ValidatorAgent:
         ctx: ValidationContext,
         material: ReviewMaterial,
         probe_findings: list[Finding],
-        tasks: list[TaskView],
-        units: list[UnitView],
-        batch: int,
-        batches: int,
+        batch: Batch,
         findings: dict[str, Finding],
         disputed: dict[str, str],
     ) -> tuple[int, int]:
@@ -263,10 +278,10 @@ class ValidatorAgent:
                 turn=turn,
                 probe_findings=probe_findings,
                 answers=answers,
-                batch=batch,
-                batches=batches,
-                tasks=tasks,
-                units=units,
+                batch=batch.number,
+                batches=batch.of,
+                tasks=batch.tasks,
+                units=batch.units,
             )
             reply = model.review(request)
             spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(
@@ -307,22 +322,20 @@ class ValidatorAgent:
         layer = action.layer or Layer.FIDELITY
         # a model may name a kind nobody declared: it is kept as the pattern, not as a new category
         declared = action.finding_kind if action.finding_kind and is_declared(layer, action.finding_kind) else None
-        return make_finding(
-            self.validator_id,
-            layer,
-            declared or REVIEWER_JUDGEMENT,
-            action.severity,
-            element.artifact if element else "<task>",
-            element.role if element else f"task {task_id}",
-            action.reasoning,
+        hit = Hit(
+            severity=action.severity,
+            artifact=element.artifact if element else "<task>",
+            location=element.role if element else f"task {task_id}",
+            message=action.reasoning,
             element_id=element.id if element else None,
             task_id=task_id,
             source=element.source_text if element else None,
             target=ctx.target_text(element) if element else None,
             reasoning=action.reasoning,
-            detail={"quote": action.quote} if action.quote else None,
+            detail={"quote": action.quote} if action.quote else {},
             pattern=None if declared else action.finding_kind,
         )
+        return found(finding_kind(layer, declared or REVIEWER_JUDGEMENT), self.validator_id, hit)
 
     @staticmethod
     def _field_pair(ctx: ValidationContext, element_id: str | None) -> dict[str, str]:
@@ -339,7 +352,7 @@ class ValidatorAgent:
 
     @staticmethod
     def _task_replay(ctx: ValidationContext, task_id: str | None) -> dict[str, str]:
-        variant = ctx.variant_bench
+        variant = ctx.harness
         if variant is None or task_id not in ctx.source.task_ids(None):
             return {"error": f"cannot replay task {task_id}"}
         (sg, sn), (tg, tn) = (

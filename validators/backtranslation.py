@@ -28,8 +28,8 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from validators.agents import AgentReport
 from validators.context import ValidationContext
-from validators.finding_kinds import Layer, Precondition, Severity, register_kind
-from validators.findings import Finding, make_finding
+from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
+from validators.findings import Finding, Hit, found
 from validators.review_material import ReviewMaterial, UnitView
 
 VALIDATOR_ID = "backtranslation-apertium"
@@ -39,11 +39,11 @@ ALIGNED_THRESHOLD = 40.0
 BATCH_CHARACTERS = 100_000  # per Apertium process call
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
-register_kind(
+BACKTRANSLATION_DIVERGENT = declare_kind(
     KIND,
     Layer.FIDELITY,
     Severity.MAJOR,
-    frozenset({Precondition.PARSED, Precondition.PAIRED}),
+    PAIRED,
     "the back-translation says something else than the source (chrF below the threshold)",
 )
 
@@ -180,14 +180,10 @@ class BacktranslationAgent:
         reasoning = (
             f"back-translated ({mode}): {score.back_translation!r} — chrF {score.chrf:g} against the source{lost}"
         )
-        return make_finding(
-            self.validator_id,
-            Layer.FIDELITY,
-            KIND,
-            Severity.MAJOR,
-            unit.artifact,
-            unit.role,
-            f"the back-translation is far from the source (chrF {score.chrf:g}){lost}: "
+        hit = Hit(
+            artifact=unit.artifact,
+            location=unit.role,
+            message=f"the back-translation is far from the source (chrF {score.chrf:g}){lost}: "
             "does the translation still say the same thing?",
             element_id=unit.unit_id,
             task_id=unit.task_id,
@@ -200,3 +196,4 @@ class BacktranslationAgent:
                 "missing": ", ".join(score.missing),
             },
         )
+        return found(BACKTRANSLATION_DIVERGENT, self.validator_id, hit)

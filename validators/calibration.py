@@ -178,12 +178,8 @@ def load_default() -> Calibration:
 
 
 def variant_band(ctx) -> tuple[float, float]:
-    """The length band for this variant: its own median × the calibrated spread (cached on ctx)."""
-    if ctx.length_band is None:
-        calibration = ctx.calibration if ctx.calibration is not None else load_default()
-        ratios = [r for e, t in prose_pairs(ctx) if (r := ratio(e.source_text, t)) is not None]
-        median = (
-            statistics.median(ratios) if len(ratios) >= MIN_FIELDS else language_data(ctx.language).length_observed[1]
-        )
-        ctx.length_band = calibration.band(median)
-    return ctx.length_band
+    """The length band for this variant: its own median × the calibrated spread (`ctx.derived(variant_band)`)."""
+    calibration = ctx.calibration if ctx.calibration is not None else load_default()
+    ratios = [r for e, t in prose_pairs(ctx) if (r := ratio(e.source_text, t)) is not None]
+    median = statistics.median(ratios) if len(ratios) >= MIN_FIELDS else language_data(ctx.language).length_observed[1]
+    return calibration.band(median)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
@@ -26,18 +28,20 @@ from babelflow.ir import (
     PythonLiteralLocator,
     TranslationType,
 )
-from babelflow.language_pack import load_pack
+from babelflow.language_pack import LanguagePack, load_pack
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
+from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.formats import load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
 from source_benchmarks.yaml_io import load_yaml
+from validators.probes.policy import InferredPolicy, infer_policy
 
 if TYPE_CHECKING:
     from validators.calibration import Calibration
-    from validators.probes.policy import InferredPolicy
 
+T = TypeVar("T")
 _PARSED: dict[tuple, Any] = {}  # (path, size, mtime, format) -> parsed document, shared read-only
 _PARSED_LOCK = threading.Lock()
 _PARSED_LIMIT = 24
@@ -68,6 +72,13 @@ def parsed_file(path: Path, fmt: ArtifactFormat) -> Any:
 ReplayPairs = dict[str, tuple[ReplayOutcome, ReplayOutcome]]  # task id -> (golden, do-nothing)
 
 
+def _find_pack(language: str) -> LanguagePack | None:
+    try:
+        return load_pack(language, BabelflowSettings().project_root)
+    except BabelflowError:
+        return None  # validating another tool's variant in a language babelflow has no pack for
+
+
 _ENTITY_RULES = ("entity ", "linked to canonical entity ")
 
 
@@ -95,55 +106,94 @@ def entities_as_kept(ir: IRDocument) -> IRDocument:
     return ir.model_copy(update={"elements": elements}) if changed else ir
 
 
+@dataclass(frozen=True, eq=False)
 class ValidationContext:
-    """Everything a probe or a validator agent reads; every probe is `probe(ctx, suppressed)`.
+    """Everything a check or a validator agent reads: what it was given, and what is derived from
+    that once (`cached_property`, or `derived(function)` for a check's own derivation).
 
     `task_ids`, `source_pairs` and `target_pairs` narrow and feed the behaviour layer (a rerun
-    compares only the tasks whose inputs changed; replays already run are reused)."""
+    compares only the tasks whose inputs changed; replays already run are reused). `variant_bench`
+    and `inferred_policy` are given by a caller that already has them (the flow's stages share one
+    policy between layers); otherwise they are derived on first use. A changed input is a new
+    context (`dataclasses.replace`), with caches of its own."""
 
-    def __init__(
-        self,
-        source: SourceBenchmark,
-        variant_dir: Path,
-        ir: IRDocument,
-        language: str,
-        canonical_map: CanonicalMap | None = None,
-        pack=None,
-    ):
-        self.source = source
-        self.ir = ir if canonical_map is not None else entities_as_kept(ir)
-        self.language = language
-        self.canonical_map = canonical_map
-        variant_dir = Path(variant_dir)
+    source: SourceBenchmark
+    variant_root: Path
+    ir: IRDocument
+    language: str
+    canonical_map: CanonicalMap | None = None
+    pack: LanguagePack | None = None  # None: the project's pack for `language`, if it has one
+    calibration: Calibration | None = None  # validators/calibration.py (None: the stored default)
+    task_ids: list[str] | None = None  # behaviour: these tasks only (None: all)
+    source_pairs: ReplayPairs | None = None  # behaviour: the source's replays, already run
+    target_pairs: ReplayPairs | None = None  # behaviour: the variant's, exactly the tasks present in it
+    variant_bench: SourceBenchmark | None = None  # the variant opened in its harness, when the caller has it
+    inferred_policy: InferredPolicy | None = None  # the policy, when the caller inferred it already
+    validator_id: str = "probes"  # who the checks' findings are from
+
+    def __post_init__(self) -> None:
+        variant_dir = Path(self.variant_root)
         if not variant_dir.is_dir():
             raise BabelflowError(
                 "Variant folder does not exist", file=variant_dir, fix="pass --variant pointing at an adapted variant"
             )
-        # babelflow layout (<root>/data/...) or a bare copy of tau2's data/ folder (<dir>/tau2/...)
-        self.variant_root = variant_dir
-        self.bare_data_dir = not (variant_dir / "data").is_dir() and (variant_dir / "tau2").is_dir()
-        self.parse_errors: dict[str, str] = {}
-        self.pack = pack if pack is not None else self._find_pack(language)
-        self._documents: dict[str, Any] = {}
-        # the variant opened in the benchmark's own harness: set by integrity once it loads, None
-        # while it has not (or cannot) be loaded; behaviour and agents' replays need it
-        self.variant_bench: SourceBenchmark | None = None
-        # per-context derived data the probes share (computed on first use)
-        self.inferred_policy: InferredPolicy | None = None
-        self.literal_vocabulary: frozenset[str] | None = None
-        self.calibration: Calibration | None = None  # validators/calibration.py (None: the stored default)
-        self.length_band: tuple[float, float] | None = None
-        self.validator_id = "probes"  # who the probes' findings are from
-        self.task_ids: list[str] | None = None  # behaviour: these tasks only (None: all)
-        self.source_pairs: ReplayPairs | None = None  # behaviour: the source's replays, already run
-        self.target_pairs: ReplayPairs | None = None  # behaviour: the variant's, exactly the tasks present in it
+        # normalized once, as given: a path, the IR as judged (without a map: entities as kept), a pack
+        object.__setattr__(self, "variant_root", variant_dir)
+        if self.canonical_map is None:
+            object.__setattr__(self, "ir", entities_as_kept(self.ir))
+        if self.pack is None:
+            object.__setattr__(self, "pack", _find_pack(self.language))
 
-    @staticmethod
-    def _find_pack(language: str):
+    @cached_property
+    def bare_data_dir(self) -> bool:
+        """babelflow's layout (<root>/data/...) or a bare copy of tau2's data/ folder (<dir>/tau2/...)."""
+        return not (self.variant_root / "data").is_dir() and (self.variant_root / "tau2").is_dir()
+
+    @cached_property
+    def parse_errors(self) -> dict[str, str]:
+        """Artifact path -> why the variant's file could not be read, filled as target documents are read."""
+        return {}
+
+    @cached_property
+    def _documents(self) -> dict[str, Any]:
+        return {}
+
+    @cached_property
+    def _derived(self) -> dict[Callable, Any]:
+        return {}
+
+    @cached_property
+    def policy(self) -> InferredPolicy:
+        """The variant's own rendering policy (validators/probes/policy.py), inferred once."""
+        return self.inferred_policy if self.inferred_policy is not None else infer_policy(self)
+
+    @cached_property
+    def loaded(self) -> SourceBenchmark | BabelflowError:
+        """The variant opened in the benchmark's own harness and validated by its models, or why not."""
+        if self.variant_bench is not None:
+            return self.variant_bench
         try:
-            return load_pack(language, BabelflowSettings().project_root)
-        except BabelflowError:
-            return None  # validating another tool's variant in a language babelflow has no pack for
+            # a babelflow variant (data/ and a manifest), or another tool's copy of the data folder
+            variant = (
+                open_variant(self.source.id, self.variant_root)
+                if not self.bare_data_dir
+                else get_benchmark(self.source.id, source_dir=self.variant_root)
+            )
+            variant.validate_artifacts()
+        except BabelflowError as exc:
+            return exc
+        return variant
+
+    @property
+    def harness(self) -> SourceBenchmark | None:
+        """The variant in its harness once it loaded (None when it does not): behaviour and the agents replay it."""
+        return None if isinstance(self.loaded, BabelflowError) else self.loaded
+
+    def derived(self, compute: Callable[[ValidationContext], T]) -> T:
+        """What `compute` derives from this context alone, computed once (the checks that read it share it)."""
+        if compute not in self._derived:
+            self._derived[compute] = compute(self)
+        return self._derived[compute]
 
     def target_path(self, spec: ArtifactSpec) -> Path:
         if self.bare_data_dir and spec.path.startswith("data/"):

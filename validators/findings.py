@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from typing import Any
 
 from pydantic import Field
 
-from babelflow.ir import Record
-from validators.finding_kinds import Layer, Severity, finding_kind
+from babelflow.ir import IRElement, Record
+from validators.finding_kinds import FindingKind, Layer, Severity
 
 
 class Evidence(Record):
@@ -63,45 +64,59 @@ def excerpt(text: str | None, limit: int = 240) -> str | None:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def make_finding(
-    validator_id: str,
-    layer: Layer,
-    kind: str,
-    severity: Severity,
-    artifact: str,
-    location: str,
-    message: str,
-    *,
-    element_id: str | None = None,
-    task_id: str | None = None,
-    source: str | None = None,
-    target: str | None = None,
-    reasoning: str | None = None,
-    detail: dict[str, str] | None = None,
-    pattern: str | None = None,
-) -> Finding:
-    finding_kind(layer, kind)  # undeclared kinds are refused
+class Hit(Record):
+    """What one check saw at one place: the part of a finding its check's declaration does not say."""
+
+    artifact: str
+    location: str
+    message: str
+    element_id: str | None = None
+    task_id: str | None = None
+    source: str | None = None
+    target: str | None = None
+    reasoning: str | None = None
+    detail: dict[str, str] = Field(default_factory=dict)
+    pattern: str | None = None
+    severity: Severity | None = Field(default=None, description="None: the kind's default")
+    kind: str | None = Field(default=None, description="which of its check's kinds (None: its only one)")
+
+    @classmethod
+    def on(cls, element: IRElement, target: str | None, message: str, **seen: Any) -> Hit:
+        """What a check saw on one IR field (at its role unless `location` says more), its source beside it."""
+        seen.setdefault("location", element.role)
+        return cls(
+            artifact=element.artifact,
+            element_id=element.id,
+            source=element.source_text,
+            target=target,
+            message=message,
+            **seen,
+        )
+
+
+def found(kind: FindingKind, validator_id: str, hit: Hit) -> Finding:
+    """The finding of a declared kind at what a check saw."""
     finding = Finding(
         id="",
-        layer=layer,
-        kind=kind,
-        severity=severity,
-        artifact=artifact,
-        location=location,
-        element_id=element_id,
-        task_id=task_id,
-        message=message,
+        layer=kind.layer,
+        kind=kind.name,
+        severity=hit.severity or kind.severity,
+        artifact=hit.artifact,
+        location=hit.location,
+        element_id=hit.element_id,
+        task_id=hit.task_id,
+        message=hit.message,
         validators=[validator_id],
         evidence=[
             Evidence(
                 validator_id=validator_id,
-                reasoning=reasoning or message,
-                source=excerpt(source),
-                target=excerpt(target),
-                detail=detail or {},
+                reasoning=hit.reasoning or hit.message,
+                source=excerpt(hit.source),
+                target=excerpt(hit.target),
+                detail=dict(hit.detail),
             )
         ],
-        pattern=pattern,
+        pattern=hit.pattern,
     )
     finding.id = finding_id(finding.key)
     return finding

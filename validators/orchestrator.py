@@ -1,10 +1,10 @@
 """One validation orchestrator for every benchmark family: the four layers, then the validator agents.
 
-Every probe is `probe(ctx, suppressed) -> list[Finding]`: integrity runs first and adds to
-`suppressed` the checks its failures make meaningless (a missing file, a skeleton no longer paired
-by position, a variant the harness rejects); the other layers skip them. What differs between
-families is declared by the family (capabilities, behaviour scores) and read by the probes, not
-dispatched here. Agents review afterwards, each in a context of its own, and everything merges
+Each layer runs its registered checks (validators/checks.py, in validators/catalogue.py's order):
+integrity runs first and adds to `suppressed` the checks its failures make meaningless (a missing
+file, a skeleton no longer paired by position, a variant the harness rejects); the other layers skip
+them. What differs between families is declared by the family (its typed hooks, behaviour scores) and
+read by the checks, not dispatched here. Agents review afterwards, each in a context of its own, and everything merges
 into one failure set.
 
 The CLI (`babelflow validate`, `adapt --validators`) calls `validate`; the Prefect flow's stages
@@ -16,26 +16,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import validators.catalogue  # noqa: F401 - registers every check
 from validators.agents import NOT_CONFIGURED, Reviewer, ValidatorAgent
+from validators.checks import run_checks
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck, merge
-from validators.probes.behavior import check_behavior
-from validators.probes.consistency import check_consistency
-from validators.probes.fidelity import check_fidelity
-from validators.probes.integrity import check_integrity
 from validators.task_ids import with_task_ids
 
 PROBES = "probes"
 DEFAULT_VALIDATORS = ("validator-1", "validator-2", "validator-3")
-Probe = Callable[[ValidationContext, list[SuppressedCheck]], list[Finding]]
 Progress = Callable[[str], None]
 
 # in order: integrity first, because its failures suppress dependent checks
-LAYERS: dict[Layer, tuple[str, Probe]] = {
-    Layer.INTEGRITY: ("integrity & structure", check_integrity),
-    Layer.CONSISTENCY: ("cross-artifact consistency", check_consistency),
-    Layer.FIDELITY: ("semantic fidelity", check_fidelity),
-    Layer.BEHAVIOR: ("behavioural equivalence", check_behavior),
+LAYERS: dict[Layer, str] = {
+    Layer.INTEGRITY: "integrity & structure",
+    Layer.CONSISTENCY: "cross-artifact consistency",
+    Layer.FIDELITY: "semantic fidelity",
+    Layer.BEHAVIOR: "behavioural equivalence",
 }
 
 
@@ -44,15 +41,15 @@ def _quiet(message: str) -> None:
 
 
 def run_layer(layer: Layer, ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    """One layer's probe. For integrity, `suppressed` is also its output (it is extended)."""
-    return LAYERS[layer][1](ctx, suppressed)
+    """One layer's checks. For integrity, `suppressed` is also its output (it is extended)."""
+    return run_checks(layer, ctx, suppressed)
 
 
 def run_probes(ctx: ValidationContext, progress: Progress = _quiet) -> tuple[list[Finding], list[SuppressedCheck]]:
     """The four layers in order: (findings, checks integrity suppressed)."""
     findings: list[Finding] = []
     suppressed: list[SuppressedCheck] = []
-    for layer, (label, _) in LAYERS.items():
+    for layer, label in LAYERS.items():
         progress(label)
         findings += run_layer(layer, ctx, suppressed)
     return findings, suppressed

@@ -28,7 +28,6 @@ from babelflow.ir import Record, TranslationType
 from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
 from validators.findings import Finding
-from validators.probes.policy import infer_policy
 from validators.task_ids import list_positions
 
 # the prompt and the JSON envelope of one request, besides its items (measured on review.v2: ~900)
@@ -100,7 +99,7 @@ class ReviewMaterial:
                 for e in self.ctx.canonical_map.entries
                 if e.review_state != "rejected" and e.source != e.target
             }
-        return {s: t for s, t in infer_policy(self.ctx).renderings.items() if s != t}
+        return {s: t for s, t in self.ctx.policy.renderings.items() if s != t}
 
     @cached_property
     def _term_pattern(self) -> re.Pattern | None:

@@ -36,6 +36,7 @@ from bench.defects._common import (
 from bench.defects.agentdojo import (
     agentdojo_brace_in_yaml_prose,
     agentdojo_check_literal_translated_not_data,
+    agentdojo_compared_name_renamed_in_environment,
     agentdojo_fstring_slot_translated,
 )
 from bench.defects.canonical import canonical_db_value_renamed, canonical_gold_value_left_in_source
@@ -148,6 +149,8 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (status_literal_forced_in_prose, (MOCK, RETAIL, TELECOM)),
     (status_rendering_doubled, (MOCK, RETAIL)),
     (agentdojo_prompt_entity_changed, (AD_SLACK, AD_TRAVEL, AD_BANKING, AD_WORKSPACE)),
+    # issue 37: the same name read another way by the environment (a calendar event's title)
+    (agentdojo_compared_name_renamed_in_environment, (AD_WORKSPACE,)),
     (task_names_another_product, (RETAIL, FIXTURE)),
     # τ³ banking_knowledge: names the data shares with tools.py
     (tau3_class_name_renamed_in_data, ("tau3-banking_knowledge",)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from babelflow.ir import IRDocument, TranslationType
+from babelflow.ir import IRDocument, PreserveReason, TranslationType
 from babelflow.variant import OVERLAY_NAME, CodeText, load_overlay, save_record
 from bench.defects._common import (
     BEHAVIOR,
@@ -194,3 +194,53 @@ __all__ = [
     "agentdojo_check_literal_translated_not_data",
     "agentdojo_fstring_slot_translated",
 ]
+
+
+def agentdojo_compared_name_renamed_in_environment(
+    variant_dir: Path, ir: IRDocument, rng: random.Random
+) -> InjectedDefect:
+    """A name a task's prompt quotes and its check compares (a calendar event's title) rendered one new way in
+    every environment field that holds it, the prompt and the check unchanged."""
+    language = variant_language(variant_dir)
+    compared: dict[tuple[str, str], set[str]] = {}  # (module, task class) -> literals of its checks and constants
+    prompts: list = []
+    for e in ir.elements:
+        if e.locator.kind != "python_literal" or e.locator.qualname.count(".") != 1:
+            continue
+        task, member = e.locator.qualname.split(".")
+        if member in ("PROMPT", "GOAL"):
+            prompts.append(e)
+        else:
+            compared.setdefault((e.artifact, task), set()).add(e.source_text)
+    quoted = {
+        token
+        for e in prompts
+        for token in e.inline_tokens
+        if token in compared.get((e.artifact, e.locator.qualname.split(".")[0]), set())
+    }
+    holders: dict[str, list] = {}
+    for e in ir.elements:
+        if e.locator.kind == "data_value" and e.source_text in quoted and "injection_vectors" not in e.artifact:
+            holders.setdefault(e.source_text, []).append(e)
+    # a name several fields hold, each as a linked entity: renamed in all of them it reads as the variant's policy
+    candidates = sorted(
+        value
+        for value, elements in holders.items()
+        if len(elements) >= 2 and all(e.preserve_reason is PreserveReason.LINKED_ENTITY for e in elements)
+    )
+    value = _pick(rng, candidates, "name a prompt quotes, its check compares and several environment fields hold")
+    renamed = _accent(value, language or "en-XA")
+    for element in holders[value]:
+        if _yaml_value(variant_dir, element) != value:
+            raise DefectNotApplicable(f"{element.id} does not hold {value!r} in the variant")
+        _set_yaml(variant_dir, element, renamed)
+    first = holders[value][0]
+    return InjectedDefect(
+        kind="agentdojo_compared_name_renamed_in_environment",
+        description=f"{value!r} (quoted by a prompt, compared by its check) reads {renamed!r} in "
+        f"{len(holders[value])} environment field(s)",
+        artifact=first.artifact,
+        element_id=first.id,
+        location=str(list(first.locator.path)),
+        expected_layers=[CONSISTENCY],
+    )

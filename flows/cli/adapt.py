@@ -77,16 +77,18 @@ def adapt(request: AdaptRequest) -> None:
         findings = []
         if agents:
             from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
-            from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
+            from validators.run import validate_variant, variant_context  # noqa: PLC0415 - +0.4 s on --help
 
             with console.status("validating", spinner="dots") as status:
                 cmap = load_canonical_map(result.paths.canonical_map, benchmark, lang)
                 failures = validate_variant(
-                    get_benchmark(benchmark, source_dir=request.source_dir),
-                    result.paths.variant,
-                    result.ir,
-                    lang,
-                    canonical_map=cmap,
+                    variant_context(
+                        get_benchmark(benchmark, source_dir=request.source_dir),
+                        result.paths.variant,
+                        result.ir,
+                        lang,
+                        canonical_map=cmap,
+                    ),
                     agents=agents,
                     progress=status_line(status),
                 )

@@ -109,7 +109,7 @@ def validate(
     from flows.components import analyze_or_reuse, check_same_profile  # noqa: PLC0415 - +1.8 s on --help
     from translators.spec import validate_language_tag  # noqa: PLC0415 - +0.4 s on --help
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
-    from validators.run import validate_variant  # noqa: PLC0415 - +0.4 s on --help
+    from validators.run import validate_variant, variant_context  # noqa: PLC0415 - +0.4 s on --help
 
     validate_language_tag(lang)
     costs = CostLedger()
@@ -139,11 +139,7 @@ def validate(
             own_map = (variant_dir / CANONICAL_MAP_NAME).is_file()
             cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() and not own_map else None
             failures = validate_variant(
-                bench,
-                layout.variant(benchmark, lang, variant),
-                ir,
-                lang,
-                canonical_map=cmap,
+                variant_context(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap),
                 agents=agents,
                 progress=stage_line(bars),
             )

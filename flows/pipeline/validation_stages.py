@@ -4,6 +4,8 @@ with the run's model-backed validators."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,11 +27,12 @@ from flows.review.store import ReviewStore
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import ReplayOutcome
 from validators.context import ValidationContext
-from validators.findings import FailureSet, Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 from validators.model_backends import make_validator_agents
 from validators.orchestrator import review_and_merge, run_layer
 from validators.probes.behavior import replay_pairs_of
-from validators.probes.policy import infer_policy
+from validators.probes.policy import InferredPolicy, infer_policy
+from validators.translation_failures import translation_failed
 
 
 class LayerResult(Record):
@@ -57,12 +60,12 @@ def stage_integrity(run: AdaptationRun, ir_path: Path, variant: Path) -> LayerRe
     return LayerResult(layer=Layer.INTEGRITY, findings=findings, suppressed=suppressed)
 
 
-_POLICIES: dict[tuple, object] = {}
+_POLICIES: dict[tuple, InferredPolicy] = {}
 _POLICY_LOCKS: dict[tuple, threading.Lock] = {}
 _POLICY_LOCKS_GUARD = threading.Lock()  # validation layers run in parallel threads
 
 
-def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
+def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> InferredPolicy:
     """The rendering policy inferred once per IR and variant content, not once per layer.
 
     Consistency and behaviour each get their own context (they run in parallel threads) and both
@@ -89,7 +92,7 @@ def share_policy(ctx: ValidationContext, ir_path: Path, variant: Path) -> None:
                 _POLICIES.pop(oldest)
                 _POLICY_LOCKS.pop(oldest, None)
             _POLICIES[key] = infer_policy(ctx)
-        ctx.inferred_policy = _POLICIES[key]  # type: ignore[assignment]
+        return _POLICIES[key]
 
 
 def stage_layer(
@@ -100,7 +103,7 @@ def stage_layer(
     if layer is Layer.CONSISTENCY or (
         layer is Layer.BEHAVIOR and not any(s.layer is Layer.BEHAVIOR for s in suppressed)
     ):
-        share_policy(ctx, ir_path, variant)
+        ctx = replace(ctx, inferred_policy=share_policy(ctx, ir_path, variant))
     if layer is Layer.BEHAVIOR:
         return _behavior(run, ctx, suppressed)
     return LayerResult(layer=layer, findings=run_layer(layer, ctx, list(suppressed)))
@@ -130,7 +133,7 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
     if any(s.layer is Layer.BEHAVIOR for s in suppressed):
         return LayerResult(layer=Layer.BEHAVIOR, findings=[])
     settings, language = run.settings, run.language
-    ctx.variant_bench = open_variant(run.benchmark, ctx.variant_root)
+    ctx = replace(ctx, variant_bench=open_variant(run.benchmark, ctx.variant_root))
     cache_path = run.paths.behavior_cache
     cache = orjson.loads(cache_path.read_bytes()) if cache_path.exists() else {}
     shared = key_of(
@@ -161,9 +164,13 @@ def _behavior(run: AdaptationRun, ctx: ValidationContext, suppressed: list[Suppr
             )
         except Exception:  # the probe replays again and reports the crash as its finding
             target_pairs, replayed = {}, -1
-        ctx.task_ids, ctx.source_pairs = stale, source_replays(settings, ctx.source, stale)
-        ctx.target_pairs = target_pairs if replayed >= 0 else None
-        fresh = run_layer(Layer.BEHAVIOR, ctx, list(suppressed))
+        given = replace(
+            ctx,
+            task_ids=stale,
+            source_pairs=source_replays(settings, ctx.source, stale),
+            target_pairs=target_pairs if replayed >= 0 else None,
+        )
+        fresh = run_layer(Layer.BEHAVIOR, given, list(suppressed))
         replayed = replayed if replayed >= 0 else len(stale)
     by_task: dict[str, list] = {t: [] for t in stale}
     for finding in fresh:
@@ -210,23 +217,7 @@ def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: 
     """Units the translator could not deliver intact (e.g. a dropped placeholder) become findings,
     so the review loop can route them back (confirm → that unit is translated again)."""
     by_id = read_ir(ir_path, benchmark).by_id() if translated.failures else {}
-    findings = []
-    for failure in translated.failures:
-        element = by_id.get(failure.element_ids[0]) if failure.element_ids else None
-        findings.append(
-            make_finding(
-                "translator",
-                Layer.FIDELITY,
-                "translation_failed",
-                Severity.CRITICAL,
-                element.artifact if element else "<translation>",
-                element.role if element else failure.unit_key,
-                f"the translation of this unit was rejected: {'; '.join(failure.problems)[:200]}",
-                element_id=element.id if element else None,
-                source=failure.source_text,
-                detail={"fields": str(len(failure.element_ids))},
-            )
-        )
+    findings = translation_failed(translated.failures, by_id)
     return LayerResult(layer=Layer.FIDELITY, findings=findings)
 
 
@@ -245,9 +236,7 @@ def stage_merge(
 
     def own_context() -> ValidationContext:
         assert ir_path is not None and variant is not None  # agents exist only with both
-        ctx = _context(run, ir_path, variant)
-        ctx.variant_bench = open_variant(run.benchmark, variant)
-        return ctx
+        return replace(_context(run, ir_path, variant), variant_bench=open_variant(run.benchmark, variant))
 
     merged = review_and_merge(run.benchmark, run.language, probe_findings, suppressed, agents, own_context)
     if ledger.report().rows:

@@ -28,7 +28,7 @@ from flows.review.unit_records import REFUSING_FIDELITY, Correction, CorrectionL
 from translators.interchange import ExchangeFile, ImportPlan, ImportProblem, PlannedEntry, header_problems
 from translators.pack_checks import check_pack, check_translations
 from validators.findings import Finding
-from validators.probes.fidelity import check_pair
+from validators.probes.pair_checks import FieldPair, check_pair
 
 SHOWN = 20
 
@@ -137,8 +137,7 @@ def _fidelity_refusals(element: IRElement, entry: PlannedEntry, language: str, p
     (1.628) is asked again on the texts without their codes, so only the translated words count."""
 
     def run(source: str, target: str) -> list[Finding]:
-        tokens = list(element.inline_tokens)
-        return check_pair("import", element.artifact, element.role, element.id, source, target, tokens, language, pack)
+        return check_pair("import", FieldPair.of(element, target, source), language, pack)
 
     findings = [f for f in run(element.source_text, entry.target) if f.kind in REFUSING_FIDELITY]
     if entry.kept and any(f.kind == "number_changed" for f in findings):

@@ -44,7 +44,7 @@ from translators.placeholders import ProtectedText
 from translators.spec import make_translator
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 from validators.finding_kinds import Severity
-from validators.probes.fidelity import check_pair
+from validators.probes.pair_checks import FieldPair, check_pair
 
 PENDING = "not translated yet: its translation-memory key changed (a glossary term, a canonical rendering, the source)"
 
@@ -251,17 +251,7 @@ class Workbench:
         out: dict[tuple[str, str], UnitCheck] = {}
         for element_id in record.element_ids[:3]:  # the fields of a unit share source and kind
             element = self.elements[element_id]
-            for finding in check_pair(
-                "review",
-                element.artifact,
-                element.role,
-                element.id,
-                element.source_text,
-                text,
-                list(element.inline_tokens),
-                self.language,
-                self.run.pack,
-            ):
+            for finding in check_pair("review", FieldPair.of(element, text), self.language, self.run.pack):
                 refusing = finding.kind in REFUSING_CHECKS and finding.severity not in (Severity.MINOR, Severity.NOTE)
                 out[(finding.kind, finding.message)] = UnitCheck(
                     kind=finding.kind, severity=finding.severity.value, message=finding.message, refusing=refusing

@@ -180,7 +180,7 @@ def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_pat
     from babelflow.settings import BabelflowSettings
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     root = _mock_data(tmp_path)
     path, tasks = _tasks(root)
@@ -200,13 +200,13 @@ def test_consistency_probe_flags_a_translated_mention_of_a_written_value(tmp_pat
     variant_tasks = tmp_path / "variant" / "data" / "tau2" / "domains" / "mock" / "tasks.json"
     rebuilt = json.loads(variant_tasks.read_text())
     assert title in rebuilt[0]["user_scenario"]["instructions"]  # protected: the user simulator dictates it verbatim
-    assert validate_variant(source, tmp_path / "variant", ir, "en-XA").findings == []
+    assert validate_variant(variant_context(source, tmp_path / "variant", ir, "en-XA")).findings == []
     # a translator that renders the dictated title anyway is caught by the consistency layer
     rebuilt[0]["user_scenario"]["instructions"] = rebuilt[0]["user_scenario"]["instructions"].replace(
         title, "comprar leche y huevos frescos para la oficina"
     )
     variant_tasks.write_text(json.dumps(rebuilt))
-    findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
+    findings = validate_variant(variant_context(source, tmp_path / "variant", ir, "en-XA")).findings
     assert any(f.kind == "reference_lost" and title in f.message for f in findings), [
         (f.kind, f.message) for f in findings
     ]
@@ -218,7 +218,7 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
     from babelflow.settings import BabelflowSettings
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     profile = tmp_path / "tau2-mock.toml"
     profile.write_text(
@@ -238,7 +238,7 @@ def test_a_profile_that_contradicts_the_evidence_goes_to_review(tmp_path):
         settings=BabelflowSettings(project_root=tmp_path),
         ir=ir,
     )
-    findings = validate_variant(source, tmp_path / "variant", ir, "en-XA").findings
+    findings = validate_variant(variant_context(source, tmp_path / "variant", ir, "en-XA")).findings
     flagged = {f.element_id for f in findings if f.kind == "profile_contradicts_evidence"}
     assert titles <= flagged
 

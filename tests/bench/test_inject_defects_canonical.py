@@ -23,7 +23,7 @@ from bench.defects import CATALOGUE, caught_by, inject_defect
 from bench.inject_defects import Prepared
 from source_benchmarks import get_benchmark
 from validators.findings import Severity
-from validators.run import validate_variant
+from validators.run import validate_variant, variant_context
 
 KINDS = ("canonical_db_value_renamed", "canonical_gold_value_left_in_source")
 
@@ -102,7 +102,9 @@ def test_retail_with_its_entities_localized(tmp_path_factory, analyzed):
     assert tasks
 
     def validate(variant):
-        return validate_variant(source, variant, result.ir, "en-XA", canonical_map=cmap, task_ids=tasks)
+        return validate_variant(
+            variant_context(source, variant, result.ir, "en-XA", canonical_map=cmap, task_ids=tasks)
+        )
 
     assert _above_note(validate(result.paths.variant)) == []
     for kind, (work, defect) in planted.items():

@@ -144,17 +144,19 @@ def target_pairs(adapted):
 
 @pytest.mark.parametrize("benchmark_id,language", CASES)
 def test_clean_variant_validates_to_an_empty_failure_set(benchmark_id, language, adapted, source_pairs, target_pairs):
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     result, _ = adapted(benchmark_id, language)
     pairs = {g.task_id: (g, n) for g, n in target_pairs(benchmark_id, language)}
     failures = validate_variant(
-        get_benchmark(benchmark_id),
-        result.paths.variant,
-        result.ir,
-        language,
-        source_pairs=source_pairs(benchmark_id),
-        target_pairs=pairs,
+        variant_context(
+            get_benchmark(benchmark_id),
+            result.paths.variant,
+            result.ir,
+            language,
+            source_pairs=source_pairs(benchmark_id),
+            target_pairs=pairs,
+        )
     )
     above_note = [f for f in failures.findings if f.severity is not Severity.NOTE]  # notes record a policy
     assert above_note == [], [(f.layer.value, f.kind, f.artifact, f.location, f.message) for f in above_note[:10]]

@@ -95,12 +95,12 @@ def _check_language_and_tokens(result, variant) -> None:
 
 
 def test_mock_in_spanish_behaves_like_the_source(spanish, source_pairs):
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     result, variant = spanish("tau2-mock")
     assert result.outcome.failures == [] and result.manifest.translator_id.startswith("apertium:eng-spa@")
     _check_behaviour(result, variant, source_pairs("tau2-mock"))
-    failures = validate_variant(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "es")
+    failures = validate_variant(variant_context(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "es"))
     assert failures.findings == [], [(f.layer.value, f.kind, f.location) for f in failures.findings[:5]]
     tasks = orjson.loads(next(result.paths.variant.rglob("tasks.json")).read_bytes())
     assert "Important Meeting" in orjson.dumps(tasks).decode() and "tarea" in orjson.dumps(tasks).decode()

@@ -109,7 +109,7 @@ def test_tool_results_reach_a_provider_agent_as_text_and_the_harness_check_sees_
     """ar-XB localizes the mock DB's task title (non-ASCII): tau2 would escape it as \\uXXXX."""
     import source_benchmarks.tau2.family as tau2_family
     from flows.evaluation.evaluate import evaluate
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     settings, paths, _ = mock_variants
     source = get_benchmark("tau2-mock")
@@ -130,11 +130,13 @@ def test_tool_results_reach_a_provider_agent_as_text_and_the_harness_check_sees_
     shown = [text for text in fake.tool_results if "\u202e" in text]  # the localized title, right-to-left
     assert shown and not any("\\u" in text for text in fake.tool_results)
     ir = mock_variants[2]
-    kinds = [f.kind for f in validate_variant(source, paths["ar-XB"], ir, "ar-XB").findings]
+    kinds = [f.kind for f in validate_variant(variant_context(source, paths["ar-XB"], ir, "ar-XB")).findings]
     assert "tool_output_escaped" not in kinds
     monkeypatch.setattr(tau2_family, "PLAIN_TOOL_OUTPUT", False)  # the stock harness's json.dumps
     escaped = [
-        f for f in validate_variant(source, paths["ar-XB"], ir, "ar-XB").findings if f.kind == "tool_output_escaped"
+        f
+        for f in validate_variant(variant_context(source, paths["ar-XB"], ir, "ar-XB")).findings
+        if f.kind == "tool_output_escaped"
     ]
     assert len(escaped) == 1 and "\\u202e" in escaped[0].evidence[0].target, (
         escaped

@@ -10,13 +10,14 @@ from flows.pipeline.flow_results import FINAL_STATES, AdaptFlowResult, final_sta
 from flows.pipeline.stage_tasks import stage_run_name
 from flows.review.forms import answer_for, group_field, read_row, review_form, signoff_form
 from flows.review.material import review_material_markdown, side_by_side
-from validators.findings import FailureSet, Layer, Severity, group_findings, make_finding
+from tests.validators.findings_by_hand import a_finding
+from validators.findings import FailureSet, Layer, Severity, group_findings
 
 
 def _failures() -> FailureSet:
     long_target = "Sure! Here is the translation you asked for: " + "palabra " * 200
     findings = [
-        make_finding(
+        a_finding(
             "probes",
             Layer.FIDELITY,
             "answered_not_translated",
@@ -26,7 +27,7 @@ def _failures() -> FailureSet:
             "the model answered instead of translating",
             element_id="e1",
         ),
-        make_finding(
+        a_finding(
             "probes",
             Layer.CONSISTENCY,
             "preserved_value_changed",

@@ -8,14 +8,15 @@ import time
 
 import pytest
 
-from validators.findings import FailureSet, Layer, Severity, group_findings, make_finding
+from tests.validators.findings_by_hand import a_finding
+from validators.findings import FailureSet, Layer, Severity, group_findings
 
 
 def _thousand_findings() -> FailureSet:
     findings = []
     for task in range(600):  # one repeated pattern: the same field of 600 tasks
         findings.append(
-            make_finding(
+            a_finding(
                 "probes",
                 Layer.FIDELITY,
                 "added_commentary",
@@ -28,7 +29,7 @@ def _thousand_findings() -> FailureSet:
         )
     for task in range(390):
         findings.append(
-            make_finding(
+            a_finding(
                 "probes",
                 Layer.CONSISTENCY,
                 "preserved_value_changed",
@@ -41,7 +42,7 @@ def _thousand_findings() -> FailureSet:
         )
     for index in range(10):  # ten one-offs
         findings.append(
-            make_finding(
+            a_finding(
                 "probes",
                 Layer.BEHAVIOR,
                 "golden_reward_changed",
@@ -222,7 +223,7 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
     assert suggested_route(Layer.FIDELITY, "added_commentary") == "translation"
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
     store = ReviewStore(BabelflowSettings().layout.review_dir("tau2-mock", "en-XA"))
-    typed = make_finding(
+    typed = a_finding(
         "probes",
         Layer.CONSISTENCY,
         "profile_contradicts_evidence",
@@ -232,7 +233,7 @@ def test_review_preselects_the_route_each_kind_suggests(tmp_path, monkeypatch):
         "the profile translates it but the run shows a DB write",
         element_id="t0",
     )
-    worded = make_finding(
+    worded = a_finding(
         "probes",
         Layer.FIDELITY,
         "added_commentary",

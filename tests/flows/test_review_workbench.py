@@ -192,11 +192,12 @@ def test_an_english_target_is_a_per_unit_finding_and_needs_force(project):
 
 def test_a_confirmed_finding_is_fixed_by_a_replacement_text(project):
     from flows.review.store import ReviewStore
-    from validators.findings import FailureSet, Layer, Severity, make_finding
+    from tests.validators.findings_by_hand import a_finding
+    from validators.findings import FailureSet, Layer, Severity
 
     bench = _bench(project)
     record = _free_draft(bench)
-    finding = make_finding(
+    finding = a_finding(
         "probe", Layer.FIDELITY, "wrong_language", Severity.MAJOR, record.artifacts[0], record.roles[0], "odd",
         element_id=record.element_ids[0], source=record.source, target=record.target,
     )  # fmt: skip

@@ -105,7 +105,7 @@ def test_failing_release_check_writes_nothing(tmp_path, analyzed):
 def test_a_language_added_as_data_only_adapts_tau2_mock(tmp_path, analyzed, monkeypatch):
     from flows.pipeline.adapt import adapt
     from source_benchmarks import get_benchmark
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     packs = tmp_path / "language_packs"
     packs.mkdir()
@@ -120,7 +120,7 @@ def test_a_language_added_as_data_only_adapts_tau2_mock(tmp_path, analyzed, monk
     manifest = orjson.loads((result.paths.variant / "babelflow_manifest.json").read_bytes())
     assert manifest["language_pack_version"] == "en-XC@0.1.0" and manifest["domain_name"] == "mock_en-XC"
     assert result.outcome.stats.translator_id == "pseudo:en-XC:accented/v1"
-    failures = validate_variant(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "en-XC")
+    failures = validate_variant(variant_context(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "en-XC"))
     assert failures.findings == []
 
 

@@ -93,10 +93,10 @@ def seatau_slice(tmp_path_factory):
 
 
 def _validate(seatau_slice, variant: str, agents):
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     root, bench, ir, _ = seatau_slice
-    return validate_variant(bench, root / variant, ir, "vi", agents=agents)
+    return validate_variant(variant_context(bench, root / variant, ir, "vi"), agents=agents)
 
 
 def _about_reason(failures, reason) -> list:

@@ -52,7 +52,7 @@ def test_an_unrelated_sentence_is_raised_as_its_own_validator(spanish_mock, tmp_
     from bench.backtranslation_rate import plant
     from validators.context import ValidationContext
     from validators.model_backends import make_validator_agents
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     source, ir, clean = spanish_mock
     variant = tmp_path / "variant"
@@ -62,7 +62,7 @@ def test_an_unrelated_sentence_is_raised_as_its_own_validator(spanish_mock, tmp_
     unit = next(s.unit for s in scores if s.unit.task_id is not None and not s.divergent and len(s.unit.source) > 40)
     plant(variant, ir, unit)
 
-    failures = validate_variant(source, variant, ir, "es", agents=[agent])
+    failures = validate_variant(variant_context(source, variant, ir, "es"), agents=[agent])
     (finding,) = [f for f in failures.findings if f.element_id == unit.unit_id and f.kind == KIND]
     assert finding.validators == [VALIDATOR_ID] and finding.task_id == unit.task_id
     assert (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from validators.probes.fidelity import check_pair
+from validators.probes.pair_checks import FieldPair, check_pair
 
 
 def kinds(
@@ -15,7 +15,19 @@ def kinds(
     location: str = "tasks.json[*].instructions",
 ) -> set[str]:
     return {
-        f.kind for f in check_pair("probes", "data/tasks.json", location, None, source, target, list(tokens), language)
+        f.kind
+        for f in check_pair(
+            "probes",
+            FieldPair(
+                artifact="data/tasks.json",
+                location=location,
+                element_id=None,
+                source=source,
+                target=target,
+                tokens=tuple(list(tokens)),
+            ),
+            language,
+        )
     }
 
 
@@ -50,22 +62,26 @@ def test_each_check(source, target, expected):
 def test_metadata_left_in_english_is_minor_prose_is_major():
     [metadata] = check_pair(
         "probes",
-        "data/tasks.json",
-        "tasks.json[*].description.purpose",
-        None,
-        "Test the refund flow",
-        "Test the refund flow",
-        [],
+        FieldPair(
+            artifact="data/tasks.json",
+            location="tasks.json[*].description.purpose",
+            element_id=None,
+            source="Test the refund flow",
+            target="Test the refund flow",
+            tokens=tuple([]),
+        ),
         "en-XA",
     )
     [prose] = check_pair(
         "probes",
-        "data/tasks.json",
-        "tasks.json[*].user_scenario.instructions",
-        None,
-        "Test the refund flow",
-        "Test the refund flow",
-        [],
+        FieldPair(
+            artifact="data/tasks.json",
+            location="tasks.json[*].user_scenario.instructions",
+            element_id=None,
+            source="Test the refund flow",
+            target="Test the refund flow",
+            tokens=tuple([]),
+        ),
         "en-XA",
     )
     assert (metadata.severity.value, prose.severity.value) == ("minor", "major")
@@ -79,7 +95,7 @@ def test_a_number_kept_character_for_character_is_not_a_changed_number():
     """The pipeline hands numbers to translators as placeholders: '$30,000' stays '$30,000' in a
     Spanish sentence and is the same number (read with Spanish conventions it was taken for 30,
     296 critical findings on τ³ banking es); a number that did change is still caught."""
-    from validators.probes.fidelity import _numbers_changed
+    from validators.probes.pair_checks import _numbers_changed
 
     assert _numbers_changed("Spend $30,000 or £1,050 by May", "Gasta $30,000 o £1,050 antes de mayo", "es") is None
     assert _numbers_changed("Spend $30,000", "Gasta 30.000 $", "es") is None  # localized: same value
@@ -90,14 +106,32 @@ def test_a_number_kept_character_for_character_is_not_a_changed_number():
 def test_a_title_of_an_abbreviation_and_a_kept_name_is_not_untranslated():
     """'FAQ: Blue Account' (the account class is kept: tools.py keys its fees by it) has no prose
     left to translate; 'FAQ: Troubleshooting' copied through still is untranslated (τ³ banking es)."""
-    from validators.probes.fidelity import check_pair
+    from validators.probes.pair_checks import FieldPair, check_pair
 
     kept = check_pair(
-        "probes", "documents/d.json", "title", None, "FAQ: Blue Account", "FAQ: Blue Account", ["Blue Account"], "es"
+        "probes",
+        FieldPair(
+            artifact="documents/d.json",
+            location="title",
+            element_id=None,
+            source="FAQ: Blue Account",
+            target="FAQ: Blue Account",
+            tokens=tuple(["Blue Account"]),
+        ),
+        "es",
     )
     assert [f.kind for f in kept] == []
     copied = check_pair(
-        "probes", "documents/d.json", "title", None, "FAQ: Troubleshooting", "FAQ: Troubleshooting", [], "es"
+        "probes",
+        FieldPair(
+            artifact="documents/d.json",
+            location="title",
+            element_id=None,
+            source="FAQ: Troubleshooting",
+            target="FAQ: Troubleshooting",
+            tokens=tuple([]),
+        ),
+        "es",
     )
     assert [f.kind for f in copied] == ["untranslated"]
 
@@ -110,10 +144,24 @@ def test_a_copy_made_of_target_language_words_is_not_untranslated_and_english_st
     """τ³ airline es: 'San Francisco' (a tool's airport list) and 'Total' copied through are Spanish;
     Apertium's Spanish analyser knows them. An English phrase copied through is still reported, and a
     pseudo-locale asks no lexicon (its words are English: they would prove nothing)."""
-    from validators.probes.fidelity import check_pair
+    from validators.probes.pair_checks import FieldPair, check_pair
 
     def found(source: str, target: str, language: str = "es") -> list[str]:
-        return [f.kind for f in check_pair("probes", "tools.py", "tool_output", None, source, target, [], language)]
+        return [
+            f.kind
+            for f in check_pair(
+                "probes",
+                FieldPair(
+                    artifact="tools.py",
+                    location="tool_output",
+                    element_id=None,
+                    source=source,
+                    target=target,
+                    tokens=tuple([]),
+                ),
+                language,
+            )
+        ]
 
     assert found("San Francisco", "San Francisco") == []
     assert found("Total", "Total") == []

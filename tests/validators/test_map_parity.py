@@ -23,7 +23,7 @@ from source_benchmarks import get_benchmark
 from validators.findings import Layer
 from validators.map_parity import Renderings, equal_modulo, explain, parse_output
 from validators.probes.behavior import replay_pairs_of
-from validators.run import validate_variant
+from validators.run import validate_variant, variant_context
 
 RENDER = Renderings(
     allowed={"Water Bottle": {"Botella de agua"}, "blue": {"azul"}, "color": {"color"}},
@@ -86,7 +86,9 @@ def localized(tmp_path_factory, analyzed):
 
 def _validate(localized, variant: Path, ir=None):
     source, clean_ir, cmap, _, pairs = localized
-    return validate_variant(source, variant, ir or clean_ir, "en-XA", canonical_map=cmap, source_pairs=pairs)
+    return validate_variant(
+        variant_context(source, variant, ir or clean_ir, "en-XA", canonical_map=cmap, source_pairs=pairs)
+    )
 
 
 def _copy(localized, to: Path) -> Path:
@@ -190,9 +192,9 @@ def test_run_clocks_and_sizes_of_translated_text_are_not_data():
 def test_catalogue_values_the_translator_kept_are_one_note(localized, tmp_path):
     """A canonical value the translator returned unchanged (map origin translator, target == source) is
     rendered that way everywhere: one note listing such values, not a major finding per field."""
+    from validators.checks import run_checks
     from validators.context import ValidationContext
-    from validators.findings import Severity
-    from validators.probes.fidelity import check_fidelity
+    from validators.findings import Layer, Severity
 
     source, ir, cmap, variant, _ = localized
     entry = next(e for e in cmap.entries if e.group == "book_title")
@@ -212,7 +214,7 @@ def test_catalogue_values_the_translator_kept_are_one_note(localized, tmp_path):
                 node = node[segment]
             node[element.locator.path[-1]] = element.source_text
         path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
-    findings = check_fidelity(ValidationContext(source, work, ir, "en-XA", kept_map), [])
+    findings = run_checks(Layer.FIDELITY, ValidationContext(source, work, ir, "en-XA", kept_map), [])
     about = [f for f in findings if f.kind == "untranslated"]
     assert [f.severity for f in about] == [Severity.NOTE], [(f.severity, f.location) for f in about]
     assert entry.source in about[0].message and json.loads(about[0].evidence[0].detail["values"]) == [entry.source]

@@ -1,7 +1,7 @@
 """One orchestrator, two paths: `babelflow validate` (validators.run.validate_variant) and the Prefect
 flow's stages (flows/pipeline/stages.py: integrity, then consistency/fidelity/behaviour, then merge) find the
-same defects on the same fields, because both call the orchestrator's layers; every probe has the
-signature probe(ctx, suppressed)."""
+same defects on the same fields, because both call the orchestrator's layers; every registered check has
+the signature check(ctx, scope)."""
 
 from __future__ import annotations
 
@@ -19,16 +19,16 @@ from flows.pipeline import validation_stages
 from flows.pipeline.adapt import adapt
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
+from validators.checks import CHECKS
 from validators.findings import Layer
-from validators.orchestrator import LAYERS
-from validators.run import validate_variant
+from validators.run import validate_variant, variant_context
 
 BENCH, LANG = "fixture-library", "en-XA"
 
 
-def test_every_probe_has_one_signature():
-    for _, probe in LAYERS.values():
-        assert list(inspect.signature(probe).parameters) == ["ctx", "suppressed"], probe.__qualname__
+def test_every_check_has_one_signature():
+    for registered in CHECKS:
+        assert list(inspect.signature(registered.function).parameters) == ["ctx", "scope"], registered.name
 
 
 def _stage_path(settings: BabelflowSettings, variant, ir_path):
@@ -54,7 +54,7 @@ def test_cli_and_flow_stages_find_the_same_defects(tmp_path, analyzed, kind):
     shutil.copytree(result.paths.variant, variant)
     inject_defect(kind, variant, result.ir, random.Random(0))
 
-    cli = validate_variant(get_benchmark(BENCH), variant, result.ir, LANG)
+    cli = validate_variant(variant_context(get_benchmark(BENCH), variant, result.ir, LANG))
     layers, flow = _stage_path(settings, variant, settings.layout.ir(BENCH))
     assert _fields(cli) and _fields(flow) == _fields(cli)
     assert flow.validators == cli.validators

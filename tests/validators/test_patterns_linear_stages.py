@@ -232,12 +232,27 @@ def test_markup_only_keeps_its_answers(text: str, markup: bool) -> None:
 def test_fidelity_on_unclosed_right_to_left_runs_takes_what_benign_text_takes() -> None:
     """An ar-XB target of 100,000 RLOs and no PDF: each RLO searched the rest for its PDF (quadratic)."""
     from babelflow.text import PDF, RLO
-    from validators.probes.fidelity import check_pair
+    from validators.probes.pair_checks import FieldPair, check_pair
 
     source = "Please change the delivery address of my order"
     started = time.perf_counter()
-    check_pair("v", "tasks", "x", None, source, (RLO + "ab" + PDF + " ") * (LONG // 4), [], "ar-XB")
+    check_pair(
+        "v",
+        FieldPair(
+            artifact="tasks",
+            location="x",
+            element_id=None,
+            source=source,
+            target=(RLO + "ab" + PDF + " ") * (LONG // 4),
+            tokens=tuple([]),
+        ),
+        "ar-XB",
+    )
     benign = time.perf_counter() - started
     started = time.perf_counter()
-    check_pair("v", "tasks", "x", None, source, RLO * LONG, [], "ar-XB")
+    check_pair(
+        "v",
+        FieldPair(artifact="tasks", location="x", element_id=None, source=source, target=RLO * LONG, tokens=tuple([])),
+        "ar-XB",
+    )
     assert time.perf_counter() - started < 1.0 + 20 * benign

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from babelflow.language_data import language_data
 from babelflow.text import ACCENT_TABLE, PDF, RLO
-from validators.probes.language_checks import _english_clauses, _status_doubled
+from validators.probes.language_checks import _english_clauses
 from validators.probes.pseudo_checks import doubled_statuses, forced_literals, plain_source_words
+from validators.probes.status_words import status_doubled
 
 SOURCE = "The agent should confirm that the order was delivered and refund the pending amount to user_12."
 
@@ -75,9 +76,9 @@ def test_a_learned_rendering_after_its_own_first_characters_is_doubled():
     """The Chinese corpus's '已 已送达': the aspect marker, then the status term inserted whole."""
     data = language_data("zh")
     statuses = {"delivered": "已送达"}
-    doubled = _status_doubled("probes", _Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
+    doubled = status_doubled(_Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
     assert [f.kind for f in doubled] == ["status_rendering_doubled"]
-    assert _status_doubled("probes", _Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
+    assert status_doubled(_Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
 
 
 def test_a_list_of_kept_names_is_no_english_clause():

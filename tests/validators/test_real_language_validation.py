@@ -21,7 +21,7 @@ import pytest
 from babelflow.language_data import language_data, numbers_in
 from tests.data.seatau import corpus
 from validators.findings import Layer, Severity, group_findings
-from validators.probes.fidelity import check_pair
+from validators.probes.pair_checks import FieldPair, check_pair
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "seatau"
 
@@ -32,11 +32,19 @@ def _tasks(language: str) -> dict[str, dict]:
     return {t["id"]: t for t in json.loads(gzip.decompress((DATA / f"{language}.tasks.json.gz").read_bytes()))}
 
 
+def _pair(source: str, target: str, tokens=()) -> FieldPair:
+    return FieldPair(
+        artifact="data/tasks.json", location="tasks.json[*].x", source=source, target=target, tokens=tuple(tokens)
+    )
+
+
 def _kinds(source: str, target: str, language: str, tokens=()) -> set[str]:
     return {
         f.kind
         for f in check_pair(
-            "probes", "data/tasks.json", "tasks.json[*].x", None, source, target, list(tokens), language
+            "probes",
+            _pair(source, target, tokens),
+            language,
         )
     }
 
@@ -117,7 +125,7 @@ def validated(seatau):
     from validators.calibration_measure import measure
     from validators.context import ValidationContext
     from validators.probes.behavior import replay_pairs_of
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     bench, root, ir = seatau
     cache: dict[str, tuple] = {}
@@ -133,7 +141,8 @@ def validated(seatau):
             held_out = calibrate([m for other, m in lengths.items() if other != language], excluded=[language])
             assert language not in held_out.languages
             failures = validate_variant(
-                bench, root / language, ir, language, agents=[], source_pairs=source_pairs, calibration=held_out
+                variant_context(bench, root / language, ir, language, source_pairs=source_pairs, calibration=held_out),
+                agents=[],
             )
             cache[language] = (failures, group_findings(failures.findings), root)
         return cache[language]
@@ -223,8 +232,9 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
 def test_spaces_planted_around_an_inserted_term_are_reported(seatau, tmp_path):
     """Recall on a planted defect: in a Thai task sentence that writes 'บัตรของขวัญ' (gift card) joined to
     its neighbours, spaces put around it are reported, naming the term (one more field reported)."""
+    from validators.checks import Scope
     from validators.context import ValidationContext
-    from validators.probes.language_checks import check_language
+    from validators.probes.language_checks import source_words_left
 
     bench, root, ir = seatau
     term = "บัตรของขวัญ"
@@ -235,8 +245,8 @@ def test_spaces_planted_around_an_inserted_term_are_reported(seatau, tmp_path):
 
     def spaced() -> int:
         """Fields reported for spaces around the term (at most one finding per field and term)."""
-        findings = check_language(ValidationContext(bench, variant, ir, "th"), "probes", set())
-        return sum(f.kind == "spacing_artifact" and f.evidence[0].detail["term"] == term for f in findings)
+        hits = source_words_left(ValidationContext(bench, variant, ir, "th"), Scope(Layer.FIDELITY, frozenset(), []))
+        return sum(h.kind == "spacing_artifact" and h.detail["term"] == term for h in hits)
 
     joined = re.compile(rf"(?<=[\u0e00-\u0e7f]){term}(?=[\u0e00-\u0e7f])")
 
@@ -299,7 +309,11 @@ def test_inferred_policy_saves_as_a_canonical_map(validated, tmp_path):
 def _number_severity(source: str, target: str, language: str = "vi"):
     found = [
         f
-        for f in check_pair("probes", "data/tasks.json", "tasks.json[*].x", None, source, target, [], language)
+        for f in check_pair(
+            "probes",
+            _pair(source, target),
+            language,
+        )
         if f.kind == "number_changed"
     ]
     return found[0].severity if found else None
@@ -334,10 +348,10 @@ def test_held_out_calibration_leaves_the_measured_language_out_and_follows_the_v
 
 
 def test_a_group_of_renderings_reads_as_one_cause_with_its_occurrences():
-    from validators.findings import make_finding
+    from tests.validators.findings_by_hand import a_finding
 
     findings = [
-        make_finding(
+        a_finding(
             "probes",
             Layer.CONSISTENCY,
             "preserved_value_changed",

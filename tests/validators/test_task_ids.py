@@ -11,7 +11,7 @@ from source_benchmarks import get_benchmark
 
 def test_a_field_finding_in_a_task_names_its_task(tmp_path, analyzed):
     from flows.pipeline.adapt import adapt
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     ir = analyzed("tau2-mock")
     variant = adapt(
@@ -30,6 +30,6 @@ def test_a_field_finding_in_a_task_names_its_task(tmp_path, analyzed):
     )
     tasks[2]["user_scenario"]["instructions"] = english.source_text
     tasks_path.write_bytes(orjson.dumps(tasks))
-    findings = validate_variant(get_benchmark("tau2-mock"), variant, ir, "en-XA").findings
+    findings = validate_variant(variant_context(get_benchmark("tau2-mock"), variant, ir, "en-XA")).findings
     on_field = [f for f in findings if f.element_id == english.id]
     assert on_field and all(f.task_id == tasks[2]["id"] for f in on_field), on_field

@@ -7,26 +7,39 @@ from __future__ import annotations
 import time
 
 from babelflow.inline_codes import swapped_tokens
-from validators.probes.fidelity import check_pair
+from validators.probes.pair_checks import FieldPair, check_pair
 
 SOURCE = "Create a new task called 'Important Meeting' for user_1."
 TOKENS = ["Important Meeting", "user_1"]
 
 
 def _kinds(target: str, language: str = "es") -> list[str]:
-    findings = check_pair("v", "tasks.json", "tasks.json[*].ticket", "e1", SOURCE, target, TOKENS, language)
+    findings = check_pair(
+        "v",
+        FieldPair(
+            artifact="tasks.json",
+            location="tasks.json[*].ticket",
+            element_id="e1",
+            source=SOURCE,
+            target=target,
+            tokens=tuple(TOKENS),
+        ),
+        language,
+    )
     return [f.kind for f in findings]
 
 
 def test_a_swap_is_a_critical_fidelity_finding():
     findings = check_pair(
         "v",
-        "tasks.json",
-        "ticket",
-        "e1",
-        SOURCE,
-        "Cree una tarea llamada 'user_1' para Important Meeting.",
-        TOKENS,
+        FieldPair(
+            artifact="tasks.json",
+            location="ticket",
+            element_id="e1",
+            source=SOURCE,
+            target="Cree una tarea llamada 'user_1' para Important Meeting.",
+            tokens=tuple(TOKENS),
+        ),
         "es",
     )
     (swap,) = [f for f in findings if f.kind == "tokens_swapped"]

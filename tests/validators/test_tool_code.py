@@ -20,9 +20,9 @@ from babelflow.ir import (
     TranslationType,
 )
 from source_benchmarks.protocol import ArtifactSpec
+from validators.checks import run_checks
 from validators.context import ValidationContext
 from validators.findings import Layer, Severity
-from validators.probes.consistency import check_consistency
 from validators.probes.tool_code import cited, lookup_literals, tool_names
 
 TOOLS_PY = '''
@@ -116,7 +116,7 @@ def bank(tmp_path: Path):
         variant = tmp_path / name
         _write(variant, db, doc)
         ctx = ValidationContext(SmallBank(source_root), variant, ir, "en-XA")
-        return ctx, check_consistency(ctx, [])
+        return ctx, run_checks(Layer.CONSISTENCY, ctx, [])
 
     return findings
 

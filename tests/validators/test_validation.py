@@ -21,11 +21,12 @@ from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
 from bench.defects import CATALOGUE, InjectedDefect, caught_by, inject_defect
 from source_benchmarks import benchmark_ids, get_benchmark, open_variant
+from tests.validators.findings_by_hand import a_finding
 from validators.agents import ReviewAction, ReviewReply, ReviewRequest, ValidatorAgent
 from validators.context import ValidationContext
-from validators.findings import Layer, Severity, excerpt, make_finding, merge
+from validators.findings import Layer, Severity, excerpt, merge
 from validators.probes.behavior import replay_pairs_of
-from validators.run import PROBES, validate_variant
+from validators.run import PROBES, validate_variant, variant_context
 
 FAST = ("tau2-mock", "fixture-library")
 
@@ -56,13 +57,15 @@ class Built:
 
     def validate(self, variant_dir: Path, agents=None):
         return validate_variant(
-            self.source,
-            variant_dir,
-            self.ir,
-            self.language,
-            canonical_map=self.canonical_map,
+            variant_context(
+                self.source,
+                variant_dir,
+                self.ir,
+                self.language,
+                canonical_map=self.canonical_map,
+                source_pairs=self.source_pairs,
+            ),
             agents=agents,
-            source_pairs=self.source_pairs,
         )
 
 
@@ -209,7 +212,7 @@ def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
         source="Ship it to 1628 Main St",
         target="[Šĥîþ îţ ţö 1.628 Ṁåîñ Šţ]",
     )
-    first = make_finding(
+    first = a_finding(
         "validator-1",
         Layer.FIDELITY,
         "number_changed",
@@ -218,7 +221,7 @@ def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
         reasoning="1628 became 1.628",
         **common,
     )
-    second = make_finding(
+    second = a_finding(
         "validator-2",
         Layer.FIDELITY,
         "number_changed",
@@ -227,7 +230,7 @@ def test_same_field_layer_and_kind_from_two_validators_merge_into_one_finding():
         reasoning="the house number is a thousand times larger",
         **common,
     )
-    other_kind = make_finding(
+    other_kind = a_finding(
         "validator-2", Layer.FIDELITY, "wrong_language", Severity.MAJOR, message="not en-XA", **common
     )
     assert first.id == second.id  # ids are stable per (field, layer, kind)

@@ -5,17 +5,17 @@ tool results, error sequences, evaluator crashes and final state.
 A reward of 1.0 alone is not equivalence: translating retail cancel reasons keeps 1.0 while a
 do-nothing agent starts passing, which only the do-nothing comparison shows.
 
-A family whose ground truth scores more than a reward (AgentDojo's utility, security and
-injectability) names its scores and the extra components to compare through
+A family whose ground truth scores more than a reward (its `behaviour_scores` hook: AgentDojo's
+utility, security and injectability) names its scores and the extra components to compare through
 `family.behaviour_scores()`; everything else is compared the same way for every family.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import re
-from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from babelflow.gc_pause import gc_paused
@@ -25,18 +25,12 @@ from source_benchmarks import family_of
 from source_benchmarks.hooks import BehaviourScores
 from source_benchmarks.message_catalog import MessageCatalog
 from source_benchmarks.protocol import ReplayOutcome
-from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
-from validators.map_parity import (
-    Renderings,
-    equal_modulo,
-    explain,
-    holds_free_text,
-    map_targets,
-    parse_output,
-    renderings_for,
-)
-from validators.probes.policy import infer_policy
+from validators.checks import Scope, check
+from validators.context import ReplayPairs, ValidationContext
+from validators.finding_kinds import LOADS, Layer, Severity, declare_kinds
+from validators.findings import Hit
+from validators.map_parity import Renderings, map_targets, renderings_for
+from validators.probes.replay_outputs import difference, escaped_text, same_output, same_state, with_messages, writes
 
 
 def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tuple]:
@@ -48,40 +42,6 @@ def replay_pairs_of(bench: Any, task_ids: list[str], label: str) -> dict[str, tu
         golden = bench.replay_golden(task_ids, label=label)
         nothing = bench.run_do_nothing(task_ids)
         return {g.task_id: (g, n) for g, n in zip(golden, nothing)}
-
-
-def _same_result(source: str, target: str, catalog: MessageCatalog) -> bool:
-    """Equal up to the catalog: a text result translated whole, a dict result's top-level texts translated."""
-    try:
-        parsed_source, parsed_target = json.loads(source), json.loads(target)
-    except ValueError:
-        return target == catalog.translate(source)
-    if isinstance(parsed_source, dict) and isinstance(parsed_target, dict):
-        expected = {k: catalog.translate(v) if isinstance(v, str) else v for k, v in parsed_source.items()}
-        return expected == parsed_target
-    return parsed_source == parsed_target or target == catalog.translate(source)
-
-
-def _same_modulo(source: str, target: str, renderings: Renderings) -> bool:
-    """Equal through the map: each string of a JSON/YAML result as a whole value, a text result whole;
-    a text formatted from values equal once the values are replaced by their renderings."""
-    parsed_source, parsed_target = parse_output(source), parse_output(target)
-    if parsed_source is not None and parsed_target is not None:
-        derived = holds_free_text(parsed_source, renderings)  # a translated file's size changes with it
-        return equal_modulo(parsed_source, parsed_target, renderings, derived)
-    return renderings.accepts(source, target) or renderings.composed(source, target)
-
-
-def _same_output(
-    source: str, target: str, catalog: MessageCatalog, renderings: Callable[[], Renderings], mapped: bool
-) -> bool:
-    """`_same_result`, else equal through the variant's renderings (built only when needed). With a
-    canonical map, equal texts are not enough: a mapped value must appear in its rendering."""
-    if not mapped and _same_result(source, target, catalog):
-        return True
-    if mapped and source != target and target == catalog.translate(source):
-        return True  # a harness message the code overlay translates whole ('Preferred Network Mode set to: …')
-    return _same_modulo(source, target, renderings())
 
 
 def behaviour_scores(ctx: ValidationContext) -> BehaviourScores | None:
@@ -106,170 +66,251 @@ def task_artifacts(ctx: ValidationContext, task_ids: list[str]) -> dict[str, str
     }
 
 
-def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    """Inputs beyond the variant come from the context: `task_ids` (None: all), `source_pairs` and
-    `target_pairs` (task id -> (golden, do-nothing)) to reuse replays already run."""
-    if any(s.layer is Layer.BEHAVIOR for s in suppressed) or ctx.variant_bench is None:
-        return []
-    validator_id, source_pairs, target_pairs = ctx.validator_id, ctx.source_pairs, ctx.target_pairs
-    variant = ctx.variant_bench
-    ids = ctx.task_ids if ctx.task_ids is not None else ctx.source.task_ids(None)
-    # tasks in a data file (τ²), one file each (τ³ banking) or in code (AgentDojo: one module per kind of task)
-    tasks_artifact = next((s.path for s in ctx.specs if s.role is ArtifactRole.TASKS), "<tasks>")
-    artifact_of = task_artifacts(ctx, ids)
-    scores = behaviour_scores(ctx)
-    expected = (
-        source_pairs if source_pairs is not None else replay_pairs_of(ctx.source, ids, "behaviour replays: source")
-    )
-    # given `target_pairs` hold exactly the tasks present in the variant: no need to parse them all here
-    present = set(variant.task_ids(None)) if target_pairs is None else set()
-    try:
-        observed = (
-            target_pairs
-            if target_pairs is not None
-            else replay_pairs_of(
+REPLAY_KINDS = declare_kinds(
+    Layer.BEHAVIOR,
+    LOADS,
+    ("harness_crash", Severity.CRITICAL, "replaying the variant raised"),
+    (
+        "tool_output_escaped",
+        Severity.MAJOR,
+        "target-language text in tool results reaches the agent as \\u escapes, where the source reads as text",
+    ),
+    ("task_missing", Severity.CRITICAL, "a task is missing from the variant"),
+    ("golden_reward_changed", Severity.CRITICAL, "the golden trajectory scores differently"),
+    ("do_nothing_reward_changed", Severity.CRITICAL, "the do-nothing trajectory scores differently"),
+    ("tool_error_sequence_changed", Severity.CRITICAL, "tool calls fail differently"),
+    ("tool_result_changed", Severity.MAJOR, "a tool call returns something else"),
+    ("final_state_changed", Severity.CRITICAL, "the final DB state differs"),
+    ("initial_state_changed", Severity.CRITICAL, "the initial DB state differs"),
+    # ground-truth scores beyond the reward, for the families that declare them (family.behaviour_scores())
+    ("injectability_changed", Severity.CRITICAL, "a task's ground truth sees other injection vectors"),
+)
+
+
+HARNESS_CRASH, TOOL_OUTPUT_ESCAPED, TASK_MISSING, GOLDEN_REWARD_CHANGED, DO_NOTHING_REWARD_CHANGED = REPLAY_KINDS[:5]
+TOOL_ERROR_SEQUENCE_CHANGED, TOOL_RESULT_CHANGED, FINAL_STATE_CHANGED, INITIAL_STATE_CHANGED = REPLAY_KINDS[5:9]
+INJECTABILITY_CHANGED = REPLAY_KINDS[9]
+
+
+@dataclass
+class Replays:
+    """The source's and the variant's golden and do-nothing replays of the compared tasks, run once per
+    context (`task_ids` None: all; `source_pairs` / `target_pairs`: replays already run, reused)."""
+
+    ctx: ValidationContext
+    ids: list[str]
+    expected: ReplayPairs
+    observed: ReplayPairs
+    crash: Exception | None = None
+
+    @classmethod
+    def of(cls, ctx: ValidationContext) -> Replays:
+        variant = ctx.harness
+        assert variant is not None  # the checks ask only once the variant loads
+        ids = ctx.task_ids if ctx.task_ids is not None else ctx.source.task_ids(None)
+        expected = ctx.source_pairs
+        if expected is None:
+            expected = replay_pairs_of(ctx.source, ids, "behaviour replays: source")
+        if ctx.target_pairs is not None:  # exactly the tasks present in the variant: no need to parse them here
+            return cls(ctx, ids, expected, ctx.target_pairs)
+        present = set(variant.task_ids(None))
+        try:
+            observed = replay_pairs_of(
                 variant, [t for t in ids if t in present], f"behaviour replays: {ctx.language} variant"
             )
-        )
-    except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
-        return [
-            make_finding(
-                validator_id,
-                Layer.BEHAVIOR,
-                "harness_crash",
-                Severity.CRITICAL,
-                tasks_artifact,
-                "<replay>",
-                f"replaying the variant raised {type(exc).__name__}: {exc}",
-            )
-        ]
-    catalog = MessageCatalog(ctx.overlay.message_pairs()) if ctx.overlay else MessageCatalog([])
-    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+        except Exception as exc:  # a variant that crashes the harness is the finding, not a validator bug
+            return cls(ctx, ids, expected, {}, crash=exc)
+        return cls(ctx, ids, expected, observed)
 
-    @functools.cache
-    def db_translated() -> bool:  # walks every IR element (telecom: 170k, ~0.5 s): only when a result or hash differs
+    @cached_property
+    def tasks_artifact(self) -> str:
+        # tasks in a data file (τ²), one file each (τ³ banking) or in code (AgentDojo: one module per kind of task)
+        return next((s.path for s in self.ctx.specs if s.role is ArtifactRole.TASKS), "<tasks>")
+
+    @cached_property
+    def artifact_of(self) -> dict[str, str]:
+        return task_artifacts(self.ctx, self.ids)
+
+    @cached_property
+    def scores(self) -> BehaviourScores | None:
+        return behaviour_scores(self.ctx)
+
+    @cached_property
+    def catalog(self) -> MessageCatalog:
+        return MessageCatalog(self.ctx.overlay.message_pairs()) if self.ctx.overlay else MessageCatalog([])
+
+    @cached_property
+    def db_translated(self) -> bool:
+        """Walks every IR element (telecom: 170k, ~0.5 s): asked only when a result or hash differs."""
+        database = {s.path for s in self.ctx.specs if s.role is ArtifactRole.DATABASE}
         return any(
-            e.translation_type is not TranslationType.PRESERVE for e in ctx.ir.elements if e.artifact in database
+            e.translation_type is not TranslationType.PRESERVE for e in self.ctx.ir.elements if e.artifact in database
         )
 
-    # a DB whose values the variant renders its own way (localized entities, or kept values a
-    # variant made elsewhere renders) hashes differently by design: the consistency layer judges
-    # those values field by field, replays judge rewards, errors and results modulo the renderings.
-    # Built on first use only (the inferred policy: telecom ~2.5 s), not when every result matches.
-    inferred = functools.cache(lambda: infer_policy(ctx).renderings_of())
-    renderings = functools.cache(lambda: _with_messages(renderings_for(ctx, inferred), catalog))
-    mapped = bool(map_targets(ctx))
-    findings: list[Finding] = []
-    initial_changed: list[str] = []
+    @cached_property
+    def renderings(self) -> Renderings:
+        """A DB whose values the variant renders its own way (localized entities, or kept values a variant
+        made elsewhere renders) hashes differently by design: the consistency layer judges those values
+        field by field, replays judge rewards, errors and results modulo the renderings. Built on first
+        use only (the inferred policy: telecom ~2.5 s), not when every result matches."""
+        return with_messages(renderings_for(self.ctx, functools.cache(self.ctx.policy.renderings_of)), self.catalog)
 
-    def add(
-        kind: str,
-        task_id: str,
-        message: str,
-        source: str,
-        target: str,
-        severity: Severity = Severity.CRITICAL,
-        detail: dict[str, str] | None = None,
-    ) -> None:
-        findings.append(
-            make_finding(
-                validator_id,
-                Layer.BEHAVIOR,
-                kind,
-                severity,
-                artifact_of.get(task_id, tasks_artifact),
-                f"task {task_id}",
-                message,
-                task_id=task_id,
-                source=source,
-                target=target,
-                detail=detail,
-            )
+    @cached_property
+    def mapped(self) -> bool:
+        return bool(map_targets(self.ctx))
+
+    def pairs(self) -> Iterator[tuple[str, ReplayOutcome, ReplayOutcome, ReplayOutcome, ReplayOutcome]]:
+        """(task id, source golden, source do-nothing, variant golden, variant do-nothing) of the tasks present."""
+        for task_id in self.ids:
+            if task_id in self.observed:
+                (sg, sn), (tg, tn) = self.expected[task_id], self.observed[task_id]
+                yield task_id, sg, sn, tg, tn
+
+    def hit(self, kind: str, task_id: str, message: str, source: str, target: str, **seen: Any) -> Hit:
+        return Hit(
+            kind=kind,
+            artifact=self.artifact_of.get(task_id, self.tasks_artifact),
+            location=f"task {task_id}",
+            message=message,
+            task_id=task_id,
+            source=source,
+            target=target,
+            **seen,
         )
 
-    escaped: dict[str, list[str]] = {}  # task id -> escaped outputs of its replays
-    # the harness check is for variants babelflow registers (their harness shows text); a variant made
-    # elsewhere runs in the stock harness, whose encoding is no defect of its files
-    registered_here = (ctx.variant_root / MANIFEST_NAME).is_file()
-    for task_id in ids:
-        if task_id not in observed:
-            add("task_missing", task_id, "task is missing from the variant", task_id, "")
-            continue
-        (sg, sn), (tg, tn) = expected[task_id], observed[task_id]
-        outputs = [c.output for c in tg.tool_calls + tn.tool_calls if registered_here and escaped_text(c.output)]
-        if outputs:
-            escaped[task_id] = outputs
-        score = scores.score_name(task_id) if scores is not None else "reward"
+    def score(self, task_id: str) -> str:
+        return self.scores.score_name(task_id) if self.scores is not None else "reward"
+
+
+def _replays(ctx: ValidationContext, scope: Scope) -> Replays | None:
+    """The replays, once the variant loads and nothing suppressed the behaviour layer; None when the
+    harness crashed (harness_crash reports it, the other checks have nothing to compare)."""
+    if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed) or ctx.harness is None:
+        return None
+    replays = ctx.derived(Replays.of)
+    return None if replays.crash is not None else replays
+
+
+@check(HARNESS_CRASH)
+def harness_crash(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed) or ctx.harness is None:
+        return
+    replays = ctx.derived(Replays.of)
+    if replays.crash is not None:
+        exc = replays.crash
+        yield Hit(
+            artifact=replays.tasks_artifact,
+            location="<replay>",
+            message=f"replaying the variant raised {type(exc).__name__}: {exc}",
+        )
+
+
+@check(TASK_MISSING)
+def task_missing(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    replays = _replays(ctx, scope)
+    if replays is None:
+        return
+    for task_id in replays.ids:
+        if task_id not in replays.observed:
+            yield replays.hit("task_missing", task_id, "task is missing from the variant", task_id, "")
+
+
+@check(GOLDEN_REWARD_CHANGED, also=(INJECTABILITY_CHANGED,))
+def golden_reward_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The golden replay's reward, and the ground-truth scores beyond it a family compares
+    (`family.behaviour_scores()`: AgentDojo's injectability)."""
+    replays = _replays(ctx, scope)
+    if replays is None:
+        return
+    scores = replays.scores
+    for task_id, sg, _, tg, _ in replays.pairs():
         if sg.reward != tg.reward:
-            what = f"ground-truth {score}" if scores is not None else "golden replay reward"
-            add(
-                "golden_reward_changed",
-                task_id,
-                f"{what} {sg.reward} -> {tg.reward}",
-                str(sg.reward_breakdown),
-                str(tg.reward_breakdown),
+            what = f"ground-truth {replays.score(task_id)}" if scores is not None else "golden replay reward"
+            message = f"{what} {sg.reward} -> {tg.reward}"
+            yield replays.hit(
+                "golden_reward_changed", task_id, message, str(sg.reward_breakdown), str(tg.reward_breakdown)
             )
-        for component, kind in scores.compared.items() if scores is not None else ():
-            if sg.reward_breakdown.get(component) != tg.reward_breakdown.get(component):
-                message = scores.describe(component, sg, tg) if scores is not None else component
-                before, after = sg.reward_breakdown.get(component), tg.reward_breakdown.get(component)
-                add(kind, task_id, message, str(before), str(after))
+        compared = scores.compared.items() if scores is not None else ()
+        for component, kind in compared:
+            before, after = sg.reward_breakdown.get(component), tg.reward_breakdown.get(component)
+            if before != after and scores is not None:
+                yield replays.hit(kind, task_id, scores.describe(component, sg, tg), str(before), str(after))
+
+
+@check(DO_NOTHING_REWARD_CHANGED)
+def do_nothing_reward_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    replays = _replays(ctx, scope)
+    if replays is None:
+        return
+    for task_id, _, sn, _, tn in replays.pairs():
         if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
-            add(
+            yield replays.hit(
                 "do_nothing_reward_changed",
                 task_id,
-                f"do-nothing {score} {sn.reward} -> {tn.reward}",
+                f"do-nothing {replays.score(task_id)} {sn.reward} -> {tn.reward}",
                 str(sn.evaluator_error or sn.reward_breakdown),
                 str(tn.evaluator_error or tn.reward_breakdown),
             )
+
+
+@check(TOOL_ERROR_SEQUENCE_CHANGED, also=(TOOL_RESULT_CHANGED,))
+def tool_calls_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The golden replay's tool calls: the same ones failing, then each returning the same (through the
+    canonical map and the harness's message catalog); the first result that differs is reported."""
+    replays = _replays(ctx, scope)
+    if replays is None:
+        return
+    for task_id, sg, _, tg, _ in replays.pairs():
         calls_s = [(c.name, c.error) for c in sg.tool_calls]
         calls_t = [(c.name, c.error) for c in tg.tool_calls]
         if calls_s != calls_t:
-            add(
+            yield replays.hit(
                 "tool_error_sequence_changed",
                 task_id,
                 "tool calls fail differently",
                 " ".join(f"{n}{'!' if e else ''}" for n, e in calls_s),
                 " ".join(f"{n}{'!' if e else ''}" for n, e in calls_t),
             )
-        else:
-            for index, (a, b) in enumerate(zip(sg.tool_calls, tg.tool_calls)):
-                if a.error:
-                    same = b.output == "Error: " + catalog.translate(a.output.removeprefix("Error: "))
-                else:
-                    same = _same_output(a.output, b.output, catalog, renderings, mapped)
-                if not same:
-                    add(
-                        "tool_result_changed",
-                        task_id,
-                        f"call {index} ({a.name}) returns something else"
-                        + (" through the canonical map" if mapped or db_translated() else ""),
-                        a.output,
-                        b.output,
-                        Severity.MAJOR,
-                        _difference(a.output, b.output, renderings()),
-                    )
-                    break
-        same_start = (sn.final_db_sha256, sn.final_user_db_sha256) == (tn.final_db_sha256, tn.final_user_db_sha256)
-        same_end = (sg.final_db_sha256, sg.final_user_db_sha256) == (tg.final_db_sha256, tg.final_user_db_sha256)
-        if not same_start:
-            initial_changed.append(task_id)
+            continue
+        for index, (a, b) in enumerate(zip(sg.tool_calls, tg.tool_calls)):
+            if a.error:
+                same = b.output == "Error: " + replays.catalog.translate(a.output.removeprefix("Error: "))
+            else:
+                same = same_output(a.output, b.output, replays.catalog, lambda: replays.renderings, replays.mapped)
+            if not same:
+                yield replays.hit(
+                    "tool_result_changed",
+                    task_id,
+                    f"call {index} ({a.name}) returns something else"
+                    + (" through the canonical map" if replays.mapped or replays.db_translated else ""),
+                    a.output,
+                    b.output,
+                    severity=Severity.MAJOR,
+                    detail=difference(a.output, b.output, replays.renderings) or {},
+                )
+                break
+
+
+@check(FINAL_STATE_CHANGED)
+def final_state_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    replays = _replays(ctx, scope)
+    if replays is None:
+        return
+    for task_id, sg, sn, tg, tn in replays.pairs():
+        same_start, same_end = same_state(sn, tn), same_state(sg, tg)
         if same_start and same_end:
             continue
-        if not (db_translated() or renderings()):
+        if not (replays.db_translated or replays.renderings):
             if same_start:
-                add(
-                    "final_state_changed",
-                    task_id,
-                    "final DB state after the golden actions differs",
-                    str(sg.final_db_sha256),
-                    str(tg.final_db_sha256),
+                message = "final DB state after the golden actions differs"
+                yield replays.hit(
+                    "final_state_changed", task_id, message, str(sg.final_db_sha256), str(tg.final_db_sha256)
                 )
-        elif _writes(sg, sn) != _writes(tg, tn):
+        elif writes(sg, sn) != writes(tg, tn):
             # a rendered DB hashes differently by design; whether the golden actions change it must
             # not (what they write is compared above, as the write tools' results, through the map)
-            changes = _writes(sg, sn)
-            add(
+            changes = writes(sg, sn)
+            yield replays.hit(
                 "final_state_changed",
                 task_id,
                 f"the golden actions {'change' if changes else 'leave'} the DB in the source "
@@ -277,70 +318,52 @@ def check_behavior(ctx: ValidationContext, suppressed: list[SuppressedCheck]) ->
                 f"golden changes the DB: {changes}",
                 f"golden changes the DB: {not changes}",
             )
+
+
+@check(TOOL_OUTPUT_ESCAPED)
+def tool_output_escaped(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The harness check is for variants babelflow registers (their harness shows text); a variant made
+    elsewhere runs in the stock harness, whose encoding is no defect of its files."""
+    replays = _replays(ctx, scope)
+    if replays is None or not (ctx.variant_root / MANIFEST_NAME).is_file():
+        return
+    escaped: dict[str, list[str]] = {}  # task id -> escaped outputs of its replays
+    for task_id, _, _, tg, tn in replays.pairs():
+        outputs = [c.output for c in tg.tool_calls + tn.tool_calls if escaped_text(c.output)]
+        if outputs:
+            escaped[task_id] = outputs
     if escaped:
-        findings.append(escaped_output_finding(validator_id, tasks_artifact, escaped))
-    # a rendered DB differs from the source's at the start by design: its values are judged field by
-    # field by the consistency layer (through the map); otherwise one changed value shows in every task
-    if initial_changed and not (db_translated() or renderings()):
-        db_artifact = next((s.path for s in ctx.specs if s.role.value == "database"), tasks_artifact)
-        findings.append(
-            make_finding(
-                validator_id,
-                Layer.BEHAVIOR,
-                "initial_state_changed",
-                Severity.CRITICAL,
-                db_artifact,
-                "<initial DB state>",
-                f"the DB a task starts from differs from the source's in {len(initial_changed)} task(s)",
-                source=", ".join(initial_changed[:5]),
-            )
-        )
-    return findings
+        yield escaped_output(replays.tasks_artifact, escaped)
 
 
-ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+@check(INITIAL_STATE_CHANGED)
+def initial_state_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """A rendered DB differs from the source's at the start by design: its values are judged field by
+    field by the consistency layer (through the map); otherwise one changed value shows in every task."""
+    replays = _replays(ctx, scope)
+    if replays is None:
+        return
+    changed = [t for t, _, sn, _, tn in replays.pairs() if not same_state(sn, tn)]
+    if not changed or replays.db_translated or replays.renderings:
+        return
+    yield Hit(
+        artifact=next((s.path for s in ctx.specs if s.role.value == "database"), replays.tasks_artifact),
+        location="<initial DB state>",
+        message=f"the DB a task starts from differs from the source's in {len(changed)} task(s)",
+        source=", ".join(changed[:5]),
+    )
 
 
-def escaped_text(output: str) -> str:
-    """The non-ASCII text an output carries as \\uXXXX escapes ('' if none): what an agent would
-    have to read through, where the source's English arrives as text."""
-    return "".join(chr(int(code, 16)) for code in ESCAPE.findall(output) if int(code, 16) >= 0x80)
-
-
-def escaped_output_finding(validator_id: str, artifact: str, escaped: dict[str, list[str]]) -> Finding:
+def escaped_output(artifact: str, escaped: dict[str, list[str]]) -> Hit:
     """One finding for the variant: the cause is the harness's output encoding, not a task."""
     calls = sum(len(outputs) for outputs in escaped.values())
     example = next(iter(escaped.values()))[0]
-    return make_finding(
-        validator_id,
-        Layer.BEHAVIOR,
-        "tool_output_escaped",
-        Severity.MAJOR,
-        artifact,
-        "<tool output>",
-        f"{calls} tool result(s) in {len(escaped)} task(s) reach the agent with their target-language text as "
+    return Hit(
+        kind="tool_output_escaped",
+        artifact=artifact,
+        location="<tool output>",
+        message=f"{calls} tool result(s) in {len(escaped)} task(s) reach the agent with their target-language text as "
         f"\\u escapes (e.g. {escaped_text(example)[:40]!r}); the variant's harness must show it as text",
         source=", ".join(list(escaped)[:5]),
         target=example[:300],
     )
-
-
-def _writes(golden: ReplayOutcome, nothing: ReplayOutcome) -> bool:
-    """Do the golden actions leave another DB (or user DB) than doing nothing?"""
-    return (golden.final_db_sha256, golden.final_user_db_sha256) != (
-        nothing.final_db_sha256,
-        nothing.final_user_db_sha256,
-    )
-
-
-def _with_messages(renderings: Renderings, catalog: MessageCatalog) -> Renderings:
-    renderings.messages = catalog.translate  # harness messages the code overlay translates
-    return renderings
-
-
-def _difference(source: str, target: str, renderings: Renderings) -> dict[str, str] | None:
-    """deepdiff's account of a structured result's difference once the source went through the map."""
-    parsed_source, parsed_target = parse_output(source), parse_output(target)
-    if parsed_source is None or parsed_target is None:
-        return None
-    return {"difference_through_map": explain(parsed_source, parsed_target, renderings)}

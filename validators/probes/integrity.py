@@ -1,120 +1,39 @@
 """Layer 1, integrity & structure: files present and parseable, skeletons equal, models load.
 
+Its checks run first: what they find missing, unparseable, misshapen or rejected by the harness
+suppresses the later layers' checks that need it (`scope.suppressed`).
+
 Families whose data go through `str.format()` when loaded (family.formats_data: AgentDojo's
 environment) also keep every string's `{…}` slots and braces: one stray brace breaks the load or
 injects elsewhere."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
-from source_benchmarks import family_of, get_benchmark, open_variant
+from source_benchmarks import family_of
+from source_benchmarks.protocol import ArtifactSpec
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.finding_kinds import Precondition, layers_needing
-from validators.findings import Finding, Layer, Severity, SuppressedCheck, make_finding
+from validators.finding_kinds import (
+    LOADS,
+    PARSED,
+    Layer,
+    Precondition,
+    Severity,
+    declare_kind,
+    declare_kinds,
+    layers_needing,
+)
+from validators.findings import Hit, SuppressedCheck
+from validators.probes.skeleton import document_skeleton_diffs, explain
 
-MAX_PER_ARTIFACT = 20
 _SLOT = re.compile(r"\{[^{}]*\}|[{}]")  # a format slot, or a brace that is not part of one
-
-
-def _kind(value: Any) -> str:
-    """The JSON kind of a value: YAML's round-trip types (a literal block string, a commented map)
-    are the same kinds as their plain counterparts."""
-    if value is None:
-        return "null"
-    for kind, name in ((bool, "bool"), (str, "str"), (int, "int"), (float, "float"), (dict, "dict"), (list, "list")):
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__
-
-
-def _skeleton_diffs(
-    source: Any, target: Any, path: tuple, renamed: set[tuple], out: list[tuple[str, tuple, str]]
-) -> None:
-    """Compare structure only (types, keys, lengths); strings may differ. Stops at MAX_PER_ARTIFACT."""
-    if len(out) >= MAX_PER_ARTIFACT:
-        return
-    if _kind(source) != _kind(target) and not (
-        isinstance(source, (int, float)) and isinstance(target, (int, float)) and type(source) is type(target)
-    ):
-        out.append(("type_changed", path, f"{_kind(source)} -> {_kind(target)}"))
-        return
-    if isinstance(source, dict):
-        missing = [k for k in source if k not in target and path + (k,) not in renamed]
-        extra = [k for k in target if k not in source]
-        if len(extra) > len([k for k in source if k not in target]):
-            out.append(("key_added", path, ", ".join(map(str, extra[:5]))))
-        for key in missing[:5]:
-            out.append(("key_removed", path + (key,), str(key)))
-        for key, value in source.items():
-            if key in target:
-                _skeleton_diffs(value, target[key], path + (key,), renamed, out)
-    elif isinstance(source, list):
-        if len(source) != len(target):
-            out.append(("list_length_changed", path, f"{len(source)} -> {len(target)}"))
-            return
-        for index, (a, b) in enumerate(zip(source, target)):
-            _skeleton_diffs(a, b, path + (index,), renamed, out)
-
-
-_ITEM_DIFFS: dict[
-    bytes, list[tuple[str, tuple, str]]
-] = {}  # digest of (source item, target item, renames) -> its diffs
-
-
-def _document_skeleton_diffs(source: Any, target: Any, renamed: set[tuple]) -> list[tuple[str, tuple, str]]:
-    """Structure diffs of a whole document. A long top-level list (2,285 telecom tasks) is compared
-    item by item through a per-process memo on the items' content: a rerun that changed one task
-    walks that task, not the file."""
-    diffs: list[tuple[str, tuple, str]] = []
-    if not (isinstance(source, list) and isinstance(target, list) and len(source) == len(target) and len(source) > 50):
-        _skeleton_diffs(source, target, (), renamed, diffs)
-        return diffs
-    renamed_by_item: dict[int, list[tuple]] = {}
-    for path in renamed:
-        renamed_by_item.setdefault(path[0], []).append(path)
-    if len(_ITEM_DIFFS) > 200_000:
-        _ITEM_DIFFS.clear()
-    for index, (a, b) in enumerate(zip(source, target)):
-        renames = sorted(renamed_by_item.get(index, []), key=repr)
-        try:
-            key = hashlib.blake2b(orjson.dumps([a, b, [list(p[1:]) for p in renames]]), digest_size=16).digest()
-        except TypeError:  # a value orjson cannot encode: compare without the memo
-            _skeleton_diffs(a, b, (index,), renamed, diffs)
-            continue
-        found = _ITEM_DIFFS.get(key)
-        if found is None:
-            found = []
-            _skeleton_diffs(a, b, (index,), set(renames), found)
-            _ITEM_DIFFS[key] = [(kind, path[1:], what) for kind, path, what in found]
-        else:
-            found = [(kind, (index,) + path, what) for kind, path, what in found]
-        diffs += found
-        if len(diffs) >= MAX_PER_ARTIFACT:
-            return diffs[:MAX_PER_ARTIFACT]
-    return diffs
-
-
-def _explain(source: Any, target: Any, path: tuple) -> str:
-    """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
-    # deepdiff takes ~1-2 s to import; only a structure difference needs it
-    from deepdiff import DeepDiff  # noqa: PLC0415
-
-    for segment in path[:-1] if path else ():
-        try:
-            source, target = source[segment], target[segment]
-        except (KeyError, IndexError, TypeError):
-            break
-    text = DeepDiff(source, target, max_diffs=5, max_passes=1).pretty()
-    return text[:400]
 
 
 def _skipped(missing: Precondition, artifact: str, reason: str) -> list[SuppressedCheck]:
@@ -125,108 +44,175 @@ def _skipped(missing: Precondition, artifact: str, reason: str) -> list[Suppress
     ]
 
 
-def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    """The first layer: it adds to `suppressed` the checks later layers must skip (what a missing,
-    unparseable or misshapen file, or a variant the harness rejects, makes meaningless)."""
-    validator_id = ctx.validator_id
-    findings: list[Finding] = []
-    templated = family_of(ctx.source.id).formats_data
+def _parsed(ctx: ValidationContext) -> Iterator[tuple[ArtifactSpec, Any]]:
+    """The variant's data and Markdown files that exist and parse, with their parsed documents."""
     for spec in ctx.specs:
         if spec.format is ArtifactFormat.PYTHON:
             continue
         target = ctx.target_document(spec)
-        if spec.path in ctx.parse_errors or target is None:
-            problem = ctx.parse_errors.get(spec.path, "missing")
-            kind = "artifact_missing" if problem == "missing" else "artifact_unparseable"
-            if kind == "artifact_missing" and spec.role in _OPTIONAL_ROLES and _harness_uses_source_copy(ctx, spec):
-                # tau2 falls back to its packaged copy, equal to the source's: nothing behaves differently
-                findings.append(
-                    make_finding(
-                        validator_id,
-                        Layer.INTEGRITY,
-                        kind,
-                        Severity.NOTE,
-                        spec.path,
-                        "<file>",
-                        f"{spec.path} is not in the variant: the harness uses the source's copy",
-                        target=problem,
-                    )
-                )
-                suppressed += _skipped(
-                    Precondition.PAIRED, spec.path, "not in the variant (the harness uses the source's copy)"
-                )
-                continue
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.INTEGRITY,
-                    kind,
-                    Severity.CRITICAL,
-                    spec.path,
-                    "<file>",
-                    f"{spec.path}: {problem}",
-                    target=problem,
-                )
-            )
-            suppressed += _skipped(Precondition.PARSED, spec.path, f"{kind}: checks of this file need it parsed")
+        if spec.path not in ctx.parse_errors and target is not None:
+            yield spec, target
+
+
+ARTIFACT_UNPARSEABLE = declare_kind(
+    "artifact_unparseable", Layer.INTEGRITY, Severity.CRITICAL, frozenset(), "a file of the variant does not parse"
+)
+
+
+@check(
+    "artifact_missing",
+    Layer.INTEGRITY,
+    Severity.CRITICAL,
+    summary="a file of the benchmark is not in the variant",
+    also=(ARTIFACT_UNPARSEABLE,),
+)
+def artifact_missing(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """A file missing or unparseable: the checks of it that need it parsed are suppressed."""
+    for spec in ctx.specs:
+        if spec.format is ArtifactFormat.PYTHON:
             continue
+        target = ctx.target_document(spec)
+        if spec.path not in ctx.parse_errors and target is not None:
+            continue
+        problem = ctx.parse_errors.get(spec.path, "missing")
+        kind = "artifact_missing" if problem == "missing" else "artifact_unparseable"
+        if kind == "artifact_missing" and spec.role in _OPTIONAL_ROLES and _harness_uses_source_copy(ctx, spec):
+            # tau2 falls back to its packaged copy, equal to the source's: nothing behaves differently
+            yield Hit(
+                kind=kind,
+                severity=Severity.NOTE,
+                artifact=spec.path,
+                location="<file>",
+                message=f"{spec.path} is not in the variant: the harness uses the source's copy",
+                target=problem,
+            )
+            scope.suppressed += _skipped(
+                Precondition.PAIRED, spec.path, "not in the variant (the harness uses the source's copy)"
+            )
+            continue
+        yield Hit(kind=kind, artifact=spec.path, location="<file>", message=f"{spec.path}: {problem}", target=problem)
+        scope.suppressed += _skipped(Precondition.PARSED, spec.path, f"{kind}: checks of this file need it parsed")
+
+
+@check(
+    "placeholder_left",
+    Layer.INTEGRITY,
+    Severity.CRITICAL,
+    needs=PARSED,
+    summary="a ⟦N⟧ translation placeholder reached the output",
+)
+def placeholder_in_file(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    for spec, _ in _parsed(ctx):
         raw_text = ctx.target_path(spec).read_text(encoding="utf-8")
         if "⟦" in raw_text:
             line = raw_text[: raw_text.index("⟦")].count("\n") + 1
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.INTEGRITY,
-                    "placeholder_left",
-                    Severity.CRITICAL,
-                    spec.path,
-                    f"line {line}",
-                    "a translation placeholder reached the output",
-                    target=raw_text.splitlines()[line - 1],
-                )
+            yield Hit(
+                artifact=spec.path,
+                location=f"line {line}",
+                message="a translation placeholder reached the output",
+                target=raw_text.splitlines()[line - 1],
             )
-        source = ctx.source_document(spec)
-        if spec.format is ArtifactFormat.MARKDOWN:
-            source_kinds = [b.kind for b in source.blocks]
-            target_kinds = [b.kind for b in target.blocks]
-            if source_kinds != target_kinds:
-                index = next(
-                    (i for i, (a, b) in enumerate(zip(source_kinds, target_kinds)) if a != b),
-                    min(len(source_kinds), len(target_kinds)),
-                )
-                block = next(
-                    (
-                        e
-                        for e in ctx.elements_of(spec.path)
-                        if e.locator.kind == "markdown_block" and e.locator.block_index == index
-                    ),
-                    None,
-                )
-                findings.append(
-                    make_finding(
-                        validator_id,
-                        Layer.INTEGRITY,
-                        "markdown_structure_changed",
-                        Severity.MAJOR,
-                        spec.path,
-                        f"block {index}",
-                        f"Markdown blocks differ from block {index}",
-                        element_id=block.id if block else None,
-                        source=" ".join(source_kinds[index : index + 3]),
-                        target=" ".join(target_kinds[index : index + 3]),
-                    )
-                )
+
+
+@check(
+    "markdown_structure_changed",
+    Layer.INTEGRITY,
+    Severity.MAJOR,
+    needs=PARSED,
+    summary="Markdown blocks (headings, lists, code) differ",
+)
+def markdown_structure_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    for spec, target in _parsed(ctx):
+        if spec.format is not ArtifactFormat.MARKDOWN:
             continue
-        if templated:
-            findings += _format_slots(ctx, spec.path, source, target)
+        source_kinds = [b.kind for b in ctx.source_document(spec).blocks]
+        target_kinds = [b.kind for b in target.blocks]
+        if source_kinds == target_kinds:
+            continue
+        index = next(
+            (i for i, (a, b) in enumerate(zip(source_kinds, target_kinds)) if a != b),
+            min(len(source_kinds), len(target_kinds)),
+        )
+        block = next(
+            (
+                e
+                for e in ctx.elements_of(spec.path)
+                if e.locator.kind == "markdown_block" and e.locator.block_index == index
+            ),
+            None,
+        )
+        yield Hit(
+            artifact=spec.path,
+            location=f"block {index}",
+            message=f"Markdown blocks differ from block {index}",
+            element_id=block.id if block else None,
+            source=" ".join(source_kinds[index : index + 3]),
+            target=" ".join(target_kinds[index : index + 3]),
+        )
+
+
+@check(
+    "format_slots_changed",
+    Layer.INTEGRITY,
+    Severity.CRITICAL,
+    needs=PARSED,
+    summary="the `{…}` format slots or braces of a field differ (str.format() of the file)",
+)
+def format_slots_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """Families whose data go through str.format() (family.formats_data): strings whose `{…}`
+    slots or braces differ from the source's, paired by path."""
+    if not family_of(ctx.source.id).formats_data:
+        return
+    for spec, target in _parsed(ctx):
+        if spec.format is ArtifactFormat.MARKDOWN:
+            continue
+        targets = dict(_strings(target))
+        ids = {tuple(e.locator.path): e.id for e in ctx.elements_of(spec.path) if e.locator.kind == "data_value"}
+        for path, text in sorted(_strings(ctx.source_document(spec)), key=lambda item: str(item[0])):
+            other = targets.get(path)
+            if other is not None and sorted(_SLOT.findall(text)) != sorted(_SLOT.findall(other)):
+                yield Hit(
+                    artifact=spec.path,
+                    location=_where(path),
+                    message="format slots or braces differ: the harness's str.format() of this file breaks or injects",
+                    element_id=ids.get(path),
+                    source=text,
+                    target=other,
+                )
+
+
+KEY_ADDED, KEY_REMOVED, LIST_LENGTH_CHANGED = declare_kinds(
+    Layer.INTEGRITY,
+    PARSED,
+    ("key_added", Severity.CRITICAL, "a key the source does not have"),
+    ("key_removed", Severity.CRITICAL, "a key of the source is gone"),
+    ("list_length_changed", Severity.CRITICAL, "a list has another length"),
+)
+
+
+@check(
+    "type_changed",
+    Layer.INTEGRITY,
+    Severity.CRITICAL,
+    needs=PARSED,
+    summary="a value has another JSON type",
+    also=(KEY_ADDED, KEY_REMOVED, LIST_LENGTH_CHANGED),
+)
+def skeleton_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """A data file whose structure (types, keys, lengths) differs: its fields no longer pair by position,
+    so the field-by-field checks of it are suppressed (they would only flood)."""
+    for spec, target in _parsed(ctx):
+        if spec.format is ArtifactFormat.MARKDOWN:
+            continue
+        source = ctx.source_document(spec)
         renamed = {
             tuple(e.locator.path)
             for e in ctx.elements_of(spec.path)
             if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE
         }
-        diffs = _document_skeleton_diffs(source, target, renamed)
-        if diffs:  # positions no longer line up: field-by-field checks of this file would only flood
-            suppressed += _skipped(
+        diffs = document_skeleton_diffs(source, target, renamed)
+        if diffs:
+            scope.suppressed += _skipped(
                 Precondition.PAIRED,
                 spec.path,
                 f"structure differs ({diffs[0][0]}): fields cannot be paired by position",
@@ -237,26 +223,15 @@ def check_integrity(ctx: ValidationContext, suppressed: list[SuppressedCheck]) -
             if e.locator.kind in ("data_key", "data_value")
         }
         for index, (kind, path, what) in enumerate(diffs):
-            detail = {"deepdiff": _explain(source, target, path)} if index == 0 else {}
-            element_id = by_path.get(("data_key", path)) or by_path.get(
-                ("data_value", path)
-            )  # name the field when it is one
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.INTEGRITY,
-                    kind,
-                    Severity.CRITICAL,
-                    spec.path,
-                    _where(path),
-                    f"structure differs: {kind} ({what})",
-                    element_id=element_id,
-                    detail=detail,
-                )
+            yield Hit(
+                kind=kind,
+                artifact=spec.path,
+                location=_where(path),
+                message=f"structure differs: {kind} ({what})",
+                # name the field when it is one
+                element_id=by_path.get(("data_key", path)) or by_path.get(("data_value", path)),
+                detail={"deepdiff": explain(source, target, path)} if index == 0 else {},
             )
-    if not any(s.layer is Layer.BEHAVIOR for s in suppressed):
-        findings += _models_and_schemas(ctx, validator_id, suppressed)
-    return findings
 
 
 def _strings(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
@@ -270,32 +245,6 @@ def _strings(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
             stack.extend((v, where + (k,)) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, where + (i,)) for i, v in enumerate(value))
-
-
-def _format_slots(ctx: ValidationContext, artifact: str, source: Any, target: Any) -> list[Finding]:
-    """Strings whose `{…}` slots or braces differ from the source's, paired by path."""
-    targets = dict(_strings(target))
-    ids = {tuple(e.locator.path): e.id for e in ctx.elements_of(artifact) if e.locator.kind == "data_value"}
-    out = []
-    for path, text in sorted(_strings(source), key=lambda item: str(item[0])):
-        other = targets.get(path)
-        if other is not None and sorted(_SLOT.findall(text)) != sorted(_SLOT.findall(other)):
-            message = "format slots or braces differ: the harness's str.format() of this file breaks or injects"
-            out.append(
-                make_finding(
-                    ctx.validator_id,
-                    Layer.INTEGRITY,
-                    "format_slots_changed",
-                    Severity.CRITICAL,
-                    artifact,
-                    _where(path),
-                    message,
-                    element_id=ids.get(path),
-                    source=text,
-                    target=other,
-                )
-            )
-    return out
 
 
 def _where(path: tuple) -> str:
@@ -332,33 +281,36 @@ def _function(schema: dict) -> dict:
     return schema.get("function", schema)
 
 
-def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: list[SuppressedCheck]) -> list[Finding]:
-    findings: list[Finding] = []
-    try:
-        # a babelflow variant (data/ and a manifest), or another tool's copy of the data folder
-        variant = (
-            open_variant(ctx.source.id, ctx.variant_root)
-            if not ctx.bare_data_dir
-            else get_benchmark(ctx.source.id, source_dir=ctx.variant_root)
+@check(
+    "model_rejects_variant",
+    Layer.INTEGRITY,
+    Severity.CRITICAL,
+    needs=PARSED,
+    summary="the benchmark's own models reject the variant",
+)
+def model_rejects_variant(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The variant opened in the benchmark's own harness (`ctx.loaded`, which behaviour and the agents'
+    replays read); one that does not load suppresses what needs it loaded."""
+    if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed):
+        return
+    exc = ctx.loaded
+    if isinstance(exc, BabelflowError):
+        yield Hit(
+            artifact=_relative(exc.file, ctx) if exc.file else "<variant>",
+            location=exc.field or "<file>",
+            message=f"the benchmark's own models reject the variant: {exc.message}",
+            target=exc.message,
         )
-        variant.validate_artifacts()
-    except BabelflowError as exc:
-        artifact = _relative(exc.file, ctx) if exc.file else "<variant>"
-        findings.append(
-            make_finding(
-                validator_id,
-                Layer.INTEGRITY,
-                "model_rejects_variant",
-                Severity.CRITICAL,
-                artifact,
-                exc.field or "<file>",
-                f"the benchmark's own models reject the variant: {exc.message}",
-                target=exc.message,
-            )
-        )
-        suppressed += _skipped(Precondition.LOADS, "*", "the variant does not load into the benchmark's models")
-        return findings
-    ctx.variant_bench = variant
+        scope.suppressed += _skipped(Precondition.LOADS, "*", "the variant does not load into the benchmark's models")
+
+
+@check(
+    "tool_schema_changed", Layer.INTEGRITY, Severity.CRITICAL, needs=LOADS, summary="a tool's name or parameters differ"
+)
+def tool_schema_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    variant = ctx.harness
+    if variant is None or any(s.layer is Layer.BEHAVIOR for s in scope.suppressed):
+        return
     docstrings = {
         t.qualname.rsplit(".", 1)[-1]: (t.module, t.qualname)
         for t in (ctx.overlay.texts if ctx.overlay else [])
@@ -369,17 +321,7 @@ def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: l
         function = _function(schema)
         before = source_schemas.get(function["name"])
         if before is None:
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.INTEGRITY,
-                    "tool_schema_changed",
-                    Severity.CRITICAL,
-                    "<tool schemas>",
-                    function["name"],
-                    f"unknown tool {function['name']}",
-                )
-            )
+            yield Hit(artifact="<tool schemas>", location=function["name"], message=f"unknown tool {function['name']}")
             continue
         a, b = before["parameters"], function["parameters"]
         params_a, params_b = a.get("properties", {}), b.get("properties", {})
@@ -390,18 +332,11 @@ def _models_and_schemas(ctx: ValidationContext, validator_id: str, suppressed: l
         ]
         if list(params_a) != list(params_b) or a.get("required") != b.get("required") or lost:
             module, qualname = docstrings.get(function["name"], ("<tool schemas>", function["name"]))
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.INTEGRITY,
-                    "tool_schema_changed",
-                    Severity.CRITICAL,
-                    module,
-                    qualname,
-                    f"tool {function['name']}: parameters or their descriptions changed "
-                    f"({', '.join(lost) or 'names/required'})",
-                    source=str(list(params_a)),
-                    target=str(list(params_b)),
-                )
+            yield Hit(
+                artifact=module,
+                location=qualname,
+                message=f"tool {function['name']}: parameters or their descriptions changed "
+                f"({', '.join(lost) or 'names/required'})",
+                source=str(list(params_a)),
+                target=str(list(params_b)),
             )
-    return findings

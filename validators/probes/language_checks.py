@@ -18,19 +18,22 @@ defect with all its occurrences.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
+from collections.abc import Iterator
 
 from babelflow.ir import PreserveReason, TranslationType
-from babelflow.language_data import LanguageData, in_script, language_data
+from babelflow.language_data import LanguageData, language_data
 from babelflow.language_id import identify, supported
 from babelflow.target_lexicon import target_lexicon
 from validators.calibration import adopted_literals, calibrated_language_data
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, make_finding
-from validators.probes.quoting import quoted_pairs
-from validators.probes.readers import read_by_no_model
+from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind, declare_kinds
+from validators.findings import Hit
+from validators.probes.readers import READ_BY_NO_MODEL, read_by_no_model
 from validators.probes.register import Register, register_of
 from validators.probes.spacing import inserted_terms
+from validators.probes.status_words import field_hit, spacing_around, status_doubled, status_in_prose, status_renderings
 
 _LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
 _WORD = re.compile(rf"(?<![{_LATIN}0-9_@#./\\-])[A-Za-z]+(?:['-][A-Za-z]+)*(?![{_LATIN}0-9_@/\\])")
@@ -45,16 +48,29 @@ _NON_SPACE = re.compile(r"\S")
 # In a Latin-script target, kept catalogue values (colours, materials) are indistinguishable from
 # loanwords (Taglish "waterproof", Vietnamese "cotton"): only code literals count there.
 _VALUE_REASONS = {PreserveReason.ENUM_CODE}
-READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions")  # metadata and judge-only text: cosmetic
 
 
 def _is_pseudo(ctx: ValidationContext) -> bool:
     return ctx.language in ("en-XA", "ar-XB") or (ctx.pack is not None and ctx.pack.offline_rendering is not None)
 
 
-def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT = declare_kinds(
+    Layer.FIDELITY,
+    PAIRED,
+    ("status_rendering_in_prose", Severity.MAJOR, "a status value's rendering used as an ordinary word"),
+    ("status_rendering_doubled", Severity.MAJOR, "a status value rendered twice side by side"),
+    ("spacing_artifact", Severity.MINOR, "spaces inside a script that writes none"),
+)
+SOURCE_WORDS_LEFT = declare_kind(
+    "source_words_left", Layer.FIDELITY, Severity.MAJOR, PAIRED, "source-language words left in the translation"
+)
+
+
+@check(SOURCE_WORDS_LEFT, also=(STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT))
+def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """English left in a real language's text, and the status and spacing defects found on the way."""
     if _is_pseudo(ctx) or ctx.language.split("-")[0] == "en":
-        return []  # pseudo-locales are judged by their rendering; English targets cannot leak English
+        return  # pseudo-locales are judged by their rendering; English targets cannot leak English
     vocabulary = _literal_vocabulary(ctx)
     # literals other languages' variants translate and this one keeps: its own words, and evidence of its register
     adopted = adopted_literals(ctx, vocabulary, _WORD) if language_data(ctx.language).script == "Latn" else frozenset()
@@ -63,7 +79,7 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
     elements = [
         e
         for e in ctx.translatable()
-        if e.artifact not in skip
+        if e.artifact not in scope.skip
         and e.locator.kind in ("data_value", "markdown_block")
         and not read_by_no_model(ctx, e)  # maintainer metadata: no fidelity target
     ]
@@ -89,13 +105,12 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
         if data.script == "Latn"
         else Register(introduced=Counter())
     )
-    statuses = _status_renderings(ctx, elements, targets)
+    statuses = status_renderings(ctx, elements, targets)
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
     glossary_terms = set(statuses.values()) | {t.target for t in (ctx.pack.glossary if ctx.pack is not None else [])}
     glossary_terms |= {e.target for e in (ctx.canonical_map.entries if ctx.canonical_map is not None else [])}
     glossary_terms |= inserted_terms(elements, targets, vocabulary, data)  # set off by spaces where a literal is
-    findings: list[Finding] = []
     seen: dict[tuple, list[tuple[str, str]]] = {}
     for element in elements:
         target = targets[element.id]
@@ -109,50 +124,26 @@ def check_language(ctx: ValidationContext, validator_id: str, skip: set[str]) ->
         severity = Severity.MINOR if any(part in element.role for part in READ_BY_NO_MODEL) else Severity.MAJOR
         for word, kind_of in seen[key]:
             if kind_of == "word" and register.mixes_english:
-                findings.append(_mixed_register(validator_id, element, target, word, register))
+                yield _mixed_register(element, target, word, register)
                 continue
-            findings.append(
-                _finding(
-                    validator_id,
-                    "source_words_left",
-                    severity,
-                    element,
-                    target,
-                    f"English {kind_of} {word!r} left in the translation",
-                    f"English {word!r}",
-                    word=word,
-                )
+            yield field_hit(
+                "source_words_left",
+                severity,
+                element,
+                target,
+                f"English {kind_of} {word!r} left in the translation",
+                f"English {word!r}",
+                word=word,
             )
-        findings += _status_in_prose(validator_id, element, target, statuses)
-        findings += _status_doubled(validator_id, element, target, statuses, data)
+        yield from status_in_prose(element, target, statuses)
+        yield from status_doubled(element, target, statuses, data)
         if data.unspaced:
-            findings += _spacing(validator_id, element, target, glossary_terms, data)
-    return findings
+            yield from spacing_around(element, target, glossary_terms, data)
 
 
-def _finding(
-    validator_id: str, kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str
-) -> Finding:
-    return make_finding(
-        validator_id,
-        Layer.FIDELITY,
-        kind,
-        severity,
-        element.artifact,
-        element.role,
-        message,
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
-        detail=detail,
-        pattern=pattern,
-    )
-
-
-def _mixed_register(validator_id: str, element, target: str, word: str, register: Register) -> Finding:
+def _mixed_register(element, target: str, word: str, register: Register) -> Hit:
     """A literal kept in a variant that writes English words of its own accord: a native reviewer's call."""
-    return _finding(
-        validator_id,
+    return field_hit(
         "source_words_left",
         Severity.NOTE,
         element,
@@ -192,9 +183,10 @@ def _db_kept_words(ctx: ValidationContext) -> set[str]:
 def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
     """Words the benchmark uses as code literals: enum values (statuses, reasons) and the DB's
     field names. A tool that protects literals without context leaves exactly these in prose."""
-    cached = ctx.literal_vocabulary
-    if cached is not None:
-        return cached
+    return ctx.derived(_literal_words)
+
+
+def _literal_words(ctx: ValidationContext) -> frozenset[str]:
     words: set[str] = set()
     for element in ctx.ir.elements:
         if (
@@ -219,8 +211,7 @@ def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
         for w in re.split(r"[_ ]", e.source_text.lower())
     }
     words |= keys - data_keys
-    ctx.literal_vocabulary = frozenset(w for w in words if len(w) >= 2)
-    return ctx.literal_vocabulary
+    return frozenset(w for w in words if len(w) >= 2)
 
 
 def _names(elements) -> set[str]:
@@ -334,113 +325,3 @@ def _english_clauses(masked: str, source_words: set[str], language: str) -> list
         if identify(match.group(0), (language, "en"), min_letters=20) == "en":
             found.append((match.group(0).strip(" ,"), "phrase"))
     return found
-
-
-# ---- status renderings in ordinary prose -----------------------------------------------------
-
-
-def _status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, str]:
-    """status value -> the variant's rendering, learned where the source quotes the value and
-    the translation quotes the same number of things (policy: "status is 'delivered'")."""
-    statuses = {
-        e.source_text
-        for e in ctx.ir.elements
-        if e.preserve_reason is PreserveReason.ENUM_CODE
-        and e.source_text.islower()
-        and re.fullmatch(r"[a-z]+(?: [a-z]+)?", e.source_text)
-    }
-    seen: dict[str, Counter] = defaultdict(Counter)
-    for element in elements:
-        target = targets[element.id]
-        if not target or not any(t in statuses for t in element.inline_tokens):
-            continue
-        for value, rendering in quoted_pairs(element.source_text, target):
-            if value in statuses and rendering != value:
-                seen[value][rendering] += 1
-    return {value: counts.most_common(1)[0][0] for value, counts in seen.items()}
-
-
-def _status_in_prose(validator_id: str, element, target: str, statuses: dict[str, str]) -> list[Finding]:
-    out = []
-    for value, rendering in statuses.items():
-        if value in element.inline_tokens:
-            continue  # the source quotes the status itself: its rendering is right there
-        # "to be delivered to Suite 641": the verb, not the order status 'delivered'
-        if re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text) and rendering in target:
-            out.append(
-                _finding(
-                    validator_id,
-                    "status_rendering_in_prose",
-                    Severity.MAJOR,
-                    element,
-                    target,
-                    f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: "
-                    "the sentence now says something else",
-                    f"status {value!r} as {rendering!r}",
-                    status=value,
-                    rendering=rendering,
-                )
-            )
-    return out
-
-
-_MARKS = "'\"‘’“”「」『』«»"
-
-
-def _status_doubled(
-    validator_id: str, element, target: str, statuses: dict[str, str], data: LanguageData
-) -> list[Finding]:
-    """A status rendering written twice, or after its own first characters ('已 已送达'), or beside the
-    literal it renders ("entregado 'delivered'"): a translator inserted the term over its own words."""
-    out = []
-    for value, rendering in statuses.items():
-        if rendering not in target or re.search(rf"\b{re.escape(value)}\W+{re.escape(value)}\b", element.source_text):
-            continue
-        whole = "|".join(re.escape(form) for form in sorted({rendering, value}, key=len, reverse=True))
-        edge, end = ("", "") if data.unspaced else (r"(?<!\w)", r"(?!\w)")  # whole words where words are spaced
-        patterns = [rf"{edge}(?:{whole})[{_MARKS}]?[ ]*[{_MARKS}]?(?:{whole}){end}"]
-        if data.unspaced and len(rendering) > 1:  # its first characters, then a space or a mark, then it whole
-            prefixes = "|".join(re.escape(rendering[:n]) for n in range(len(rendering) - 1, 0, -1))
-            patterns.append(rf"(?:{prefixes})[ {_MARKS}]+{re.escape(rendering)}")
-        if any(re.search(p, target) for p in patterns):
-            out.append(
-                _finding(
-                    validator_id,
-                    "status_rendering_doubled",
-                    Severity.MAJOR,
-                    element,
-                    target,
-                    f"the status rendering {rendering!r} of {value!r} is written twice side by side",
-                    f"status {value!r} doubled",
-                    status=value,
-                    rendering=rendering,
-                )
-            )
-    return out
-
-
-# ---- spacing around inserted terms -----------------------------------------------------------
-
-
-def _spacing(validator_id: str, element, target: str, terms: set[str], data: LanguageData) -> list[Finding]:
-    out = []
-    for term in sorted(terms, key=len, reverse=True):
-        if not term or not in_script(term[0], data.script):
-            continue
-        for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):
-            before, after = target[match.start() - 2 : match.start() - 1], target[match.end() + 1 : match.end() + 2]
-            if before and after and in_script(before, data.script) and in_script(after, data.script):
-                out.append(
-                    _finding(
-                        validator_id,
-                        "spacing_artifact",
-                        Severity.MINOR,
-                        element,
-                        target,
-                        f"spaces inserted around {term!r} in a script written without spaces between words",
-                        f"spaces around {term!r}",
-                        term=term,
-                    )
-                )
-                break
-    return out

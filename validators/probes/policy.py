@@ -15,11 +15,14 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
-from babelflow.ir import PreserveReason, TranslationType
-from validators.context import ValidationContext
+from babelflow.ir import IRElement, PreserveReason, TranslationType
 from validators.probes.tool_code import lookup_literals
+
+if TYPE_CHECKING:
+    from validators.context import ValidationContext
 
 POLICY_KIND = "canonical_rendering_inferred"
 # values another tool may render by policy: catalogue entities and enum values, never identifiers
@@ -35,7 +38,7 @@ class InferredPolicy:
     occurrences: Counter = field(default_factory=Counter)  # entity class -> fields following the policy
     elements: dict[str, list] = field(default_factory=dict)  # entity class -> the elements (for the note's location)
     inconsistent: dict[str, Counter] = field(default_factory=dict)  # value -> renderings seen (incl. kept)
-    first: dict[str, object] = field(default_factory=dict)  # changed value -> one element holding it
+    first: dict[str, IRElement] = field(default_factory=dict)  # changed value -> one element holding it
     code_bound: set[str] = field(default_factory=set)  # changed values the tool code looks up unchanged
 
     def renderings_of(self) -> dict[str, set[str]]:
@@ -65,10 +68,7 @@ def entity_class(element) -> str:
 
 
 def infer_policy(ctx: ValidationContext) -> InferredPolicy:
-    """Computed once per context (consistency and fidelity both read it)."""
-    cached = ctx.inferred_policy
-    if cached is not None:
-        return cached
+    """The policy of the context's variant; `ctx.policy` holds it, computed once per context."""
     seen: dict[str, Counter] = defaultdict(Counter)
     members: dict[str, list] = defaultdict(list)
     for element in ctx.ir.elements:
@@ -115,7 +115,6 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         policy.renderings.update(mapping)
         policy.occurrences[name] = sum(sum(seen[v].values()) for v in mapping)
         policy.elements[name] = [members[v][0] for v in mapping]
-    ctx.inferred_policy = policy
     return policy
 
 

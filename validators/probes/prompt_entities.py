@@ -5,15 +5,23 @@ hotel). The translated prompt must still name each one exactly as the variant's 
 (the code overlay's rendering of the literal, else the literal itself): 'general' renamed 'General'
 or 'ĝéñéŕåļ' sends the agent to a channel the check does not look at. The general reference check
 forgives another case or word order; a value the task's check compares gets no such allowance and
-is critical. Families without task code (no text attributes declared) have nothing to check here.
+is critical. The environment must hold the name as the check does too: a calendar whose event
+'Yoga Class' reads 'Clase de Yoga' while the prompt asks for, and the check compares, 'Yoga Class'
+fails the task. Families without task code (no text attributes declared) have nothing to check here.
 """
 
 from __future__ import annotations
 
-from babelflow.ir import PythonLiteralLocator
+from collections.abc import Iterator
+
+from babelflow.ir import ArtifactRole, IRElement, PythonLiteralLocator
 from source_benchmarks.registry import family_of
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.finding_kinds import PAIRED, Layer
+from validators.findings import Hit, Severity
+from validators.probes.consistency import path_of
+from validators.probes.prose_references import REFERENCE_LOST
 
 
 def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[tuple[str, str], dict[str, str]]:
@@ -32,43 +40,80 @@ def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[t
     return found
 
 
-def check_prompt_entities(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+def _compared_prompt_tokens(
+    ctx: ValidationContext, scope: Scope
+) -> Iterator[tuple[IRElement, PythonLiteralLocator, str, str]]:
+    """(prompt field, its locator, inline token of it the task's checks compare, the variant's check's text of it)."""
     perturbed = family_of(ctx.source.id).perturbation(ctx.source)
-    if perturbed is None or ctx.overlay is None:
-        return []
+    if perturbed is None:
+        return
     attributes = frozenset(perturbed.text_attributes)
     literals = _task_literals(ctx, attributes)
-    findings: list[Finding] = []
     for element in ctx.translatable():
         locator = element.locator
         if (
-            element.artifact in skip
+            element.artifact in scope.skip
             or not isinstance(locator, PythonLiteralLocator)
             or locator.qualname.split(".")[-1] not in attributes
-            or not ctx.in_overlay(element)
         ):
             continue
         compared = literals.get((element.artifact, locator.qualname.split(".")[0]), {})
-        target = ctx.code_target(element) or ""
         for token in element.inline_tokens:
-            wanted = compared.get(token)
-            if wanted is None or wanted in target:
+            if token in compared:
+                yield element, locator, token, compared[token]
+
+
+@check(REFERENCE_LOST)
+def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    if ctx.overlay is None:
+        return
+    for element, locator, token, wanted in _compared_prompt_tokens(ctx, scope):
+        target = ctx.code_target(element) or ""
+        if not ctx.in_overlay(element) or wanted in target:
+            continue
+        yield Hit.on(
+            element,
+            target,
+            f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
+            "translated prompt: the agent is sent to another value",
+            severity=Severity.CRITICAL,
+            location=f"{element.role} @ {locator.qualname} ({locator.role})",
+            detail={"token": token, "compared_as": wanted},
+            pattern=f"{token!r}",
+        )
+
+
+@check(
+    "compared_name_rendered_apart",
+    Layer.CONSISTENCY,
+    Severity.CRITICAL,
+    needs=PAIRED,
+    summary="a name a task's prompt quotes and its check compares reads another way in the environment",
+)
+def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """The environment's fields that hold such a name (a channel, file, contact, event title) in another
+    rendering than the check's. A rendering the variant applies to every field of the environment
+    passes for a policy of its own (policy.py's note): the prompt and the check still name the source's
+    value, so the agent looks for an event the calendar no longer has."""
+    environment = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE} - scope.skip
+    holders: dict[str, list[IRElement]] = {}
+    for element in ctx.ir.elements:
+        if element.artifact in environment and element.locator.kind in ("data_value", "data_key"):
+            holders.setdefault(element.source_text, []).append(element)
+    reported: set[str] = set()
+    for prompt, locator, token, wanted in _compared_prompt_tokens(ctx, scope):
+        for holder in holders.get(token, ()):
+            rendering = ctx.target_text(holder)
+            if rendering is None or rendering == wanted or holder.id in reported:
                 continue
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.CONSISTENCY,
-                    "reference_lost",
-                    Severity.CRITICAL,
-                    element.artifact,
-                    f"{element.role} @ {locator.qualname} ({locator.role})",
-                    f"{token!r}, which the task's own checks compare, no longer appears as {wanted!r} in the "
-                    "translated prompt: the agent is sent to another value",
-                    element_id=element.id,
-                    source=element.source_text,
-                    target=target,
-                    detail={"token": token, "compared_as": wanted},
-                    pattern=f"{token!r}",
-                )
+            reported.add(holder.id)
+            task = locator.qualname.split(".")[0]
+            yield Hit.on(
+                holder,
+                rendering,
+                f"{token!r}, which {task}'s prompt quotes and its check compares as {wanted!r}, reads "
+                f"{rendering!r} in the environment: the agent looks for one name, the data holds another",
+                location=holder.role + path_of(holder),
+                detail={"task": task, "compared_as": wanted, "prompt_field": prompt.id},
+                pattern=f"{token!r}",
             )
-    return findings

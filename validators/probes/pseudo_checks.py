@@ -12,11 +12,15 @@ keeps, slots, code spans, ids, emails, URLs and paths, and en-XA's padding words
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from babelflow.ir import PreserveReason
 from babelflow.text import ACCENT_TABLE, MIRRORED_RUN, PDF, RLO, UNACCENT_TABLE, unmirror
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.findings import Hit
+from validators.probes.language_checks import SOURCE_WORDS_LEFT, STATUS_RENDERING_DOUBLED, STATUS_RENDERING_IN_PROSE
+from validators.probes.pair_checks import MALFUNCTION
 from validators.probes.readers import read_by_no_model
 
 # en-XA pads each bracketed line with these words, unaccented (translators/pseudo_locale.py)
@@ -141,15 +145,18 @@ def plain_source_words(source: str, target: str, tokens: list[str], style: str, 
     return out
 
 
-def check_pseudo(ctx: ValidationContext, validator_id: str, skip: set[str]) -> list[Finding]:
+@check(SOURCE_WORDS_LEFT, also=(STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED))
+def pseudo_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """A pseudo-locale's fields, except those the pair catalogue already found a broken translator in
+    (an answer or commentary in place of the translation is reported as such, not word by word)."""
     style = pseudo_style(ctx)
     if style is None:
-        return []
+        return
+    malfunctioned = {f.element_id for f in scope.found if f.kind in MALFUNCTION}
     statuses, kept = status_literals(ctx), kept_words(ctx)
-    findings: list[Finding] = []
     memo: dict[tuple, list[str]] = {}
     for element in ctx.translatable():
-        if element.artifact in skip:
+        if element.artifact in scope.skip:
             continue
         if element.locator.kind == "python_literal":
             if not ctx.in_overlay(element) or element.locator.part is not None:
@@ -165,18 +172,17 @@ def check_pseudo(ctx: ValidationContext, validator_id: str, skip: set[str]) -> l
         key = (element.source_text, target, tuple(element.inline_tokens))
         if key not in memo:
             memo[key] = plain_source_words(element.source_text, target, element.inline_tokens, style, kept)
-        if read_by_no_model(ctx, element):
+        if read_by_no_model(ctx, element) or element.id in malfunctioned:
             continue  # maintainer metadata: no fidelity target
         forced = forced_literals(element.source_text, target, element.inline_tokens, statuses, style)
         in_forced = {w for value in forced for w in re.split(r"[_ ]", value)}
         for value in forced:
-            findings.append(_leak(validator_id, element, target, value, True))
+            yield _leak(element, target, value, True)
         for word in memo[key]:
             if word not in in_forced:
-                findings.append(_leak(validator_id, element, target, word, False))
+                yield _leak(element, target, word, False)
         for value in doubled_statuses(element.source_text, target, statuses, style):
-            findings.append(_doubled(validator_id, element, target, value))
-    return findings
+            yield _doubled(element, target, value)
 
 
 _QUOTES = "'\"‘’“”"
@@ -197,24 +203,18 @@ def doubled_statuses(source: str, target: str, statuses: frozenset[str], style: 
     return out
 
 
-def _doubled(validator_id: str, element, target: str, value: str) -> Finding:
-    return make_finding(
-        validator_id,
-        Layer.FIDELITY,
-        "status_rendering_doubled",
-        Severity.MAJOR,
-        element.artifact,
-        element.role,
+def _doubled(element, target: str, value: str) -> Hit:
+    return Hit.on(
+        element,
+        target,
         f"the status {value!r} is written twice side by side (its rendering and its literal)",
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
+        kind="status_rendering_doubled",
         detail={"status": value},
         pattern=f"status {value!r} doubled",
     )
 
 
-def _leak(validator_id: str, element, target: str, word: str, status: bool) -> Finding:
+def _leak(element, target: str, word: str, status: bool) -> Hit:
     if status:  # a status code's literal where the source says the word in its ordinary sense
         kind, pattern = "status_rendering_in_prose", f"status {word!r} as {word!r}"
         message = (
@@ -224,17 +224,4 @@ def _leak(validator_id: str, element, target: str, word: str, status: bool) -> F
     else:
         kind, pattern = "source_words_left", f"English {word!r}"
         message = f"English word {word!r} left inside the pseudo-localized text"
-    return make_finding(
-        validator_id,
-        Layer.FIDELITY,
-        kind,
-        Severity.MAJOR,
-        element.artifact,
-        element.role,
-        message,
-        element_id=element.id,
-        source=element.source_text,
-        target=target,
-        detail={"word": word},
-        pattern=pattern,
-    )
+    return Hit.on(element, target, message, kind=kind, detail={"word": word}, pattern=pattern)

@@ -17,15 +17,17 @@ from validators.context import ValidationContext
 # printed by manual mode only; `issues` is no field of the task model and is dropped on load)
 TASK_METADATA = ("description", "issues")
 
+READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions")  # metadata and judge-only text: cosmetic
+
 
 def read_by_no_model(ctx: ValidationContext, element) -> bool:
     locator = element.locator
     if not isinstance(locator, DataValueLocator):
         return False
-    unread = _unread_keys(ctx).get(element.artifact)
+    unread = ctx.derived(_unread_keys).get(element.artifact)
     if unread and any(isinstance(segment, str) and segment in unread for segment in locator.path):
         return True
-    if element.artifact not in _task_files(ctx):
+    if element.artifact not in ctx.derived(_task_files):
         return False
     # tasks.json: [index, key, ...]; a per-task file: [key, ...]
     path = [segment for segment in locator.path if isinstance(segment, str)]
@@ -33,18 +35,11 @@ def read_by_no_model(ctx: ValidationContext, element) -> bool:
 
 
 def _task_files(ctx: ValidationContext) -> frozenset[str]:
-    cached = getattr(ctx, "_task_files", None)
-    if cached is None:
-        cached = frozenset(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
-        ctx._task_files = cached  # type: ignore[attr-defined]
-    return cached
+    return frozenset(s.path for s in ctx.specs if s.role is ArtifactRole.TASKS)
 
 
 def _unread_keys(ctx: ValidationContext) -> dict[str, frozenset[str]]:
     """artifact -> keys whose leaves never reach a task, as the family declares them."""
-    cached = getattr(ctx, "_unread_keys", None)
-    if cached is not None:
-        return cached
     found: dict[str, frozenset[str]] = {}
     perturbed = family_of(ctx.source.id).perturbation(ctx.source)
     if perturbed is not None:
@@ -53,5 +48,4 @@ def _unread_keys(ctx: ValidationContext) -> dict[str, frozenset[str]]:
                 keys = perturbed.data_file(spec).unread_keys
                 if keys:
                     found[spec.path] = frozenset(keys)
-    ctx._unread_keys = found  # type: ignore[attr-defined]
     return found

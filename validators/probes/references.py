@@ -6,7 +6,7 @@ instructions (tasks 5-9 of a Chinese variant say 水壶 for the water bottle, th
 order say 水瓶; 水壶 is another product's name) sends the user simulator asking for something the
 agent cannot find, or finds as another product. This checks every mention of a rendered DB
 entity in task prose, an inline token or not, in any letter case ("the water bottle"), by its word
-boundaries in the source; `_references` in consistency.py leaves these mentions to it.
+boundaries in the source; `references_kept` in prose_references.py leaves these mentions to it.
 
 Severity from impact: prose that holds another product's rendering names the wrong product
 (critical: the agent finds, or the user asks for, something else). Prose that holds no rendering
@@ -19,14 +19,15 @@ per entity, for a reviewer who wants the prose to use the catalogue's words.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from babelflow.ir import ArtifactRole, PreserveReason
+from validators.checks import Scope, check
 from validators.context import ValidationContext
-from validators.findings import Finding, Layer, Severity, make_finding
+from validators.finding_kinds import PAIRED, Layer, Severity
+from validators.findings import Hit
 from validators.map_parity import map_targets
 from validators.probes.pseudo_checks import comparable, pseudo_style
-
-KIND = "entity_rendering_unknown"
 
 
 def _name(value: str) -> bool:
@@ -35,9 +36,10 @@ def _name(value: str) -> bool:
     return value[:1].isupper() and re.search(r"[A-Za-z]{3}", value) is not None
 
 
-def rendered_entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
+def rendered_entities(ctx: ValidationContext) -> dict[str, set[str]]:
     """Rendered entity (a product name the variant's DB renders, or a value its canonical map renders) ->
-    every rendering the variant's DB or map holds for it."""
+    every rendering the variant's DB or map holds for it (`ctx.derived(rendered_entities)`: once a context)."""
+    policy = ctx.policy
     seen = policy.renderings_of()
     out: dict[str, set[str]] = {}
     for value, element in policy.first.items():
@@ -55,14 +57,19 @@ def rendered_entities(ctx: ValidationContext, policy) -> dict[str, set[str]]:
     return out
 
 
-def check_entity_references(
-    ctx: ValidationContext, validator_id: str, skip: set[str], rendered: dict[str, set[str]]
-) -> list[Finding]:
-    """`rendered`: rendered_entities(ctx, policy), which `_references` in consistency.py reads too."""
+@check(
+    "entity_rendering_unknown",
+    Layer.CONSISTENCY,
+    Severity.MAJOR,
+    needs=PAIRED,
+    summary="task prose names a DB entity with a rendering neither the DB nor the canonical map holds",
+)
+def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     style = pseudo_style(ctx)
+    rendered = ctx.derived(rendered_entities)  # prose_references.py's references_kept reads it too
     entities = {value: {comparable(r, style) for r in renderings} - {""} for value, renderings in rendered.items()}
     if not entities:
-        return []
+        return
     tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
     patterns = {v: re.compile(rf"(?<![\w-]){re.escape(v)}(?![\w-])", re.IGNORECASE) for v in entities}
     # a rendering another entity holds (and this one does not): the prose now names another product
@@ -70,9 +77,8 @@ def check_entity_references(
     for value, renderings in entities.items():
         for rendering in renderings:
             owners.setdefault(rendering.casefold(), set()).add(value)
-    findings = []
     for element in ctx.translatable():
-        if element.artifact in skip or element.artifact not in tasks or element.locator.kind != "data_value":
+        if element.artifact in scope.skip or element.artifact not in tasks or element.locator.kind != "data_value":
             continue
         target = ctx.target_text(element)
         if not target or target == element.source_text:
@@ -113,24 +119,15 @@ def check_entity_references(
                     "product: a synonym the agent matches by meaning; use the catalogue's words if the prose should"
                 )
                 cause = f"{value!r} named by a synonym in task prose"
-            findings.append(
-                make_finding(
-                    validator_id,
-                    Layer.CONSISTENCY,
-                    KIND,
-                    severity,
-                    element.artifact,
-                    element.role,
-                    message,
-                    element_id=element.id,
-                    source=element.source_text,
-                    target=target,
-                    detail={
-                        "entity": value,
-                        "db_renderings": " | ".join(sorted(entities[value])),
-                        "other": ", ".join(others),
-                    },
-                    pattern=cause,
-                )
+            yield Hit.on(
+                element,
+                target,
+                message,
+                severity=severity,
+                detail={
+                    "entity": value,
+                    "db_renderings": " | ".join(sorted(entities[value])),
+                    "other": ", ".join(others),
+                },
+                pattern=cause,
             )
-    return findings

@@ -18,10 +18,13 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from babelflow.ir import ArtifactFormat, ArtifactRole
 from babelflow.memo import BoundedMemo
-from validators.context import ValidationContext
+
+if TYPE_CHECKING:
+    from validators.context import ValidationContext
 
 
 @dataclass(frozen=True)

@@ -96,12 +96,12 @@ def _occurrence(finding, texts) -> dict:
 def write_sample(groups: list, findings: list, language: str, calibration_languages: list[str], texts=None) -> Path:
     """Write the self-contained sample a person labels (no labels in it). `texts(finding)`: the
     whole (source, target) of the finding's field, when the caller can read them."""
-    from validators.finding_kinds import KINDS
+    from validators.finding_kinds import declared
 
     by_id = {f.id: f for f in findings}
     rows = []
     for group in sample(groups, language):
-        kind = KINDS.get((group.layer, group.kind))
+        kind = declared().get((group.layer, group.kind))
         members = [by_id[i] for i in group.finding_ids if i in by_id]
         rows.append(
             {

@@ -30,10 +30,10 @@ def adapted(tmp_path_factory, analyzed):
 @pytest.mark.slow
 def test_variant_validates_clean_on_four_layers(adapted):
     from source_benchmarks import get_benchmark, open_variant
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     source = get_benchmark(BENCH)
-    failures = validate_variant(source, adapted.paths.variant, adapted.ir, "en-XA")
+    failures = validate_variant(variant_context(source, adapted.paths.variant, adapted.ir, "en-XA"))
     assert [f"{f.kind} {f.location}: {f.message}" for f in failures.findings] == []
     prompt = open_variant(BENCH, adapted.paths.variant).task("user_task_0").PROMPT
     assert (

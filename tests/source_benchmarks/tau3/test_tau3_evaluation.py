@@ -190,7 +190,7 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     import source_benchmarks.tau3.family as tau3_family
     from flows.evaluation.evaluate import evaluate
     from source_benchmarks.registry import open_variant
-    from validators.run import validate_variant
+    from validators.run import validate_variant, variant_context
 
     settings, variant_root, ir = mock_project
     source, variant = get_benchmark("tau3-mock"), open_variant("tau3-mock", variant_root)
@@ -218,10 +218,12 @@ def test_provider_models_through_the_bridge_see_text_and_the_harness_check_sees_
     assert [t.rewards for t in report.variant_run.tasks] == [[1.0]]
     shown = [text for text in fake.tool_results if "\u202e" in text]  # the localized title, right-to-left
     assert shown and not any("\\u" in text for text in fake.tool_results)
-    kinds = [f.kind for f in validate_variant(source, variant_root, ir, "ar-XB").findings]
+    kinds = [f.kind for f in validate_variant(variant_context(source, variant_root, ir, "ar-XB")).findings]
     assert "tool_output_escaped" not in kinds
     monkeypatch.setattr(tau3_family, "PLAIN_TOOL_OUTPUT", False)  # τ³'s own to_json_str
     escaped = [
-        f for f in validate_variant(source, variant_root, ir, "ar-XB").findings if f.kind == "tool_output_escaped"
+        f
+        for f in validate_variant(variant_context(source, variant_root, ir, "ar-XB")).findings
+        if f.kind == "tool_output_escaped"
     ]
     assert len(escaped) == 1 and "\\u202e" in escaped[0].evidence[0].target, escaped

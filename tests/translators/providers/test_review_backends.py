@@ -10,13 +10,14 @@ from babelflow.errors import BabelflowError
 from babelflow.llm.config import parse_spec
 from babelflow.llm.costs import CostLedger
 from babelflow.llm.resilience import ProviderError
+from tests.validators.findings_by_hand import a_finding
 from validators.agents import ReviewRequest
-from validators.findings import Layer, Severity, make_finding
+from validators.findings import Layer, Severity
 from validators.model_backends import ModelReviewer, make_validator_agents
 
 
 def _request() -> ReviewRequest:
-    finding = make_finding(
+    finding = a_finding(
         "probes",
         Layer.FIDELITY,
         "wrong_language",

@@ -1,0 +1,38 @@
+"""The units a translator gave no usable translation for, as fidelity findings of the run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from babelflow.ir import IRElement
+from validators.finding_kinds import Layer, Severity, declare_kind
+from validators.findings import Finding, Hit, found
+
+TRANSLATION_FAILED = declare_kind(
+    "translation_failed", Layer.FIDELITY, Severity.CRITICAL, frozenset(), "the translator gave no usable translation"
+)
+
+
+class FailedUnit(Protocol):
+    element_ids: list[str]
+    unit_key: str
+    source_text: str
+    problems: list[str]
+
+
+def translation_failed(failures: Iterable[FailedUnit], by_id: dict[str, IRElement]) -> list[Finding]:
+    """One critical finding per rejected unit, at its first field (or the unit when the IR lacks it)."""
+    findings = []
+    for failure in failures:
+        element = by_id.get(failure.element_ids[0]) if failure.element_ids else None
+        hit = Hit(
+            artifact=element.artifact if element else "<translation>",
+            location=element.role if element else failure.unit_key,
+            message=f"the translation of this unit was rejected: {'; '.join(failure.problems)[:200]}",
+            element_id=element.id if element else None,
+            source=failure.source_text,
+            detail={"fields": str(len(failure.element_ids))},
+        )
+        findings.append(found(TRANSLATION_FAILED, "translator", hit))
+    return findings
