@@ -19,7 +19,6 @@ from analyzers.perturbation_trial import TrialState, profile_disagreements, reco
 from analyzers.profile import LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
 from analyzers.typing_rules import TypeDecision, data_leaf_decision, runtime_literal_decision, tool_message_decision
-from babelflow.errors import BabelflowError
 from babelflow.ir import (
     ArtifactFormat,
     ArtifactRole,

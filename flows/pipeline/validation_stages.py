@@ -4,9 +4,8 @@ with the run's model-backed validators."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
