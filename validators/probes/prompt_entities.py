@@ -44,6 +44,8 @@ def _compared_prompt_tokens(
     ctx: ValidationContext, scope: Scope
 ) -> Iterator[tuple[IRElement, PythonLiteralLocator, str, str]]:
     """(prompt field, its locator, inline token of it the task's checks compare, the variant's check's text of it)."""
+    if ctx.overlay is None:  # no code texts: a family without task code (and no family to ask, in hand-built contexts)
+        return
     perturbed = family_of(ctx.source.id).perturbation(ctx.source)
     if perturbed is None:
         return
