@@ -167,6 +167,21 @@ def seed_analysis_cache(tmp_path_factory) -> Callable:
     return seed
 
 
+@pytest.fixture(autouse=True)
+def _prefect_client_environment_restored():
+    """A command run in-process (`flow`, `server`) points this process at a server by setting
+    PREFECT_API_URL and PREFECT_API_AUTH_STRING (flows/server/local_server.use_server); undone after
+    each test, so a later test's subprocess never inherits the address of a server already stopped."""
+    names = ("PREFECT_API_URL", "PREFECT_API_AUTH_STRING")
+    before = {name: os.environ.get(name) for name in names}
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture(scope="session")
 def _prefect_test_server():
     """One Prefect test API server for the session, as `prefect_test_harness` starts it (a

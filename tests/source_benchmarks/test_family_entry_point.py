@@ -36,7 +36,8 @@ def install_toy(site: Path, value: str = "toy_greeter:FAMILY") -> Path:
 
 def babelflow(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {
-        **os.environ,
+        # the project's own server, never one another test's process pointed this one at
+        **{k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_API_AUTH_STRING")},
         "PYTHONPATH": os.pathsep.join([str(site), str(PROJECT)]),
         "DO_NOT_TRACK": "1",
         "NO_COLOR": "1",

@@ -14,17 +14,19 @@ def test_flow_with_provider_translator_and_validators(tmp_path, monkeypatch, fak
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
     from prefect.client.schemas.sorting import ArtifactSort
 
+    from babelflow.adapt_request import AdaptRequest
     from flows.pipeline.prefect_flows import adapt_language
 
     monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(tmp_path / "project" / ".babelflow" / "prefect" / "storage"))
     validators = ",".join(f"{p}:{MODELS[p]}" for p in SDKS)
     with prefect_harness():  # the session's Prefect test server (tests/conftest.py), shared with other modules' runs
         result = adapt_language(
-            "tau2-mock",
-            "zh-Hans",
-            translator=f"dashscope:{MODELS['dashscope']}",
-            validators=validators,
-            project_root=tmp_path / "project",
+            AdaptRequest.of_options(
+                benchmark="tau2-mock",
+                language="zh-Hans",
+                translator=f"dashscope:{MODELS['dashscope']}",
+                validators=validators,
+            ).model_copy(update={"project_root": tmp_path / "project"})
         )
         with get_client(sync_client=True) as client:  # the newest artifact under the key: this run's
             by_key = ArtifactFilter(key=ArtifactFilterKey(any_=["tau2-mock-zh-hans-costs"]))
