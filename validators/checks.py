@@ -16,6 +16,7 @@ Checks run in the order of their modules in validators/catalogue.py, then of the
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ class Scope:
 
 
 CheckFunction = Callable[["ValidationContext", Scope], Iterable[Hit]]
+Decorator = Callable[[CheckFunction], CheckFunction]
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def check(
     summary: str = "",
     route: Route = "translation",
     also: tuple[FindingKind, ...] = (),
-) -> Callable[[CheckFunction], CheckFunction]:
+) -> Decorator:
     """Register the decorated function as a check raising `kind`: a name declared here (with its layer,
     default severity, preconditions, summary and route), or a kind declared once for a family of checks.
     `also`: the other kinds its one pass tells apart."""
@@ -92,12 +94,27 @@ def check(
     return register
 
 
+def check_on(layer: Layer, needs: frozenset[Precondition] = frozenset()) -> Callable[..., Decorator]:
+    """A module's decorator for its checks of one layer and preconditions, so each declaration says only
+    what is its own: `paired = check_on(Layer.CONSISTENCY, PAIRED)`, then
+    `@paired("renderings_collide", Severity.CRITICAL, "two source values share one rendering")`."""
+
+    def declared_on(
+        kind: str, severity: Severity, summary: str, *, route: Route = "translation", also: tuple[FindingKind, ...] = ()
+    ) -> Decorator:
+        return check(kind, layer, severity, needs=needs, summary=summary, route=route, also=also)
+
+    return declared_on
+
+
 def checks_of(layer: Layer) -> list[Check]:
     """The layer's checks in catalogue order (module, then definition)."""
     from validators.catalogue import MODULES  # noqa: PLC0415 - the catalogue imports every check module
 
     def order(registered: Check) -> tuple[int, int]:
-        return MODULES.index(registered.function.__module__), registered.function.__code__.co_firstlineno
+        return MODULES.index(registered.function.__module__), inspect.unwrap(
+            registered.function
+        ).__code__.co_firstlineno  # a wrapped check: its own line
 
     return sorted((c for c in CHECKS if c.layer is layer), key=order)
 

@@ -13,7 +13,8 @@ utility, security and injectability) names its scores and the extra components t
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+import inspect
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -27,7 +28,7 @@ from source_benchmarks.message_catalog import MessageCatalog
 from source_benchmarks.protocol import ReplayOutcome
 from validators.checks import Scope, check
 from validators.context import ReplayPairs, ValidationContext
-from validators.finding_kinds import LOADS, Layer, Severity, declare_kinds
+from validators.finding_kinds import LOADS, FindingKind, Layer, Severity, declare_kinds
 from validators.findings import Hit
 from validators.map_parity import Renderings, map_targets, renderings_for
 from validators.probes.replay_outputs import difference, escaped_text, same_output, same_state, with_messages, writes
@@ -191,6 +192,27 @@ def _replays(ctx: ValidationContext, scope: Scope) -> Replays | None:
     return None if replays.crash is not None else replays
 
 
+ReplayCheck = Callable[[Replays], Iterable[Hit]]
+
+
+def replay_check(kind: FindingKind, *, also: tuple[FindingKind, ...] = ()) -> Callable[[ReplayCheck], ReplayCheck]:
+    """A behaviour check that compares the replays (`Replays`): it does not run when the harness crashed
+    or the layer is suppressed (see _replays). Registered in definition order, like the checks."""
+
+    def register(compare: ReplayCheck) -> ReplayCheck:
+        def run(ctx: ValidationContext, scope: Scope) -> Iterable[Hit]:
+            replays = _replays(ctx, scope)
+            return () if replays is None else compare(replays)
+
+        signature = inspect.signature(run)  # a check's, not the comparison's that wraps() would show
+        functools.wraps(compare)(run)
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        check(kind, also=also)(run)
+        return compare
+
+    return register
+
+
 @check(HARNESS_CRASH)
 def harness_crash(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     if any(s.layer is Layer.BEHAVIOR for s in scope.suppressed) or ctx.harness is None:
@@ -205,23 +227,17 @@ def harness_crash(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         )
 
 
-@check(TASK_MISSING)
-def task_missing(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    replays = _replays(ctx, scope)
-    if replays is None:
-        return
+@replay_check(TASK_MISSING)
+def task_missing(replays: Replays) -> Iterator[Hit]:
     for task_id in replays.ids:
         if task_id not in replays.observed:
             yield replays.hit("task_missing", task_id, "task is missing from the variant", task_id, "")
 
 
-@check(GOLDEN_REWARD_CHANGED, also=(INJECTABILITY_CHANGED,))
-def golden_reward_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+@replay_check(GOLDEN_REWARD_CHANGED, also=(INJECTABILITY_CHANGED,))
+def golden_reward_changed(replays: Replays) -> Iterator[Hit]:
     """The golden replay's reward, and the ground-truth scores beyond it a family compares
     (`family.behaviour_scores()`: AgentDojo's injectability)."""
-    replays = _replays(ctx, scope)
-    if replays is None:
-        return
     scores = replays.scores
     for task_id, sg, _, tg, _ in replays.pairs():
         if sg.reward != tg.reward:
@@ -237,11 +253,8 @@ def golden_reward_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]
                 yield replays.hit(kind, task_id, scores.describe(component, sg, tg), str(before), str(after))
 
 
-@check(DO_NOTHING_REWARD_CHANGED)
-def do_nothing_reward_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    replays = _replays(ctx, scope)
-    if replays is None:
-        return
+@replay_check(DO_NOTHING_REWARD_CHANGED)
+def do_nothing_reward_changed(replays: Replays) -> Iterator[Hit]:
     for task_id, _, sn, _, tn in replays.pairs():
         if sn.reward != tn.reward or (sn.evaluator_error is None) != (tn.evaluator_error is None):
             yield replays.hit(
@@ -253,13 +266,10 @@ def do_nothing_reward_changed(ctx: ValidationContext, scope: Scope) -> Iterator[
             )
 
 
-@check(TOOL_ERROR_SEQUENCE_CHANGED, also=(TOOL_RESULT_CHANGED,))
-def tool_calls_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+@replay_check(TOOL_ERROR_SEQUENCE_CHANGED, also=(TOOL_RESULT_CHANGED,))
+def tool_calls_changed(replays: Replays) -> Iterator[Hit]:
     """The golden replay's tool calls: the same ones failing, then each returning the same (through the
     canonical map and the harness's message catalog); the first result that differs is reported."""
-    replays = _replays(ctx, scope)
-    if replays is None:
-        return
     for task_id, sg, _, tg, _ in replays.pairs():
         calls_s = [(c.name, c.error) for c in sg.tool_calls]
         calls_t = [(c.name, c.error) for c in tg.tool_calls]
@@ -291,11 +301,8 @@ def tool_calls_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 break
 
 
-@check(FINAL_STATE_CHANGED)
-def final_state_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    replays = _replays(ctx, scope)
-    if replays is None:
-        return
+@replay_check(FINAL_STATE_CHANGED)
+def final_state_changed(replays: Replays) -> Iterator[Hit]:
     for task_id, sg, sn, tg, tn in replays.pairs():
         same_start, same_end = same_state(sn, tn), same_state(sg, tg)
         if same_start and same_end:
@@ -320,12 +327,11 @@ def final_state_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             )
 
 
-@check(TOOL_OUTPUT_ESCAPED)
-def tool_output_escaped(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+@replay_check(TOOL_OUTPUT_ESCAPED)
+def tool_output_escaped(replays: Replays) -> Iterator[Hit]:
     """The harness check is for variants babelflow registers (their harness shows text); a variant made
     elsewhere runs in the stock harness, whose encoding is no defect of its files."""
-    replays = _replays(ctx, scope)
-    if replays is None or not (ctx.variant_root / MANIFEST_NAME).is_file():
+    if not (replays.ctx.variant_root / MANIFEST_NAME).is_file():
         return
     escaped: dict[str, list[str]] = {}  # task id -> escaped outputs of its replays
     for task_id, _, _, tg, tn in replays.pairs():
@@ -336,18 +342,15 @@ def tool_output_escaped(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         yield escaped_output(replays.tasks_artifact, escaped)
 
 
-@check(INITIAL_STATE_CHANGED)
-def initial_state_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+@replay_check(INITIAL_STATE_CHANGED)
+def initial_state_changed(replays: Replays) -> Iterator[Hit]:
     """A rendered DB differs from the source's at the start by design: its values are judged field by
     field by the consistency layer (through the map); otherwise one changed value shows in every task."""
-    replays = _replays(ctx, scope)
-    if replays is None:
-        return
     changed = [t for t, _, sn, _, tn in replays.pairs() if not same_state(sn, tn)]
     if not changed or replays.db_translated or replays.renderings:
         return
     yield Hit(
-        artifact=next((s.path for s in ctx.specs if s.role.value == "database"), replays.tasks_artifact),
+        artifact=next((s.path for s in replays.ctx.specs if s.role.value == "database"), replays.tasks_artifact),
         location="<initial DB state>",
         message=f"the DB a task starts from differs from the source's in {len(changed)} task(s)",
         source=", ".join(changed[:5]),

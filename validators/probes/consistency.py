@@ -14,12 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from babelflow.ir import ArtifactRole, PreserveReason, TranslationType
-from validators.checks import Scope, check
+from validators.checks import Scope, check, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
 from validators.findings import Hit
 from validators.map_parity import map_targets
 from validators.probes.policy import POLICY_KIND
+
+paired_consistency = check_on(Layer.CONSISTENCY, PAIRED)
 
 # values no entity policy renders: a map that renders one of them is wrong, the field is reported
 NEVER_RENDERED = {
@@ -34,13 +36,7 @@ NEVER_RENDERED = {
 }
 
 
-@check(
-    POLICY_KIND,
-    Layer.CONSISTENCY,
-    Severity.NOTE,
-    needs=PAIRED,
-    summary="the variant renders an entity class its own way, consistently",
-)
+@paired_consistency(POLICY_KIND, Severity.NOTE, "the variant renders an entity class its own way, consistently")
 def canonical_rendering_inferred(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """One note per entity class whose values the variant renders one consistent way."""
     policy = ctx.policy
@@ -64,13 +60,7 @@ def canonical_rendering_inferred(ctx: ValidationContext, scope: Scope) -> Iterat
         )
 
 
-@check(
-    "renderings_collide",
-    Layer.CONSISTENCY,
-    Severity.CRITICAL,
-    needs=PAIRED,
-    summary="two source values share one rendering",
-)
+@paired_consistency("renderings_collide", Severity.CRITICAL, "two source values share one rendering")
 def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """Two kept values given one rendering cannot be told apart any more (two products, one name)."""
     policy = ctx.policy
@@ -87,13 +77,7 @@ def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         )
 
 
-@check(
-    "preserved_value_changed",
-    Layer.CONSISTENCY,
-    Severity.CRITICAL,
-    needs=PAIRED,
-    summary="a Preserve value was translated",
-)
+@paired_consistency("preserved_value_changed", Severity.CRITICAL, "a Preserve value was translated")
 def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     policy = ctx.policy
     # a field the IR types Preserve (an IR made with another profile, a golden argument linked to a

@@ -18,7 +18,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
 from source_benchmarks import family_of
 from source_benchmarks.protocol import ArtifactSpec
-from validators.checks import Scope, check
+from validators.checks import Scope, check, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import (
     LOADS,
@@ -32,6 +32,8 @@ from validators.finding_kinds import (
 )
 from validators.findings import Hit, SuppressedCheck
 from validators.probes.skeleton import document_skeleton_diffs, explain
+
+parsed_integrity = check_on(Layer.INTEGRITY, PARSED)
 
 _SLOT = re.compile(r"\{[^{}]*\}|[{}]")  # a format slot, or a brace that is not part of one
 
@@ -94,13 +96,7 @@ def artifact_missing(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         scope.suppressed += _skipped(Precondition.PARSED, spec.path, f"{kind}: checks of this file need it parsed")
 
 
-@check(
-    "placeholder_left",
-    Layer.INTEGRITY,
-    Severity.CRITICAL,
-    needs=PARSED,
-    summary="a ⟦N⟧ translation placeholder reached the output",
-)
+@parsed_integrity("placeholder_left", Severity.CRITICAL, "a ⟦N⟧ translation placeholder reached the output")
 def placeholder_in_file(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     for spec, _ in _parsed(ctx):
         raw_text = ctx.target_path(spec).read_text(encoding="utf-8")
@@ -114,13 +110,7 @@ def placeholder_in_file(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             )
 
 
-@check(
-    "markdown_structure_changed",
-    Layer.INTEGRITY,
-    Severity.MAJOR,
-    needs=PARSED,
-    summary="Markdown blocks (headings, lists, code) differ",
-)
+@parsed_integrity("markdown_structure_changed", Severity.MAJOR, "Markdown blocks (headings, lists, code) differ")
 def markdown_structure_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     for spec, target in _parsed(ctx):
         if spec.format is not ArtifactFormat.MARKDOWN:
@@ -151,12 +141,10 @@ def markdown_structure_changed(ctx: ValidationContext, scope: Scope) -> Iterator
         )
 
 
-@check(
+@parsed_integrity(
     "format_slots_changed",
-    Layer.INTEGRITY,
     Severity.CRITICAL,
-    needs=PARSED,
-    summary="the `{…}` format slots or braces of a field differ (str.format() of the file)",
+    "the `{…}` format slots or braces of a field differ (str.format() of the file)",
 )
 def format_slots_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """Families whose data go through str.format() (family.formats_data): strings whose `{…}`
@@ -190,12 +178,10 @@ KEY_ADDED, KEY_REMOVED, LIST_LENGTH_CHANGED = declare_kinds(
 )
 
 
-@check(
+@parsed_integrity(
     "type_changed",
-    Layer.INTEGRITY,
     Severity.CRITICAL,
-    needs=PARSED,
-    summary="a value has another JSON type",
+    "a value has another JSON type",
     also=(KEY_ADDED, KEY_REMOVED, LIST_LENGTH_CHANGED),
 )
 def skeleton_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
@@ -281,13 +267,7 @@ def _function(schema: dict) -> dict:
     return schema.get("function", schema)
 
 
-@check(
-    "model_rejects_variant",
-    Layer.INTEGRITY,
-    Severity.CRITICAL,
-    needs=PARSED,
-    summary="the benchmark's own models reject the variant",
-)
+@parsed_integrity("model_rejects_variant", Severity.CRITICAL, "the benchmark's own models reject the variant")
 def model_rejects_variant(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """The variant opened in the benchmark's own harness (`ctx.loaded`, which behaviour and the agents'
     replays read); one that does not load suppresses what needs it loaded."""

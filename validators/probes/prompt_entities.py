@@ -16,12 +16,14 @@ from collections.abc import Iterator
 
 from babelflow.ir import ArtifactRole, IRElement, PythonLiteralLocator
 from source_benchmarks.registry import family_of
-from validators.checks import Scope, check
+from validators.checks import Scope, check, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer
 from validators.findings import Hit, Severity
 from validators.probes.consistency import path_of
 from validators.probes.prose_references import REFERENCE_LOST
+
+paired_consistency = check_on(Layer.CONSISTENCY, PAIRED)
 
 
 def _task_literals(ctx: ValidationContext, attributes: frozenset[str]) -> dict[tuple[str, str], dict[str, str]]:
@@ -85,12 +87,10 @@ def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         )
 
 
-@check(
+@paired_consistency(
     "compared_name_rendered_apart",
-    Layer.CONSISTENCY,
     Severity.CRITICAL,
-    needs=PAIRED,
-    summary="a name a task's prompt quotes and its check compares reads another way in the environment",
+    "a name a task's prompt quotes and its check compares reads another way in the environment",
 )
 def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """The environment's fields that hold such a name (a channel, file, contact, event title) in another

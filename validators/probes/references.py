@@ -22,12 +22,14 @@ import re
 from collections.abc import Iterator
 
 from babelflow.ir import ArtifactRole, PreserveReason
-from validators.checks import Scope, check
+from validators.checks import Scope, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity
 from validators.findings import Hit
 from validators.map_parity import map_targets
 from validators.probes.pseudo_checks import comparable, pseudo_style
+
+paired_consistency = check_on(Layer.CONSISTENCY, PAIRED)
 
 
 def _name(value: str) -> bool:
@@ -57,12 +59,10 @@ def rendered_entities(ctx: ValidationContext) -> dict[str, set[str]]:
     return out
 
 
-@check(
+@paired_consistency(
     "entity_rendering_unknown",
-    Layer.CONSISTENCY,
     Severity.MAJOR,
-    needs=PAIRED,
-    summary="task prose names a DB entity with a rendering neither the DB nor the canonical map holds",
+    "task prose names a DB entity with a rendering neither the DB nor the canonical map holds",
 )
 def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     style = pseudo_style(ctx)
