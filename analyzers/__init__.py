@@ -2,6 +2,7 @@
 
 # Bump whenever inventory, evidence, linking or typing logic changes: saved IRs are then re-derived.
 # 3: instrumented replay + differential evidence (issue 13); 4: code trials, non-tool docstrings left out
-ANALYZER_VERSION = "9"  # 7: id templates without spaces stay Preserve (issue 26); 8: τ³ evidence beyond the
+ANALYZER_VERSION = "10"  # 7: id templates without spaces stay Preserve (issue 26); 8: τ³ evidence beyond the
 # gold calls (golden-retrieval lookups, the user tool list, a coverage replay of the read tools, group field paths)
 # 9: entity classes decided by the evidence (issue 23): keys kept, per-class decisions in the IR
+# 10: code texts carry their format slots and the reply keys their code reads (issue 38); f-string escapes resolved

@@ -30,12 +30,22 @@ class CodeText:
     text: str
     name: str | None = None  # the assigned name for constants, the keyword for call arguments
     in_tool: bool = False  # inside a function decorated with @is_tool
+    formatted: bool = False  # an f-string's text: each `{expr}` is a slot the code fills
+
+
+@dataclass(frozen=True)
+class KeyRead:
+    """A string key the code reads (`reply["reasoning"]`, `.get("results")`): a prompt must keep it."""
+
+    key: str
+    line: int
 
 
 @dataclass
 class CodeScan:
     texts: list[CodeText] = field(default_factory=list)
     compared_literals: dict[str, list[int]] = field(default_factory=dict)  # value -> lines
+    key_reads: list[KeyRead] = field(default_factory=list)
 
 
 _TEXT_METHODS = {"strip", "lstrip", "rstrip"}
@@ -53,7 +63,7 @@ def string_value(node: cst.BaseExpression) -> str | None:
         parts = []
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
-                parts.append(part.value)
+                parts.append(_resolved_escapes(part.value, node.start))
             elif isinstance(part, cst.FormattedStringExpression):
                 parts.append("{" + cst.Module([]).code_for_node(part.expression) + "}")
             else:
@@ -70,6 +80,28 @@ def string_value(node: cst.BaseExpression) -> str | None:
         left, right = string_value(node.left), string_value(node.right)
         return None if left is None or right is None else left + right
     return None
+
+
+def _resolved_escapes(text: str, prefix: str) -> str:
+    """An f-string's text part with its escapes (\\n) as the compiler resolves them, `{{` kept: the
+    text matches what the code produces, and its slots are still told apart from literal braces."""
+    if "\\" not in text or "r" in prefix.lower():
+        return text
+    try:
+        return ast.literal_eval('"""' + text.replace('"', '\\"') + '"""')
+    except (ValueError, SyntaxError):
+        return text
+
+
+def is_formatted(node: cst.BaseExpression) -> bool:
+    """Does the literal's text hold f-string slots?"""
+    if isinstance(node, cst.FormattedString):
+        return True
+    if isinstance(node, cst.ConcatenatedString):
+        return is_formatted(node.left) or is_formatted(node.right)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return is_formatted(node.func.value)
+    return False
 
 
 def _decorator_names(node: cst.FunctionDef) -> set[str]:
@@ -110,7 +142,9 @@ class _Collector(cst.CSTVisitor):
         occurrence = self.counts.get(key, 0)
         self.counts[key] = occurrence + 1
         line = self.get_metadata(PositionProvider, node).start.line
-        self.scan.texts.append(CodeText(self._qualname(), role, occurrence, line, text, name, self.tool_depth > 0))
+        self.scan.texts.append(
+            CodeText(self._qualname(), role, occurrence, line, text, name, self.tool_depth > 0, is_formatted(node))
+        )
 
     def _compared(self, node: cst.BaseExpression) -> None:
         for sub in _string_children(node):
@@ -162,6 +196,14 @@ class _Collector(cst.CSTVisitor):
         if func.endswith((".startswith", ".endswith", ".get")) or func in ("getattr", "hasattr", "setattr"):
             for arg in node.args[:2]:
                 self._compared(arg.value)
+        if func.endswith(".get") and node.args:
+            self._key_read(node.args[0].value)
+
+    def _key_read(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.SimpleString):
+            key = string_value(node)
+            if key:
+                self.scan.key_reads.append(KeyRead(key, self.get_metadata(PositionProvider, node).start.line))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target
@@ -184,6 +226,7 @@ class _Collector(cst.CSTVisitor):
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 self._compared(element.slice.value)
+                self._key_read(element.slice.value)
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
@@ -352,11 +395,7 @@ class _LiteralScanner(cst.CSTVisitor):
             return
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText) and part.value:
-                text = part.value.replace("{{", "{").replace("}}", "}")
-                try:  # escapes (\n) as the compiler resolves them
-                    text = ast.literal_eval('"""' + text.replace('"', '\\"') + '"""') if "\\" in text else text
-                except (ValueError, SyntaxError):
-                    pass
+                text = _resolved_escapes(part.value.replace("{{", "{").replace("}}", "}"), node.start)
                 self._add(qual, "fstring_part", text, part)
 
 

@@ -22,6 +22,7 @@ from analyzers.runtime_evidence import RuntimeEvidenceIndex
 from analyzers.typing_rules import FieldTyper, TypeDecision, override_decision
 from babelflow.docstring_parts import split_docstring
 from babelflow.errors import BabelflowError
+from babelflow.format_slots import code_slots
 from babelflow.ir import (
     IR_SCHEMA_VERSION,
     AnalysisFinding,
@@ -237,6 +238,9 @@ class InventoryBuilder:
 
     def python_artifact(self, spec: ArtifactSpec) -> None:
         scan = scan_python_file(self.bench.artifact_path(spec))
+        key_reads: dict[str, str] = {}
+        for read in scan.key_reads:
+            key_reads.setdefault(read.key, f"{spec.path}:{read.line}")
         for text in scan.texts:
             if spec.role is ArtifactRole.TOOL_CODE and text.role == "docstring" and not text.in_tool:
                 continue  # tau2 builds schemas from @is_tool functions only: no model reads this docstring
@@ -268,6 +272,7 @@ class InventoryBuilder:
             else:
                 element = self.add(spec.path, probe, f"{spec.role.value}:{text.role}", text.text, decision)
                 element.evidence_type = plain.translation_type if plain is not None else None
+                element.code_slots = code_slots(text.text, fstring=text.formatted, key_reads=key_reads)
                 self.code_texts.append((element, text, spec))
 
     def _docstring_parts(self, spec: ArtifactSpec, text: CodeText, decision: TypeDecision) -> list[IRElement]:

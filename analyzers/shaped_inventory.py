@@ -19,6 +19,7 @@ from analyzers.perturbation_trial import TrialState, profile_disagreements, reco
 from analyzers.profile import LoadedProfile
 from analyzers.runtime_evidence import RuntimeEvidenceIndex
 from analyzers.typing_rules import TypeDecision, data_leaf_decision, runtime_literal_decision, tool_message_decision
+from babelflow.format_slots import code_slots
 from babelflow.ir import (
     ArtifactFormat,
     ArtifactRole,
@@ -69,18 +70,23 @@ class ShapedInventory(InventoryBuilder):
                 if literal.qualname in tools and not literal.is_dict_key:
                     locator = _code_locator(spec, literal.qualname, "tool_output", literal.occurrence, literal.line)
                     decision = tool_message_decision(literal.value)
-                    self._shaped(spec.path, locator, "tool_code:message", literal.value, decision)
+                    element = self._shaped(spec.path, locator, "tool_code:message", literal.value, decision)
+                    if literal.where != "fstring_part":
+                        element.code_slots = code_slots(literal.value, fstring=False)
             return
         composed_text = _free_text("combined task text (TaskCombinator)")
         for composed in bench.composed_texts(spec):
             if WORD.search(composed.text):
                 locator = _code_locator(spec, composed.qualname, "prompt", 0)
-                self._shaped(spec.path, locator, "task_code:attribute", composed.text, composed_text)
+                element = self._shaped(spec.path, locator, "task_code:attribute", composed.text, composed_text)
+                element.code_slots = code_slots(composed.text, fstring=False)
         for literal in literals:
             role: PythonTextRole = "prompt" if literal.where == "attribute" else "constant"
             locator = _code_locator(spec, literal.qualname, role, literal.occurrence, literal.line)
             decision = runtime_literal_decision(literal)
-            self._shaped(spec.path, locator, f"task_code:{literal.where}", literal.value, decision)
+            element = self._shaped(spec.path, locator, f"task_code:{literal.where}", literal.value, decision)
+            if literal.where != "fstring_part":  # a part is the text between slots: it holds none
+                element.code_slots = code_slots(literal.value, fstring=False)
 
 
 def _code_locator(

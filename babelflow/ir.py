@@ -220,6 +220,17 @@ class LinkGroup(Record):
     evidence: list[RuntimeEvidence] = Field(default_factory=list, description="bounded sample of observations")
 
 
+SlotKind = Literal["fstring", "format_field", "printf", "jinja", "parsed_key"]
+
+
+class CodeSlot(Record):
+    """A span of a code text that code fills or reads, kept verbatim in every translation (format_slots.py)."""
+
+    text: str = Field(description="as the source text holds it, e.g. {status['ssid']}, %s or \"reasoning\"")
+    kind: SlotKind
+    evidence: str = Field(description="why it is kept: an f-string expression, a key the code reads at file:line")
+
+
 class IRElement(Record):
     id: str = Field(description="stable id: hash of artifact + locator")
     artifact: str = Field(description="path relative to the benchmark root")
@@ -240,6 +251,10 @@ class IRElement(Record):
     evidence: str | None = Field(default=None, description="id of the FieldEvidence entry for this element's type")
     evidence_type: TranslationType | None = Field(
         default=None, description="the type the evidence alone gives (no profile); differs => the profile decided"
+    )
+    code_slots: list[CodeSlot] = Field(
+        default_factory=list,
+        description="a code text's format slots and the reply keys its code reads, in order: Preserve inside the text",
     )
 
 

@@ -38,6 +38,11 @@ class CodeText(Record):
     name: str | None = None
     source: str
     target: str
+    slots: list[str] | None = Field(
+        default=None,
+        description="the source's format slots and parsed keys in order, each kept by the target (None: an overlay "
+        "written before slots were recorded)",
+    )
 
 
 class CodeOverlay(Record):
@@ -55,13 +60,9 @@ class CodeOverlay(Record):
     def docstrings(self) -> dict[tuple[str, str], str]:
         return {(t.module, t.qualname): t.target for t in self.texts if t.role == "docstring"}
 
-    def message_pairs(self) -> list[tuple[str, str]]:
-        """(source, target) of texts that reach models through tool results and schemas."""
-        return [
-            (t.source, t.target)
-            for t in self.texts
-            if t.role in ("error_message", "tool_output", "constant", "field_description")
-        ]
+    def message_texts(self) -> list[CodeText]:
+        """The texts that reach models through tool results and schemas."""
+        return [t for t in self.texts if t.role in ("error_message", "tool_output", "constant", "field_description")]
 
 
 class ArtifactHash(Record):

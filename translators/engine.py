@@ -15,6 +15,7 @@ from pydantic import Field
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap
 from babelflow.entity_policy import EntityRendering
+from babelflow.format_slots import target_slot_problems
 from babelflow.glossary import term_matcher
 from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
@@ -60,6 +61,7 @@ class TranslationStats(Record):
     requests: int = 0
     segments_sent: int = 0
     memory_hits: int = 0
+    slot_retries: int = Field(default=0, description="code texts sent again alone after their slots came back changed")
     units_by_origin: dict[str, int] = Field(
         default_factory=dict,
         description="who made the units: translator id, '… (memory)', 'canonical map (…)', 'reviewed', 'failed'",
@@ -100,7 +102,41 @@ def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, st
     rendered = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups}
     canonical_terms = {t: target for t, target in rendered.items() if target}
     preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
-    return protect(unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None)
+    return protect(
+        unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None, slots=unit.slots
+    )
+
+
+def refuse_changed_slots(units: list[TranslationUnit], ir: IRDocument, targets: dict[str, str]) -> list[UnitFailure]:
+    """Take out of `targets` every code text whose slots differ from its source's (a translator's,
+    the memory's, a reviewer's or an imported text alike): the rebuild never writes one."""
+    by_id = {element.id: element for element in ir.elements}
+    refused = []
+    for unit in units:
+        if not unit.slots:
+            continue
+        problems: dict[str, list[str]] = {}
+        for element_id in unit.element_ids:
+            element = by_id[element_id]
+            target = targets.get(element_id)
+            found = target_slot_problems(element.code_slots, target) if target is not None else []
+            if found:
+                problems[element_id] = found
+                del targets[element_id]
+        if problems:
+            first = next(iter(problems.values()))
+            refused.append(
+                UnitFailure(
+                    unit_key=unit.key,
+                    element_ids=list(problems),
+                    source_text=unit.text,
+                    problems=first + [SLOT_REFUSAL],
+                )
+            )
+    return refused
+
+
+SLOT_REFUSAL = "refused: the code fills its slots by their source text, so this target would reach models unfilled"
 
 
 def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterable[list[PendingUnit]]:
@@ -197,45 +233,79 @@ class TranslationEngine:
         for item in misses:
             sharing.setdefault(item.tm_key, []).append(item)
         for batch in _batches([group[0] for group in sharing.values()], self.max_items, self.max_chars):
-            request = TranslationRequest(
-                source_language=self.source_language,
-                target_language=self.language,
-                segments=[
-                    ProtectedSegment(
-                        segment_id=i.unit.key, text=i.protected.text, context=i.unit.context, kind=i.unit.kind
-                    )
-                    for i in batch
-                ],
-                glossary=self._terms_in("\n".join(i.protected.text for i in batch)),
-            )
-            response = self.translator.translate(request)
-            stats.requests += response.usage.requests
-            stats.segments_sent += len(batch)
-            stats.characters_sent += response.usage.input_characters
-            problems = check_response(request, response)
-            by_id = {s.segment_id: s.text for s in response.segments}
-            fresh: dict[str, str] = {}
-            for first in batch:
-                text = by_id.get(first.unit.key)
-                for item in sharing[first.tm_key]:
-                    if text is None:
-                        failed = response.failed.get(first.unit.key)
-                        results[item.unit.key] = Failed(
-                            (list(failed) if failed else None)
-                            or problems
-                            or ["translator returned no text for this segment"]
-                        )
-                        continue
-                    restored = self._restore(item, text)
-                    results[item.unit.key] = restored
-                    self._origins[item.unit.key] = self.translator.translator_id
-                    if isinstance(restored, Translated):
-                        fresh[item.tm_key] = text  # only good translations are remembered
-            self.memory.put_many(fresh)
+            self._send(batch, sharing, results, stats)
             done += sum(len(sharing[first.tm_key]) for first in batch)
             if progress:
                 progress(done, total)
+        self._retry_slots(misses, sharing, results, stats)
         return results
+
+    def _send(
+        self,
+        batch: list[PendingUnit],
+        sharing: dict[str, list[PendingUnit]],
+        results: dict[str, UnitResult],
+        stats: TranslationStats,
+    ) -> None:
+        """One request for `batch` (one unit per shared protected text); results of every sharer recorded."""
+        request = TranslationRequest(
+            source_language=self.source_language,
+            target_language=self.language,
+            segments=[
+                ProtectedSegment(segment_id=i.unit.key, text=i.protected.text, context=i.unit.context, kind=i.unit.kind)
+                for i in batch
+            ],
+            glossary=self._terms_in("\n".join(i.protected.text for i in batch)),
+        )
+        response = self.translator.translate(request)
+        stats.requests += response.usage.requests
+        stats.segments_sent += len(batch)
+        stats.characters_sent += response.usage.input_characters
+        problems = check_response(request, response)
+        by_id = {s.segment_id: s.text for s in response.segments}
+        fresh: dict[str, str] = {}
+        for first in batch:
+            text = by_id.get(first.unit.key)
+            for item in sharing[first.tm_key]:
+                if text is None:
+                    failed = response.failed.get(first.unit.key)
+                    results[item.unit.key] = Failed(
+                        (list(failed) if failed else None)
+                        or problems
+                        or ["translator returned no text for this segment"]
+                    )
+                    continue
+                restored = self._restore(item, text)
+                results[item.unit.key] = restored
+                self._origins[item.unit.key] = self.translator.translator_id
+                if isinstance(restored, Translated):
+                    fresh[item.tm_key] = text  # only good translations are remembered
+        self.memory.put_many(fresh)
+
+    def _retry_slots(
+        self,
+        misses: list[PendingUnit],
+        sharing: dict[str, list[PendingUnit]],
+        results: dict[str, UnitResult],
+        stats: TranslationStats,
+    ) -> None:
+        """A code text whose slots came back changed (a slot's placeholder lost or rewritten) is sent again
+        alone, its slots still protected: a batch's neighbours no longer confuse the model. Failing twice,
+        it stays a recorded failure, its problems saying it was retried."""
+        failed = [
+            item
+            for item in misses
+            if item.unit.slots and item is sharing[item.tm_key][0] and isinstance(results.get(item.unit.key), Failed)
+        ]
+        for item in failed:
+            self._send([item], sharing, results, stats)
+            stats.slot_retries += 1
+            again = results[item.unit.key]
+            if isinstance(again, Failed):
+                for sharer in sharing[item.tm_key]:
+                    results[sharer.unit.key] = Failed(
+                        again.problems + ["retried alone with its slots protected: the slots came back changed again"]
+                    )
 
     @staticmethod
     def _restore(item: PendingUnit, translated: str) -> UnitResult:
@@ -370,6 +440,7 @@ class TranslationEngine:
         for element_id, text in reviewed.items():
             if element_id in targets:
                 targets[element_id] = text
+        failures += refuse_changed_slots(free_units, ir, targets)
         for failure in failures:
             self._origins[failure.unit_key] = "failed"
         origins = dict(self._origins)

@@ -18,6 +18,7 @@ from babelflow.text import CONTROL_TOKEN, PLACEHOLDER
 
 PlaceholderKind = Literal[
     "marker",  # a literal ⟦N⟧ already in the source: protected so it cannot be confused with ours
+    "slot",  # a code text's format slot or a reply key its code reads (babelflow/format_slots.py)
     "code",
     "template",
     "printf",
@@ -113,15 +114,21 @@ def protect(
     *,
     preserve_tokens: Iterable[str] = (),
     canonical_terms: Mapping[str, str] | None = None,
+    slots: Iterable[str] = (),
 ) -> ProtectedText:
     """Replace every protected span of ``text`` by ``⟦N⟧`` (N in order of appearance).
 
-    Overlaps: the earliest match wins, then the longest, then caller terms (canonical, preserve)
+    Overlaps: the earliest match wins, then the longest, then caller terms (slots, canonical, preserve)
     over generic patterns; spans never nest.
     """
     canonical = dict(canonical_terms or {})
     # (start, end, priority, kind, restore_as); a lower priority number wins ties
     candidates: list[tuple[int, int, int, PlaceholderKind, str | None]] = []
+    for slot in sorted(set(slots), key=lambda text: (-len(text), text)):  # code: no word boundary to respect
+        start = text.find(slot)
+        while start >= 0:
+            candidates.append((start, start + len(slot), -1, "slot", None))
+            start = text.find(slot, start + 1)
     canonical_re = _literal_pattern(canonical, "canonical_terms")
     if canonical_re is not None:
         for match in canonical_re.finditer(text):

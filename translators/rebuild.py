@@ -21,6 +21,7 @@ from babelflow.atomic_io import remove_stale_temps, sha256_bytes, sha256_file, w
 from babelflow.canonical_map import CanonicalMap, save_canonical_map
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
 from babelflow.errors import BabelflowError
+from babelflow.format_slots import target_slot_problems
 from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, IRElement, MarkdownBlockLocator
 from babelflow.markdown_blocks import split_markdown
 from babelflow.output_guard import check_variant_out
@@ -144,6 +145,8 @@ def _overlay(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], la
                 element.source_text,
                 targets[element.id],
             )
+        elif target_slot_problems(element.code_slots, targets[element.id]):
+            continue  # the engine refuses these; a targets file edited since is still never written
         elif targets[element.id] != element.source_text:
             overlay.texts.append(
                 CodeText(
@@ -153,6 +156,7 @@ def _overlay(bench: SourceBenchmark, ir: IRDocument, targets: dict[str, str], la
                     occurrence=locator.occurrence,
                     source=element.source_text,
                     target=targets[element.id],
+                    slots=[slot.text for slot in element.code_slots],
                 )
             )
     for (module, qualname, occurrence), part_targets in sorted(docstring_parts.items()):

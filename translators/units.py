@@ -24,6 +24,7 @@ class TranslationUnit:
     canonical_group: str | None
     inline_tokens: tuple[str, ...]
     element_ids: list[str] = field(default_factory=list)
+    slots: tuple[str, ...] = ()  # a code text's format slots and parsed keys: protected whole
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ def extract_units(ir: IRDocument) -> tuple[list[TranslationUnit], list[Translati
                     f"{ir.benchmark} {element.role}",
                     None,
                     tuple(element.inline_tokens),
+                    slots=tuple(slot.text for slot in element.code_slots),
                 ),
             )
         unit.element_ids.append(element.id)

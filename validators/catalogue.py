@@ -17,6 +17,7 @@ MODULES = (
     "validators.probes.pseudo_checks",
     "validators.probes.pair_checks",
     "validators.probes.behavior",
+    "validators.probes.rendered_outputs",
     # not checks, but they declare kinds: the failed translations, the back-translation and the agents
     "validators.translation_failures",
     "validators.backtranslation",

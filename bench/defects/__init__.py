@@ -40,6 +40,12 @@ from bench.defects.agentdojo import (
     agentdojo_fstring_slot_translated,
 )
 from bench.defects.canonical import canonical_db_value_renamed, canonical_gold_value_left_in_source
+from bench.defects.code_slots import (
+    code_slot_dropped,
+    code_slot_expression_translated,
+    code_slots_swapped,
+    parsed_key_translated,
+)
 from bench.defects.families import (
     agentdojo_prompt_entity_changed,
     pseudo_word_left_in_assertion,
@@ -97,6 +103,7 @@ AD_TRAVEL, AD_BANKING, AD_SLACK, AD_WORKSPACE = (
     "agentdojo-slack",
     "agentdojo-workspace",
 )
+TAU3_BANKING = "tau3-banking_knowledge"
 _ALL = (MOCK, FIXTURE, RETAIL, TELECOM, AIRLINE)
 
 _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
@@ -155,6 +162,11 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     # τ³ banking_knowledge: names the data shares with tools.py
     (tau3_class_name_renamed_in_data, ("tau3-banking_knowledge",)),
     (tau3_tool_name_translated_in_document, ("tau3-banking_knowledge",)),
+    # issue 38: code slots and parsed keys, in every family (AgentDojo's prompts parse no reply keys)
+    (code_slot_expression_translated, (TELECOM, AD_TRAVEL, TAU3_BANKING, AD_WORKSPACE, RETAIL)),
+    (code_slot_dropped, (TELECOM, AD_TRAVEL, TAU3_BANKING, AD_WORKSPACE, RETAIL)),
+    (code_slots_swapped, (TELECOM, AD_TRAVEL, TAU3_BANKING, RETAIL)),
+    (parsed_key_translated, (TELECOM, TAU3_BANKING, RETAIL)),
 ]
 
 CATALOGUE: dict[str, DefectKind] = {

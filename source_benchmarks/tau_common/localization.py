@@ -84,7 +84,7 @@ class ToolkitLocalizer:
     def __init__(self, overlay: CodeOverlay, module: str):
         self.overlay = overlay
         self.module = module
-        self.catalog: TextCatalog = MessageCatalog(overlay.message_pairs())
+        self.catalog: TextCatalog = MessageCatalog.of_overlay(overlay)
         mapping: dict[str, str] = {}
         for text in overlay.texts:
             if text.role in ("field_description", "docstring"):

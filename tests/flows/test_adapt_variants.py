@@ -167,7 +167,7 @@ def test_clean_variant_validates_to_an_empty_failure_set(benchmark_id, language,
 def test_behaviour_equals_the_source_for_every_task(benchmark_id, language, adapted, source_pairs, target_pairs):
     result, variant = adapted(benchmark_id, language)
     expected = source_pairs(benchmark_id)
-    catalog = MessageCatalog(load_overlay(result.paths.variant / OVERLAY_NAME).message_pairs())
+    catalog = MessageCatalog.of_overlay(load_overlay(result.paths.variant / OVERLAY_NAME))
     target_pairs = target_pairs(benchmark_id, language)
     assert len(target_pairs) == len(expected)
     for golden, nothing in target_pairs:
@@ -272,3 +272,56 @@ def test_registered_agent_and_user_read_the_translated_prompts(adapted):
             tools=None, instructions="x", llm="x"
         ).global_simulation_guidelines
     )
+
+
+def _rendered_calls(catalog: MessageCatalog, source_golden, variant_golden) -> list:
+    from validators.map_parity import Renderings
+    from validators.probes.rendered_outputs import rendered_call
+
+    calls = [
+        rendered_call(theirs.output, ours.output, catalog, Renderings())
+        for theirs, ours in zip(source_golden.tool_calls, variant_golden.tool_calls)
+    ]
+    return [call for call in calls if call is not None]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_telecom_tool_outputs_reach_the_user_filled(language, adapted, source_pairs, target_pairs):
+    """Issue 38: every golden tool call (the user's device tools too) whose output a code text with slots made
+    renders in the variant with each slot's run-time value and no raw slot syntax."""
+    result, _ = adapted("tau2-telecom", language)
+    catalog = MessageCatalog.of_overlay(load_overlay(result.paths.variant / OVERLAY_NAME))
+    expected = source_pairs("tau2-telecom")
+    rendered = []
+    for golden, _ in target_pairs("tau2-telecom", language):
+        rendered += _rendered_calls(catalog, expected[golden.task_id][0], golden)
+    broken = [(c.fill.source, c.raw_slots, c.lost_values) for c in rendered if c.raw_slots or c.lost_values]
+    assert broken == []
+    templates = {f.source for c in rendered for f in c.fills}  # a toggle's message inside the status-bar template
+    assert len(rendered) > 1000
+    assert "Mobile Data is now {'ON' if new_state else 'OFF'}." in templates
+    assert "Preferred Network Mode set to: {valid_mode.value}" in templates
+    assert all(c.target != c.source for c in rendered)  # translated, not left in English
+
+
+def test_a_translated_slot_reaches_the_user_raw_and_loses_its_value(adapted, source_pairs):
+    """The Apertium rendering of the toggles before slots were protected, put back in an overlay: the device
+    tools' outputs, rendered by the variant's catalog as its harness renders them, show the raw slot."""
+    result, _ = adapted("tau2-telecom", "en-XA")
+    overlay = load_overlay(result.paths.variant / OVERLAY_NAME)
+    slot = "{'ON' if new_state else 'OFF'}"
+    for text in overlay.texts:
+        text.target = text.target.replace(slot, "{'ENCIMA' si new_state más 'FUERA'}")
+    catalog = MessageCatalog.of_overlay(overlay)
+    rendered = []
+    for golden, _ in source_pairs("tau2-telecom").values():
+        source_only = golden.model_copy(
+            update={
+                "tool_calls": [c.model_copy(update={"output": catalog.translate(c.output)}) for c in golden.tool_calls]
+            }
+        )
+        rendered += [c for c in _rendered_calls(catalog, golden, source_only) if slot in c.fill.source]
+    assert rendered
+    for call in rendered:
+        assert call.raw_slots == ["{'ENCIMA' si new_state más 'FUERA'}"]
+        assert call.lost_values in (["ON"], ["OFF"])

@@ -44,7 +44,7 @@ def spanish(tmp_path_factory, analyzed):
 
 
 def _check_behaviour(result, variant, expected) -> None:
-    catalog = MessageCatalog(load_overlay(result.paths.variant / OVERLAY_NAME).message_pairs())
+    catalog = MessageCatalog.of_overlay(load_overlay(result.paths.variant / OVERLAY_NAME))
     from babelflow.gc_pause import gc_paused
 
     with gc_paused():  # as the behaviour layer replays: collections walking the session's IRs doubled replay time

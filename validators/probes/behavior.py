@@ -138,7 +138,7 @@ class Replays:
 
     @cached_property
     def catalog(self) -> MessageCatalog:
-        return MessageCatalog(self.ctx.overlay.message_pairs()) if self.ctx.overlay else MessageCatalog([])
+        return MessageCatalog.of_overlay(self.ctx.overlay) if self.ctx.overlay else MessageCatalog([])
 
     @cached_property
     def db_translated(self) -> bool:

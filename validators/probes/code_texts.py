@@ -1,10 +1,12 @@
-"""The code's own texts: literals the IR keeps must stay kept in the code overlay, and a profile that
-translates a field the instrumented run saw executed is reported for the analysis route."""
+"""The code's own texts: literals the IR keeps must stay kept in the code overlay, a code text's slots and
+parsed keys must come through its translation intact, and a profile that translates a field the
+instrumented run saw executed is reported for the analysis route."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from babelflow.format_slots import target_slot_problems
 from babelflow.ir import TranslationType
 from validators.checks import Scope, check
 from validators.context import ValidationContext
@@ -46,6 +48,36 @@ def preserved_code_text_translated(ctx: ValidationContext, scope: Scope) -> Iter
                 element_id=at.get((text.module, text.qualname, text.role, text.occurrence)),
                 source=text.source,
                 target=text.target,
+            )
+
+
+@check(
+    "code_slot_changed",
+    Layer.INTEGRITY,
+    Severity.CRITICAL,
+    summary="a code text's format slot or parsed key is changed, dropped, duplicated or swapped: code cannot fill it",
+)
+def code_slot_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
+    """Each overlay text keeps its source's slots (f-string expressions, format fields, % conversions, Jinja)
+    and the reply keys its code reads, as the IR records them: the code fills a slot by its source text, so
+    a rewritten one reaches the agent, the user simulator or the judge raw."""
+    if ctx.overlay is None:
+        return
+    slotted = {ctx.code_key(e): e for e in ctx.ir.elements if e.code_slots}
+    for text in ctx.overlay.texts:
+        element = slotted.get((text.module, text.qualname, text.role, text.occurrence))
+        if element is None or element.source_text != text.source:
+            continue
+        problems = target_slot_problems(element.code_slots, text.target)
+        if problems:
+            yield Hit(
+                artifact=text.module,
+                location=f"{text.qualname} ({text.role})",
+                message="; ".join(problems),
+                element_id=element.id,
+                source=text.source,
+                target=text.target,
+                detail={"slots": ", ".join(slot.text for slot in element.code_slots)},
             )
 
 

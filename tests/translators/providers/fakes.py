@@ -79,7 +79,7 @@ class Fault:
     """``kind``: transport faults 429 | 500 | overloaded (Anthropic 529, else 503) | timeout |
     malformed (garbled HTTP body); provider answers 400 | 404 | quota | refusal | empty (no choices,
     no content, no tool call) | context_window; model output faults bad_json | truncated |
-    drop_placeholder | wrong_language | answered | commentary | drop_id | no_usage.
+    drop_placeholder | rewrite_slot | wrong_language | answered | commentary | drop_id | no_usage.
     ``times=None`` repeats forever; ``match`` limits the fault to requests holding a segment whose
     text contains it (and aims segment faults at it); ``task`` is translate or review.
     ``retry_after`` goes out with 429/overloaded from OpenAI and Anthropic; DashScope's 429s
@@ -169,6 +169,8 @@ def _translate(segments: list[dict], fault: Fault | None) -> list[dict]:
         source = segments[aim]["text"]
         if fault.kind == "drop_placeholder":
             out[aim]["text"] = _PLACEHOLDER.sub("", han(source), count=1)
+        elif fault.kind == "rewrite_slot":  # a model "translating" a protected slot: {status} -> {estado}
+            out[aim]["text"] = _PLACEHOLDER.sub("{estado['ssid']}", han(source), count=1)
         elif fault.kind == "wrong_language":
             out[aim]["text"] = source
         elif fault.kind == "answered":
