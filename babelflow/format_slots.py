@@ -24,7 +24,7 @@ from babelflow.ir import CodeSlot, Record, SlotKind
 
 FORMAT_FIELD = re.compile(r"\{(?:[A-Za-z_]\w*(?:\.\w+|\[[^\[\]{}\n]*\])*|\d+)?(?:![rsa])?(?::[^{}\n]*)?\}")
 PRINTF = re.compile(r"(?<!%)%(?:\([A-Za-z_]\w*\))?[-+#0]*(?:[1-9]\d*|\*)?(?:\.\d+)?[sdiouxXeEfFgGcr](?![A-Za-z])")
-JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+JINJA = re.compile(r"\{\{[^{}]*\}\}|\{%[^{}%]*%\}|\{#[^{}#]*#\}")  # no brace inside: linear from every start
 _QUOTES = "'\""
 
 

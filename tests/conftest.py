@@ -93,6 +93,34 @@ def analyzed(tmp_path_factory) -> Callable:
 
 
 @pytest.fixture(scope="session")
+def code_texts_of() -> Callable:
+    """code_texts_of(benchmark_id) -> an IRDocument of the benchmark's code texts only, inventoried and typed by
+    the analyzer's own inventory (its profile, no replays): slots and parsed keys without a domain's analysis
+    (telecom's whole analysis is minutes and gigabytes; its device tools' texts are a second)."""
+    from analyzers.inventory import InventoryBuilder
+    from analyzers.located_evidence import LocatedEvidence
+    from analyzers.profile import load_profile
+    from analyzers.runtime_evidence import RuntimeEvidenceIndex
+    from babelflow.ir import ArtifactFormat
+    from source_benchmarks import get_benchmark
+
+    cache: dict[str, object] = {}
+
+    def get(benchmark_id: str):
+        if benchmark_id not in cache:
+            bench = get_benchmark(benchmark_id)
+            profile = load_profile(benchmark_id)
+            builder = InventoryBuilder(bench, profile, RuntimeEvidenceIndex(), LocatedEvidence())
+            for spec in bench.artifacts():
+                if spec.translatable and spec.format is ArtifactFormat.PYTHON:
+                    builder.python_artifact(spec)
+            cache[benchmark_id] = builder.document(profile, [])
+        return cache[benchmark_id]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def source_pairs(tmp_path_factory) -> Callable:
     """source_pairs(benchmark_id) -> {task_id: (golden, do_nothing)} of the packaged source, once per session
     (once per run under xdist, as JSON of the ReplayOutcome records).

@@ -163,10 +163,10 @@ _KINDS: list[tuple[Callable, tuple[str, ...]]] = [
     (tau3_class_name_renamed_in_data, ("tau3-banking_knowledge",)),
     (tau3_tool_name_translated_in_document, ("tau3-banking_knowledge",)),
     # issue 38: code slots and parsed keys, in every family (AgentDojo's prompts parse no reply keys)
-    (code_slot_expression_translated, (TELECOM, AD_TRAVEL, TAU3_BANKING, AD_WORKSPACE, RETAIL)),
-    (code_slot_dropped, (TELECOM, AD_TRAVEL, TAU3_BANKING, AD_WORKSPACE, RETAIL)),
+    (code_slot_expression_translated, (TELECOM, AD_TRAVEL, TAU3_BANKING, AD_WORKSPACE, RETAIL, MOCK)),
+    (code_slot_dropped, (TELECOM, AD_TRAVEL, TAU3_BANKING, AD_WORKSPACE, RETAIL, MOCK)),
     (code_slots_swapped, (TELECOM, AD_TRAVEL, TAU3_BANKING, RETAIL)),
-    (parsed_key_translated, (TELECOM, TAU3_BANKING, RETAIL)),
+    (parsed_key_translated, (TELECOM, TAU3_BANKING, RETAIL, MOCK)),
 ]
 
 CATALOGUE: dict[str, DefectKind] = {

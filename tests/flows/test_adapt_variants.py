@@ -304,7 +304,7 @@ def test_telecom_tool_outputs_reach_the_user_filled(language, adapted, source_pa
     assert all(c.target != c.source for c in rendered)  # translated, not left in English
 
 
-def test_a_translated_slot_reaches_the_user_raw_and_loses_its_value(adapted, source_pairs):
+def test_a_translated_telecom_slot_reaches_the_user_raw_and_loses_its_value(adapted, source_pairs):
     """The Apertium rendering of the toggles before slots were protected, put back in an overlay: the device
     tools' outputs, rendered by the variant's catalog as its harness renders them, show the raw slot."""
     result, _ = adapted("tau2-telecom", "en-XA")

@@ -49,8 +49,8 @@ class SlotRewriter(PseudoLocaleTranslator):
 
 
 @pytest.fixture
-def telecom_code(analyzed) -> IRDocument:
-    return code_texts(analyzed("tau2-telecom"))
+def telecom_code(code_texts_of) -> IRDocument:
+    return code_texts(code_texts_of("tau2-telecom"))
 
 
 def _engine(translator, tmp_path) -> TranslationEngine:

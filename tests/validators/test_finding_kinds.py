@@ -84,6 +84,7 @@ def test_the_layers_run_their_registered_checks_integrity_first():
         "final_state_changed",
         "tool_output_escaped",
         "initial_state_changed",
+        "rendered_output_broken",  # issue 38: what code texts render, read back through them
     ]
     # the pseudo-locale check reads what the pair catalogue found before it (a broken translator's fields)
     assert names[Layer.FIDELITY].index("field_pairs") < names[Layer.FIDELITY].index("pseudo_words_left")

@@ -169,12 +169,13 @@ def pseudo_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             continue
         if not target or target == element.source_text:
             continue  # missing, or copied whole (the `untranslated` check reports that)
-        key = (element.source_text, target, tuple(element.inline_tokens))
+        tokens = [*element.inline_tokens, *(slot.text for slot in element.code_slots)]  # slots are code: kept
+        key = (element.source_text, target, tuple(tokens))
         if key not in memo:
-            memo[key] = plain_source_words(element.source_text, target, element.inline_tokens, style, kept)
+            memo[key] = plain_source_words(element.source_text, target, tokens, style, kept)
         if read_by_no_model(ctx, element) or element.id in malfunctioned:
             continue  # maintainer metadata: no fidelity target
-        forced = forced_literals(element.source_text, target, element.inline_tokens, statuses, style)
+        forced = forced_literals(element.source_text, target, tokens, statuses, style)
         in_forced = {w for value in forced for w in re.split(r"[_ ]", value)}
         for value in forced:
             yield _leak(element, target, value, True)

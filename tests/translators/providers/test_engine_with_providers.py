@@ -76,3 +76,36 @@ def test_outage_mid_run_then_rerun_pays_only_for_missing_segments(fake, make_tra
     assert all(
         element in outcome.targets for unit in free for element in unit.element_ids
     )  # the rerun completed the rest
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_model_that_rewrites_a_slot_is_refused_per_unit_and_retried(
+    provider, fake, make_translator, code_texts_of, tmp_path
+):
+    """Issue 38: a model that writes a 'translated' slot (`{estado['ssid']}`) where the protected slot's
+    placeholder was is refused for that unit only; the unit is sent again alone and, answered well, kept."""
+    from babelflow.format_slots import target_slot_problems
+
+    full = code_texts_of("tau2-telecom")
+    ir = full.model_copy(update={"elements": [e for e in full.elements if e.code_slots]})
+    wifi = next(u for u in extract_units(ir)[1] if u.text.startswith("Wi-Fi is ON and connected to"))
+    fake.script(provider, Fault("rewrite_slot", times=1, match="Wi-Fi is ON and connected to"))
+    outcome = _engine(make_translator(provider), tmp_path).translate(
+        ir, CanonicalMap(benchmark="tau2-telecom", language="zh-Hans")
+    )
+    assert outcome.failures == []
+    sent = [s for s in fake.state.requests(provider) if wifi.key in s.segment_ids]
+    assert len(sent) == 2  # refused once (the model translator's own check), then answered well
+    by_id = {e.id: e for e in ir.elements}
+    assert all(target_slot_problems(by_id[i].code_slots, outcome.targets[i]) == [] for i in wifi.element_ids)
+    # a model that keeps doing it: a recorded failure of that unit, never a target
+    fake.reset()
+    fake.script(provider, Fault("rewrite_slot", times=None, match="Wi-Fi is ON and connected to"))
+    again = TranslationEngine(
+        make_translator(provider), "zh-Hans", TranslationMemory(tmp_path / "other.jsonl")
+    ).translate(ir, CanonicalMap(benchmark="tau2-telecom", language="zh-Hans"))
+    failed = {f.unit_key: f for f in again.failures}
+    assert wifi.key in failed and any("retried alone" in p for p in failed[wifi.key].problems)
+    assert again.stats.slot_retries >= 1
+    assert [s for s in fake.state.requests(provider) if s.segment_ids == [wifi.key]]  # the engine's retry: alone
+    assert not set(wifi.element_ids) & set(again.targets)
