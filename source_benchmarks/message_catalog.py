@@ -37,14 +37,6 @@ class SlotFill:
 class TextCatalog(Protocol):
     """Anything that renders a run-time message in the variant's language."""
 
-    def fill_of(self, text: str) -> SlotFill | None:
-        """The template `text` was made from (the longest that matches whole), with its slots' values."""
-        for pattern, slots, target, source in self.templates:
-            match = pattern.fullmatch(text)
-            if match:
-                return SlotFill(source, target, slots, list(zip(slots, match.groups())))
-        return None
-
     def translate(self, text: str) -> str: ...
 
 
