@@ -67,7 +67,8 @@ def _read(fill: SlotFill, catalog: MessageCatalog, fills: list[SlotFill], leaves
 def rendered_call(source: str, target: str, catalog: MessageCatalog, renderings: Renderings) -> RenderedCall | None:
     """The source output read through the overlay's templates, and what the variant's output of the same
     call lost (None: no template with slots made it)."""
-    outer = catalog.fill_of(source.removeprefix("Error: "))
+    made = source.removeprefix("Error: ")
+    outer = None if made in catalog.exact else catalog.fill_of(made)  # read as the catalog renders it: whole first
     if outer is None:
         return None
     fills: list[SlotFill] = []
