@@ -4,7 +4,8 @@ Golden replays score the same whether or not a tool's message reaches the user s
 evaluator never reads it. So each golden tool call whose source output a code text of the overlay made
 (`Wi-Fi is ON and connected to 'HomeNet'`) is read back through that template, and the variant's output of
 the same call must carry every slot's run-time value (as is, or as the variant renders that value) and no
-raw slot syntax (`{estado['ssid']}`, `%s`). Comparing the two outputs modulo translation cannot see this:
+raw slot syntax (`{estado['ssid']}`, `%s`). A value the variant shows otherwise through an intact template
+came from other data (a renamed DB value): that is reported where the data is, not here. Comparing the two outputs modulo translation cannot see this:
 both sides go through the same catalog, broken slots and all.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from babelflow.format_slots import format_slots
 from source_benchmarks.message_catalog import MessageCatalog, SlotFill
@@ -50,6 +52,12 @@ def _value_in(value: str, target: str, renderings: Renderings, catalog: MessageC
     return any(candidate and candidate in target for candidate in candidates)
 
 
+def _intact(fill: SlotFill) -> bool:
+    """The variant's template keeps every slot of the source's: a value it shows differently came from other
+    data (a renamed DB value, another hashed id), which the consistency checks report where it is."""
+    return all(fill.target.count(slot) >= fill.source.count(slot) for slot in set(fill.slots))
+
+
 def _read(fill: SlotFill, catalog: MessageCatalog, fills: list[SlotFill], leaves: list[tuple[SlotFill, str]]) -> None:
     """Every template a run-time text went through (a slot's value another code text made, read in turn)
     and the leaf values the code put in their slots."""
@@ -64,9 +72,25 @@ def _read(fill: SlotFill, catalog: MessageCatalog, fills: list[SlotFill], leaves
             leaves.append((fill, value.strip()))
 
 
-def rendered_call(source: str, target: str, catalog: MessageCatalog, renderings: Renderings) -> RenderedCall | None:
+def same_inputs(source: Any, target: Any, renderings: Renderings) -> bool:
+    """The variant's call got the source's arguments, each string as is or as the variant renders it. Other
+    arguments make other values (an account id hashed from them): a data defect that other checks report."""
+    if isinstance(source, dict) and isinstance(target, dict):
+        return source.keys() == target.keys() and all(same_inputs(v, target[k], renderings) for k, v in source.items())
+    if isinstance(source, list) and isinstance(target, list):
+        return len(source) == len(target) and all(same_inputs(a, b, renderings) for a, b in zip(source, target))
+    if isinstance(source, str) and isinstance(target, str):
+        return source == target or renderings.accepts(source, target)
+    return source == target
+
+
+def rendered_call(
+    source: str, target: str, catalog: MessageCatalog, renderings: Renderings, same_arguments: bool = True
+) -> RenderedCall | None:
     """The source output read through the overlay's templates, and what the variant's output of the same
-    call lost (None: no template with slots made it)."""
+    call lost (None: no template with slots made it). Raw slot syntax is read on every call; a value counts
+    as lost only from a template that dropped or changed its slot, on a call whose arguments were the
+    source's (`same_arguments`)."""
     made = source.removeprefix("Error: ")
     outer = None if made in catalog.exact else catalog.fill_of(made)  # read as the catalog renders it: whole first
     if outer is None:
@@ -77,7 +101,11 @@ def rendered_call(source: str, target: str, catalog: MessageCatalog, renderings:
     in_source = {slot.text for slot in format_slots(source, fstring=True)}
     raw = [slot.text for slot in format_slots(target, fstring=True) if slot.text not in in_source]
     raw += [slot for f in fills for slot in f.slots if slot in target and slot not in source and slot not in raw]
-    lost = [(f, value) for f, value in leaves if not _value_in(value, target, renderings, catalog)]
+    lost = [
+        (f, value)
+        for f, value in leaves
+        if same_arguments and not _intact(f) and not _value_in(value, target, renderings, catalog)
+    ]
     blamed = next((f for f in reversed(fills) if any(slot in f.target for slot in raw)), None)
     blamed = blamed or (lost[0][0] if lost else outer)
     return RenderedCall(blamed, fills, source, target, raw, list(dict.fromkeys(value for _, value in lost)))
@@ -92,7 +120,8 @@ def rendered_calls(replays: Replays) -> Iterator[tuple[str, RenderedCall]]:
         for a, b in zip(sg.tool_calls, tg.tool_calls):
             if a.name != b.name:
                 break  # tool_calls_changed reports a diverging sequence
-            call = rendered_call(a.output, b.output, catalog, replays.renderings)
+            same = same_inputs(a.arguments, b.arguments, replays.renderings)
+            call = rendered_call(a.output, b.output, catalog, replays.renderings, same)
             if call is not None:
                 yield task_id, call
 
