@@ -13,6 +13,7 @@ PAIRS = [
     ("Product not found", "[Þŕöðûçţ ñöţ ƒöûñð one two]"),
     ("{item_id} not found", "[{item_id} ñöţ ƒöûñð one]"),
 ]
+BROKEN = MessageCatalog([PAIRS[1][:1] + ("[{îţéɱ_îð} ñöţ ƒöûñð one]",)], {PAIRS[1][0]: ["{item_id}"]})
 CATALOG = MessageCatalog(PAIRS, {"Product not found": [], "{item_id} not found": ["{item_id}"]})
 
 
@@ -25,8 +26,7 @@ def test_a_whole_message_is_read_whole():
 def test_a_template_message_carries_its_value_or_is_reported():
     filled = rendered_call("Error: 1008292230 not found", "Error: [1008292230 ñöţ ƒöûñð one]", CATALOG, Renderings())
     assert filled is not None and filled.raw_slots == [] and filled.lost_values == []
-    broken = MessageCatalog([("{item_id} not found", "[{îţéɱ_îð} ñöţ ƒöûñð one]")], {"{item_id} not found": ["{item_id}"]})
-    raw = rendered_call("Error: 1008292230 not found", "Error: [{îţéɱ_îð} ñöţ ƒöûñð one]", broken, Renderings())
+    raw = rendered_call("Error: 1008292230 not found", "Error: [{îţéɱ_îð} ñöţ ƒöûñð one]", BROKEN, Renderings())
     assert raw is not None and raw.raw_slots == ["{îţéɱ_îð}"] and raw.lost_values == ["1008292230"]
     assert raw.fill.source == "{item_id} not found"
 
@@ -41,8 +41,7 @@ def test_a_call_with_other_arguments_is_read_for_raw_slots_only():
     assert same_inputs(source, {**source, "account_class": "Ĝöļð Þļûš Åççöûñţ"}, renderings)
     assert not same_inputs(source, {**source, "account_class": "Ĝöļð Þļûš Åççöûñţ"}, Renderings())
     assert not same_inputs({"ids": ["a", "b"]}, {"ids": ["a"]}, Renderings())
-    broken = MessageCatalog([("{item_id} not found", "[{îţéɱ_îð} ñöţ ƒöûñð one]")], {"{item_id} not found": ["{item_id}"]})
-    raw = rendered_call("Error: 1 not found", "Error: [{îţéɱ_îð} ñöţ ƒöûñð one]", broken, Renderings(), False)
+    raw = rendered_call("Error: 1 not found", "Error: [{îţéɱ_îð} ñöţ ƒöûñð one]", BROKEN, Renderings(), False)
     assert raw is not None and raw.raw_slots == ["{îţéɱ_îð}"] and raw.lost_values == []
 
 

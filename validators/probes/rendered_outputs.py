@@ -5,7 +5,8 @@ evaluator never reads it. So each golden tool call whose source output a code te
 (`Wi-Fi is ON and connected to 'HomeNet'`) is read back through that template, and the variant's output of
 the same call must carry every slot's run-time value (as is, or as the variant renders that value) and no
 raw slot syntax (`{estado['ssid']}`, `%s`). A value the variant shows otherwise through an intact template
-came from other data (a renamed DB value): that is reported where the data is, not here. Comparing the two outputs modulo translation cannot see this:
+came from other data (a renamed DB value): that is reported where the data is, not here.
+Comparing the two outputs modulo translation cannot see this:
 both sides go through the same catalog, broken slots and all.
 """
 
