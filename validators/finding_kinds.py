@@ -85,6 +85,14 @@ def declare_kinds(
 
 for _layer in Layer:  # what a validator agent raises in its own words, on any layer
     declare_kind(REVIEWER_JUDGEMENT, _layer, Severity.MAJOR, frozenset(), "a validator agent's own finding")
+# what a human raises: a unit failed in a rejected sign-off sample (flows/review/signoff_log.py queues it)
+SAMPLE_UNIT_FAILED = declare_kind(
+    "sample_unit_failed",
+    Layer.FIDELITY,
+    Severity.MAJOR,
+    frozenset(),
+    "a unit the reviewer failed in a rejected sign-off sample (its MQM category and severity in the message)",
+)
 
 
 def declared() -> dict[tuple[Layer, str], FindingKind]:

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import typer
 from rich.prompt import Prompt
-from rich.table import Table
 
 from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
 from flows.cli.common import cli_errors, console, shown_text
 from flows.cli.options import BENCHMARK, NOTE, REVIEWER, takes
-from flows.review.signoff import Signer, sign_off
+from flows.review.signoff import Signer
 from flows.review.store import Decision, ReviewDecision, ReviewStore, Route, review_folder
 from flows.server.auth import auth_path
 from validators.finding_kinds import suggested_route
@@ -64,7 +63,22 @@ def review(
         help="Sign the variant off (only when no findings are open): shows the sample of units to read"
         " (ISO 2859-1 level II, stratified by role and risk) side by side and records it.",
     ),
-    yes: bool = typer.Option(False, "--yes", help="With --sign: I have read the sample shown (no question asked)."),
+    fail: list[str] = typer.Option(
+        [],
+        "--fail",
+        help="With --sign: a sampled unit that fails, UNIT=CATEGORY:SEVERITY[:note] (MQM core: accuracy, fluency,"
+        " terminology, locale_convention, style; minor, major, critical); repeatable.",
+    ),
+    verdicts: Path | None = typer.Option(
+        None,
+        "--verdicts",
+        help="With --sign: a JSON list of unit verdicts ({unit_key, verdict pass|fail, category, severity, note}).",
+    ),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        help="With --sign: I read every sampled unit; those without a verdict pass (else each is asked).",
+    ),
     variant: Path | None = typer.Option(
         None,
         "--variant",
@@ -105,7 +119,10 @@ def review(
             )
         for finding in notes:
             console.print(f"note {finding.id}: {shown_text(finding.message)}", highlight=False)
-        _sign(settings, benchmark, lang, store, signer, yes=yes)
+        from flows.cli.signing import parsed_failures, read_verdicts, sign_sampled  # noqa: PLC0415
+
+        given = (read_verdicts(verdicts) if verdicts else []) + parsed_failures(fail)
+        sign_sampled(settings, benchmark, lang, store, signer, given, yes=yes)
         return
     groups = group_findings(queue.findings)
     by_group = {g.id: g for g in groups}
@@ -200,55 +217,6 @@ def review(
             else "this variant was made elsewhere: its makers fix the confirmed findings, then validate it again"
         ),
         soft_wrap=True,
-    )
-
-
-def _sign(
-    settings: BabelflowSettings, benchmark: str, lang: str, store: ReviewStore, signer: Signer, *, yes: bool
-) -> None:
-    """Show the translator's tier and the sample side by side; record the sample with the sign-off."""
-    from flows.cli.units import out  # noqa: PLC0415
-    from flows.review.signoff import SAMPLE_RULE, TIERS, signing_tier  # noqa: PLC0415
-    from flows.review.signoff_sample import sign_sample  # noqa: PLC0415
-    from flows.review.workbench import Workbench  # noqa: PLC0415
-
-    with console.status(f"reading {benchmark} {lang} and drawing the sample …"):
-        bench = Workbench.of_variant(settings, benchmark, lang)
-        not_ready = [r.key for r in bench.records if r.origin_class in ("pending", "failed")]
-        if not_ready:
-            raise BabelflowError(
-                f"{len(not_ready)} unit(s) have no translation in this variant yet ({', '.join(not_ready[:3])} …)",
-                fix=f"run `babelflow flow {benchmark} --lang {lang}` (or `babelflow adapt`) first, then sign",
-            )
-        sample = sign_sample(bench)
-    translator_id, tier = signing_tier(bench)
-    out.print(f"translator {translator_id}: tier {tier} — {TIERS[tier]}", highlight=False)
-    out.print(
-        f"sample: {SAMPLE_RULE}: lot {sample.lot_size} units -> code letter {sample.code_letter} -> n ="
-        f" {sample.sample_size}; by stratum " + ", ".join(f"{s} {n}" for s, n in sample.strata.items()),
-        highlight=False,
-    )
-    table = Table(show_lines=True, expand=True)
-    table.add_column("unit · stratum · origin", overflow="fold", ratio=1)
-    table.add_column("source", overflow="fold", ratio=3)
-    table.add_column("target", overflow="fold", ratio=3)
-    table.add_column("checks", overflow="fold", ratio=2)
-    for unit in sample.units:
-        table.add_row(
-            f"{unit.unit_key[:12]}\n{unit.stratum}{' · task ' + unit.task if unit.task else ''}\n{unit.origin}",
-            shown_text(unit.source),
-            shown_text(unit.target),
-            shown_text("; ".join(unit.checks) or "pass"),
-        )
-    out.print(table)
-    fix_hint = f"correct what is wrong with `babelflow correct {benchmark} --lang {lang} --id UNIT --text …`"
-    if not yes and not typer.confirm(f"Have you read these {len(sample.units)} units and accept them?", default=False):
-        raise BabelflowError("Not signed", fix=f"{fix_hint}, then sign again")
-    record = sign_off(bench, store, sample, signer)
-    out.print(
-        f"signed off by {record.reviewer} ({tier}: {len(sample.units)} sampled units recorded):"
-        f" {bench.run.paths.variant / 'babelflow_signoff.json'}",
-        highlight=False,
     )
 
 

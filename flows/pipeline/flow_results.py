@@ -3,13 +3,18 @@ that carries it (AwaitingReview, AwaitingSignoff, Signed, ...)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from prefect.states import Completed, Failed, State
 from pydantic import Field
 
 from babelflow.ir import Record
+
+if TYPE_CHECKING:
+    from babelflow.settings import BabelflowSettings
+    from flows.review.signoff_log import SignoffDecision
 
 
 class StageRun(Record):
@@ -30,7 +35,7 @@ class RoundRecord(Record):
     )
 
 
-FlowStatus = Literal["signed", "awaiting_review", "awaiting_signoff", "rounds_exhausted"]
+FlowStatus = Literal["signed", "signoff_rejected", "awaiting_review", "awaiting_signoff", "rounds_exhausted"]
 
 
 class AdaptFlowResult(Record):
@@ -63,6 +68,7 @@ class AdaptFlowResult(Record):
 FINAL_STATES: dict[str, tuple[Any, str]] = {
     "signed": (Completed, "Signed"),
     "awaiting_signoff": (Completed, "AwaitingSignoff"),
+    "signoff_rejected": (Failed, "SignoffRejected"),
     "awaiting_review": (Failed, "AwaitingReview"),
     "rounds_exhausted": (Failed, "RoundsExhausted"),
 }
@@ -83,8 +89,43 @@ def final_state(result: AdaptFlowResult) -> State[AdaptFlowResult]:
         "ReviewTimedOut": f"{where}: nobody answered the review form in time; {len(result.open_findings)} "
         f"open findings: babelflow review {result.benchmark} --lang {result.language}, then rerun",
         "RoundsExhausted": f"{where}: findings remain after {len(result.rounds)} rounds",
+        "SignoffRejected": f"{where}: the sign-off sample was rejected; {len(result.open_findings)} failing unit(s)"
+        f" queued: babelflow units {result.benchmark} --lang {result.language} --failing, correct them, then rerun",
     }
     return make(name=name, message=messages[name], data=result)
+
+
+def mark_run_state(settings: BabelflowSettings, flow_run_id: str | None, decision: SignoffDecision) -> str | None:
+    """A sign-off decided in the terminal shows on the flow run that waited for it: Signed (Completed type)
+    or SignoffRejected (Failed type), set on the project's Prefect server when one runs. Returns the line
+    to show (None: no run or no server to tell)."""
+    from uuid import UUID  # noqa: PLC0415
+
+    from prefect.client.orchestration import get_client  # noqa: PLC0415
+
+    from flows.server.local_server import running_server, use_server  # noqa: PLC0415
+
+    if not flow_run_id:
+        return None
+    server = running_server(settings)
+    if server is None and not os.environ.get("PREFECT_API_URL"):
+        return f"flow run {flow_run_id} keeps its state (no Prefect server runs: `babelflow server`)"
+    if server is not None:
+        use_server(server, settings)
+    signed = decision.decision == "signed"
+    make, name = (Completed, "Signed") if signed else (Failed, "SignoffRejected")
+    reason = decision.outcome.reason if decision.outcome else ""
+    message = f"{decision.benchmark} {decision.language}: " + (
+        f"signed by {decision.reviewer} in the terminal ({reason})"
+        if signed
+        else f"sign-off rejected by {decision.reviewer} in the terminal: {reason}"
+    )
+    try:
+        with get_client(sync_client=True) as client:
+            client.set_flow_run_state(UUID(flow_run_id), make(name=name, message=message), force=True)
+    except Exception as exc:  # the decision is recorded either way; the UI label is best effort
+        return f"flow run {flow_run_id} keeps its state ({type(exc).__name__}: {exc})"
+    return f"flow run {flow_run_id} now reads {name}"
 
 
 def outcome(state: State) -> AdaptFlowResult:

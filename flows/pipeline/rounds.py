@@ -36,10 +36,11 @@ from flows.pipeline.stage_tasks import (
     rebuild_task,
     translate_task,
 )
-from flows.review.forms import ask_for_review, signoff_form
-from flows.review.material import review_material_markdown, signoff_material_markdown
+from flows.review.forms import ask_for_review, form_verdicts, signoff_form
+from flows.review.material import plan_line, review_material_markdown, signoff_material_markdown
 from flows.review.named_pause import pause_named
-from flows.review.signoff import Signer, sign_off, signing_tier, void_stale_signoff
+from flows.review.signoff import Signer, signing_tier, signoff_state, void_stale_signoff
+from flows.review.signoff_log import SignoffLog, conclude, deferred, rejected_unit_findings
 from flows.review.signoff_sample import sign_sample
 from flows.review.store import ReviewStore
 from flows.review.workbench import Workbench
@@ -248,6 +249,7 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
         reviewed, forget = apply_decisions(run, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
         failures, variant = _one_round(run, reviewed, forget, record)
+        failures = _with_rejected_units(run, store, failures)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))
         ids["report_artifact_id"], material_url = _publish(run, round_no, failures, variant, record.units_by_origin)
@@ -270,6 +272,21 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
     return ended("rounds_exhausted", [])
 
 
+def _with_rejected_units(run: AdaptationRun, store: ReviewStore, failures: FailureSet) -> FailureSet:
+    """A rejected sign-off's failing units stay open findings while their text reads as judged."""
+    rejection = SignoffLog(store.folder).last_rejection()
+    if rejection is None:
+        return failures
+    queued = FailureSet(
+        benchmark=run.benchmark,
+        language=run.language,
+        findings=rejected_unit_findings(Workbench.load(run), rejection),
+        validators=["signoff"],
+    )
+    still = store.open_findings(queued).findings  # a dismissed one stays dismissed until its text changes
+    return failures.model_copy(update={"findings": failures.findings + still}) if still else failures
+
+
 def _sign(
     run: AdaptationRun,
     variant: Path,
@@ -288,10 +305,12 @@ def _sign(
         variant_dir=variant,
         **ids,
     )
+    if signoff_state(variant).valid:  # an unchanged rerun of a signed variant stays signed
+        return result.model_copy(update={"status": "signed"})
     review_timeout = run.request.review.timeout
     if review_timeout <= 0:
         return result
-    # the stratified sample a reviewer reads and signs for, as `babelflow review --sign` draws it
+    # the stratified sample a reviewer reads and judges, as `babelflow review --sign` draws it
     bench = Workbench.load(run)
     sample = sign_sample(bench)
     translator_id, tier = signing_tier(bench)
@@ -309,8 +328,10 @@ def _sign(
     form = signoff_form(
         f"**No open findings.** Translator {translator_id} ({tier}). Read {read}: "
         f"{sample.sample_size} of {sample.lot_size} units drawn by role and risk (ISO 2859-1 level II, "
-        f"letter {sample.code_letter}). Correct a unit with `babelflow correct {benchmark} --lang {language} "
-        '--id ID --text "…"`, then approve.'
+        f"letter {sample.code_letter}). {plan_line(sample)} Mark each unit below pass or fail (a failing unit"
+        f" takes its MQM category and severity), tick that you read them all, then Resume. Correct a unit with"
+        f' `babelflow correct {benchmark} --lang {language} --id ID --text "…"` after this sign-off.',
+        sample,
     )
     try:
         with pause_named("AwaitingSignoff"):
@@ -319,8 +340,13 @@ def _sign(
             )
     except FlowPauseTimeout:
         return result.model_copy(update={"timed_out": True})
-    if not answer.approve:
-        return result
     signer = Signer(reviewer=answer.reviewer, note=answer.note, flow_run_id=str(current_flow_run.id))
-    sign_off(bench, store, sample, signer)
-    return result.model_copy(update={"status": "signed"})
+    verdicts = form_verdicts(answer, sample)
+    if not answer.read:  # nothing decided; the note is babelflow's to keep, not only Prefect's input table
+        SignoffLog(store.folder).append(deferred(bench, signer))
+        return result
+    decision = conclude(bench, store, sample, verdicts, signer)
+    if decision.decision == "signed":
+        return result.model_copy(update={"status": "signed"})
+    queued = [f.id for f in queue.findings] if (queue := store.queue()) else []
+    return result.model_copy(update={"status": "signoff_rejected", "open_findings": queued})

@@ -16,7 +16,9 @@ from prefect.input import RunInput
 from pydantic import BaseModel, Field, create_model
 
 from babelflow.ir import PreserveReason
+from flows.review.acceptance import MqmCategory, MqmSeverity, UnitVerdict
 from flows.review.named_pause import pause_named
+from flows.review.signoff import SignOffSample
 from flows.review.store import ReviewDecision
 from validators.finding_kinds import Route, suggested_route
 from validators.findings import FailureSet, Finding, FindingGroup, group_findings
@@ -45,17 +47,66 @@ class ReviewForm(RunInput):
 
 
 class SignOffForm(RunInput):
+    """The sign-off: one verdict per sampled unit (fields unit_N, unit_N_category, unit_N_severity, built
+    per sample by `signoff_form`), counted against the plan's Ac/Re."""
+
     reviewer: str = Field(default="", title="Your name", description="recorded with the sign-off")
-    approve: bool = Field(default=False, title="I read the sample units and approve this variant")
-    note: str = Field(default="", title="Note", description="what you checked, what you accept")
+    read: bool = Field(
+        default=False,
+        title="I read every sampled unit and marked those that fail",
+        description="unticked: nothing is decided (the run waits for a sign-off; the note is logged)",
+    )
+    note: str = Field(default="", title="Note", description="what you checked")
 
 
-def signoff_form(description: str) -> type[SignOffForm]:
-    """The sign-off form with this round's description (RunInput.with_initial_data would rebuild its
-    fields from their types alone and drop their titles)."""
-    model = create_model("SignOffForm", __base__=SignOffForm)
+def unit_field(number: int) -> str:
+    return f"unit_{number}"
+
+
+def signoff_form(description: str, sample: SignOffSample) -> type[SignOffForm]:
+    """The sign-off form with this sample's units, each side by side in its field's description
+    (RunInput.with_initial_data would rebuild fields from their types alone and drop their titles)."""
+    fields: dict = {}
+    for number, unit in enumerate(sample.units, start=1):
+        about = f"{unit.stratum} · {unit.role}\n\nsource: {unit.source[:400]}\n\ntarget: {unit.target[:400]}"
+        fields[unit_field(number)] = (
+            Literal["pass", "fail"],
+            Field(default="pass", title=f"{number}. {unit.unit_key[:12]}", description=about),
+        )
+        fields[f"{unit_field(number)}_category"] = (
+            Literal[("", *(c.value for c in MqmCategory))],
+            Field(default="", title="MQM category if it fails"),
+        )
+        fields[f"{unit_field(number)}_severity"] = (
+            Literal[("", *(s.value for s in MqmSeverity))],
+            Field(default="", title="severity if it fails"),
+        )
+    model = create_model("SignOffForm", __base__=SignOffForm, **fields)
     model._description = description
     return model
+
+
+def form_verdicts(answer: SignOffForm, sample: SignOffSample) -> list[UnitVerdict]:
+    """The form's verdicts; a failing unit without its category or severity is counted major accuracy
+    (the usual reading of an unlabelled failure), said in its note."""
+    verdicts = []
+    for number, unit in enumerate(sample.units, start=1):
+        values = answer.model_dump()
+        if values.get(unit_field(number), "pass") != "fail":
+            verdicts.append(UnitVerdict(unit_key=unit.unit_key, verdict="pass"))
+            continue
+        category = values.get(f"{unit_field(number)}_category") or ""
+        severity = values.get(f"{unit_field(number)}_severity") or ""
+        verdicts.append(
+            UnitVerdict(
+                unit_key=unit.unit_key,
+                verdict="fail",
+                category=MqmCategory(category or "accuracy"),
+                severity=MqmSeverity(severity or "major"),
+                note="" if category and severity else "category/severity not given in the form: read as major accuracy",
+            )
+        )
+    return verdicts
 
 
 def _row_fields(prefix: str, title: str, about: str, decisions: tuple[str, ...], route: Route, one: bool) -> dict:

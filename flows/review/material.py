@@ -128,6 +128,17 @@ def _group_block(
     return lines
 
 
+def plan_line(sample: SignOffSample) -> str:
+    """The count that decides, in words."""
+    plan = sample.plan
+    if plan is None:  # a record signed before the plan was kept
+        return "No acceptance plan recorded."
+    return (
+        f"**Acceptance:** AQL {plan.aql} %: accepted with at most **{plan.accept}** failing of {plan.sample_size}"
+        f" (Ac), rejected from **{plan.reject}** (Re); one critical error rejects whatever the count."
+    )
+
+
 def signoff_material_markdown(
     sample: SignOffSample, benchmark: str, language: str, translator_id: str, tier: str
 ) -> str:
@@ -139,16 +150,19 @@ def signoff_material_markdown(
         f"by role and risk (ISO 2859-1 general inspection level II, code letter {sample.code_letter}); "
         "strata: " + ", ".join(f"{name} {count}" for name, count in sample.strata.items()) + ".",
         "",
-        f'Correct a unit: `babelflow correct {benchmark} --lang {language} --id ID --text "…"`; '
-        "the next round applies it.",
+        plan_line(sample),
+        "",
+        "Mark each unit pass or fail in the form (field *unit N* is unit N below); a failing unit takes its MQM"
+        f' category and severity. Correct a unit: `babelflow correct {benchmark} --lang {language} --id ID --text "…"`'
+        " (allowed while the run waits here); the next round applies it.",
     ]
-    by_stratum: dict[str, list[SampledUnit]] = {}
-    for unit in sample.units:
-        by_stratum.setdefault(unit.stratum, []).append(unit)
+    by_stratum: dict[str, list[tuple[int, SampledUnit]]] = {}
+    for number, unit in enumerate(sample.units, start=1):
+        by_stratum.setdefault(unit.stratum, []).append((number, unit))
     for stratum, units in by_stratum.items():
         lines += ["", f"## {stratum} ({len(units)})", ""]
-        for unit in units:
-            where = f"`{unit.unit_key[:12]}` · {unit.role}" + (f" · task `{unit.task}`" if unit.task else "")
+        for number, unit in units:
+            where = f"{number}. `{unit.unit_key[:12]}` · {unit.role}" + (f" · task `{unit.task}`" if unit.task else "")
             checks = f" · checks: {'; '.join(unit.checks)}" if unit.checks else ""
             lines += [f"**{where}** · made by {unit.origin} · risk {unit.risk}{checks}", ""]
             lines += side_by_side([(unit.source, unit.target)], language)

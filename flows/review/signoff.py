@@ -29,6 +29,7 @@ from pydantic import Field
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
 from babelflow.ir import Record
 from babelflow.variant import ArtifactHash, load_manifest, save_record
+from flows.review.acceptance import TIER_AQL, AcceptancePlan, SampleOutcome, UnitVerdict, acceptance_plan
 from flows.review.store import ReviewStore
 
 if TYPE_CHECKING:  # the workbench imports this module's records
@@ -36,28 +37,6 @@ if TYPE_CHECKING:  # the workbench imports this module's records
 
 SIGNOFF_NAME = "babelflow_signoff.json"
 
-# ISO 2859-1 Table I (general inspection level II): largest lot size of each code letter
-_CODE_LETTERS = [
-    (8, "A"),
-    (15, "B"),
-    (25, "C"),
-    (50, "D"),
-    (90, "E"),
-    (150, "F"),
-    (280, "G"),
-    (500, "H"),
-    (1200, "J"),
-    (3200, "K"),
-    (10000, "L"),
-    (35000, "M"),
-    (150000, "N"),
-    (500000, "P"),
-]
-# ISO 2859-1 Table II-A (single sampling, normal inspection): code letter -> sample size
-_SAMPLE_SIZES = {
-    "A": 2, "B": 3, "C": 5, "D": 8, "E": 13, "F": 20, "G": 32, "H": 50,
-    "J": 80, "K": 125, "L": 200, "M": 315, "N": 500, "P": 800, "Q": 1250,
-}  # fmt: skip
 SAMPLE_RULE = "ISO 2859-1, general inspection level II, single sampling, normal inspection"
 
 # what sign-off means per translator tier (README "Review")
@@ -91,12 +70,12 @@ def units_tier(translator_id: str, origins: Iterable[str]) -> str:
     return translator_tier(translator_id, human / max(human + counts["draft"], 1))
 
 
-def sample_size(lot: int) -> tuple[str, int]:
-    """(code letter, n) for a lot of `lot` units; n never exceeds the lot."""
+def sample_size(lot: int, aql: float = TIER_AQL["mt"]) -> tuple[str, int]:
+    """(code letter, n) of the plan for a lot of `lot` units at `aql` (flows/review/acceptance.py)."""
     if lot < 2:
         return "A", max(lot, 0)
-    letter = next((code for largest, code in _CODE_LETTERS if lot <= largest), "Q")
-    return letter, min(_SAMPLE_SIZES[letter], lot)
+    plan = acceptance_plan(lot, aql)
+    return plan.code_letter, plan.sample_size
 
 
 class SampledUnit(Record):
@@ -116,6 +95,7 @@ class SignOffSample(Record):
     lot_size: int
     code_letter: str
     sample_size: int
+    plan: AcceptancePlan | None = Field(default=None, description="Ac/Re at the tier's AQL (None: a lot under 2)")
     strata: dict[str, int] = Field(description="stratum -> units sampled from it")
     units: list[SampledUnit]
 
@@ -151,7 +131,7 @@ def draw(candidates: dict[str, list[tuple[float, str]]], n: int, seed: str) -> d
 
 
 class SignOff(Record):
-    schema_version: str = "babelflow.signoff/2"
+    schema_version: str = "babelflow.signoff/3"
     benchmark: str
     language: str
     reviewer: str
@@ -162,6 +142,8 @@ class SignOff(Record):
     tier_requirement: str = ""
     spot_checked_tasks: list[str]
     sample: SignOffSample | None = None
+    verdicts: list[UnitVerdict] = Field(default_factory=list, description="the reviewer's verdict on each sampled unit")
+    outcome: SampleOutcome | None = None
     variant_files: list[ArtifactHash]
     ir_sha256: str
     canonical_map_version: str
@@ -237,8 +219,15 @@ def signing_tier(bench: Workbench) -> tuple[str, str]:
     return translator_id, units_tier(translator_id, (r.origin_class for r in bench.records))
 
 
-def sign_off(bench: Workbench, store: ReviewStore, sample: SignOffSample, signer: Signer) -> SignOff:
-    """Record the sign-off of the run's variant: its files' hashes, the sample read, the decision log."""
+def sign_off(
+    bench: Workbench,
+    store: ReviewStore,
+    sample: SignOffSample,
+    signer: Signer,
+    verdicts: list[UnitVerdict] | None = None,
+    outcome: SampleOutcome | None = None,
+) -> SignOff:
+    """Record the sign-off of the run's variant: its files' hashes, the sample read and judged, the decision log."""
     variant = bench.run.paths.variant
     manifest = load_manifest(variant)
     files = _variant_files(variant)
@@ -254,6 +243,8 @@ def sign_off(bench: Workbench, store: ReviewStore, sample: SignOffSample, signer
         tier_requirement=TIERS.get(tier, ""),
         spot_checked_tasks=sorted({u.task for u in sample.units if u.task}, key=lambda t: (len(t), t)),
         sample=sample,
+        verdicts=verdicts or [],
+        outcome=outcome,
         variant_files=[ArtifactHash(path=str(p.relative_to(variant)), sha256=sha256_file(p)) for p in files],
         ir_sha256=manifest.ir_sha256,
         canonical_map_version=manifest.canonical_map_version,

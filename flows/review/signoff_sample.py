@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from flows.review.signoff import SampledUnit, SignOffSample, draw, sample_size
+from flows.review.acceptance import TIER_AQL, acceptance_plan
+from flows.review.signoff import SampledUnit, SignOffSample, draw, signing_tier
 from flows.review.unit_records import UnitRecord
 from flows.review.workbench import Workbench
 
@@ -32,8 +33,11 @@ def risk(bench: Workbench, record: UnitRecord) -> tuple[float, list[str]]:
 
 
 def sign_sample(bench: Workbench) -> SignOffSample:
+    """The sample at the plan of the units' tier: its size and the Ac/Re the verdicts are counted against."""
     lot = [r for r in bench.records if r.origin_class not in NOT_TRANSLATED and r.target]
-    letter, n = sample_size(len(lot))
+    _, tier = signing_tier(bench)
+    plan = acceptance_plan(len(lot), TIER_AQL[tier])
+    letter, n = plan.code_letter, plan.sample_size
     scored = {r.key: risk(bench, r) for r in lot}
     strata: dict[str, list[tuple[float, str]]] = {}
     for record in lot:
@@ -60,6 +64,7 @@ def sign_sample(bench: Workbench) -> SignOffSample:
         lot_size=len(lot),
         code_letter=letter,
         sample_size=n,
+        plan=plan,
         strata={s: len(k) for s, k in sorted(chosen.items())},
         units=units,
     )

@@ -58,10 +58,15 @@ def _wait_paused(store, deadline: float) -> str:
 
 
 def _run_in_thread(request: AdaptRequest):
-    from flows.pipeline.prefect_flows import adapt_language
+    """The run's AdaptFlowResult in box["result"], whatever its final state (a Failed-type one included)."""
+    from flows.pipeline.prefect_flows import adapt_language, outcome
 
     box: dict = {}
-    thread = threading.Thread(target=lambda: box.setdefault("result", adapt_language(request)), daemon=True)
+
+    def run() -> None:
+        box["result"] = outcome(adapt_language(request, return_state=True))
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread, box
 
@@ -97,7 +102,7 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     _wait_paused(store, time.time() + 120)  # the sign-off form, after a clean fix round
     resume_flow_run(
         store.flow_run_id(),
-        run_input={"reviewer": "ana", "approve": True, "note": "spot-checked"},
+        run_input={"reviewer": "ana", "read": True, "note": "spot-checked"},
     )
     thread.join(180)
     result = box["result"]
@@ -119,10 +124,13 @@ def test_confirmed_finding_is_fixed_and_the_variant_signed(benchmark, prefect_en
     # the flow's sign-off records the sample and the translator's tier, as `babelflow review --sign` does
     assert signoff["tier"] == "pseudo" and signoff["sample"]["sample_size"] >= 1 and signoff["sample"]["units"]
 
-    # an unchanged rerun executes no stage
+    assert signoff["outcome"]["accepted"] and signoff["outcome"]["failing"] == 0
+    assert len(signoff["verdicts"]) == len(signoff["sample"]["units"])
+
+    # an unchanged rerun executes no stage and stays signed
     again = adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path))
     assert all(stage.cached for stage in again.rounds[0].stages), again.rounds[0].stages
-    assert again.status == "awaiting_signoff"
+    assert again.status == "signed"
 
 
 def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
@@ -147,13 +155,53 @@ def test_dismissed_false_alarm_is_not_raised_again(prefect_env, tmp_path):
         run_input=answer_for([group], "bo", {group.id: "dismiss"}, note="verbose but faithful"),
     )
     _wait_paused(store, time.time() + 120)
-    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "approve": False})
+    resume_flow_run(store.flow_run_id(), run_input={"reviewer": "bo", "read": False, "note": "tomorrow"})
     thread.join(180)
     assert box["result"].status == "awaiting_signoff" and box["result"].rounds[-1].findings == 0
+    from flows.review.signoff_log import SignoffLog
+
+    logged = SignoffLog(store.folder).entries()  # not deciding is babelflow's record too, with its note
+    assert [(e.decision, e.reviewer, e.note) for e in logged] == [("deferred", "bo", "tomorrow")]
     # a fresh run (no pause) does not raise it again, and the dismissal is in the log
     again = adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path))
     assert again.open_findings == [] and again.status == "awaiting_signoff"
     assert [(d.decision, d.reviewer, d.note) for d in store.decisions()] == [("dismiss", "bo", "verbose but faithful")]
+
+
+def test_a_sample_the_form_fails_ends_signoff_rejected_and_queues_its_units(prefect_env, tmp_path):
+    from prefect.client.orchestration import get_client
+    from prefect.flow_runs import resume_flow_run
+
+    from flows.pipeline.prefect_flows import adapt_language, outcome
+    from flows.review.signoff_log import SignoffLog
+
+    benchmark = "fixture-library"
+    store = _store(tmp_path, benchmark)
+    thread, box = _run_in_thread(
+        AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path, review=ReviewPolicy(timeout=120))
+    )
+    run_id = _wait_paused(store, time.time() + 120)  # clean: straight to the sign-off form
+    answer = {"reviewer": "cy", "read": True, "note": "two wrong"}
+    answer |= {f"unit_{n}": "fail" for n in range(1, 7)}  # lot 140 at AQL 10 (pseudo): n 20, Ac 5, Re 6
+    answer |= {"unit_1_category": "accuracy", "unit_1_severity": "major"}
+    resume_flow_run(run_id, run_input=answer)
+    thread.join(180)
+    result = box["result"]
+    assert result.status == "signoff_rejected" and len(result.open_findings) == 6
+    with get_client(sync_client=True) as client:
+        state = client.read_flow_run(run_id).state
+    assert state is not None and state.name == "SignoffRejected" and state.is_failed()
+    rejection = SignoffLog(store.folder).last_rejection()
+    assert rejection is not None and rejection.outcome is not None and not rejection.outcome.accepted
+    # the form left the others' category and severity out: read as major accuracy, said in the note
+    assert [(u.category.value, u.severity.value) for u in rejection.rejected_units] == [("accuracy", "major")] * 6
+    assert "read as major accuracy" in rejection.rejected_units[1].note
+    assert not (result.variant_dir / "babelflow_signoff.json").exists()
+    # a rerun holds the failing units open until their text changes
+    request = AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    again = outcome(adapt_language(request, return_state=True))
+    assert again.status == "awaiting_review" and len(again.open_findings) == 6
+    assert {f.kind for f in store.queue().findings} == {"sample_unit_failed"}
 
 
 def test_unattended_run_stops_awaiting_review_and_resumes_after_terminal_review(prefect_env, tmp_path):

@@ -69,8 +69,15 @@ def test_review_form_has_decisions_only_and_reads_back_by_group() -> None:
     row = read_row(answer, group_field(2))
     assert (answer.reviewer, row.decision, row.note, row.replacement) == ("ana", "confirm", "n", None)
     assert read_row(answer, group_field(1)).decision == "skip"
-    signoff = signoff_form("read the sample").model_json_schema()
-    assert set(signoff["properties"]) == {"reviewer", "approve", "note"}
+    from flows.review.signoff import SampledUnit, SignOffSample
+
+    unit = SampledUnit(
+        unit_key="u1", stratum="task", role="r", source="Make sure", target="Marca seguro", origin="draft", risk=1.0
+    )
+    sample = SignOffSample(lot_size=1, code_letter="A", sample_size=1, strata={"task": 1}, units=[unit])
+    signoff = signoff_form("read the sample", sample).model_json_schema()
+    assert set(signoff["properties"]) == {"reviewer", "read", "note", "unit_1", "unit_1_category", "unit_1_severity"}
+    assert "Marca seguro" in signoff["properties"]["unit_1"]["description"]  # side by side in the form
     assert signoff["properties"]["reviewer"]["title"] == "Your name"  # titles kept (with_initial_data drops them)
 
 
@@ -107,7 +114,10 @@ def test_final_states_name_what_the_run_waits_for() -> None:
         "AwaitingSignoff",
         "AwaitingReview",
         "RoundsExhausted",
+        "SignoffRejected",
     }
+    rejected = final_state(result.model_copy(update={"status": "signoff_rejected"}))
+    assert rejected.name == "SignoffRejected" and rejected.is_failed() and "--failing" in rejected.message
     assert all(
         make.__name__ != "Completed" or status in ("signed", "awaiting_signoff")
         for status, (make, _) in FINAL_STATES.items()

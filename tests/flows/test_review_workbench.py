@@ -215,9 +215,11 @@ def test_a_confirmed_finding_is_fixed_by_a_replacement_text(project):
 def test_sample_size_follows_iso_2859_level_ii():
     from flows.review.signoff import allocate, sample_size, translator_tier
 
+    # at AQL 2.5 Table II-A's arrows move letters A and E to the plans below (n = 5, n = 20)
     assert [sample_size(n) for n in (1, 8, 25, 79, 502, 1969, 10_000)] == [
-        ("A", 1), ("A", 2), ("C", 5), ("E", 13), ("J", 80), ("K", 125), ("L", 200),
+        ("A", 1), ("C", 5), ("C", 5), ("F", 20), ("J", 80), ("K", 125), ("L", 200),
     ]  # fmt: skip
+    assert sample_size(79, 1.0) == ("E", 13) and sample_size(502, 0.15) == ("J", 80)
     quota = allocate({"task": 60, "policy": 30, "tool": 9, "db": 1}, 13)
     assert sum(quota.values()) == 13 and quota["db"] == 1 and quota["task"] > quota["policy"] > quota["tool"]
     assert [translator_tier(t) for t in ("pseudo:en-XA/v1", "apertium:eng-spa@x/v3", "openai:gpt-4o/v2")] == [
@@ -225,25 +227,37 @@ def test_sample_size_follows_iso_2859_level_ii():
     ]  # fmt: skip
 
 
-def test_sign_shows_and_records_a_stratified_sample_and_a_rebuild_voids_it(project):
+def _sample(project):
+    from flows.review.signoff_sample import sign_sample
+
+    return sign_sample(_bench(project))
+
+
+def test_sign_shows_the_sample_and_plan_and_accepts_at_most_ac_failures_and_a_rebuild_voids_it(project):
     from flows.review.store import ReviewStore
     from validators.findings import FailureSet
 
     ReviewStore(_review(project)).save_queue(FailureSet(benchmark=BENCH, language="es", findings=[], validators=[]))
-    refused = _cli("review", BENCH, "--lang", "es", "--sign", input="n\n")
-    assert refused.exit_code == 2 and "Not signed" in refused.output
-    signed = _cli("review", BENCH, "--lang", "es", "--sign", "--reviewer", "ana", "--yes")
+    sample = _sample(project)
+    plan = sample.plan
+    assert plan is not None and plan.aql == 2.5 and (plan.code_letter, plan.sample_size) == ("F", 20)
+    assert (plan.accept, plan.reject) == (1, 2)
+    # asked unit by unit: every unit passes but one, a minor fluency slip: 1 <= Ac 1
+    first = sample.units[0]
+    answers = "fail\nfluency\nminor\nrun-on sentence\n" + "pass\n" * (len(sample.units) - 1)
+    signed = _cli("review", BENCH, "--lang", "es", "--sign", "--reviewer", "ana", input=answers)
     assert signed.exit_code == 0, signed.output
-    assert "tier mt" in signed.output and "needs post-editing" in signed.output and "ISO 2859-1" in signed.output
+    said = " ".join(signed.output.split())
+    assert "tier mt" in said and "needs post-editing" in said and "ISO 2859-1" in said
+    assert "at most 1 failing of 20 (Ac), rejected from 2 (Re)" in said and "1 failing of 20 ≤ Ac 1: accepted" in said
     variant = project / "adapted" / BENCH / "es"
     record = orjson.loads((variant / "babelflow_signoff.json").read_bytes())
-    sample = record["sample"]
-    assert (
-        record["tier"] == "mt" and sample["code_letter"] == "E" and len(sample["units"]) == sample["sample_size"] == 13
-    )
-    assert len(sample["strata"]) >= 2 and all(u["source"] and u["target"] for u in sample["units"])
-    assert record["spot_checked_tasks"]  # the tasks the sampled units belong to
-    assert sample["units"][0]["target"][:15] in signed.output
+    assert record["tier"] == "mt" and record["outcome"]["accepted"] and record["outcome"]["failing"] == 1
+    assert [v["unit_key"] for v in record["verdicts"] if v["verdict"] == "fail"] == [first.unit_key]
+    assert len(record["verdicts"]) == len(record["sample"]["units"]) == 20 and len(record["sample"]["strata"]) >= 2
+    assert record["spot_checked_tasks"] and sample.units[0].target[:15] in signed.output
+    log = [orjson.loads(line) for line in (_review(project) / "signoff_log.jsonl").read_bytes().splitlines()]
+    assert [(e["decision"], e["reviewer"]) for e in log] == [("signed", "ana")]
 
     bench = _bench(project)
     record = _free_draft(bench)
@@ -252,6 +266,58 @@ def test_sign_shows_and_records_a_stratified_sample_and_a_rebuild_voids_it(proje
     )
     assert result.exit_code == 0 and "VOID" in result.output
     assert not (variant / "babelflow_signoff.json").exists() and list(_review(project).glob("signoff-void-*.json"))
+
+
+def test_a_sample_with_re_failures_is_rejected_and_its_failing_units_are_queued_until_corrected(project):
+    from flows.review.signoff_log import SignoffLog, rejected_unit_findings
+    from flows.review.store import ReviewStore
+    from validators.findings import FailureSet
+
+    store = ReviewStore(_review(project))
+    store.save_queue(FailureSet(benchmark=BENCH, language="es", findings=[], validators=[]))
+    sample = _sample(project)
+    failing = sample.units[:2]  # Re 2
+    verdicts = project / "verdicts.json"
+    verdicts.write_bytes(
+        orjson.dumps(
+            [{"unit_key": failing[0].unit_key, "verdict": "fail", "category": "accuracy", "severity": "major"}]
+        )
+    )
+    given = ["--verdicts", str(verdicts), "--fail", f"{failing[1].unit_key[:8]}=terminology:minor:not the map's term"]
+    result = _cli("review", BENCH, "--lang", "es", "--sign", "--reviewer", "ana", "--yes", *given)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert "SIGN-OFF REJECTED by ana: 2 failing of 20 ≥ Re 2: rejected" in said and "queued for review" in said
+    assert not (project / "adapted" / BENCH / "es" / "babelflow_signoff.json").exists()
+    rejection = SignoffLog(_review(project)).last_rejection()
+    assert rejection is not None and [u.unit_key for u in rejection.rejected_units] == [u.unit_key for u in failing]
+    assert {step.stratum for step in rejection.plan} == {u.stratum for u in failing}
+    queue = store.queue()
+    assert queue is not None
+    queued = [f for f in queue.findings if f.kind == "sample_unit_failed"]
+    assert [(f.severity.value, f.evidence[0].detail["unit"]) for f in queued] == [
+        ("major", failing[0].unit_key), ("minor", failing[1].unit_key),
+    ]  # fmt: skip
+    # signing again is refused while they are open; a correction takes its unit off the list
+    again = _cli("review", BENCH, "--lang", "es", "--sign", "--yes")
+    assert again.exit_code == 2 and "still open" in again.output
+    text = failing[0].target + " (revisado)"
+    fixed = _cli("correct", BENCH, "--lang", "es", "--id", failing[0].unit_key, "--text", text, "--force")
+    assert fixed.exit_code == 0, fixed.output
+    left = rejected_unit_findings(_bench(project), rejection)
+    assert [f.evidence[0].detail["unit"] for f in left] == [failing[1].unit_key]
+
+
+def test_bad_verdicts_are_refused_with_the_field_and_the_fix(project):
+    from flows.review.store import ReviewStore
+    from validators.findings import FailureSet
+
+    ReviewStore(_review(project)).save_queue(FailureSet(benchmark=BENCH, language="es", findings=[], validators=[]))
+    bad = _cli("review", BENCH, "--lang", "es", "--sign", "--fail", "abcdef=accuracy:huge")
+    assert bad.exit_code == 2 and "--fail" in bad.output and "critical" in bad.output
+    unknown = _cli("review", BENCH, "--lang", "es", "--sign", "--yes", "--fail", "zzzzzzzz=style:minor")
+    assert unknown.exit_code == 2 and "not in the sign-off sample" in unknown.output
+    assert not (_review(project) / "signoff_log.jsonl").exists()
 
 
 def test_an_import_during_a_paused_run_writes_nothing_and_names_the_run(project):
