@@ -91,7 +91,12 @@ UNIT_FILTER = (
     Declared(
         "failing",
         bool,
-        typer.Option(False, "--failing", help="Only units whose checks fail (language, numbers, tokens, pack)."),
+        typer.Option(
+            False,
+            "--failing",
+            help="The work list, riskiest first: units with open findings, failed in a rejected sign-off sample,"
+            " or failing a check (language, numbers, tokens, pack); never units kept as they are by policy.",
+        ),
     ),
 )
 
@@ -111,9 +116,12 @@ def units_command(
     if unit_id is not None:
         show_unit(bench, bench.find(unit_id))
         return
-    chosen = [r for r in bench.records if which.matches(r)]
-    if which.failing:
-        chosen = [r for r in chosen if bench.checks(r)]
+    if which.failing:  # the work list: open findings, failed sample units, failing checks; nothing kept by policy
+        from flows.review.work_list import work_list  # noqa: PLC0415
+
+        chosen = [record for record, _, _ in work_list(bench) if which.matches(record)]
+    else:
+        chosen = [r for r in bench.records if which.matches(r)]
     listed = chosen[: which.limit] if which.limit else chosen
     table = Table(show_lines=True, expand=True, title=f"{benchmark} → {bench.language}: {len(chosen)} unit(s)")
     table.add_column("unit", overflow="fold", min_width=13, ratio=1)

@@ -298,6 +298,15 @@ def test_a_sample_with_re_failures_is_rejected_and_its_failing_units_are_queued_
     assert [(f.severity.value, f.evidence[0].detail["unit"]) for f in queued] == [
         ("major", failing[0].unit_key), ("minor", failing[1].unit_key),
     ]  # fmt: skip
+    # the work list puts them first (MQM severity weighs) and lists nothing kept by policy
+    from flows.review.work_list import work_list
+
+    listed = work_list(_bench(project))
+    assert [record.key for record, _, _ in listed[:2]] == [failing[0].unit_key, failing[1].unit_key]
+    assert all(record.origin_class != "kept" for record, _, _ in listed)
+    assert any(r.origin_class == "kept" for r in _bench(project).records)  # there are kept units to leave out
+    shown = _cli("units", BENCH, "--lang", "es", "--failing", "--limit", "0")
+    assert shown.exit_code == 0 and f"of {len(listed)} matching" in shown.output
     # signing again is refused while they are open; a correction takes its unit off the list
     again = _cli("review", BENCH, "--lang", "es", "--sign", "--yes")
     assert again.exit_code == 2 and "still open" in again.output
