@@ -106,3 +106,54 @@ def one_at_a_time(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _window_paths(locks_dir: Path, benchmark: str, language: str) -> tuple[Path, Path]:
+    base = Path(locks_dir) / f"{benchmark}--{language}"
+    return base.with_name(base.name + ".corrections-open"), base.with_name(base.name + ".edit.lock")
+
+
+@contextmanager
+def corrections_window(locks_dir: Path, benchmark: str, language: str, holder: str) -> Iterator[None]:
+    """Held by a run that waits for its reviewer (the sign-off form) while it keeps the run lock: a
+    correction may write meanwhile (`edit_in_window`). On leaving, the window closes first, then an edit
+    in progress is waited for, so the run reads the variant whole."""
+    marker, edit = _window_paths(locks_dir, benchmark, language)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(holder)
+    try:
+        yield
+    finally:
+        marker.unlink(missing_ok=True)
+        with one_at_a_time(edit):
+            pass
+
+
+@contextmanager
+def edit_in_window(locks_dir: Path, benchmark: str, language: str) -> Iterator[str | None]:
+    """Yields the flow run id of the run that holds the (benchmark, language) run lock and has its
+    corrections window open, holding the window's edit lock meanwhile; None when none does (the lock is
+    free, or its holder is not waiting for corrections)."""
+    marker, edit = _window_paths(locks_dir, benchmark, language)
+    lock = Path(locks_dir) / f"{benchmark}--{language}.lock"
+    if not marker.exists() or not lock.exists():
+        yield None
+        return
+    with open(lock, "a+") as handle:
+        try:  # free: a marker left by a killed run opens nothing
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            free = True
+        except BlockingIOError:
+            free = False
+        handle.seek(0)
+        _, _, holder = handle.read().strip().partition(" ")
+    if free or not holder:
+        yield None
+        return
+    with one_at_a_time(edit):
+        try:
+            open_for = marker.read_text().strip()
+        except FileNotFoundError:
+            open_for = ""
+        yield holder if open_for == holder else None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from babelflow.canonical_map import map_problems
 from babelflow.errors import BabelflowError
+from babelflow.run_lock import edit_in_window
 from babelflow.variant import load_manifest
 from flows.pipeline import adapt as pipeline  # the module: tests replace its adapt to fail a rebuild
 from flows.review.importing import (
@@ -22,9 +23,10 @@ from flows.review.importing import (
     record_corrections,
     roll_back,
     write_import,
+    write_plan_locked,
 )
 from flows.review.store import ReviewDecision, ReviewStore
-from flows.review.unit_records import Correction, UnitCheck, now, plan_entry
+from flows.review.unit_records import Correction, CorrectionLog, UnitCheck, now, plan_entry
 from flows.review.workbench import Workbench
 from translators.interchange import ImportPlan
 
@@ -70,6 +72,9 @@ def apply_human_texts(
             field="--text",
             fix="give each canonical term its own rendering (two terms of one class may not read the same)",
         )
+    with edit_in_window(settings.layout.locks(), run.benchmark, run.language) as waiting_run:
+        if waiting_run is not None:
+            return _stored_for_waiting_run(bench, plan, corrections, decisions, waiting_run)
     files_before = _files(run.paths.variant)
     written = write_import(
         settings, run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan, holder=holder
@@ -113,6 +118,28 @@ def apply_human_texts(
     if result.voided_signoff:  # the rebuild changed signed files: that sign-off no longer holds
         applied.lines.append(result.voided_signoff)
     return applied
+
+
+def _stored_for_waiting_run(
+    bench: Workbench,
+    plan: ImportPlan,
+    corrections: list[Correction],
+    decisions: list[ReviewDecision] | None,
+    waiting_run: str,
+) -> Applied:
+    """A flow run waiting at its sign-off form holds the run lock and rebuilds when it is answered:
+    the texts are stored and logged now (the caller holds its corrections window), the rebuild is its."""
+    run = bench.run
+    write_plan_locked(run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan)
+    CorrectionLog(run.paths.review_dir).append_many(corrections)
+    if decisions:
+        ReviewStore(run.paths.review_dir).append_many(decisions)
+    return Applied(
+        lines=[
+            f"stored for flow run {waiting_run}, which waits at its sign-off form: answering the form rebuilds"
+            " the variant with it, and the sign-off counts the sample against the corrected variant"
+        ]
+    )
 
 
 def _decide(bench: Workbench, decisions: list[ReviewDecision] | None) -> None:

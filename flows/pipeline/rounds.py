@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, TranslationType
 from babelflow.llm.costs import CostReport, publish_costs
+from babelflow.run_lock import corrections_window
 from babelflow.settings import BabelflowSettings
 from flows.pipeline import stage_io, stages, validation_stages
 from flows.pipeline.flow_results import AdaptFlowResult, FlowStatus, RoundRecord, StageRun
@@ -36,10 +38,11 @@ from flows.pipeline.stage_tasks import (
     rebuild_task,
     translate_task,
 )
+from flows.review.acceptance import UnitVerdict
 from flows.review.forms import ask_for_review, form_verdicts, signoff_form
 from flows.review.material import plan_line, review_material_markdown, signoff_material_markdown
 from flows.review.named_pause import pause_named
-from flows.review.signoff import Signer, signing_tier, signoff_state, void_stale_signoff
+from flows.review.signoff import Signer, SignOffSample, signing_tier, signoff_state, void_stale_signoff
 from flows.review.signoff_log import SignoffLog, conclude, deferred, rejected_unit_findings
 from flows.review.signoff_sample import sign_sample
 from flows.review.store import ReviewStore
@@ -245,6 +248,7 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
             **ids,
         )
 
+    judged: JudgedSample | None = None
     for round_no in range(1, max_rounds + 1):
         reviewed, forget = apply_decisions(run, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
@@ -257,7 +261,11 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
         open_findings = [f for f in failures.findings if f.severity is not Severity.NOTE]
         logger.info(f"round {round_no}: {len(open_findings)} open findings, {len(notes)} notes")
         if not open_findings:  # notes record a policy (values kept as they are): read at sign-off, no decision
-            return _sign(run, variant, store, rounds, ids, run_url)
+            signed = _sign(run, variant, store, rounds, ids, run_url, judged)
+            if isinstance(signed, JudgedSample):  # corrected at the form: a round applies them, then the count
+                judged = signed
+                continue
+            return signed
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
             return ended("awaiting_review", [f.id for f in failures.findings])
@@ -287,6 +295,16 @@ def _with_rejected_units(run: AdaptationRun, store: ReviewStore, failures: Failu
     return failures.model_copy(update={"findings": failures.findings + still}) if still else failures
 
 
+@dataclass(frozen=True)
+class JudgedSample:
+    """A sign-off form's answer, kept while the round that applies the corrections made at the form runs."""
+
+    sample: SignOffSample
+    verdicts: list[UnitVerdict]
+    signer: Signer
+    read: bool
+
+
 def _sign(
     run: AdaptationRun,
     variant: Path,
@@ -294,7 +312,9 @@ def _sign(
     rounds: list[RoundRecord],
     ids: dict[str, Any],
     run_url: str | None,
-) -> AdaptFlowResult:
+    judged: JudgedSample | None,
+) -> AdaptFlowResult | JudgedSample:
+    """Ask for the sign-off (or count an answer given before a correction round) and act on the count."""
     benchmark, language = run.benchmark, run.language
     result = AdaptFlowResult(
         benchmark=benchmark,
@@ -305,12 +325,35 @@ def _sign(
         variant_dir=variant,
         **ids,
     )
-    if signoff_state(variant).valid:  # an unchanged rerun of a signed variant stays signed
+    if judged is None and signoff_state(variant).valid:  # an unchanged rerun of a signed variant stays signed
         return result.model_copy(update={"status": "signed"})
-    review_timeout = run.request.review.timeout
-    if review_timeout <= 0:
+    if judged is None:
+        if run.request.review.timeout <= 0:
+            return result
+        asked = _ask_signoff(run, store, rounds, run_url)
+        if asked is None:
+            return result.model_copy(update={"timed_out": True})
+        judged, corrected = asked
+        if corrected:
+            get_run_logger().info(f"{corrected} correction(s) made at the sign-off form: a round applies them first")
+            return judged
+    bench = Workbench.load(run)
+    if not judged.read:  # nothing decided; the note is babelflow's to keep, not only Prefect's input table
+        SignoffLog(store.folder).append(deferred(bench, judged.signer))
         return result
-    # the stratified sample a reviewer reads and judges, as `babelflow review --sign` draws it
+    decision = conclude(bench, store, judged.sample, judged.verdicts, judged.signer)
+    if decision.decision == "signed":
+        return result.model_copy(update={"status": "signed"})
+    queued = [f.id for f in queue.findings] if (queue := store.queue()) else []
+    return result.model_copy(update={"status": "signoff_rejected", "open_findings": queued})
+
+
+def _ask_signoff(
+    run: AdaptationRun, store: ReviewStore, rounds: list[RoundRecord], run_url: str | None
+) -> tuple[JudgedSample, int] | None:
+    """The stratified sample a reviewer reads and judges (as `babelflow review --sign` draws it), asked in
+    the paused run's form; (the answer, corrections made meanwhile), or None when nobody answered."""
+    benchmark, language = run.benchmark, run.language
     bench = Workbench.load(run)
     sample = sign_sample(bench)
     translator_id, tier = signing_tier(bench)
@@ -329,24 +372,19 @@ def _sign(
         f"**No open findings.** Translator {translator_id} ({tier}). Read {read}: "
         f"{sample.sample_size} of {sample.lot_size} units drawn by role and risk (ISO 2859-1 level II, "
         f"letter {sample.code_letter}). {plan_line(sample)} Mark each unit below pass or fail (a failing unit"
-        f" takes its MQM category and severity), tick that you read them all, then Resume. Correct a unit with"
-        f' `babelflow correct {benchmark} --lang {language} --id ID --text "…"` after this sign-off.',
+        f" takes its MQM category and severity), tick that you read them all, then Resume. Correct a unit now with"
+        f' `babelflow correct {benchmark} --lang {language} --id ID --text "…"`: the sign-off picks it up.',
         sample,
     )
+    before = len(bench.log.entries())
+    window = corrections_window(run.settings.layout.locks(), benchmark, language, str(current_flow_run.id))
     try:
-        with pause_named("AwaitingSignoff"):
+        with pause_named("AwaitingSignoff"), window:  # `babelflow correct` may store texts while the form waits
             answer = pause_flow_run(
-                wait_for_input=form, timeout=review_timeout, poll_interval=2, key=f"signoff-{len(rounds)}"
+                wait_for_input=form, timeout=run.request.review.timeout, poll_interval=2, key=f"signoff-{len(rounds)}"
             )
     except FlowPauseTimeout:
-        return result.model_copy(update={"timed_out": True})
+        return None
     signer = Signer(reviewer=answer.reviewer, note=answer.note, flow_run_id=str(current_flow_run.id))
-    verdicts = form_verdicts(answer, sample)
-    if not answer.read:  # nothing decided; the note is babelflow's to keep, not only Prefect's input table
-        SignoffLog(store.folder).append(deferred(bench, signer))
-        return result
-    decision = conclude(bench, store, sample, verdicts, signer)
-    if decision.decision == "signed":
-        return result.model_copy(update={"status": "signed"})
-    queued = [f.id for f in queue.findings] if (queue := store.queue()) else []
-    return result.model_copy(update={"status": "signoff_rejected", "open_findings": queued})
+    judged = JudgedSample(sample=sample, verdicts=form_verdicts(answer, sample), signer=signer, read=answer.read)
+    return judged, len(bench.log.entries()) - before

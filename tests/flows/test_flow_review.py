@@ -181,13 +181,27 @@ def test_a_sample_the_form_fails_ends_signoff_rejected_and_queues_its_units(pref
         AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path, review=ReviewPolicy(timeout=120))
     )
     run_id = _wait_paused(store, time.time() + 120)  # clean: straight to the sign-off form
-    answer = {"reviewer": "cy", "read": True, "note": "two wrong"}
+    # the paused run keeps the run lock, yet a correction may write while the form waits
+    from typer.testing import CliRunner
+
+    from flows.cli.app import app
+    from flows.review.signoff_sample import sign_sample
+    from flows.review.workbench import Workbench
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    first = sign_sample(Workbench.of_variant(settings, benchmark, "en-XA")).units[0]
+    args = ["correct", benchmark, "--lang", "en-XA", "--id", first.unit_key, "--text", first.target + " ŕéṽîšéð"]
+    corrected = CliRunner().invoke(app, [*args, "--force"], env={"BABELFLOW_PROJECT_ROOT": str(tmp_path)})
+    assert corrected.exit_code == 0 and "waits at its sign-off form" in " ".join(corrected.output.split())
+    answer = {"reviewer": "cy", "read": True, "note": "six wrong"}
     answer |= {f"unit_{n}": "fail" for n in range(1, 7)}  # lot 140 at AQL 10 (pseudo): n 20, Ac 5, Re 6
     answer |= {"unit_1_category": "accuracy", "unit_1_severity": "major"}
     resume_flow_run(run_id, run_input=answer)
     thread.join(180)
     result = box["result"]
-    assert result.status == "signoff_rejected" and len(result.open_findings) == 6
+    # six failed; the one corrected during the pause is applied by a second round, then counted: five stay queued
+    assert result.status == "signoff_rejected" and len(result.open_findings) == 5 and len(result.rounds) == 2
+    assert first.target + " ŕéṽîšéð" in {r.target for r in Workbench.of_variant(settings, benchmark, "en-XA").records}
     with get_client(sync_client=True) as client:
         state = client.read_flow_run(run_id).state
     assert state is not None and state.name == "SignoffRejected" and state.is_failed()
@@ -200,7 +214,7 @@ def test_a_sample_the_form_fails_ends_signoff_rejected_and_queues_its_units(pref
     # a rerun holds the failing units open until their text changes
     request = AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path)
     again = outcome(adapt_language(request, return_state=True))
-    assert again.status == "awaiting_review" and len(again.open_findings) == 6
+    assert again.status == "awaiting_review" and len(again.open_findings) == 5
     assert {f.kind for f in store.queue().findings} == {"sample_unit_failed"}
 
 
