@@ -122,13 +122,13 @@ _SCRIPTS = {**Locale("en").scripts, "Hans": "Han", "Hant": "Han", "Jpan": "Japan
 
 # What is not prose, stripped before identifying (replaced by a space).
 _MARKUP = re.compile(
-    r"```.*?```"  # fenced code
-    r"|`[^`\n]*`"  # inline code
-    r"|!\[[^\]\n]*\]\([^)\n]*\)"  # an image
-    r"|\]\([^)\s]*\)"  # a link's target (its text stays)
+    r"```.{0,4000}?```"  # fenced code
+    r"|`[^`\n]{0,400}`"  # inline code
+    r"|!\[[^\]\n]{0,200}\]\([^)\n]{0,400}\)"  # an image
+    r"|\]\([^)\s]{0,400}\)"  # a link's target (its text stays)
     r"|<[^<>\n]{1,200}>"  # an HTML tag, an autolink, <x id="3"/>
-    r"|⟦[^⟧\n]*⟧"  # our placeholders
-    r"|\$?\{\{?[^{}\n]*\}?\}"  # {slot}, {{slot}}, ${slot}
+    r"|⟦[^⟧\n]{0,40}⟧"  # our placeholders
+    r"|\$?\{\{?[^{}\n]{0,200}\}?\}"  # {slot}, {{slot}}, ${slot}
     r"|%(?:\([A-Za-z_]\w*\))?[-#0+]?\d*(?:\.\d+)?[sdifxXeEgGcr](?![A-Za-z])"  # printf: %s, %(name)s, %.2f
     r"|(?:https?|ftp|file)://\S+|www\.\S+",  # URLs
     re.S,
@@ -139,7 +139,7 @@ _LATIN_LETTER = "A-Za-z\u00aa\u00b5\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f
 _RUN = re.compile(rf"(?<![{_LATIN_LETTER}0-9])[A-Za-z0-9_#@./:%+~\\'’-]+(?![{_LATIN_LETTER}0-9])")
 _CODE_CHARS = re.compile(r"[0-9_#@%+~\\:]")
 _CAMEL = re.compile(r"[a-z][A-Z]")
-_MARKDOWN = re.compile(r"[*_~`#>|=\[\]]+|^\s*(?:[-+]|\d+[.)])\s", re.M)
+_MARKDOWN = re.compile(r"[*_~`#>|=\[\]]+|^[ \t]{0,16}(?:[-+]|\d{1,9}[.)])\s", re.M)
 _SPACES = re.compile(r"\s+")
 _ASCII_LETTER, _ASCII_UPPER = re.compile("[A-Za-z]"), re.compile("[A-Z]")
 # Scripts written without spaces between words: a word is ~2 letters there (Thai, Lao, Khmer, Myanmar, CJK).
