@@ -6,14 +6,13 @@ import, a retranslation); a stratum that failed more often than the lot may is t
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import orjson
-from pydantic import Field, ValidationError
+from pydantic import Field
 
+from babelflow.append_log import append_records, read_records
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from flows.review.acceptance import MqmCategory, MqmSeverity, SampleOutcome, UnitVerdict, decide
@@ -145,29 +144,15 @@ class SignoffLog:
         self.path = Path(review_dir) / SIGNOFF_LOG
 
     def entries(self) -> list[SignoffDecision]:
-        if not self.path.exists():
-            return []
-        lines = self.path.read_bytes().splitlines()
-        out = []
-        for number, line in enumerate(lines, start=1):
-            try:
-                out.append(SignoffDecision.model_validate(orjson.loads(line)))
-            except (orjson.JSONDecodeError, ValidationError) as exc:
-                if number < len(lines):
-                    raise BabelflowError(
-                        "Sign-off log is corrupt",
-                        file=self.path,
-                        field=f"line {number}",
-                        fix="restore the line from backup; the log is append-only",
-                    ) from exc
-        return out
+        return read_records(
+            self.path,
+            SignoffDecision,
+            "Sign-off log is corrupt",
+            "restore the line from backup; the log is append-only",
+        )
 
     def append(self, decision: SignoffDecision) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "ab") as handle:
-            handle.write(orjson.dumps(decision.model_dump(mode="json")) + b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_records(self.path, [decision])
 
     def last_rejection(self) -> SignoffDecision | None:
         """The latest rejection, unless a sign-off came after it."""

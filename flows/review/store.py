@@ -8,7 +8,6 @@ queue is persisted so an unattended run can stop and a later `babelflow review` 
 from __future__ import annotations
 
 import hashlib
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -16,6 +15,7 @@ from typing import Literal
 import orjson
 from pydantic import Field, ValidationError
 
+from babelflow.append_log import append_records, read_records
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, Record
@@ -54,23 +54,12 @@ class ReviewStore:
 
     # ---- decisions ---------------------------------------------------------------------------
     def decisions(self) -> list[ReviewDecision]:
-        if not self.log.exists():
-            return []
-        out = []
-        for number, line in enumerate(self.log.read_bytes().splitlines(), start=1):
-            try:
-                out.append(ReviewDecision.model_validate(orjson.loads(line)))
-            except (orjson.JSONDecodeError, ValidationError) as exc:
-                if number < len(
-                    self.log.read_bytes().splitlines()
-                ):  # only a torn last line (a killed write) is skipped
-                    raise BabelflowError(
-                        "Decision log is corrupt",
-                        file=self.log,
-                        field=f"line {number}",
-                        fix="restore the line from backup; decisions are append-only",
-                    ) from exc
-        return out
+        return read_records(
+            self.log,
+            ReviewDecision,
+            "Decision log is corrupt",
+            "restore the line from backup; decisions are append-only",
+        )
 
     def append(self, decision: ReviewDecision, queue: FailureSet | None = None) -> ReviewDecision:
         return self.append_many([decision], queue)[0]
@@ -101,13 +90,7 @@ class ReviewStore:
                     }
                 )
             )
-        if not stamped:
-            return []
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with open(self.log, "ab") as handle:
-            handle.write(b"".join(orjson.dumps(d.model_dump(mode="json")) + b"\n" for d in stamped))
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_records(self.log, stamped)
         return stamped
 
     def dismissed(self) -> dict[str, str]:

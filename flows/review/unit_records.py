@@ -4,16 +4,14 @@ replacements, hand edits) with author, time and the previous text."""
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-import orjson
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from babelflow.errors import BabelflowError
+from babelflow.append_log import append_records, read_records
 from babelflow.ir import Record
 from translators.interchange import PlannedEntry
 from translators.placeholders import ProtectedText
@@ -67,22 +65,12 @@ class CorrectionLog:
         self.path = Path(review_dir) / "corrections.jsonl"
 
     def entries(self) -> list[Correction]:
-        if not self.path.exists():
-            return []
-        lines = self.path.read_bytes().splitlines()
-        out = []
-        for number, line in enumerate(lines, start=1):
-            try:
-                out.append(Correction.model_validate(orjson.loads(line)))
-            except (orjson.JSONDecodeError, ValidationError) as exc:
-                if number < len(lines):
-                    raise BabelflowError(
-                        "Correction log is corrupt",
-                        file=self.path,
-                        field=f"line {number}",
-                        fix="restore the line from a backup; corrections are append-only",
-                    ) from exc
-        return out
+        return read_records(
+            self.path,
+            Correction,
+            "Correction log is corrupt",
+            "restore the line from a backup; corrections are append-only",
+        )
 
     def latest(self) -> dict[str, Correction]:
         return {c.unit_key: c for c in self.entries()}
@@ -91,13 +79,7 @@ class CorrectionLog:
         return [c for c in self.entries() if c.unit_key == unit_key]
 
     def append_many(self, corrections: list[Correction]) -> None:
-        if not corrections:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "ab") as handle:
-            handle.write(b"".join(orjson.dumps(c.model_dump(mode="json")) + b"\n" for c in corrections))
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_records(self.path, corrections)
 
 
 def now() -> str:
