@@ -1,6 +1,8 @@
 """Is a translated text in the language it should be in? One rule for the translators' segment
-checks, the fidelity probes and `babelflow evaluate`: a language pack's pseudo style or script
-decides when there is a pack, otherwise the tag does."""
+checks, the fidelity probes (and so `correct`, `import` and review-form replacements) and
+`babelflow evaluate`: a language pack's pseudo style or script decides when there is a pack,
+otherwise the tag does; and for a real language, prose left in the source language (English) is
+refused by the language identifier (babelflow.language_id.judge_language)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from functools import lru_cache
 
 import langcodes
 
+from babelflow.language_id import judge_language
 from babelflow.language_pack import LanguagePack
 from babelflow.language_tag import tag_too_long
 from babelflow.text import PSEUDO_ACCENTED_LETTERS, RLO, SCRIPT_NAME_PREFIXES, WORD, script_share, without_tokens
@@ -36,7 +39,9 @@ def language_problem(
     if pack is not None:
         if RLO in body and pack.offline_rendering != "mirrored" and pack.direction == "ltr":
             return f"right-to-left pseudo text in a {pack.tag} variant"
-        return None if in_pack_language(body, pack) else f"not written in {pack.name}"
+        if not in_pack_language(body, pack):
+            return f"not written in {pack.name}"
+        return None if pack.offline_rendering else left_in_source(text, pack.tag, tokens)
     if language == "en-XA":
         if RLO in body:
             return "right-to-left pseudo text in an en-XA variant"
@@ -44,12 +49,18 @@ def language_problem(
     if language == "ar-XB":
         return None if RLO in body or not WORD.search(body) else "no right-to-left (ar-XB) runs"
     expected = _likely_script(language)
-    if expected not in SCRIPT_NAME_PREFIXES:  # Latin and unknown scripts: no signal to check
-        return None
-    share = script_share(body, expected)
-    if share is None:
-        return None
-    return None if share >= 0.3 else f"only {share:.0%} of letters are {expected}"
+    share = script_share(body, expected) if expected in SCRIPT_NAME_PREFIXES else None
+    if share is not None and share < 0.3:
+        return f"only {share:.0%} of letters are {expected}"
+    return left_in_source(text, language, tokens)
+
+
+def left_in_source(text: str, language: str, kept: list[str]) -> str | None:
+    """The identifier's refusal when `text`, a `language` target, is prose left in English (kept
+    values and tokens are not judged); None when accepted or not judged (too little prose, a
+    pseudo-locale, a language the identifier does not know)."""
+    verdict = judge_language(text, language, kept)
+    return verdict.message if verdict is not None and verdict.wrong else None
 
 
 @lru_cache(maxsize=256)  # called per translated field and per model segment: CLDR lookup once per tag

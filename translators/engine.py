@@ -49,6 +49,9 @@ class UnitFailure(Record):
     element_ids: list[str]
     source_text: str
     problems: list[str]
+    human_text: str | None = Field(
+        default=None, description="a human text set aside because it fails the release checks (None: a translator's)"
+    )
 
 
 class TranslationStats(Record):
@@ -83,6 +86,11 @@ class TranslationOutcome(Record):
     stats: TranslationStats
     unit_origins: dict[str, str] = Field(
         default_factory=dict, description="unit key -> who made its text (see TranslationStats.units_by_origin)"
+    )
+    set_aside: list[UnitFailure] = Field(
+        default_factory=list,
+        description="stored human texts (hand edits, earlier corrections) the release checks refuse: the unit keeps"
+        " its machine text and the review queue gets a finding",
     )
 
 

@@ -14,11 +14,21 @@ TRANSLATION_FAILED = declare_kind(
 )
 
 
+HUMAN_TEXT_SET_ASIDE = declare_kind(
+    "human_text_set_aside",
+    Layer.FIDELITY,
+    Severity.MAJOR,
+    frozenset(),
+    "a stored human text (hand edit, correction) fails the release checks: the variant keeps the machine text",
+)
+
+
 class FailedUnit(Protocol):
     element_ids: list[str]
     unit_key: str
     source_text: str
     problems: list[str]
+    human_text: str | None
 
 
 def translation_failed(failures: Iterable[FailedUnit], by_id: dict[str, IRElement]) -> list[Finding]:
@@ -26,6 +36,9 @@ def translation_failed(failures: Iterable[FailedUnit], by_id: dict[str, IRElemen
     findings = []
     for failure in failures:
         element = by_id.get(failure.element_ids[0]) if failure.element_ids else None
+        if failure.human_text is not None:
+            findings.append(_set_aside(failure, element))
+            continue
         hit = Hit(
             artifact=element.artifact if element else "<translation>",
             location=element.role if element else failure.unit_key,
@@ -36,3 +49,19 @@ def translation_failed(failures: Iterable[FailedUnit], by_id: dict[str, IRElemen
         )
         findings.append(found(TRANSLATION_FAILED, "translator", hit))
     return findings
+
+
+def _set_aside(failure: FailedUnit, element: IRElement | None) -> Finding:
+    problems = "; ".join(failure.problems)[:300]
+    hit = Hit(
+        artifact=element.artifact if element else "<translation>",
+        location=element.role if element else failure.unit_key,
+        message=f"a human text for this unit was set aside (the variant keeps the machine text): {problems}."
+        f" Give a corrected text (`babelflow correct … --id {failure.unit_key} --text …`, or this form's"
+        " replacement), or confirm to retranslate the unit",
+        element_id=element.id if element else None,
+        source=failure.source_text,
+        target=failure.human_text,
+        detail={"fields": str(len(failure.element_ids)), "unit": failure.unit_key},
+    )
+    return found(HUMAN_TEXT_SET_ASIDE, "translator", hit)

@@ -74,6 +74,16 @@ def adapt(request: AdaptRequest) -> None:
             report.print(shown_text(result.voided_signoff), style="bold red", highlight=False)
         for line in result.hand_edits:
             report.print(shown_text(line), highlight=False)
+        for aside in result.outcome.set_aside:
+            report.print(
+                shown_text(
+                    f"unit {aside.unit_key}: its human text {aside.human_text!r} was set aside, the variant keeps the"
+                    f" machine text: {'; '.join(aside.problems[:2])}; fix: `babelflow correct {benchmark} --lang {lang}"
+                    f" --id {aside.unit_key} --text …`"
+                ),
+                style="yellow",
+                highlight=False,
+            )
         findings = []
         if agents:
             from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help

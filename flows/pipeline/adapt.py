@@ -99,7 +99,8 @@ def _adapt_locked(
     hand_edits = adopt_hand_edits(run, ir, superseded=superseded_hand_edits)  # the rebuild would write over them
     progress("translating")
     reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
-    outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress)
+    applying = superseded_hand_edits  # the units a correction or import applies now: refused, not set aside
+    outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress, applying=applying)
     progress("rebuilding")
     build = variant_build(run, translator.translator_id, cmap.version(), len(outcome.failures), run.pack_version)
     manifest = rebuild_variant(bench, ir, outcome.targets, paths.variant, build, canonical_map=cmap)

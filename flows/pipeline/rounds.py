@@ -42,17 +42,24 @@ from flows.review.acceptance import UnitVerdict
 from flows.review.forms import ask_for_review, form_verdicts, signoff_form
 from flows.review.material import plan_line, review_material_markdown, signoff_material_markdown
 from flows.review.named_pause import pause_named
+from flows.review.replacements import apply_replacements
 from flows.review.signoff import Signer, SignOffSample, signing_tier, signoff_state, void_stale_signoff
 from flows.review.signoff_log import SignoffLog, conclude, deferred, rejected_unit_findings
 from flows.review.signoff_sample import sign_sample
 from flows.review.store import ReviewStore
 from flows.review.workbench import Workbench
+from translators.engine import UnitFailure
 from validators.findings import FailureSet, Layer, Severity
 
 
 def _one_round(
-    run: AdaptationRun, reviewed: dict[str, str], forget: list[str], record: RoundRecord
+    run: AdaptationRun,
+    reviewed: dict[str, str],
+    forget: list[str],
+    record: RoundRecord,
+    refused: list[UnitFailure] | None = None,
 ) -> tuple[FailureSet, Path]:
+    """`refused`: the review form's replacements the checks refused, findings of this round."""
     paths = run.paths
     analysis, cached = call_stage(
         analyze_task.with_options(refresh_cache=not paths.ir.exists()),
@@ -120,7 +127,7 @@ def _one_round(
     with provider_slots(run, "validate"):
         wait(list(futures.values()))
     checkpoint()
-    layers = [integrity, validation_stages.translation_failures(translated, ir_path, run.benchmark)]
+    layers = [integrity, validation_stages.translation_failures(translated, ir_path, run.benchmark, refused or [])]
     for layer, future in futures.items():
         layers.append(future.result())  # raises on failure
         record.stages.append(StageRun(stage=f"validate:{layer.value}", cached=future.state.name == "Cached"))
@@ -192,16 +199,15 @@ def _workbench(run: AdaptationRun) -> Workbench | None:
         return None
 
 
-def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, str], list[str]]:
-    """Route confirmed findings: analysis → profile override; translation → retranslate / reviewer text."""
+def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, str], list[str], list[UnitFailure]]:
+    """Route confirmed findings: analysis → profile override; translation → retranslate, or the
+    reviewer's replacement text for the whole unit (checked; refused ones are returned as set aside)."""
     paths = run.paths
-    reviewed_path = paths.reviewed
-    reviewed: dict[str, str] = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.exists() else {}
     overrides = stage_io.load_overrides(paths.overrides)
     forget: list[str] = []
     pending = store.unapplied_confirmations()
     for decision in pending:
-        if decision.element_id is None:
+        if decision.element_id is None or decision.replacement:
             continue
         if decision.route == "analysis":
             reason = decision.preserve_reason
@@ -213,14 +219,13 @@ def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, s
                     note=f"review {decision.finding_id} by {decision.reviewer}: {decision.note}",
                 )
             ]
-        elif decision.replacement:
-            reviewed[decision.element_id] = decision.replacement
         else:
             forget.append(decision.element_id)
     write_bytes_atomic(paths.overrides, orjson.dumps([o.model_dump(mode="json") for o in overrides]))
-    write_bytes_atomic(reviewed_path, orjson.dumps(reviewed))
+    replaced = apply_replacements(run, pending)
     store.mark_applied(pending)
-    return reviewed, forget
+    reviewed: dict[str, str] = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
+    return reviewed, forget, replaced.refused
 
 
 def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
@@ -250,9 +255,9 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
 
     judged: JudgedSample | None = None
     for round_no in range(1, max_rounds + 1):
-        reviewed, forget = apply_decisions(run, store)
+        reviewed, forget, refused = apply_decisions(run, store)
         record = RoundRecord(round=round_no, stages=[], findings=0, retranslated_units=0, tasks_replayed=0)
-        failures, variant = _one_round(run, reviewed, forget, record)
+        failures, variant = _one_round(run, reviewed, forget, record, refused)
         failures = _with_rejected_units(run, store, failures)
         rounds.append(record)
         store.save_queue(failures, str(current_flow_run.id))

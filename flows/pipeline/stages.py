@@ -8,6 +8,7 @@ The same functions run without Prefect (`flows/pipeline/adapt.py`, tests, benchm
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -22,6 +23,7 @@ from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canon
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record, save_ir
 from babelflow.ir_cache import remember
+from babelflow.language_pack import LanguagePack
 from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
 from babelflow.run_lock import one_at_a_time
@@ -77,6 +79,7 @@ class TranslateResult(Record):
     language_pack_version: str
     stats: TranslationStats
     failures: list[UnitFailure]
+    set_aside: list[UnitFailure] = Field(default_factory=list, description="human texts the release checks refuse")
     retranslated_units: int = Field(description="units sent to the translator in this execution")
 
 
@@ -112,10 +115,17 @@ def translate_ir(
     reviewed: dict[str, str],
     forget: list[str],
     progress: Callable[[int, int], None] | None,
+    *,
+    applying: frozenset[str] = frozenset(),
 ) -> tuple[TranslationOutcome, CanonicalMap]:
     """Translate the IR's units (canonical terms first), run the pack's release checks, then save
     the canonical map: nothing is written for a run the checks refuse. `forget`: element ids whose units are translated
-    again (confirmed translation findings)."""
+    again (confirmed translation findings).
+
+    A stored human text the release checks refuse (a hand edit, a correction a newer pack fails) does
+    not stop the run: when only such texts fail, they are set aside (the unit keeps its machine text)
+    and `outcome.set_aside` names them for the review queue. The texts being applied now (`applying`:
+    a correction's or an import's units) are refused instead, so their command rolls back."""
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
     engine = TranslationEngine(
         translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark)
@@ -125,12 +135,59 @@ def translate_ir(
         reviewed = release_forgotten(run, ir, reviewed, forget)
     renderings = run.entity_renderings(ir.entity_classes)
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings)
+    failing = failing_units(run.pack, ir, outcome)
+    refused = [u for u in failing if u.origin == "reviewed" and u.unit_key not in applying]
+    if refused and len(refused) == len(failing):
+        withheld = {e for u in refused for e in u.element_ids}
+        kept = {k: v for k, v in reviewed.items() if k not in withheld}
+        outcome = engine.translate(ir, cmap, reviewed=kept, progress=progress, renderings=renderings)
+        set_aside = [
+            u.failure.model_copy(update={"human_text": reviewed[u.element_ids[0]]})
+            for u in refused
+            if u.element_ids[0] in reviewed
+        ]
+        outcome = outcome.model_copy(update={"set_aside": set_aside})
     try:
         enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included
     except BabelflowError as exc:
         raise release_check_error(run, ir, outcome, exc) from None
     save_canonical_map(cmap, run.paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap
+
+
+@dataclass(frozen=True)
+class FailingUnit:
+    """One unit the pack's release checks refuse, with who made its text."""
+
+    failure: UnitFailure
+    origin: str
+
+    @property
+    def unit_key(self) -> str:
+        return self.failure.unit_key
+
+    @property
+    def element_ids(self) -> list[str]:
+        return self.failure.element_ids
+
+
+def failing_units(pack: LanguagePack, ir: IRDocument, outcome: TranslationOutcome) -> list[FailingUnit]:
+    """The units whose texts the pack's release checks refuse, each problem once."""
+    elements = {e.id: e for e in ir.elements}
+    canonical, free = extract_units(ir)
+    failing: list[FailingUnit] = []
+    for unit in canonical + free:
+        fields = [elements[i] for i in unit.element_ids if i in outcome.targets]
+        found = check_translations(pack, ir.model_copy(update={"elements": fields}), outcome.targets)
+        if found:
+            failure = UnitFailure(
+                unit_key=unit.key,
+                element_ids=unit.element_ids,
+                source_text=unit.text,
+                problems=list(dict.fromkeys(found)),
+            )
+            failing.append(FailingUnit(failure, outcome.unit_origins.get(unit.key, "?")))
+    return failing
 
 
 def release_forgotten(
@@ -158,18 +215,11 @@ def release_check_error(
 ) -> BabelflowError:
     """The pack's release-check failure, per unit (its id, who made its text, each problem once) with the
     fix that fits: a human's text (a correction, an import) is corrected again; a draft follows the pack."""
-    elements = {e.id: e for e in ir.elements}
-    canonical, free = extract_units(ir)
-    failing: list[tuple[str, str, list[str]]] = []
-    for unit in canonical + free:
-        fields = [elements[i] for i in unit.element_ids if i in outcome.targets]
-        found = check_translations(run.pack, ir.model_copy(update={"elements": fields}), outcome.targets)
-        if found:
-            failing.append((unit.key, outcome.unit_origins.get(unit.key, "?"), list(dict.fromkeys(found))))
+    failing = failing_units(run.pack, ir, outcome)
     if not failing:  # the pack itself fails (check_pack): its own message says what
         return error
-    human = [key for key, origin, _ in failing if origin in HUMAN_ORIGINS]
-    lines = [f"unit {key} ({origin}): " + "; ".join(problems[:2]) for key, origin, problems in failing[:20]]
+    human = [u.unit_key for u in failing if u.origin in HUMAN_ORIGINS]
+    lines = [f"unit {u.unit_key} ({u.origin}): " + "; ".join(u.failure.problems[:2]) for u in failing[:20]]
     more = f"\n  … and {len(failing) - 20} more unit(s)" if len(failing) > 20 else ""
     where = f"babelflow correct {run.benchmark} --lang {run.language} --id UNIT --text …"
     fixes = []
@@ -206,6 +256,7 @@ def stage_translate(run: AdaptationRun, ir_path: Path, reviewed: dict[str, str],
         language_pack_version=run.pack_version,
         stats=outcome.stats,
         failures=outcome.failures,
+        set_aside=outcome.set_aside,
         # units, as `babelflow units` and the report count them (several units may share one segment sent)
         retranslated_units=outcome.stats.units_by_origin.get(outcome.stats.translator_id, 0),
     )

@@ -25,6 +25,7 @@ from flows.pipeline.stages import TranslateResult
 from flows.review.store import ReviewStore
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import ReplayOutcome
+from translators.engine import UnitFailure
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 from validators.model_backends import make_validator_agents
@@ -212,11 +213,15 @@ def source_replays(settings: BabelflowSettings, bench, task_ids: list[str]) -> d
         return {t: known[t] for t in task_ids}
 
 
-def translation_failures(translated: TranslateResult, ir_path: Path, benchmark: str) -> LayerResult:
+def translation_failures(
+    translated: TranslateResult, ir_path: Path, benchmark: str, refused: list[UnitFailure] | None = None
+) -> LayerResult:
     """Units the translator could not deliver intact (e.g. a dropped placeholder) become findings,
-    so the review loop can route them back (confirm → that unit is translated again)."""
-    by_id = read_ir(ir_path, benchmark).by_id() if translated.failures else {}
-    findings = translation_failed(translated.failures, by_id)
+    so the review loop can route them back (confirm → that unit is translated again); so do human
+    texts set aside (stored ones the release checks refuse, `refused` review-form replacements)."""
+    failed = translated.failures + translated.set_aside + (refused or [])
+    by_id = read_ir(ir_path, benchmark).by_id() if failed else {}
+    findings = translation_failed(failed, by_id)
     return LayerResult(layer=Layer.FIDELITY, findings=findings)
 
 

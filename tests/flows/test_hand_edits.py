@@ -166,3 +166,48 @@ def test_validate_review_queues_a_hand_edited_or_foreign_variant_for_review(proj
     own_log = project / ".babelflow" / "review" / BENCH / "es" / "decisions.jsonl"
     assert len(own_log.read_bytes().splitlines()) == 1  # the correction's; the foreign decision has its own folder
     assert _cli("review", BENCH, "--lang", "es", "--variant", str(elsewhere), "--sign").exit_code == 2
+
+
+def test_a_hand_edit_that_breaks_a_task_is_set_aside_with_a_finding_not_a_traceback(project, analyzed):
+    from flows.pipeline.stages import TranslateResult
+    from flows.pipeline.validation_stages import translation_failures
+
+    element = next(
+        e
+        for e in analyzed(BENCH).elements
+        if e.artifact == TASKS and e.translation_type is TranslationType.TRANSLATE_FREE and "task_1" in e.source_text
+    )
+    path, document = _tasks(project)
+    node, key = _at(document, element.locator.path)
+    draft = node[key]
+    node[key] = draft.replace("task_1", "task_9")  # a wrong id: the task no longer says what its actions need
+    path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+
+    result = _cli("adapt", BENCH, "--lang", "es")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and "set aside" in result.output and "task_1" in result.output
+    node, key = _at(_tasks(project)[1], element.locator.path)
+    assert node[key] == draft  # the variant keeps the machine text; the edit is kept as a correction
+    log = project / ".babelflow" / "review" / BENCH / "es" / "corrections.jsonl"
+    [entry] = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+    assert entry["via"] == "hand_edit" and "task_9" in entry["text"]
+
+    # the flow's translate stage carries it to the review queue as a finding with the refused text
+    from flows.pipeline.adapt import adapt
+
+    adapted = adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=project))
+    [aside] = adapted.outcome.set_aside
+    translated = TranslateResult(
+        targets_path=path,
+        targets_sha256="",
+        canonical_map_version="",
+        translator_id="",
+        language_pack_version="",
+        stats=adapted.outcome.stats,
+        failures=[],
+        set_aside=[aside],
+        retranslated_units=0,
+    )
+    [finding] = translation_failures(translated, BabelflowSettings(project_root=project).layout.ir(BENCH), BENCH).findings
+    assert finding.kind == "human_text_set_aside" and finding.element_id in aside.element_ids
+    assert "task_9" in (finding.evidence[0].target or "") and "babelflow correct" in finding.message

@@ -374,8 +374,7 @@ def test_a_glossary_edit_retranslates_exactly_the_units_that_mention_the_term(pr
     assert all("título" in result.outcome.targets[u.element_ids[0]].lower() for u in mentioning)
 
 
-def test_a_glossary_edit_that_human_texts_break_names_them_and_they_are_fixed_one_by_one(project):
-    from babelflow.errors import BabelflowError
+def test_a_glossary_edit_that_human_texts_break_sets_them_aside_named_and_they_are_fixed_one_by_one(project):
     from flows.pipeline.adapt import adapt
 
     bench = _bench(project)
@@ -406,14 +405,18 @@ def test_a_glossary_edit_that_human_texts_break_names_them_and_they_are_fixed_on
         + f'\n[[glossary]]\nbenchmark = "{BENCH}"\nsource = "{word}"\ntarget = "términoX"\n',
         encoding="utf-8",
     )
-    with pytest.raises(BabelflowError) as refused:
-        adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=project))
-    assert all(f"unit {u.key} (reviewed)" in refused.value.message for u in pair)
-    assert "babelflow correct" in refused.value.fix
+    # the stored human texts the new glossary fails do not stop the rebuild: set aside, named, machine text kept
+    result = adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=project))
+    aside = {u.unit_key: u for u in result.outcome.set_aside}
+    assert set(aside) == {u.key for u in pair}
+    assert all(aside[u.key].human_text.startswith("Frase revisada") for u in pair)
+    assert all("términoX" in aside[u.key].problems[0] or word in aside[u.key].problems[0] for u in pair)
+    text = _variant_text(project)
+    assert "Frase revisada" not in text and "términoX" in text
     first = _cli(
         "correct", BENCH, "--lang", "es", "--id", pair[0].key, "--text", "Frase con términoX.", "--author", "ana"
     )
-    assert first.exit_code == 0 and "stored, not yet applied" in first.output and pair[1].key in first.output
+    assert first.exit_code == 0 and "rebuilt" in first.output, first.output
     second = _cli(
         "correct", BENCH, "--lang", "es", "--id", pair[1].key, "--text", "Otra con términoX.", "--author", "ana"
     )
@@ -458,3 +461,46 @@ def test_a_confirmed_finding_on_an_imported_text_sends_the_unit_back_to_the_tran
     assert outcome.unit_origins[record.key] == translator.translator_id  # drafted again, not 'reviewed'
     assert outcome.targets[record.element_ids[0]] == record.target
     assert orjson.loads(run.paths.reviewed.read_bytes()) == {}
+
+
+def test_a_form_replacement_changes_every_file_of_its_unit_as_the_reviewers_correction(project):
+    from flows.pipeline.adapt import adapt
+    from flows.review.replacements import apply_replacements
+    from flows.review.store import ReviewDecision
+
+    bench = _bench(project)
+    record = next(
+        r
+        for r in bench.records
+        if r.kind == "free"
+        and len({bench.elements[e].artifact for e in r.element_ids}) > 1
+        and len(r.source) > 40
+        and not bench.protected[r.key].placeholders
+        and not any(c.isdigit() for c in r.source)
+    )
+    artifacts = sorted({bench.elements[e].artifact for e in record.element_ids})
+    text = "Texto revisado por la revisora para todas las guías donde aparece esta unidad."
+    decision = ReviewDecision(
+        finding_id="F-form", decision="confirm", reviewer="ana", replacement=text, element_id=record.element_ids[-1]
+    )
+    done = apply_replacements(bench.run, [decision])
+    assert not done.refused and [c.unit_key for c in done.corrections] == [record.key]
+    adapt(AdaptRequest.of_options(BENCH, "es"), settings=BabelflowSettings(project_root=project))
+    base = project / "adapted" / BENCH / "es"
+    assert all(text in (base / artifact).read_text(encoding="utf-8") for artifact in artifacts), artifacts
+    after = _bench(project).find(record.key)
+    assert after.origin_class == "corrected" and after.target == text
+    [entry] = [orjson.loads(line) for line in (_review(project) / "corrections.jsonl").read_bytes().splitlines()]
+    assert (entry["author"], entry["via"], entry["detail"]) == ("ana", "finding", "F-form")
+    assert set(entry["element_ids"]) == set(record.element_ids)
+
+    # an English replacement is refused by the same checks as `correct`: nothing stored, a finding's text instead
+    reviewed = (project / ".babelflow").rglob("reviewed_translations.json")
+    before = {p: p.read_bytes() for p in reviewed}
+    english = decision.model_copy(
+        update={"finding_id": "F-en", "replacement": "Check every detail with the user before you change the order."}
+    )
+    [refused] = apply_replacements(bench.run, [english]).refused
+    assert refused.unit_key == record.key and refused.human_text == english.replacement
+    assert "wrong_language" in refused.problems[0] and "English" in refused.problems[0], refused.problems
+    assert {p: p.read_bytes() for p in before} == before
