@@ -190,6 +190,26 @@ def test_an_english_target_is_a_per_unit_finding_and_needs_force(project):
     assert _bench(project).find(record.key).human.forced == ["untranslated"]
 
 
+def test_an_english_sentence_is_refused_by_correct_and_import_with_the_fix(project):
+    english = "Please check every detail with the user before you change anything in the account."
+    record = _free_draft(_bench(project))
+    refused = _cli("correct", BENCH, "--lang", "es", "--id", record.key, "--text", english)
+    assert refused.exit_code == 2 and "English left in place" in refused.output, refused.output
+    assert "--force" in refused.output and not (_review(project) / "corrections.jsonl").exists()
+    out = project / "mock-es.xlf"
+    assert _cli("export", BENCH, "--lang", "es", "--out", str(out)).exit_code == 0
+    tree = etree.parse(str(out))
+    unit = next(u for u in tree.iter(f"{{{NS}}}trans-unit") if u.get("id") == record.key)
+    target = unit.find(f"{{{NS}}}target")
+    target.text, target.attrib["state"] = english, "translated"
+    tree.write(str(out), xml_declaration=True, encoding="utf-8")
+    imported = _cli("import", BENCH, str(out), "--lang", "es")
+    assert imported.exit_code == 2 and "wrong_language" in imported.output and "English" in imported.output
+    forced = _cli("correct", BENCH, "--lang", "es", "--id", record.key, "--text", english, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert _bench(project).find(record.key).human.forced == ["wrong_language"]  # --force is recorded
+
+
 def test_a_confirmed_finding_is_fixed_by_a_replacement_text(project):
     from flows.review.store import ReviewStore
     from tests.validators.findings_by_hand import a_finding
