@@ -115,6 +115,12 @@ def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, st
     )
 
 
+def protect_as_rendered(unit: TranslationUnit, rendering: str) -> ProtectedText:
+    """A canonical term protected with only the codes its rendering keeps: a reviewer may render a
+    code ('AC adapter' -> 'adaptador de CA'), and that rendering is then the term's, codes and all."""
+    return protect(unit.text, preserve_tokens=[code for code in term_codes(unit.text) if code in rendering])
+
+
 def refuse_changed_slots(units: list[TranslationUnit], ir: IRDocument, targets: dict[str, str]) -> list[UnitFailure]:
     """Take out of `targets` every code text whose slots differ from its source's (a translator's,
     the memory's, a reviewer's or an imported text alike): the rebuild never writes one."""

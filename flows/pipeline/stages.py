@@ -8,7 +8,6 @@ The same functions run without Prefect (`flows/pipeline/adapt.py`, tests, benchm
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -23,7 +22,6 @@ from babelflow.canonical_map import CanonicalMap, load_canonical_map, save_canon
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record, save_ir
 from babelflow.ir_cache import remember
-from babelflow.language_pack import LanguagePack
 from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.progress import report
 from babelflow.run_lock import one_at_a_time
@@ -33,9 +31,10 @@ from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, keep_ir, key_of,
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
+from translators.human_texts import HUMAN_ORIGINS, failing_units, translate_setting_aside
 from translators.interface import Translator
 from translators.memory import TranslationMemory
-from translators.pack_checks import check_translations, enforce
+from translators.pack_checks import enforce
 from translators.rebuild import rebuild_variant
 from translators.spec import make_translator
 from translators.units import extract_units
@@ -134,60 +133,15 @@ def translate_ir(
         engine.memory.forget(engine.memory_keys(ir, cmap, set(forget)))
         reviewed = release_forgotten(run, ir, reviewed, forget)
     renderings = run.entity_renderings(ir.entity_classes)
-    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings)
-    failing = failing_units(run.pack, ir, outcome)
-    refused = [u for u in failing if u.origin == "reviewed" and u.unit_key not in applying]
-    if refused and len(refused) == len(failing):
-        withheld = {e for u in refused for e in u.element_ids}
-        kept = {k: v for k, v in reviewed.items() if k not in withheld}
-        outcome = engine.translate(ir, cmap, reviewed=kept, progress=progress, renderings=renderings)
-        set_aside = [
-            u.failure.model_copy(update={"human_text": reviewed[u.element_ids[0]]})
-            for u in refused
-            if u.element_ids[0] in reviewed
-        ]
-        outcome = outcome.model_copy(update={"set_aside": set_aside})
+    outcome = translate_setting_aside(
+        engine, run.pack, ir, cmap, reviewed=reviewed, renderings=renderings, progress=progress, applying=applying
+    )
     try:
         enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included
     except BabelflowError as exc:
         raise release_check_error(run, ir, outcome, exc) from None
     save_canonical_map(cmap, run.paths.canonical_map)  # a refused run leaves it as it was (its terms stay in the TM)
     return outcome, cmap
-
-
-@dataclass(frozen=True)
-class FailingUnit:
-    """One unit the pack's release checks refuse, with who made its text."""
-
-    failure: UnitFailure
-    origin: str
-
-    @property
-    def unit_key(self) -> str:
-        return self.failure.unit_key
-
-    @property
-    def element_ids(self) -> list[str]:
-        return self.failure.element_ids
-
-
-def failing_units(pack: LanguagePack, ir: IRDocument, outcome: TranslationOutcome) -> list[FailingUnit]:
-    """The units whose texts the pack's release checks refuse, each problem once."""
-    elements = {e.id: e for e in ir.elements}
-    canonical, free = extract_units(ir)
-    failing: list[FailingUnit] = []
-    for unit in canonical + free:
-        fields = [elements[i] for i in unit.element_ids if i in outcome.targets]
-        found = check_translations(pack, ir.model_copy(update={"elements": fields}), outcome.targets)
-        if found:
-            failure = UnitFailure(
-                unit_key=unit.key,
-                element_ids=unit.element_ids,
-                source_text=unit.text,
-                problems=list(dict.fromkeys(found)),
-            )
-            failing.append(FailingUnit(failure, outcome.unit_origins.get(unit.key, "?")))
-    return failing
 
 
 def release_forgotten(
@@ -205,9 +159,6 @@ def release_forgotten(
     kept = {k: v for k, v in reviewed.items() if k not in dropped}
     write_bytes_atomic(run.paths.reviewed, orjson.dumps(kept))
     return kept
-
-
-HUMAN_ORIGINS = ("reviewed", "canonical map (reviewer)")
 
 
 def release_check_error(

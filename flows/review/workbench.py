@@ -36,11 +36,12 @@ from flows.review.unit_records import (
 )
 from flows.run_setup import resolve_run, stored_request
 from source_benchmarks import get_benchmark
-from translators.engine import TranslationEngine, pack_glossary, protect_unit
+from translators.engine import TranslationEngine, pack_glossary, protect_as_rendered, protect_unit
+from translators.human_texts import translate_setting_aside
 from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage, Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations
-from translators.placeholders import ProtectedText
+from translators.placeholders import PlaceholderError, ProtectedText, restore
 from translators.spec import make_translator
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 from validators.finding_kinds import Severity
@@ -69,6 +70,14 @@ class MemoryOnly:
 # wrong whoever wrote it (numbers, protected tokens, placeholders), or it is not in the target
 # language (an English target copied through, another language)
 REFUSING_CHECKS = REFUSING_FIDELITY | {"untranslated"}
+
+
+def _restores_to(coded: str, protected: ProtectedText, text: str) -> bool:
+    """Is `coded` the live `text` with its codes? (A term's map rendering may differ from its draft: 'morado'.)"""
+    try:
+        return restore(coded, protected) == text
+    except PlaceholderError:
+        return False
 
 
 def read_reviewed(path: Path) -> dict[str, str]:
@@ -109,12 +118,21 @@ class Workbench:
         )
         reviewed = read_reviewed(run.paths.reviewed)
         # the canonical map is copied: the engine adds its new terms to it, which only a run saves
-        outcome = engine.translate(
-            ir, cmap.model_copy(deep=True), reviewed=reviewed, renderings=run.entity_renderings(ir.entity_classes)
+        outcome = translate_setting_aside(  # the texts the variant holds: a refused human text is set aside
+            engine,
+            run.pack,
+            ir,
+            cmap.model_copy(deep=True),
+            reviewed=reviewed,
+            renderings=run.entity_renderings(ir.entity_classes),
         )
         canonical, free = extract_units(ir)
         groups = canonical_groups_of_values(ir)
         protected = {u.key: protect_unit(u, cmap, groups) for u in canonical + free}
+        for unit in canonical:  # a term code a reviewer rendered ('AC' in 'adaptador de CA') is no code of the unit
+            target = outcome.targets.get(unit.element_ids[0], "") if unit.element_ids else ""
+            if target and reprotect(target, protected[unit.key]) is None:
+                protected[unit.key] = protect_as_rendered(unit, target)
         signed = signoff_state(run.paths.variant).valid
         origins = dict(outcome.unit_origins)
         for failure in outcome.failures:
@@ -237,10 +255,10 @@ class Workbench:
     def protected_target(self, record: UnitRecord) -> str | None:
         """The current text with its inline codes (⟦N⟧), as an exchange file carries it."""
         protected = self.protected[record.key]
-        if record.origin_class == "draft":
+        if record.origin_class == "draft":  # the memory's coded text is exact where a rendering occurs twice
             unit = next(u for u in self.units if u.key == record.key)
             drafted = self.engine.memory.entries.get(self.engine.pending_unit(unit, protected).tm_key)
-            if drafted is not None:
+            if drafted is not None and _restores_to(drafted, protected, record.target):
                 return drafted
         return reprotect(record.target, protected) if record.target else None
 

@@ -208,6 +208,8 @@ def test_a_hand_edit_that_breaks_a_task_is_set_aside_with_a_finding_not_a_traceb
         set_aside=[aside],
         retranslated_units=0,
     )
-    [finding] = translation_failures(translated, BabelflowSettings(project_root=project).layout.ir(BENCH), BENCH).findings
+    [finding] = translation_failures(
+        translated, BabelflowSettings(project_root=project).layout.ir(BENCH), BENCH
+    ).findings
     assert finding.kind == "human_text_set_aside" and finding.element_id in aside.element_ids
     assert "task_9" in (finding.evidence[0].target or "") and "babelflow correct" in finding.message

@@ -42,11 +42,21 @@ def _bench(root: Path):
     return Workbench.of_variant(BabelflowSettings(project_root=root), BENCH, "es")
 
 
+def _with_codes(target) -> str:
+    """An exported <target> as protected text: each <ph id="N"> as ⟦N⟧."""
+    text = target.text or ""
+    for child in target:
+        text += f"⟦{child.get('id')}⟧" + (child.tail or "")
+    return text
+
+
 def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     from babelflow.glossary import term_matcher
     from babelflow.ir import save_ir
     from flows.pipeline.adapt import adapt
     from flows.review.store import ReviewStore
+    from flows.written_targets import read_written_targets
+    from translators.placeholders import restore
     from validators.findings import FailureSet
 
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(tmp_path))
@@ -94,6 +104,20 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     for key, text in texts.items():
         assert units[key].text == text and units[key].get("state") == "translated"
     assert units[plain[3].key].get("state") == "needs-review-translation"
+    # the export is the live text, unit for unit: what the variant's last rebuild wrote in each field
+    written = read_written_targets(_bench(tmp_path).run)
+    after = _bench(tmp_path)
+    differ = [
+        r.key
+        for r in after.records
+        if (units[r.key] is not None and restore(_with_codes(units[r.key]), after.protected[r.key]))
+        != written.get(r.element_ids[0])
+    ]
+    assert differ == [], [(k, written.get(after.find(k).element_ids[0])) for k in differ[:3]]
+    ac_adapter = next(r for r in after.records if r.kind == "canonical" and r.source == "AC adapter")
+    exported = restore(_with_codes(units[ac_adapter.key]), after.protected[ac_adapter.key])
+    assert exported == after.cmap.target_of(ac_adapter.canonical_group or "", "AC adapter") == ac_adapter.target
+    assert units[ac_adapter.key].get("state") != "needs-translation"
 
     # re-import the unchanged file: no change
     reviewed = settings.layout.reviewed_translations(BENCH, "es")

@@ -58,3 +58,18 @@ def test_a_changed_term_retranslates_exactly_the_units_that_mention_it(analyzed,
     ).translate(ir, cmap)
     resent = [text for text, _ in _sent(again).values()]
     assert resent and all("meeting" in text.lower() for text in resent)
+
+
+def test_a_term_code_a_reviewer_rendered_is_no_code_of_that_term():
+    from translators.engine import protect_as_rendered, protect_unit
+    from translators.placeholders import restore
+    from translators.units import TranslationUnit
+
+    unit = TranslationUnit(
+        key="k", text="AC adapter", kind="canonical", context="", canonical_group="option_value", inline_tokens=()
+    )
+    assert [p.original for p in protect_unit(unit, None, {}).placeholders] == ["AC"]  # a translator keeps it
+    rendered = protect_as_rendered(unit, "adaptador de CA")  # a reviewer did not: the rendering is the term's
+    assert rendered.placeholders == [] and restore("adaptador de CA", rendered) == "adaptador de CA"
+    kept = protect_as_rendered(unit, "adaptador AC")
+    assert [p.original for p in kept.placeholders] == ["AC"]

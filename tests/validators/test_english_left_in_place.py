@@ -39,7 +39,8 @@ def test_an_english_sentence_is_refused_with_the_fix_and_a_translation_passes(fi
     else:
         assert "English left in place" in finding.message and "Translate it into" in finding.message
     assert not [
-        f for f in check_pair("review", FieldPair.of(field, TRANSLATIONS[language]), language, pack)
+        f
+        for f in check_pair("review", FieldPair.of(field, TRANSLATIONS[language]), language, pack)
         if f.kind == "wrong_language"
     ]
 
