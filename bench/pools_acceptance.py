@@ -303,7 +303,7 @@ def _review_from_anywhere(workers, submitter, sub_env, stores) -> bool:
         paused.kill()
         return report("review decision applies on the other worker", False, why="no paused run", tail=out[-1500:])
     signer = next(w for w in workers if run_id in w.submitted())
-    resume_flow_run(run_id, run_input={"reviewer": "api-reviewer", "approve": True, "note": "given through the API"})
+    resume_flow_run(run_id, run_input={"reviewer": "api-reviewer", "read": True, "note": "given through the API"})
     out = paused.communicate(timeout=600)[0]
     signer.stop()  # the other worker is now the only one: the next run lands there
     other = next(w for w in workers if w is not signer and w.process.poll() is None)

@@ -8,9 +8,15 @@ In a fresh temporary project, with the `babelflow` CLI as a user runs it:
    script reads the review material (asserts the page does not scroll sideways), opens the form through
    the UI's Resume button, confirms the group and types a replacement text, and submits it;
 4. the next round applies the replacement (asserted in the variant's files) and pauses at sign-off: the
-   sample artifact shows the sampled units side by side (asserted: no sideways scroll); the sign-off form
-   is approved through the UI; the run ends Signed;
-5. the runs list shows each run's name (benchmark · language) and named state.
+   sample artifact shows the sampled units side by side (asserted: no sideways scroll); in the sign-off
+   form every unit passes, the run ends Signed;
+5. ar-XB is signed in the CLI (`review --sign --yes`): its run, ended AwaitingSignoff, reads Signed, and an
+   unchanged rerun stays Signed;
+6. tau2-retail es (Apertium drafts, the main job's variant) pauses at sign-off; in the UI 30% of its
+   sample (rounded up) is failed, two units with an MQM category and severity: the run ends
+   SignoffRejected, and the failed units are `babelflow units --failing`'s work list. Every link of the
+   sample artifact and the sign-off form is asserted visible at 1,280 px;
+7. the runs list shows each run's name (benchmark · language) and named state.
 
 Screenshots go to docs/ui/ (names below); the server is stopped at the end. Prints one JSON line:
 the duration and what each screenshot shows.
@@ -102,6 +108,11 @@ class Api:
                     return run["id"]
             time.sleep(0.5)
         raise SystemExit(f"no flow run paused at {key}")
+
+    def states_of(self, name: str) -> list[str]:
+        """The state names of the flow runs called `name`, oldest first."""
+        runs = self.call("flow_runs/filter", {"sort": "START_TIME_ASC", "limit": 50})
+        return [r["state"]["name"] for r in runs if r["name"] == name]  # type: ignore[union-attr,index]
 
     def artifact_id(self, key: str) -> str:
         """The latest version's id (the collection's own id opens no artifact page: 404)."""
@@ -253,17 +264,40 @@ def walk(out: Path) -> dict:
             page.get_by_role("button", name="Resume").first.click()
             page.wait_for_timeout(2500)
             _property(page, "Your name").locator("textarea").fill("walkthrough")
-            _tick(page, "I read the sample")
-            _shot(page, out, "walk-6-signoff-form.png", shown, "sign-off form: the sample's link, approve")
+            _tick(page, "I read every sampled unit")
+            _shot(page, out, "walk-6-signoff-form.png", shown, "sign-off form: the sample's link, every unit passes")
             _submit(page)
             output, _ = waiting.communicate(timeout=300)
             if waiting.returncode != 0:
                 raise SystemExit(f"the reviewed run did not end signed:\n{output[-2000:]}")
 
+            # ar-XB signed in the CLI: its run (ended AwaitingSignoff) reads Signed; an unchanged rerun stays Signed
+            signed = _cli(project, "review", BENCHMARK, "--lang", "ar-XB", "--sign", "--reviewer", "ana", "--yes")
+            if signed.returncode != 0:
+                raise SystemExit(f"ar-XB: the CLI sign-off failed ({signed.returncode}):\n{signed.stdout[-1500:]}")
+            rerun = _flow(project, "ar-XB")
+            if rerun.returncode != 0:
+                raise SystemExit(f"ar-XB: the unchanged rerun did not stay signed ({rerun.returncode})")
+            checks["ar_xb_after_cli_signoff"] = api.states_of(f"{BENCHMARK} · ar-XB")
+
+            # es retail (Apertium drafts), as the main job makes it: a careful reviewer fails >= 30% of the sample
+            rejected, failed_units = _reject_es_retail(project, api, page, out, shown)
+            checks["es_retail_rejected"] = {"failed": len(failed_units), **rejected}
+
             page.set_viewport_size({"width": WIDTH, "height": 1100})
             page.goto(f"{api.ui}/runs", wait_until="networkidle")
             page.wait_for_timeout(3000)
-            _shot(page, out, "walk-7-runs-states.png", shown, "runs list: Signed, AwaitingReview, AwaitingSignoff")
+            for state in ("Signed", "SignoffRejected"):
+                if not page.get_by_text(state, exact=True).count():
+                    raise SystemExit(f"the runs list shows no run in state {state}")
+            _shot(
+                page,
+                out,
+                "walk-9-runs-states.png",
+                shown,
+                "runs list: tau2-retail es SignoffRejected; en-XA Signed (form); ar-XB Signed (CLI sign-off, then an"
+                " unchanged rerun); en-XA AwaitingReview",
+            )
             browser.close()
         runs = api.call("flow_runs/filter", {"sort": "START_TIME_ASC", "limit": 10})
         checks["runs"] = [f"{r['name']}: {r['state']['name']}" for r in runs]  # type: ignore[union-attr]
@@ -274,6 +308,103 @@ def walk(out: Path) -> dict:
     return {"seconds": round(time.perf_counter() - started, 1), "screenshots": shown, **checks}
 
 
+def _cli(project: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*BABELFLOW, *args], cwd=project, env=_user_env(), capture_output=True, text=True, timeout=600
+    )
+
+
+def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str, str]) -> tuple[dict, list[str]]:
+    """tau2-retail es paused at its sign-off form; in the UI, 30% of the sampled units (rounded up) are
+    failed, two with an MQM category and severity; the run must end SignoffRejected (exit 1) and the failed
+    units must be the work list (`babelflow units --failing`)."""
+    waiting = subprocess.Popen(
+        [*BABELFLOW, "flow", "tau2-retail", "--lang", "es", "--review-timeout", "900"],
+        cwd=project,
+        env=_user_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        run_id = api.paused_run("signoff", seconds=900)
+        page.set_viewport_size({"width": WIDTH, "height": 900})
+        sample = api.artifact_id("tau2-retail-es-signoff-sample")
+        _open_artifact(page, f"{api.ui}/artifacts/artifact/{sample}", "Sign-off sample")
+        _no_sideways_scroll(page)
+        _links_visible(page)
+        page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
+        page.wait_for_timeout(2500)
+        page.get_by_role("button", name="Resume").first.click()
+        page.wait_for_timeout(2500)
+        links = _links_visible(page)
+        _property(page, "Your name").locator("textarea").fill("walkthrough")
+        titles = [
+            t.strip()
+            for t in page.locator(".schema-form-property__label").all_inner_texts()
+            if re.match(r"^\d+\. [0-9a-f]{12}$", t.strip())
+        ]
+        failing = titles[: -(-len(titles) * 3 // 10)]  # ceil(30%)
+        labelled = {0: ("fluency", "minor"), 1: ("terminology", "major")}  # the rest: read as major accuracy
+        for number, title in enumerate(failing):
+            _choose(page, title, "fail")
+            if number in labelled:
+                category, severity = labelled[number]
+                unit = titles.index(title)
+                _choose_field(page, _properties(page, "MQM category if it fails").nth(unit), category)
+                _choose_field(page, _properties(page, "severity if it fails").nth(unit), severity)
+        _tick(page, "I read every sampled unit")
+        _shot(
+            page,
+            out,
+            "walk-8-signoff-rejecting.png",
+            shown,
+            f"sign-off form, es retail: {len(failing)} of {len(titles)} units failed",
+        )
+        _submit(page)
+        output, _ = waiting.communicate(timeout=600)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    if waiting.returncode != 1 or "SignoffRejected" not in output and "signoff_rejected" not in output:
+        raise SystemExit(f"es retail: expected SignoffRejected (exit 1), got {waiting.returncode}:\n{output[-2000:]}")
+    work = _cli(project, "units", "tau2-retail", "--lang", "es", "--failing", "--limit", "0")
+    keys = [t.split(". ", 1)[1] for t in failing]
+    missing = [k for k in keys if k not in work.stdout]
+    if missing:
+        raise SystemExit(f"failed sample units missing from `units --failing`: {missing[:5]}\n{work.stdout[-1500:]}")
+    return {"sample": len(titles), "links_in_form": links, "runs": api.states_of("tau2-retail · es")}, keys
+
+
+def _links_visible(page) -> int:
+    """Every link on the page is drawn, inside the 1,280 px, and not in its background's colour."""
+    links = page.evaluate(
+        """() => [...document.querySelectorAll('main a[href], .p-modal a[href], [role=dialog] a[href]')]
+          .filter(a => a.textContent.trim())
+          .map(a => {
+            const r = a.getBoundingClientRect(), s = getComputedStyle(a);
+            let el = a, bg = 'rgba(0, 0, 0, 0)';
+            while (el && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) {
+              bg = getComputedStyle(el).backgroundColor; el = el.parentElement;
+            }
+            return {text: a.textContent.trim().slice(0, 40), width: r.width, right: r.right,
+                    color: s.color, background: bg, visibility: s.visibility, opacity: s.opacity};
+          })"""
+    )
+    hidden = [
+        link
+        for link in links
+        if link["width"] == 0
+        or link["right"] > WIDTH
+        or link["color"] == link["background"]
+        or link["visibility"] != "visible"
+        or float(link["opacity"]) < 0.5
+    ]
+    if hidden:
+        raise SystemExit(f"{page.url}: links not visible at {WIDTH} px: {hidden[:3]}")
+    return len(links)
+
+
 def _property(page, label: str):
     """A field of Prefect's run-input form, by the start of its title (the form's labels are not
     tied to their inputs, so Playwright's get_by_label finds nothing)."""
@@ -281,9 +412,19 @@ def _property(page, label: str):
     return page.locator(".schema-form-property").filter(has=title).first
 
 
+def _properties(page, label: str):
+    """Every field of the form whose title starts with `label` (the per-unit fields share titles)."""
+    title = page.locator(".schema-form-property__label").filter(has_text=label)
+    return page.locator(".schema-form-property").filter(has=title)
+
+
 def _choose(page, label: str, option: str) -> None:
     """Pick a value of Prefect's select (a button that opens a pop-over of options)."""
-    field = _property(page, label)
+    _choose_field(page, _property(page, label), option, label)
+
+
+def _choose_field(page, field, option: str, label: str = "") -> None:
+    field.scroll_into_view_if_needed()
     options = page.locator(".p-select-option").filter(has_text=re.compile(rf"^\s*{option}\s*$"))
     opens = (
         lambda: field.locator(".p-select-button").click(),

@@ -193,7 +193,7 @@ def main() -> None:
                 {
                     "run_input": {
                         "reviewer": "screenshot",
-                        "approve": True,
+                        "read": True,
                         "note": "spot-checked",
                     }
                 },

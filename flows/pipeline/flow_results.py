@@ -3,7 +3,6 @@ that carries it (AwaitingReview, AwaitingSignoff, Signed, ...)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -102,13 +101,14 @@ def mark_run_state(settings: BabelflowSettings, flow_run_id: str | None, decisio
     from uuid import UUID  # noqa: PLC0415
 
     from prefect.client.orchestration import get_client  # noqa: PLC0415
+    from prefect.settings import get_current_settings  # noqa: PLC0415
 
     from flows.server.local_server import running_server, use_server  # noqa: PLC0415
 
     if not flow_run_id:
         return None
     server = running_server(settings)
-    if server is None and not os.environ.get("PREFECT_API_URL"):
+    if server is None and not get_current_settings().api.url:  # an API from the environment or a Prefect profile
         return f"flow run {flow_run_id} keeps its state (no Prefect server runs: `babelflow server`)"
     if server is not None:
         use_server(server, settings)

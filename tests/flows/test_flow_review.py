@@ -258,3 +258,28 @@ def test_a_unit_the_translator_broke_becomes_a_finding_and_is_retranslated_on_co
     store.append(ReviewDecision(finding_id=failed[0].id, decision="confirm", reviewer="cli", note="retranslate"))
     second = adapt_language(AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path))
     assert second.status == "awaiting_signoff" and second.rounds[0].retranslated_units == 1
+
+
+def test_a_cli_signoff_sets_the_waiting_runs_state_signed_and_an_unchanged_rerun_stays_signed(prefect_env, tmp_path):
+    from prefect.client.orchestration import get_client
+    from typer.testing import CliRunner
+
+    from flows.cli.app import app
+    from flows.pipeline.prefect_flows import adapt_language
+
+    benchmark = "fixture-library"
+    request = AdaptRequest(benchmark=benchmark, language="en-XA", project_root=tmp_path)
+    unattended = adapt_language(request, return_state=True)  # clean: ends AwaitingSignoff (review_timeout=0)
+    assert unattended.name == "AwaitingSignoff"
+    run_id = _store(tmp_path, benchmark).flow_run_id()
+    signed = CliRunner().invoke(
+        app,
+        ["review", benchmark, "--lang", "en-XA", "--sign", "--reviewer", "ana", "--yes"],
+        env={"BABELFLOW_PROJECT_ROOT": str(tmp_path)},
+    )
+    assert signed.exit_code == 0 and "now reads Signed" in " ".join(signed.output.split()), signed.output
+    with get_client(sync_client=True) as client:
+        state = client.read_flow_run(run_id).state
+    assert state is not None and state.name == "Signed" and state.is_completed() and "ana" in (state.message or "")
+    rerun = adapt_language(request, return_state=True)  # nothing changed: the sign-off holds
+    assert rerun.name == "Signed" and rerun.is_completed()
