@@ -48,7 +48,8 @@ def flow(
     Runs against this project's local Prefect server (started in the background on first use and
     kept running, so runs, artifacts and paused review forms stay reachable in the UI after this
     command ends) or against PREFECT_API_URL when set. Prints the run's and report's UI addresses.
-    Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review."""
+    Exit 0 when no findings remain (signed or awaiting sign-off), 1 when findings await review or the
+    sign-off sample was rejected."""
     from flows.pipeline.launch import pool_options, preflight, run_languages  # noqa: PLC0415 - +1.3 s on --help
     from flows.pipeline.progress_views import terminal_progress  # noqa: PLC0415 - +50 ms on --help
     from flows.run_setup import resolved_once  # noqa: PLC0415
@@ -60,7 +61,7 @@ def flow(
         say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
         results = run_languages(request, languages, on_pool, max_concurrency, say)
     print_results(request.benchmark, results, ui)
-    if any(r.status in ("awaiting_review", "rounds_exhausted") for r in results):
+    if any(r.status in ("awaiting_review", "rounds_exhausted", "signoff_rejected") for r in results):
         raise typer.Exit(code=1)
 
 
@@ -128,6 +129,11 @@ def next_step(benchmark: str, language: str, status: str) -> str:
     if status in ("awaiting_review", "rounds_exhausted"):
         return (
             f"next ({language}): findings await review: babelflow review {where}  (then rerun: babelflow flow {where})"
+        )
+    if status == "signoff_rejected":
+        return (
+            f"next ({language}): the sign-off sample was rejected; correct its failing units:"
+            f" babelflow units {where} --failing  (then rerun: babelflow flow {where})"
         )
     if status == "awaiting_signoff":
         return (

@@ -54,6 +54,7 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     from babelflow.glossary import term_matcher
     from babelflow.ir import save_ir
     from flows.pipeline.adapt import adapt
+    from flows.review.signoff_sample import sign_sample
     from flows.review.store import ReviewStore
     from flows.written_targets import read_written_targets
     from translators.placeholders import restore
@@ -138,11 +139,14 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     ReviewStore(settings.layout.review_dir(BENCH, "es")).save_queue(
         FailureSet(benchmark=BENCH, language="es", findings=[], validators=[])
     )
-    signed = _cli("review", BENCH, "--lang", "es", "--sign", "--reviewer", "ana", "--yes")
+    sample = sign_sample(_bench(tmp_path))
+    at_ac = [arg for u in sample.units[:5] for arg in ("--fail", f"{u.unit_key}=fluency:minor")]  # Ac 5 at AQL 2.5
+    signed = _cli("review", BENCH, "--lang", "es", "--sign", "--reviewer", "ana", "--yes", *at_ac)
     assert signed.exit_code == 0, signed.output
     record = orjson.loads((settings.layout.variant(BENCH, "es") / "babelflow_signoff.json").read_bytes())
     assert record["tier"] == "mt" and record["sample"]["code_letter"] == "J"
     assert len(record["sample"]["units"]) == record["sample"]["sample_size"] == 80
+    assert record["outcome"]["accepted"] and record["outcome"]["failing"] == 5
 
     # a glossary edit reruns exactly the units that mention the term (human texts stay)
     term = term_matcher(("payment method",))
@@ -162,3 +166,16 @@ def test_es_retail_review_walk(tmp_path, monkeypatch, analyzed):
     assert len(drafts) >= 20 and stats.units_by_origin[stats.translator_id] == len(drafts)
     assert all("método de pago" in result.outcome.targets[r.element_ids[0]].lower() for r in drafts)
     assert result.voided_signoff and "VOID" in result.voided_signoff
+
+    # a careful reviewer fails 30% of the (new) sample: SignoffRejected, and those units are the work list
+    sample = sign_sample(_bench(tmp_path))
+    failing = sample.units[: -(-len(sample.units) * 3 // 10)]
+    marked = [arg for u in failing for arg in ("--fail", f"{u.unit_key}=accuracy:major")]
+    rejected = _cli("review", BENCH, "--lang", "es", "--sign", "--reviewer", "ana", "--yes", *marked)
+    said = " ".join(rejected.output.split())
+    assert rejected.exit_code == 1 and f"SIGN-OFF REJECTED by ana: {len(failing)} failing of 80" in said, said[-800:]
+    assert not (settings.layout.variant(BENCH, "es") / "babelflow_signoff.json").exists()
+    work = _cli("units", BENCH, "--lang", "es", "--failing", "--limit", "0")
+    listed = [u.unit_key for u in failing if u.unit_key in work.output]
+    kept = [r.key for r in _bench(tmp_path).records if r.origin_class == "kept"]
+    assert len(listed) == len(failing) and kept and not [k for k in kept if k in work.output]
