@@ -65,6 +65,8 @@ def apply_offline_environment(settings: BabelflowSettings | None = None) -> None
     # task results (the cache of every stage) stay in the project's state folder
     os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(settings.layout.prefect_home() / "storage"))
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
+    # a flow's own result is JSON too (the stages' are babelflow's records: flows/pipeline/result_store.py)
+    os.environ.setdefault("PREFECT_RESULTS_DEFAULT_SERIALIZER", "json")
     ensure_state_dirs(settings)
 
 

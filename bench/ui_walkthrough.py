@@ -278,7 +278,10 @@ def walk(out: Path) -> dict:
             rerun = _flow(project, "ar-XB")
             if rerun.returncode != 0:
                 raise SystemExit(f"ar-XB: the unchanged rerun did not stay signed ({rerun.returncode})")
-            checks["ar_xb_after_cli_signoff"] = api.states_of(f"{BENCHMARK} · ar-XB")
+            states = api.states_of(f"{BENCHMARK} · ar-XB")
+            if states != ["Signed", "Signed"]:  # the run that waited, marked by the CLI; the unchanged rerun
+                raise SystemExit(f"ar-XB runs read {states} after the CLI sign-off and the rerun")
+            checks["ar_xb_after_cli_signoff"] = states
 
             # es retail (Apertium drafts), as the main job makes it: a careful reviewer fails >= 30% of the sample
             rejected, failed_units = _reject_es_retail(project, api, page, out, shown)

@@ -16,6 +16,7 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,59 @@ S3_KEYS = {
     "AWS_DEFAULT_REGION": "us-east-1",
 }
 BUCKET = "babelflow"
+OWNER_ONLY = os.O_NOFOLLOW | os.O_CLOEXEC  # never through a link a planted name could be
+
+
+class UntrustedFolder(SystemExit):
+    """--dir is not a folder only this user controls: nothing was read or written there."""
+
+
+def trusted_folder(root: Path) -> Path:
+    """`root`, made owner-only when new; an existing one must be a real folder (no link) owned by this
+    user and writable by nobody else, or its files (the secret that becomes PostgreSQL's password and
+    the API's auth string, the exports, the logs) could be another user's (issue 44)."""
+    root = Path(root).absolute()
+    try:
+        root.mkdir(mode=0o700, parents=False)
+    except FileNotFoundError:
+        root.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return trusted_folder(root)
+    except FileExistsError:
+        pass
+    info = os.lstat(root)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise UntrustedFolder(
+            f"error: --dir {root} is a link or not a folder; nothing was written\n"
+            "  fix: give a folder of your own (e.g. ~/.babelflow-shared), not a link"
+        )
+    if info.st_uid != os.geteuid():
+        raise UntrustedFolder(
+            f"error: --dir {root} belongs to another user (uid {info.st_uid}); nothing was"
+            " read or written\n  fix: give a folder you created (e.g. ~/.babelflow-shared)"
+        )
+    if info.st_mode & 0o022:
+        raise UntrustedFolder(
+            f"error: --dir {root} is writable by others (mode {stat.S_IMODE(info.st_mode):o});"
+            f" nothing was read or written\n  fix: chmod go-w {root}, or give a folder of your own"
+        )
+    return root
+
+
+def write_owner_only(path: Path, text: str, *, exclusive: bool = True) -> None:
+    """A new 0600 file (or, `exclusive=False`, one of ours rewritten), never written through a link."""
+    flags = os.O_WRONLY | os.O_CREAT | OWNER_ONLY | (os.O_EXCL if exclusive else os.O_TRUNC)
+    with os.fdopen(os.open(path, flags, 0o600), "w") as handle:
+        handle.write(text)
+
+
+def read_owner_only(path: Path) -> str:
+    with os.fdopen(os.open(path, os.O_RDONLY | OWNER_ONLY)) as handle:
+        return handle.read()
+
+
+def log_file(path: Path):
+    """A service's log, appended, owner-only, never through a link."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | OWNER_ONLY, 0o600), "ab")
 
 
 def free_port() -> int:
@@ -68,11 +122,9 @@ class Services:
         """PostgreSQL's password and the Prefect API's auth string: made once, kept owner-only under root
         (another user of the machine can reach loopback ports, not this file)."""
         path = self.root / "secret"
-        if not path.exists():
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "w") as handle:
-                handle.write(secrets.token_urlsafe(24))
-        return path.read_text().strip()
+        if not os.path.lexists(path):
+            write_owner_only(path, secrets.token_urlsafe(24))
+        return read_owner_only(path).strip()
 
     @property
     def database_url(self) -> str:
@@ -115,8 +167,8 @@ class Services:
                 shutil.chown(data, "postgres", "postgres")
             # password authentication: trust on 127.0.0.1 would let any local user rewrite the shared state
             pwfile = self.root / "pg-pwfile"
-            pwfile.write_text(self.secret)
-            os.chmod(pwfile, 0o600)
+            pwfile.unlink(missing_ok=True)  # a leftover of a killed start: ours (the folder is owner-only)
+            write_owner_only(pwfile, self.secret)
             if os.geteuid() == 0:
                 shutil.chown(pwfile, "postgres", "postgres")
             try:
@@ -142,7 +194,7 @@ class Services:
                     + ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=off"]
                 ),
                 stdout=subprocess.DEVNULL,
-                stderr=open(self.root / "postgres.log", "ab"),
+                stderr=log_file(self.root / "postgres.log"),
             )
         )
         _wait(lambda: asyncio.run(self._databases()), "PostgreSQL")
@@ -174,7 +226,7 @@ class Services:
             subprocess.Popen(
                 [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.s3_port)],
                 stdout=subprocess.DEVNULL,
-                stderr=open(self.root / "moto.log", "ab"),
+                stderr=log_file(self.root / "moto.log"),
                 env={**os.environ, **S3_KEYS},
             )
         )
@@ -220,7 +272,7 @@ class Services:
                     str(self.api_port),
                 ],
                 stdout=subprocess.DEVNULL,
-                stderr=open(self.root / "prefect-server.log", "ab"),
+                stderr=log_file(self.root / "prefect-server.log"),
                 env=env,
                 start_new_session=True,
             )
@@ -266,19 +318,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", type=Path, help="where PostgreSQL's data and the logs go (default: a temp dir)")
     args = parser.parse_args()
-    root = args.dir or Path(tempfile.mkdtemp(prefix="babelflow-shared-"))
-    root.mkdir(parents=True, exist_ok=True)
+    root = trusted_folder(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="babelflow-shared-"))
     if os.geteuid() == 0:
-        os.chmod(root, 0o755)
+        os.chmod(root, 0o711)  # the postgres user reaches its data folder inside; nobody lists or writes here
     services = Services(root)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         services.start()
         # the exports hold the password and auth string: an owner-only file, never the terminal or a log
         env_file = root / "shared.env"
-        descriptor = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as handle:
-            handle.writelines(f"export {name}={value}\n" for name, value in services.environment().items())
+        write_owner_only(
+            env_file,
+            "".join(f"export {name}={value}\n" for name, value in services.environment().items()),
+            exclusive=False,
+        )
         print(f"source {env_file}   # submitter and every worker: the shared state's addresses and secrets")
         print(f"# data and logs: {root}; boot seconds: {services.boot_seconds}", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})

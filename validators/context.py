@@ -33,7 +33,7 @@ from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
 from source_benchmarks import get_benchmark, open_variant
-from source_benchmarks.formats import load_document
+from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
 from source_benchmarks.yaml_io import load_yaml
 from validators.probes.policy import InferredPolicy, infer_policy
@@ -225,13 +225,14 @@ class ValidationContext:
             return self._documents[key]
         path = self.target_path(spec)
         value: Any = None
-        if not path.exists():
-            self.parse_errors[spec.path] = "missing"
-        else:
-            try:
-                value = parsed_file(path, spec.format)
-            except BabelflowError as exc:
-                self.parse_errors[spec.path] = exc.message
+        try:  # a link out of the variant is never read: its text would reach reports and the hand-edit pickup
+            inside = confined_file(self.variant_root.resolve(), path.relative_to(self.variant_root), option="--variant")
+            if inside is None:
+                self.parse_errors[spec.path] = "missing"
+            else:
+                value = parsed_file(inside, spec.format)
+        except BabelflowError as exc:
+            self.parse_errors[spec.path] = exc.message
         self._documents[key] = value
         return value
 

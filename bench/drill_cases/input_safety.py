@@ -5,6 +5,8 @@ the limit."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import pickle
 import shutil
@@ -125,6 +127,33 @@ def planted_cache_pickles(project: Path) -> CheckResult:
     return CheckResult(ok, message)
 
 
+def planted_result_record(project: Path) -> CheckResult:
+    """Issue 44: a pickle record planted at a stage's cache key in the project's result folder. Prefect's
+    default store runs it on its existence check; babelflow's stage store reads it as absent."""
+    from prefect.filesystems import LocalFileSystem
+    from prefect.results import ResultStore
+
+    from flows.pipeline.result_store import RecordSerializer, TrustedResultStorage
+
+    folder = project / ".babelflow" / "prefect" / "storage"
+    folder.mkdir(parents=True, exist_ok=True)
+    marker, key = project / "EXECUTED", "translate-2-planted"
+    payload = base64.b64encode(pickle.dumps(_Poison(marker))).decode()
+    pickled = {"type": "pickle", "picklelib": "cloudpickle"}
+    record = {"metadata": {"storage_key": key, "expiration": None, "serializer": pickled}, "result": payload}
+    (folder / key).write_bytes(json.dumps(record).encode())
+    ours = ResultStore(result_storage=TrustedResultStorage(basepath=str(folder)), serializer=RecordSerializer())
+    found = ours.exists(key)
+    by_babelflow = marker.exists()
+    ResultStore(result_storage=LocalFileSystem(basepath=str(folder))).exists(key)  # what the flow used before
+    by_default = marker.exists()
+    return CheckResult(
+        not found and not by_babelflow,
+        f"babelflow's store: {'ran it' if by_babelflow else 'read as absent'}; Prefect's default store:"
+        f" {'ran it' if by_default else 'did not run it'}",
+    )
+
+
 # ---- item 10: a link to /etc/passwd in --source-dir ---------------------------------------------
 def linked_policy(project: Path) -> list[str]:
     source = _mock_source(project)
@@ -132,6 +161,49 @@ def linked_policy(project: Path) -> list[str]:
     policy.unlink()
     policy.symlink_to("/etc/passwd")
     return ["analyze", "tau2-mock", "--out", str(project / "ir.json"), "--source-dir", str(source)]
+
+
+# ---- issue 44: a variant file linked to a file outside it (another user's secret) ------------------
+SECRET = "TOP-SECRET-DRILL-0600"
+
+
+def linked_variant_file(command: list[str]) -> Callable[[Path], list[str]]:
+    """The good variant's policy replaced by a link to an owner-only file outside the project: the
+    hand-edit pickup (adapt, flow) and `validate --variant` must refuse it unread, never copy it in."""
+
+    def prepare(project: Path) -> list[str]:
+        secret = project.parent / f"{project.name}-secret.txt"
+        secret.write_text(SECRET)
+        secret.chmod(0o600)
+        policy = project / "adapted" / "tau2-mock" / "en-XA" / "data" / MOCK / "policy.md"
+        policy.unlink()
+        policy.symlink_to(secret)
+        return [a.replace("{p}", str(project)) for a in command]
+
+    return prepare
+
+
+def linked_variant_file_never_reported(project: Path) -> CheckResult:
+    """`validate --variant COPY --review` on a variant whose policy links to an owner-only file outside
+    it: the file is reported as a refused link, its text is in no output, report or review queue."""
+    copy = project / "elsewhere"
+    shutil.copytree(project / "adapted" / "tau2-mock" / "en-XA", copy)
+    linked_variant_file([])(project)  # links the project's own variant; link the copy the same way
+    policy = copy / "data" / MOCK / "policy.md"
+    policy.unlink()
+    policy.symlink_to(project.parent / f"{project.name}-secret.txt")
+    done, seconds = _cli(project, "validate", "tau2-mock", "--lang", "en-XA", "--variant", str(copy), "--review")
+    if done is None:
+        return CheckResult(False, "validate did not finish")
+    state = project / ".babelflow"
+    leaked = SECRET in done.stdout + done.stderr or any(
+        SECRET in path.read_text(errors="replace") for path in state.rglob("*") if path.is_file()
+    )
+    named = "policy.md" in done.stdout and "outside" in done.stdout
+    return CheckResult(
+        not leaked and named and done.returncode in (0, 1),
+        f"exit {done.returncode} in {seconds:.1f} s; link named as refused: {named}; secret leaked: {leaked}",
+    )
 
 
 # ---- item 12: glossaries over the limit ----------------------------------------------------------

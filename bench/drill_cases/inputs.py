@@ -14,13 +14,22 @@ CHECKS: list[Check] = []
 from bench.drill_cases.input_safety import (  # noqa: E402
     OVER_LIMIT,
     linked_policy,
+    linked_variant_file,
+    linked_variant_file_never_reported,
     pack_with_glossary,
     planted_cache_pickles,
+    planted_result_record,
     unclosed_tag_note,
 )
 
 CASES += [
     Case("--source-dir file that is a symlink to /etc/passwd", linked_policy, "policy.md"),
+    Case(
+        "variant file linked to an owner-only file outside (hand-edit pickup)",
+        linked_variant_file(["adapt", "tau2-mock", "--lang", "en-XA"]),
+        "policy.md",
+        watch=("adapted/tau2-mock", ".babelflow"),  # the link is the prepared change: compared with itself before
+    ),
     Case(f"language pack with {OVER_LIMIT:,} glossary terms", pack_with_glossary(OVER_LIMIT), "en-XA.toml"),
     Case("language pack of 9 MB", pack_with_glossary(1, padding=9 * 2**20), "en-XA.toml"),
 ]
@@ -34,6 +43,12 @@ CHECKS += [
         ),
     ),
     Check("pickles planted at the IR sidecar and analysis-cache paths (never loaded)", planted_cache_pickles),
+    Check("validate --variant: a file linked outside is refused unread", linked_variant_file_never_reported),
+    Check(
+        "pickle record planted at a stage's cache key (never loaded)",
+        planted_result_record,
+        covered_by="tests/flows/test_result_store.py::test_a_planted_pickle_runs_in_prefects_default_store_and_never_in_babelflows",
+    ),
 ]
 
 

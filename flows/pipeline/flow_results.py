@@ -3,6 +3,7 @@ that carries it (AwaitingReview, AwaitingSignoff, Signed, ...)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -101,17 +102,27 @@ def mark_run_state(settings: BabelflowSettings, flow_run_id: str | None, decisio
     from uuid import UUID  # noqa: PLC0415
 
     from prefect.client.orchestration import get_client  # noqa: PLC0415
-    from prefect.settings import get_current_settings  # noqa: PLC0415
+    from prefect.settings import (  # noqa: PLC0415
+        PREFECT_API_AUTH_STRING,
+        PREFECT_API_URL,
+        get_current_settings,
+        temporary_settings,
+    )
 
-    from flows.server.local_server import running_server, use_server  # noqa: PLC0415
+    from flows.server.auth import ensure_auth_string  # noqa: PLC0415
+    from flows.server.local_server import running_server  # noqa: PLC0415
 
     if not flow_run_id:
         return None
     server = running_server(settings)
     if server is None and not get_current_settings().api.url:  # an API from the environment or a Prefect profile
         return f"flow run {flow_run_id} keeps its state (no Prefect server runs: `babelflow server`)"
-    if server is not None:
-        use_server(server, settings)
+    # the project's server, even when this process read Prefect's settings before it looked for one
+    api = (
+        temporary_settings({PREFECT_API_URL: server.api_url, PREFECT_API_AUTH_STRING: ensure_auth_string(settings)})
+        if server is not None
+        else nullcontext()
+    )
     signed = decision.decision == "signed"
     make, name = (Completed, "Signed") if signed else (Failed, "SignoffRejected")
     reason = decision.outcome.reason if decision.outcome else ""
@@ -121,7 +132,7 @@ def mark_run_state(settings: BabelflowSettings, flow_run_id: str | None, decisio
         else f"sign-off rejected by {decision.reviewer} in the terminal: {reason}"
     )
     try:
-        with get_client(sync_client=True) as client:
+        with api, get_client(sync_client=True) as client:
             client.set_flow_run_state(UUID(flow_run_id), make(name=name, message=message), force=True)
     except Exception as exc:  # the decision is recorded either way; the UI label is best effort
         return f"flow run {flow_run_id} keeps its state ({type(exc).__name__}: {exc})"

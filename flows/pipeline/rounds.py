@@ -36,6 +36,7 @@ from flows.pipeline.stage_tasks import (
     layer_task,
     merge_task,
     rebuild_task,
+    stored,
     translate_task,
 )
 from flows.review.acceptance import UnitVerdict
@@ -113,7 +114,7 @@ def _one_round(
     )
     record.stages.append(StageRun(stage="validate:integrity", cached=cached))
     futures = {
-        layer: layer_task.submit(
+        layer: stored(layer_task).submit(
             cache_key=f"{base}-{layer.value}",
             run=run,
             layer=layer,

@@ -17,6 +17,7 @@ from flows.pipeline.evaluation_stage import (
     EvaluationStageResult,
     stage_evaluate,
 )
+from flows.pipeline.result_store import result_model, stage_result_options
 from flows.pipeline.shared_run import checkpoint, project_key, provider_slots
 from validators.findings import FailureSet, Layer
 
@@ -109,10 +110,25 @@ def merge_task(
     return validation_stages.stage_merge(run, layers, ir_path, variant)
 
 
+for _model in (
+    stages.AnalyzeResult,
+    stages.TranslateResult,
+    stages.RebuildResult,
+    validation_stages.LayerResult,
+    EvaluationStageResult,
+):
+    result_model(_model)  # what the result store may load back (JSON, never pickle)
+
+
+def stored(task_fn):
+    """The cached task with babelflow's result store: JSON records, read back only when babelflow wrote them."""
+    return task_fn.with_options(**stage_result_options())
+
+
 def call_stage(task_fn, **kwargs):
     """Run a cached task, refreshing its cache when its output file is gone; returns (result, cached)."""
     with provider_slots(kwargs.get("run"), task_fn.name):
-        state = task_fn(**kwargs, return_state=True)
+        state = stored(task_fn)(**kwargs, return_state=True)
     result = state.result()  # raises if the task failed: failures never pass silently
     checkpoint()  # on a pool: what the stage wrote is shared before the next one starts
     return result, state.name == "Cached"

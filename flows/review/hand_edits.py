@@ -80,7 +80,13 @@ def read_hand_edits(
     problems: list[str] = []
     for artifact in files:
         found = 0
-        for element in ctx.elements_of(artifact):
+        elements = ctx.elements_of(artifact)
+        if elements:
+            ctx.target_text(elements[0])  # reads the file once; a link out of the variant is refused unread
+        if artifact in ctx.parse_errors:
+            problems.append(f"{artifact}: {ctx.parse_errors[artifact]}")
+            continue
+        for element in elements:
             before = written.get(element.id) or element.source_text
             after = ctx.target_text(element)
             if after is None or after == before:

@@ -5,9 +5,11 @@ UI, migrations on start, every background service), with what Prefect has no set
 
 - the Host header must be 127.0.0.1:PORT or localhost:PORT (a DNS-rebinding page names its own
   host), for HTTP and websockets;
-- `/babelflow/identity` answers, to a caller holding this project's auth string, which state
-  folder it serves: `babelflow server --stop` and `babelflow flow` adopt or end a recorded server
-  only after it names their project.
+- `/babelflow/identity` answers a caller's random challenge with which state folder it serves and a
+  proof only the holder of this project's auth string can make (an HMAC of the challenge and the
+  answer): `babelflow server --stop` and `babelflow flow` adopt or end a recorded server only after
+  it proves it is their project's. The caller never sends the secret to prove anything, so a
+  process that took the port first learns nothing (issue 44).
 
 The auth string is read from its owner-only file here, so it never travels in an environment;
 CORS admits only the UI's own two origins, and CSRF tokens are required for changes.
@@ -16,9 +18,11 @@ CORS admits only the UI's own two origins, and CSRF tokens are required for chan
 from __future__ import annotations
 
 import argparse
+import hashlib
 import hmac
 import json
 import os
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -32,6 +36,13 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 IDENTITY_PATH = "/babelflow/identity"
+CHALLENGE_HEADER = b"x-babelflow-challenge"
+CHALLENGE = re.compile(rb"[0-9a-f]{32,128}")
+
+
+def identity_proof(key: bytes, challenge: bytes, identity: bytes) -> str:
+    """HMAC-SHA256, keyed by the project's auth secret, of the caller's challenge and the identity answered."""
+    return hmac.new(key, challenge + b"\0" + identity, hashlib.sha256).hexdigest()
 
 
 def allowed_hosts(port: int) -> frozenset[str]:
@@ -64,10 +75,13 @@ class ProjectGuard:
             )
             return
         if scope["type"] == "http" and scope.get("path") == IDENTITY_PATH:
-            if not hmac.compare_digest(headers.get(b"authorization", b""), self.authorization):
-                await self._refuse(scope, send, 401, b"Unauthorized")
+            challenge = headers.get(CHALLENGE_HEADER, b"")
+            if not CHALLENGE.fullmatch(challenge):
+                await self._refuse(scope, send, 400, b"a challenge of 32 to 128 hex digits is required")
                 return
-            await _respond(send, 200, self.identity, b"application/json")
+            proof = identity_proof(self.authorization, challenge, self.identity)
+            body = json.dumps({**json.loads(self.identity), "proof": proof}).encode()
+            await _respond(send, 200, body, b"application/json")
             return
         await self.app(scope, receive, send)
 

@@ -1,13 +1,16 @@
 """The record of a project's Prefect server (`<state>/prefect/server.json`) and who it belongs to.
 
 A recorded server is ours while the recorded process (pid, start time, command line) is alive for this state
-folder; it names this project when it answers the identity path to a caller holding the auth string. A record
+folder; it names this project when it answers the identity path's challenge with a proof only the holder of
+the auth string can make (the secret itself is never sent to a server before it has proved it is ours). A record
 whose process is gone or is another process now is discarded, never signalled.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +18,7 @@ from pathlib import Path
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.settings import BabelflowSettings
 from flows.server.auth import basic_authorization, ensure_auth_string
-from flows.server.launcher import IDENTITY_PATH
+from flows.server.launcher import IDENTITY_PATH, identity_proof
 from flows.server.process import ProcessIdentity, is_same_process
 
 
@@ -50,16 +53,25 @@ def booting_record(identity: ProcessIdentity, port: int, settings: BabelflowSett
 
 
 def names_this_project(record: ServerRecord, settings: BabelflowSettings, timeout: float = 2.0) -> bool:
-    """The server at the record's port holds this project's auth string and serves this state folder."""
-    request = urllib.request.Request(
-        f"{record.ui_url}{IDENTITY_PATH}", headers={"Authorization": basic_authorization(ensure_auth_string(settings))}
-    )
+    """The server at the record's port proves it holds this project's auth string (answering a fresh
+    challenge, the secret never sent) and serves this state folder from the recorded process."""
+    challenge = secrets.token_hex(32)
+    request = urllib.request.Request(f"{record.ui_url}{IDENTITY_PATH}", headers={"X-Babelflow-Challenge": challenge})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            answer = json.loads(reply.read())
+            raw = json.loads(reply.read())
     except (OSError, ValueError):
         return False
-    return answer.get("state_dir") == str(settings.resolved_state_dir()) and answer.get("pid") == record.pid
+    if not isinstance(raw, dict) or not isinstance(raw.get("proof"), str):
+        return False
+    answer = {k: v for k, v in raw.items() if k != "proof"}
+    key = basic_authorization(ensure_auth_string(settings)).encode()
+    expected = identity_proof(key, challenge.encode(), json.dumps(answer).encode())
+    return (
+        hmac.compare_digest(raw["proof"], expected)
+        and answer.get("state_dir") == str(settings.resolved_state_dir())
+        and answer.get("pid") == record.pid
+    )
 
 
 def read_record(settings: BabelflowSettings) -> ServerRecord | None:

@@ -5,6 +5,8 @@ the bad-input drill's server checks (bench/drill_cases/server.py, tests/bench/te
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import os
 import stat
 import subprocess
@@ -157,7 +159,7 @@ def _asgi(
 
 def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_string(tmp_path: Path) -> None:
     from flows.server.auth import basic_authorization
-    from flows.server.launcher import IDENTITY_PATH, ProjectGuard
+    from flows.server.launcher import IDENTITY_PATH, ProjectGuard, identity_proof
 
     async def prefect_app(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": [], "inner": True})
@@ -171,18 +173,62 @@ def test_the_front_door_checks_host_then_answers_identity_only_with_the_auth_str
         status, _, inner = _asgi(guard, "/api/health", host)
         assert status == 421 and not inner, host
     assert _asgi(guard, "/api/events/in", b"attacker.example:4999", kind="websocket")[0] == 1008
-    assert _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999")[0] == 401
-    assert (
-        _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999", [(b"authorization", basic_authorization("wrong").encode())])[0]
-        == 401
-    )
-    status, body, _ = _asgi(
-        guard,
-        IDENTITY_PATH,
-        b"127.0.0.1:4999",
-        [(b"authorization", basic_authorization("s3cret-string-0123456789").encode())],
-    )
-    assert status == 200 and str(tmp_path).encode() in body
+    # the identity answers a challenge with a proof made with the secret: the caller never sends the secret
+    assert _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999")[0] == 400
+    assert _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999", [(b"x-babelflow-challenge", b"not hex")])[0] == 400
+    challenge = b"ab" * 32
+    status, body, _ = _asgi(guard, IDENTITY_PATH, b"127.0.0.1:4999", [(b"x-babelflow-challenge", challenge)])
+    answer = json.loads(body)
+    proof = answer.pop("proof")
+    assert status == 200 and answer["state_dir"] == str(tmp_path)
+    key = basic_authorization("s3cret-string-0123456789").encode()
+    assert proof == identity_proof(key, challenge, json.dumps(answer).encode())
+    assert proof != identity_proof(basic_authorization("wrong").encode(), challenge, json.dumps(answer).encode())
+    assert b"s3cret" not in body
+
+
+def test_a_process_that_took_the_port_first_never_receives_the_auth_string(tmp_path: Path) -> None:
+    """Issue 44: whoever binds the recorded port first (another user's process) is asked a challenge, never
+    sent the secret, and is not taken for the project's server, whatever it answers."""
+    import http.server
+    import threading
+
+    from flows.server.auth import ensure_auth_string
+    from flows.server.local_server import any_free_port
+    from flows.server.process import identity_of
+    from flows.server.server_record import booting_record, names_this_project
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    secret = ensure_auth_string(settings)
+    seen: list[str] = []
+
+    class Impostor(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(str(self.headers))
+            body = json.dumps(
+                {"service": "babelflow-prefect-server", "state_dir": str(settings.resolved_state_dir()),
+                 "pid": os.getpid(), "proof": "0" * 64}
+            ).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    port = any_free_port()
+    server = http.server.HTTPServer(("127.0.0.1", port), Impostor)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        me = identity_of(os.getpid())
+        assert me is not None
+        record = booting_record(me, port, settings, tmp_path / "server.log")
+        assert not names_this_project(record, settings)
+    finally:
+        server.shutdown()
+    assert seen and not [h for h in seen if secret in h or base64.b64encode(secret.encode()).decode() in h]
+    assert all("Authorization" not in h for h in seen)
 
 
 def test_a_server_recorded_by_an_earlier_babelflow_is_ended_only_when_proc_confirms_it(tmp_path: Path) -> None:
