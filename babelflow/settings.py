@@ -81,8 +81,8 @@ def ensure_state_dirs(settings: BabelflowSettings) -> None:
         Path(os.environ["PREFECT_LOCAL_STORAGE_PATH"]),
     ]
     for folder in folders:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
+        try:  # made owner-only: other users of the machine read no run, result or review decision
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
             raise BabelflowError(
                 f"Cannot create the state folder {folder}: {exc.strerror}",

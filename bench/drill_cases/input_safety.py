@@ -206,6 +206,20 @@ def linked_variant_file_never_reported(project: Path) -> CheckResult:
     )
 
 
+def hand_edit_then_refused_run(project: Path) -> list[str]:
+    """Issue 44: a hand edit in the variant, then a pack whose release checks refuse the drafts: the
+    refused adapt must take back the hand edit it adopted (reviewed texts, correction log) as it says."""
+    tasks = project / "adapted" / "tau2-mock" / "en-XA" / "data" / MOCK / "tasks.json"
+    text = tasks.read_text(encoding="utf-8")
+    start = text.index('"instructions": "') + len('"instructions": "')
+    tasks.write_text(text[:start] + "Ĥåñð éðîţ. " + text[start:], encoding="utf-8")
+    base = (ROOT / "language_packs" / "en-XA.toml").read_text(encoding="utf-8")
+    pack = project / "language_packs" / "en-XA.toml"
+    pack.parent.mkdir(parents=True, exist_ok=True)
+    pack.write_text(base + '\n[[forbidden]]\ntarget = "ţĥé"\nnote = "drill: refuses the drafts"\n', encoding="utf-8")
+    return ["adapt", "tau2-mock", "--lang", "en-XA"]
+
+
 # ---- item 12: glossaries over the limit ----------------------------------------------------------
 def pack_with_glossary(terms: int, padding: int = 0) -> Callable[[Path], list[str]]:
     def prepare(project: Path) -> list[str]:

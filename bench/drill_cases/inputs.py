@@ -13,6 +13,7 @@ CHECKS: list[Check] = []
 # patterns, caches, source folders, glossaries (issue 28 items 8, 9, 10 and 12's glossary half)
 from bench.drill_cases.input_safety import (  # noqa: E402
     OVER_LIMIT,
+    hand_edit_then_refused_run,
     linked_policy,
     linked_variant_file,
     linked_variant_file_never_reported,
@@ -29,6 +30,12 @@ CASES += [
         linked_variant_file(["adapt", "tau2-mock", "--lang", "en-XA"]),
         "policy.md",
         watch=("adapted/tau2-mock", ".babelflow"),  # the link is the prepared change: compared with itself before
+    ),
+    Case(
+        "hand edit adopted, then the run refused by the release checks",
+        hand_edit_then_refused_run,
+        "en-XA",
+        watch=("adapted/tau2-mock", ".babelflow"),  # the edit is the prepared change: compared with itself before
     ),
     Case(f"language pack with {OVER_LIMIT:,} glossary terms", pack_with_glossary(OVER_LIMIT), "en-XA.toml"),
     Case("language pack of 9 MB", pack_with_glossary(1, padding=9 * 2**20), "en-XA.toml"),

@@ -96,16 +96,20 @@ def _adapt_locked(
         ir = analyze_or_reuse(bench, run.profile, paths.ir, progress)
     elif ir.benchmark != run.benchmark:
         raise BabelflowError(f"IR is for {ir.benchmark}, not {run.benchmark}", field="ir", fix="analyze this benchmark")
-    hand_edits = adopt_hand_edits(run, ir, superseded=superseded_hand_edits)  # the rebuild would write over them
-    progress("translating")
-    reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
-    applying = superseded_hand_edits  # the units a correction or import applies now: refused, not set aside
-    outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress, applying=applying)
-    progress("rebuilding")
-    build = variant_build(run, translator.translator_id, cmap.version(), len(outcome.failures), run.pack_version)
-    manifest = rebuild_variant(bench, ir, outcome.targets, paths.variant, build, canonical_map=cmap)
+    adopted = adopt_hand_edits(run, ir, superseded=superseded_hand_edits)  # the rebuild would write over them
+    try:
+        progress("translating")
+        reviewed = orjson.loads(paths.reviewed.read_bytes()) if paths.reviewed.exists() else {}
+        applying = superseded_hand_edits  # the units a correction or import applies now: refused, not set aside
+        outcome, cmap = translate_ir(run, translator, ir, reviewed, [], translation_progress, applying=applying)
+        progress("rebuilding")
+        build = variant_build(run, translator.translator_id, cmap.version(), len(outcome.failures), run.pack_version)
+        manifest = rebuild_variant(bench, ir, outcome.targets, paths.variant, build, canonical_map=cmap)
+    except BaseException:  # a refused (or interrupted) run says "nothing was written": the adopted edits go too
+        adopted.undo()
+        raise
     record_written_targets(run, outcome.targets)
     voided = void_stale_signoff(paths.variant, paths.review_dir)
     return AdaptResult(
-        ir=ir, outcome=outcome, manifest=manifest, paths=paths, voided_signoff=voided, hand_edits=hand_edits
+        ir=ir, outcome=outcome, manifest=manifest, paths=paths, voided_signoff=voided, hand_edits=adopted.lines
     )

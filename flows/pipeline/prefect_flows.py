@@ -72,7 +72,7 @@ def adapt_language(request: AdaptRequest) -> State[AdaptFlowResult]:
     ):
         if killed := mark_killed_run_crashed(killed_on_pool or previous, flow_run_id):
             get_run_logger().warning(f"flow run {killed} was killed mid-run: marked Crashed")
-        hand_edits = adopt_hand_edits(run)  # kept as corrections before a round rebuilds over them
+        hand_edits = adopt_hand_edits(run).lines  # kept as corrections before a round rebuilds over them
         for line in hand_edits:
             get_run_logger().warning(line)
         result = review_rounds(run).model_copy(update={"hand_edits": hand_edits})

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import getpass
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, Record, TranslationType
 from babelflow.variant import output_drift
-from flows.review.importing import write_plan_locked
+from flows.review.importing import Written, put_back, write_plan_locked
 from flows.review.unit_records import Correction, CorrectionLog, now, plan_entry
 from flows.review.workbench import Workbench
 from flows.written_targets import read_written_targets
@@ -116,19 +117,39 @@ def read_hand_edits(
     return edits, problems
 
 
+@dataclass
+class AdoptedHandEdits:
+    """What adopting the hand edits wrote, so that a run refused afterwards can take it back."""
+
+    lines: list[str] = field(default_factory=list)  # one per adopted unit, empty when nothing was edited
+    written: list[Written] = field(default_factory=list)
+    log: Path | None = None
+    log_size: int | None = None  # the correction log's size before (None: there was none)
+
+    def undo(self) -> None:
+        """Put the reviewed texts, the map and the correction log back (the caller holds the run lock)."""
+        put_back(self.written)
+        if self.log is None or not self.log.exists():
+            return
+        if self.log_size is None:
+            self.log.unlink()
+        elif self.log.stat().st_size > self.log_size:
+            with self.log.open("r+b") as handle:  # append-only: only our own lines, from this run, go
+                handle.truncate(self.log_size)
+
+
 def adopt_hand_edits(
     run: AdaptationRun,
     ir: IRDocument | None = None,
     *,
     author: str | None = None,
     superseded: frozenset[str] = frozenset(),
-) -> list[str]:
-    """Store the variant's hand edits as corrections (the caller holds the run lock). Returns the lines
-    to show: one per adopted unit, empty when the variant is as the pipeline wrote it. `superseded`:
+) -> AdoptedHandEdits:
+    """Store the variant's hand edits as corrections (the caller holds the run lock). `superseded`:
     units a correction or import being applied right now replaces (the later human text wins)."""
     files = edited_files(run.paths.variant)
     if not files:
-        return []
+        return AdoptedHandEdits()
     bench = Workbench.load(run)
     edits = find_hand_edits(run, bench, ir or bench.ir, files)  # the workbench has read the saved IR already
     author = author or getpass.getuser()
@@ -161,13 +182,18 @@ def adopt_hand_edits(
         )
         flagged = f" (checks failing: {', '.join(failing)}; the validators report it)" if failing else ""
         lines.append(f"hand edit in {edit.artifact}: unit {record.key} {edit.before!r} -> {edit.after!r}{flagged}")
+    adopted = AdoptedHandEdits(lines=lines)
     if entries:
         plan = ImportPlan(entries=entries, empty_units=0, problems=[])
-        write_plan_locked(run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan)
-        CorrectionLog(run.paths.review_dir).append_many(corrections)
+        log = CorrectionLog(run.paths.review_dir)
+        adopted.log, adopted.log_size = log.path, log.path.stat().st_size if log.path.exists() else None
+        adopted.written = write_plan_locked(
+            run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan
+        )
+        log.append_many(corrections)
         lines.insert(
             0,
             f"{len(entries)} hand-edited unit(s) in {len(files)} file(s) of {run.paths.variant} kept as corrections"
             f" by {author} (see `babelflow units {run.benchmark} --lang {run.language} --origin corrected`)",
         )
-    return lines
+    return adopted

@@ -213,7 +213,7 @@ def write_plan_locked(
             write_bytes_atomic(reviewed_path, after)
             written.append(Written(path=reviewed_path, before=before, after=after))
     except BaseException:
-        _put_back(written)
+        put_back(written)
         raise
     return written
 
@@ -269,7 +269,7 @@ def held_by(settings: BabelflowSettings, benchmark: str, language: str, record: 
     )
 
 
-def _put_back(written: list[Written]) -> None:
+def put_back(written: list[Written]) -> None:
     """Restore each file unless someone has changed it since (the caller holds the run lock)."""
     for item in written:
         if item.path.exists() and item.path.read_bytes() == item.after:
@@ -282,4 +282,4 @@ def _put_back(written: list[Written]) -> None:
 def roll_back(settings: BabelflowSettings, benchmark: str, language: str, written: list[Written]) -> None:
     """Put back what `write_import` wrote, unless someone has changed the file since."""
     with run_lock(settings.layout.locks(), benchmark, language, holder="import rollback"):
-        _put_back(written)
+        put_back(written)
