@@ -339,7 +339,8 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
         page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
         page.wait_for_timeout(2500)
         page.get_by_role("button", name="Resume").first.click()
-        page.wait_for_timeout(2500)
+        # the form's description (the plan and the sample's link) loads after the dialog opens
+        page.locator(".p-modal a[href*='/artifacts/artifact/']").first.wait_for(timeout=30_000)
         links = _links_visible(page)
         _property(page, "Your name").locator("textarea").fill("walkthrough")
         numbered = (

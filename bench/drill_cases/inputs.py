@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.drill_cases import Case, Check
+from bench.drill_cases import Case, Check, write_file
 
 CASES: list[Case] = []
 CHECKS: list[Check] = []
+ADAPT_EN_XA = ["adapt", "tau2-mock", "--lang", "en-XA"]
 
 
 # patterns, caches, source folders, glossaries (issue 28 items 8, 9, 10 and 12's glossary half)
@@ -39,6 +40,13 @@ CASES += [
     ),
     Case(f"language pack with {OVER_LIMIT:,} glossary terms", pack_with_glossary(OVER_LIMIT), "en-XA.toml"),
     Case("language pack of 9 MB", pack_with_glossary(1, padding=9 * 2**20), "en-XA.toml"),
+    Case(
+        "language pack of 200 KB with a 100,000-part dotted key (tomllib: time and memory in n^2)",
+        write_file(
+            "language_packs/en-XA.toml", "x." * 100_000 + 'x = "y"\n', ["adapt", "tau2-mock", "--lang", "en-XA"]
+        ),
+        "en-XA.toml",
+    ),
 ]
 CHECKS += [
     Check(

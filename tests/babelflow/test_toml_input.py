@@ -33,3 +33,27 @@ def test_a_profile_that_is_not_utf8_or_nested_too_deeply_is_an_error(tmp_path, c
     with pytest.raises(BabelflowError) as raised:
         load_profile("tau2-mock", path)
     assert raised.value.file == str(path) and raised.value.exit_code == 2
+
+
+def test_a_long_dotted_key_is_refused_before_tomllib_builds_it() -> None:
+    """Issue 44: tomllib's time and memory grow with the square of a dotted key's parts (50,000 parts:
+    58 s, 9.5 GB); a key of more than 64 parts is refused at once, naming the file."""
+    from babelflow.errors import BabelflowError
+    from babelflow.toml_input import MAX_KEY_PARTS, longest_dotted_key, parse_toml
+
+    with pytest.raises(BabelflowError, match="dotted key of 100,001 parts") as refused:
+        parse_toml(("x." * 100_000 + "x = 1\n").encode(), what="Language pack", file="es.toml")
+    assert "es.toml" in str(refused.value.file)
+    ok = (
+        '[glossary.extra]\nnote = "'
+        + "One. Two. " * 200
+        + "\"\nv = 1.5\n'a.b.c' = 2\nnotes = '''"
+        + "x." * 500
+        + "'''\n"
+    )
+    assert (
+        longest_dotted_key(ok) == 2
+        and parse_toml(ok.encode(), what="pack", file="p.toml")["glossary"]["extra"]["v"] == 1.5
+    )
+    assert longest_dotted_key("a." * (MAX_KEY_PARTS - 1) + "a = 1") == MAX_KEY_PARTS
+    assert longest_dotted_key('"' + '\\"' * 50_000) == 1  # an unclosed string: one linear pass
