@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Final, Literal
 
@@ -64,20 +65,50 @@ class CanonicalMap(Record):
         self.entries = [e for e in self.entries if (e.group, e.source) != (entry.group, entry.source)] + [entry]
 
 
+# characters that draw nothing although Unicode calls them letters or symbols (braille blank, Hangul
+# fillers); with format characters, spaces and marks that have no letter to sit on, a target made only
+# of them reads as empty (issue 44)
+_BLANK_LOOKING = frozenset("\u2800\u3164\uffa0\u115f\u1160\u17b4\u17b5\u180e")
+
+
 def as_read(text: str) -> str:
     """`text` as a reader tells names apart: Unicode forms (NFC/NFD, full-width: NFKC), case,
-    invisible format characters (zero-width space, joiners, bidi marks) and runs of whitespace do
-    not count. 'Café' in NFC and NFD, 'Ｔｅａｍ' and 'Team', 'Team  Sync' and 'Team Sync' are one name."""
-    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
-    return " ".join(text.split()).casefold()
+    invisible format characters (zero-width space, joiners, bidi marks), blank-looking letters
+    (braille blank, Hangul fillers) and runs of whitespace do not count. 'Café' in NFC and NFD,
+    'Ｔｅａｍ' and 'Team', 'Team  Sync' and 'Team Sync' are one name."""
+    text = "".join(
+        c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf" and c not in _BLANK_LOOKING
+    )
+    text = " ".join(text.split()).casefold()
+    # a mark with no letter before it (a lone combining accent) draws nothing either
+    return "" if all(unicodedata.category(c) in ("Mn", "Me", "Zs") for c in text) else text
+
+
+@lru_cache(maxsize=1)
+def _homoglyphs() -> dict[str, list[dict[str, str]]]:
+    from confusable_homoglyphs import confusables  # noqa: PLC0415 - its table loads on first use
+
+    return confusables.confusables_data
+
+
+def looks_like(text: str) -> str:
+    """What `text` looks like: each character as the smallest of its Unicode homoglyphs (TR39's
+    confusables, via confusable-homoglyphs), ASCII first, so 'Cafе' with a Cyrillic е and 'Cafe' are one."""
+    table = _homoglyphs()
+    out = []
+    for char in as_read(text):
+        shapes = [char, *(h["c"] for h in table.get(char, ()))]
+        out.append(min(shapes, key=lambda shape: (not shape.isascii(), len(shape), shape)))
+    return "".join(out)
 
 
 def map_problems(cmap: CanonicalMap) -> list[str]:
     """Empty targets and collisions among the live (not rejected) entries; [] = usable.
 
     Sources that read the same ('Tablet', 'tablet') are one term, so they may share a target; targets
-    are compared as read (`as_read`: 'El Camino' and 'el camino' name the same thing), and one that
-    reads as nothing (spaces, a zero-width space) is empty."""
+    are compared as read (`as_read`: 'El Camino' and 'el camino' name the same thing) and as they look
+    (`looks_like`: a Cyrillic 'а' for a Latin 'a'), and one that reads as nothing (spaces, a zero-width
+    space, a braille blank, a lone accent) is empty."""
     problems: list[str] = []
     by_target: dict[tuple[str, str], dict[str, CanonicalEntry]] = defaultdict(dict)
     for entry in cmap.lookup().values():
@@ -85,12 +116,17 @@ def map_problems(cmap: CanonicalMap) -> list[str]:
         if not target:
             problems.append(f"entry ({entry.group}, {entry.source!r}) has an empty target")
             continue
-        by_target[(entry.group, target)].setdefault(as_read(entry.source), entry)
+        by_target[(entry.group, looks_like(entry.target))].setdefault(as_read(entry.source), entry)
     for (group, _), sources in by_target.items():
         if len(sources) > 1:
             entries = sorted(sources.values(), key=lambda e: e.source)
             names = " and ".join(f"{e.source!r} ({e.origin})" for e in entries)
-            problems.append(f"group {group!r}: {names} share the target {entries[0].target!r}")
+            targets = list(dict.fromkeys(e.target for e in entries))
+            if len({as_read(t) for t in targets}) == 1:
+                problems.append(f"group {group!r}: {names} share the target {entries[0].target!r}")
+            else:  # different characters, one look: a reader (and a model) cannot tell them apart
+                shown = " / ".join(repr(t) for t in targets)
+                problems.append(f"group {group!r}: {names} have targets that look the same ({shown})")
     return problems
 
 

@@ -202,6 +202,16 @@ LOOKALIKES = _map(
     ' "origin": "translator"}'
 )
 
+# issue 44: a target that draws nothing (a braille blank, a lone combining accent), and two targets in
+# different characters that look the same (Cyrillic а and е for the Latin letters)
+INVISIBLE_TARGET = _map(
+    '{"group": "task_title", "source": "Important Meeting", "target": "\u2800\u0301", "origin": "reviewer"}'
+)
+HOMOGLYPHS = _map(
+    '{"group": "task_title", "source": "Important Meeting", "target": "Team Update", "origin": "reviewer"},'
+    ' {"group": "task_title", "source": "Team Sync", "target": "T\u0435\u0430m Updat\u0435", "origin": "translator"}'
+)
+
 
 def _map_then_import(data: bytes) -> Callable[[Path], list[str]]:
     def prepare(project: Path) -> list[str]:
@@ -262,6 +272,18 @@ CASES: list[Case] = [
         "canonical map with two targets that differ only in Unicode form",
         _map_then_import(LOOKALIKES),
         "Team Sync",
+        WATCH,
+    ),
+    Case(
+        "canonical map target of a braille blank and a lone accent",
+        _map_then_import(INVISIBLE_TARGET),
+        "Important Meeting",
+        WATCH,
+    ),
+    Case(
+        "canonical map with targets that look the same (Cyrillic letters)",
+        _map_then_import(HOMOGLYPHS),
+        "look the same",
         WATCH,
     ),
 ]
