@@ -16,7 +16,6 @@ import secrets
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+
+from babelflow.ownership import foreign_folder_problem
 
 PG_BIN = Path(os.environ.get("BABELFLOW_PG_BIN", "/usr/local/bin"))
 S3_KEYS = {
@@ -45,28 +46,16 @@ def trusted_folder(root: Path) -> Path:
     user and writable by nobody else, or its files (the secret that becomes PostgreSQL's password and
     the API's auth string, the exports, the logs) could be another user's (issue 44)."""
     root = Path(root).absolute()
+    root.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        root.mkdir(mode=0o700, parents=False)
-    except FileNotFoundError:
-        root.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return trusted_folder(root)
+        root.mkdir(mode=0o700)
     except FileExistsError:
         pass
-    info = os.lstat(root)
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+    problem = foreign_folder_problem(root)
+    if problem:
         raise UntrustedFolder(
-            f"error: --dir {root} is a link or not a folder; nothing was written\n"
-            "  fix: give a folder of your own (e.g. ~/.babelflow-shared), not a link"
-        )
-    if info.st_uid != os.geteuid():
-        raise UntrustedFolder(
-            f"error: --dir {root} belongs to another user (uid {info.st_uid}); nothing was"
-            " read or written\n  fix: give a folder you created (e.g. ~/.babelflow-shared)"
-        )
-    if info.st_mode & 0o022:
-        raise UntrustedFolder(
-            f"error: --dir {root} is writable by others (mode {stat.S_IMODE(info.st_mode):o});"
-            f" nothing was read or written\n  fix: chmod go-w {root}, or give a folder of your own"
+            f"error: --dir {problem}; nothing was read or written there\n"
+            "  fix: give a folder of your own that only you can write (e.g. ~/.babelflow-shared)"
         )
     return root
 

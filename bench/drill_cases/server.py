@@ -293,6 +293,46 @@ def decoy_survives_stop(project: Path) -> CheckResult:
     )
 
 
+def forged_record_in_a_foreign_state_folder(project: Path) -> CheckResult:
+    """Issue 44: another user owns a state folder and writes a server.json naming *this* user's running
+    server (pid, start time and command line are public in /proc). `babelflow server --stop` run there
+    must refuse the folder and signal nothing; the victim server keeps answering."""
+    from flows.server.local_server import healthy
+    from flows.server.server_record import read_record, record_path
+
+    if os.geteuid() != 0 or not shutil.which("runuser"):
+        return CheckResult(True, "skipped: needs root to give the state folder to `nobody`")
+    victim = project / "victim"
+    attacker = Path(tempfile.mkdtemp(prefix="babelflow-foreign-"))
+    with project_server(victim) as record:
+        forged = record.model_copy(
+            update={
+                "state_dir": _settings(attacker).resolved_state_dir(),
+                "prefect_home": record_path(_settings(attacker)).parent,
+            }
+        )
+        home = record_path(_settings(attacker)).parent
+        home.mkdir(parents=True)
+        record_path(_settings(attacker)).write_text(forged.model_dump_json())
+        subprocess.run(["chown", "-R", "nobody", str(attacker)], check=True)
+        stop = subprocess.run(
+            [sys.executable, "-m", "flows.cli.app", "server", "--stop"],
+            cwd=ROOT,
+            env=_cli_env(attacker),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        alive = healthy(record.api_url)
+        ours = read_record(_settings(victim)) is not None
+    shutil.rmtree(attacker, ignore_errors=True)
+    said = " ".join((stop.stdout + stop.stderr).split())
+    return CheckResult(
+        alive and ours and stop.returncode == 2 and "another user" in said,
+        f"victim server alive: {alive}, exit {stop.returncode}: {said[:160]}",
+    )
+
+
 def decoy_survives_adoption(project: Path) -> CheckResult:
     """`babelflow flow` finds its server through ensure_server: a stale record naming a decoy must
     be discarded and a new server started, the decoy untouched."""
@@ -524,6 +564,11 @@ CHECKS: list[Check] = [
     Check("server: no provider key in the server's environment", no_provider_key_in_server),
     Check("server: decoy pid in server.json survives `server --stop`", decoy_survives_stop),
     Check("server: decoy pid in server.json survives `flow`'s adoption", decoy_survives_adoption),
+    Check(
+        "server: a forged server.json in another user's state folder signals nothing",
+        forged_record_in_a_foreign_state_folder,
+        covered_by="tests/flows/test_local_server.py::test_a_state_folder_of_another_user_is_refused_before_its_record_is_read",
+    ),
     Check("server: SIGTERM to foreground `babelflow server` leaves nothing listening", sigterm_ends_foreground_server),
     Check("server: served run naming a foreign folder/endpoint refused", served_run_outside_project_refused),
     Check(

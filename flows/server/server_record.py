@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from babelflow.atomic_io import write_bytes_atomic
+from babelflow.errors import BabelflowError
+from babelflow.ownership import foreign_folder_problem
 from babelflow.settings import BabelflowSettings
 from flows.server.auth import basic_authorization, ensure_auth_string
 from flows.server.launcher import IDENTITY_PATH, identity_proof
@@ -75,7 +77,19 @@ def names_this_project(record: ServerRecord, settings: BabelflowSettings, timeou
 
 
 def read_record(settings: BabelflowSettings) -> ServerRecord | None:
+    """The recorded server, read only from a state folder that is this user's alone: a record another user
+    could write would name any process for `server --stop` to end (issue 44)."""
     path = record_path(settings)
+    for folder in (settings.resolved_state_dir(), path.parent):
+        problem = foreign_folder_problem(folder)
+        if problem:
+            raise BabelflowError(
+                f"The state folder is not yours alone: {problem}; no server record was read and no process"
+                " signalled",
+                file=path,
+                fix="run babelflow in a project folder of your own (or set BABELFLOW_STATE_DIR to one), or"
+                f" `chmod go-w {folder}` if it is yours",
+            )
     if not path.exists():
         return None
     try:

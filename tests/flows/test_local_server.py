@@ -381,3 +381,25 @@ def test_a_server_that_never_answers_is_ended_and_its_record_discarded(tmp_path:
     finally:
         silent.kill()
         silent.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the state folder to another user")
+def test_a_state_folder_of_another_user_is_refused_before_its_record_is_read(tmp_path: Path) -> None:
+    """Issue 44: a server.json in a state folder another user owns could name any of this user's
+    processes for `server --stop` to end; it is never read, and the refusal says whose folder it is."""
+    from flows.server.server_record import read_record, record_path
+
+    settings = BabelflowSettings(project_root=tmp_path)
+    home = record_path(settings).parent
+    home.mkdir(parents=True)
+    record_path(settings).write_text("{}")
+    os.chown(settings.resolved_state_dir(), 65534, 65534)  # nobody
+    with pytest.raises(BabelflowError, match="another user") as refused:
+        read_record(settings)
+    assert "no process signalled" in refused.value.message
+    os.chown(settings.resolved_state_dir(), 0, 0)
+    settings.resolved_state_dir().chmod(0o777)
+    with pytest.raises(BabelflowError, match="writable by others"):
+        read_record(settings)
+    settings.resolved_state_dir().chmod(0o700)
+    assert read_record(settings) is None  # ours again: the (damaged) record is simply no server
