@@ -84,8 +84,7 @@ def read_record(settings: BabelflowSettings) -> ServerRecord | None:
         problem = foreign_folder_problem(folder)
         if problem:
             raise BabelflowError(
-                f"The state folder is not yours alone: {problem}; no server record was read and no process"
-                " signalled",
+                f"The state folder is not yours alone: {problem}; no server record was read and no process signalled",
                 file=path,
                 fix="run babelflow in a project folder of your own (or set BABELFLOW_STATE_DIR to one), or"
                 f" `chmod go-w {folder}` if it is yours",
