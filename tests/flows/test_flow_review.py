@@ -272,10 +272,14 @@ def test_a_cli_signoff_sets_the_waiting_runs_state_signed_and_an_unchanged_rerun
     unattended = adapt_language(request, return_state=True)  # clean: ends AwaitingSignoff (review_timeout=0)
     assert unattended.name == "AwaitingSignoff"
     run_id = _store(tmp_path, benchmark).flow_run_id()
+    from prefect.settings import get_current_settings
+
+    # a user's shell names the API the run used (other tests of the session may leave another one in it)
+    api = {"PREFECT_API_URL": str(get_current_settings().api.url)}
     signed = CliRunner().invoke(
         app,
         ["review", benchmark, "--lang", "en-XA", "--sign", "--reviewer", "ana", "--yes"],
-        env={"BABELFLOW_PROJECT_ROOT": str(tmp_path)},
+        env={"BABELFLOW_PROJECT_ROOT": str(tmp_path), **api},
     )
     assert signed.exit_code == 0 and "now reads Signed" in " ".join(signed.output.split()), signed.output
     with get_client(sync_client=True) as client:
