@@ -101,6 +101,7 @@ def mark_run_state(settings: BabelflowSettings, flow_run_id: str | None, decisio
     to show (None: no run or no server to tell)."""
     from uuid import UUID  # noqa: PLC0415
 
+    from prefect._internal.result_records import ResultRecord, ResultRecordMetadata  # noqa: PLC0415
     from prefect.client.orchestration import get_client  # noqa: PLC0415
     from prefect.settings import (  # noqa: PLC0415
         PREFECT_API_AUTH_STRING,
@@ -133,9 +134,18 @@ def mark_run_state(settings: BabelflowSettings, flow_run_id: str | None, decisio
     )
     try:
         with api, get_client(sync_client=True) as client:
-            client.set_flow_run_state(UUID(flow_run_id), make(name=name, message=message), force=True)
+            current = client.read_flow_run(UUID(flow_run_id)).state
+            # the run's persisted result stays with it: Prefect refuses a COMPLETED state that drops it
+            data = None
+            if current is not None and isinstance(current.data, ResultRecordMetadata):
+                data = ResultRecord(metadata=current.data, result=None)
+                data.mark_persisted()
+            new_state: State = make(name=name, message=message, data=data)
+            answer = client.set_flow_run_state(UUID(flow_run_id), new_state, force=True)
     except Exception as exc:  # the decision is recorded either way; the UI label is best effort
         return f"flow run {flow_run_id} keeps its state ({type(exc).__name__}: {exc})"
+    if answer.status.value != "ACCEPT":
+        return f"flow run {flow_run_id} keeps its state (the server answered {answer.status.value}: {answer.details})"
     return f"flow run {flow_run_id} now reads {name}"
 
 
