@@ -115,7 +115,8 @@ def _existing_target(path: Path) -> os.stat_result | None:
     if stat.S_ISREG(mode):
         return st
     if stat.S_ISDIR(mode):
-        raise BabelflowError("Output path is a directory", file=path, fix="choose a file path")
+        what = "empty (it reads as the current folder)" if str(path) in ("", ".") else "a directory"
+        raise BabelflowError(f"Output path is {what}", file=path, fix="give a file path, e.g. --out retail-es.xlf")
     if stat.S_ISLNK(mode):
         raise BabelflowError(
             "Output path is a symbolic link: babelflow does not replace or write through links",

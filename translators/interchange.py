@@ -109,6 +109,14 @@ def read_exchange(path: Path, limits: ImportLimits | None = None) -> ExchangeFil
         " or raise the limit: --max-bytes / BABELFLOW_IMPORT_MAX_BYTES"
     )
     suffix = path.suffix.lower()
+    if str(path) in ("", ".") or path.is_dir():  # '' reads as '.': say what was given, not "type '(none)'"
+        raise BabelflowError(
+            "No translation file was given (an empty path)"
+            if str(path) in ("", ".")
+            else "The translation file given is a folder",
+            file=path,
+            fix="give the .xlf/.xliff or .po file written by `babelflow export` (e.g. retail-es.xlf)",
+        )
     if suffix not in XLIFF_SUFFIXES + PO_SUFFIXES:
         raise BabelflowError(
             f"Unknown translation file type {path.suffix or '(none)'!r}",

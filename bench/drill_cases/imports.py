@@ -286,5 +286,16 @@ CASES: list[Case] = [
         "look the same",
         WATCH,
     ),
+    # issue 44: messages that said "type '(none)'" or "a directory" for an empty path or a folder
+    Case(
+        "import: an empty path", lambda p: ["import", "tau2-mock", "", "--lang", "en-XA"], "No translation file", WATCH
+    ),
+    Case("import: a folder", lambda p: ["import", "tau2-mock", str(p), "--lang", "en-XA"], "is a folder", WATCH),
+    Case(
+        "export --out ''",
+        lambda p: ["export", "tau2-mock", "--lang", "en-XA", "--out", ""],
+        "Output path is empty",
+        WATCH,
+    ),
 ]
 CHECKS: list[Check] = []
