@@ -208,7 +208,11 @@ def walk(out: Path) -> dict:
             page.set_viewport_size({"width": WIDTH, "height": 900})
             material = api.artifact_id("fixture-library-en-xa-review")
             _open_artifact(page, f"{api.ui}/artifacts/artifact/{material}", "Review fixture-library")
-            checks["review_material"] = _no_sideways_scroll(page)
+            checks["review_material"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page)}
+            report = api.artifact_id("fixture-library-en-xa-failure-report")
+            _open_artifact(page, f"{api.ui}/artifacts/artifact/{report}", "open findings in")
+            checks["failure_report"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page)}
+            _open_artifact(page, f"{api.ui}/artifacts/artifact/{material}", "Review fixture-library")
             # the reviewer's text: the draft without the model's chatter, one word post-edited ("novel" ->
             # "book"); it keeps the canonical term, so it passes the same checks as any translation
             draft = page.locator("td").filter(has_text=PLANTED).first.inner_text().replace("\u200b", "")
@@ -256,7 +260,7 @@ def walk(out: Path) -> dict:
             checks["replacement_applied_in"] = applied
             sample = api.artifact_id("fixture-library-en-xa-signoff-sample")
             _open_artifact(page, f"{api.ui}/artifacts/artifact/{sample}", "Sign-off sample")
-            checks["signoff_sample"] = _no_sideways_scroll(page)
+            checks["signoff_sample"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page)}
             _shot(page, out, "walk-5-signoff-sample.png", shown, "sign-off sample: units side by side by stratum")
 
             page.goto(f"{api.ui}/runs/flow-run/{signoff_run}", wait_until="networkidle")
