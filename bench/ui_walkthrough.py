@@ -211,7 +211,8 @@ def walk(out: Path) -> dict:
             checks["review_material"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page)}
             report = api.artifact_id("fixture-library-en-xa-failure-report")
             _open_artifact(page, f"{api.ui}/artifacts/artifact/{report}", "open findings in")
-            checks["failure_report"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page)}
+            # the report links the variant folder
+            checks["failure_report"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page, at_least=1)}
             _open_artifact(page, f"{api.ui}/artifacts/artifact/{material}", "Review fixture-library")
             # the reviewer's text: the draft without the model's chatter, one word post-edited ("novel" ->
             # "book"); it keeps the canonical term, so it passes the same checks as any translation
@@ -345,7 +346,7 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
         page.get_by_role("button", name="Resume").first.click()
         # the form's description (the plan and the sample's link) loads after the dialog opens
         page.locator(".p-modal a[href*='/artifacts/artifact/']").first.wait_for(timeout=30_000)
-        links = _links_visible(page)
+        links = _links_visible(page, at_least=1)  # the form's description links the sample
         _property(page, "Your name").locator("textarea").fill("walkthrough")
         numbered = (
             re.match(r"^\d+\. [0-9a-f]{12}", t.strip())
@@ -384,10 +385,11 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
     return {"sample": len(titles), "links_in_form": links, "runs": api.states_of("tau2-retail · es")}, keys
 
 
-def _links_visible(page) -> int:
-    """Every link on the page is drawn, inside the 1,280 px, and not in its background's colour."""
+def _links_visible(page, at_least: int = 0) -> int:
+    """Every link of the page's Markdown (artifacts, form descriptions) and of an open form is drawn,
+    inside the 1,280 px, visible, and not in its background's colour; returns how many there are."""
     links = page.evaluate(
-        """() => [...document.querySelectorAll('main a[href], .p-modal a[href], [role=dialog] a[href]')]
+        """() => [...document.querySelectorAll('a.markdown-renderer__link[href], .p-modal a[href]')]
           .filter(a => a.textContent.trim())
           .map(a => {
             const r = a.getBoundingClientRect(), s = getComputedStyle(a);
@@ -410,6 +412,8 @@ def _links_visible(page) -> int:
     ]
     if hidden:
         raise SystemExit(f"{page.url}: links not visible at {WIDTH} px: {hidden[:3]}")
+    if len(links) < at_least:
+        raise SystemExit(f"{page.url}: {len(links)} links drawn, expected at least {at_least}")
     return len(links)
 
 
