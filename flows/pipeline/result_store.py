@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
 import orjson
 from prefect._internal.compatibility.async_dispatch import async_dispatch
+from prefect.exceptions import ObjectAlreadyExists
 from prefect.filesystems import LocalFileSystem
 from prefect.serializers import Serializer
 from pydantic import BaseModel, Field
@@ -82,16 +84,26 @@ class TrustedResultStorage(LocalFileSystem):
 
 
 _SAVED: dict[tuple[str, str], str] = {}
+_SAVING = threading.Lock()
 
 
 def trusted_storage(folder: Path, api_url: str) -> str:
     """The block reference of `folder`'s trusted storage on the run's Prefect API, saved once per
-    process (Prefect takes only saved storage blocks for a task's results)."""
+    process (Prefect takes only saved storage blocks for a task's results). Languages run as threads
+    of one flow save it at once: one at a time here, and a block type another process registered
+    first is simply there."""
     key = (str(folder), api_url)
-    if key not in _SAVED:
-        name = "results-" + hashlib.sha256(str(folder).encode()).hexdigest()[:20]
-        TrustedResultStorage(basepath=str(folder)).save(name, overwrite=True)
-        _SAVED[key] = f"{TrustedResultStorage.get_block_type_slug()}/{name}"
+    with _SAVING:
+        if key not in _SAVED:
+            name = "results-" + hashlib.sha256(str(folder).encode()).hexdigest()[:20]
+            for attempt in range(3):
+                try:
+                    TrustedResultStorage(basepath=str(folder)).save(name, overwrite=True)
+                    break
+                except ObjectAlreadyExists:  # registered meanwhile by another process: save again
+                    if attempt == 2:
+                        raise
+            _SAVED[key] = f"{TrustedResultStorage.get_block_type_slug()}/{name}"
     return _SAVED[key]
 
 
