@@ -70,3 +70,24 @@ def test_records_round_trip_only_as_registered_models(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not babelflow's"):
         trusted_record(orjson.dumps(json_record), "k")
     assert not (tmp_path / "EXECUTED").exists()
+
+
+@pytest.mark.slow  # the session's Prefect test server
+def test_two_languages_save_the_storage_block_at_once(prefect_harness, tmp_path: Path) -> None:
+    """The main job runs es and en-XA as threads of one flow: both saved the trusted storage block at
+    once and one died registering its type (ObjectAlreadyExists). Both get the one block now."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from prefect.blocks.core import Block
+    from prefect.settings import get_current_settings
+
+    from flows.pipeline import result_store
+
+    with prefect_harness():
+        url = str(get_current_settings().api.url)
+        result_store._SAVED.clear()
+        with ThreadPoolExecutor(4) as pool:
+            refs = list(pool.map(lambda _: result_store.trusted_storage(tmp_path / "storage", url), range(4)))
+        assert len(set(refs)) == 1
+        loaded = Block.load(refs[0])
+        assert isinstance(loaded, TrustedResultStorage) and loaded.basepath == str(tmp_path / "storage")
