@@ -267,20 +267,25 @@ def _cli_env(project: Path) -> dict[str, str]:
     }
 
 
+def _server_stop(project: Path) -> subprocess.CompletedProcess[str]:
+    """`babelflow server --stop` run in `project`, as its user types it."""
+    return subprocess.run(
+        [sys.executable, "-m", "flows.cli.app", "server", "--stop"],
+        cwd=ROOT,
+        env=_cli_env(project),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def decoy_survives_stop(project: Path) -> CheckResult:
     from flows.server.local_server import any_free_port, record_path
 
     decoy = _decoy()
     try:
         _stale_record(project, decoy.pid, any_free_port())
-        stop = subprocess.run(
-            [sys.executable, "-m", "flows.cli.app", "server", "--stop"],
-            cwd=ROOT,
-            env=_cli_env(project),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        stop = _server_stop(project)
         alive = decoy.poll() is None
         gone = not record_path(_settings(project)).exists()
     finally:
@@ -315,14 +320,7 @@ def forged_record_in_a_foreign_state_folder(project: Path) -> CheckResult:
         home.mkdir(parents=True)
         record_path(_settings(attacker)).write_text(forged.model_dump_json())
         subprocess.run(["chown", "-R", "nobody", str(attacker)], check=True)
-        stop = subprocess.run(
-            [sys.executable, "-m", "flows.cli.app", "server", "--stop"],
-            cwd=ROOT,
-            env=_cli_env(attacker),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        stop = _server_stop(attacker)
         alive = healthy(record.api_url)
         ours = read_record(_settings(victim)) is not None
     shutil.rmtree(attacker, ignore_errors=True)
