@@ -35,6 +35,7 @@ class RunPaths(Record):
     overrides: Path = Field(description="reviewed per-element profile decisions of the benchmark")
     targets: Path
     behavior_cache: Path
+    term_base: Path = Field(description="the terms stage's term base: renderings, context, signals, confidence")
 
 
 class RunProvenance(Record):

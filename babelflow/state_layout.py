@@ -27,6 +27,14 @@ class StateLayout:
     def canonical_map(self, benchmark: str, language: str) -> Path:
         return self.canonical_maps / benchmark / f"{language}.json"
 
+    def term_base(self, benchmark: str, language: str) -> Path:
+        """The terms stage's term base of one language (run-generated: rebuilt by every run)."""
+        return self.state / "terms" / benchmark / f"{language}.json"
+
+    def term_decisions(self, benchmark: str, language: str) -> Path:
+        """Append-only log of term reviews (approve, correct), beside the reviewed map it feeds."""
+        return self.canonical_maps / benchmark / f"{language}.terms-log.jsonl"
+
     def variant(self, benchmark: str, language: str, out: Path | None = None) -> Path:
         return Path(out) if out else self.adapted / benchmark / language
 

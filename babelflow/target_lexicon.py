@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from babelflow.apertium import apertium_binary, installed_modes, iso639_3, mode_file, mode_languages
+from babelflow.lexical_transfer import Reading, parse_reading, parse_units
 
 _ANALYSER = re.compile(r"lt-proc\s+(?:-\S+\s+)*'?([^'\s|]+\.automorf\.bin)'?")
 _TIMEOUT = 60.0
@@ -66,6 +67,21 @@ class TargetLexicon:
             if len(found) == 1:
                 forms[word] = found.pop()
         return forms
+
+    def readings(self, texts: Iterable[str]) -> dict[str, list[tuple[str, tuple[Reading, ...]]]]:
+        """text -> its words, each with every analysis the analyser gives it (() when it does not know
+        the word): 'subió oro' -> [('subió', (subir<vblex><ifi>…,)), ('oro', (oro<n><m><sg>,))]."""
+        asked = [t for t in dict.fromkeys(texts) if t and "\n" not in t and "\0" not in t]
+        if self.analyser is None or not asked:
+            return {}
+        lines = self._lines(asked)
+        out = {}
+        for text, line in zip(asked, lines, strict=False):
+            out[text] = [
+                (surface.replace("\\", ""), tuple(r for r in map(parse_reading, analyses) if r is not None))
+                for surface, analyses in parse_units(line)
+            ]
+        return out
 
     def _lines(self, words: list[str]) -> list[str]:
         """One analysis line per word, from one lt-proc kept running in null-flush mode (-z): loading the

@@ -34,6 +34,7 @@ def run_paths(
         overrides=layout.profile_overrides(benchmark),
         targets=layout.targets(benchmark, language),
         behavior_cache=layout.behavior_cache(benchmark, language),
+        term_base=layout.term_base(benchmark, language),
     )
 
 

@@ -24,6 +24,7 @@ from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
 from translators.term_renderings import (
     PolicyRendering,
+    case_of_source,
     distinct_renderings,
     entity_policy_renderings,
     half_translated,
@@ -92,6 +93,17 @@ class TranslationOutcome(Record):
         description="stored human texts (hand edits, earlier corrections) the release checks refuse: the unit keeps"
         " its machine text and the review queue gets a finding",
     )
+
+
+@dataclass
+class TermsOutcome:
+    """Step 1's result: canonical element id -> rendering, failed terms, and the translator's own drafts
+    ((group, source) -> rendering as the translator gave it, before terms it half translated were kept whole)."""
+
+    targets: dict[str, str]
+    failures: list[UnitFailure]
+    stats: TranslationStats
+    drafts: dict[tuple[str, str], str]
 
 
 @dataclass
@@ -351,18 +363,19 @@ class TranslationEngine:
                 keys.add(self.pending_unit(unit, protect_unit(unit, cmap, groups)).tm_key)
         return keys
 
-    def translate(
+    def render_terms(
         self,
         ir: IRDocument,
         cmap: CanonicalMap,
         progress: Progress | None = None,
-        reviewed: dict[str, str] | None = None,
         renderings: dict[str, EntityRendering] | None = None,
-    ) -> TranslationOutcome:
-        """`reviewed`: element id -> a reviewer's translation, used instead of the translator's.
+        stats: TranslationStats | None = None,
+    ) -> TermsOutcome:
+        """Step 1, the terms: every canonical term gets one rendering, written into `cmap`. Reviewed map
+        entries win; then the class's policy (kept, localized); new terms go to the translator once.
         `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate."""
         canonical_units, free_units = extract_units(ir)
-        stats = TranslationStats(
+        stats = stats or TranslationStats(
             translator_id=self.translator.translator_id,
             canonical_units=len(canonical_units),
             free_units=len(free_units),
@@ -370,12 +383,9 @@ class TranslationEngine:
             unique_characters=unique_characters(ir),
         )
         total = len(canonical_units) + len(free_units)
-        self._origins = {}
         targets: dict[str, str] = {}
         failures: list[UnitFailure] = []
-
-        # 1. canonical terms: reviewed map entries win; then the class's policy (kept, localized); new terms
-        # to translate go to the translator once
+        drafts: dict[tuple[str, str], str] = {}
         policy_made = entity_policy_renderings(canonical_units, ir, self.language, renderings or {})
         known = {key: entry for key, entry in cmap.lookup().items() if still_fits(entry, policy_made.get(key))}
         self._use_glossary(self.pack_terms)  # canonical terms are translated with the pack's terms only
@@ -386,6 +396,12 @@ class TranslationEngine:
             and (u.canonical_group or "default", u.text) not in policy_made
         ]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
+        for pending in todo:  # the translator's own rendering, before the rules below keep or mark it
+            result = results.get(pending.unit.key)
+            if isinstance(result, Translated):
+                drafts[(pending.unit.canonical_group or "default", pending.unit.text)] = case_of_source(
+                    pending.unit.text, result.text
+                )
         fixed = [(w, e.target) for w, e in known.items()] + [(w, m.target) for w, m in policy_made.items()]
         half_done = half_translated([p.unit for p in todo], results, self.language)
         for unit in half_done:  # kept whole, like a term the policy keeps: a reviewer can render it
@@ -426,6 +442,23 @@ class TranslationEngine:
                     )
                 )
             targets.update(dict.fromkeys(unit.element_ids, result.text))
+        return TermsOutcome(targets=targets, failures=failures, stats=stats, drafts=drafts)
+
+    def translate(
+        self,
+        ir: IRDocument,
+        cmap: CanonicalMap,
+        progress: Progress | None = None,
+        reviewed: dict[str, str] | None = None,
+        renderings: dict[str, EntityRendering] | None = None,
+    ) -> TranslationOutcome:
+        """`reviewed`: element id -> a reviewer's translation, used instead of the translator's.
+        `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate."""
+        self._origins = {}
+        terms = self.render_terms(ir, cmap, progress, renderings)
+        stats, targets, failures = terms.stats, dict(terms.targets), list(terms.failures)
+        canonical_units, free_units = extract_units(ir)
+        total = len(canonical_units) + len(free_units)
 
         # 2. free text, with canonical terms injected and preserved tokens protected
         self._use_canonical_terms(cmap)

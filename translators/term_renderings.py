@@ -115,7 +115,7 @@ def distinct_renderings(
         if not isinstance(result, Translated):
             continue
         group, source = unit.canonical_group or "default", as_read(unit.text)
-        text = _case_of_source(unit.text, result.text)
+        text = case_of_source(unit.text, result.text)
         for candidate in (text, f"{text} ({unit.text})", unit.text):
             owner = taken.get((group, as_read(candidate)))
             if owner is None or owner == source:
@@ -147,7 +147,7 @@ def half_translated(
     return [unit for unit in units if left.get(unit.key, set()) - known]
 
 
-def _case_of_source(source: str, target: str) -> str:
+def case_of_source(source: str, target: str) -> str:
     """A lowercase term ('blue') stays lowercase ('azul', not the sentence-initial 'Azul' an MT engine
     gives a lone word): DB values are compared and shown as they are."""
     if not any(c.isupper() for c in source):  # '20 hours' -> '20 horas', not '20 Horas'

@@ -16,7 +16,15 @@ from babelflow.ir_cache import load_ir_cached
 from babelflow.settings import BabelflowSettings
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
-STAGE_VERSIONS = {"analyze": "2", "translate": "2", "rebuild": "1", "validate": "2", "merge": "1", "evaluate": "1"}
+STAGE_VERSIONS = {
+    "analyze": "2",
+    "terms": "1",
+    "translate": "2",
+    "rebuild": "1",
+    "validate": "2",
+    "merge": "1",
+    "evaluate": "1",
+}
 
 
 _IR_CACHE: dict[tuple[str, int, int, int], IRDocument] = {}  # (path, inode, size, mtime_ns)

@@ -1,0 +1,213 @@
+"""Calibrate and measure the term signals (issue 41): fit the confidence on some languages' labelled
+term bases, measure it on held-out ones.
+
+For each language the bench renders retail's canonical terms as the terms stage does (Apertium, no
+reviewed map: the maintainers' corrected entries are removed), computes the signals and joins the
+labels of bench/data/term_labels/<lang>.json: an independent reviewer agent's verdict, right or
+wrong, on every draft (it did not write the signals and never saw them). For Spanish the
+maintainers' corrections (origin `reviewer` in canonical_maps/tau2-retail/es.json, a target other than
+the draft) are a second reference: recall is measured against them, as the issue asks.
+
+    python -m bench.terms_calibration --calibrate gl --measure es ca        # prints the table
+    python -m bench.terms_calibration --calibrate gl --write               # and writes the shipped weights
+
+A language is never measured with weights fitted on it (refused).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from babelflow.adapt_request import ApertiumSpec
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.canonical_map import CanonicalMap, as_read, load_canonical_map
+from babelflow.entity_policy import entity_renderings
+from babelflow.ir import IRDocument, Record, load_ir
+from babelflow.language_pack import load_pack
+from babelflow.settings import BabelflowSettings
+from source_benchmarks import get_benchmark
+from translators.engine import TranslationEngine
+from translators.memory import TranslationMemory
+from translators.spec import make_translator
+from translators.terms.confidence import DOUBTFUL_AT, WEIGHTS_FILE, SignalWeights, chance_wrong, fit_weights
+from translators.terms.signals import TermDraft, TermSignal, term_signals
+from translators.terms.term_base import reviewable
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = ROOT / "bench" / "data" / "term_labels"
+BENCHMARK = "tau2-retail"
+console = Console()
+
+
+class Label(Record):
+    id: str
+    source: str
+    rendering: str
+    verdict: str
+    reason: str = ""
+    better: str = ""
+
+
+class LabelFile(Record):
+    language: str
+    labeller: str
+    labels: list[Label]
+
+
+@dataclass
+class Scored:
+    draft: TermDraft
+    signals: list[TermSignal]
+    wrong: bool | None  # the labeller's verdict (None: this draft was not labelled)
+    corrected: bool | None  # Spanish: the maintainers corrected it (None elsewhere)
+
+
+def retail_ir(settings: BabelflowSettings) -> IRDocument:
+    from flows.components import analyze_or_reuse  # noqa: PLC0415 - analysis only when no IR is saved
+
+    path = settings.layout.ir(BENCHMARK)
+    if path.exists():
+        return load_ir(path, benchmark=BENCHMARK)
+    return analyze_or_reuse(get_benchmark(BENCHMARK), None, path, lambda line: None)
+
+
+def drafts_for(ir: IRDocument, language: str, memory_dir: Path) -> list[TermDraft]:
+    """The translator's drafts of every reviewable term, as the terms stage makes them with no reviewed map."""
+    pack = load_pack(language, ROOT)
+    translator = make_translator(ApertiumSpec(), language, pack)
+    engine = TranslationEngine(translator, language, TranslationMemory(memory_dir / f"{language}.tm"))
+    cmap = CanonicalMap(benchmark=BENCHMARK, language=language)
+    policy = entity_renderings(
+        ir.entity_classes,
+        script=pack.script,
+        pseudo=pack.offline_rendering is not None,
+        pack=pack.entities,
+        overrides={},
+    )
+    outcome = engine.render_terms(ir, cmap, renderings=policy)
+    return [
+        TermDraft(group=e.group, source=e.source, rendering=outcome.drafts.get((e.group, e.source), e.target))
+        for e in sorted(cmap.lookup().values(), key=lambda e: (e.group, e.source))
+        if reviewable(e)
+    ]
+
+
+def labels_of(language: str) -> dict[tuple[str, str], bool]:
+    path = LABELS / f"{language}.json"
+    if not path.exists():
+        return {}
+    labels = LabelFile.model_validate_json(path.read_bytes())
+    return {(as_read(x.source), as_read(x.rendering)): x.verdict == "wrong" for x in labels.labels}
+
+
+def maintainer_corrections() -> dict[str, str]:
+    cmap = load_canonical_map(ROOT / "canonical_maps" / BENCHMARK / "es.json", BENCHMARK, "es")
+    return {e.source: e.target for e in cmap.entries if e.origin == "reviewer"}
+
+
+def score(ir: IRDocument, language: str, memory_dir: Path) -> list[Scored]:
+    drafts = drafts_for(ir, language, memory_dir)
+    labels = labels_of(language)
+    reviewed = maintainer_corrections() if language == "es" else {}
+    out = []
+    for draft, fired in zip(drafts, term_signals(drafts, language), strict=True):
+        label = labels.get((as_read(draft.source), as_read(draft.rendering)))
+        corrected = None
+        if language == "es":
+            corrected = draft.source in reviewed and as_read(reviewed[draft.source]) != as_read(draft.rendering)
+        out.append(Scored(draft, fired, label, corrected))
+    return out
+
+
+def measure(rows: list[Scored], weights: SignalWeights) -> dict[str, float | int]:
+    flagged = [r for r in rows if chance_wrong(r.signals, weights) >= DOUBTFUL_AT]
+    labelled = [r for r in rows if r.wrong is not None]
+    wrong = [r for r in labelled if r.wrong]
+    flagged_labelled = [r for r in flagged if r.wrong is not None]
+    out: dict[str, float | int] = {
+        "terms": len(rows),
+        "flagged": len(flagged),
+        "labelled wrong": len(wrong),
+        "precision (labeller)": _ratio(sum(1 for r in flagged_labelled if r.wrong), len(flagged_labelled)),
+        "recall (labeller)": _ratio(sum(1 for r in wrong if r in flagged), len(wrong)),
+    }
+    corrected = [r for r in rows if r.corrected]
+    if corrected:
+        out["maintainers' corrections"] = len(corrected)
+        out["recall (corrections)"] = _ratio(sum(1 for r in corrected if r in flagged), len(corrected))
+        out["precision (corrections)"] = _ratio(sum(1 for r in flagged if r.corrected), len(flagged))
+    return out
+
+
+def _ratio(part: int, whole: int) -> float:
+    return round(part / whole, 3) if whole else float("nan")
+
+
+def fitted(rows: list[Scored], languages: list[str]) -> SignalWeights:
+    data = [({s.kind for s in r.signals}, bool(r.wrong)) for r in rows if r.wrong is not None]
+    if not data:
+        raise SystemExit(f"no labels for {languages}: bench/data/term_labels/<lang>.json")
+    bias, weights = fit_weights(data)
+    return SignalWeights(
+        calibrated_on=[f"{BENCHMARK}:{lang}" for lang in languages],
+        labelled_terms=len(data),
+        labeller="independent reviewer agent (did not write the signals); bench/data/term_labels",
+        bias=round(bias, 4),
+        weights=weights,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calibrate", nargs="+", default=["gl"], help="languages whose labels fit the weights")
+    parser.add_argument("--measure", nargs="*", default=["es", "ca"], help="held-out languages to measure")
+    parser.add_argument("--write", action="store_true", help=f"write the fitted weights to {WEIGHTS_FILE.name}")
+    parser.add_argument("--list", action="store_true", help="print every measured term with its signals")
+    args = parser.parse_args(argv)
+    if set(args.calibrate) & set(args.measure):
+        console.print("[red]a language is never measured with weights fitted on it[/]")
+        return 2
+    settings = BabelflowSettings(project_root=ROOT)
+    ir = retail_ir(settings)
+    memory_dir = settings.layout.state / "bench" / "terms_calibration"
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    calibration = [row for lang in args.calibrate for row in score(ir, lang, memory_dir)]
+    weights = fitted(calibration, args.calibrate)
+    table = Table(title=f"term signals on {BENCHMARK}: fitted on {', '.join(args.calibrate)}")
+    table.add_column("measure")
+    results = {lang: measure(score(ir, lang, memory_dir), weights) for lang in args.measure}
+    results[f"{'+'.join(args.calibrate)} (fit)"] = measure(calibration, weights)
+    for lang in results:
+        table.add_column(lang, justify="right")
+    for key in dict.fromkeys(k for r in results.values() for k in r):
+        table.add_row(key, *(str(r.get(key, "")) for r in results.values()))
+    console.print(table)
+    console.print({k.value: w for k, w in weights.weights.items()}, f"bias {weights.bias}")
+    if args.list:
+        for lang in args.measure:
+            for row in score(ir, lang, memory_dir):
+                p = chance_wrong(row.signals, weights)
+                mark = "W" if row.wrong else (" " if row.wrong is False else "?")
+                console.print(
+                    f"{lang} {mark} {p:.2f} {row.draft.source} → {row.draft.rendering}",
+                    [s.kind.value for s in row.signals],
+                    markup=False,
+                )
+    if args.write:
+        weights.fitted_at = datetime.now(UTC).date().isoformat()
+        data = orjson.dumps(weights.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+        write_bytes_atomic(WEIGHTS_FILE, data)
+        console.print(f"wrote {WEIGHTS_FILE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The terms stage, between analysis and prose translation: every canonical term is rendered, signalled
+and scored into the term base (translators/terms/), so a reviewer can fix a wrong rendering once,
+before the prose, the DB and the golden arguments are built on it.
+
+The stage writes the term base to the state folder; the canonical map is written by the translate
+stage that follows (it renders the same terms again from the translation memory, sending nothing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from babelflow.adaptation_run import AdaptationRun
+from babelflow.atomic_io import sha256_bytes, sha256_file
+from babelflow.canonical_map import load_canonical_map
+from babelflow.ir import Record
+from flows.pipeline.stage_io import STAGE_VERSIONS, key_of, read_ir
+from flows.pipeline.stages import reviewed_map_key
+from translators.engine import TranslationEngine, pack_glossary
+from translators.memory import TranslationMemory
+from translators.spec import make_translator
+from translators.terms.confidence import WEIGHTS_FILE
+from translators.terms.term_base import build_term_base, save_term_base
+
+
+class TermsResult(Record):
+    term_base_path: Path
+    term_base_sha256: str
+    terms: int = Field(description="entries of the term base (values a class's policy settles are not terms)")
+    doubtful: int = Field(description="proposed renderings whose chance of being wrong is one half or more")
+    doubtful_by_class: dict[str, int] = Field(default_factory=dict)
+    approved: int = Field(description="entries a reviewer approved or corrected")
+
+
+def terms_inputs_key(run: AdaptationRun, ir_sha: str) -> str:
+    cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
+    parts = (
+        run.benchmark,
+        run.language,
+        run.translator_id,
+        run.pack_version,
+        sha256_bytes(run.pack.model_dump_json().encode()),
+        ir_sha,
+        reviewed_map_key(cmap),
+        sorted((name, rendering.value) for name, rendering in run.entity_overrides.items()),
+        sha256_file(WEIGHTS_FILE),
+    )
+    return key_of("terms", STAGE_VERSIONS["terms"], *parts)
+
+
+def stage_terms(run: AdaptationRun, ir_path: Path) -> TermsResult:
+    """Render the terms (the translation memory answers what an earlier run translated) and write the
+    term base. Pseudo-locales get no signals: their renderings are made by rule, not guessed."""
+    translator = make_translator(run.request.translator, run.language, run.pack)
+    ir = read_ir(ir_path, run.benchmark)
+    cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
+    engine = TranslationEngine(
+        translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark)
+    )
+    outcome = engine.render_terms(ir, cmap, renderings=run.entity_renderings(ir.entity_classes))
+    pseudo = run.pack.offline_rendering is not None
+    base = build_term_base(ir, cmap, outcome.drafts, run.language, signals=not pseudo)
+    save_term_base(base, run.paths.term_base)
+    doubtful = base.doubtful()
+    by_class: dict[str, int] = {}
+    for entry in doubtful:
+        by_class[entry.group] = by_class.get(entry.group, 0) + 1
+    return TermsResult(
+        term_base_path=run.paths.term_base,
+        term_base_sha256=sha256_file(run.paths.term_base),
+        terms=len(base.entries),
+        doubtful=len(doubtful),
+        doubtful_by_class=by_class,
+        approved=sum(1 for e in base.entries if e.state == "approved"),
+    )

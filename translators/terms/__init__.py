@@ -1,0 +1,1 @@
+"""The terms stage: canonical renderings as a term base, signalled, scored and reviewed before prose."""
