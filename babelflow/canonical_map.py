@@ -147,11 +147,29 @@ def check_canonical_map(cmap: CanonicalMap, path: Path | None) -> None:
         )
 
 
-def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMap:
-    """Load the map, or an empty one if the file does not exist yet; refuse foreign/corrupt maps."""
+DRAFTS_SUFFIX = ".drafts.json"
+
+
+def drafts_path(path: Path) -> Path:
+    """Where a map's run-generated entries live: beside the reviewed map, ignored by git
+    (canonical_maps/tau2-retail/es.json -> es.drafts.json)."""
     path = Path(path)
+    return path.with_name(path.name.removesuffix(".json") + DRAFTS_SUFFIX)
+
+
+def map_exists(path: Path) -> bool:
+    """A map is there when its reviewed file or its drafts are."""
+    return Path(path).exists() or drafts_path(path).exists()
+
+
+def is_reviewed(entry: CanonicalEntry) -> bool:
+    """A person's decision: a reviewer's rendering, or a rejection. Everything else a run makes again."""
+    return entry.origin == "reviewer" or entry.review_state == "rejected"
+
+
+def _load_one(path: Path, benchmark: str, language: str) -> CanonicalMap | None:
     if not path.exists():
-        return CanonicalMap(benchmark=benchmark, language=language)
+        return None
     cmap = load_saved_record(
         path, CanonicalMap, what="Canonical map", fix="restore it from git or delete it to rebuild from the translator"
     )
@@ -162,14 +180,46 @@ def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMa
             field="benchmark/language",
             fix="use the map of this benchmark and language",
         )
+    return cmap
+
+
+def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMap:
+    """The reviewed map at `path` over the run's drafts beside it (a reviewed entry wins), or an empty map;
+    refuse foreign/corrupt maps."""
+    path = Path(path)
+    cmap = CanonicalMap(benchmark=benchmark, language=language)
+    for part in (_load_one(drafts_path(path), benchmark, language), _load_one(path, benchmark, language)):
+        for entry in part.entries if part is not None else ():
+            cmap.upsert(entry)
     check_canonical_map(cmap, path)
     return cmap
 
 
-def save_canonical_map(cmap: CanonicalMap, path: Path) -> None:
-    check_canonical_map(cmap, path)  # before the write: a refused map leaves the file as it was
+def _map_bytes(cmap: CanonicalMap) -> bytes:
+    return orjson.dumps(cmap.model_dump(), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if not path.exists() or path.read_bytes() != data:
+        write_bytes_atomic(path, data)
+
+
+def save_canonical_map(cmap: CanonicalMap, path: Path, *, whole: bool = False) -> None:
+    """Reviewed entries to `path` (a tracked file: rewritten only when a review changed it, and not created
+    for a map nobody reviewed), the run's own entries to the drafts file beside it. `whole`: one file with
+    every entry (the copy a variant carries)."""
+    check_canonical_map(cmap, path)  # before the write: a refused map leaves the files as they were
     cmap.entries.sort(key=lambda e: (e.group, e.source))
-    write_bytes_atomic(Path(path), orjson.dumps(cmap.model_dump(), option=orjson.OPT_INDENT_2) + b"\n")
+    path = Path(path)
+    if whole:
+        write_bytes_atomic(path, _map_bytes(cmap))
+        return
+    reviewed = cmap.model_copy(update={"entries": [e for e in cmap.entries if is_reviewed(e)]})
+    drafts = cmap.model_copy(update={"entries": [e for e in cmap.entries if not is_reviewed(e)]})
+    if drafts.entries or drafts_path(path).exists():
+        _write_if_changed(drafts_path(path), _map_bytes(drafts))
+    if reviewed.entries or path.exists():
+        _write_if_changed(path, _map_bytes(reviewed))
 
 
 def seed_from_cldr(

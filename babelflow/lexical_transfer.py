@@ -28,7 +28,6 @@ from babelflow.apertium import (
     run_apertium,
 )
 
-_UNIT = re.compile(r"\^((?:\\.|[^$\\])*)\$")
 _SPLIT = re.compile(r"(?<!\\)/")
 _TAGS = re.compile(r"<([^<>]+)>")
 _STREAM_SPECIAL = re.compile(r"([\\^$/<>\[\]@{}])")
@@ -79,9 +78,26 @@ def parse_reading(text: str) -> Reading | None:
 def parse_units(line: str) -> list[tuple[str, list[str]]]:
     """`^a/b/c$ ^d/e$` -> [('a', ['b', 'c']), ('d', ['e'])], escapes respected."""
     units = []
-    for match in _UNIT.finditer(line):
-        head, *rest = _SPLIT.split(match.group(1))
-        units.append((head, rest))
+    body: list[str] | None = None  # inside ^…$; scanned by hand: a regex over a line of '^' is quadratic
+    escaped = False
+    for char in line:
+        if escaped:
+            escaped = False
+            if body is not None:
+                body.append(char)
+            continue
+        if char == "\\":
+            escaped = True
+            if body is not None:
+                body.append(char)
+        elif char == "^":
+            body = []
+        elif char == "$" and body is not None:
+            head, *rest = _SPLIT.split("".join(body))
+            units.append((head, rest))
+            body = None
+        elif body is not None:
+            body.append(char)
     return units
 
 

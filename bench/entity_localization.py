@@ -48,7 +48,7 @@ from rich.console import Console
 from rich.table import Table
 
 from babelflow.atomic_io import sha256_file
-from babelflow.canonical_map import CanonicalMap, as_read, load_canonical_map
+from babelflow.canonical_map import CanonicalMap, as_read, load_canonical_map, map_exists
 from babelflow.errors import BabelflowError
 from babelflow.ir import (
     ArtifactRole,
@@ -320,7 +320,7 @@ def measure(
         )
     ir = variant_ir(settings, benchmark, variant_dir, console)
     map_path = layout.canonical_map(benchmark, language)
-    cmap = load_canonical_map(map_path, benchmark, language) if map_path.exists() else None
+    cmap = load_canonical_map(map_path, benchmark, language) if map_exists(map_path) else None
     ctx = ValidationContext(get_benchmark(benchmark), variant_dir, ir, language, cmap)
     rendered = render_values(ctx, db_values(ir))
     kinds = {c.name: c.kind.value for c in ir.entity_classes}

@@ -38,8 +38,8 @@ from translators.engine import TranslationEngine
 from translators.memory import TranslationMemory
 from translators.spec import make_translator
 from translators.terms.confidence import DOUBTFUL_AT, WEIGHTS_FILE, SignalWeights, chance_wrong, fit_weights
-from translators.terms.signals import TermDraft, TermSignal, term_signals
-from translators.terms.term_base import reviewable
+from translators.terms.signals import TermDraft, TermSignal
+from translators.terms.term_base import TermBase, build_term_base
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "bench" / "data" / "term_labels"
@@ -79,8 +79,8 @@ def retail_ir(settings: BabelflowSettings) -> IRDocument:
     return analyze_or_reuse(get_benchmark(BENCHMARK), None, path, lambda line: None)
 
 
-def drafts_for(ir: IRDocument, language: str, memory_dir: Path) -> list[TermDraft]:
-    """The translator's drafts of every reviewable term, as the terms stage makes them with no reviewed map."""
+def term_base_for(ir: IRDocument, language: str, memory_dir: Path) -> TermBase:
+    """The term base the terms stage builds with no reviewed map (the maintainers' corrections removed)."""
     pack = load_pack(language, ROOT)
     translator = make_translator(ApertiumSpec(), language, pack)
     engine = TranslationEngine(translator, language, TranslationMemory(memory_dir / f"{language}.tm"))
@@ -93,11 +93,7 @@ def drafts_for(ir: IRDocument, language: str, memory_dir: Path) -> list[TermDraf
         overrides={},
     )
     outcome = engine.render_terms(ir, cmap, renderings=policy)
-    return [
-        TermDraft(group=e.group, source=e.source, rendering=outcome.drafts.get((e.group, e.source), e.target))
-        for e in sorted(cmap.lookup().values(), key=lambda e: (e.group, e.source))
-        if reviewable(e)
-    ]
+    return build_term_base(ir, cmap, outcome.drafts, language)
 
 
 def labels_of(language: str) -> dict[tuple[str, str], bool]:
@@ -114,16 +110,17 @@ def maintainer_corrections() -> dict[str, str]:
 
 
 def score(ir: IRDocument, language: str, memory_dir: Path) -> list[Scored]:
-    drafts = drafts_for(ir, language, memory_dir)
+    base = term_base_for(ir, language, memory_dir)
     labels = labels_of(language)
     reviewed = maintainer_corrections() if language == "es" else {}
     out = []
-    for draft, fired in zip(drafts, term_signals(drafts, language), strict=True):
+    for entry in base.entries:
+        draft = TermDraft(group=entry.group, source=entry.source, rendering=entry.draft)
         label = labels.get((as_read(draft.source), as_read(draft.rendering)))
         corrected = None
         if language == "es":
             corrected = draft.source in reviewed and as_read(reviewed[draft.source]) != as_read(draft.rendering)
-        out.append(Scored(draft, fired, label, corrected))
+        out.append(Scored(draft, entry.signals, label, corrected))
     return out
 
 

@@ -266,7 +266,7 @@ def rebuild_variant(
     save_record(_overlay(bench, ir, targets, build.language), overlay_path)
     outputs.append(ArtifactHash(path=OVERLAY_NAME, sha256=sha256_file(overlay_path)))
     if canonical_map is not None:  # the renderings travel with the variant (validated through them)
-        save_canonical_map(canonical_map.model_copy(deep=True), out_root / CANONICAL_MAP_NAME)
+        save_canonical_map(canonical_map.model_copy(deep=True), out_root / CANONICAL_MAP_NAME, whole=True)
         outputs.append(ArtifactHash(path=CANONICAL_MAP_NAME, sha256=sha256_file(out_root / CANONICAL_MAP_NAME)))
     manifest = VariantManifest(
         benchmark=ir.benchmark,

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _pack_forbidding_a_rendering(project: Path) -> list[str]:
     """The en-XA pack forbids what its pseudo-localizer writes for "the": the release checks refuse
     the run. The project's map is removed first, so a refused run that saved it would show."""
-    (project / "canonical_maps" / "tau2-mock" / "en-XA.json").unlink()
+    for name in ("en-XA.json", "en-XA.drafts.json"):  # the reviewed map (none for a pseudo-locale) and the drafts
+        (project / "canonical_maps" / "tau2-mock" / name).unlink(missing_ok=True)
     pack = (ROOT / "language_packs" / "en-XA.toml").read_text(encoding="utf-8")
     forbidden = '\n[[forbidden]]\ntarget = "ţĥé"\nnote = "drill: a rendering the pseudo-localizer writes"\n'
     (project / "language_packs").mkdir(exist_ok=True)

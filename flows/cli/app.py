@@ -155,6 +155,7 @@ from flows.cli import families as cli_families  # noqa: E402
 from flows.cli import flow as cli_flow  # noqa: E402
 from flows.cli import interchange as cli_interchange  # noqa: E402
 from flows.cli import review as cli_review  # noqa: E402
+from flows.cli import terms as cli_terms  # noqa: E402
 from flows.cli import units as cli_units  # noqa: E402
 from flows.cli import validate as cli_validate  # noqa: E402
 
@@ -167,6 +168,7 @@ app.command("export")(cli_interchange.export_command)
 app.command("import")(cli_interchange.import_command)
 app.command("evaluate")(cli_evaluate.evaluate_command)
 app.command("families")(cli_families.families_command)
+app.command("terms")(cli_terms.terms_command)
 app.command("units")(cli_units.units_command)
 app.command("correct")(cli_units.correct_command)
 

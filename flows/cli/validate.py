@@ -103,7 +103,7 @@ def validate(
     With --validators, each agent reviews the probes' evidence with its own model; their token
     usage is printed and saved under .babelflow/costs/<benchmark>/<lang>/validate.json."""
     benchmark = resolve_benchmark(benchmark, domain_package)
-    from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - +36 ms on --help
+    from babelflow.canonical_map import load_canonical_map, map_exists  # noqa: PLC0415 - +36 ms on --help
     from babelflow.llm.costs import CostLedger, report_costs  # noqa: PLC0415 - +11 ms on --help
     from babelflow.variant import CANONICAL_MAP_NAME  # noqa: PLC0415 - +5 ms on --help
     from flows.components import analyze_or_reuse, check_same_profile  # noqa: PLC0415 - +1.8 s on --help
@@ -137,7 +137,7 @@ def validate(
             cmap_path = layout.canonical_map(benchmark, lang)
             # the map the variant was built with travels in it (validate_variant reads it); else the project's
             own_map = (variant_dir / CANONICAL_MAP_NAME).is_file()
-            cmap = load_canonical_map(cmap_path, benchmark, lang) if cmap_path.exists() and not own_map else None
+            cmap = load_canonical_map(cmap_path, benchmark, lang) if map_exists(cmap_path) and not own_map else None
             failures = validate_variant(
                 variant_context(bench, layout.variant(benchmark, lang, variant), ir, lang, canonical_map=cmap),
                 agents=agents,

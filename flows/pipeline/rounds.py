@@ -37,8 +37,10 @@ from flows.pipeline.stage_tasks import (
     merge_task,
     rebuild_task,
     stored,
+    terms_task,
     translate_task,
 )
+from flows.pipeline.terms_stage import terms_inputs_key
 from flows.review.acceptance import UnitVerdict
 from flows.review.forms import ask_for_review, form_verdicts, signoff_form
 from flows.review.material import plan_line, review_material_markdown, signoff_material_markdown
@@ -70,6 +72,14 @@ def _one_round(
     # a cached result names the folder of the worker that made it: this run's own paths hold the same files
     analysis = analysis.model_copy(update={"ir_path": paths.ir})
     record.stages.append(StageRun(stage="analyze", cached=cached))
+    terms, cached = call_stage(
+        terms_task.with_options(refresh_cache=not paths.term_base.exists()),
+        cache_key=terms_inputs_key(run, analysis.ir_sha256),
+        run=run,
+        ir_path=analysis.ir_path,
+    )
+    record.stages.append(StageRun(stage="terms", cached=cached))
+    record.doubtful_terms = terms.doubtful
     # confirmed translation findings are cumulative inputs: the memory they purged stays purged
     history = sorted(
         f"{d.finding_id}@{d.at}"

@@ -19,6 +19,7 @@ from flows.pipeline.evaluation_stage import (
 )
 from flows.pipeline.result_store import result_model, stage_result_options
 from flows.pipeline.shared_run import checkpoint, project_key, provider_slots
+from flows.pipeline.terms_stage import TermsResult, stage_terms
 from validators.findings import FailureSet, Layer
 
 
@@ -52,6 +53,17 @@ def _cached(stage: str, layer: str = ""):
 def analyze_task(cache_key: str, run: AdaptationRun) -> stages.AnalyzeResult:
     get_run_logger().info(f"analyzing {run.benchmark}: runtime trace of every task's golden replay")
     return stages.stage_analyze(run)
+
+
+@_cached("terms")
+def terms_task(cache_key: str, run: AdaptationRun, ir_path: Path) -> TermsResult:
+    result = stage_terms(run, ir_path)
+    by_class = ", ".join(f"{group} {n}" for group, n in sorted(result.doubtful_by_class.items()))
+    get_run_logger().info(
+        f"{result.terms} terms: {result.doubtful} doubtful{f' ({by_class})' if by_class else ''},"
+        f" {result.approved} approved by a reviewer"
+    )
+    return result
 
 
 @_cached("translate")
@@ -112,6 +124,7 @@ def merge_task(
 
 for _model in (
     stages.AnalyzeResult,
+    TermsResult,
     stages.TranslateResult,
     stages.RebuildResult,
     validation_stages.LayerResult,

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
-from babelflow.canonical_map import load_canonical_map
+from babelflow.canonical_map import load_canonical_map, map_exists
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.settings import BabelflowSettings
@@ -50,7 +50,7 @@ def _context(run: AdaptationRun, ir_path: Path, variant: Path) -> ValidationCont
     """What the probes read: the source, the variant, the IR, the run's canonical map and the run's pack."""
     bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
     cmap_path = run.paths.canonical_map
-    cmap = load_canonical_map(cmap_path, run.benchmark, run.language) if cmap_path.exists() else None
+    cmap = load_canonical_map(cmap_path, run.benchmark, run.language) if map_exists(cmap_path) else None
     return ValidationContext(bench, variant, read_ir(ir_path, run.benchmark), run.language, cmap, pack=run.pack)
 
 

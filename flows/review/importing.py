@@ -18,7 +18,14 @@ import orjson
 from pydantic import Field
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap, load_canonical_map, map_problems, save_canonical_map
+from babelflow.canonical_map import (
+    CanonicalEntry,
+    CanonicalMap,
+    drafts_path,
+    load_canonical_map,
+    map_problems,
+    save_canonical_map,
+)
 from babelflow.errors import BabelflowError
 from babelflow.ir import IRDocument, IRElement, Record
 from babelflow.language_pack import LanguagePack
@@ -204,11 +211,15 @@ def write_plan_locked(
     after = orjson.dumps(reviewed)
     cmap = load_canonical_map(map_path, benchmark, language)
     merged = planned_map(cmap, plan)
-    map_before = map_path.read_bytes() if map_path.exists() else None
+    map_files = (map_path, drafts_path(map_path))  # the reviewed map and the run's drafts beside it
+    map_before = {path: path.read_bytes() if path.exists() else None for path in map_files}
     try:
         if merged.version() != cmap.version():
             save_canonical_map(merged, map_path)  # refuses empty targets and collisions before writing
-            written.append(Written(path=map_path, before=map_before, after=map_path.read_bytes()))
+            for path in map_files:
+                now = path.read_bytes() if path.exists() else None
+                if now is not None and now != map_before[path]:
+                    written.append(Written(path=path, before=map_before[path], after=now))
         if after != before and plan.reviewed:
             write_bytes_atomic(reviewed_path, after)
             written.append(Written(path=reviewed_path, before=before, after=after))

@@ -8,6 +8,7 @@ import pytest
 from babelflow.canonical_map import (
     CanonicalEntry,
     CanonicalMap,
+    drafts_path,
     load_canonical_map,
     map_problems,
     save_canonical_map,
@@ -74,7 +75,9 @@ def test_empty_targets_and_collisions_are_found():
 def test_a_damaged_map_is_refused_on_load_and_never_written(tmp_path):
     path = tmp_path / "es.json"
     good = CanonicalMap(
-        benchmark="fixture-library", language="es", entries=[_entry("The Salt Road", "El camino de sal")]
+        benchmark="fixture-library",
+        language="es",
+        entries=[_entry("The Salt Road", "El camino de sal", origin="reviewer")],
     )
     save_canonical_map(good, path)
     saved = path.read_bytes()
@@ -94,3 +97,42 @@ def test_a_damaged_map_is_refused_on_load_and_never_written(tmp_path):
     with pytest.raises(BabelflowError, match="Murder at Millbrook") as caught:
         load_canonical_map(path, "fixture-library", "es")
     assert caught.value.fix and "reviewer" in caught.value.fix
+
+
+def test_reviewed_entries_and_run_drafts_live_in_two_files(tmp_path):
+    """The tracked map holds only people's decisions; a run's own entries go to the ignored drafts file,
+    so a run that changes no decision leaves the tracked file byte for byte as it was (issue 41)."""
+    path = tmp_path / "es.json"
+    cmap = CanonicalMap(benchmark="fixture-library", language="es")
+    cmap.entries = [
+        _entry("The Salt Road", "El camino de sal", origin="reviewer"),
+        _entry("Murder at Millbrook", "Asesinato en Millbrook"),
+        _entry("Old Title", "Viejo", review_state="rejected"),  # a rejection is a decision too
+    ]
+    save_canonical_map(cmap, path)
+    reviewed = orjson.loads(path.read_bytes())["entries"]
+    drafts = orjson.loads(drafts_path(path).read_bytes())["entries"]
+    assert [e["source"] for e in reviewed] == ["Old Title", "The Salt Road"]
+    assert [e["source"] for e in drafts] == ["Murder at Millbrook"]
+    tracked = path.stat().st_mtime_ns, path.read_bytes()
+    again = load_canonical_map(path, "fixture-library", "es")
+    again.upsert(_entry("Letters in Winter", "Cartas en invierno"))  # a run adds a draft
+    save_canonical_map(again, path)
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == tracked
+    assert len(orjson.loads(drafts_path(path).read_bytes())["entries"]) == 2
+    # a reviewer's entry wins over a stale draft of the same term
+    stale = orjson.loads(drafts_path(path).read_bytes())
+    stale["entries"].append(_entry("The Salt Road", "La ruta").model_dump())
+    drafts_path(path).write_bytes(orjson.dumps(stale))
+    assert (
+        load_canonical_map(path, "fixture-library", "es").target_of("book_title", "The Salt Road") == "El camino de sal"
+    )
+
+
+def test_a_map_nobody_reviewed_writes_no_tracked_file(tmp_path):
+    path = tmp_path / "en-XA.json"
+    cmap = CanonicalMap(benchmark="fixture-library", language="en-XA", entries=[_entry("The Salt Road", "Ţĥé")])
+    save_canonical_map(cmap, path)
+    assert not path.exists() and drafts_path(path).exists()
+    save_canonical_map(cmap, tmp_path / "variant_map.json", whole=True)  # the copy a variant carries: one file
+    assert orjson.loads((tmp_path / "variant_map.json").read_bytes())["entries"][0]["source"] == "The Salt Road"

@@ -262,11 +262,12 @@ def test_oversized_files_are_refused_before_they_are_read(project):
 
 
 def test_adapt_refuses_a_hand_edited_map_with_a_collision(project):
+    """A reviewer's entry typed into the reviewed map gives one title another's rendering."""
+    drafts = orjson.loads((project / "canonical_maps" / "fixture-library" / "en-XA.drafts.json").read_bytes())
+    titles = {e["source"]: e for e in drafts["entries"]}
+    edited = dict(titles["Murder at Millbrook"], target=titles["The Salt Road"]["target"], origin="reviewer")
     path = project / "canonical_maps" / "fixture-library" / "en-XA.json"
-    data = orjson.loads(path.read_bytes())
-    titles = {e["source"]: e for e in data["entries"]}
-    titles["Murder at Millbrook"]["target"] = titles["The Salt Road"]["target"]
-    path.write_bytes(orjson.dumps(data))
+    path.write_bytes(orjson.dumps(dict(drafts, entries=[edited])))
     variant = {p: p.read_bytes() for p in (project / "adapted").rglob("*") if p.is_file()}
     result = _cli("adapt", "fixture-library", "--lang", "en-XA")
     assert result.exit_code == 2 and "Murder at Millbrook" in result.output and "fix:" in result.output

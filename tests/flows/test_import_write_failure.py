@@ -34,7 +34,7 @@ def test_a_failed_second_write_puts_the_first_back(tmp_path, monkeypatch):
     map_path = tmp_path / "canonical_maps" / "fixture-library" / "es.json"
     reviewed = tmp_path / "reviewed_translations.json"
     old = CanonicalMap(benchmark="fixture-library", language="es")
-    old.entries = [CanonicalEntry(group="book_title", source="The Salt Road", target="Ruta", origin="translator")]
+    old.entries = [CanonicalEntry(group="book_title", source="The Salt Road", target="Ruta", origin="reviewer")]
     save_canonical_map(old, map_path)
     map_before = map_path.read_bytes()
 

@@ -52,6 +52,7 @@ class SignalKind(str, Enum):
     SHARED_RENDERING = "shared_rendering"
     UNIT_CHANGED = "unit_changed"
     ENGLISH_WORD_ORDER = "english_word_order"
+    NO_READING_GIVES_BACK = "no_reading_gives_back"
 
 
 SIGNAL_MEANING: dict[SignalKind, str] = {
@@ -64,6 +65,7 @@ SIGNAL_MEANING: dict[SignalKind, str] = {
     SignalKind.ROUND_TRIP_DIFFERS: "translated back, the rendering lost a word of the term",
     SignalKind.SHARED_RENDERING: "another term of the class has the same rendering",
     SignalKind.UNIT_CHANGED: "the unit word is not the language's word for the unit (CLDR)",
+    SignalKind.NO_READING_GIVES_BACK: "no dictionary reading of the rendering's words gives a word of the term back",
     SignalKind.ENGLISH_WORD_ORDER: "a code or English word stays before the noun, where the language puts it after",
 }
 
@@ -90,6 +92,7 @@ def term_signals(drafts: list[TermDraft], language: str, source_language: str = 
     readings = lexicon.readings(d.rendering for d in translated) if lexicon.available else {}
     backs = _back_translations([d.rendering for d in translated], language, source_language)
     back_transfers = transfer_words(list(backs.values()), source_language, language) if backs else {}
+    readings_back = transfer_words([d.rendering for d in translated], language, source_language)
     shared = _shared_renderings(drafts)
     follows = modifier_follows_noun(source_language, language)
     out: list[list[TermSignal]] = []
@@ -107,6 +110,8 @@ def term_signals(drafts: list[TermDraft], language: str, source_language: str = 
         back = backs.get(draft.rendering)
         if back is not None and words:
             signals += _round_trip(draft, words, back, back_transfers.get(back, []))
+        if words and draft.rendering in readings_back:
+            signals += _no_reading_back(draft, words, readings_back[draft.rendering])
         signals += _unit_signal(draft, language)
         if shared.get((draft.group, as_read(draft.rendering)), [draft.source]) != [draft.source]:
             others = [s for s in shared[(draft.group, as_read(draft.rendering))] if s != draft.source]
@@ -230,6 +235,19 @@ def _round_trip(
     return [
         TermSignal(kind=SignalKind.ROUND_TRIP_DIFFERS, evidence=f"back: {back!r} (lost: {', '.join(sorted(lost))})")
     ]
+
+
+def _no_reading_back(draft: TermDraft, words: list[WordTransfer], back: list[WordTransfer]) -> list[TermSignal]:
+    """A word of the term that none of the rendering's dictionary readings gives back ('wood' from
+    'bosque': forest; 'glass' from 'vaso' would come back, so the wrong sense is not caught here)."""
+    offered = {t.lemma.casefold() for w in back for t in w.translations} | {w.surface.casefold() for w in back}
+    lost = _content_lemmas(words) - offered - {c.casefold() for c in term_codes(draft.source)}
+    lost = {w for w in lost if w not in as_read(draft.rendering)}
+    if not lost:
+        return []
+    shown = "; ".join(f"{w.surface}: {' / '.join(t.lemma for t in w.translations) or '?'}" for w in back if w.read_as)
+    evidence = f"the rendering's words read back as {shown or 'nothing known'} (never: {', '.join(sorted(lost))})"
+    return [TermSignal(kind=SignalKind.NO_READING_GIVES_BACK, evidence=evidence)]
 
 
 def _back_translations(renderings: list[str], language: str, source_language: str) -> dict[str, str]:

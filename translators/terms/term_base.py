@@ -76,6 +76,10 @@ def reviewable(entry: CanonicalEntry) -> bool:
     return entry.origin == "kept" and entry.origin_detail != "policy keep"
 
 
+def _kept_as_name(entry: CanonicalEntry) -> bool:
+    return entry.origin == "kept" and entry.origin_detail.startswith("a proper name")
+
+
 def build_term_base(
     ir: IRDocument,
     cmap: CanonicalMap,
@@ -88,7 +92,8 @@ def build_term_base(
     """The term base of the map's reviewable entries, signalled on the translator's drafts (`signals`
     False: listed without signals, as pseudo-locales are)."""
     entries = sorted((e for e in cmap.lookup().values() if reviewable(e)), key=lambda e: (e.group, e.source))
-    proposed = [e for e in entries if e.origin != "reviewer"] if signals else []
+    # a name kept by its class's rule (a brand among common nouns) is not a translation to doubt
+    proposed = [e for e in entries if e.origin != "reviewer" and not _kept_as_name(e)] if signals else []
     to_check = [
         TermDraft(group=e.group, source=e.source, rendering=drafts.get((e.group, e.source), e.target)) for e in proposed
     ]
@@ -188,3 +193,24 @@ def load_term_base(path: Path) -> TermBase:
     return load_saved_record(
         path, TermBase, what="Term base", fix="run the flow again (`babelflow flow BENCHMARK --lang TAG`) to rebuild it"
     )
+
+
+def as_decided(base: TermBase, cmap: CanonicalMap) -> TermBase:
+    """The term base with the map's current reviewer entries over it: a decision taken since the base was
+    built shows as approved, with its rendering, before the next run rebuilds the base."""
+    current = cmap.lookup()
+    entries = []
+    for entry in base.entries:
+        now = current.get((entry.group, entry.source))
+        if now is not None and now.origin == "reviewer":
+            entry = entry.model_copy(
+                update={
+                    "rendering": now.target,
+                    "origin": now.origin,
+                    "origin_detail": now.origin_detail,
+                    "state": "approved",
+                    "chance_wrong": 0.0,
+                }
+            )
+        entries.append(entry)
+    return base.model_copy(update={"entries": entries})
