@@ -109,6 +109,11 @@ class ReviewPolicy(Record):
 
     timeout: int = Field(default=0, description="seconds a review or sign-off form waits; 0 = unattended")
     max_rounds: int = Field(default=4, description="review rounds before the flow stops (rounds_exhausted)")
+    terms: Literal["review", "approve-all"] = Field(
+        default="review",
+        description="review: the flow waits at the terms stage while renderings are doubtful (attended runs);"
+        " approve-all: every proposed rendering is approved unread (tests; recorded, never a human review)",
+    )
 
 
 class EvaluationRequest(Record):

@@ -121,6 +121,14 @@ def print_results(benchmark: str, results: list[AdaptFlowResult], ui: str) -> No
         )
     for result in results:  # one line per next step, with the exact command
         report.print(next_step(benchmark, result.language, result.status), highlight=False, soft_wrap=True)
+        doubtful = result.rounds[-1].doubtful_terms if result.rounds else 0
+        if doubtful:
+            report.print(
+                f"terms ({result.language}): {doubtful} doubtful rendering(s) went on unreviewed: babelflow terms"
+                f" {benchmark} --lang {result.language} --doubtful  (approve or correct, then rerun the flow)",
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 def next_step(benchmark: str, language: str, status: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import typer
 
 from babelflow.adapt_request import AdaptRequest, EvaluationRequest, ReviewPolicy
+from babelflow.errors import BabelflowError
 from flows.cli.common import BENCHMARK_HELP, ENTITY_HELP, SOURCE_DIR_HELP
 from source_benchmarks.registry import resolve_benchmark
 
@@ -111,6 +112,16 @@ REVIEW_TIMEOUT = Declared(
         ),
     ),
 )
+TERMS = Declared(
+    "terms",
+    str,
+    typer.Option(
+        "review",
+        "--terms",
+        help="review: wait at the terms stage while renderings are doubtful (with --review-timeout); approve-all:"
+        " approve every proposed rendering unread (for tests; logged as such, never counted as a review).",
+    ),
+)
 EVALUATE_AGENT = Declared(
     "evaluate_agent",
     str,
@@ -138,6 +149,7 @@ FLOW = (
     BENCHMARK,
     LANGS,
     REVIEW_TIMEOUT,
+    TERMS,
     *_WHAT,
     VALIDATORS,
     ENTITY,
@@ -161,7 +173,10 @@ def build_request(given: dict[str, Any]) -> AdaptRequest:
         profile=given["profile"],
         out=given.get("out"),
     )
-    review = ReviewPolicy(timeout=given.get("review_timeout", 0))
+    terms = given.get("terms", "review")
+    if terms not in ("review", "approve-all"):
+        raise BabelflowError(f"Unknown terms policy {terms!r}", field="--terms", fix="use review or approve-all")
+    review = ReviewPolicy(timeout=given.get("review_timeout", 0), terms=terms)
     asked = [given.get(name) for name in ("evaluate_agent", "evaluate_user", "evaluate_trials")]
     evaluation = EvaluationRequest(agent=asked[0] or "", user=asked[1] or "", trials=asked[2] or 1)
     return request.model_copy(update={"review": review, "evaluation": evaluation})

@@ -30,6 +30,7 @@ class RoundRecord(Record):
     segments_sent: int = Field(default=0, description="unique texts sent for them (units may share one)")
     tasks_replayed: int
     doubtful_terms: int = Field(default=0, description="term renderings the terms stage found doubtful")
+    term_decisions: int = Field(default=0, description="term decisions recorded at the terms stage of this round")
     units_by_origin: dict[str, int] = Field(
         default_factory=dict,
         description="who made the variant's translation units (translator id, memory, canonical map, reviewed)",

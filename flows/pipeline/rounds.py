@@ -50,6 +50,7 @@ from flows.review.signoff import Signer, SignOffSample, signing_tier, signoff_st
 from flows.review.signoff_log import SignoffLog, conclude, deferred, rejected_unit_findings
 from flows.review.signoff_sample import sign_sample
 from flows.review.store import ReviewStore
+from flows.review.terms_review import settle_terms
 from flows.review.workbench import Workbench
 from translators.engine import UnitFailure
 from validators.findings import FailureSet, Layer, Severity
@@ -80,6 +81,7 @@ def _one_round(
     )
     record.stages.append(StageRun(stage="terms", cached=cached))
     record.doubtful_terms = terms.doubtful
+    record.term_decisions = settle_terms(run, record.round)  # the policy: wait for a reviewer, or go on
     # confirmed translation findings are cumulative inputs: the memory they purged stays purged
     history = sorted(
         f"{d.finding_id}@{d.at}"

@@ -30,7 +30,8 @@ from babelflow.canonical_map import (
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 
-TermAction = Literal["approve", "correct", "import"]
+TermAction = Literal["approve", "correct", "import", "approve-all"]
+UNREAD = "approved unread by --terms approve-all (a test policy, not a review)"
 
 
 class TermDecision(Record):
@@ -77,6 +78,10 @@ def decided_map(cmap: CanonicalMap, decisions: list[TermDecision], path: Path | 
                 field="rendering",
                 fix="give the term a rendering, or leave it out",
             )
+        if decision.action == "approve-all":  # the rendering stays the translator's: no human tier is claimed
+            entry = known[(decision.group, decision.source)]
+            decided.upsert(entry.model_copy(update={"review_state": "confirmed", "origin_detail": _unread(entry)}))
+            continue
         detail = f"{decision.author}: {decision.action} {decision.at} (babelflow terms)"
         decided.upsert(
             CanonicalEntry(
@@ -91,6 +96,10 @@ def decided_map(cmap: CanonicalMap, decisions: list[TermDecision], path: Path | 
         )
     check_canonical_map(decided, path)
     return decided
+
+
+def _unread(entry: CanonicalEntry) -> str:
+    return entry.origin_detail if UNREAD in entry.origin_detail else f"{entry.origin_detail} · {UNREAD}".strip(" ·")
 
 
 def record_decisions(

@@ -76,6 +76,11 @@ def reviewable(entry: CanonicalEntry) -> bool:
     return entry.origin == "kept" and entry.origin_detail != "policy keep"
 
 
+def _approved(entry: CanonicalEntry) -> bool:
+    """A reviewer's entry, or one a policy confirmed (CLDR's names; --terms approve-all, said in its detail)."""
+    return entry.origin == "reviewer" or entry.review_state == "confirmed"
+
+
 def _kept_as_name(entry: CanonicalEntry) -> bool:
     return entry.origin == "kept" and entry.origin_detail.startswith("a proper name")
 
@@ -93,7 +98,7 @@ def build_term_base(
     False: listed without signals, as pseudo-locales are)."""
     entries = sorted((e for e in cmap.lookup().values() if reviewable(e)), key=lambda e: (e.group, e.source))
     # a name kept by its class's rule (a brand among common nouns) is not a translation to doubt
-    proposed = [e for e in entries if e.origin != "reviewer" and not _kept_as_name(e)] if signals else []
+    proposed = [e for e in entries if not _approved(e) and not _kept_as_name(e)] if signals else []
     to_check = [
         TermDraft(group=e.group, source=e.source, rendering=drafts.get((e.group, e.source), e.target)) for e in proposed
     ]
@@ -105,7 +110,7 @@ def build_term_base(
     for entry in entries:
         where = (entry.group, entry.source)
         fired = fired_by_term.get(where, [])
-        approved = entry.origin == "reviewer"
+        approved = _approved(entry)
         out.append(
             TermEntry(
                 group=entry.group,
@@ -171,8 +176,8 @@ def _examples(ir: IRDocument, sources: list[str]) -> dict[str, list[str]]:
     matcher = term_matcher(tuple(sources))
     found: dict[str, set[str]] = defaultdict(set)
     for element in ir.elements:
-        if element.translation_type is not TranslationType.TRANSLATE_FREE:
-            continue
+        if element.translation_type is not TranslationType.TRANSLATE_FREE or element.locator.kind == "python_literal":
+            continue  # prose a model or a user reads (tasks, policy), not code strings
         present = matcher.present(element.source_text)
         if not present:
             continue
@@ -202,7 +207,7 @@ def as_decided(base: TermBase, cmap: CanonicalMap) -> TermBase:
     entries = []
     for entry in base.entries:
         now = current.get((entry.group, entry.source))
-        if now is not None and now.origin == "reviewer":
+        if now is not None and _approved(now):
             entry = entry.model_copy(
                 update={
                     "rendering": now.target,

@@ -1,0 +1,159 @@
+"""The flow's term review, between the terms stage and the prose: the doubtful renderings as a table
+artifact (term, rendering, confidence, why, where it is used) and a decisions-only form (approve,
+correct with a rendering, or skip), as the findings review does.
+
+The policy (`--terms`): `review` waits while any rendering is doubtful and the run is attended
+(`--review-timeout` > 0); unattended, or when nobody answers in time, the run goes on with the
+proposed renderings and says how to review them (`babelflow terms … --doubtful`). `approve-all`
+approves every proposed rendering unread: for tests, logged as such, and the map keeps the
+translator as the entries' origin, so a sign-off never counts them as reviewed. Pseudo-locales have
+no signals, so they never wait.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from prefect import get_run_logger
+from prefect.artifacts import create_table_artifact
+from prefect.exceptions import FlowPauseTimeout
+from prefect.flow_runs import pause_flow_run
+from prefect.input import RunInput
+from pydantic import Field, create_model
+
+from babelflow.adaptation_run import AdaptationRun
+from flows.review.named_pause import pause_named
+from translators.terms.review import TermDecision, now, record_decisions
+from translators.terms.term_base import TermEntry, as_decided, load_term_base
+
+TERMS_PAGE = 40  # entries per form: a form's schema is one run input, which hundreds of fields exceed
+
+
+class TermsForm(RunInput):
+    reviewer: str = Field(default="", title="Your name", description="recorded with every decision")
+
+
+def term_field(number: int) -> str:
+    return f"term_{number}"
+
+
+def terms_form(entries: list[TermEntry], description: str, first: int) -> type[TermsForm]:
+    fields: dict = {}
+    for number, entry in enumerate(entries, start=first):
+        title = f"{number}. {entry.group}: {entry.source} → {entry.rendering}"
+        about = "; ".join(s.kind.value for s in entry.signals) or "no signal"
+        fields[term_field(number)] = (
+            Literal["skip", "approve", "correct"],
+            Field(default="skip", title=title, description=f"{round(100 * (1 - entry.chance_wrong))}% · {about}"),
+        )
+        fields[f"{term_field(number)}_rendering"] = (
+            str,
+            Field(default="", title="rendering if you correct it", description="used everywhere the term occurs"),
+        )
+    model = create_model("TermsForm", __base__=TermsForm, **fields)
+    model._description = description
+    return model
+
+
+def terms_table(entries: list[TermEntry]) -> list[dict[str, str]]:
+    """One row per doubtful rendering, numbered as the form numbers them: short cells (the UI wraps them)."""
+    rows = []
+    for number, entry in enumerate(entries, start=1):
+        why = "; ".join(f"{s.kind.value}: {s.evidence}" for s in entry.signals)
+        used = (entry.context.records[:1] + entry.context.examples[:1])[:2]
+        rows.append(
+            {
+                "#": str(number),
+                "class": entry.group,
+                "term": entry.source,
+                "rendering": entry.rendering,
+                "ok %": str(round(100 * (1 - entry.chance_wrong))),
+                "why doubtful": why[:300],
+                "where used": " · ".join(u[:160] for u in used),
+            }
+        )
+    return rows
+
+
+def settle_terms(run: AdaptationRun, round_no: int) -> int:
+    """Apply the terms policy to the run's term base; returns the decisions recorded."""
+    logger = get_run_logger()
+    from babelflow.canonical_map import load_canonical_map  # noqa: PLC0415 - read once the stage wrote it
+
+    cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
+    base = as_decided(load_term_base(run.paths.term_base), cmap)
+    proposed = [e for e in base.entries if e.state == "proposed"]
+    policy = run.request.review.terms
+    if policy == "approve-all" and proposed:
+        decisions = [_decision(e, "approve-all", e.rendering, "--terms approve-all", "") for e in proposed]
+        record_decisions(run.paths.canonical_map, _log(run), run.benchmark, run.language, decisions)
+        logger.warning(f"--terms approve-all: {len(decisions)} renderings approved unread (logged; not a review)")
+        return len(decisions)
+    doubtful = sorted(base.doubtful(), key=lambda e: (e.group, -e.chance_wrong, e.source))
+    if not doubtful:
+        return 0
+    command = f"babelflow terms {run.benchmark} --lang {run.language} --doubtful"
+    if run.request.review.timeout <= 0:
+        logger.warning(f"{len(doubtful)} doubtful term renderings go on unreviewed (unattended run): `{command}`")
+        return 0
+    key = f"{run.benchmark}-{run.language}-terms".lower().replace("_", "-")
+    create_table_artifact(key=key, table=terms_table(doubtful), description=f"round {round_no}: doubtful terms")
+    recorded = 0
+    pages = [doubtful[i : i + TERMS_PAGE] for i in range(0, len(doubtful), TERMS_PAGE)]
+    for page_no, page in enumerate(pages, start=1):
+        first = (page_no - 1) * TERMS_PAGE + 1
+        form = terms_form(
+            page,
+            f"**{len(doubtful)} doubtful term renderings** (page {page_no} of {len(pages)}), numbered as in the"
+            f" `{key}` table artifact, which shows why each is doubtful and where it is used. Approve, or correct"
+            " with the rendering to use everywhere (DB, tasks, golden arguments, prose); skipped ones go on as"
+            f" proposed (`{command}` later).",
+            first,
+        )
+        try:
+            with pause_named("AwaitingTermReview"):
+                answer = pause_flow_run(
+                    wait_for_input=form,
+                    timeout=run.request.review.timeout,
+                    poll_interval=2,
+                    key=f"terms-{round_no}-{page_no}",
+                )
+        except FlowPauseTimeout:
+            logger.warning(f"terms review timed out: the proposed renderings go on (`{command}`)")
+            break
+        decisions = _answers(answer, page, first)
+        if decisions:
+            record_decisions(run.paths.canonical_map, _log(run), run.benchmark, run.language, decisions)
+            recorded += len(decisions)
+    return recorded
+
+
+def _answers(answer: TermsForm, entries: list[TermEntry], first: int) -> list[TermDecision]:
+    values = answer.model_dump()
+    who = answer.reviewer or "anonymous"
+    decisions = []
+    for number, entry in enumerate(entries, start=first):
+        choice = values.get(term_field(number), "skip")
+        rendering = (values.get(f"{term_field(number)}_rendering") or "").strip()
+        if choice == "approve":
+            decisions.append(_decision(entry, "approve", entry.rendering, who, ""))
+        elif choice == "correct" and rendering:
+            decisions.append(_decision(entry, "correct", rendering, who, ""))
+    return decisions
+
+
+def _decision(entry: TermEntry, action, rendering: str, author: str, note: str) -> TermDecision:
+    return TermDecision(
+        at=now(),
+        author=author,
+        action=action,
+        group=entry.group,
+        source=entry.source,
+        rendering=rendering,
+        previous=entry.rendering,
+        note=note,
+    )
+
+
+def _log(run: AdaptationRun):
+    return run.settings.layout.term_decisions(run.benchmark, run.language)
