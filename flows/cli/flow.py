@@ -121,7 +121,8 @@ def print_results(benchmark: str, results: list[AdaptFlowResult], ui: str) -> No
         )
     for result in results:  # one line per next step, with the exact command
         report.print(next_step(benchmark, result.language, result.status), highlight=False, soft_wrap=True)
-        doubtful = result.rounds[-1].doubtful_terms if result.rounds else 0
+        last = result.rounds[-1] if result.rounds else None
+        doubtful = max(0, last.doubtful_terms - last.term_decisions) if last else 0
         if doubtful:
             report.print(
                 f"terms ({result.language}): {doubtful} doubtful rendering(s) went on unreviewed: babelflow terms"
