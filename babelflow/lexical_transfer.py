@@ -145,7 +145,9 @@ def transfer_words(terms: list[str], source: str, target: str, timeout: float = 
     asked = [t for t in dict.fromkeys(terms) if t.strip() and "\n" not in t]
     if pipeline is None or not asked:
         return {}
-    text = "\n\n".join(escape_stream(t) for t in asked) + "\n"
+    # each term ends a sentence: the tagger's context stops there, so a term reads the same whatever the
+    # terms around it ('rose gold' after 'leather' was read as the verb *rose*, alone as the noun)
+    text = "\n\n".join(escape_stream(t) + " ." for t in asked) + "\n"
     done = subprocess.run(
         " | ".join(pipeline), shell=True, input=text, capture_output=True, text=True, timeout=timeout, check=False
     )
@@ -157,6 +159,8 @@ def transfer_words(terms: list[str], source: str, target: str, timeout: float = 
         words = []
         for head, rest in parse_units(line):
             read = parse_reading(head)
+            if read is not None and read.tags[:1] == ("sent",):
+                continue
             words.append(
                 WordTransfer(
                     surface=head.split("<", 1)[0].lstrip("*").replace("\\", "") if read is None else read.lemma,
@@ -180,9 +184,10 @@ def modifier_follows_noun(source: str, target: str) -> bool | None:
         return None
     done = run_apertium(binary, mode, blocks_document(["red car"]), 60.0)
     words = [w.casefold() for w in re.findall(r"[^\W\d_]+", read_blocks(done.stdout).get(0, ""))]
-    lookup = transfer_words(["red", "car"], source, target)
-    red = {t.lemma.casefold()[:4] for w in lookup.get("red", []) for t in w.translations}
-    car = {t.lemma.casefold()[:4] for w in lookup.get("car", []) for t in w.translations}
+    phrase = transfer_words(["red car"], source, target).get("red car", [])
+    if len(phrase) != 2:
+        return None
+    red, car = ({t.lemma.casefold()[:4] for t in word.translations} for word in phrase)
     where_red = next((i for i, w in enumerate(words) if w[:4] in red), None)
     where_car = next((i for i, w in enumerate(words) if w[:4] in car), None)
     if where_red is None or where_car is None:

@@ -3,7 +3,7 @@
 Each signal adds its weight to the log-odds that the rendering is wrong; the weights are fitted on
 labelled term bases of languages other than the one measured (bench/terms_calibration.py writes
 translators/terms/signal_weights.json and says which languages it saw). A term is doubtful when the
-model puts the chance that it is wrong at one half or more; the signals that fired are named beside it,
+model puts the chance that it is wrong at the calibrated threshold or more; the signals that fired are named beside it,
 so the reviewer reads why, not just a number.
 """
 
@@ -20,7 +20,6 @@ from babelflow.saved_records import load_saved_record
 from translators.terms.signals import SignalKind, TermSignal
 
 WEIGHTS_FILE = Path(__file__).with_name("signal_weights.json")
-DOUBTFUL_AT = 0.5  # P(wrong) from which a term waits for a reviewer
 
 
 class SignalWeights(Record):
@@ -31,6 +30,13 @@ class SignalWeights(Record):
     bias: float = Field(description="log-odds that a term with no signal is wrong")
     weights: dict[SignalKind, float] = Field(description="added log-odds per signal that fired")
     fitted_at: str = Field(default="", description="date of the fit (bench/terms_calibration.py --write)")
+    doubtful_at: float = Field(
+        default=0.5,
+        description="P(wrong) from which a rendering is doubtful: the highest that still found the calibration"
+        " languages' wrong renderings at the target recall (a missed wrong term spreads everywhere; a doubted right"
+        " one costs a reviewer's glance)",
+    )
+    target_recall: float = Field(default=0.85, description="the recall the threshold was chosen for")
 
 
 @lru_cache(maxsize=1)
@@ -38,6 +44,11 @@ def shipped_weights() -> SignalWeights:
     return load_saved_record(
         WEIGHTS_FILE, SignalWeights, what="Term signal weights", fix="regenerate it: python -m bench.terms_calibration"
     )
+
+
+def doubtful_at() -> float:
+    """P(wrong) from which a term waits for a reviewer (chosen with the weights)."""
+    return shipped_weights().doubtful_at
 
 
 def chance_wrong(signals: list[TermSignal], weights: SignalWeights | None = None) -> float:
@@ -68,3 +79,13 @@ def fit_weights(
         if float(np.abs(step).max()) < 1e-8:
             break
     return float(beta[0]), {k: round(float(w), 4) for k, w in zip(kinds, beta[1:], strict=True)}
+
+
+def threshold_for(chances: list[tuple[float, bool]], target_recall: float, floor: float) -> float:
+    """The highest P(wrong) threshold whose flags hold `target_recall` of the wrong renderings, but above
+    `floor` (the chance of a term no signal doubts: doubting those would doubt the whole term base)."""
+    wrong = sorted((p for p, is_wrong in chances if is_wrong), reverse=True)
+    if not wrong:
+        return 0.5
+    needed = max(1, math.ceil(target_recall * len(wrong)))
+    return round(max(wrong[needed - 1] - 1e-6, floor + 1e-4), 6)

@@ -53,6 +53,7 @@ class SignalKind(str, Enum):
     UNIT_CHANGED = "unit_changed"
     ENGLISH_WORD_ORDER = "english_word_order"
     NO_READING_GIVES_BACK = "no_reading_gives_back"
+    HYPHEN_CALQUE = "hyphen_calque"
 
 
 SIGNAL_MEANING: dict[SignalKind, str] = {
@@ -66,6 +67,7 @@ SIGNAL_MEANING: dict[SignalKind, str] = {
     SignalKind.SHARED_RENDERING: "another term of the class has the same rendering",
     SignalKind.UNIT_CHANGED: "the unit word is not the language's word for the unit (CLDR)",
     SignalKind.NO_READING_GIVES_BACK: "no dictionary reading of the rendering's words gives a word of the term back",
+    SignalKind.HYPHEN_CALQUE: "an English hyphenated compound translated part by part ('in-ear' as 'en-oreja')",
     SignalKind.ENGLISH_WORD_ORDER: "a code or English word stays before the noun, where the language puts it after",
 }
 
@@ -87,7 +89,9 @@ class TermDraft(Record):
 def term_signals(drafts: list[TermDraft], language: str, source_language: str = "en") -> list[list[TermSignal]]:
     """The signals of each draft, in order. Drafts kept as they are (codes) only get the class-wide ones."""
     translated = [d for d in drafts if as_read(d.rendering) != as_read(d.source) or not term_codes(d.source)]
-    transfers = transfer_words([d.source for d in translated], source_language, language)
+    read = {d.source: _as_common_noun(d.source) for d in translated}
+    by_read = transfer_words(list(read.values()), source_language, language)
+    transfers = {source: by_read[text] for source, text in read.items() if text in by_read}
     lexicon = target_lexicon(language, source_language)
     readings = lexicon.readings(d.rendering for d in translated) if lexicon.available else {}
     backs = _back_translations([d.rendering for d in translated], language, source_language)
@@ -104,20 +108,33 @@ def term_signals(drafts: list[TermDraft], language: str, source_language: str = 
             quantity.group(3).strip() if quantity and quantity.group(3).strip().casefold() in _english_units() else ""
         )
         signals += _lexicon_signals(draft, readings.get(draft.rendering), lexicon.available, words, unit_word)
-        signals += _transfer_signals(draft, words)
+        unit_signals = _unit_signal(draft, language)
+        settled_unit = unit_word.casefold() if unit_word and not unit_signals else ""  # CLDR agrees with it
+        signals += _transfer_signals(draft, words, settled_unit)
         if follows:
             signals += _word_order(draft)
+        signals += _hyphen_calque(draft)
         back = backs.get(draft.rendering)
         if back is not None and words:
             signals += _round_trip(draft, words, back, back_transfers.get(back, []))
         if words and draft.rendering in readings_back:
             signals += _no_reading_back(draft, words, readings_back[draft.rendering])
-        signals += _unit_signal(draft, language)
+        signals += unit_signals
         if shared.get((draft.group, as_read(draft.rendering)), [draft.source]) != [draft.source]:
             others = [s for s in shared[(draft.group, as_read(draft.rendering))] if s != draft.source]
             signals.append(TermSignal(kind=SignalKind.SHARED_RENDERING, evidence=f"also the rendering of {others!r}"))
         out.append(signals)
     return out
+
+
+def _as_common_noun(term: str) -> str:
+    """'Tea Kettle' as the analyser should read it: title case in a catalogue is no proper name (capitalised,
+    'Tea' reads as a woman's name and is 'translated' as itself). Codes ('LED', 'USB-C') stay as they are."""
+    codes = set(term_codes(term))
+    words = term.split()
+    if not words or not all(w[:1].isupper() or w in codes or not w[:1].isalpha() for w in words):
+        return term
+    return " ".join(w if w in codes else w[:1].lower() + w[1:] for w in words)
 
 
 def _shared_renderings(drafts: list[TermDraft]) -> dict[tuple[str, str], list[str]]:
@@ -158,11 +175,21 @@ def _lexicon_signals(
     }
     kept = [s for s, _ in words if s.casefold() in translatable and s not in unknown]
     left = [w for w in unknown if w.casefold() in source_words] + kept
+    # beside translated words, only an English word is "left in": a name the English analyser does not know
+    # either ('Altaveu de Bluetooth') is kept on purpose
+    english = {w.surface.casefold() for w in transfers if w.read_as is not None}
     other = [w for w in unknown if w.casefold() not in source_words]
     signals = []
+    # a word the pair's own dictionary renders as itself is a loanword the target uses ('smartphone', 'beige')
+    as_itself = {
+        w.surface.casefold()
+        for w in transfers
+        if any(t.lemma.casefold() == w.surface.casefold() for t in w.translations)
+    }
+    left = [w for w in left if w.casefold() not in as_itself]
     if left and as_read(draft.rendering) == as_read(draft.source):
         signals.append(TermSignal(kind=SignalKind.UNTRANSLATED, evidence=f"unknown to the analyser: {', '.join(left)}"))
-    elif left:
+    elif left := [w for w in left if w.casefold() in english or w in kept or not transfers]:
         signals.append(TermSignal(kind=SignalKind.HALF_TRANSLATED, evidence=f"English left in: {', '.join(left)}"))
     if other:
         signals.append(
@@ -179,6 +206,21 @@ def _lexicon_signals(
     if verbs:
         signals.append(TermSignal(kind=SignalKind.VERB_IN_RENDERING, evidence=f"read as a verb: {', '.join(verbs)}"))
     return signals
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+
+
+def _hyphen_calque(draft: TermDraft) -> list[TermSignal]:
+    """'in-ear' -> 'en-oreja', 'built-in' -> 'construido-en': the compound kept its English hyphen while
+    its parts were translated one by one. A compound kept whole ('Wi-Fi') is no calque."""
+    source = {as_read(h) for h in _HYPHENATED.findall(draft.source)}
+    if not source:
+        return []
+    calques = [h for h in _HYPHENATED.findall(draft.rendering) if as_read(h) not in source and not term_codes(h)]
+    if not calques:
+        return []
+    return [TermSignal(kind=SignalKind.HYPHEN_CALQUE, evidence=f"{', '.join(calques)} (from {draft.source!r})")]
 
 
 def _word_order(draft: TermDraft) -> list[TermSignal]:
@@ -202,13 +244,18 @@ def _word_order(draft: TermDraft) -> list[TermSignal]:
     ]
 
 
-def _transfer_signals(draft: TermDraft, words: list[WordTransfer]) -> list[TermSignal]:
+def _transfer_signals(draft: TermDraft, words: list[WordTransfer], settled_unit: str = "") -> list[TermSignal]:
     signals = []
     verbs = [w for w in words if w.read_as is not None and w.read_as.is_verb_form]
     if verbs:
-        shown = ", ".join(f"{w.surface} as {w.read_as.shown()}" for w in verbs if w.read_as is not None)
-        signals.append(TermSignal(kind=SignalKind.SOURCE_READ_AS_VERB, evidence=f"read {shown}"))
-    several = [w for w in words if len({t.lemma.casefold() for t in w.translations}) > 1]
+        shown = ", ".join(w.read_as.shown() for w in verbs if w.read_as is not None)
+        signals.append(TermSignal(kind=SignalKind.SOURCE_READ_AS_VERB, evidence=f"read as {shown}"))
+    several = [
+        w
+        for w in words
+        if len({t.lemma.casefold() for t in w.translations}) > 1
+        and not (settled_unit and _same_stem(w.surface.casefold(), settled_unit))  # 'degrees': CLDR settled it
+    ]
     if several:
         shown = "; ".join(
             f"{w.surface}: {' / '.join(dict.fromkeys(t.lemma.casefold() for t in w.translations))}" for w in several
@@ -229,20 +276,41 @@ def _round_trip(
     draft: TermDraft, words: list[WordTransfer], back: str, back_words: list[WordTransfer]
 ) -> list[TermSignal]:
     lost = _content_lemmas(words) - _content_lemmas(back_words) - {c.casefold() for c in term_codes(draft.source)}
-    lost = {w for w in lost if w not in as_read(back)}
-    if not lost:
-        return []
+    lost = _not_given_back(lost, _WORDS.findall(as_read(back)) + [w.surface.casefold() for w in back_words])
+    lost = {w for w in lost if not _bounded(w, as_read(back))}  # 't-shirt' in 'T-shirt'
+    source_words = {x.casefold() for x in _WORDS.findall(draft.source)}
+    unread = [w for w in _WORDS.findall(as_read(back)) if w in _WORDS.findall(as_read(draft.rendering))]
+    if not lost or any(w not in source_words for w in unread):
+        return []  # the reverse pair left a word of the rendering as it was: it could not read it, no evidence
     return [
         TermSignal(kind=SignalKind.ROUND_TRIP_DIFFERS, evidence=f"back: {back!r} (lost: {', '.join(sorted(lost))})")
     ]
 
 
+def _same_stem(a: str, b: str) -> bool:
+    """'electric' / 'electrical', 'graphic' / 'graphics': one word, another ending."""
+    if a == b:
+        return True
+    shorter, longer = sorted((a, b), key=len)
+    return len(shorter) >= 4 and (longer.startswith(shorter) or (len(shorter) >= 6 and a[:6] == b[:6]))
+
+
+def _bounded(word: str, text: str) -> bool:
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text) is not None
+
+
+def _not_given_back(lost: set[str], given: list[str]) -> set[str]:
+    return {w for w in lost if not any(_same_stem(w, g.casefold()) for g in given)}
+
+
 def _no_reading_back(draft: TermDraft, words: list[WordTransfer], back: list[WordTransfer]) -> list[TermSignal]:
     """A word of the term that none of the rendering's dictionary readings gives back ('wood' from
     'bosque': forest; 'glass' from 'vaso' would come back, so the wrong sense is not caught here)."""
+    if any(w.read_as is None and _WORDS.fullmatch(w.surface) for w in back):
+        return []  # a word the reverse pair does not know: nothing can be said of what it reads back
     offered = {t.lemma.casefold() for w in back for t in w.translations} | {w.surface.casefold() for w in back}
     lost = _content_lemmas(words) - offered - {c.casefold() for c in term_codes(draft.source)}
-    lost = {w for w in lost if w not in as_read(draft.rendering)}
+    lost = _not_given_back(lost, [*offered, *_WORDS.findall(as_read(draft.rendering))])
     if not lost:
         return []
     shown = "; ".join(f"{w.surface}: {' / '.join(t.lemma for t in w.translations) or '?'}" for w in back if w.read_as)
@@ -288,6 +356,23 @@ def _english_units() -> dict[str, frozenset[str]]:
     return {word: frozenset(units) for word, units in words.items()}
 
 
+@lru_cache(maxsize=1)
+def _english_symbols() -> frozenset[str]:
+    """English unit abbreviations ('ft', 'lb', 'lbs', 'in'): CLDR's short forms, plural s included."""
+    english = Locale("en")
+    out = set()
+    for unit in english._data["unit_patterns"]:
+        for count in (1, 2):
+            try:
+                short = format_unit(count, unit, length="short", locale=english).replace(str(count), "", 1).strip()
+                long = format_unit(count, unit, length="long", locale=english).replace(str(count), "", 1).strip()
+            except (KeyError, ValueError):
+                continue
+            if short != long and _WORDS.fullmatch(short):
+                out |= {short.casefold(), short.casefold() + "s"}
+    return frozenset(out)
+
+
 def _unit_signal(draft: TermDraft, language: str) -> list[TermSignal]:
     quantity = _QUANTITY.match(draft.source.strip())
     if quantity is None:
@@ -295,6 +380,8 @@ def _unit_signal(draft: TermDraft, language: str) -> list[TermSignal]:
     units = _english_units().get(quantity.group(3).strip().casefold())
     if not units:
         return []
+    if as_read(draft.rendering) == as_read(draft.source) and quantity.group(3).strip().casefold() in _english_symbols():
+        return []  # a unit symbol kept as it is ('5 ft', '30-50 lbs'): read the same in the target
     try:
         locale = Locale.parse(language, sep="-")
     except (UnknownLocaleError, ValueError):

@@ -23,7 +23,7 @@ from babelflow.canonical_map import CanonicalEntry, CanonicalMap
 from babelflow.glossary import term_matcher
 from babelflow.ir import DataValueLocator, IRDocument, Record, TranslationType
 from babelflow.saved_records import load_saved_record
-from translators.terms.confidence import DOUBTFUL_AT, chance_wrong, shipped_weights
+from translators.terms.confidence import chance_wrong, doubtful_at, shipped_weights
 from translators.terms.signals import TermDraft, TermSignal, term_signals
 
 TERM_BASE_SCHEMA: Final = "babelflow.term_base/1"
@@ -51,7 +51,7 @@ class TermEntry(Record):
 
     @property
     def doubtful(self) -> bool:
-        return self.state == "proposed" and self.chance_wrong >= DOUBTFUL_AT
+        return self.state == "proposed" and self.chance_wrong >= doubtful_at()
 
 
 class TermBase(Record):
