@@ -40,6 +40,15 @@ def terms_command(
     ),
     author: str = typer.Option("", "--author", help="Your name, recorded with each decision (default: login name)."),
     note: str = typer.Option("", "--note", help="A reason recorded with the decisions."),
+    export_tbx: Path | None = typer.Option(
+        None, "--export-tbx", help="Write the term base as TBX (ISO 30042) for a terminology tool."
+    ),
+    import_tbx: Path | None = typer.Option(
+        None,
+        "--import-tbx",
+        help="Read a reviewed TBX back: changed renderings are corrections, preferred terms approvals (by the"
+        " approver it names, else --author). Refused whole on an empty or conflicting term.",
+    ),
     source_dir: Path | None = SOURCE_DIR.info,
 ) -> None:
     """The term base: every entity value a class translates, its rendering, the prose examples and
@@ -55,11 +64,37 @@ def terms_command(
             field="--class",
             fix="use one of " + ", ".join(base.classes()),
         )
+    if export_tbx is not None:
+        _export(run, base, export_tbx)
+        return
+    if import_tbx is not None:
+        from translators.terms.tbx import import_tbx as read_tbx  # noqa: PLC0415
+
+        decisions = read_tbx(import_tbx, base, author or getpass.getuser())
+        if not decisions:
+            out.print(f"{import_tbx}: nothing changed (every term as the term base has it)", highlight=False)
+            return
+        _record(run, decisions)
+        return
     decisions = _decisions(base, listed, approve, approve_listed, correct, term_class, author, note)
     if decisions:
         _record(run, decisions)
         return
     _show(base, listed, benchmark, lang)
+
+
+def _export(run: AdaptationRun, base: TermBase, path: Path) -> None:
+    from babelflow.atomic_io import write_bytes_atomic  # noqa: PLC0415
+    from translators.terms.review import read_decisions  # noqa: PLC0415
+    from translators.terms.tbx import export_tbx as to_tbx  # noqa: PLC0415
+
+    decisions = read_decisions(run.settings.layout.term_decisions(run.benchmark, run.language))
+    write_bytes_atomic(path, to_tbx(base, decisions))
+    approved = sum(1 for e in base.entries if e.state == "approved")
+    out.print(
+        f"{path}: {len(base.entries)} term(s), {approved} approved, {len(base.doubtful())} doubtful (TBX-Basic)",
+        highlight=False,
+    )
 
 
 def _run(benchmark: str, lang: str, source_dir: Path | None) -> AdaptationRun:
