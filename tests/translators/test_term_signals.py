@@ -90,7 +90,8 @@ def test_the_shipped_weights_say_where_they_were_fitted_and_doubt_what_fires():
 
 
 def test_fit_weights_learns_which_signal_predicts_a_wrong_rendering():
-    rows = [({SignalKind.UNTRANSLATED}, True)] * 20 + [({SignalKind.SEVERAL_SENSES}, False)] * 20 + [(set(), False)] * 40
+    rows = [({SignalKind.UNTRANSLATED}, True)] * 20 + [({SignalKind.SEVERAL_SENSES}, False)] * 20
+    rows += [(set(), False)] * 40
     rows += [({SignalKind.SEVERAL_SENSES}, True)] * 2 + [({SignalKind.UNTRANSLATED}, False)] * 2
     bias, weights = fit_weights(rows)
     assert weights[SignalKind.UNTRANSLATED] > 2 > weights[SignalKind.SEVERAL_SENSES]
