@@ -20,7 +20,7 @@ from pathlib import Path
 from lxml import etree
 
 from babelflow.errors import BabelflowError
-from translators.terms.review import TermDecision, now
+from translators.terms.review import TermAction, TermDecision, now
 from translators.terms.term_base import TermBase, TermEntry
 
 PREFERRED = "preferredTerm-admn-sts"
@@ -137,6 +137,7 @@ def import_tbx(path: Path, base: TermBase, author: str) -> list[TermDecision]:
         approver = next(
             (n.text or "" for n in _children(target_set, "transacNote") if n.get("type") == "responsibility"), ""
         ).strip()
+        action: TermAction
         if rendering != entry.rendering:
             action = "correct"
         elif status.strip() == PREFERRED and entry.state == "proposed":
