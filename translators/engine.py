@@ -9,7 +9,7 @@ duplicated or illegally reordered is recorded as a failure against its fields, n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import Field
 
@@ -31,6 +31,7 @@ from translators.term_renderings import (
     still_fits,
     term_codes,
 )
+from translators.terms.term_base import TermContext, term_contexts
 from translators.units import (
     Failed,
     Translated,
@@ -177,6 +178,18 @@ def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterab
         size += length
     if batch:
         yield batch
+
+
+def with_term_context(unit: TranslationUnit, context: TermContext | None) -> TranslationUnit:
+    """The unit as a translator receives it: 'canonical term (option_value)' plus where the value sits and a
+    sentence that uses it ('material of 'Water Bottle' (with color: blue); e.g. "…glass water bottle…"'),
+    so 'glass' is read as a material, not a drinking glass. Part of the memory key, like any context."""
+    if context is None or not (context.records or context.examples):
+        return unit
+    shown = "; ".join(context.records[:2])
+    if context.examples:
+        shown += ("; " if shown else "") + f"e.g. {context.examples[0]!r}"
+    return replace(unit, context=f"{unit.context}: {shown[:400]}")
 
 
 def pack_glossary(pack: LanguagePack, benchmark: str) -> list[GlossaryEntry]:
@@ -354,9 +367,11 @@ class TranslationEngine:
         groups = canonical_groups_of_values(ir)
         keys = set()
         self._use_glossary(self.pack_terms)
-        for unit in canonical_units:
-            if element_ids & set(unit.element_ids):
-                keys.add(self.pending_unit(unit, protect_unit(unit, cmap, groups)).tm_key)
+        hit = [unit for unit in canonical_units if element_ids & set(unit.element_ids)]
+        contexts = term_contexts(ir, [(u.canonical_group or "default", u.text) for u in hit])
+        for unit in hit:  # as render_terms sends them: with their class context, protected with the map only
+            sent = with_term_context(unit, contexts.get((unit.canonical_group or "default", unit.text)))
+            keys.add(self.pending_unit(sent, protect_unit(unit, cmap, {})).tm_key)
         self._use_canonical_terms(cmap)
         for unit in free_units:
             if element_ids & set(unit.element_ids):
@@ -389,11 +404,17 @@ class TranslationEngine:
         policy_made = entity_policy_renderings(canonical_units, ir, self.language, renderings or {})
         known = {key: entry for key, entry in cmap.lookup().items() if still_fits(entry, policy_made.get(key))}
         self._use_glossary(self.pack_terms)  # canonical terms are translated with the pack's terms only
-        todo = [
-            self.pending_unit(u, protect_unit(u, cmap, {}))
+        asked = [
+            u
             for u in canonical_units
             if (u.canonical_group or "default", u.text) not in known
             and (u.canonical_group or "default", u.text) not in policy_made
+        ]
+        contexts = term_contexts(ir, [(u.canonical_group or "default", u.text) for u in asked])
+        # each term goes with its class's context: the record it sits in and a sentence that uses it
+        todo = [
+            self.pending_unit(with_term_context(u, contexts.get((u.canonical_group or "default", u.text))), p)
+            for u, p in ((u, protect_unit(u, cmap, {})) for u in asked)
         ]
         results = self._run(todo, stats, progress, len(canonical_units) - len(todo), total)
         for pending in todo:  # the translator's own rendering, before the rules below keep or mark it

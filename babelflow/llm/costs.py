@@ -26,7 +26,7 @@ def estimate_tokens(text: str) -> int:
 
 
 class CostRow(Record):
-    stage: str = Field(description="translate | validate")
+    stage: str = Field(description="terms | translate | validate | evaluate-*")
     language: str
     provider: str
     model: str

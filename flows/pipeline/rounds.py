@@ -155,7 +155,7 @@ def _one_round(
 def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -> None:
     """Token usage of model translators/validators (per stage, language, provider) as a table artifact."""
     rows = []
-    for stage in ("translate", "validate"):
+    for stage in ("terms", "translate", "validate"):
         path = stage_io.costs_path(settings, benchmark, language, stage)
         if path.exists():
             rows += CostReport.model_validate_json(path.read_bytes()).rows

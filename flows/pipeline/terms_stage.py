@@ -16,7 +16,8 @@ from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import sha256_bytes, sha256_file
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import Record
-from flows.pipeline.stage_io import STAGE_VERSIONS, key_of, read_ir
+from babelflow.llm.costs import CostLedger, CostReport, save_costs
+from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
 from flows.pipeline.stages import reviewed_map_key
 from translators.engine import TranslationEngine, pack_glossary
 from translators.memory import TranslationMemory
@@ -53,7 +54,8 @@ def terms_inputs_key(run: AdaptationRun, ir_sha: str) -> str:
 def stage_terms(run: AdaptationRun, ir_path: Path) -> TermsResult:
     """Render the terms (the translation memory answers what an earlier run translated) and write the
     term base. Pseudo-locales get no signals: their renderings are made by rule, not guessed."""
-    translator = make_translator(run.request.translator, run.language, run.pack)
+    ledger = CostLedger()
+    translator = make_translator(run.request.translator, run.language, run.pack, costs=ledger)
     ir = read_ir(ir_path, run.benchmark)
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
     engine = TranslationEngine(
@@ -63,6 +65,9 @@ def stage_terms(run: AdaptationRun, ir_path: Path) -> TermsResult:
     pseudo = run.pack.offline_rendering is not None
     base = build_term_base(ir, cmap, outcome.drafts, run.language, signals=not pseudo)
     save_term_base(base, run.paths.term_base)
+    if ledger.report().rows:  # a model translator's calls for the terms, apart from the prose's
+        rows = [row.model_copy(update={"stage": "terms"}) for row in ledger.report().rows]
+        save_costs(CostReport(rows=rows), costs_path(run.settings, run.benchmark, run.language, "terms"))
     doubtful = base.doubtful()
     by_class: dict[str, int] = {}
     for entry in doubtful:

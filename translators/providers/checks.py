@@ -83,10 +83,33 @@ def _protected(segment: ProtectedSegment) -> ProtectedText:
     )
 
 
+_SENTENCE_END = ".!?。！？"
+
+
+def term_reply_problem(source: str, text: str) -> str | None:
+    """A canonical term answered with a sentence (a definition, an explanation, a sentence that uses it):
+    it would become the value in the DB and every task. A term stays a term: one line, no sentence end the
+    source does not have, no sentence break inside, not many times its length."""
+    reply, term = text.strip(), source.strip()
+    if "\n" in reply and "\n" not in term:
+        return "a sentence instead of a term: the reply runs over several lines"
+    if reply[-1:] in _SENTENCE_END and term[-1:] not in _SENTENCE_END:
+        return f"a sentence instead of a term: it ends with {reply[-1]!r}"
+    if any(mark in reply[:-1] for mark in ("。", "！", "？", ". ", "! ", "? ")) and not any(
+        mark in term for mark in ("。", ". ", "! ", "? ")
+    ):
+        return "a sentence instead of a term: it holds a sentence break"
+    if len(reply) > max(3 * len(term), len(term) + 40):
+        return f"a sentence instead of a term: {len(reply)} characters for a term of {len(term)}"
+    return None
+
+
 def segment_problems(segment: ProtectedSegment, text: str, language: str) -> list[str]:
     """Everything wrong with one translated segment (empty = accept)."""
     if not text.strip() and segment.text.strip():
         return ["empty translation"]
+    if segment.kind == "canonical" and (problem := term_reply_problem(segment.text, text)):
+        return [problem]
     problems = placeholder_problems(text, _protected(segment))
     tokens = sorted(set(PLACEHOLDER.findall(segment.text)), key=len)
     token_strings = [placeholder(t) for t in tokens]

@@ -79,7 +79,8 @@ class Fault:
     """``kind``: transport faults 429 | 500 | overloaded (Anthropic 529, else 503) | timeout |
     malformed (garbled HTTP body); provider answers 400 | 404 | quota | refusal | empty (no choices,
     no content, no tool call) | context_window; model output faults bad_json | truncated |
-    drop_placeholder | rewrite_slot | wrong_language | answered | commentary | drop_id | no_usage.
+    drop_placeholder | rewrite_slot | wrong_language | answered | commentary | sentence (a term answered
+    with a sentence) | drop_id | no_usage.
     ``times=None`` repeats forever; ``match`` limits the fault to requests holding a segment whose
     text contains it (and aims segment faults at it); ``task`` is translate or review.
     ``retry_after`` goes out with 429/overloaded from OpenAI and Anthropic; DashScope's 429s
@@ -177,6 +178,8 @@ def _translate(segments: list[dict], fault: Fault | None) -> list[dict]:
             out[aim]["text"] = "Sure! Here is what you asked for: " + source
         elif fault.kind == "commentary":
             out[aim]["text"] = han(source) + " (Translator's note: kept the tone informal.)"
+        elif fault.kind == "sentence":  # a term answered with a sentence about it
+            out[aim]["text"] = f"{han(source)}是商店目录中的一种产品，顾客可以在网上订购。"
     if fault.kind == "drop_id":
         out = [item for i, item in enumerate(out) if i not in aims]
     return out
