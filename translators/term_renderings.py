@@ -70,8 +70,8 @@ def _proper_names(units: list[TranslationUnit]) -> set[str]:
 
 def still_fits(entry: CanonicalEntry, made: PolicyRendering | None) -> bool:
     """A stored entry is reused while the class's policy would make it the same way (a reviewer's always)."""
-    if entry.origin == "reviewer":
-        return True
+    if entry.origin == "reviewer" or (entry.review_state == "confirmed" and entry.origin in ("translator", "kept")):
+        return True  # a person's rendering, or one approved as it stood (--terms approve-all)
     return entry.origin == made.origin if made is not None else entry.origin in ("translator", "cldr")
 
 

@@ -222,7 +222,7 @@ def _show(base: TermBase, listed: list[TermEntry], benchmark: str, lang: str) ->
             if entry.state == "approved":
                 why = f"approved ({entry.origin_detail})"
             elif entry.draft != entry.rendering:
-                why = f"draft {entry.draft!r} kept whole; " + why
+                why = f"draft {entry.draft!r} kept whole" + (f"; {why}" if why else "")
             context = (entry.context.records[:1] + entry.context.examples[:1]) if entry.doubtful else []
             cell = "\n".join([why, *(f"· {c}" for c in context)]) if why or context else ""
             mark = "[red]?[/]" if entry.doubtful else ("✓" if entry.state == "approved" else "")

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import sha256_bytes, sha256_file
-from babelflow.canonical_map import load_canonical_map
+from babelflow.canonical_map import load_canonical_map, save_canonical_map
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, CostReport, save_costs
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
@@ -64,6 +64,8 @@ def stage_terms(run: AdaptationRun, ir_path: Path) -> TermsResult:
     outcome = engine.render_terms(ir, cmap, renderings=run.entity_renderings(ir.entity_classes))
     pseudo = run.pack.offline_rendering is not None
     base = build_term_base(ir, cmap, outcome.drafts, run.language, signals=not pseudo)
+    # the renderings are this stage's output: the term review decides on them (the reviewed map is unchanged)
+    save_canonical_map(cmap, run.paths.canonical_map)
     save_term_base(base, run.paths.term_base)
     if ledger.report().rows:  # a model translator's calls for the terms, apart from the prose's
         rows = [row.model_copy(update={"stage": "terms"}) for row in ledger.report().rows]

@@ -75,6 +75,11 @@ def terms_table(entries: list[TermEntry]) -> list[dict[str, str]]:
     return rows
 
 
+def in_form_order(entries: list[TermEntry]) -> list[TermEntry]:
+    """How the table and the form number the doubtful entries: by class, the most doubtful first."""
+    return sorted(entries, key=lambda e: (e.group, -e.chance_wrong, e.source))
+
+
 def settle_terms(run: AdaptationRun, round_no: int) -> int:
     """Apply the terms policy to the run's term base; returns the decisions recorded."""
     logger = get_run_logger()
@@ -89,7 +94,7 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
         record_decisions(run.paths.canonical_map, _log(run), run.benchmark, run.language, decisions)
         logger.warning(f"--terms approve-all: {len(decisions)} renderings approved unread (logged; not a review)")
         return len(decisions)
-    doubtful = sorted(base.doubtful(), key=lambda e: (e.group, -e.chance_wrong, e.source))
+    doubtful = in_form_order(base.doubtful())
     if not doubtful:
         return 0
     command = f"babelflow terms {run.benchmark} --lang {run.language} --doubtful"

@@ -1,0 +1,116 @@
+"""The terms review in the Prefect flow (issue 41), on the fixture library in Spanish (Apertium): an attended run
+with doubtful renderings pauses as AwaitingTermReview with the doubtful entries as a table artifact and a
+decisions-only form; the answers are logged with the reviewer's name and the prose is built on them. With
+`--terms approve-all` nothing waits, and the approvals are logged as unread, never as a review."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+
+import orjson
+import pytest
+
+from babelflow.adapt_request import AdaptRequest, ReviewPolicy
+from babelflow.settings import BabelflowSettings
+
+pytestmark = [
+    pytest.mark.slow,  # the Prefect flow through a test server
+    pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium is not installed (scripts/install.sh)"),
+]
+BENCH, LANG = "fixture-library", "es"
+
+
+@pytest.fixture(scope="module")
+def prefect_env(tmp_path_factory, prefect_harness):
+    home = tmp_path_factory.mktemp("prefect")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PREFECT_LOCAL_STORAGE_PATH", str(home / "storage"))
+        with prefect_harness():
+            yield home
+
+
+def _log(root) -> list[dict]:
+    path = root / "canonical_maps" / BENCH / f"{LANG}.terms-log.jsonl"
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()] if path.exists() else []
+
+
+def _paused(run_ids: list[str], deadline: float):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+
+    with get_client(sync_client=True) as client:
+        while time.time() < deadline:
+            runs = client.read_flow_runs(
+                flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"{BENCH} · {LANG}"]))
+            )
+            for run in runs:
+                if str(run.id) not in run_ids and run.state is not None and run.state.is_paused():
+                    return run
+            time.sleep(0.5)
+    raise AssertionError("flow never paused")
+
+
+def test_doubtful_terms_pause_the_run_and_the_answers_build_the_prose(prefect_env, tmp_path):
+    from prefect.client.orchestration import get_client
+    from prefect.flow_runs import resume_flow_run
+    from prefect.states import Cancelled
+
+    from flows.pipeline.prefect_flows import adapt_language, outcome
+    from flows.review.terms_review import in_form_order
+    from translators.terms.term_base import load_term_base
+
+    request = AdaptRequest(benchmark=BENCH, language=LANG, project_root=tmp_path, review=ReviewPolicy(timeout=120))
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.update(result=outcome(adapt_language(request, return_state=True))))
+    thread.start()
+    paused = _paused([], time.time() + 180)
+    assert paused.state.name == "AwaitingTermReview"
+    settings = BabelflowSettings(project_root=tmp_path)
+    doubtful = in_form_order(load_term_base(settings.layout.term_base(BENCH, LANG)).doubtful())
+    assert doubtful
+    with get_client(sync_client=True) as client:
+        table = client.read_artifacts(limit=5, artifact_filter=None)
+    rows = next(a for a in table if a.key == f"{BENCH}-{LANG}-terms")
+    data = orjson.loads(rows.data) if isinstance(rows.data, (str, bytes)) else rows.data
+    assert [r["term"] for r in data] == [e.source for e in doubtful] and all(r["why doubtful"] for r in data)
+    answer = {"reviewer": "ana", "term_1": "correct", "term_1_rendering": "Título corregido"}
+    if len(doubtful) > 1:
+        answer |= {"term_2": "approve"}
+    resume_flow_run(str(paused.id), run_input=answer)
+    deadline = time.time() + 180
+    with get_client(sync_client=True) as client:
+        while time.time() < deadline:  # on to the findings review or the sign-off form
+            state = client.read_flow_run(paused.id).state
+            if state is not None and state.is_paused() and state.name != "AwaitingTermReview":
+                break
+            time.sleep(0.5)
+        assert state is not None and state.name in ("AwaitingReview", "AwaitingSignoff"), state
+        logged = [(d["source"], d["action"], d["author"]) for d in _log(tmp_path)]
+        assert logged[0] == (doubtful[0].source, "correct", "ana") and len(logged) == min(2, len(doubtful))
+        db = (settings.layout.variant(BENCH, LANG) / "data" / "db.json").read_text(encoding="utf-8")
+        assert "Título corregido" in db  # the DB and the prose were built on the answer
+        client.set_flow_run_state(paused.id, state=Cancelled(), force=True)  # nothing else to see here
+    thread.join(60)
+
+
+def test_approve_all_waits_for_nothing_and_is_logged_as_unread(prefect_env, tmp_path):
+    from flows.pipeline.prefect_flows import adapt_language, outcome
+    from translators.terms.review import UNREAD
+
+    policy = ReviewPolicy(timeout=0, terms="approve-all")
+    result = outcome(
+        adapt_language(
+            AdaptRequest(benchmark=BENCH, language=LANG, project_root=tmp_path, review=policy), return_state=True
+        )
+    )
+    decisions = _log(tmp_path)
+    assert decisions and {d["author"] for d in decisions} == {"--terms approve-all"}
+    assert {d["action"] for d in decisions} == {"approve-all"}
+    assert result.rounds[0].term_decisions == len(decisions)
+    # approved unread: the entries stay the translator's, in the drafts file, never in the reviewed map
+    drafts = orjson.loads((tmp_path / "canonical_maps" / BENCH / f"{LANG}.drafts.json").read_bytes())["entries"]
+    approved = [e for e in drafts if UNREAD in e["origin_detail"]]
+    assert len(approved) == len(decisions) and {e["origin"] for e in approved} <= {"translator", "kept"}
+    assert not (tmp_path / "canonical_maps" / BENCH / f"{LANG}.json").exists()
