@@ -62,8 +62,14 @@ def test_doubtful_terms_pause_the_run_and_the_answers_build_the_prose(prefect_en
     from translators.terms.term_base import load_term_base
 
     request = AdaptRequest(benchmark=BENCH, language=LANG, project_root=tmp_path, review=ReviewPolicy(timeout=120))
-    box: dict = {}
-    thread = threading.Thread(target=lambda: box.update(result=outcome(adapt_language(request, return_state=True))))
+
+    def run() -> None:
+        try:
+            outcome(adapt_language(request, return_state=True))
+        except BaseException:  # noqa: BLE001 - cancelled at the end on purpose
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     paused = _paused([], time.time() + 180)
     assert paused.state.name == "AwaitingTermReview"
