@@ -12,7 +12,9 @@ In a fresh temporary project, with the `babelflow` CLI as a user runs it:
    form every unit passes, the run ends Signed;
 5. ar-XB is signed in the CLI (`review --sign --yes`): its run, ended AwaitingSignoff, reads Signed, and an
    unchanged rerun stays Signed;
-6. tau2-retail es (Apertium drafts, the main job's variant) pauses at sign-off; in the UI 30% of its
+6. tau2-retail es (Apertium drafts, the main job's variant) first pauses at its doubtful terms
+   (AwaitingTermReview): the terms table is read at 1,280 px (no sideways scroll) and two renderings are
+   approved in the form; then it pauses at sign-off; in the UI 30% of its
    sample (rounded up) is failed, two units with an MQM category and severity: the run ends
    SignoffRejected, and the failed units are `babelflow units --failing`'s work list. Every link of the
    sample artifact and the sign-off form is asserted visible at 1,280 px;
@@ -146,6 +148,18 @@ def _no_sideways_scroll(page) -> dict:
     if sizes["scrollWidth"] > sizes["clientWidth"]:
         raise SystemExit(f"{page.url} scrolls sideways at {WIDTH} px: {sizes}")
     return sizes
+
+
+def _no_table_scroll(page) -> None:
+    """No table of the page is wider than the space it is drawn in (a table can scroll inside its box while
+    the page itself does not)."""
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('table')]
+          .map(t => ({width: t.scrollWidth, room: t.parentElement.clientWidth}))
+          .filter(t => t.width > t.room + 1)"""
+    )
+    if wide:
+        raise SystemExit(f"{page.url}: a table is wider than its box at {WIDTH} px: {wide[:3]}")
 
 
 def _shot(page, out: Path, name: str, shown: dict[str, str], what: str, full: bool = True) -> None:
@@ -335,6 +349,7 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
         text=True,
     )
     try:
+        _review_es_terms(project, api, page, out, shown)
         run_id = api.paused_run("signoff", seconds=900)
         page.set_viewport_size({"width": WIDTH, "height": 900})
         sample = api.artifact_id("tau2-retail-es-signoff-sample")
@@ -383,6 +398,40 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
     if missing:
         raise SystemExit(f"failed sample units missing from `units --failing`: {missing[:5]}\n{work.stdout[-1500:]}")
     return {"sample": len(titles), "links_in_form": links, "runs": api.states_of("tau2-retail · es")}, keys
+
+
+def _review_es_terms(project: Path, api: Api, page, out: Path, shown: dict[str, str]) -> None:
+    """es retail first pauses at its terms (AwaitingTermReview): the doubtful renderings' table is read at
+    1,280 px (no sideways scroll), and the form approves the two most doubtful option values."""
+    from flows.review.terms_review import form_pages, in_form_order  # noqa: PLC0415
+    from translators.terms.term_base import load_term_base  # noqa: PLC0415
+
+    run_id = api.paused_run("terms-1", seconds=900)
+    doubtful = in_form_order(load_term_base(project / ".babelflow" / "terms" / "tau2-retail" / "es.json").doubtful())
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    table = api.artifact_id("tau2-retail-es-terms")
+    _open_artifact(page, f"{api.ui}/artifacts/artifact/{table}", "Terms of tau2-retail")
+    _no_sideways_scroll(page)
+    _no_table_scroll(page)
+    _shot(
+        page, out, "walk-7-terms-table.png", shown, f"es retail terms: {len(doubtful)} doubtful renderings, why, where"
+    )
+    first = 1
+    for page_no, entries in enumerate(form_pages(doubtful), start=1):  # one form per class
+        if page_no > 1:
+            run_id = api.paused_run(f"terms-1-{page_no}", seconds=300)
+        page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
+        page.wait_for_timeout(2500)
+        page.get_by_role("button", name="Resume").first.click()
+        page.wait_for_timeout(2500)
+        _property(page, "Your name").locator("textarea").fill("walkthrough")
+        for number, entry in enumerate(entries[:2], start=first):  # the class's two most doubtful
+            _choose(page, f"{number}. {entry.group}: {entry.source} →", "approve")
+        first += len(entries)
+        _no_sideways_scroll(page)
+        if page_no == 1:
+            _shot(page, out, "walk-7b-terms-form.png", shown, f"terms form, {entries[0].group}: two approved")
+        _submit(page)
 
 
 def _links_visible(page, at_least: int = 0) -> int:

@@ -29,7 +29,8 @@ def _breakable(text: str) -> str:
     return _LONG_TOKEN.sub(lambda m: "\u200b".join(m[0][i : i + 40] for i in range(0, len(m[0]), 40)), text)
 
 
-def _cell(text: str | None) -> str:
+def cell(text: str | None) -> str:
+    """Text as one wrapping HTML table cell."""
     if not text:
         return "—"
     return html.escape(_breakable(text)).replace("\n", "<br>")
@@ -39,8 +40,7 @@ def side_by_side(rows: list[tuple[str | None, str | None]], language: str, head:
     """Source and target in two half-width columns that wrap at any width; one Markdown HTML block
     (no blank line inside, which would end it)."""
     cells = "".join(
-        f'<tr><td valign="top">{_cell(source)}</td><td valign="top">{_cell(target)}</td></tr>'
-        for source, target in rows
+        f'<tr><td valign="top">{cell(source)}</td><td valign="top">{cell(target)}</td></tr>' for source, target in rows
     )
     return [
         f'<table width="100%"><colgroup><col width="50%"><col width="50%"></colgroup>'

@@ -1,6 +1,7 @@
-"""The flow's term review, between the terms stage and the prose: the doubtful renderings as a table
-artifact (term, rendering, confidence, why, where it is used) and a decisions-only form (approve,
-correct with a rendering, or skip), as the findings review does.
+"""The flow's term review, between the terms stage and the prose: the doubtful renderings in one wrapping
+table (term, rendering, confidence, why, where it is used: a Markdown artifact, since Prefect's table
+artifacts scroll sideways) and a decisions-only form (approve, correct with a rendering, or skip), as the
+findings review does.
 
 The policy (`--terms`): `review` waits while any rendering is doubtful and the run is attended
 (`--review-timeout` > 0); unattended, or when nobody answers in time, the run goes on with the
@@ -15,18 +16,19 @@ from __future__ import annotations
 from typing import Literal
 
 from prefect import get_run_logger
-from prefect.artifacts import create_table_artifact
+from prefect.artifacts import create_markdown_artifact
 from prefect.exceptions import FlowPauseTimeout
 from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 from pydantic import Field, create_model
 
 from babelflow.adaptation_run import AdaptationRun
+from flows.review.material import cell
 from flows.review.named_pause import pause_named
 from translators.terms.review import TermDecision, now, record_decisions
 from translators.terms.term_base import TermEntry, as_decided, load_term_base
 
-TERMS_PAGE = 40  # entries per form: a form's schema is one run input, which hundreds of fields exceed
+TERMS_PAGE = 100  # entries per form at most: a form's schema is one run input, which thousands of fields exceed
 
 
 class TermsForm(RunInput):
@@ -55,24 +57,44 @@ def terms_form(entries: list[TermEntry], description: str, first: int) -> type[T
     return model
 
 
-def terms_table(entries: list[TermEntry]) -> list[dict[str, str]]:
-    """One row per doubtful rendering, numbered as the form numbers them: short cells (the UI wraps them)."""
+def terms_material_markdown(entries: list[TermEntry], benchmark: str, language: str, round_no: int) -> str:
+    """The doubtful renderings as one wrapping table, numbered as the form numbers them: the term and its
+    rendering, how sure babelflow is, why it doubts it and where the term is used. Readable at 1,280 px: its
+    columns share the width and every cell wraps (a Prefect table artifact does not wrap: it scrolls)."""
     rows = []
     for number, entry in enumerate(entries, start=1):
-        why = "; ".join(f"{s.kind.value}: {s.evidence}" for s in entry.signals)
-        used = (entry.context.records[:1] + entry.context.examples[:1])[:2]
+        why = "\n".join(f"{s.kind.value}: {s.evidence}" for s in entry.signals)
+        used = "\n".join(entry.context.records[:1] + entry.context.examples[:1])
+        term = f"{number}. {entry.source}\n→ {entry.rendering}\n({entry.group})"
+        sure = f"{round(100 * (1 - entry.chance_wrong))}%"
         rows.append(
-            {
-                "#": str(number),
-                "class": entry.group,
-                "term": entry.source,
-                "rendering": entry.rendering,
-                "ok %": str(round(100 * (1 - entry.chance_wrong))),
-                "why doubtful": why[:300],
-                "where used": " · ".join(u[:160] for u in used),
-            }
+            f'<tr><td valign="top">{cell(term)}</td><td valign="top">{sure}</td>'
+            f'<td valign="top">{cell(why)}</td><td valign="top">{cell(used)}</td></tr>'
         )
-    return rows
+    head = (
+        '<table width="100%"><colgroup><col width="26%"><col width="6%"><col width="38%"><col width="30%">'
+        "</colgroup><thead><tr><th>term → rendering</th><th>sure</th><th>why doubtful</th><th>where used</th>"
+        "</tr></thead><tbody>"
+    )
+    return "\n".join(
+        [
+            f"# Terms of {benchmark} → {language}: {len(entries)} doubtful renderings (round {round_no})",
+            "",
+            "Decide each in the paused run's form (numbered as here): approve, or correct with the rendering to use"
+            " everywhere (DB, tasks, golden arguments, prose). `babelflow terms` shows the same in the terminal.",
+            "",
+            head + "".join(rows) + "</tbody></table>",
+            "",
+        ]
+    )
+
+
+def form_pages(doubtful: list[TermEntry]) -> list[list[TermEntry]]:
+    """One form per class (one screen of one kind of term), a class of more than TERMS_PAGE in parts."""
+    by_class: dict[str, list[TermEntry]] = {}
+    for entry in doubtful:
+        by_class.setdefault(entry.group, []).append(entry)
+    return [entries[i : i + TERMS_PAGE] for entries in by_class.values() for i in range(0, len(entries), TERMS_PAGE)]
 
 
 def in_form_order(entries: list[TermEntry]) -> list[TermEntry]:
@@ -102,15 +124,20 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
         logger.warning(f"{len(doubtful)} doubtful term renderings go on unreviewed (unattended run): `{command}`")
         return 0
     key = f"{run.benchmark}-{run.language}-terms".lower().replace("_", "-")
-    create_table_artifact(key=key, table=terms_table(doubtful), description=f"round {round_no}: doubtful terms")
+    create_markdown_artifact(
+        key=key,
+        markdown=terms_material_markdown(doubtful, run.benchmark, run.language, round_no),
+        description=f"round {round_no}: doubtful terms",
+    )
     recorded = 0
-    pages = [doubtful[i : i + TERMS_PAGE] for i in range(0, len(doubtful), TERMS_PAGE)]
+    pages = form_pages(doubtful)
+    first = 1  # the forms number on from each other, as the table numbers them
     for page_no, page in enumerate(pages, start=1):
-        first = (page_no - 1) * TERMS_PAGE + 1
         form = terms_form(
             page,
-            f"**{len(doubtful)} doubtful term renderings** (page {page_no} of {len(pages)}), numbered as in the"
-            f" `{key}` table artifact, which shows why each is doubtful and where it is used. Approve, or correct"
+            f"**{page[0].group}: {len(page)} of {len(doubtful)} doubtful term renderings** (form {page_no} of"
+            f" {len(pages)}, one per class), numbered as in the"
+            f" `{key}` artifact, which shows why each is doubtful and where it is used. Approve, or correct"
             " with the rendering to use everywhere (DB, tasks, golden arguments, prose); skipped ones go on as"
             f" proposed (`{command}` later).",
             first,
@@ -127,6 +154,7 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
             logger.warning(f"terms review timed out: the proposed renderings go on (`{command}`)")
             break
         decisions = _answers(answer, page, first)
+        first += len(page)
         if decisions:
             record_decisions(run.paths.canonical_map, _log(run), run.benchmark, run.language, decisions)
             recorded += len(decisions)
