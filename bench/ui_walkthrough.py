@@ -155,8 +155,14 @@ def _no_table_scroll(page) -> None:
     the page itself does not)."""
     wide = page.evaluate(
         """() => [...document.querySelectorAll('table')]
-          .map(t => ({width: t.scrollWidth, room: t.parentElement.clientWidth}))
-          .filter(t => t.width > t.room + 1)"""
+          .filter(t => t.getBoundingClientRect().width > 0)
+          .map(t => {
+            let box = t.parentElement;  // the nearest block around it (an inline parent measures 0)
+            while (box && box.clientWidth === 0) box = box.parentElement;
+            return {width: t.scrollWidth, room: box ? box.clientWidth : 0, inside: box ? box.scrollWidth : 0,
+                    right: t.getBoundingClientRect().right, view: window.innerWidth};
+          })
+          .filter(t => t.width > t.room + 1 || t.inside > t.room + 1 || t.right > t.view)"""
     )
     if wide:
         raise SystemExit(f"{page.url}: a table is wider than its box at {WIDTH} px: {wide[:3]}")

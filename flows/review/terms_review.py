@@ -46,7 +46,7 @@ def terms_form(entries: list[TermEntry], description: str, first: int) -> type[T
         about = "; ".join(s.kind.value for s in entry.signals) or "no signal"
         fields[term_field(number)] = (
             Literal["skip", "approve", "correct"],
-            Field(default="skip", title=title, description=f"{round(100 * (1 - entry.chance_wrong))}% · {about}"),
+            Field(default="skip", title=title, description=f"{round(100 * (1 - entry.chance_wrong))}% sure · {about}"),
         )
         fields[f"{term_field(number)}_rendering"] = (
             str,
