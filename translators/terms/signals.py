@@ -208,16 +208,25 @@ def _lexicon_signals(
     return signals
 
 
-_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+def _hyphenated(text: str) -> list[str]:
+    """Words joined by hyphens ('in-ear', 'built-in'), found by splitting: a regex for them backtracks
+    quadratically over a long run of letters."""
+    out = []
+    for token in text.split():
+        token = token.strip(".,;:!?()[]'\"")
+        parts = token.split("-")
+        if len(parts) > 1 and all(part.isalpha() for part in parts):
+            out.append(token)
+    return out
 
 
 def _hyphen_calque(draft: TermDraft) -> list[TermSignal]:
     """'in-ear' -> 'en-oreja', 'built-in' -> 'construido-en': the compound kept its English hyphen while
     its parts were translated one by one. A compound kept whole ('Wi-Fi') is no calque."""
-    source = {as_read(h) for h in _HYPHENATED.findall(draft.source)}
+    source = {as_read(h) for h in _hyphenated(draft.source)}
     if not source:
         return []
-    calques = [h for h in _HYPHENATED.findall(draft.rendering) if as_read(h) not in source and not term_codes(h)]
+    calques = [h for h in _hyphenated(draft.rendering) if as_read(h) not in source and not term_codes(h)]
     if not calques:
         return []
     return [TermSignal(kind=SignalKind.HYPHEN_CALQUE, evidence=f"{', '.join(calques)} (from {draft.source!r})")]
