@@ -299,6 +299,7 @@ def test_inferred_policy_saves_as_a_canonical_map(validated, tmp_path):
 
     failures, _, _ = validated("vi")
     count = save_inferred_map(failures, tmp_path / "vi.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vi.json"]  # the file asked for, whole (no drafts file)
     cmap = load_canonical_map(tmp_path / "vi.json", "tau2-retail", "vi")
     assert count == len(cmap.entries) > 10 and all(e.review_state == "unreviewed" for e in cmap.entries)
 

@@ -153,5 +153,5 @@ def inferred_canonical_map(failures, benchmark: str, language: str):
 
 def save_inferred_map(failures, path) -> int:
     cmap = inferred_canonical_map(failures, failures.benchmark, failures.language)
-    save_canonical_map(cmap, Path(path))
+    save_canonical_map(cmap, Path(path), whole=True)  # a file of its own, as asked: not a project map
     return len(cmap.entries)
