@@ -5,6 +5,7 @@ decisions-only form; the answers are logged with the reviewer's name and the pro
 
 from __future__ import annotations
 
+import html
 import shutil
 import threading
 import time
@@ -80,7 +81,8 @@ def test_doubtful_terms_pause_the_run_and_the_answers_build_the_prose(prefect_en
         found = client.read_artifacts(limit=10)
     material = next(a for a in found if a.key == f"{BENCH}-{LANG}-terms").data
     assert f"{len(doubtful)} doubtful renderings" in material
-    assert all(f"{n}. {e.source}" in material for n, e in enumerate(doubtful, start=1))  # numbered as the form
+    numbered = [f"{n}. {html.escape(e.source)}" for n, e in enumerate(doubtful, start=1)]
+    assert all(number in material for number in numbered)  # numbered as the form numbers them
     answer = {"reviewer": "ana", "term_1": "correct", "term_1_rendering": "Título corregido"}
     if len(doubtful) > 1:
         answer |= {"term_2": "approve"}

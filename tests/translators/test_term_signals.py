@@ -96,3 +96,13 @@ def test_fit_weights_learns_which_signal_predicts_a_wrong_rendering():
     bias, weights = fit_weights(rows)
     assert weights[SignalKind.UNTRANSLATED] > 2 > weights[SignalKind.SEVERAL_SENSES]
     assert bias < -2
+
+
+def test_a_term_no_signal_fires_on_is_never_doubtful():
+    from translators.terms.term_base import TermEntry
+
+    quiet = TermEntry(
+        group="book_title", source="The Salt Road", rendering="[Ţĥé Šåļţ Ŕöåð]", draft="[Ţĥé Šåļţ Ŕöåð]",
+        origin="translator", state="proposed", chance_wrong=chance_wrong([]),
+    )  # fmt: skip
+    assert not quiet.doubtful

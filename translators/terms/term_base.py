@@ -51,7 +51,8 @@ class TermEntry(Record):
 
     @property
     def doubtful(self) -> bool:
-        return self.state == "proposed" and self.chance_wrong >= doubtful_at()
+        # a term no signal fires on is never doubtful, whatever the rounding of its chance
+        return self.state == "proposed" and bool(self.signals) and self.chance_wrong >= doubtful_at()
 
 
 class TermBase(Record):
@@ -121,7 +122,7 @@ def build_term_base(
                 origin_detail=entry.origin_detail,
                 state="approved" if approved else "proposed",
                 signals=fired,
-                chance_wrong=0.0 if approved else round(chance_wrong(fired), 3),
+                chance_wrong=0.0 if approved else round(chance_wrong(fired), 6),
                 context=contexts.get(where, TermContext()),
             )
         )
