@@ -77,9 +77,13 @@ def test_doubtful_terms_pause_the_run_and_the_answers_build_the_prose(prefect_en
     settings = BabelflowSettings(project_root=tmp_path)
     doubtful = in_form_order(load_term_base(settings.layout.term_base(BENCH, LANG)).doubtful())
     assert doubtful
-    with get_client(sync_client=True) as client:
-        found = client.read_artifacts(limit=10)
-    material = next(a for a in found if a.key == f"{BENCH}-{LANG}-terms").data
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.client.schemas.sorting import ArtifactSort
+
+    with get_client(sync_client=True) as client:  # the session's server holds other tests' artifacts too
+        by_key = ArtifactFilter(key=ArtifactFilterKey(any_=[f"{BENCH}-{LANG}-terms"]))
+        found = client.read_artifacts(artifact_filter=by_key, sort=ArtifactSort.CREATED_DESC, limit=1)
+    material = found[0].data
     assert f"{len(doubtful)} doubtful renderings" in material
     numbered = [f"{n}. {html.escape(e.source)}" for n, e in enumerate(doubtful, start=1)]
     assert all(number in material for number in numbered)  # numbered as the form numbers them
