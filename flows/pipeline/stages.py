@@ -88,12 +88,12 @@ def reviewed_map_key(cmap: CanonicalMap) -> str:
     return key_of(sorted((e.group, e.source, e.target) for e in cmap.entries if e.origin not in made_here))
 
 
-def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, str]) -> str:
-    """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
-    changes the translator, so the cached translation must not be reused) and the pack: its version
-    and its content (a glossary fix without a version bump is an input too)."""
+def rendering_inputs(run: AdaptationRun, ir_sha: str) -> tuple:
+    """What any rendering of the run's units depends on: the benchmark and language, the resolved translator,
+    the pack (version and content), the IR and the map's reviewed entries. Shared by the terms and translate
+    stages' cache keys."""
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
-    parts = (
+    return (
         run.benchmark,
         run.language,
         run.translator_id,
@@ -101,9 +101,18 @@ def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, st
         sha256_bytes(run.pack.model_dump_json().encode()),
         ir_sha,
         reviewed_map_key(cmap),
-        sorted(reviewed.items()),
-        sorted((name, rendering.value) for name, rendering in run.entity_overrides.items()),
     )
+
+
+def entity_override_inputs(run: AdaptationRun) -> list[tuple[str, str]]:
+    return sorted((name, rendering.value) for name, rendering in run.entity_overrides.items())
+
+
+def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, str]) -> str:
+    """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
+    changes the translator, so the cached translation must not be reused) and the pack: its version
+    and its content (a glossary fix without a version bump is an input too)."""
+    parts = (*rendering_inputs(run, ir_sha), sorted(reviewed.items()), entity_override_inputs(run))
     return key_of("translate", STAGE_VERSIONS["translate"], *parts)
 
 

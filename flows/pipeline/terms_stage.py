@@ -13,12 +13,12 @@ from pathlib import Path
 from pydantic import Field
 
 from babelflow.adaptation_run import AdaptationRun
-from babelflow.atomic_io import sha256_bytes, sha256_file
+from babelflow.atomic_io import sha256_file
 from babelflow.canonical_map import load_canonical_map, save_canonical_map
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, CostReport, save_costs
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
-from flows.pipeline.stages import reviewed_map_key
+from flows.pipeline.stages import entity_override_inputs, rendering_inputs
 from translators.engine import TranslationEngine, pack_glossary
 from translators.memory import TranslationMemory
 from translators.spec import make_translator
@@ -36,18 +36,7 @@ class TermsResult(Record):
 
 
 def terms_inputs_key(run: AdaptationRun, ir_sha: str) -> str:
-    cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
-    parts = (
-        run.benchmark,
-        run.language,
-        run.translator_id,
-        run.pack_version,
-        sha256_bytes(run.pack.model_dump_json().encode()),
-        ir_sha,
-        reviewed_map_key(cmap),
-        sorted((name, rendering.value) for name, rendering in run.entity_overrides.items()),
-        sha256_file(WEIGHTS_FILE),
-    )
+    parts = (*rendering_inputs(run, ir_sha), entity_override_inputs(run), sha256_file(WEIGHTS_FILE))
     return key_of("terms", STAGE_VERSIONS["terms"], *parts)
 
 
