@@ -36,6 +36,7 @@ class RunPaths(Record):
     targets: Path
     behavior_cache: Path
     term_base: Path = Field(description="the terms stage's term base: renderings, context, signals, confidence")
+    adopted: Path = Field(description="translations adopted from a variant made elsewhere (`babelflow adopt`)")
 
 
 class RunProvenance(Record):

@@ -34,7 +34,7 @@ class CanonicalEntry(Record):
     group: str
     source: str
     target: str
-    origin: Literal["translator", "cldr", "reviewer", "kept", "localized"] = Field(
+    origin: Literal["translator", "cldr", "reviewer", "kept", "localized", "adopted"] = Field(
         description="translator / cldr / reviewer, or the run's entity policy: kept (the source value itself), "
         "localized (a fitting identity of the target language)"
     )

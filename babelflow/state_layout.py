@@ -46,6 +46,10 @@ class StateLayout:
         """element id -> a reviewer's or human translator's text (review loop, imports)."""
         return self.run_dir(benchmark, language) / "reviewed_translations.json"
 
+    def adopted_translations(self, benchmark: str, language: str) -> Path:
+        """What `babelflow adopt` took from a variant made elsewhere (translators/adoption.py)."""
+        return self.run_dir(benchmark, language) / "adopted_translations.json"
+
     def targets(self, benchmark: str, language: str) -> Path:
         """element id -> the translated text of the run's last translation."""
         return self.run_dir(benchmark, language) / "targets.json"

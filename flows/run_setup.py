@@ -35,6 +35,7 @@ def run_paths(
         targets=layout.targets(benchmark, language),
         behavior_cache=layout.behavior_cache(benchmark, language),
         term_base=layout.term_base(benchmark, language),
+        adopted=layout.adopted_translations(benchmark, language),
     )
 
 

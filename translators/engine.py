@@ -19,6 +19,7 @@ from babelflow.format_slots import target_slot_problems
 from babelflow.glossary import term_matcher
 from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
+from translators.adoption import Adoption, repair_mentions, seed_map
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
@@ -472,10 +473,13 @@ class TranslationEngine:
         progress: Progress | None = None,
         reviewed: dict[str, str] | None = None,
         renderings: dict[str, EntityRendering] | None = None,
+        adoption: Adoption | None = None,
     ) -> TranslationOutcome:
         """`reviewed`: element id -> a reviewer's translation, used instead of the translator's.
-        `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate."""
+        `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate.
+        `adoption`: texts and renderings adopted from a variant made elsewhere, below the reviewer's."""
         self._origins = {}
+        seed_map(cmap, adoption)
         terms = self.render_terms(ir, cmap, progress, renderings)
         stats, targets, failures = terms.stats, dict(terms.targets), list(terms.failures)
         canonical_units, free_units = extract_units(ir)
@@ -485,16 +489,19 @@ class TranslationEngine:
         self._use_canonical_terms(cmap)
         groups = canonical_groups_of_values(ir)
         reviewed = reviewed or {}
-        # a unit whose every field has a reviewer's (or imported) text is not sent at all
-        settled = {u.key for u in free_units if u.element_ids and all(e in reviewed for e in u.element_ids)}
+        adopted = adopted_texts(adoption, free_units, groups, cmap, reviewed)
+        given = {**adopted, **reviewed}
+        # a unit whose every field has a reviewer's (or imported, or adopted) text is not sent at all
+        settled = {u.key for u in free_units if u.element_ids and all(e in given for e in u.element_ids)}
         pending = [
             self.pending_unit(unit, protect_unit(unit, cmap, groups)) for unit in free_units if unit.key not in settled
         ]
         results = self._run(pending, stats, progress, len(canonical_units) + len(settled), total)
         for unit in free_units:
             if unit.key in settled:
-                targets.update({e: reviewed[e] for e in unit.element_ids})
-                self._origins[unit.key] = "reviewed"
+                targets.update({e: given[e] for e in unit.element_ids})
+                by_reviewer = all(e in reviewed for e in unit.element_ids)
+                self._origins[unit.key] = "reviewed" if by_reviewer or adoption is None else adoption.unit_origin
                 continue
             result = results[unit.key]
             if isinstance(result, Failed):
@@ -505,7 +512,7 @@ class TranslationEngine:
                 )
                 continue
             targets.update(dict.fromkeys(unit.element_ids, result.text))
-        for element_id, text in reviewed.items():
+        for element_id, text in given.items():
             if element_id in targets:
                 targets[element_id] = text
         failures += refuse_changed_slots(free_units, ir, targets)
@@ -515,3 +522,25 @@ class TranslationEngine:
         for origin in origins.values():
             stats.units_by_origin[origin] = stats.units_by_origin.get(origin, 0) + 1
         return TranslationOutcome(targets=targets, failures=failures, stats=stats, unit_origins=origins)
+
+
+def adopted_texts(
+    adoption: Adoption | None,
+    free_units: list[TranslationUnit],
+    groups: dict[str, str],
+    cmap: CanonicalMap,
+    reviewed: dict[str, str],
+) -> dict[str, str]:
+    """element id -> its adopted text, each mention of a canonical value in the map's rendering."""
+    if adoption is None:
+        return {}
+    variant = adoption.variant_renderings()
+    out: dict[str, str] = {}
+    for unit in free_units:
+        mentioned = [(groups[t], t) for t in unit.inline_tokens if t in groups]
+        for element_id in unit.element_ids:
+            text = adoption.texts.get(element_id)
+            if text is None or element_id in reviewed:
+                continue
+            out[element_id] = repair_mentions(text, mentioned, variant, cmap)[0] if mentioned else text
+    return out

@@ -12,6 +12,7 @@ from babelflow.canonical_map import CanonicalMap
 from babelflow.entity_policy import EntityRendering
 from babelflow.ir import IRDocument
 from babelflow.language_pack import LanguagePack
+from translators.adoption import ADOPTED_ORIGIN, Adoption
 from translators.engine import Progress, TranslationEngine, TranslationOutcome, UnitFailure
 from translators.pack_checks import check_translations
 from translators.units import extract_units
@@ -64,21 +65,30 @@ def translate_setting_aside(
     renderings: dict[str, EntityRendering],
     progress: Progress | None = None,
     applying: frozenset[str] = frozenset(),
+    adoption: Adoption | None = None,
 ) -> TranslationOutcome:
-    """The engine's outcome with the stored human texts the release checks refuse set aside, when
-    they are all that fails (a failing draft is the pack's problem: the caller's release check says so).
-    `applying`: unit keys whose human text is being applied now: never set aside."""
-    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings)
+    """The engine's outcome with the stored human texts (and adopted ones) the release checks refuse set
+    aside, when they are all that fails (a failing draft is the pack's problem: the caller's release check
+    says so). `applying`: unit keys whose human text is being applied now: never set aside."""
+    outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings, adoption=adoption)
     failing = failing_units(pack, ir, outcome)
-    refused = [u for u in failing if u.origin == "reviewed" and u.unit_key not in applying]
+    refused = [
+        u
+        for u in failing
+        if (u.origin == "reviewed" or u.origin.startswith(ADOPTED_ORIGIN)) and u.unit_key not in applying
+    ]
     if not refused or len(refused) != len(failing):
         return outcome
     withheld = {e for u in refused for e in u.element_ids}
     kept = {k: v for k, v in reviewed.items() if k not in withheld}
-    outcome = engine.translate(ir, cmap, reviewed=kept, progress=progress, renderings=renderings)
+    adopted = adoption.texts if adoption is not None else {}
+    if adoption is not None:
+        texts = {k: v for k, v in adoption.texts.items() if k not in withheld}
+        adoption = adoption.model_copy(update={"texts": texts})
+    outcome = engine.translate(ir, cmap, reviewed=kept, progress=progress, renderings=renderings, adoption=adoption)
+    human = {**adopted, **reviewed}
     set_aside = [
-        u.failure.model_copy(update={"human_text": reviewed[u.element_ids[0]]})
+        u.failure.model_copy(update={"human_text": human.get(u.element_ids[0]) or u.failure.source_text})
         for u in refused
-        if u.element_ids[0] in reviewed
     ]
     return outcome.model_copy(update={"set_aside": set_aside})

@@ -72,6 +72,8 @@ def still_fits(entry: CanonicalEntry, made: PolicyRendering | None) -> bool:
     """A stored entry is reused while the class's policy would make it the same way (a reviewer's always)."""
     if entry.origin == "reviewer" or (entry.review_state == "confirmed" and entry.origin in ("translator", "kept")):
         return True  # a person's rendering, or one approved as it stood (--terms approve-all)
+    if entry.origin == "adopted":  # a variant's own rendering, unless the class's policy localizes it
+        return made is None or made.origin != "localized"
     return entry.origin == made.origin if made is not None else entry.origin in ("translator", "cldr")
 
 

@@ -150,6 +150,7 @@ def ir_schema(
 
 # command modules; they never import this one
 from flows.cli import adapt as cli_adapt  # noqa: E402
+from flows.cli import adopt as cli_adopt  # noqa: E402
 from flows.cli import evaluate as cli_evaluate  # noqa: E402
 from flows.cli import families as cli_families  # noqa: E402
 from flows.cli import flow as cli_flow  # noqa: E402
@@ -169,6 +170,7 @@ app.command("import")(cli_interchange.import_command)
 app.command("evaluate")(cli_evaluate.evaluate_command)
 app.command("families")(cli_families.families_command)
 app.command("terms")(cli_terms.terms_command)
+app.command("adopt")(cli_adopt.adopt_command)
 app.command("units")(cli_units.units_command)
 app.command("correct")(cli_units.correct_command)
 

@@ -30,6 +30,7 @@ from flows.components import analysis_lock, analyze_or_reuse, domain_name_for
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, keep_ir, key_of, load_overrides, read_ir
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
+from translators.adoption import load_adoption
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.human_texts import HUMAN_ORIGINS, failing_units, translate_setting_aside
 from translators.interface import Translator
@@ -112,7 +113,12 @@ def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, st
     """Keyed on the *resolved* translator's id (with `auto`, installing or upgrading Apertium
     changes the translator, so the cached translation must not be reused) and the pack: its version
     and its content (a glossary fix without a version bump is an input too)."""
-    parts = (*rendering_inputs(run, ir_sha), sorted(reviewed.items()), entity_override_inputs(run))
+    parts = (
+        *rendering_inputs(run, ir_sha),
+        sorted(reviewed.items()),
+        entity_override_inputs(run),
+        sha256_file(run.paths.adopted) if run.paths.adopted.is_file() else None,
+    )
     return key_of("translate", STAGE_VERSIONS["translate"], *parts)
 
 
@@ -143,7 +149,15 @@ def translate_ir(
         reviewed = release_forgotten(run, ir, reviewed, forget)
     renderings = run.entity_renderings(ir.entity_classes)
     outcome = translate_setting_aside(
-        engine, run.pack, ir, cmap, reviewed=reviewed, renderings=renderings, progress=progress, applying=applying
+        engine,
+        run.pack,
+        ir,
+        cmap,
+        reviewed=reviewed,
+        renderings=renderings,
+        progress=progress,
+        applying=applying,
+        adoption=load_adoption(run.paths.adopted),
     )
     try:
         enforce(run.pack, ir, outcome.targets)  # release checks before anything is written, the map included

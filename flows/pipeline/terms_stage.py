@@ -19,6 +19,7 @@ from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, CostReport, save_costs
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
 from flows.pipeline.stages import entity_override_inputs, rendering_inputs
+from translators.adoption import load_adoption, seed_map
 from translators.engine import TranslationEngine, pack_glossary
 from translators.memory import TranslationMemory
 from translators.spec import make_translator
@@ -36,7 +37,8 @@ class TermsResult(Record):
 
 
 def terms_inputs_key(run: AdaptationRun, ir_sha: str) -> str:
-    parts = (*rendering_inputs(run, ir_sha), entity_override_inputs(run), sha256_file(WEIGHTS_FILE))
+    adopted = sha256_file(run.paths.adopted) if run.paths.adopted.is_file() else None
+    parts = (*rendering_inputs(run, ir_sha), entity_override_inputs(run), sha256_file(WEIGHTS_FILE), adopted)
     return key_of("terms", STAGE_VERSIONS["terms"], *parts)
 
 
@@ -47,6 +49,7 @@ def stage_terms(run: AdaptationRun, ir_path: Path) -> TermsResult:
     translator = make_translator(run.request.translator, run.language, run.pack, costs=ledger)
     ir = read_ir(ir_path, run.benchmark)
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
+    seed_map(cmap, load_adoption(run.paths.adopted))  # adopted renderings are terms like any other
     engine = TranslationEngine(
         translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark)
     )

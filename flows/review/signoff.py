@@ -59,15 +59,19 @@ def translator_tier(translator_id: str, human_share: float = 0.0) -> str:
     return "model"
 
 
-HUMAN_ORIGINS = frozenset({"corrected", "imported", "reviewed"})
+HUMAN_ORIGINS = frozenset({"corrected", "imported", "reviewed", "adopted_human"})
 
 
 def units_tier(translator_id: str, origins: Iterable[str]) -> str:
     """The tier of a variant's units as they stand (their origin classes): human once people have
-    replaced every draft, else the drafting translator's."""
+    replaced every draft, else the drafting translator's. Texts adopted from elsewhere (not declared
+    human-reviewed) are drafts of an unknown machine: a model's tier when they outnumber the translator's."""
     counts = Counter(origins)
     human = sum(counts[o] for o in HUMAN_ORIGINS)
-    return translator_tier(translator_id, human / max(human + counts["draft"], 1))
+    drafts = counts["draft"] + counts["adopted"]
+    if counts["adopted"] > counts["draft"] and human < drafts:
+        return "model"
+    return translator_tier(translator_id, human / max(human + drafts, 1))
 
 
 def sample_size(lot: int, aql: float = TIER_AQL["mt"]) -> tuple[str, int]:

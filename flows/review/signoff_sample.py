@@ -26,7 +26,7 @@ def risk(bench: Workbench, record: UnitRecord) -> tuple[float, list[str]]:
         + 1.0 * bool(checks)
         + 1.0 * any(c.isdigit() for c in record.source)
         + min(len(bench.protected[record.key].placeholders), 3) * 0.5
-        + 1.0 * (record.origin_class == "draft")
+        + 1.0 * (record.origin_class in ("draft", "adopted"))
         + min(abs(math.log(ratio)), 2.0)
     )
     return round(score, 3), [f"{c.kind}: {c.message}" for c in checks]

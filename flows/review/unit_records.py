@@ -13,6 +13,7 @@ from pydantic import Field
 
 from babelflow.append_log import append_records, read_records
 from babelflow.ir import Record
+from translators.adoption import ADOPTED_ORIGIN, HUMAN_REVIEWED
 from translators.interchange import PlannedEntry
 from translators.placeholders import ProtectedText
 
@@ -39,6 +40,8 @@ ORIGIN_CLASSES = (
     "kept",
     "localized",
     "reference",
+    "adopted",
+    "adopted_human",
     "failed",
     "pending",
 )
@@ -154,15 +157,18 @@ def origin_class(origin: str, human: Correction | None) -> str:
         return "localized"
     if origin == "canonical map (cldr)":
         return "reference"
+    if origin.startswith(ADOPTED_ORIGIN) or origin == "canonical map (adopted)":
+        return "adopted_human" if origin.endswith(HUMAN_REVIEWED) else "adopted"
     return "draft"
 
 
 def xliff_state(target: str, cls: str, signed: bool) -> XliffState:
-    """needs-translation: empty; needs-review-translation: a machine draft (MT, model, faker); translated:
-    a human's text or a value kept on purpose; final: a human text under a valid sign-off."""
+    """needs-translation: empty; needs-review-translation: a machine draft (MT, model, faker) or a text
+    adopted from elsewhere; translated: a human's text (adopted ones declared human-reviewed too) or a value
+    kept on purpose; final: a human text under a valid sign-off."""
     if not target:
         return "needs-translation"
-    if cls in ("corrected", "imported", "reviewed"):
+    if cls in ("corrected", "imported", "reviewed", "adopted_human"):
         return "final" if signed else "translated"
     if cls in ("kept", "reference"):
         return "translated"

@@ -36,6 +36,7 @@ from flows.review.unit_records import (
 )
 from flows.run_setup import resolve_run, stored_request
 from source_benchmarks import get_benchmark
+from translators.adoption import load_adoption
 from translators.engine import TranslationEngine, pack_glossary, protect_as_rendered, protect_unit
 from translators.human_texts import translate_setting_aside
 from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage, Translator
@@ -125,6 +126,7 @@ class Workbench:
             cmap.model_copy(deep=True),
             reviewed=reviewed,
             renderings=run.entity_renderings(ir.entity_classes),
+            adoption=load_adoption(run.paths.adopted),
         )
         canonical, free = extract_units(ir)
         groups = canonical_groups_of_values(ir)

@@ -17,11 +17,48 @@ from validators.findings import Hit, Severity
 from validators.probes.pair_checks import MALFUNCTION, PAIR_KINDS, UNTRANSLATED, FieldPair, pair_hits
 from validators.probes.readers import read_by_no_model
 
+WHOLE_FILE_SHARE = 0.8  # this share of a file's texts copied through: the file was not translated at all
+WHOLE_FILE_MIN = 3
+
 
 @check(UNTRANSLATED, also=PAIR_KINDS[1:])
 def field_pairs(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """The pair catalogue on every translatable field, as the variant holds it (code texts the
     overlay holds are checked whole by pair_checks.code_text_pairs)."""
+    checked: dict[str, int] = {}
+    hits = list(_field_pair_hits(ctx, scope, checked))
+    yield from untranslated_files(hits, checked)
+
+
+def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
+    """A file nearly all of whose texts are copied through (a variant made elsewhere that never translated the
+    tools' descriptions or the user guidelines) is one cause with one fix: its copies become one group, not one
+    group per function or heading."""
+    copies: dict[str, int] = {}
+    for hit in hits:
+        if hit.kind == "untranslated":
+            copies[hit.artifact] = copies.get(hit.artifact, 0) + 1
+    whole = {
+        artifact
+        for artifact, n in copies.items()
+        if n >= WHOLE_FILE_MIN and n >= WHOLE_FILE_SHARE * checked.get(artifact, n)
+    }
+    out = []
+    for hit in hits:
+        if hit.kind == "untranslated" and hit.artifact in whole:
+            n, total = copies[hit.artifact], checked.get(hit.artifact, copies[hit.artifact])
+            hit = hit.model_copy(
+                update={
+                    "pattern": "the file is not translated",
+                    "message": f"{n} of the {total} texts of {hit.artifact} are copied through untranslated: the"
+                    " variant holds no translation of this file; translate it (--translator, or export/import)",
+                }
+            )
+        out.append(hit)
+    return out
+
+
+def _field_pair_hits(ctx: ValidationContext, scope: Scope, checked: dict[str, int]) -> Iterator[Hit]:
     pack_key = ctx.pack.model_dump_json() if ctx.pack is not None else None
     kept, kept_classes = kept_by_map(ctx), kept_by_policy(ctx)
     copied = copied_by_translator(ctx)
@@ -34,6 +71,7 @@ def field_pairs(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             continue  # the same, for a variant validated without its map: the language's policy keeps the class
         if entry in copied and current == element.source_text:
             continue  # one rendering everywhere, the code's literal included: `translator_copies` notes it once
+        checked[element.artifact] = checked.get(element.artifact, 0) + 1
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
                 pair = FieldPair.of(element, element.source_text).model_copy(update={"location": _code_place(element)})
@@ -61,9 +99,10 @@ def kept_by_map(ctx: ValidationContext) -> set[tuple[str, str]]:
 
 
 def copied_by_translator(ctx: ValidationContext) -> set[tuple[str, str]]:
-    """(group, source) of the map entries the translator returned as they are ('5 ft', 'unisex')."""
+    """(group, source) of the map entries the translator returned as they are ('5 ft', 'unisex'), or that an
+    adopted variant kept as they are (SEATau keeps option values in English)."""
     entries = ctx.canonical_map.lookup().values() if ctx.canonical_map is not None else ()
-    return {(e.group, e.source) for e in entries if e.target == e.source and e.origin == "translator"}
+    return {(e.group, e.source) for e in entries if e.target == e.source and e.origin in ("translator", "adopted")}
 
 
 @check(UNTRANSLATED)

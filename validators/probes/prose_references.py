@@ -156,7 +156,12 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 and ctx._spec_by_path[element.artifact].role.value == "policy"
                 and LinkKind.TOOL_ARGUMENT in kinds.get(token, set())
             )
-            severity = Severity.CRITICAL if kind == "canonical_term_not_used" or acts_on else Severity.MAJOR
+            # a value the agent passes to a tool verbatim breaks the call when named another way; one it only
+            # reads (an option the user asks for, a product it finds by id) is misread at worst
+            passed = LinkKind.TOOL_ARGUMENT in kinds.get(token, set())
+            severity = (
+                Severity.CRITICAL if acts_on or (kind == "canonical_term_not_used" and passed) else Severity.MAJOR
+            )
             also = f" nor as the variant's rendering {inferred!r}" if inferred else ""
             if read_from_db:
                 yield Hit.on(

@@ -1,0 +1,106 @@
+"""`babelflow adopt`: a variant made elsewhere becomes a babelflow variant.
+
+Its texts are read against the source IR (flows/pipeline/variant_reading.py) and saved as the run's adopted
+translations (translators/adoption.py); the run's translate stage then uses them below a reviewer's
+texts, the canonical map takes one rendering per value from them, and the rebuild writes the variant
+as any run does: Preserve values back to the source's text, each rendering wherever the data flow
+links it. What was not adopted goes to the translator (`--translator`; none offline for most
+languages: those fields stay failures for review), each listed with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from babelflow.adapt_request import AdaptRequest, AutoSpec
+from babelflow.adaptation_run import AdaptationRun
+from babelflow.atomic_io import sha256_file, write_bytes_atomic
+from babelflow.entity_policy import EntityRendering
+from babelflow.run_lock import run_lock
+from babelflow.settings import BabelflowSettings
+from flows.components import analyze_or_reuse
+from flows.pipeline.adapt import AdaptResult, adapt_run
+from flows.pipeline.variant_reading import check_adoptable, open_variant_context, read_variant
+from flows.run_setup import resolve_run
+from source_benchmarks import get_benchmark
+from translators.adoption import Adoption, save_adoption
+from translators.rebuild import source_folders
+
+
+@dataclass
+class AdoptOutcome:
+    adoption: Adoption
+    adapted: AdaptResult
+
+
+def adoption_request(request: AdaptRequest) -> AdaptRequest:
+    """`auto` with no offline translator for the language means none: what the variant lacks stays a failure.
+    People and places keep the variant's own renderings unless `--entity` asks otherwise (the script's default,
+    localize for a non-Latin target, would rename what the variant's prose already names its way)."""
+    if isinstance(request.translator, AutoSpec):
+        request = request.model_copy(update={"translator": AutoSpec(otherwise="none")})
+    variant_own = {kind: EntityRendering.TRANSLATE for kind in ("person", "place")}
+    return request.model_copy(update={"entities": {**variant_own, **request.entities}})
+
+
+@dataclass(frozen=True)
+class AdoptedFrom:
+    """The variant to adopt: its folder, who made it, and whether people reviewed its texts."""
+
+    folder: Path
+    origin: str | None = None  # default: the folder's name
+    human_reviewed: bool = False
+
+
+def read_adoption(run: AdaptationRun, source: AdoptedFrom, progress: Callable[[str], None]) -> Adoption:
+    """The adoption record of `source` against the run's source benchmark (refused, exit 2, before any write)."""
+    folder = source.folder
+    bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
+    sources, _ = source_folders(bench)
+    check_adoptable(bench, run.benchmark, folder, sources)
+    ir = analyze_or_reuse(bench, run.profile, run.paths.ir, progress)
+    progress("reading the variant")
+    reading = read_variant(open_variant_context(bench, folder, ir, run.language), folder)
+    return Adoption(
+        origin=source.origin or folder.resolve().name,
+        origin_dir=str(folder.resolve()),
+        human_reviewed=source.human_reviewed,
+        ir_sha256=sha256_file(run.paths.ir),
+        texts=reading.texts,
+        terms=reading.terms(),
+        whole_fields=reading.whole_fields,
+        not_adopted=reading.not_adopted,
+        restored=reading.restored,
+        translatable_fields=reading.translatable_fields,
+    )
+
+
+def adopt(
+    request: AdaptRequest,
+    source: AdoptedFrom,
+    *,
+    settings: BabelflowSettings | None = None,
+    progress: Callable[[str], None] | None = None,
+    translation_progress: Callable[[int, int], None] | None = None,
+) -> AdoptOutcome:
+    """Read the variant, save what was adopted, then translate what it lacks and rebuild. A refused run puts
+    the previous adoption record back: nothing is left half written."""
+    run = resolve_run(settings or BabelflowSettings(), adoption_request(request))
+    progress = progress or (lambda message: None)
+    adoption = read_adoption(run, source, progress)
+    settings = run.settings
+    path = run.paths.adopted
+    previous = path.read_bytes() if path.is_file() else None
+    with run_lock(settings.layout.locks(), run.benchmark, run.language, holder="adopt"):
+        save_adoption(adoption, path)
+    try:
+        adapted = adapt_run(run, progress=progress, translation_progress=translation_progress)
+    except BaseException:
+        if previous is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_bytes_atomic(path, previous)
+        raise
+    return AdoptOutcome(adoption=adoption, adapted=adapted)
