@@ -1,7 +1,10 @@
 """τ²'s own evaluator on every task: does a built variant score exactly as its source? (issue 23)
 
     python -m bench.evaluator_agreement [--domains tau2-mock,tau2-airline,tau2-retail,tau2-telecom]
-        --lang es [--lang en-XA ...] [--json FILE]
+        --lang es [--lang en-XA ...] [--json FILE] [--source-dir DIR]
+
+Run it in the project folder whose adapted/ holds the variants (an adopted variant's too, with the
+--source-dir it was adopted against).
 
 For every task of each domain (telecom: all 2,285), on the source and on each built variant
 (adapted/<benchmark>/<lang>, as `babelflow adapt` leaves it; the variant is registered in τ²'s
@@ -158,7 +161,7 @@ def _logger(console: Console, prefix: str) -> Callable[[str], None]:
     return lambda line: console.log(f"{prefix}: {line}")
 
 
-def run(domains: list[str], languages: list[str], console: Console) -> list[Agreement]:
+def run(domains: list[str], languages: list[str], console: Console, source_dir: Path | None = None) -> list[Agreement]:
     from source_benchmarks import get_benchmark
 
     apply_offline_environment()
@@ -174,7 +177,7 @@ def run(domains: list[str], languages: list[str], console: Console) -> list[Agre
         if missing:
             raise SystemExit(f"no variant at {', '.join(missing)}: build it with babelflow adapt {benchmark} --lang L")
         started = time.perf_counter()
-        bench = get_benchmark(benchmark)
+        bench = get_benchmark(benchmark, source_dir=source_dir)
         source = _score_all(bench, benchmark.removeprefix("tau2-"), _logger(console, benchmark))
         seconds = time.perf_counter() - started
         for lang, variant_dir in variants.items():
@@ -212,8 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--domains", default=",".join(DOMAINS))
     parser.add_argument("--lang", action="append", required=True)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--source-dir", type=Path, default=None, help="the source's data folder, as given to adapt/adopt --source-dir"
+    )
     args = parser.parse_args(argv)
-    results = run([d for d in args.domains.split(",") if d], args.lang, Console(stderr=True))
+    results = run([d for d in args.domains.split(",") if d], args.lang, Console(stderr=True), args.source_dir)
     render(results, Console(width=160))
     if args.json:
         args.json.write_text("[" + ",".join(r.model_dump_json() for r in results) + "]")

@@ -46,6 +46,13 @@ class Finding(Record):
             "when the field role alone does not say it"
         ),
     )
+    cause: str | None = Field(
+        default=None,
+        description=(
+            "the one systematic cause several values or files share (a translator that renders the tools' "
+            "values in prose): findings of one kind and cause are one group, one decision, one fix"
+        ),
+    )
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -79,6 +86,7 @@ class Hit(Record):
     pattern: str | None = None
     severity: Severity | None = Field(default=None, description="None: the kind's default")
     kind: str | None = Field(default=None, description="which of its check's kinds (None: its only one)")
+    cause: str | None = Field(default=None, description="Finding.cause: what groups it with other values or files")
 
     @classmethod
     def on(cls, element: IRElement, target: str | None, message: str, **seen: Any) -> Hit:
@@ -117,6 +125,7 @@ def found(kind: FindingKind, validator_id: str, hit: Hit) -> Finding:
             )
         ],
         pattern=hit.pattern,
+        cause=hit.cause,
     )
     finding.id = finding_id(finding.key)
     return finding
@@ -273,14 +282,36 @@ def _claim(pattern: str, members: list[Finding]) -> str:
     )
 
 
+def _group_key(finding: Finding) -> tuple[str, str, str, str]:
+    if finding.cause:  # one cause across values and files: one group
+        return (finding.layer.value, finding.kind, "", finding.cause)
+    return (finding.layer.value, finding.kind, finding.artifact, _pattern(finding))
+
+
+def _cause_claim(cause: str, members: list[Finding]) -> str:
+    """'English words left in the translation: 'user' ×85, 'available' ×33 (tasks.json ×93, policy.md ×25)'."""
+    named = Counter(m.pattern or m.location for m in members)
+    where = Counter(m.artifact.rsplit("/", 1)[-1] for m in members)
+    files = f" ({', '.join(f'{a} ×{n}' for a, n in where.most_common(4))})" if len(where) > 1 else ""
+    if len(named) == 1:  # one pattern in several files: the files are the list
+        named, files = where, ""
+    listed = ", ".join(f"{name} ×{n}" for name, n in named.most_common(6))
+    more = f" and {len(named) - 6} more" if len(named) > 6 else ""
+    first = members[0].message
+    return f"{cause}: {listed}{more}{files}. First: {first}"
+
+
 def group_findings(findings: list[Finding]) -> list[FindingGroup]:
     """Groups in order of impact: severity first, then how many findings share the pattern."""
     grouped: dict[tuple[str, str, str, str], list[Finding]] = {}
     for finding in findings:
-        grouped.setdefault((finding.layer.value, finding.kind, finding.artifact, _pattern(finding)), []).append(finding)
+        grouped.setdefault(_group_key(finding), []).append(finding)
     groups = []
     for (layer, kind, artifact, pattern), members in grouped.items():
         severity = min((m.severity for m in members), key=lambda s: _SEVERITY_RANK.get(s.value, 9))
+        artifacts = sorted({m.artifact for m in members})
+        shown = artifact or (artifacts[0] if len(artifacts) == 1 else f"{len(artifacts)} files")
+        members.sort(key=lambda m: _SEVERITY_RANK.get(m.severity.value, 9))  # the worst one speaks first
         groups.append(
             FindingGroup(
                 id="G-"
@@ -288,10 +319,10 @@ def group_findings(findings: list[Finding]) -> list[FindingGroup]:
                 layer=Layer(layer),
                 kind=kind,
                 severity=severity,
-                artifact=artifact,
+                artifact=shown,
                 pattern=pattern,
                 finding_ids=[m.id for m in members],
-                example=_claim(pattern, members),
+                example=_cause_claim(pattern, members) if not artifact else _claim(pattern, members),
             )
         )
     return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity.value, 9), -len(g.finding_ids), g.id))

@@ -74,6 +74,7 @@ def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             source=" | ".join(values),
             target=rendering,
             pattern=f"{rendering!r}",
+            cause="different values given one rendering",
         )
 
 
@@ -147,6 +148,10 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
             if severity is Severity.NOTE
             else f"{element.source_text!r} rendered {len(others)} ways"
             if others
+            else None,
+            # one repair for all of them: each value's record rendering written everywhere (`babelflow adopt`)
+            cause="fields that do not use their record's rendering of a value"
+            if others and severity is not Severity.NOTE
             else None,
         )
 

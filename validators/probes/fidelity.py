@@ -41,7 +41,7 @@ def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
     whole = {
         artifact
         for artifact, n in copies.items()
-        if n >= WHOLE_FILE_MIN and n >= WHOLE_FILE_SHARE * checked.get(artifact, n)
+        if (n >= WHOLE_FILE_MIN and n >= WHOLE_FILE_SHARE * checked.get(artifact, n)) or n == checked.get(artifact)
     }
     out = []
     for hit in hits:
@@ -50,6 +50,7 @@ def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
             hit = hit.model_copy(
                 update={
                     "pattern": "the file is not translated",
+                    "cause": "files the variant does not translate",
                     "message": f"{n} of the {total} texts of {hit.artifact} are copied through untranslated: the"
                     " variant holds no translation of this file; translate it (--translator, or export/import)",
                 }

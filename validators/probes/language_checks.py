@@ -133,6 +133,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 target,
                 f"English {kind_of} {word!r} left in the translation",
                 f"English {word!r}",
+                cause="English words left in the translation",
                 word=word,
             )
         yield from status_in_prose(element, target, statuses)
@@ -151,6 +152,7 @@ def _mixed_register(element, target: str, word: str, register: Register) -> Hit:
         f"English word {word!r} kept; this variant writes English words where its source has none "
         f"({register.evidence()}): in a register that mixes in English a kept word may read as native",
         "English words kept in a register that mixes in English",
+        cause="English words kept in a register that mixes in English",
         word=word,
     )
 

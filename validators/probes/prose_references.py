@@ -60,7 +60,7 @@ class ReadScope:
     db_kept: set[str]
 
     @classmethod
-    def of(cls, ctx: ValidationContext, policy) -> ReadScope:
+    def of(cls, ctx: ValidationContext, policy, renderings: dict[str, str]) -> ReadScope:
         tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
         database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
         changed = set(policy.renderings) | set(policy.inconsistent)
@@ -69,8 +69,12 @@ class ReadScope:
             for element in ctx.ir.elements
             if element.artifact in database
             and element.locator.kind in ("data_value", "data_key")  # an option's name ('stovetop compatibility') too
-            and element.translation_type is TranslationType.PRESERVE
             and element.source_text not in changed
+            # kept by the IR, or a canonical value whose rendering is itself (an adopted catalogue kept it)
+            and (
+                element.translation_type is TranslationType.PRESERVE
+                or renderings.get(element.source_text) == element.source_text
+            )
         }
         return cls(tasks=tasks, db_kept=db_kept)
 
@@ -99,7 +103,7 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     kinds = _link_kinds(ctx)
     all_renderings = policy.renderings_of()
     map_renders = map_renderings(ctx)
-    readers = ReadScope.of(ctx, policy)
+    readers = ReadScope.of(ctx, policy, rendering)
     for element in ctx.translatable():
         if element.artifact in scope.skip or not element.inline_tokens:
             continue
@@ -108,9 +112,10 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             continue
         folded = target.casefold()
         for token in element.inline_tokens:
-            if token in entities and token not in rendering and readers.task_prose(element):
+            if token in entities and readers.task_prose(element):
                 continue  # a rendered DB entity in task prose: entity_rendering_unknown judges it, once
             wanted = rendering.get(token, token)
+            kept = wanted == token  # the map (or the data) keeps the value: a lost mention is a lost reference
             inferred = policy.renderings.get(token)
             if target.count(wanted) >= _standalone(token, element.source_text, element.inline_tokens):
                 continue
@@ -135,15 +140,11 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 continue  # part of a longer kept value ('Wireless' in 'Wireless Earbuds') the variant renders
             # a measure starts with its number; an id with a number inside ('US1330…') is a value to keep whole
             digits = numbers_in(token, language_data("en")) if token[:1].isdigit() else []
-            if (
-                token not in rendering
-                and digits
-                and not Counter(digits) - Counter(numbers_in(target, language_data(ctx.language)))
-            ):
+            if kept and digits and not Counter(digits) - Counter(numbers_in(target, language_data(ctx.language))):
                 continue  # a measure whose unit the translation writes in its language ('15-inch' -> '15 นิ้ว')
-            if token not in rendering and _same_parts(token, folded):
+            if kept and _same_parts(token, folded):
                 continue  # same value in another case, spacing or word order ('13-inch' -> '13 inch')
-            kind = "canonical_term_not_used" if token in rendering else "reference_lost"
+            kind = "reference_lost" if kept else "canonical_term_not_used"
             read_from_db = False
             if kind == "reference_lost" and readers.task_prose(element):
                 if LinkKind.SCHEMA_LITERAL in kinds.get(token, set()):
@@ -186,6 +187,11 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 location=element.role + path_of(element),
                 detail={"token": token},
                 pattern=f"{token!r}",
+                cause=(
+                    "values the tools hold, named another way in the text"
+                    if kind == "reference_lost"
+                    else "canonical values not in the map's rendering"
+                ),
             )
             break
 

@@ -59,6 +59,16 @@ def rendered_entities(ctx: ValidationContext) -> dict[str, set[str]]:
     return out
 
 
+def _mentioned(name: str, source_folded: str) -> bool:
+    """The source names `name` whole, inflected, or by a word of its own ('jigsaw' for 'Jigsaw Puzzle')."""
+    folded = name.casefold()
+    if folded[: max(4, len(folded) - 2)] in source_folded:
+        return True
+    words = [w for w in re.findall(r"\w+", folded) if len(w) >= 4]
+    stems = [re.escape(w[: max(4, len(w) - 1)]) for w in words]
+    return len(words) > 1 and any(re.search(rf"(?<!\w){stem}", source_folded) for stem in stems)
+
+
 @paired_consistency(
     "entity_rendering_unknown",
     Severity.MAJOR,
@@ -93,8 +103,9 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
             if any(patterns[v].search(element.source_text) for v in longer):
                 continue  # 'Kettle' inside 'Electric Kettle': the longer name is judged
             source_folded = element.source_text.casefold()
-            # mentioned in the source in any form ('bookshelves' for 'Bookshelf'): not another product's name
-            mentioned = {v for v in entities if v.casefold()[: max(4, len(v) - 2)] in source_folded}
+            # mentioned in the source in any form ('bookshelves' for 'Bookshelf', 'jigsaw' for 'Jigsaw
+            # Puzzle'): its rendering in the target is that product's, not another's
+            mentioned = {v for v in entities if _mentioned(v, source_folded)}
             others = sorted(
                 {
                     owner
@@ -112,6 +123,7 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
                     f"asks for, and the agent finds, another product (the DB writes {value!r} as {named})"
                 )
                 cause = f"{value!r} named as another product in task prose"
+                shared = "products named as another product in task prose"
             else:
                 severity = Severity.NOTE
                 message = (
@@ -119,6 +131,7 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
                     "product: a synonym the agent matches by meaning; use the catalogue's words if the prose should"
                 )
                 cause = f"{value!r} named by a synonym in task prose"
+                shared = "products named by a synonym in task prose"
             yield Hit.on(
                 element,
                 target,
@@ -130,4 +143,5 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
                     "other": ", ".join(others),
                 },
                 pattern=cause,
+                cause=shared,
             )

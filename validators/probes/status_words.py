@@ -14,8 +14,17 @@ from validators.findings import Hit, Severity
 from validators.probes.quoting import quoted_pairs
 
 
-def field_hit(kind: str, severity: Severity, element, target: str, message: str, pattern: str, **detail: str) -> Hit:
-    return Hit.on(element, target, message, kind=kind, severity=severity, detail=detail, pattern=pattern)
+def field_hit(
+    kind: str,
+    severity: Severity,
+    element,
+    target: str,
+    message: str,
+    pattern: str,
+    cause: str | None = None,
+    **detail: str,
+) -> Hit:
+    return Hit.on(element, target, message, kind=kind, severity=severity, detail=detail, pattern=pattern, cause=cause)
 
 
 # ---- status renderings in ordinary prose -----------------------------------------------------
@@ -58,6 +67,7 @@ def status_in_prose(element, target: str, statuses: dict[str, str]) -> list[Hit]
                     f"the status rendering {rendering!r} stands where the source uses {value!r} as an ordinary word: "
                     "the sentence now says something else",
                     f"status {value!r} as {rendering!r}",
+                    cause="status renderings forced into ordinary prose",
                     status=value,
                     rendering=rendering,
                 )
@@ -90,6 +100,7 @@ def status_doubled(element, target: str, statuses: dict[str, str], data: Languag
                     target,
                     f"the status rendering {rendering!r} of {value!r} is written twice side by side",
                     f"status {value!r} doubled",
+                    cause="status renderings written twice",
                     status=value,
                     rendering=rendering,
                 )
@@ -116,6 +127,7 @@ def spacing_around(element, target: str, terms: set[str], data: LanguageData) ->
                         target,
                         f"spaces inserted around {term!r} in a script written without spaces between words",
                         f"spaces around {term!r}",
+                        cause="spaces inserted around terms in a script written without them",
                         term=term,
                     )
                 )
