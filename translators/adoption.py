@@ -11,6 +11,7 @@ rendering, so a product named two ways, or a name the class's policy localizes, 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Literal
@@ -49,6 +50,9 @@ class NotAdopted(Record):
 class CompetingRendering(Record):
     rendering: str
     count: int = Field(description="fields of the variant holding this rendering")
+    element_ids: list[str] = Field(
+        default_factory=list, description="those fields: the rebuild writes the chosen rendering there instead"
+    )
 
 
 class AdoptedTerm(Record):
@@ -101,6 +105,16 @@ class Adoption(Record):
     def variant_renderings(self) -> dict[tuple[str, str], set[str]]:
         """(group, source) -> every rendering the variant used for the value."""
         return {(t.group, t.source): {t.target, *(c.rendering for c in t.competing)} for t in self.terms}
+
+
+def adoption_key(path: Path) -> str | None:
+    """What of the run's adoption record its translation depends on (texts, renderings, provenance), hashed:
+    the fields it lists as not adopted, refusals included, change no translation."""
+    adoption = load_adoption(path)
+    if adoption is None:
+        return None
+    used = adoption.model_dump_json(include={"origin", "human_reviewed", "ir_sha256", "texts", "terms"})
+    return hashlib.sha256(used.encode()).hexdigest()
 
 
 def save_adoption(adoption: Adoption, path: Path) -> None:

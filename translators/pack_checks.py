@@ -21,16 +21,24 @@ from babelflow.text import CONTROL_TOKEN, UNACCENT_TABLE, unmirror
 # starts and an id at a word start (or a "#"): started inside a long run, each scanned the rest of it
 # (20,000 letters in a task took 21 s). Same tokens on every tau2 string; one edge differs: an email
 # glued by "+"/"-" to an id that ends in "/word" ("1/a+b@c.de") is no longer a token of its own.
-_PARITY = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|###[A-Z_-]+###|(?:#|(?<!\w))\w*\d\w*(?:[-/]\w+)*")
+# an email ends at its last label: the sentence's full stop after it is not part of it (Thai ends with none)
+_PARITY = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|###[A-Z_-]+###|(?:#|(?<!\w))\w*\d\w*(?:[-/]\w+)*")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
 
 
 _NUMBER_CHARS = frozenset("0123456789.,/-")
 
 
+_MEASURE = re.compile(r"(\d+(?:[.,]\d+)?)-[A-Za-z]+")  # '15-inch', '1000-piece': a number and its unit word
+_GROUPED = re.compile(r"(?<=\d)[,.\u00a0\u202f ](?=\d{3}(?!\d))")  # '1,000' / '1.000' / '1 000' is 1000
+
+
 def _numeric_core(token: str) -> str:
-    """A quantity with a short unit suffix ("3-4k", "5k", "10km") keeps its number, not its unit: a
-    translation writes the unit its own way ("3-4 mil"); an id ("W2378156", "HAT-12") is kept whole."""
+    """A quantity with a unit ("3-4k", "5k", "10km", "15-inch") keeps its number, not its unit: a
+    translation writes the unit its own way ("3-4 mil", "15 นิ้ว"); an id ("W2378156", "HAT-12") is kept whole."""
+    measure = _MEASURE.fullmatch(token)
+    if measure:
+        return measure.group(1)
     letters = len(token) - len(token.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
     number = token[: len(token) - letters]
     if 1 <= letters <= 3 and number and number[-1].isdigit() and set(number) <= _NUMBER_CHARS:
@@ -124,7 +132,8 @@ def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidde
         tokens = [
             _numeric_core(_ORDINAL.sub(r"\1", t)) for t in _PARITY.findall(source)
         ]  # "19th" may become "19." but 19 stays
-        missing = [token for token in tokens if token not in target]
+        ungrouped = _GROUPED.sub("", target)  # a number in the target's digit grouping is the same number
+        missing = [token for token in tokens if token not in target and token not in ungrouped]
         if missing:
             problems.append(f"{where}: task parity broken, missing {missing[:5]}")
     if element.role.endswith(".persona") and not in_pack_language(target, pack):

@@ -94,6 +94,30 @@ SAMPLE_UNIT_FAILED = declare_kind(
     "a unit the reviewer failed in a rejected sign-off sample (its MQM category and severity in the message)",
 )
 
+# what `babelflow adopt` changed in a variant made elsewhere (flows/pipeline/adoption_findings.py queues them):
+# a repair is never silent; dismissing one accepts it, confirming it asks for the field's own text
+ADOPTED_RENDERING_REPLACED = declare_kind(
+    "adopted_rendering_replaced",
+    Layer.CONSISTENCY,
+    Severity.MINOR,
+    frozenset(),
+    "a field of an adopted variant named a value another way: adopt wrote the value's chosen rendering there",
+)
+ADOPTED_TEXT_REFUSED = declare_kind(
+    "adopted_text_refused",
+    Layer.FIDELITY,
+    Severity.MAJOR,
+    frozenset(),
+    "an adopted variant's text the release checks refused (an id dropped): the field holds the source's text",
+)
+ADOPTED_VALUE_RESTORED = declare_kind(
+    "adopted_value_restored",
+    Layer.CONSISTENCY,
+    Severity.MINOR,
+    frozenset(),
+    "a kept value an adopted variant had changed: adopt wrote the source's text back",
+)
+
 
 def declared() -> dict[tuple[Layer, str], FindingKind]:
     """Every kind, the checks' included: their modules declare them when imported (the catalogue)."""

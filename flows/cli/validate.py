@@ -150,6 +150,10 @@ def validate(
             settings.layout.costs(benchmark, lang, "validate"),
             f"{benchmark} {lang}: model usage",
         )
+    if variant is None:  # the project's own variant: what `babelflow adopt` repaired is reviewed too
+        from flows.pipeline.adoption_findings import with_adoption_repairs  # noqa: PLC0415 - off --help
+
+        failures = with_adoption_repairs(failures, layout.adopted_translations(benchmark, lang), ir)
     if json_out:
         save_record(failures, json_out)
     from validators.probes.policy import save_inferred_map  # noqa: PLC0415 - +0.1 s on --help

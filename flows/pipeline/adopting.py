@@ -22,10 +22,10 @@ from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows.components import analyze_or_reuse
 from flows.pipeline.adapt import AdaptResult, adapt_run
-from flows.pipeline.variant_reading import check_adoptable, open_variant_context, read_variant
+from flows.pipeline.variant_reading import check_adoptable, open_variant_context, read_variant, where_of
 from flows.run_setup import resolve_run
 from source_benchmarks import get_benchmark
-from translators.adoption import Adoption, save_adoption
+from translators.adoption import Adoption, NotAdopted, save_adoption
 from translators.rebuild import source_folders
 
 
@@ -103,4 +103,31 @@ def adopt(
         else:
             write_bytes_atomic(path, previous)
         raise
+    refused = refused_texts(adoption, adapted)
+    if refused:  # listed with their reason; the translation does not depend on this list (adoption_key)
+        adoption = adoption.model_copy(update={"not_adopted": [*adoption.not_adopted, *refused]})
+        with run_lock(settings.layout.locks(), run.benchmark, run.language, holder="adopt"):
+            save_adoption(adoption, path)
     return AdoptOutcome(adoption=adoption, adapted=adapted)
+
+
+def refused_texts(adoption: Adoption, adapted: AdaptResult) -> list[NotAdopted]:
+    """Adopted texts the release checks set aside (an order id dropped): the field keeps the source's text
+    until it is corrected or translated, and the review queue names why."""
+    elements = adapted.ir.by_id()
+    out = []
+    for failure in adapted.outcome.set_aside:
+        for element_id in failure.element_ids:
+            element = elements.get(element_id)
+            if element is None or element_id not in adoption.texts:
+                continue
+            out.append(
+                NotAdopted(
+                    element_id=element_id,
+                    artifact=element.artifact,
+                    where=where_of(element),
+                    reason="refused_by_checks",
+                    detail="; ".join(failure.problems[:3]),
+                )
+            )
+    return out

@@ -30,7 +30,7 @@ from flows.components import analysis_lock, analyze_or_reuse, domain_name_for
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, keep_ir, key_of, load_overrides, read_ir
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
-from translators.adoption import load_adoption
+from translators.adoption import adoption_key, load_adoption
 from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
 from translators.human_texts import HUMAN_ORIGINS, failing_units, translate_setting_aside
 from translators.interface import Translator
@@ -117,7 +117,7 @@ def translate_inputs_key(run: AdaptationRun, ir_sha: str, reviewed: dict[str, st
         *rendering_inputs(run, ir_sha),
         sorted(reviewed.items()),
         entity_override_inputs(run),
-        sha256_file(run.paths.adopted) if run.paths.adopted.is_file() else None,
+        adoption_key(run.paths.adopted),
     )
     return key_of("translate", STAGE_VERSIONS["translate"], *parts)
 

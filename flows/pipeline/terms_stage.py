@@ -19,7 +19,7 @@ from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, CostReport, save_costs
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
 from flows.pipeline.stages import entity_override_inputs, rendering_inputs
-from translators.adoption import load_adoption, seed_map
+from translators.adoption import adoption_key, load_adoption, seed_map
 from translators.engine import TranslationEngine, pack_glossary
 from translators.memory import TranslationMemory
 from translators.spec import make_translator
@@ -37,7 +37,7 @@ class TermsResult(Record):
 
 
 def terms_inputs_key(run: AdaptationRun, ir_sha: str) -> str:
-    adopted = sha256_file(run.paths.adopted) if run.paths.adopted.is_file() else None
+    adopted = adoption_key(run.paths.adopted)
     parts = (*rendering_inputs(run, ir_sha), entity_override_inputs(run), sha256_file(WEIGHTS_FILE), adopted)
     return key_of("terms", STAGE_VERSIONS["terms"], *parts)
 

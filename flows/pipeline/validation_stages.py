@@ -19,6 +19,7 @@ from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, save_costs
 from babelflow.settings import BabelflowSettings
 from flows.code_fingerprint import package_fingerprint, stage_code
+from flows.pipeline.adoption_findings import with_adoption_repairs
 from flows.pipeline.replay_memo import variant_replays
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
 from flows.pipeline.stages import TranslateResult
@@ -245,4 +246,6 @@ def stage_merge(
     merged = review_and_merge(run.benchmark, run.language, probe_findings, suppressed, agents, own_context)
     if ledger.report().rows:
         save_costs(ledger.report(), costs_path(run.settings, run.benchmark, run.language, "validate"))
+    if ir_path is not None:  # what `babelflow adopt` repaired is reviewed like any finding
+        merged = with_adoption_repairs(merged, run.paths.adopted, read_ir(ir_path, run.benchmark))
     return ReviewStore(run.paths.review_dir).open_findings(merged)

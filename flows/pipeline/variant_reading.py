@@ -43,6 +43,7 @@ class VariantReading:
     texts: dict[str, str] = field(default_factory=dict)
     renderings: dict[tuple[str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
     in_catalogue: dict[tuple[str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
+    holders: dict[tuple[str, str, str], list[str]] = field(default_factory=lambda: defaultdict(list))
     whole_fields: list[str] = field(default_factory=list)
     not_adopted: list[NotAdopted] = field(default_factory=list)
     restored: list[RestoredValue] = field(default_factory=list)
@@ -60,7 +61,11 @@ class VariantReading:
                 target, how = next(iter(seen)), "only rendering"
             else:
                 target, how = seen.most_common(1)[0][0], "most fields"
-            competing = [CompetingRendering(rendering=r, count=n) for r, n in seen.most_common() if r != target]
+            competing = [
+                CompetingRendering(rendering=r, count=n, element_ids=self.holders[(group, source, r)])
+                for r, n in seen.most_common()
+                if r != target
+            ]
             out.append(AdoptedTerm(group=group, source=source, target=target, chosen_by=how, competing=competing))
         return out
 
@@ -150,7 +155,7 @@ def _block_structures(ctx: ValidationContext) -> dict[str, str]:
     return out
 
 
-def _where(element: IRElement) -> str:
+def where_of(element: IRElement) -> str:
     locator = element.locator
     if isinstance(locator, DataValueLocator):
         return element.artifact + ":" + ".".join(map(str, locator.path))
@@ -187,7 +192,7 @@ def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
                 NotAdopted(
                     element_id=element.id,
                     artifact=element.artifact,
-                    where=_where(element),
+                    where=where_of(element),
                     reason=reason,
                     detail=detail,
                 )
@@ -220,7 +225,7 @@ def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
                     RestoredValue(
                         element_id=element.id,
                         artifact=element.artifact,
-                        where=_where(element),
+                        where=where_of(element),
                         source=element.source_text,
                         variant_text=target,
                     )
@@ -232,6 +237,7 @@ def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
         if element.translation_type is TranslationType.TRANSLATE_CANONICAL:
             key = (element.canonical_group or "default", element.source_text)
             reading.renderings[key][target] += 1
+            reading.holders[(*key, target)].append(element.id)
             if catalogue.get(element.canonical_group or "") == element.role:
                 reading.in_catalogue[key][target] += 1
             continue

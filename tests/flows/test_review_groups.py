@@ -72,6 +72,44 @@ def test_groups_collapse_repeats_and_rank_by_impact() -> None:
     assert [g.id for g in group_findings(list(reversed(failures.findings)))] == [g.id for g in groups]  # stable ids
 
 
+def test_one_cause_over_several_values_and_files_is_one_group_led_by_its_worst() -> None:
+    """Statuses renamed in the policy and in the tasks: one translator habit, one decision, one fix
+    (a reviewer does not decide 'pending' and 'delivered' apart); the critical one speaks for the group."""
+    cause = "values the tools hold, named another way in the text"
+    rows = [
+        ("data/policy.md", "'pending'", Severity.MAJOR),
+        ("data/policy.md", "'delivered'", Severity.MAJOR),
+        ("data/tasks.json", "'delivered'", Severity.MAJOR),
+        ("data/policy.md", "'ordered by mistake'", Severity.CRITICAL),
+    ]
+    findings = [
+        a_finding(
+            "probes",
+            Layer.CONSISTENCY,
+            "reference_lost",
+            severity,
+            artifact,
+            f"x @ {n}",
+            f"{value} no longer appears",
+            element_id=f"e{n}",
+            pattern=value,
+            cause=cause,
+        )
+        for n, (artifact, value, severity) in enumerate(rows)
+    ]
+    lone = a_finding(  # the same kind without a cause: grouped by its file and value, as before
+        "probes", Layer.CONSISTENCY, "reference_lost", Severity.MAJOR, "data/policy.md", "y", "m", pattern="'x'"
+    )
+    groups = group_findings([*findings, lone])
+    assert len(groups) == 2
+    shared = groups[0]
+    assert shared.severity is Severity.CRITICAL and len(shared.finding_ids) == 4
+    assert shared.finding_ids[0] == findings[3].id  # the worst first: its message is the example's
+    assert shared.artifact == "2 files" and shared.pattern == cause
+    assert "'delivered' ×2" in shared.example and "policy.md ×3" in shared.example
+    assert "ordered by mistake" in shared.example.split("First: ")[1]
+
+
 @pytest.fixture(scope="module")
 def prefect_env(tmp_path_factory, prefect_harness):
     # task results stay in this module's temp folder, and the variable is restored afterwards

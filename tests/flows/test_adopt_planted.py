@@ -1,0 +1,131 @@
+"""Adopting a real variant made elsewhere (SEATauBench's Vietnamese τ² retail, slices under tests/data/seatau/)
+with three defects planted in it: an order id dropped from an adopted sentence, one order line that renames
+its product, one English sentence left. Each must reach the review queue at its field; none may be fixed or
+kept silently (issue 40)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from babelflow.settings import BabelflowSettings
+from tests.data.seatau import corpus
+
+BENCH, LANG = "tau2-retail", "vi"
+pytestmark = pytest.mark.slow
+
+
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from flows.cli.app import app
+
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "160"})
+
+
+def _plant(variant, source_tasks):
+    """Plant the three defects; returns where each is (task index and field, order id and line)."""
+    tasks_path = variant / corpus.RETAIL / "tasks.json"
+    db_path = variant / corpus.RETAIL / "db.json"
+    tasks = json.loads(tasks_path.read_text(encoding="utf-8"))
+    source = {t["id"]: t for t in source_tasks}
+    by_id = {t["id"]: n for n, t in enumerate(tasks)}
+    # 1. an order id dropped from an adopted sentence
+    dropped = next(
+        t
+        for t in tasks
+        if (ids := re.findall(r"#W\d{7}", t["user_scenario"]["instructions"]["reason_for_call"])) and len(set(ids)) == 1
+    )
+    order_id = re.findall(r"#W\d{7}", dropped["user_scenario"]["instructions"]["reason_for_call"])[0]
+    text = dropped["user_scenario"]["instructions"]["reason_for_call"]
+    dropped["user_scenario"]["instructions"]["reason_for_call"] = text.replace(order_id, "").replace("  ", " ")
+    # 3. one English sentence left: another task's first sentence is the source's, its rest stays translated
+    english = next(
+        t
+        for t in tasks
+        if t is not dropped
+        and source[t["id"]]["user_scenario"]["instructions"]["reason_for_call"].count(". ") >= 2
+        and t["user_scenario"]["instructions"]["reason_for_call"].count(". ") >= 2
+    )
+    sentence = source[english["id"]]["user_scenario"]["instructions"]["reason_for_call"].split(". ")[0] + "."
+    rest = english["user_scenario"]["instructions"]["reason_for_call"].split(". ", 1)[1]
+    english["user_scenario"]["instructions"]["reason_for_call"] = f"{sentence} {rest}"
+    tasks_path.write_text(json.dumps(tasks, ensure_ascii=False, indent=2), encoding="utf-8")
+    # 2. one order line names its product otherwise than the catalogue (and every other line)
+    db = json.loads(db_path.read_text(encoding="utf-8"))
+    order_key, order = next((k, o) for k, o in db["orders"].items() if len(o["items"]) >= 2)
+    catalogue_name = order["items"][0]["name"]
+    order["items"][0]["name"] = "Món hàng đổi tên"
+    db_path.write_text(json.dumps(db, ensure_ascii=False, indent=2), encoding="utf-8")
+    return {
+        "dropped": (by_id[dropped["id"]], order_id),
+        "english": (by_id[english["id"]], sentence),
+        "renamed": (order_key, catalogue_name),
+    }
+
+
+def test_planted_defects_of_an_adopted_variant_each_reach_the_review_queue(tmp_path, monkeypatch):
+    from flows.review.store import ReviewStore, review_folder
+
+    root = corpus.rebuild(tmp_path / "corpus")
+    variant = tmp_path / "their-vi"
+    shutil.copytree(root / LANG, variant)
+    source_tasks = json.loads((root / "en" / corpus.RETAIL / "tasks.json").read_text(encoding="utf-8"))
+    planted = _plant(variant, source_tasks)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(project))
+    monkeypatch.chdir(project)
+    common = ("--source-dir", str(root / "en"), "--lang", LANG)
+    adopted = _cli("adopt", BENCH, *common, "--from", str(variant), "--origin", "SEATauBench")
+    assert adopted.exit_code == 0, adopted.output
+    validated = _cli("validate", BENCH, *common, "--review")
+    assert validated.exit_code == 1, validated.output
+    settings = BabelflowSettings(project_root=project)
+    folder, _ = review_folder(settings, BENCH, LANG, None)
+    queue = ReviewStore(folder).queue()
+    assert queue is not None
+    built = settings.layout.variant(BENCH, LANG) / "data" / corpus.RETAIL
+
+    tasks = json.loads((built / "tasks.json").read_text(encoding="utf-8"))
+
+    def at(where: str, *kinds: str):
+        """Findings at a field: its JSON path, or its task and field role (a prose check names the task)."""
+        index = re.match(r"\$\[(\d+)\]", where)
+        role = "tasks.json[*]" + "".join(f".{k}" for k in re.findall(r"\['(\w+)'\]", where))
+        return [
+            f
+            for f in queue.findings
+            if (where in f.location or (index and f.task_id == tasks[int(index[1])]["id"] and f.location == role))
+            and (not kinds or f.kind in kinds)
+        ]
+
+    # the dropped id: reported at its task's field, and the adopted text still lacks it (not silently restored)
+    index, order_id = planted["dropped"]
+    field = f"$[{index}]['user_scenario']['instructions']['reason_for_call']"
+    refused = at(field, "adopted_text_refused")
+    assert refused and order_id in refused[0].message  # why: the id the checks missed
+    assert order_id not in (refused[0].evidence[0].target or "")  # the variant's text, shown as it was
+    # not kept (the harness would look for no order), not patched: the field waits, in the source's words
+    source = {t["id"]: t for t in source_tasks}[tasks[index]["id"]]
+    assert (
+        tasks[index]["user_scenario"]["instructions"]["reason_for_call"]
+        == (source["user_scenario"]["instructions"]["reason_for_call"])
+    )
+    # the English sentence: reported at its field, and still in the variant (not silently translated)
+    index, sentence = planted["english"]
+    field = f"$[{index}]['user_scenario']['instructions']['reason_for_call']"
+    assert at(field, "source_words_left", "untranslated", "wrong_language"), [
+        (f.kind, f.location) for f in queue.findings if f.task_id == tasks[index]["id"]
+    ]
+    assert sentence in tasks[index]["user_scenario"]["instructions"]["reason_for_call"]
+    # the renamed line: the catalogue's name written back, and that repair queued at the line
+    order_key, catalogue_name = planted["renamed"]
+    db = json.loads((built / "db.json").read_text(encoding="utf-8"))
+    assert db["orders"][order_key]["items"][0]["name"] == catalogue_name
+    line = f"$['orders']['{order_key}']['items'][0]['name']"
+    repaired = at(line, "adopted_rendering_replaced")
+    assert repaired and "Món hàng đổi tên" in repaired[0].message
