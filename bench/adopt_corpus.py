@@ -12,9 +12,12 @@ as the review queue shows them) and per value (the grouping before causes); find
 a value rendered several ways; the share of translated fields that carry the variant's text, and the
 reasons of the rest; the time of `adopt` over the time of validating the original, measured in this run.
 
-    python -m bench.adopt_corpus [CORPUS_DIR] [--lang vi ...] [--keep DIR]
+    python -m bench.adopt_corpus [CORPUS_DIR] [--lang vi ...] [--keep DIR] [--label]
 
 CORPUS_DIR defaults to ../shared/corpora/seatau-retail. --keep writes each language's two reports there.
+--label writes the adopted variant's groups above note (all of them, up to 40 drawn with the corpus seed)
+as tests/data/seatau/sample_adopted_<lang>.json; labels2_adopted_<lang>.json, written by a labeller who did
+not write the checks (docs/labelling_guideline.md), gives the last column: groups labelled true defects.
 """
 
 from __future__ import annotations
@@ -72,6 +75,12 @@ def main() -> None:
     parser.add_argument("corpus", nargs="?", type=Path, default=ROOT.parent / "shared/corpora/seatau-retail")
     parser.add_argument("--lang", action="append", help="languages (default: every folder beside en/)")
     parser.add_argument("--keep", type=Path, help="write the reports here")
+    parser.add_argument(
+        "--label",
+        action="store_true",
+        help="write tests/data/seatau/sample_adopted_<lang>.json: the adopted variant's groups above note, "
+        "for a labeller (docs/labelling_guideline.md)",
+    )
     args = parser.parse_args()
     corpus = args.corpus.resolve()
     languages = args.lang or sorted(p.name for p in corpus.iterdir() if p.is_dir() and p.name != "en")
@@ -86,6 +95,7 @@ def main() -> None:
         "fields adopted",
         "not adopted",
         "adopt / validate time",
+        "true defects (labeller 2)",
     ):
         table.add_column(column)
     analyzed = Path(tempfile.mkdtemp(prefix="adopt-analysis-"))
@@ -108,6 +118,13 @@ def main() -> None:
             record = load_adoption(adopted_dir / f".babelflow/runs/tau2-retail/{language}/adopted_translations.json")
             assert record is not None, "adopt wrote no adoption record"
             before, after = _counts(original), _counts(adopted)
+            findings = FailureSet.model_validate_json(adopted.read_bytes()).findings
+            groups = group_findings(findings)
+            key = f"adopted_{language}"  # the sample's name beside the original variants' samples
+            if args.label:
+                corpus.write_sample(groups, findings, key, [])
+            share, labelled, unlabelled = corpus.precision(groups, key, "labels2")
+            judged = f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unlabelled)" if unlabelled else "")
             reasons = Counter(n.reason for n in record.not_adopted)
             table.add_row(
                 language,
@@ -119,6 +136,7 @@ def main() -> None:
                 f"({record.adopted_fields / max(record.translatable_fields, 1):.1%})",
                 ", ".join(f"{reason} {n}" for reason, n in reasons.most_common()),
                 f"{adopt_s:.1f} s / {validate_s:.1f} s = {adopt_s / validate_s:.2f}x",
+                judged if corpus.labels_path(key, "labels2").exists() else "-",
             )
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)

@@ -3,12 +3,14 @@ the next step of each language, as the commands to type."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from babelflow.adapt_request import AdaptRequest
+from babelflow.errors import BabelflowError
 from babelflow.settings import BabelflowSettings
 from flows.cli.common import cli_errors, console
 from flows.cli.common import out as report
@@ -41,6 +43,15 @@ def flow(
     provider_limit: list[str] = typer.Option(
         [], "--provider-limit", help="With --pool: PROVIDER=N, at most N stages calling that provider at once."
     ),
+    adopt_dir: Path | None = typer.Option(
+        None,
+        "--adopt",
+        help="Start from an existing translation in this folder (one --lang), as `babelflow adopt --from` does; "
+        "its repairs are reviewed in the flow's rounds.",
+    ),
+    adopt_origin: str = typer.Option(
+        "", "--adopt-origin", help="With --adopt: who made it, shown as 'adopted from ORIGIN' (default: its folder)."
+    ),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off
     (→ agents on the variant and its source, with --evaluate-agent/--evaluate-user).
@@ -55,7 +66,13 @@ def flow(
     from flows.run_setup import resolved_once  # noqa: PLC0415
 
     on_pool = pool_options(pool, provider_limit, max_concurrency)  # refused before any work or server start
+    if adopt_dir is not None:
+        request = adopted_request(request, languages)
     runs = preflight(BabelflowSettings(), request, languages)
+    if adopt_dir is not None:
+        from flows.pipeline.adopting import AdoptedFrom, seed_adoption  # noqa: PLC0415 - +2.5 s on --help
+
+        seed_adoption(runs[0], AdoptedFrom(adopt_dir, adopt_origin or None), lambda message: None)
     ui = open_server()
     with terminal_progress(console), resolved_once(runs):
         say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
@@ -63,6 +80,19 @@ def flow(
     print_results(request.benchmark, results, ui)
     if any(r.status in ("awaiting_review", "rounds_exhausted", "signoff_rejected") for r in results):
         raise typer.Exit(code=1)
+
+
+def adopted_request(request: AdaptRequest, languages: list[str]) -> AdaptRequest:
+    """The request a flow from an existing translation runs (one language: a variant is in one)."""
+    if len(languages) != 1:
+        raise BabelflowError(
+            f"--adopt takes one --lang, not {len(languages)}",
+            field="--lang",
+            fix="run one flow per language, each with the folder of its own variant",
+        )
+    from flows.pipeline.adopting import adoption_request  # noqa: PLC0415 - +2.5 s on --help
+
+    return adoption_request(request)
 
 
 def open_server() -> str:

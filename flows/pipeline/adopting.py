@@ -77,6 +77,15 @@ def read_adoption(run: AdaptationRun, source: AdoptedFrom, progress: Callable[[s
     )
 
 
+def seed_adoption(run: AdaptationRun, source: AdoptedFrom, progress: Callable[[str], None]) -> Adoption:
+    """Read the variant (refused, exit 2, before any write) and save it as the run's adopted translations:
+    the run's next translate stage, `adopt`'s or a flow's, starts from them."""
+    adoption = read_adoption(run, source, progress)
+    with run_lock(run.settings.layout.locks(), run.benchmark, run.language, holder="adopt"):
+        save_adoption(adoption, run.paths.adopted)
+    return adoption
+
+
 def adopt(
     request: AdaptRequest,
     source: AdoptedFrom,
@@ -89,12 +98,10 @@ def adopt(
     the previous adoption record back: nothing is left half written."""
     run = resolve_run(settings or BabelflowSettings(), adoption_request(request))
     progress = progress or (lambda message: None)
-    adoption = read_adoption(run, source, progress)
     settings = run.settings
     path = run.paths.adopted
     previous = path.read_bytes() if path.is_file() else None
-    with run_lock(settings.layout.locks(), run.benchmark, run.language, holder="adopt"):
-        save_adoption(adoption, path)
+    adoption = seed_adoption(run, source, progress)
     try:
         adapted = adapt_run(run, progress=progress, translation_progress=translation_progress)
     except BaseException:

@@ -145,3 +145,36 @@ def test_a_folder_of_another_benchmark_is_refused(made_elsewhere, tmp_path):
     empty = tmp_path / "unrelated"
     (empty / "something").mkdir(parents=True)
     assert "holds none of" in _refused(project, "--from", str(empty))
+
+
+def test_a_flow_from_an_existing_translation_takes_one_language(made_elsewhere):
+    project, elsewhere = made_elsewhere
+    result = _cli("flow", BENCH, "--lang", LANG, "--lang", "ar-XB", "--adopt", str(elsewhere))
+    assert result.exit_code == 2 and "--adopt takes one --lang" in " ".join(result.output.split())
+    assert not (project / ".babelflow" / "prefect" / "server.json").exists()  # refused before the server starts
+
+
+def test_a_flow_refuses_a_bad_adopt_folder_before_the_server_starts(made_elsewhere):
+    project, elsewhere = made_elsewhere
+    tasks = elsewhere / "tau2" / "domains" / "mock" / "tasks.json"
+    tasks.write_bytes(tasks.read_bytes()[:200])
+    result = _cli("flow", BENCH, "--lang", LANG, "--adopt", str(elsewhere))
+    assert result.exit_code == 2 and "tasks.json" in result.output
+    assert not _adopted_record(project).exists()
+    assert not (project / ".babelflow" / "prefect" / "server.json").exists()
+
+
+def test_the_flow_seeds_its_run_with_the_adopted_translations(made_elsewhere):
+    """What `flow --adopt` does before its stages run: the same record `adopt` writes, read by the same
+    translate stage (tests above), under the flow's own request (no translator offline)."""
+    from flows.cli.flow import adopted_request
+    from flows.pipeline.adopting import AdoptedFrom, seed_adoption
+    from flows.run_setup import resolve_run
+
+    project, elsewhere = made_elsewhere
+    request = adopted_request(AdaptRequest.of_options(BENCH, LANG), [LANG])
+    run = resolve_run(BabelflowSettings(project_root=project), request)
+    adoption = seed_adoption(run, AdoptedFrom(elsewhere, "OtherTeam"), lambda message: None)
+    assert _adopted_record(project).is_file() and adoption.origin == "OtherTeam"
+    # everything but the code (a copied data folder carries no code overlay) comes from the variant
+    assert adoption.adopted_fields > 0 and {n.reason for n in adoption.not_adopted} == {"code_not_in_variant"}
