@@ -144,6 +144,25 @@ def spelled_numbers(text: str, data: LanguageData) -> list[int]:
     return [index[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in index]
 
 
+@lru_cache(maxsize=4096)
+def written_number(value: int, tag: str) -> str | None:
+    """`value` as the language writes it in words ('ba' in vi, 'dua belas' in id), from num2words; None
+    where num2words has no rules for the language."""
+    from num2words import num2words  # noqa: PLC0415 - only when a number is missing from a translation
+
+    try:
+        return num2words(value, lang=tag.split("-")[0].lower()).casefold()
+    except (NotImplementedError, OverflowError, ValueError, TypeError):
+        return None
+
+
+def written_as_word(value: int, text: str, data: LanguageData) -> bool:
+    """Does `text` write `value` as a word of its language? Only where words are spaced: a Thai number word
+    is also the start of longer words ('สาม' in 'สามารถ', 'can'), which no pattern tells apart."""
+    word = written_number(value, data.tag) if not data.unspaced else None
+    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text.casefold()) is not None
+
+
 # ---- scripts ---------------------------------------------------------------------------------
 
 

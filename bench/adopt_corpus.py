@@ -35,6 +35,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from tests.data.seatau import corpus as samples
 from translators.adoption import load_adoption
 from validators.findings import FailureSet, Finding, group_findings
 
@@ -122,8 +123,8 @@ def main() -> None:
             groups = group_findings(findings)
             key = f"adopted_{language}"  # the sample's name beside the original variants' samples
             if args.label:
-                corpus.write_sample(groups, findings, key, [])
-            share, labelled, unlabelled = corpus.precision(groups, key, "labels2")
+                samples.write_sample(groups, findings, key, [])
+            share, labelled, unlabelled = samples.precision(groups, key, "labels2")
             judged = f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unlabelled)" if unlabelled else "")
             reasons = Counter(n.reason for n in record.not_adopted)
             table.add_row(
@@ -136,7 +137,7 @@ def main() -> None:
                 f"({record.adopted_fields / max(record.translatable_fields, 1):.1%})",
                 ", ".join(f"{reason} {n}" for reason, n in reasons.most_common()),
                 f"{adopt_s:.1f} s / {validate_s:.1f} s = {adopt_s / validate_s:.2f}x",
-                judged if corpus.labels_path(key, "labels2").exists() else "-",
+                judged if samples.labels_path(key, "labels2").exists() else "-",
             )
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)

@@ -397,3 +397,13 @@ def test_inserted_terms_are_learned_by_script_not_language():
     for tag in ("zh-Hans", "ja"):  # Han and Japanese: written without spaces
         assert inserted_terms(elements, targets, vocabulary, language_data(tag)) == {"礼品卡"}  # not 另外 ('also')
     assert inserted_terms(elements, targets, vocabulary, language_data("vi")) == set()  # spaces are words there
+
+
+def test_a_count_written_as_a_word_is_the_same_number():
+    """The target writes '3' as a word of its language (from num2words' rules): no changed number; a count
+    that changes stays one; a script without word spaces is not searched ('สาม' begins 'สามารถ', 'can')."""
+    source = "You want to return 3 items from the order."
+    assert _number_severity(source, "Bạn muốn trả lại ba món hàng trong đơn hàng.") is None
+    assert _number_severity(source, "Anda ingin mengembalikan tiga barang dari pesanan.", "id") is None
+    assert _number_severity(source, "Anda ingin mengembalikan empat barang dari pesanan.", "id") is not None
+    assert _number_severity(source, "คุณสามารถคืนสินค้าจากคำสั่งซื้อ", "th") is not None

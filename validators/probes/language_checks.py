@@ -18,7 +18,6 @@ defect with all its occurrences.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator
 
 from babelflow.ir import PreserveReason, TranslationType
@@ -93,17 +92,13 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     keeps |= target_lexicon(ctx.language).known(candidates)
     # the variant's own DB keeps these values in English ('tactile'): prose that says them as the DB does is right
     keeps |= _db_kept_words(ctx)
-    register = (
-        register_of(
-            ctx,
-            [(e, t) for e in elements if (t := targets[e.id]) and t != e.source_text],
-            _without_tokens,
-            set(language_data("en").loanwords),  # brands every language writes; not another language's loanwords
-            target_lexicon(ctx.language).known,
-            adopted,
-        )
-        if data.script == "Latn"
-        else Register(introduced=Counter())
+    register = register_of(
+        ctx,
+        [(e, t) for e in elements if (t := targets[e.id]) and t != e.source_text],
+        _without_tokens,
+        set(language_data("en").loanwords),  # brands every language writes; not another language's loanwords
+        target_lexicon(ctx.language).known,
+        adopted,
     )
     statuses = status_renderings(ctx, elements, targets)
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 from babelflow.inline_codes import swapped_tokens
 from babelflow.ir import Record
-from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers
+from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers, written_as_word
 from babelflow.language_pack import LanguagePack
 from babelflow.target_language import language_problem
 from babelflow.target_lexicon import target_lexicon
 from babelflow.text import MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
+from validators.calibration import prose_length
 from validators.calibration import ratio as prose_ratio
 from validators.checks import Scope, check
 from validators.context import ValidationContext
@@ -96,7 +97,11 @@ def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str]
             if extra.get(form):
                 extra[form] -= 1
                 break
-    if +extra or +(expected - found):
+    missing = expected - found
+    for number in list(missing.elements()):  # a count the target writes as a word ('three' -> 'ba')
+        if number.isdigit() and int(number) <= 100 and written_as_word(int(number), target, target_data):
+            missing[number] -= 1
+    if +extra or +missing:
         return " ".join(sorted(expected.elements())), " ".join(sorted(found.elements()))
     return None
 
@@ -263,16 +268,29 @@ def added_commentary(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
         yield _hit(pair, "added_commentary", Severity.MAJOR, "the translation adds commentary absent from the source")
 
 
+_CODE = re.compile(r"(?<![\w-])[A-Z]{2,5}(?![\w-])")  # 'JFK', 'USD', 'SKU': codes keep their length
+LENGTH_SLACK = 12  # source characters (a word or two) a complete short translation may differ by beyond its band
+
+
+def _prose_without_codes(text: str, tokens: tuple[str, ...]) -> str:
+    for token in sorted(tokens, key=len, reverse=True):
+        text = text.replace(token, " ")
+    return _CODE.sub(" ", text)
+
+
 @pair_check("length_ratio_outlier", Severity.MAJOR, "length far outside the language's expected ratio")
 def length_ratio_outlier(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
-    ratio = prose_ratio(
-        pair.source, pair.target
-    )  # None: too little prose (ids, emails, option dicts keep their length)
+    """The prose left once ids, codes and protected values are out (they keep their length), judged by the
+    language's band with a slack of a word or two: in a short sentence one word more is a large ratio."""
+    source, target = (_prose_without_codes(text, pair.tokens) for text in (pair.source, pair.target))
+    ratio = prose_ratio(source, target)  # None: too little prose (ids, emails, option dicts keep their length)
     if ratio is None:
         return
     data = language_data(setting.language)
     low, high = setting.length_band if setting.length_band is not None else data.length_band
-    if not low <= ratio <= high:
+    # the slack in the target's own characters: a word or two at the language's usual ratio (0.3 for zh)
+    slack = LENGTH_SLACK * data.length_observed[1] / prose_length(source)
+    if not low - slack <= ratio <= high + slack:
         yield _hit(
             pair,
             "length_ratio_outlier",

@@ -1,4 +1,4 @@
-"""Does a Latin-script variant write English words of its own accord (a code-switching register)?
+"""Does a variant write English words of its own accord (a code-switching register), in any script?
 
 Tagalog as written today mixes in English ("nag-order ka ng dalawang item" for "you placed two
 orders"): a Tagalog variant that keeps the benchmark's literal 'user' or 'available' reads as a
