@@ -160,7 +160,9 @@ def written_as_word(value: int, text: str, data: LanguageData) -> bool:
     """Does `text` write `value` as a word of its language? Only where words are spaced: a Thai number word
     is also the start of longer words ('สาม' in 'สามารถ', 'can'), which no pattern tells apart."""
     word = written_number(value, data.tag) if not data.unspaced else None
-    return bool(word) and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text.casefold()) is not None
+    if not word:
+        return False
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text.casefold()) is not None
 
 
 # ---- scripts ---------------------------------------------------------------------------------
