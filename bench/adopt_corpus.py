@@ -126,6 +126,8 @@ def main() -> None:
                 samples.write_sample(groups, findings, key, [])
             share, labelled, unlabelled = samples.precision(groups, key, "labels2")
             judged = f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unlabelled)" if unlabelled else "")
+            agreed, graded = samples.severity_agreement(groups, key)
+            judged += f"; severity agreed {agreed}/{graded}" if graded else ""
             reasons = Counter(n.reason for n in record.not_adopted)
             table.add_row(
                 language,

@@ -36,7 +36,9 @@ def _cell(groups, language: str, labeller: str) -> str:
     if not corpus.labels_path(language, labeller).exists():
         return "-"
     share, labelled, unlabelled = corpus.precision(groups, language, labeller)
-    return f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unl.)" if unlabelled else "")
+    agreed, graded = corpus.severity_agreement(groups, language, labeller)
+    severity = f" sev {agreed}/{graded}" if graded else ""
+    return f"{share:.0%} of {labelled}" + (f" ({len(unlabelled)} unl.)" if unlabelled else "") + severity
 
 
 def _texts(bench, root: Path, ir, language: str):

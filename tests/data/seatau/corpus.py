@@ -147,6 +147,18 @@ def precision(groups: list, language: str, labeller: str = "labels") -> tuple[fl
     return (sum(labelled) / len(labelled) if labelled else 0.0), len(labelled), unlabelled
 
 
+def severity_agreement(groups: list, language: str, labeller: str = "labels2") -> tuple[int, int]:
+    """(true groups whose report severity is the labeller's own grade, true groups the labeller graded)."""
+    path = labels_path(language, labeller)
+    if not path.exists():
+        return 0, 0
+    graded = {
+        row["group"]: row["severity"] for row in json.loads(path.read_text(encoding="utf-8")) if row.get("severity")
+    }
+    chosen = [g for g in sample(groups, language) if g.id in graded]
+    return sum(graded[g.id] == g.severity.value for g in chosen), len(chosen)
+
+
 def agreement(groups: list, language: str) -> tuple[int, int]:
     """(groups both labellers labelled the same, groups both labelled) over the sample."""
     first, second = labels(language, "labels"), labels(language, "labels2")
