@@ -55,7 +55,7 @@ NAMED = (
 # Patterns babelflow (and the library that defines them) only ever anchor at one position with
 # .match()/.fullmatch(): they are timed that way, since no caller tries them at every start.
 ANCHORED_ONLY = {
-    "babelflow.docstring_parts.MULTIPLE_PATTERN": "docstring_parser's pattern; both it and babelflow call .match() only",
+    "babelflow.docstring_parts.MULTIPLE_PATTERN": "docstring_parser's pattern; it and babelflow call .match() only",
     "translators.pack_checks._MEASURE": "fullmatch() on one parity token ('15-inch'), never searched in a text",
 }
 BASE_CHARS = "a1 \n_.-/%#@{}()[]<>`\"':+,é"
