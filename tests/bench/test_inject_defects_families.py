@@ -65,7 +65,9 @@ def test_clean_mock_en_xa_has_nothing_above_note(mock_en_xa):
 def test_pseudo_locale_defect_is_caught(mock_en_xa, kind, tmp_path):
     hits = _caught(mock_en_xa, kind, tmp_path)
     assert TAU2_KINDS[kind] in {f.kind for f in hits}
-    assert all(f.severity is Severity.MAJOR for f in hits if f.kind == TAU2_KINDS[kind])
+    # at the grade of what it breaks: a doubled status word only costs the reading (minor), the rest more
+    expected = Severity.MINOR if kind == "status_rendering_doubled" else Severity.MAJOR
+    assert all(f.severity is expected for f in hits if f.kind == TAU2_KINDS[kind])
 
 
 @pytest.fixture(scope="module")

@@ -193,7 +193,8 @@ def test_every_defect_kind_of_the_corpus_is_reported_with_its_occurrences(langua
         )
         assert {by_id[i].evidence[0].detail["word"] for i in mixed[0].finding_ids} >= {"user", "available"}
     else:
-        assert not mixed and any(g.severity is Severity.MAJOR for g in leaks)
+        # a stray word ('user' in a Vietnamese sentence) costs the reading: minor, above the notes
+        assert not mixed and any(g.severity is Severity.MINOR for g in leaks)
     # a product the task names by a synonym the catalogue does not hold is a note; by another
     # product's rendering, critical and naming it
     for group in _groups_of(groups, "entity_rendering_unknown"):

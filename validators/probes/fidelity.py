@@ -51,6 +51,8 @@ def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
                 update={
                     "pattern": "the file is not translated",
                     "cause": "files the variant does not translate",
+                    # models read these texts in English: the reading suffers, no call or score changes
+                    "severity": Severity.MINOR,
                     "message": f"{n} of the {total} texts of {hit.artifact} are copied through untranslated: the"
                     " variant holds no translation of this file; translate it (--translator, or export/import)",
                 }

@@ -57,7 +57,7 @@ STATUS_RENDERING_IN_PROSE, STATUS_RENDERING_DOUBLED, SPACING_ARTIFACT = declare_
     Layer.FIDELITY,
     PAIRED,
     ("status_rendering_in_prose", Severity.MAJOR, "a status value's rendering used as an ordinary word"),
-    ("status_rendering_doubled", Severity.MAJOR, "a status value rendered twice side by side"),
+    ("status_rendering_doubled", Severity.MINOR, "a status value rendered twice side by side"),
     ("spacing_artifact", Severity.MINOR, "spaces inside a script that writes none"),
 )
 SOURCE_WORDS_LEFT = declare_kind(
@@ -116,7 +116,10 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             seen[key] = _leaks(
                 element.source_text, target, element.inline_tokens, data, vocabulary, keeps, ctx.language
             )
-        severity = Severity.MINOR if any(part in element.role for part in READ_BY_NO_MODEL) else Severity.MAJOR
+        # by what breaks: a word or two left ('user', 'available') only costs the reading; a run of them is an
+        # untranslated sentence a model reads as English
+        sentence = len(seen[key]) >= SENTENCE_LEFT and not any(part in element.role for part in READ_BY_NO_MODEL)
+        severity = Severity.MAJOR if sentence else Severity.MINOR
         for word, kind_of in seen[key]:
             if kind_of == "word" and register.mixes_english:
                 yield _mixed_register(element, target, word, register)
@@ -135,6 +138,9 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         yield from status_doubled(element, target, statuses, data)
         if data.unspaced:
             yield from spacing_around(element, target, glossary_terms, data)
+
+
+SENTENCE_LEFT = 4  # English words left in one field that make an untranslated sentence, not a stray word
 
 
 def _mixed_register(element, target: str, word: str, register: Register) -> Hit:

@@ -95,7 +95,7 @@ def status_doubled(element, target: str, statuses: dict[str, str], data: Languag
             out.append(
                 field_hit(
                     "status_rendering_doubled",
-                    Severity.MAJOR,
+                    Severity.MINOR,  # 'terkirim terkirim': the reader stumbles, nobody acts otherwise
                     element,
                     target,
                     f"the status rendering {rendering!r} of {value!r} is written twice side by side",
