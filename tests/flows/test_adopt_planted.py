@@ -129,3 +129,32 @@ def test_planted_defects_of_an_adopted_variant_each_reach_the_review_queue(tmp_p
     line = f"$['orders']['{order_key}']['items'][0]['name']"
     repaired = at(line, "adopted_rendering_replaced")
     assert repaired and "Món hàng đổi tên" in repaired[0].message
+
+
+def test_people_and_places_localized_into_thai_run_clean_through_adoption(tmp_path, monkeypatch):
+    """`localize` in a non-Latin target on an adopted variant: the DB's people and addresses become Thai ones
+    (new names, new house numbers), and the report holds no number, length or spacing alarm for them."""
+    root = corpus.rebuild(tmp_path / "corpus")
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(project))
+    monkeypatch.chdir(project)
+    common = ("--source-dir", str(root / "en"), "--lang", "th")
+    adopted = _cli(
+        "adopt", BENCH, *common, "--from", str(root / "th"), "--entity", "person=localize", "--entity", "place=localize"
+    )
+    assert adopted.exit_code == 0, adopted.output
+    report = tmp_path / "report.json"
+    _cli("validate", BENCH, *common, "--json", str(report))
+    built = BabelflowSettings(project_root=project).layout.variant(BENCH, "th") / "data" / corpus.RETAIL
+    users = json.loads((built / "db.json").read_text(encoding="utf-8"))["users"]
+    thai = sum(bool(re.search(r"[\u0e00-\u0e7f]", u["name"]["first_name"])) for u in users.values())
+    assert thai == len(users)  # every person localized, in Thai script
+    from validators.findings import FailureSet
+
+    findings = FailureSet.model_validate_json(report.read_bytes()).findings
+    redrawn = [f for f in findings if f.kind in ("number_changed", "length_ratio_outlier")]
+    assert not redrawn, [(f.kind, f.location, f.message) for f in redrawn][:5]
+    names = {u["name"]["first_name"] for u in users.values()}
+    spaced = [f for f in findings if f.kind == "spacing_artifact" and f.evidence[0].detail.get("term", "") in names]
+    assert not spaced

@@ -65,11 +65,14 @@ def _field_pair_hits(ctx: ValidationContext, scope: Scope, checked: dict[str, in
     pack_key = ctx.pack.model_dump_json() if ctx.pack is not None else None
     kept, kept_classes = kept_by_map(ctx), kept_by_policy(ctx)
     copied = copied_by_translator(ctx)
+    localized = localized_by_map(ctx)
     for element in ctx.translatable():
         entry = (element.canonical_group or "default", element.source_text)
         if element.artifact in scope.skip or entry in kept:
             continue  # a canonical value its class's policy keeps as it is: the map says so, nothing to translate
         current = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
+        if entry in localized and current == localized[entry]:
+            continue  # a person or place the map localized: another one by design (its house number too)
         if element.canonical_group in kept_classes and current == element.source_text:
             continue  # the same, for a variant validated without its map: the language's policy keeps the class
         if entry in copied and current == element.source_text:
@@ -84,10 +87,35 @@ def _field_pair_hits(ctx: ValidationContext, scope: Scope, checked: dict[str, in
         if target is None:
             continue
         found = _checked_pair(element, target, ctx, pack_key)
+        if localized and any(f.kind in _REDRAWN for f in found):
+            found = _without_localized_values(element, target, found, localized, ctx)
         if read_by_no_model(ctx, element):
             # maintainer metadata no agent, user simulator or evaluator reads: only a broken translator counts
             found = [f for f in found if f.kind in MALFUNCTION]
         yield from found
+
+
+def localized_by_map(ctx: ValidationContext) -> dict[tuple[str, str], str]:
+    """(group, source) -> rendering of the map entries that localize a person or place (a new one, by design)."""
+    entries = ctx.canonical_map.lookup().values() if ctx.canonical_map is not None else ()
+    return {(e.group, e.source): e.target for e in entries if e.origin == "localized"}
+
+
+_REDRAWN = ("number_changed", "length_ratio_outlier")  # what a localized value changes by design
+
+
+def _without_localized_values(element, target: str, found: list[Hit], localized, ctx: ValidationContext) -> list[Hit]:
+    """A sentence that names a localized person or address holds the new one's numbers and length: its
+    numbers and length are judged without the value on either side."""
+    by_value = {source: rendering for (_, source), rendering in localized.items()}
+    source = element.source_text
+    for token in sorted(element.inline_tokens, key=len, reverse=True):
+        if token in by_value and by_value[token] in target:
+            source, target = source.replace(token, " "), target.replace(by_value[token], " ")
+    if source == element.source_text:
+        return found
+    still = {h.kind for h in pair_hits(FieldPair.of(element, target, source), ctx.language, ctx.pack)}
+    return [f for f in found if f.kind not in _REDRAWN or f.kind in still]
 
 
 def kept_by_map(ctx: ValidationContext) -> set[tuple[str, str]]:

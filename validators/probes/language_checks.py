@@ -104,7 +104,12 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     # terms a tool inserts into sentences (statuses, glossary and canonical renderings); catalogue
     # names are left out: Thai separates list items with spaces ("สเก็ตบอร์ด สายยางทำสวน กระเป๋าเป้")
     glossary_terms = set(statuses.values()) | {t.target for t in (ctx.pack.glossary if ctx.pack is not None else [])}
-    glossary_terms |= {e.target for e in (ctx.canonical_map.entries if ctx.canonical_map is not None else [])}
+    # a localized person or place is a name: Thai sets names off with spaces ("คุณคือ พรรณปพร ธาราธร และ")
+    glossary_terms |= {
+        e.target
+        for e in (ctx.canonical_map.entries if ctx.canonical_map is not None else [])
+        if e.origin != "localized"
+    }
     glossary_terms |= inserted_terms(elements, targets, vocabulary, data)  # set off by spaces where a literal is
     seen: dict[tuple, list[tuple[str, str]]] = {}
     for element in elements:

@@ -108,8 +108,8 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         if element.artifact in scope.skip or not element.inline_tokens:
             continue
         target = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
-        if target is None:
-            continue
+        if target is None or target == element.source_text:
+            continue  # missing, or copied through whole: `untranslated` reports it, once per file
         folded = target.casefold()
         for token in element.inline_tokens:
             if token in entities and readers.task_prose(element):
