@@ -73,6 +73,10 @@ class ProviderSpec(_Spec):
         return f"{self.provider}:{model}" + (f"@{self.url}" if self.url else "") + (f"?{query}" if query else "")
 
 
+# what a unit no translator was asked for records as its failure (`--translator none`, or `auto` with none)
+NO_TRANSLATOR_PROBLEM = "no translator configured: translate this unit in the exchange file (babelflow export / import)"
+
+
 class NoSpec(_Spec):
     """`none`: nothing is machine-translated (export writes empty targets for human translators)."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import langcodes
 
 from babelflow.adapt_request import (
+    NO_TRANSLATOR_PROBLEM,
     ApertiumSpec,
     AutoSpec,
     NoSpec,
@@ -94,7 +95,7 @@ class NoTranslator:
     translator_id = "none/v1"
 
     def translate(self, request):
-        problem = ["no translator configured: translate this unit in the exchange file (babelflow export / import)"]
+        problem = [NO_TRANSLATOR_PROBLEM]
         return TranslationResponse(
             translator_id=self.translator_id,
             segments=[],

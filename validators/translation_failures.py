@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from babelflow.adapt_request import NO_TRANSLATOR_PROBLEM
 from babelflow.ir import IRElement
 from validators.finding_kinds import Layer, Severity, declare_kind
 from validators.findings import Finding, Hit, found
@@ -39,6 +40,9 @@ def translation_failed(failures: Iterable[FailedUnit], by_id: dict[str, IRElemen
         if failure.human_text is not None:
             findings.append(_set_aside(failure, element))
             continue
+        # no translator was asked (none for this language offline): the field keeps the source's words, a gap
+        # to fill with export/import, one cause; a translation the checks rejected is the translator's failure
+        untranslated = failure.problems == [NO_TRANSLATOR_PROBLEM]
         hit = Hit(
             artifact=element.artifact if element else "<translation>",
             location=element.role if element else failure.unit_key,
@@ -46,6 +50,10 @@ def translation_failed(failures: Iterable[FailedUnit], by_id: dict[str, IRElemen
             element_id=element.id if element else None,
             source=failure.source_text,
             detail={"fields": str(len(failure.element_ids))},
+            severity=Severity.MAJOR if untranslated else None,
+            cause="units no translator was configured for (translate them with export / import)"
+            if untranslated
+            else None,
         )
         findings.append(found(TRANSLATION_FAILED, "translator", hit))
     return findings
