@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from flows.review.material import cell
 from validators.findings import FailureSet, group_findings
 
 
 def _cell(text: str | None, limit: int = 160) -> str:
+    """The text on one line, cut at `limit` characters (HTML-escaped where it is shown: `cell`)."""
     if text is None:
         return "—"
-    text = text.replace("|", "\\|").replace("\n", " ⏎ ")
+    text = text.replace("\n", " ⏎ ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _joints(text: str) -> str:
+    """A place to wrap after each '/' and '_' of a path or a kind ('data/tau2/domains/…', 'adopted_rendering_…'):
+    six columns of them do not fit 1,280 px unbroken."""
+    return text.replace("/", "/\u200b").replace("_", "_\u200b")
 
 
 SHOWN_PER_GROUP = 5
@@ -36,14 +44,19 @@ def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, 
     ]
     if made_by:
         lines += [made_by, ""]
-    if groups:
-        lines += ["| group | severity | layer / kind | findings | where | example |", "|---|---|---|---|---|---|"]
-        lines += [
-            f"| `{g.id}` | {g.severity.value} | {g.layer.value} / {g.kind} | {len(g.finding_ids)} "
-            f"| `{g.artifact}` {_cell(g.pattern, 80)} | {_cell(g.example, 100)} |"
+    if groups:  # HTML, not a pipe table: its cells wrap at any width (a Thai sentence has few spaces)
+        rows = "".join(
+            f"<tr><td>{cell(g.id)}</td><td>{g.severity.value}</td>"
+            f"<td>{cell(_joints(f'{g.layer.value} / {g.kind}'))}</td>"
+            f"<td>{len(g.finding_ids)}</td><td>{cell(_joints(f'{g.artifact} {_cell(g.pattern, 80)}'))}</td>"
+            f"<td>{cell(_cell(g.example, 160))}</td></tr>"
             for g in groups
+        )
+        lines += [
+            '<table width="100%"><thead><tr><th>group</th><th>severity</th><th>layer / kind</th><th>findings</th>'
+            f"<th>where</th><th>example</th></tr></thead><tbody>{rows}</tbody></table>",
+            "",
         ]
-        lines.append("")
     lines += [f"> {note}" for note in failures.notes[:3]]
     for item in failures.suppressed:
         lines.append(f"- suppressed {item.layer.value} checks of `{item.artifact}`: {item.reason}")
@@ -77,14 +90,17 @@ def _finding_section(finding) -> list[str]:
         f"- **raised by:** {', '.join(finding.validators)}",
         f"- **what:** {finding.message}",
         "",
-        "| validator | reasoning | source | target |",
-        "|---|---|---|---|",
     ]
-    for evidence in finding.evidence:
-        lines.append(
-            f"| {evidence.validator_id} | {_cell(evidence.reasoning)} "
-            f"| {_cell(evidence.source)} | {_cell(evidence.target)} |"
-        )
+    rows = "".join(
+        f'<tr><td valign="top">{cell(e.validator_id)}</td><td valign="top">{cell(_cell(e.reasoning))}</td>'
+        f'<td valign="top">{cell(_cell(e.source))}</td><td valign="top">{cell(_cell(e.target))}</td></tr>'
+        for e in finding.evidence
+    )
+    lines.append(
+        '<table width="100%"><colgroup><col width="12%"><col width="28%"><col width="30%"><col width="30%">'
+        "</colgroup><thead><tr><th>validator</th><th>reasoning</th><th>source</th><th>target</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
     for name, value in finding.evidence[0].detail.items() if finding.evidence else []:
         lines.append(f"\n<details><summary>{name}</summary>\n\n```\n{value}\n```\n</details>")
     return lines
