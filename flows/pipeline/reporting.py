@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.review.material import cell
+from flows.review.html_cells import cell
 from validators.findings import FailureSet, group_findings
 
 

@@ -10,9 +10,9 @@ Markdown: no style attribute, but `width` attributes pass): two half-width colum
 from __future__ import annotations
 
 import html
-import re
 
 from babelflow.errors import BabelflowError
+from flows.review.html_cells import breakable, cell
 from flows.review.signoff import SampledUnit, SignOffSample
 from flows.review.unit_lines import checks_line, context_line, provenance
 from flows.review.unit_records import UnitRecord
@@ -20,20 +20,6 @@ from flows.review.workbench import Workbench
 from validators.findings import FailureSet, Finding, FindingGroup, group_findings
 
 SHOWN_PER_GROUP = 8
-_LONG_TOKEN = re.compile(r"\S{48,}")
-
-
-def _breakable(text: str) -> str:
-    """A zero-width space every 40 characters of a long unbroken token (a URL, an id, a JSON path)
-    lets the browser wrap it instead of scrolling the page sideways."""
-    return _LONG_TOKEN.sub(lambda m: "\u200b".join(m[0][i : i + 40] for i in range(0, len(m[0]), 40)), text)
-
-
-def cell(text: str | None) -> str:
-    """Text as one wrapping HTML table cell."""
-    if not text:
-        return "—"
-    return html.escape(_breakable(text)).replace("\n", "<br>")
 
 
 def side_by_side(rows: list[tuple[str | None, str | None]], language: str, head: str = "") -> list[str]:
@@ -62,26 +48,26 @@ def _unit(bench: Workbench | None, finding: Finding) -> UnitRecord | None:
 def _finding_block(
     finding: Finding, unit: UnitRecord | None, bench: Workbench | None, benchmark: str, language: str
 ) -> list[str]:
-    where = f"`{finding.artifact}` · {_breakable(finding.location)}"
+    where = f"`{finding.artifact}` · {breakable(finding.location)}"
     if finding.task_id:
         where += f" · task `{finding.task_id}`"
     lines = ["", f"#### `{finding.id}` · {finding.kind} · {finding.severity.value}", "", f"{where}", ""]
-    lines += [f"**What:** {_breakable(finding.message)}", ""]
+    lines += [f"**What:** {breakable(finding.message)}", ""]
     evidence = finding.evidence[0] if finding.evidence else None
     source = unit.source if unit else evidence.source if evidence else None
     target = unit.target if unit else evidence.target if evidence else None
     lines += side_by_side([(source, target)], language)
     if unit is not None:
         lines += [
-            f"- **context:** {_breakable(context_line(unit))}",
-            f"- **made by:** {_breakable(provenance(unit))} ({unit.origin_class})",
+            f"- **context:** {breakable(context_line(unit))}",
+            f"- **made by:** {breakable(provenance(unit))} ({unit.origin_class})",
             f"- **checks:** {checks_line(bench.checks(unit)) if bench else '—'}",
             f"- **read it:** `babelflow units {benchmark} --lang {language} --id {unit.key[:12]}`",
             f'- **correct it:** `babelflow correct {benchmark} --lang {language} --finding {finding.id} --text "…"` '
             "or give the text in the form's replacement field",
         ]
     elif evidence is not None and evidence.reasoning:
-        lines.append(f"- **why:** {_breakable(evidence.reasoning)}")
+        lines.append(f"- **why:** {breakable(evidence.reasoning)}")
     return lines
 
 
@@ -117,7 +103,7 @@ def _group_block(
         "",
         f"## {number}. {group.layer.value}/{group.kind} · {group.severity.value} · {len(group.finding_ids)} finding(s)",
         "",
-        f"`{group.id}` · `{group.artifact}` · {_breakable(group.pattern)}",
+        f"`{group.id}` · `{group.artifact}` · {breakable(group.pattern)}",
     ]
     for finding_id in group.finding_ids[:SHOWN_PER_GROUP]:
         finding = by_id[finding_id]

@@ -23,7 +23,7 @@ from prefect.input import RunInput
 from pydantic import Field, create_model
 
 from babelflow.adaptation_run import AdaptationRun
-from flows.review.material import cell
+from flows.review.html_cells import cell
 from flows.review.named_pause import pause_named
 from translators.terms.review import TermDecision, now, record_decisions
 from translators.terms.term_base import TermEntry, as_decided, load_term_base

@@ -1,0 +1,23 @@
+"""Text as HTML table cells that wrap at any width: the review material, the terms table and the failure
+report are read in the Prefect UI at 1,280 px, in scripts with few spaces (Thai) and with long ids and
+paths. Light (no engine import): `babelflow --help` loads the failure report's module."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_LONG_TOKEN = re.compile(r"\S{48,}")
+
+
+def breakable(text: str) -> str:
+    """A zero-width space every 40 characters of a long unbroken token (a URL, an id, a JSON path)
+    lets the browser wrap it instead of scrolling the page sideways."""
+    return _LONG_TOKEN.sub(lambda m: "\u200b".join(m[0][i : i + 40] for i in range(0, len(m[0]), 40)), text)
+
+
+def cell(text: str | None) -> str:
+    """Text as one wrapping HTML table cell."""
+    if not text:
+        return "—"
+    return html.escape(breakable(text)).replace("\n", "<br>")
