@@ -196,6 +196,18 @@ class AdaptRequest(Record):
     def for_language(self, language: str) -> AdaptRequest:
         return self.model_copy(update={"language": language})
 
+    def for_adoption(self) -> AdaptRequest:
+        """The request of a run that adopted a variant made elsewhere (`babelflow adopt`, `flow --adopt`, and
+        every later run of that language): `auto` with no offline translator means none, so what the variant
+        lacks stays a failure to review; people and places keep the variant's own renderings unless
+        `--entity` asks otherwise (the script's default, localize for a non-Latin target, would rename what
+        the variant's prose already names its way)."""
+        request = self
+        if isinstance(request.translator, AutoSpec):
+            request = request.model_copy(update={"translator": AutoSpec(otherwise="none")})
+        variant_own = {kind: EntityRendering.TRANSLATE for kind in ("person", "place")}
+        return request.model_copy(update={"entities": {**variant_own, **request.entities}})
+
     @property
     def entity_options(self) -> list[str]:
         """The `--entity` options this request was made of (a command line that asks the same)."""

@@ -70,6 +70,8 @@ def resolve_run(settings: BabelflowSettings, request: AdaptRequest) -> Adaptatio
         return known
     family = available_family_of(request.benchmark)
     tag = validate_language_tag(request.language)
+    if settings.layout.adopted_translations(request.benchmark, tag).is_file():
+        request = request.for_adoption()  # a later run of an adopted language asks what `adopt` asked
     pack = load_pack(tag, settings.project_root)
     translator_id = make_translator(request.translator, tag, pack).translator_id
     bench = get_benchmark(request.benchmark, source_dir=request.source_dir)

@@ -90,9 +90,7 @@ def adopted_request(request: AdaptRequest, languages: list[str]) -> AdaptRequest
             field="--lang",
             fix="run one flow per language, each with the folder of its own variant",
         )
-    from flows.pipeline.adopting import adoption_request  # noqa: PLC0415 - +2.5 s on --help
-
-    return adoption_request(request)
+    return request.for_adoption()
 
 
 def open_server() -> str:

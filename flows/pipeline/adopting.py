@@ -14,10 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from babelflow.adapt_request import AdaptRequest, AutoSpec
+from babelflow.adapt_request import AdaptRequest
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
-from babelflow.entity_policy import EntityRendering
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows.components import analyze_or_reuse
@@ -33,16 +32,6 @@ from translators.rebuild import source_folders
 class AdoptOutcome:
     adoption: Adoption
     adapted: AdaptResult
-
-
-def adoption_request(request: AdaptRequest) -> AdaptRequest:
-    """`auto` with no offline translator for the language means none: what the variant lacks stays a failure.
-    People and places keep the variant's own renderings unless `--entity` asks otherwise (the script's default,
-    localize for a non-Latin target, would rename what the variant's prose already names its way)."""
-    if isinstance(request.translator, AutoSpec):
-        request = request.model_copy(update={"translator": AutoSpec(otherwise="none")})
-    variant_own = {kind: EntityRendering.TRANSLATE for kind in ("person", "place")}
-    return request.model_copy(update={"entities": {**variant_own, **request.entities}})
 
 
 @dataclass(frozen=True)
@@ -96,7 +85,7 @@ def adopt(
 ) -> AdoptOutcome:
     """Read the variant, save what was adopted, then translate what it lacks and rebuild. A refused run puts
     the previous adoption record back: nothing is left half written."""
-    run = resolve_run(settings or BabelflowSettings(), adoption_request(request))
+    run = resolve_run(settings or BabelflowSettings(), request.for_adoption())
     progress = progress or (lambda message: None)
     settings = run.settings
     path = run.paths.adopted

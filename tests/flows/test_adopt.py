@@ -178,3 +178,24 @@ def test_the_flow_seeds_its_run_with_the_adopted_translations(made_elsewhere):
     assert _adopted_record(project).is_file() and adoption.origin == "OtherTeam"
     # everything but the code (a copied data folder carries no code overlay) comes from the variant
     assert adoption.adopted_fields > 0 and {n.reason for n in adoption.not_adopted} == {"code_not_in_variant"}
+
+
+def test_a_later_run_of_an_adopted_language_asks_what_adopt_asked(made_elsewhere):
+    """`flow` rerun after `adopt` (the hint it prints) keeps the variant's own people and places and no
+    translator offline; an explicit --entity still wins."""
+    from babelflow.adapt_request import AutoSpec
+    from babelflow.entity_policy import EntityRendering
+    from flows.run_setup import resolve_run
+
+    project, elsewhere = made_elsewhere
+    settings = BabelflowSettings(project_root=project)
+    before = resolve_run(settings, AdaptRequest.of_options(BENCH, LANG)).request
+    assert "person" not in before.entities
+    assert _cli("adopt", BENCH, "--lang", LANG, "--from", str(elsewhere)).exit_code == 0
+    later = resolve_run(settings, AdaptRequest.of_options(BENCH, LANG)).request
+    assert (
+        later.entities["person"] is EntityRendering.TRANSLATE and later.entities["place"] is EntityRendering.TRANSLATE
+    )
+    assert later.translator == AutoSpec(otherwise="none")
+    asked = resolve_run(settings, AdaptRequest.of_options(BENCH, LANG, entities=["person=localize"])).request
+    assert asked.entities["person"] is EntityRendering.LOCALIZE
