@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError
 
 from babelflow.adapt_request import AdaptRequest
 from babelflow.atomic_io import sha256_file, write_bytes_atomic
-from babelflow.errors import StaleArtifactError
+from babelflow.errors import BabelflowError, StaleArtifactError
 from babelflow.ir import Record
 from babelflow.saved_records import load_saved_record
 
@@ -129,6 +129,19 @@ def folder_owner(folder: Path) -> str | None:
         except (OSError, orjson.JSONDecodeError, ValidationError):
             continue
     return None
+
+
+def checked_owner(folder: Path, benchmark: str, option: str, verb: str) -> str | None:
+    """`folder_owner`, refusing (exit 2) a folder that holds another benchmark's variant: the error names
+    `option` and how to `verb` it instead ('validate it as tau3-mock')."""
+    owner = folder_owner(folder)
+    if owner is not None and owner != benchmark:
+        raise BabelflowError(
+            f"{folder} holds a variant of {owner}, not of {benchmark}",
+            field=option,
+            fix=f"{verb} it as {owner}, or pass a variant of {benchmark}",
+        )
+    return owner
 
 
 def save_record(record: Record, path: Path) -> None:

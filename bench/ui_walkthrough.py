@@ -141,6 +141,17 @@ def _open_artifact(page, url: str, heading: str) -> None:
     page.wait_for_timeout(1000)
 
 
+def logged_in_page(pw, api: Api):
+    """(browser, page): Chromium at 1,280 px, logged in as a user is: the UI keeps the auth string (base64)
+    where its login form puts it."""
+    browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+    page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+    page.add_init_script(
+        f"localStorage.setItem('prefect-password', {json.dumps(base64.b64encode(api.secret).decode())})"
+    )
+    return browser, page
+
+
 def _no_sideways_scroll(page) -> dict:
     sizes = page.evaluate(
         "() => ({scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth})"
@@ -165,7 +176,12 @@ def _no_table_scroll(page) -> None:
           .filter(t => t.width > t.room + 1 || t.inside > t.room + 1 || t.right > t.view)"""
     )
     if wide:
-        raise SystemExit(f"{page.url}: a table is wider than its box at {WIDTH} px: {wide[:3]}")
+        cells = page.evaluate(
+            """() => [...document.querySelectorAll('td')]
+              .map(c => ({width: c.scrollWidth, text: c.innerText.slice(0, 120)}))
+              .sort((a, b) => b.width - a.width).slice(0, 3)"""
+        )
+        raise SystemExit(f"{page.url}: a table is wider than its box at {WIDTH} px: {wide[:3]}; widest cells: {cells}")
 
 
 def _shot(page, out: Path, name: str, shown: dict[str, str], what: str, full: bool = True) -> None:
@@ -204,12 +220,7 @@ def walk(out: Path) -> dict:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": WIDTH, "height": 900})
-            # logged in as a user is: the UI keeps the auth string (base64) where its login form puts it
-            page.add_init_script(
-                f"localStorage.setItem('prefect-password', {json.dumps(base64.b64encode(api.secret).decode())})"
-            )
+            browser, page = logged_in_page(pw, api)
             page.set_viewport_size({"width": WIDTH, "height": 1100})  # the runs list: every run in view
             page.goto(f"{api.ui}/runs", wait_until="networkidle")
             page.wait_for_timeout(2500)

@@ -49,10 +49,13 @@ class NotAdopted(Record):
 
 class CompetingRendering(Record):
     rendering: str
-    count: int = Field(description="fields of the variant holding this rendering")
     element_ids: list[str] = Field(
-        default_factory=list, description="those fields: the rebuild writes the chosen rendering there instead"
+        description="the variant's fields holding this rendering: the rebuild writes the chosen one there instead"
     )
+
+    @property
+    def count(self) -> int:
+        return len(self.element_ids)
 
 
 class AdoptedTerm(Record):

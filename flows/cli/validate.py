@@ -13,7 +13,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.output_guard import check_file_out
 from babelflow.settings import BabelflowSettings
-from babelflow.variant import MANIFEST_NAME, folder_owner, load_manifest, save_record
+from babelflow.variant import MANIFEST_NAME, checked_owner, load_manifest, save_record
 from flows.cli.common import cli_errors, console, shown_text, stage_line
 from flows.cli.common import out as report
 from flows.cli.options import BENCHMARK, DOMAIN_PACKAGE, LANG, PROFILE, SOURCE_DIR, VALIDATORS, Declared, takes
@@ -27,13 +27,7 @@ def check_variant_is_of(folder: Path, benchmark: str, lang: str) -> None:
     another benchmark (tau2-mock's as tau3-mock) or language compares unrelated files. A folder made
     elsewhere (no manifest, e.g. SEATau's) is taken as given."""
 
-    owner = folder_owner(folder)
-    if owner is not None and owner != benchmark:
-        raise BabelflowError(
-            f"{folder} holds a variant of {owner}, not of {benchmark}",
-            field="--variant",
-            fix=f"validate it as {owner}, or pass a variant of {benchmark}",
-        )
+    owner = checked_owner(folder, benchmark, "--variant", "validate")
     if owner is not None and (folder / MANIFEST_NAME).is_file():
         made_for = load_manifest(folder).language
         if made_for != lang:

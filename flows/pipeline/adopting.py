@@ -70,9 +70,13 @@ def seed_adoption(run: AdaptationRun, source: AdoptedFrom, progress: Callable[[s
     """Read the variant (refused, exit 2, before any write) and save it as the run's adopted translations:
     the run's next translate stage, `adopt`'s or a flow's, starts from them."""
     adoption = read_adoption(run, source, progress)
+    _save(run, adoption)
+    return adoption
+
+
+def _save(run: AdaptationRun, adoption: Adoption) -> None:
     with run_lock(run.settings.layout.locks(), run.benchmark, run.language, holder="adopt"):
         save_adoption(adoption, run.paths.adopted)
-    return adoption
 
 
 def adopt(
@@ -87,7 +91,6 @@ def adopt(
     the previous adoption record back: nothing is left half written."""
     run = resolve_run(settings or BabelflowSettings(), request.for_adoption())
     progress = progress or (lambda message: None)
-    settings = run.settings
     path = run.paths.adopted
     previous = path.read_bytes() if path.is_file() else None
     adoption = seed_adoption(run, source, progress)
@@ -102,8 +105,7 @@ def adopt(
     refused = refused_texts(adoption, adapted)
     if refused:  # listed with their reason; the translation does not depend on this list (adoption_key)
         adoption = adoption.model_copy(update={"not_adopted": [*adoption.not_adopted, *refused]})
-        with run_lock(settings.layout.locks(), run.benchmark, run.language, holder="adopt"):
-            save_adoption(adoption, path)
+        _save(run, adoption)
     return AdoptOutcome(adoption=adoption, adapted=adapted)
 
 

@@ -25,7 +25,7 @@ from babelflow.ir import (
     PythonLiteralLocator,
     TranslationType,
 )
-from babelflow.variant import folder_owner
+from babelflow.variant import checked_owner
 from source_benchmarks.protocol import SourceBenchmark
 from translators.adoption import AdoptedTerm, ChosenBy, CompetingRendering, NotAdopted, RestoredValue
 from validators.context import ValidationContext
@@ -41,9 +41,9 @@ class VariantReading:
     the variant changed."""
 
     texts: dict[str, str] = field(default_factory=dict)
-    renderings: dict[tuple[str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
+    # (group, value) -> each rendering the variant wrote -> the fields holding it
+    renderings: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=lambda: defaultdict(dict))
     in_catalogue: dict[tuple[str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
-    holders: dict[tuple[str, str, str], list[str]] = field(default_factory=lambda: defaultdict(list))
     whole_fields: list[str] = field(default_factory=list)
     not_adopted: list[NotAdopted] = field(default_factory=list)
     restored: list[RestoredValue] = field(default_factory=list)
@@ -52,7 +52,8 @@ class VariantReading:
     def terms(self) -> list[AdoptedTerm]:
         """One rendering per value: the catalogue record's own, else the only one, else the most used."""
         out = []
-        for (group, source), seen in sorted(self.renderings.items()):
+        for (group, source), holders in sorted(self.renderings.items()):
+            seen = Counter({rendering: len(fields) for rendering, fields in holders.items()})
             catalogue = self.in_catalogue.get((group, source))
             how: ChosenBy
             if catalogue:
@@ -62,9 +63,7 @@ class VariantReading:
             else:
                 target, how = seen.most_common(1)[0][0], "most fields"
             competing = [
-                CompetingRendering(rendering=r, count=n, element_ids=self.holders[(group, source, r)])
-                for r, n in seen.most_common()
-                if r != target
+                CompetingRendering(rendering=r, element_ids=holders[r]) for r, _ in seen.most_common() if r != target
             ]
             out.append(AdoptedTerm(group=group, source=source, target=target, chosen_by=how, competing=competing))
         return out
@@ -83,13 +82,7 @@ def check_adoptable(bench: SourceBenchmark, benchmark: str, folder: Path, source
                 field="--from",
                 fix="pass the folder of the translated variant, not the source's",
             )
-    owner = folder_owner(folder)
-    if owner is not None and owner != benchmark:
-        raise BabelflowError(
-            f"{folder} holds a variant of {owner}, not of {benchmark}",
-            field="--from",
-            fix=f"adopt it as {owner}, or pass a variant of {benchmark}",
-        )
+    checked_owner(folder, benchmark, "--from", "adopt")
 
 
 def open_variant_context(bench: SourceBenchmark, folder: Path, ir: IRDocument, language: str) -> ValidationContext:
@@ -236,8 +229,7 @@ def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
             continue
         if element.translation_type is TranslationType.TRANSLATE_CANONICAL:
             key = (element.canonical_group or "default", element.source_text)
-            reading.renderings[key][target] += 1
-            reading.holders[(*key, target)].append(element.id)
+            reading.renderings[key].setdefault(target, []).append(element.id)
             if catalogue.get(element.canonical_group or "") == element.role:
                 reading.in_catalogue[key][target] += 1
             continue

@@ -90,7 +90,10 @@ def test_declared_human_review_makes_the_xliff_state_translated():
 def test_the_catalogue_record_wins_and_competitors_are_counted():
     reading = VariantReading()
     key = ("product_name", "Tea Kettle")
-    reading.renderings[key].update({"Ấm pha trà": 40, "Ấm đun trà": 79})
+    # the fields holding each rendering: 40 lines say 'Ấm pha trà', 79 'Ấm đun trà'
+    reading.renderings[key].update(
+        {"Ấm pha trà": [f"a{n}" for n in range(40)], "Ấm đun trà": [f"b{n}" for n in range(79)]}
+    )
     reading.in_catalogue[key].update({"Ấm pha trà": 1})
     (term,) = reading.terms()
     assert (term.target, term.chosen_by) == ("Ấm pha trà", "catalogue record")
