@@ -31,7 +31,8 @@ from translators.adoption import AdoptedTerm, ChosenBy, CompetingRendering, NotA
 from validators.context import ValidationContext
 
 MIN_SHARED_TASKS = 0.5  # below this share of the source's task ids in the variant, it is another task set
-_SENTENCE_END = re.compile(r"[.!?。！？।]+(?=\s|$)")
+# a run of end marks followed by a space or the end; matched from a run's first mark only (linear on a long run)
+_SENTENCE_END = re.compile(r"(?<![.!?。！？।])[.!?。！？।]+(?=\s|$)")
 _WORDS = re.compile(r"[A-Za-z]{3,}")
 
 
