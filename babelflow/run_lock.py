@@ -10,6 +10,7 @@ variant."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -20,13 +21,29 @@ from pathlib import Path
 from babelflow.errors import BabelflowError
 
 
+def open_lock_file(path: Path, binary: bool = False):
+    """A lock file opened for reading and writing, created owner-only, never through a symlink: a link
+    planted at a lock's name would have the holder's record written over (and truncate) its target."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise BabelflowError(
+            "A lock file is a symlink; babelflow does not write through links",
+            file=path,
+            fix=f"remove the link ({path}); babelflow creates the lock file itself",
+        ) from exc
+    return os.fdopen(fd, "r+b" if binary else "r+")
+
+
 @contextmanager
 def _held(path: Path, record: str, refused: Callable[[str], BabelflowError]) -> Iterator[str]:
     """Hold an advisory lock file (the OS releases it when the process dies, so a killed run never
     blocks) with `record` written in it. Yields what a killed previous holder left there ("" when
     the last one ended); a held lock raises `refused(the holder's record)`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")
+    handle = open_lock_file(path)
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError as exc:
@@ -100,7 +117,7 @@ def one_at_a_time(path: Path) -> Iterator[None]:
     (two languages of one flow analysing the same benchmark) is done once; the second run waits and
     then finds the first one's result. The OS releases the lock when its holder dies."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
+    with open_lock_file(path) as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -139,7 +156,7 @@ def edit_in_window(locks_dir: Path, benchmark: str, language: str) -> Iterator[s
     if not marker.exists() or not lock.exists():
         yield None
         return
-    with open(lock, "a+") as handle:
+    with open_lock_file(lock) as handle:
         try:  # free: a marker left by a killed run opens nothing
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

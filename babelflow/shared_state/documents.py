@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from babelflow.run_lock import open_lock_file
 
 T = TypeVar("T")
 
@@ -88,7 +89,7 @@ class LocalDocumentStore:
     @contextmanager
     def _guard(self) -> Iterator[None]:
         self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".store.lock", "a+b") as handle:
+        with open_lock_file(self.root / ".store.lock", binary=True) as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             yield
 
@@ -136,7 +137,8 @@ class LocalDocumentStore:
     def lock(self, name: str, holder: str, wait: float = 0) -> Iterator[None]:
         path = self._lock_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        handle = open_lock_file(path, binary=True)
+        fd = handle.fileno()
         try:
             deadline = time.monotonic() + wait
             while True:
@@ -152,7 +154,7 @@ class LocalDocumentStore:
             yield
             os.ftruncate(fd, 0)
         finally:
-            os.close(fd)  # closing drops the flock
+            handle.close()  # closing drops the flock
 
     def close(self) -> None:
         """Nothing to release: every call opens and closes its own files."""

@@ -236,3 +236,52 @@ def pack_with_glossary(terms: int, padding: int = 0) -> Callable[[Path], list[st
 
 
 OVER_LIMIT = MAX_GLOSSARY_TERMS + 1
+
+
+# ---- issue 44, low: a lock file planted as a link; markup planted in a variant ------------------------
+def linked_run_lock(project: Path) -> list[str]:
+    """The run lock's name made a link to another file: the holder's record was written over it."""
+    victim = project / "victim" / "notes.txt"
+    victim.parent.mkdir()
+    victim.write_text("someone's notes\n")
+    lock = project / ".babelflow" / "locks" / "tau2-mock--en-XA.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(victim)
+    return ["adapt", "tau2-mock", "--lang", "en-XA"]
+
+
+MARKUP = "<img src=http://203.0.113.9/pixel.png> ![seen](http://203.0.113.9/seen.png)"
+
+
+def markup_in_a_variant_renders_as_text(project: Path) -> CheckResult:
+    """A variant made elsewhere holding an image tag and a Markdown image: the failure report and the
+    review material must show them as text (rendered, they fetch from wherever they point when a reviewer
+    opens the report in the UI)."""
+    from markdown_it import MarkdownIt
+
+    from flows.pipeline.reporting import failure_report_markdown
+    from flows.review.material import review_material_markdown
+    from validators.findings import FailureSet
+
+    variant = project / "elsewhere"
+    shutil.copytree(project / "adapted" / "tau2-mock" / "en-XA", variant)
+    db = variant / "data" / MOCK / "db.json"
+    data = json.loads(db.read_text(encoding="utf-8"))
+    data["tasks"]["task_1"]["status"] = MARKUP  # a kept value changed: its finding quotes the variant's text
+    db.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    report = project / "report.json"
+    args = ("validate", "tau2-mock", "--lang", "en-XA", "--variant", str(variant), "--json", str(report))
+    done, seconds = _cli(project, *args)
+    if done is None or not report.exists():
+        return CheckResult(False, f"validate did not write its report: {done.stdout[-300:] if done else 'timeout'}")
+    failures = FailureSet.model_validate_json(report.read_bytes())
+    carried = [f for f in failures.findings if "203.0.113.9" in f.model_dump_json()]
+    pages = (failure_report_markdown(failures, 1, variant), review_material_markdown(failures, 1, None))
+    rendered = [MarkdownIt("commonmark").render(page) for page in pages]
+    images = sum(page.count("<img") for page in rendered)
+    return CheckResult(
+        bool(carried) and images == 0,
+        f"exit {done.returncode} in {seconds:.1f} s; findings carrying the planted text: {len(carried)};"
+        f" images in the rendered report and material: {images}",
+    )

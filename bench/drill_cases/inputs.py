@@ -16,8 +16,10 @@ from bench.drill_cases.input_safety import (  # noqa: E402
     OVER_LIMIT,
     hand_edit_then_refused_run,
     linked_policy,
+    linked_run_lock,
     linked_variant_file,
     linked_variant_file_never_reported,
+    markup_in_a_variant_renders_as_text,
     pack_with_glossary,
     planted_cache_pickles,
     planted_result_record,
@@ -37,6 +39,12 @@ CASES += [
         hand_edit_then_refused_run,
         "en-XA",
         watch=("adapted/tau2-mock", ".babelflow"),  # the edit is the prepared change: compared with itself before
+    ),
+    Case(
+        "run lock planted as a link to another file",
+        linked_run_lock,
+        "lock",
+        watch=("adapted", "victim"),  # the link is the prepared change; its target must be untouched
     ),
     Case(f"language pack with {OVER_LIMIT:,} glossary terms", pack_with_glossary(OVER_LIMIT), "en-XA.toml"),
     Case("language pack of 9 MB", pack_with_glossary(1, padding=9 * 2**20), "en-XA.toml"),
@@ -59,6 +67,12 @@ CHECKS += [
     ),
     Check("pickles planted at the IR sidecar and analysis-cache paths (never loaded)", planted_cache_pickles),
     Check("validate --variant: a file linked outside is refused unread", linked_variant_file_never_reported),
+    Check(
+        "markup planted in a variant renders as text in the report and the review material",
+        markup_in_a_variant_renders_as_text,
+        covered_by="tests/flows/test_report_markup.py::"
+        "test_planted_markup_in_a_finding_renders_as_text_in_the_report_and_the_review_material",
+    ),
     Check(
         "pickle record planted at a stage's cache key (never loaded)",
         planted_result_record,

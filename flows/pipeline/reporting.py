@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.review.html_cells import cell
+from flows.review.html_cells import cell, fenced, inline
 from validators.findings import FailureSet, group_findings
 
 
@@ -57,9 +57,9 @@ def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, 
             f"<th>where</th><th>example</th></tr></thead><tbody>{rows}</tbody></table>",
             "",
         ]
-    lines += [f"> {note}" for note in failures.notes[:3]]
+    lines += [f"> {inline(note)}" for note in failures.notes[:3]]
     for item in failures.suppressed:
-        lines.append(f"- suppressed {item.layer.value} checks of `{item.artifact}`: {item.reason}")
+        lines.append(f"- suppressed {item.layer.value} checks of {inline(item.artifact)}: {inline(item.reason)}")
     for group in groups:
         lines += [
             "",
@@ -85,10 +85,10 @@ def _finding_section(finding) -> list[str]:
         "",
         f"### `{finding.id}` · {finding.layer.value} · {finding.kind} · {finding.severity.value}",
         "",
-        f"- **field:** `{finding.artifact}` — {finding.location}"
+        f"- **field:** {inline(finding.artifact)} — {inline(finding.location)}"
         + (f" (element `{finding.element_id}`)" if finding.element_id else ""),
-        f"- **raised by:** {', '.join(finding.validators)}",
-        f"- **what:** {finding.message}",
+        f"- **raised by:** {inline(', '.join(finding.validators))}",
+        f"- **what:** {inline(finding.message)}",
         "",
     ]
     rows = "".join(
@@ -102,7 +102,7 @@ def _finding_section(finding) -> list[str]:
         f"<tbody>{rows}</tbody></table>"
     )
     for name, value in finding.evidence[0].detail.items() if finding.evidence else []:
-        lines.append(f"\n<details><summary>{name}</summary>\n\n```\n{value}\n```\n</details>")
+        lines.append(f"\n<details><summary>{inline(name)}</summary>\n\n{fenced(value)}\n</details>")
     return lines
 
 

@@ -16,6 +16,26 @@ def breakable(text: str) -> str:
     return _LONG_TOKEN.sub(lambda m: "\u200b".join(m[0][i : i + 40] for i in range(0, len(m[0]), 40)), text)
 
 
+# ASCII punctuation that starts Markdown markup: links and images, emphasis, code, tables, headings, HTML
+_MARKUP = re.compile(r"([\\`*_\[\]()!#|~>])")
+
+
+def inline(text: str | None) -> str:
+    """Text as Markdown inline prose that carries no markup of its own. A variant made elsewhere (or a
+    model's reasoning) may hold `<img src=…>` or `![](…)`: rendered in the UI, it would fetch from
+    wherever it points the moment a reviewer opens the report, or show a link that is not ours."""
+    if not text:
+        return "—"
+    return _MARKUP.sub(r"\\\1", html.escape(breakable(text), quote=False)).replace("\n", " ")
+
+
+def fenced(text: str) -> str:
+    """A fenced code block that the text cannot close: its fence is longer than any run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
 def cell(text: str | None) -> str:
     """Text as one wrapping HTML table cell."""
     if not text:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from babelflow.errors import BabelflowError
-from flows.review.html_cells import breakable, cell
+from flows.review.html_cells import cell, inline
 from flows.review.signoff import SampledUnit, SignOffSample
 from flows.review.unit_lines import checks_line, context_line, provenance
 from flows.review.unit_records import UnitRecord
@@ -48,26 +48,26 @@ def _unit(bench: Workbench | None, finding: Finding) -> UnitRecord | None:
 def _finding_block(
     finding: Finding, unit: UnitRecord | None, bench: Workbench | None, benchmark: str, language: str
 ) -> list[str]:
-    where = f"`{finding.artifact}` · {breakable(finding.location)}"
+    where = f"{inline(finding.artifact)} · {inline(finding.location)}"
     if finding.task_id:
         where += f" · task `{finding.task_id}`"
     lines = ["", f"#### `{finding.id}` · {finding.kind} · {finding.severity.value}", "", f"{where}", ""]
-    lines += [f"**What:** {breakable(finding.message)}", ""]
+    lines += [f"**What:** {inline(finding.message)}", ""]
     evidence = finding.evidence[0] if finding.evidence else None
     source = unit.source if unit else evidence.source if evidence else None
     target = unit.target if unit else evidence.target if evidence else None
     lines += side_by_side([(source, target)], language)
     if unit is not None:
         lines += [
-            f"- **context:** {breakable(context_line(unit))}",
-            f"- **made by:** {breakable(provenance(unit))} ({unit.origin_class})",
-            f"- **checks:** {checks_line(bench.checks(unit)) if bench else '—'}",
+            f"- **context:** {inline(context_line(unit))}",
+            f"- **made by:** {inline(provenance(unit))} ({unit.origin_class})",
+            f"- **checks:** {inline(checks_line(bench.checks(unit))) if bench else '—'}",
             f"- **read it:** `babelflow units {benchmark} --lang {language} --id {unit.key[:12]}`",
             f'- **correct it:** `babelflow correct {benchmark} --lang {language} --finding {finding.id} --text "…"` '
             "or give the text in the form's replacement field",
         ]
     elif evidence is not None and evidence.reasoning:
-        lines.append(f"- **why:** {breakable(evidence.reasoning)}")
+        lines.append(f"- **why:** {inline(evidence.reasoning)}")
     return lines
 
 
@@ -103,7 +103,7 @@ def _group_block(
         "",
         f"## {number}. {group.layer.value}/{group.kind} · {group.severity.value} · {len(group.finding_ids)} finding(s)",
         "",
-        f"`{group.id}` · `{group.artifact}` · {breakable(group.pattern)}",
+        f"`{group.id}` · {inline(group.artifact)} · {inline(group.pattern)}",
     ]
     for finding_id in group.finding_ids[:SHOWN_PER_GROUP]:
         finding = by_id[finding_id]
@@ -132,7 +132,7 @@ def signoff_material_markdown(
     lines = [
         f"# Sign-off sample {benchmark} → {language}",
         "",
-        f"Translator `{translator_id}`, tier **{tier}**. {sample.sample_size} of {sample.lot_size} units, drawn "
+        f"Translator {inline(translator_id)}, tier **{tier}**. {sample.sample_size} of {sample.lot_size} units, drawn "
         f"by role and risk (ISO 2859-1 general inspection level II, code letter {sample.code_letter}); "
         "strata: " + ", ".join(f"{name} {count}" for name, count in sample.strata.items()) + ".",
         "",
@@ -148,8 +148,10 @@ def signoff_material_markdown(
     for stratum, units in by_stratum.items():
         lines += ["", f"## {stratum} ({len(units)})", ""]
         for number, unit in units:
-            where = f"{number}. `{unit.unit_key[:12]}` · {unit.role}" + (f" · task `{unit.task}`" if unit.task else "")
-            checks = f" · checks: {'; '.join(unit.checks)}" if unit.checks else ""
-            lines += [f"**{where}** · made by {unit.origin} · risk {unit.risk}{checks}", ""]
+            where = f"{number}. `{unit.unit_key[:12]}` · {inline(unit.role)}" + (
+                f" · task {inline(unit.task)}" if unit.task else ""
+            )
+            checks = f" · checks: {inline('; '.join(unit.checks))}" if unit.checks else ""
+            lines += [f"**{where}** · made by {inline(unit.origin)} · risk {unit.risk}{checks}", ""]
             lines += side_by_side([(unit.source, unit.target)], language)
     return "\n".join(lines)

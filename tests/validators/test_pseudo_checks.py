@@ -6,7 +6,7 @@ from babelflow.language_data import language_data
 from babelflow.text import ACCENT_TABLE, PDF, RLO
 from validators.probes.language_checks import _english_clauses
 from validators.probes.pseudo_checks import doubled_statuses, forced_literals, plain_source_words
-from validators.probes.status_words import status_doubled
+from validators.probes.status_words import status_doubled, status_in_prose
 
 SOURCE = "The agent should confirm that the order was delivered and refund the pending amount to user_12."
 
@@ -79,6 +79,32 @@ def test_a_learned_rendering_after_its_own_first_characters_is_doubled():
     doubled = status_doubled(_Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
     assert [f.kind for f in doubled] == ["status_rendering_doubled"]
     assert status_doubled(_Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
+
+
+class _OrdinaryUse:
+    artifact, role, id, inline_tokens = "policy.md", "policy:paragraph", "e2", ()
+    source_text = "An order can only be cancelled if its status is 'pending'."
+
+
+def test_a_status_rendering_is_forced_into_a_verb_slot_only_where_it_reads_as_a_label():
+    """A one-word rendering is often the language's own participle, natural in "can only be cancelled"
+    (Indonesian 'dibatalkan', Spanish 'cancelado', German 'storniert'): no finding. A phrase (the verb with
+    its aspect particle) or a term set between spaces in an unspaced script is a label put in a verb's place."""
+
+    def kinds(language: str, rendering: str, target: str) -> list[str]:
+        found = status_in_prose(_OrdinaryUse(), target, {"cancelled": rendering}, language_data(language))
+        return [f.kind for f in found]
+
+    assert kinds("es", "cancelado", "Un pedido solo puede ser cancelado si su estado es 'pendiente'.") == []
+    assert (
+        kinds("de", "storniert", "Eine Bestellung kann nur storniert werden, wenn ihr Status 'ausstehend' ist.") == []
+    )
+    assert kinds("id", "dibatalkan", "Pesanan hanya dapat dibatalkan jika statusnya 'tertunda'.") == []
+    assert kinds("vi", "đã hủy", "Một đơn hàng chỉ có thể được đã hủy nếu trạng thái là 'chờ'.") == [
+        "status_rendering_in_prose"
+    ]
+    assert kinds("th", "ยกเลิกแล้ว", "คำสั่งซื้อจะถูก ยกเลิกแล้ว ได้ก็ต่อเมื่อสถานะเป็น 'รอ'") == ["status_rendering_in_prose"]
+    assert kinds("th", "ยกเลิกแล้ว", "คำสั่งซื้อที่ยกเลิกแล้วจะไม่ถูกจัดส่ง") == []  # written in, no inserted spaces
 
 
 def test_a_list_of_kept_names_is_no_english_clause():

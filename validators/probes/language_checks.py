@@ -139,7 +139,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 cause="English words left in the translation",
                 word=word,
             )
-        yield from status_in_prose(element, target, statuses)
+        yield from status_in_prose(element, target, statuses, data)
         yield from status_doubled(element, target, statuses, data)
         if data.unspaced:
             yield from spacing_around(element, target, glossary_terms, data)

@@ -51,13 +51,28 @@ def status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, st
     return {value: counts.most_common(1)[0][0] for value, counts in seen.items()}
 
 
-def status_in_prose(element, target: str, statuses: dict[str, str]) -> list[Hit]:
+def reads_as_label(rendering: str, target: str, data: LanguageData) -> bool:
+    """Whether a status rendering stands in the sentence as a label, not as the language's own word.
+    Where it is one word ('dibatalkan', 'cancelado', 'geliefert') it is often the ordinary participle,
+    and "can only be cancelled" reads naturally with it: nothing says it was forced. A phrase ('đã hủy',
+    'naihatid na': a word with its aspect particle) cannot fill the verb's slot, nor can a term set
+    between spaces in a script written without them ('จะถูก ยกเลิกแล้ว ได้')."""
+    if data.unspaced:
+        return re.search(rf"(?:^|\s){re.escape(rendering)}(?:\s|$)", target) is not None
+    return len(rendering.split()) > 1
+
+
+def status_in_prose(element, target: str, statuses: dict[str, str], data: LanguageData) -> list[Hit]:
     out = []
     for value, rendering in statuses.items():
         if value in element.inline_tokens:
             continue  # the source quotes the status itself: its rendering is right there
         # "to be delivered to Suite 641": the verb, not the order status 'delivered'
-        if re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text) and rendering in target:
+        if (
+            re.search(rf"\bbe\s+{re.escape(value)}\b", element.source_text)
+            and rendering in target
+            and reads_as_label(rendering, target, data)
+        ):
             out.append(
                 field_hit(
                     "status_rendering_in_prose",
