@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Literal
 
@@ -78,6 +79,13 @@ class RestoredValue(Record):
     where: str
     source: str
     variant_text: str
+    in_text: str | None = Field(
+        default=None,
+        description=(
+            "where the value is quoted in a translated sentence (policy: \"status is 'tertunda'\"): the sentence as "
+            "adopted, with the value written back"
+        ),
+    )
 
 
 class Adoption(Record):
@@ -104,6 +112,15 @@ class Adoption(Record):
     @property
     def adopted_fields(self) -> int:
         return self.translatable_fields - len(self.not_adopted)
+
+    def quoted_renderings(self) -> dict[str, str]:
+        """Kept value -> the word the variant quoted for it in its sentences (the most used), which adopt wrote
+        back: the checks still find that word where it was forced into an ordinary sentence."""
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        for restored in self.restored:
+            if restored.in_text is not None:
+                counts[restored.source][restored.variant_text] += 1
+        return {value: seen.most_common(1)[0][0] for value, seen in counts.items()}
 
     def variant_renderings(self) -> dict[tuple[str, str], set[str]]:
         """(group, source) -> every rendering the variant used for the value."""

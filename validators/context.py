@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -130,6 +130,8 @@ class ValidationContext:
     variant_bench: SourceBenchmark | None = None  # the variant opened in its harness, when the caller has it
     inferred_policy: InferredPolicy | None = None  # the policy, when the caller inferred it already
     validator_id: str = "probes"  # who the checks' findings are from
+    # kept value -> the word an adopted variant had quoted for it, which adopt wrote back (translators/adoption.py)
+    adopted_renderings: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         variant_dir = Path(self.variant_root)

@@ -54,11 +54,17 @@ def adoption_findings(adoption: Adoption, ir: IRDocument) -> list[Finding]:
         element = elements.get(restored.element_id)
         if element is None:
             continue
+        where = "here" if restored.in_text is None else "in this sentence"
+        why = (
+            "the software reads this field unchanged"
+            if restored.in_text is None
+            else "the tools accept and return only the kept value"
+        )
         hit = Hit.on(
             element,
-            restored.source,
-            f"the variant changed the kept value {restored.source!r} to {restored.variant_text!r} here; adopt "
-            "wrote the source's text back (the software reads this field unchanged)",
+            restored.in_text or restored.source,
+            f"the variant changed the kept value {restored.source!r} to {restored.variant_text!r} {where}; adopt "
+            f"wrote the source's text back ({why})",
             location=element.role + path_of(element),
             pattern=f"{restored.source!r}",
             cause="kept values the variant had changed, written back",

@@ -29,6 +29,7 @@ from babelflow.variant import checked_owner
 from source_benchmarks.protocol import SourceBenchmark
 from translators.adoption import AdoptedTerm, ChosenBy, CompetingRendering, NotAdopted, RestoredValue
 from validators.context import ValidationContext
+from validators.probes.quoting import quoted_pairs, requoted
 
 MIN_SHARED_TASKS = 0.5  # below this share of the source's task ids in the variant, it is another task set
 # a run of end marks followed by a space or the end; matched from a run's first mark only (linear on a long run)
@@ -172,6 +173,35 @@ def _catalogue_roles(ir: IRDocument) -> dict[str, str]:
     return out
 
 
+def _kept_literals_restored(element: IRElement, target: str, reading: VariantReading) -> str:
+    """The sentence with each kept value it quotes written back where the variant quoted its own word for it
+    ("status is 'pending'" translated "statusnya 'tertunda'"): the tools accept and return only 'pending',
+    and a cancel reason the agent copies from the policy ('tidak sengaja dipesan') is refused by the tool.
+    Each is recorded, so the repair is reviewed; quotes are paired in order, only when both sides quote the
+    same number of things."""
+    kept = set(element.inline_tokens)
+    renamed = {
+        number: (value, rendering)
+        for number, (value, rendering) in enumerate(quoted_pairs(element.source_text, target))
+        if value in kept and rendering != value and rendering.strip()
+    }
+    if not renamed:
+        return target
+    repaired = requoted(target, {number: value for number, (value, _) in renamed.items()})
+    for value, rendering in renamed.values():
+        reading.restored.append(
+            RestoredValue(
+                element_id=element.id,
+                artifact=element.artifact,
+                where=where_of(element),
+                source=value,
+                variant_text=rendering,
+                in_text=repaired,
+            )
+        )
+    return repaired
+
+
 def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
     positions = _task_positions(ctx, folder)
     structures = _block_structures(ctx)
@@ -237,6 +267,7 @@ def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
         if target == element.source_text and len(_WORDS.findall(target)) >= 2:
             skip("left_in_source", "the variant kept the source's text")
             continue
+        target = _kept_literals_restored(element, target, reading)
         reading.texts[element.id] = target
         if _sentences(target) != _sentences(element.source_text):
             reading.whole_fields.append(element.id)

@@ -129,6 +129,17 @@ def test_planted_defects_of_an_adopted_variant_each_reach_the_review_queue(tmp_p
     line = f"$['orders']['{order_key}']['items'][0]['name']"
     repaired = at(line, "adopted_rendering_replaced")
     assert repaired and "Món hàng đổi tên" in repaired[0].message
+    # the kept values the policy quotes in the variant's own words ('đang chờ xử lý' for 'pending'): written
+    # back in the built policy, each repair queued; the status word forced into an ordinary sentence ('được
+    # đã hủy', 'can only be cancelled') is still found although its quoted form is gone
+    policy = (built / "policy.md").read_text(encoding="utf-8")
+    restored = [f for f in queue.findings if f.kind == "adopted_value_restored" and f.artifact.endswith("policy.md")]
+    values = {f.pattern for f in restored}
+    assert {"'pending'", "'delivered'", "'ordered by mistake'"} <= values, values
+    assert "'pending'" in policy and "'đang chờ xử lý'" not in policy
+    assert not [f for f in queue.findings if f.kind == "reference_lost" and f.artifact.endswith("policy.md")]
+    forced = [f for f in queue.findings if f.kind == "status_rendering_in_prose"]
+    assert any(f.evidence[0].detail.get("rendering") == "đã hủy" for f in forced), [f.message for f in forced]
 
 
 def test_people_and_places_localized_into_thai_run_clean_through_adoption(tmp_path, monkeypatch):

@@ -41,6 +41,9 @@ def status_renderings(ctx: ValidationContext, elements, targets) -> dict[str, st
         and re.fullmatch(r"[a-z]+(?: [a-z]+)?", e.source_text)
     }
     seen: dict[str, Counter] = defaultdict(Counter)
+    for value, rendering in ctx.adopted_renderings.items():  # written back by adopt: no longer in the quotes
+        if value in statuses:
+            seen[value][rendering] += 1
     for element in elements:
         target = targets[element.id]
         if not target or not any(t in statuses for t in element.inline_tokens):
