@@ -27,6 +27,27 @@ class Evidence(Record):
     detail: dict[str, str] = Field(default_factory=dict)
 
 
+class TextFix(Record):
+    """A mechanical repair of the field a finding is on, which a reviewer accepts by confirming: every
+    occurrence of `find` in the unit's text becomes `replace` (a term's inserted spaces taken out, a status
+    word written twice written once). Small spans, so that several fixes of one field compose."""
+
+    find: str = Field(min_length=1)
+    replace: str
+
+
+def apply_fixes(text: str, fixes: list[TextFix]) -> tuple[str, list[TextFix]]:
+    """`text` with each fix applied in order; the fixes whose span is no longer there (already fixed, or
+    changed by a fix before) are returned apart."""
+    missed = []
+    for fix in fixes:
+        if fix.find in text:
+            text = text.replace(fix.find, fix.replace)
+        else:
+            missed.append(fix)
+    return text, missed
+
+
 class Finding(Record):
     id: str
     layer: Layer
@@ -52,6 +73,9 @@ class Finding(Record):
             "the one systematic cause several values or files share (a translator that renders the tools' "
             "values in prose): findings of one kind and cause are one group, one decision, one fix"
         ),
+    )
+    fixes: list[TextFix] = Field(
+        default_factory=list, description="the proposed repair of this field: confirming the finding applies it"
     )
 
     @property
@@ -87,6 +111,7 @@ class Hit(Record):
     severity: Severity | None = Field(default=None, description="None: the kind's default")
     kind: str | None = Field(default=None, description="which of its check's kinds (None: its only one)")
     cause: str | None = Field(default=None, description="Finding.cause: what groups it with other values or files")
+    fixes: list[TextFix] = Field(default_factory=list, description="Finding.fixes: the proposed repair")
 
     @classmethod
     def on(cls, element: IRElement, target: str | None, message: str, **seen: Any) -> Hit:
@@ -126,6 +151,7 @@ def found(kind: FindingKind, validator_id: str, hit: Hit) -> Finding:
         ],
         pattern=hit.pattern,
         cause=hit.cause,
+        fixes=list(hit.fixes),
     )
     finding.id = finding_id(finding.key)
     return finding

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.review.html_cells import cell, fenced, inline
+from flows.review.html_cells import cell, fenced, inline, proposed_line
 from validators.findings import FailureSet, group_findings
 
 
@@ -89,6 +89,7 @@ def _finding_section(finding) -> list[str]:
         + (f" (element `{finding.element_id}`)" if finding.element_id else ""),
         f"- **raised by:** {inline(', '.join(finding.validators))}",
         f"- **what:** {inline(finding.message)}",
+        *([f"- {proposal}"] if (proposal := proposed_line(finding.fixes)) else []),
         "",
     ]
     rows = "".join(

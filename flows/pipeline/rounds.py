@@ -220,8 +220,8 @@ def apply_decisions(run: AdaptationRun, store: ReviewStore) -> tuple[dict[str, s
     forget: list[str] = []
     pending = store.unapplied_confirmations()
     for decision in pending:
-        if decision.element_id is None or decision.replacement:
-            continue
+        if decision.element_id is None or decision.replacement or decision.fixes:
+            continue  # a text of the reviewer's, or the finding's repair: apply_replacements writes it
         if decision.route == "analysis":
             reason = decision.preserve_reason
             overrides = [o for o in overrides if o.element != decision.element_id] + [

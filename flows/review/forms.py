@@ -148,12 +148,18 @@ def finding_field(number: int) -> str:
     return f"finding_{number}"
 
 
-def review_form(groups: list[FindingGroup], description: str) -> type[ReviewForm]:
+def review_form(
+    groups: list[FindingGroup], description: str, by_id: dict[str, Finding] | None = None
+) -> type[ReviewForm]:
+    """One row per group; `by_id` (the findings) lets a row say that confirming applies a proposed repair."""
+    by_id = by_id or {}
     fields: dict = {}
     for number, group in enumerate(groups, start=1):
         count = len(group.finding_ids)
         title = f"{number}. {group.layer.value}/{group.kind} · {group.severity.value} · {count} finding(s)"
         about = group.summary + ("" if count == 1 else " · `open` decides its findings one by one")
+        if any(by_id[f].fixes for f in group.finding_ids if f in by_id):
+            about += " · confirm applies the proposed fix to each field (shown in the review material)"
         route = suggested_route(group.layer, group.kind)
         fields |= _row_fields(group_field(number), title, about, DECISIONS_OF_GROUP, route, count == 1)
     model = create_model("ReviewForm", __base__=ReviewForm, **fields)
@@ -213,6 +219,7 @@ def ask_for_review(
         groups,
         f"**Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups**, most severe first. "
         f"{read} One decision per group; `open` decides a group's findings one by one.",
+        by_finding,
     )
     try:
         with pause_named("AwaitingReview"):

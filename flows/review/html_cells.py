@@ -41,3 +41,12 @@ def cell(text: str | None) -> str:
     if not text:
         return "—"
     return html.escape(breakable(text)).replace("\n", "<br>")
+
+
+def proposed_line(fixes) -> str | None:
+    """A finding's proposed repair in one line, or None when it proposes none."""
+    if not fixes:
+        return None
+    shown = "; ".join(f"{inline(fix.find)} → {inline(fix.replace)}" for fix in fixes[:3])
+    more = f" and {len(fixes) - 3} more" if len(fixes) > 3 else ""
+    return f"**Proposed fix:** {shown}{more} (confirming applies it to the unit's text)"

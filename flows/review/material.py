@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from babelflow.errors import BabelflowError
-from flows.review.html_cells import cell, inline
+from flows.review.html_cells import cell, inline, proposed_line
 from flows.review.signoff import SampledUnit, SignOffSample
 from flows.review.unit_lines import checks_line, context_line, provenance
 from flows.review.unit_records import UnitRecord
@@ -53,6 +53,8 @@ def _finding_block(
         where += f" · task `{finding.task_id}`"
     lines = ["", f"#### `{finding.id}` · {finding.kind} · {finding.severity.value}", "", f"{where}", ""]
     lines += [f"**What:** {inline(finding.message)}", ""]
+    if proposal := proposed_line(finding.fixes):
+        lines += [proposal, ""]
     evidence = finding.evidence[0] if finding.evidence else None
     source = unit.source if unit else evidence.source if evidence else None
     target = unit.target if unit else evidence.target if evidence else None

@@ -15,10 +15,11 @@ from babelflow.adaptation_run import AdaptationRun
 from babelflow.errors import BabelflowError
 from flows.review.importing import write_plan_locked
 from flows.review.store import ReviewDecision
-from flows.review.unit_records import Correction, CorrectionLog, now, plan_entry
+from flows.review.unit_records import Correction, CorrectionLog, UnitRecord, now, plan_entry
 from flows.review.workbench import Workbench
 from translators.engine import UnitFailure
 from translators.interchange import ImportPlan
+from validators.findings import TextFix, apply_fixes
 
 
 @dataclass
@@ -30,29 +31,18 @@ class ReplacementsApplied:
 
 
 def apply_replacements(run: AdaptationRun, decisions: list[ReviewDecision]) -> ReplacementsApplied:
-    """Store each confirmed finding's replacement as its unit's text (the caller holds the run lock)."""
+    """Store each confirmed finding's replacement as its unit's text (the caller holds the run lock). A
+    confirmation without a replacement whose finding proposed a repair applies it: a unit's repairs, from
+    every finding confirmed on it, are applied together to its text, then checked as a replacement is."""
     done = ReplacementsApplied()
-    wanted = [d for d in decisions if d.replacement and d.element_id and d.route == "translation"]
-    if not wanted:
+    ours = [d for d in decisions if d.element_id and d.route == "translation" and (d.replacement or d.fixes)]
+    if not ours:
         return done
     bench = Workbench.load(run)
     entries = []
-    for decision in wanted:
-        text, element_id = decision.replacement or "", decision.element_id or ""
-        try:
-            record = bench.unit_of_element(element_id)
-        except BabelflowError as error:  # a kept field: nothing to translate there
-            element = bench.elements.get(element_id)
-            done.refused.append(
-                UnitFailure(
-                    unit_key=element_id,
-                    element_ids=[element_id],
-                    source_text=element.source_text if element else "",
-                    problems=[f"replacement for finding {decision.finding_id}: {error.message}; {error.fix}"],
-                    human_text=text,
-                )
-            )
-            continue
+    for decision, text in _texts(bench, ours, done):
+        element_id = decision.element_id or ""
+        record = bench.unit_of_element(element_id)
         if text == record.target:
             continue
         refusing = [c for c in bench.checks(record, text) if c.refusing]
@@ -85,3 +75,33 @@ def apply_replacements(run: AdaptationRun, decisions: list[ReviewDecision]) -> R
         write_plan_locked(run.benchmark, run.language, run.paths.reviewed, run.paths.canonical_map, plan)
         CorrectionLog(run.paths.review_dir).append_many(done.corrections)
     return done
+
+
+def _texts(bench: Workbench, decisions: list[ReviewDecision], done: ReplacementsApplied):
+    """(decision, the unit's new text) per unit: a replacement as given; else the unit's text with the
+    repairs of every finding confirmed on it. A kept field (no unit) is refused, named."""
+    repaired: dict[str, tuple[ReviewDecision, UnitRecord, list[TextFix]]] = {}
+    for decision in decisions:
+        element_id = decision.element_id or ""
+        try:
+            record = bench.unit_of_element(element_id)
+        except BabelflowError as error:  # a kept field: nothing to translate there
+            element = bench.elements.get(element_id)
+            done.refused.append(
+                UnitFailure(
+                    unit_key=element_id,
+                    element_ids=[element_id],
+                    source_text=element.source_text if element else "",
+                    problems=[f"replacement for finding {decision.finding_id}: {error.message}; {error.fix}"],
+                    human_text=decision.replacement or "",
+                )
+            )
+            continue
+        if decision.replacement:
+            yield decision, decision.replacement
+        elif decision.fixes:
+            first, _, fixes = repaired.get(record.key, (decision, record, []))
+            repaired[record.key] = (first, record, fixes + list(decision.fixes))
+    for decision, record, fixes in repaired.values():
+        text, _ = apply_fixes(record.target, fixes)  # a span already gone was fixed another way
+        yield decision, text

@@ -20,7 +20,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, Record
 from validators.finding_kinds import Route
-from validators.findings import FailureSet, Finding
+from validators.findings import FailureSet, Finding, TextFix
 
 Decision = Literal["confirm", "dismiss"]
 
@@ -35,9 +35,18 @@ class ReviewDecision(Record):
         default=None, description="analysis route: the type the field should have had"
     )
     replacement: str | None = Field(default=None, description="translation route: the reviewer's own translation")
+    fixes: list[TextFix] = Field(
+        default_factory=list,
+        description="translation route, no replacement: the finding's proposed repair, applied to its unit's text",
+    )
     element_id: str | None = None
     field_fingerprint: str = ""
     at: str = ""
+
+
+def _accepts_repair(decision: ReviewDecision) -> bool:
+    """Confirming a finding that proposes a repair, with no text of one's own, accepts that repair."""
+    return decision.decision == "confirm" and decision.route == "translation" and not decision.replacement
 
 
 def fingerprint(finding: Finding) -> str:
@@ -87,6 +96,7 @@ class ReviewStore:
                         "element_id": finding.element_id,
                         "field_fingerprint": fingerprint(finding),
                         "at": decision.at or now,
+                        "fixes": finding.fixes if _accepts_repair(decision) else [],
                     }
                 )
             )

@@ -169,3 +169,48 @@ def test_people_and_places_localized_into_thai_run_clean_through_adoption(tmp_pa
     names = {u["name"]["first_name"] for u in users.values()}
     spaced = [f for f in findings if f.kind == "spacing_artifact" and f.evidence[0].detail.get("term", "") in names]
     assert not spaced
+
+
+def test_confirming_a_spacing_group_applies_its_proposed_fix_to_every_field(tmp_path, monkeypatch):
+    """SEATau's Thai sets spaces around the terms its pipeline inserted ('ใช้ บัตรของขวัญ ได้'). The finding
+    proposes the fix (the term joined to its neighbours); confirming the group, with no text of one's own,
+    writes it into every field as the reviewer's correction, and the next validation no longer finds it."""
+    from babelflow.adapt_request import AdaptRequest
+    from flows.pipeline.rounds import apply_decisions
+    from flows.review.store import ReviewStore, review_folder
+    from flows.run_setup import resolve_run
+    from validators.findings import FailureSet, group_findings
+
+    root = corpus.rebuild(tmp_path / "corpus")
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(project))
+    monkeypatch.chdir(project)
+    common = ("--source-dir", str(root / "en"), "--lang", "th")
+    assert _cli("adopt", BENCH, *common, "--from", str(root / "th")).exit_code == 0
+    assert _cli("validate", BENCH, *common, "--review").exit_code == 1
+    settings = BabelflowSettings(project_root=project)
+    folder, _ = review_folder(settings, BENCH, "th", None)
+    store = ReviewStore(folder)
+    queue = store.queue()
+    assert queue is not None
+    (spacing,) = [g for g in group_findings(queue.findings) if g.kind == "spacing_artifact"]
+    by_id = {f.id: f for f in queue.findings}
+    fixes = [fix for f in spacing.finding_ids for fix in by_id[f].fixes]
+    assert fixes and all(" " in fix.find and " " not in fix.replace.strip() for fix in fixes)
+    terms = {by_id[f].evidence[0].detail["term"] for f in spacing.finding_ids}
+    decided = _cli("review", BENCH, "--lang", "th", "--decide", f"{spacing.id}=confirm", "--reviewer", "ภาษาไทย")
+    assert decided.exit_code == 0, decided.output
+    run = resolve_run(settings, AdaptRequest.of_options(BENCH, "th", source_dir=root / "en").for_adoption())
+    apply_decisions(run, store)
+    rebuilt = _cli("adapt", BENCH, *common)
+    assert rebuilt.exit_code in (0, 1), rebuilt.output
+    report = tmp_path / "after.json"
+    _cli("validate", BENCH, *common, "--json", str(report))
+    after = FailureSet.model_validate_json(report.read_bytes()).findings
+    left = {f.evidence[0].detail["term"] for f in after if f.kind == "spacing_artifact"}
+    assert not left & terms, sorted(left & terms)
+    built = settings.layout.variant(BENCH, "th") / "data" / corpus.RETAIL
+    text = "".join((built / name).read_text(encoding="utf-8") for name in ("tasks.json", "policy.md"))
+    assert all(fix.find not in text for fix in fixes)
+    assert fixes[0].replace in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from babelflow.language_data import language_data
 from babelflow.text import ACCENT_TABLE, PDF, RLO
+from validators.findings import apply_fixes
 from validators.probes.language_checks import _english_clauses
 from validators.probes.pseudo_checks import doubled_statuses, forced_literals, plain_source_words
 from validators.probes.status_words import status_doubled, status_in_prose
@@ -78,6 +79,7 @@ def test_a_learned_rendering_after_its_own_first_characters_is_doubled():
     statuses = {"delivered": "已送达"}
     doubled = status_doubled(_Element(), "如果订单状态为 已 已送达，用户可以退货。", statuses, data)
     assert [f.kind for f in doubled] == ["status_rendering_doubled"]
+    assert [(fix.find, fix.replace) for fix in doubled[0].fixes] == [("已 已送达", "已送达")]  # the proposed repair
     assert status_doubled(_Element(), "如果订单状态为已送达，用户可以退货。", statuses, data) == []
 
 
@@ -105,6 +107,18 @@ def test_a_status_rendering_is_forced_into_a_verb_slot_only_where_it_reads_as_a_
     ]
     assert kinds("th", "ยกเลิกแล้ว", "คำสั่งซื้อจะถูก ยกเลิกแล้ว ได้ก็ต่อเมื่อสถานะเป็น 'รอ'") == ["status_rendering_in_prose"]
     assert kinds("th", "ยกเลิกแล้ว", "คำสั่งซื้อที่ยกเลิกแล้วจะไม่ถูกจัดส่ง") == []  # written in, no inserted spaces
+
+
+def test_a_status_written_twice_proposes_it_written_once_in_its_quotes():
+    data = language_data("id")
+    statuses = {"delivered": "terkirim"}
+    (bare,) = status_doubled(
+        _Element(), "Jika pesanan telah terkirim terkirim, user dapat mengembalikannya.", statuses, data
+    )
+    assert [(f.find, f.replace) for f in bare.fixes] == [("terkirim terkirim", "terkirim")]
+    text = "Jika status pesanan 'terkirim' 'terkirim', user dapat."
+    (quoted,) = status_doubled(_Element(), text, statuses, data)
+    assert apply_fixes(text, quoted.fixes) == ("Jika status pesanan 'terkirim', user dapat.", [])
 
 
 def test_a_list_of_kept_names_is_no_english_clause():

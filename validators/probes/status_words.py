@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from babelflow.ir import PreserveReason
 from babelflow.language_data import LanguageData, in_script
 from validators.context import ValidationContext
-from validators.findings import Hit, Severity
+from validators.findings import Hit, Severity, TextFix
 from validators.probes.quoting import quoted_pairs
 
 
@@ -22,9 +22,20 @@ def field_hit(
     message: str,
     pattern: str,
     cause: str | None = None,
+    fixes: list[TextFix] | None = None,
     **detail: str,
 ) -> Hit:
-    return Hit.on(element, target, message, kind=kind, severity=severity, detail=detail, pattern=pattern, cause=cause)
+    return Hit.on(
+        element,
+        target,
+        message,
+        kind=kind,
+        severity=severity,
+        detail=detail,
+        pattern=pattern,
+        cause=cause,
+        fixes=fixes or [],
+    )
 
 
 # ---- status renderings in ordinary prose -----------------------------------------------------
@@ -109,7 +120,8 @@ def status_doubled(element, target: str, statuses: dict[str, str], data: Languag
         if data.unspaced and len(rendering) > 1:  # its first characters, then a space or a mark, then it whole
             prefixes = "|".join(re.escape(rendering[:n]) for n in range(len(rendering) - 1, 0, -1))
             patterns.append(rf"(?:{prefixes})[ {_MARKS}]+{re.escape(rendering)}")
-        if any(re.search(p, target) for p in patterns):
+        doubled = sorted({m[0] for p in patterns for m in re.finditer(p, target)})
+        if doubled:
             out.append(
                 field_hit(
                     "status_rendering_doubled",
@@ -119,11 +131,22 @@ def status_doubled(element, target: str, statuses: dict[str, str], data: Languag
                     f"the status rendering {rendering!r} of {value!r} is written twice side by side",
                     f"status {value!r} doubled",
                     cause="status renderings written twice",
+                    # the rendering once, with the quote marks the span had ('terkirim terkirim' -> 'terkirim')
+                    fixes=[TextFix(find=span, replace=_once(span, rendering, value)) for span in doubled],
                     status=value,
                     rendering=rendering,
                 )
             )
     return out
+
+
+def _once(span: str, rendering: str, value: str) -> str:
+    """A doubled span written once: the target-language rendering, inside the span's own quote marks."""
+    opening = span[0] if span[0] in _MARKS else ""
+    closing = span[-1] if span[-1] in _MARKS and len(span) > 1 else ""
+    if opening and closing and rendering in span[1:-1]:
+        return f"{opening}{rendering}{closing}"
+    return rendering
 
 
 # ---- spacing around inserted terms -----------------------------------------------------------
@@ -134,20 +157,24 @@ def spacing_around(element, target: str, terms: set[str], data: LanguageData) ->
     for term in sorted(terms, key=lambda t: (-len(t), t)):  # longest first; ties by text, not by set order
         if not term or not in_script(term[0], data.script):
             continue
+        spans = []
         for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):
             before, after = target[match.start() - 2 : match.start() - 1], target[match.end() + 1 : match.end() + 2]
             if before and after and in_script(before, data.script) and in_script(after, data.script):
-                out.append(
-                    field_hit(
-                        "spacing_artifact",
-                        Severity.MINOR,
-                        element,
-                        target,
-                        f"spaces inserted around {term!r} in a script written without spaces between words",
-                        f"spaces around {term!r}",
-                        cause="spaces inserted around terms in a script written without them",
-                        term=term,
-                    )
+                spans.append(target[match.start() - 2 : match.end() + 2])
+        if spans:
+            out.append(
+                field_hit(
+                    "spacing_artifact",
+                    Severity.MINOR,
+                    element,
+                    target,
+                    f"spaces inserted around {term!r} in a script written without spaces between words",
+                    f"spaces around {term!r}",
+                    cause="spaces inserted around terms in a script written without them",
+                    # with its neighbouring letters, so that a space beside a Latin word or a digit stays
+                    fixes=[TextFix(find=span, replace=span[0] + term + span[-1]) for span in sorted(set(spans))],
+                    term=term,
                 )
-                break
+            )
     return out
