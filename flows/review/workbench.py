@@ -20,7 +20,7 @@ import orjson
 from babelflow.adaptation_run import AdaptationRun
 from babelflow.canonical_map import CanonicalMap, load_canonical_map
 from babelflow.errors import BabelflowError
-from babelflow.ir import IRDocument, IRElement
+from babelflow.ir import IRDocument, IRElement, TranslationType
 from babelflow.settings import BabelflowSettings
 from flows.components import analyze_or_reuse
 from flows.review.unit_records import (
@@ -264,6 +264,13 @@ class Workbench:
                 return drafted
         return reprotect(record.target, protected) if record.target else None
 
+    def _kept_by_map(self, element: IRElement, text: str) -> bool:
+        """A canonical value the map renders as its source (an adopted variant's US address 'Suite 343', an
+        option value a translator returned as it is): kept by the map's decision, not left untranslated."""
+        if element.translation_type is not TranslationType.TRANSLATE_CANONICAL or text != element.source_text:
+            return False
+        return self.cmap.target_of(element.canonical_group or "default", element.source_text) == element.source_text
+
     def checks(self, record: UnitRecord, text: str | None = None) -> list[UnitCheck]:
         """The flow's per-field checks on the unit's text (or on `text`): fidelity (language,
         numbers, protected tokens, placeholders) and the language pack's release checks."""
@@ -272,6 +279,9 @@ class Workbench:
         for element_id in record.element_ids[:3]:  # the fields of a unit share source and kind
             element = self.elements[element_id]
             for finding in check_pair("review", FieldPair.of(element, text), self.language, self.run.pack):
+                if finding.kind == "untranslated" and self._kept_by_map(element, text):
+                    continue  # the map's decision, which validation lists once for the map's reviewer
+
                 refusing = finding.kind in REFUSING_CHECKS and finding.severity not in (Severity.MINOR, Severity.NOTE)
                 out[(finding.kind, finding.message)] = UnitCheck(
                     kind=finding.kind, severity=finding.severity.value, message=finding.message, refusing=refusing

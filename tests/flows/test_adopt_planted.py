@@ -138,6 +138,18 @@ def test_planted_defects_of_an_adopted_variant_each_reach_the_review_queue(tmp_p
     assert {"'pending'", "'delivered'", "'ordered by mistake'"} <= values, values
     assert "'pending'" in policy and "'đang chờ xử lý'" not in policy
     assert not [f for f in queue.findings if f.kind == "reference_lost" and f.artifact.endswith("policy.md")]
+    # the work list: the variant's US addresses ('Suite 343'), kept by the map as SEATau kept them, are the map's
+    # decision (validation lists them once, as a note), not 1,412 units "copied through untranslated"
+    from flows.review.work_list import work_list
+    from flows.review.workbench import Workbench
+
+    listed = work_list(Workbench.of_variant(settings, BENCH, LANG))
+    copied = [
+        r.key
+        for r, _, why in listed
+        if r.target == r.source and why == ["untranslated: text was copied through untranslated"]
+    ]
+    assert not copied, copied[:5]
     forced = [f for f in queue.findings if f.kind == "status_rendering_in_prose"]
     assert any(f.evidence[0].detail.get("rendering") == "đã hủy" for f in forced), [f.message for f in forced]
 
