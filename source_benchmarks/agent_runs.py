@@ -50,6 +50,11 @@ class TrialRecord(Record):
     )
     termination: str = Field(description="the harness's termination reason, e.g. user_stop, max_steps, done")
     turns: list[Turn]
+    unscored: list[str] = Field(
+        default_factory=list,
+        description="reward bases of the task this run did not score (τ's NL_ASSERTION needs a judge model), alike on"
+        " source and variant",
+    )
 
 
 class GoldScript(Record):

@@ -161,5 +161,11 @@ def evaluate_command(
             "scripted run: gold actions and the variant's own sentences — it checks that the variant runs and "
             "scores in its harness, and measures no model"
         )
+    for basis, trials in sorted(report.variant_run.unscored.items()):
+        results.print(
+            f"not scored: {basis} in {trials} of {len(report.variant_run.trials)} trials: the judge is a model this run"
+            " does not configure; the other bases are scored, the same way on the source",
+            soft_wrap=True,
+        )
     results.print(f"report: {evaluation_path(report.variant)}")
     results.print(f"trajectories: {report.trajectories}")

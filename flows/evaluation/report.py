@@ -33,6 +33,7 @@ class TrialResult(Record):
     user_replies_in_language: int = 0
     user_reply_languages: dict[str, int] = Field(default_factory=dict)
     failures: dict[FailureClass, int] = Field(default_factory=dict, description="taxonomy class -> occurrences")
+    unscored: list[str] = Field(default_factory=list, description="TrialRecord.unscored")
     failure_evidence: list[TaxonomyHit] = Field(default_factory=list)
 
 
@@ -59,6 +60,9 @@ class RunSummary(Record):
     )
     user_language_consistency: float | None = None
     failures: dict[FailureClass, int] = Field(default_factory=dict, description="taxonomy totals over the trials")
+    unscored: dict[str, int] = Field(
+        default_factory=dict, description="reward basis -> trials that did not score it (no judge model in this run)"
+    )
     tasks: list[TaskResult]
     trials: list[TrialResult]
 

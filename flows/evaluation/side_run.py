@@ -173,6 +173,7 @@ def run_side(
                         user_reply_languages=dict(user_langs),
                         failures=counts,
                         failure_evidence=taxonomy.hits,
+                        unscored=record.unscored,
                     )
                 )
                 if injection is None:
@@ -199,8 +200,10 @@ def summarize(
     replies = sum(r.agent_replies for r in results)
     user_replies = sum(r.user_replies for r in results)
     totals: Counter[FailureClass] = Counter()
+    unscored: Counter[str] = Counter()
     for result in results:
         totals.update(result.failures)
+        unscored.update(result.unscored)
     return RunSummary(
         domain=plan.run.harness_name,
         agent=plan.run.agent_name,
@@ -215,6 +218,7 @@ def summarize(
             sum(r.user_replies_in_language for r in results) / user_replies if user_replies else None
         ),
         failures=dict(totals),
+        unscored=dict(unscored),
         tasks=by_task,
         trials=results,
     )

@@ -220,7 +220,7 @@ class Tau2AgentEvaluation:
         if user is None:
             raise ValueError("tau2 runs need a user simulator model")
         players = Players(agent_name=run.agent_name, user_name=run.user_name, agent=agent, user=user)
-        simulation = run_trial(run.harness_name, task, players, greeting=opened.greeting, seed=spec.trial)
+        simulation, unscored = run_trial(run.harness_name, task, players, greeting=opened.greeting, seed=spec.trial)
         reward = float(simulation.reward_info.reward) if simulation.reward_info else 0.0
         return TrialRecord(
             task_id=spec.task_id,
@@ -228,6 +228,7 @@ class Tau2AgentEvaluation:
             reward=reward,
             termination=simulation.termination_reason.value,
             turns=turns_of(simulation, task),
+            unscored=unscored,
         )
 
 
@@ -251,7 +252,10 @@ def run_trial(
     max_steps: int = 100,
     max_errors: int = 10,
 ):
-    """One simulation of `task` on `domain`, scored by tau2; returns tau2's SimulationRun."""
+    """One simulation of `task` on `domain`, scored by tau2: tau2's SimulationRun, and the reward bases it did
+    not score. A task whose basis holds NL_ASSERTION (SEATau's and τ³'s retail tasks) needs tau2's judge model
+    (EvaluationType.ALL_WITH_NL_ASSERTIONS), which babelflow does not configure: tau2 with ALL refuses such a
+    task, so its other bases are scored, the same on source and variant, and the NL basis is reported unscored."""
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
 
@@ -265,10 +269,22 @@ def run_trial(
     simulation = cast.orchestrator(
         localized_orchestrator_class(greeting), max_steps=max_steps, max_errors=max_errors, seed=seed
     ).run()
+    scored, unscored = _judged_bases(task)
     simulation.reward_info = evaluate_simulation(
-        simulation=simulation, task=task, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain
+        simulation=simulation, task=scored, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain
     )
-    return simulation
+    return simulation, unscored
+
+
+def _judged_bases(task: Any) -> tuple[Any, list[str]]:
+    """The task as scored without a judge model (its NL_ASSERTION basis left out), and what was left out."""
+    criteria = getattr(task, "evaluation_criteria", None)
+    bases = list(getattr(criteria, "reward_basis", None) or [])
+    judged = [b for b in bases if getattr(b, "value", b) != "NL_ASSERTION"]
+    if criteria is None or len(judged) == len(bases):
+        return task, []
+    scored = task.model_copy(update={"evaluation_criteria": criteria.model_copy(update={"reward_basis": judged})})
+    return scored, ["NL_ASSERTION"]
 
 
 def turns_of(simulation: Any, task: Any) -> list[Turn]:

@@ -113,7 +113,7 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
     user = ProviderChatModel(
         f"openai-compatible:user@{fake.url}", field="--user-llm", stage="evaluate-user", language="es", costs=ledger
     )
-    simulation = run_trial(
+    simulation, unscored = run_trial(
         domain,
         variant.task("create_task_1"),
         Players(agent_name="llm_agent_es", user_name="user_simulator_es", agent=agent, user=user),
@@ -121,6 +121,7 @@ def test_the_orchestrator_greets_in_the_variants_language(mock_es, fake):
         seed=0,
     )
     assert simulation.messages[0].content == greeting and simulation.reward_info.reward == 1.0
+    assert unscored == []  # the mock task's basis needs no judge model
     # the module constant is untouched: the English source still greets in English
     from tau2.orchestrator.orchestrator import DEFAULT_FIRST_AGENT_MESSAGE
 
@@ -178,3 +179,25 @@ def test_pass_hat_k():
     from flows.evaluation.report import pass_hat_k
 
     assert pass_hat_k([2, 1, 0], 2) == {1: 0.5, 2: 1 / 3}
+
+
+def test_a_task_scored_by_an_nl_judge_is_scored_on_its_other_bases_and_says_so():
+    """SEATau's retail tasks (τ³'s) score DB and NL_ASSERTION; tau2 with EvaluationType.ALL refused them
+    ("NL assertions are part of the reward basis, but they are not being evaluated") and `babelflow evaluate`
+    ended in a traceback. Without a judge model the other bases are scored and NL_ASSERTION is reported."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from tau2.data_model.tasks import Task
+
+    from source_benchmarks.tau_common.evaluation import _judged_bases
+
+    raw = json.loads(gzip.open(Path(__file__).parents[1] / "data" / "seatau" / "en.tasks.json.gz").read())
+    task = Task.model_validate(next(t for t in raw if "NL_ASSERTION" in t["evaluation_criteria"]["reward_basis"]))
+    scored, unscored = _judged_bases(task)
+    assert unscored == ["NL_ASSERTION"]
+    assert [b.value for b in scored.evaluation_criteria.reward_basis] == ["DB"]
+    assert "NL_ASSERTION" in [b.value for b in task.evaluation_criteria.reward_basis]  # the task itself unchanged
+    plain = Task.model_validate(next(t for t in raw if t["evaluation_criteria"]["reward_basis"] == ["DB"]))
+    assert _judged_bases(plain) == (plain, [])
