@@ -154,14 +154,20 @@ def test_planted_defects_of_an_adopted_variant_each_reach_the_review_queue(tmp_p
     assert any(f.evidence[0].detail.get("rendering") == "đã hủy" for f in forced), [f.message for f in forced]
 
 
-def test_people_and_places_localized_into_thai_run_clean_through_adoption(tmp_path, monkeypatch):
-    """`localize` in a non-Latin target on an adopted variant: the DB's people and addresses become Thai ones
-    (new names, new house numbers), and the report holds no number, length or spacing alarm for them."""
+def _thai_project(tmp_path, monkeypatch):
+    """(the rebuilt SEATau corpus, an empty project that is the working folder)."""
     root = corpus.rebuild(tmp_path / "corpus")
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(project))
     monkeypatch.chdir(project)
+    return root, project
+
+
+def test_people_and_places_localized_into_thai_run_clean_through_adoption(tmp_path, monkeypatch):
+    """`localize` in a non-Latin target on an adopted variant: the DB's people and addresses become Thai ones
+    (new names, new house numbers), and the report holds no number, length or spacing alarm for them."""
+    root, project = _thai_project(tmp_path, monkeypatch)
     common = ("--source-dir", str(root / "en"), "--lang", "th")
     adopted = _cli(
         "adopt", BENCH, *common, "--from", str(root / "th"), "--entity", "person=localize", "--entity", "place=localize"
@@ -193,11 +199,7 @@ def test_confirming_a_spacing_group_applies_its_proposed_fix_to_every_field(tmp_
     from flows.run_setup import resolve_run
     from validators.findings import FailureSet, group_findings
 
-    root = corpus.rebuild(tmp_path / "corpus")
-    project = tmp_path / "project"
-    project.mkdir()
-    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(project))
-    monkeypatch.chdir(project)
+    root, project = _thai_project(tmp_path, monkeypatch)
     common = ("--source-dir", str(root / "en"), "--lang", "th")
     assert _cli("adopt", BENCH, *common, "--from", str(root / "th")).exit_code == 0
     assert _cli("validate", BENCH, *common, "--review").exit_code == 1
