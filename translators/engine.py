@@ -209,8 +209,8 @@ class TranslationEngine:
         memory: TranslationMemory,
         *,
         source_language: str = "en",
-        max_items: int = 40,
-        max_chars: int = 12_000,
+        max_items: int | None = None,
+        max_chars: int | None = None,
         glossary: list[GlossaryEntry] | None = None,
     ):
         self.translator = translator
@@ -220,9 +220,10 @@ class TranslationEngine:
         self.memory = memory
         self.source_language = source_language
         self._origins: dict[str, str] = {}  # unit key -> who made its text, per translate() call
-        # a backend may ask for bigger batches (Apertium pays one process start per call)
-        limits: tuple[int, int] = getattr(translator, "batch_limits", None) or (max_items, max_chars)
-        self.max_items, self.max_chars = limits
+        # a backend may ask for bigger batches (Apertium pays one process start per call; a model translator
+        # keeps its request slots busy); a size the caller gives wins
+        limits: tuple[int, int] = getattr(translator, "batch_limits", None) or (40, 12_000)
+        self.max_items, self.max_chars = max_items or limits[0], max_chars or limits[1]
 
     def _use_glossary(self, entries: list[GlossaryEntry]) -> None:
         self.glossary = entries

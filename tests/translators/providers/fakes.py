@@ -20,6 +20,8 @@ here ever leaves 127.0.0.1.
 from __future__ import annotations
 
 import json
+import math
+import random
 import re
 import threading
 import time
@@ -99,6 +101,49 @@ class Fault:
 
 
 @dataclass
+class Pace:
+    """How a loopback provider paces and refuses like a real one (issue 42; bench/provider_run.py): a latency
+    drawn from a log-normal (median ``median_s`` and 95th percentile ``p95_s`` for a reply of
+    ``reference_tokens`` output tokens, proportional to a reply's tokens), a requests- and a tokens-per-minute
+    limit over a sliding minute answered with 429 (``Retry-After`` until the window frees; DashScope's carry
+    none), and server errors and timeouts at the given rates. Seeded: a run is reproducible."""
+
+    median_s: float = 1.5
+    p95_s: float = 6.0
+    reference_tokens: int = 400
+    rpm: int = 0  # 0: no limit
+    tpm: int = 0
+    error_rate: float = 0.0
+    timeout_rate: float = 0.0
+    timeout_s: float = 30.0  # how long a timed-out request hangs (the client's own timeout ends it first)
+    seed: int = 0
+    window: list[tuple[float, int]] = field(default_factory=list)  # (when admitted, tokens) over the last minute
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    def admit(self, tokens_in: int, tokens_out: int, now: float) -> tuple[Fault | None, float]:
+        """(the fault this request meets, or None; the seconds its answer takes). Call under the state's lock."""
+        self.window = [(t, n) for t, n in self.window if now - t < 60.0]
+        used = sum(n for _, n in self.window)
+        over_rpm = self.rpm and len(self.window) >= self.rpm
+        over_tpm = self.tpm and used + tokens_in + tokens_out > self.tpm
+        if over_rpm or over_tpm:
+            frees = 60.0 - (now - self.window[0][0]) if self.window else 1.0
+            return Fault("429", retry_after=str(max(1, math.ceil(frees)))), 0.0
+        draw = self.rng.random()
+        if draw < self.error_rate:
+            return Fault(self.rng.choice(("500", "overloaded")), retry_after=None), 0.0
+        if draw < self.error_rate + self.timeout_rate:
+            return Fault("timeout", delay=self.timeout_s), 0.0
+        self.window.append((now, tokens_in + tokens_out))
+        sigma = math.log(self.p95_s / self.median_s) / 1.645
+        scale = max(0.1, tokens_out / self.reference_tokens)
+        return None, self.median_s * scale * math.exp(sigma * self.rng.gauss(0.0, 1.0))
+
+
+@dataclass
 class Seen:
     provider: str
     task: str
@@ -108,6 +153,7 @@ class Seen:
     fault: str | None
     usage: tuple[int, int] | None
     host: str = ""  # the Host header: which server name the client addressed
+    answered: float = 0.0  # when the answer went out (monotonic; 0: not yet)
     credential: str | None = None  # the key that arrived (Authorization / x-api-key), None if none
     headers: dict[str, str] = field(default_factory=dict)
     body: dict = field(default_factory=dict)
@@ -127,6 +173,7 @@ class FakeState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     inflight: int = 0
     max_inflight: int = 0
+    pace: Pace | None = None  # None: answer at once, never limit (the tests' default)
 
     def usage(self, provider: str | None = None, task: str | None = None) -> tuple[int, int]:
         rows = [s.usage for s in self.seen if s.usage and (provider in (None, s.provider)) and (task in (None, s.task))]
@@ -384,12 +431,19 @@ class _Handler(BaseHTTPRequestHandler):
         segments = payload.get("segments", [])
         seen.segment_ids = [s["id"] for s in segments]
         fault = state.take_fault(provider, seen.task, [s["text"] for s in segments])
+        latency = 0.0
+        if fault is None and state.pace is not None:
+            out = tokens(json.dumps([han(s["text"]) for s in segments], ensure_ascii=False)) if segments else 200
+            with state.lock:
+                fault, latency = state.pace.admit(tokens(json.dumps(body, ensure_ascii=False)), out, time.monotonic())
         seen.fault = fault.kind if fault else None
         with state.lock:
             state.inflight += 1
             state.max_inflight = max(state.max_inflight, state.inflight)
         try:
+            time.sleep(latency)
             self._answer(provider, body, payload, seen.task, segments, fault, seen)
+            seen.answered = time.monotonic()
         finally:
             with state.lock:
                 state.inflight -= 1
