@@ -378,6 +378,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: bytes | dict, headers: dict[str, str] | None = None) -> None:
         if isinstance(body, dict):
             body = json.dumps(body, ensure_ascii=False).encode()
+        self._finished()  # before the client can read it: its next request must not overlap this one
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -440,13 +441,20 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.inflight += 1
             state.max_inflight = max(state.max_inflight, state.inflight)
+        self._in_flight = True
         try:
             time.sleep(latency)
             self._answer(provider, body, payload, seen.task, segments, fault, seen)
-            seen.answered = time.monotonic()
         finally:
-            with state.lock:
-                state.inflight -= 1
+            self._finished()
+            seen.answered = time.monotonic()
+
+    def _finished(self) -> None:
+        """This request leaves the in-flight count, once (an answer, an error, or a client gone)."""
+        if getattr(self, "_in_flight", False):
+            self._in_flight = False
+            with self.state.lock:
+                self.state.inflight -= 1
 
     def _error(self, provider: str, kind: str, fault: Fault, seen: Seen) -> bool:
         """Answer a fault that is an HTTP error, as this provider words it; False if ``kind`` is not one."""
