@@ -9,6 +9,7 @@ refuse is not written: the unit keeps its text, and the refusal comes back to th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from babelflow.adaptation_run import AdaptationRun
@@ -77,10 +78,14 @@ def apply_replacements(run: AdaptationRun, decisions: list[ReviewDecision]) -> R
     return done
 
 
-def _texts(bench: Workbench, decisions: list[ReviewDecision], done: ReplacementsApplied):
-    """(decision, the unit's new text) per unit: a replacement as given; else the unit's text with the
-    repairs of every finding confirmed on it. A kept field (no unit) is refused, named."""
+def _texts(
+    bench: Workbench, decisions: list[ReviewDecision], done: ReplacementsApplied
+) -> Iterator[tuple[ReviewDecision, str]]:
+    """(decision, the unit's new text) per unit: a replacement as given (a reviewer's own text wins over any
+    proposed repair of its unit); else the unit's text with the repairs of every finding confirmed on it. A
+    kept field (no unit) is refused, named."""
     repaired: dict[str, tuple[ReviewDecision, UnitRecord, list[TextFix]]] = {}
+    replaced: set[str] = set()
     for decision in decisions:
         element_id = decision.element_id or ""
         try:
@@ -98,10 +103,13 @@ def _texts(bench: Workbench, decisions: list[ReviewDecision], done: Replacements
             )
             continue
         if decision.replacement:
+            replaced.add(record.key)
             yield decision, decision.replacement
         elif decision.fixes:
             first, _, fixes = repaired.get(record.key, (decision, record, []))
             repaired[record.key] = (first, record, fixes + list(decision.fixes))
     for decision, record, fixes in repaired.values():
+        if record.key in replaced:
+            continue
         text, _ = apply_fixes(record.target, fixes)  # a span already gone was fixed another way
         yield decision, text
