@@ -137,6 +137,13 @@ def adoption_key(path: Path) -> str | None:
     return hashlib.sha256(used.encode()).hexdigest()
 
 
+def adopted_renderings(path: Path) -> dict[str, str]:
+    """`Adoption.quoted_renderings` of the run's adoption record ({} when the run adopted nothing): what the
+    validation context of an adopted variant is given."""
+    adoption = load_adoption(path)
+    return adoption.quoted_renderings() if adoption is not None else {}
+
+
 def save_adoption(adoption: Adoption, path: Path) -> None:
     write_bytes_atomic(path, adoption.model_dump_json(indent=1).encode())
 

@@ -111,7 +111,7 @@ def validate(
         make_validator_agents(validators, costs=costs) if validators.strip() else None
     )  # keys checked before any work
     settings = BabelflowSettings()
-    from translators.adoption import load_adoption  # noqa: PLC0415 - off --help
+    from translators.adoption import adopted_renderings  # noqa: PLC0415 - off --help
     from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 
     bench = get_benchmark(benchmark, source_dir=source_dir)
@@ -133,14 +133,16 @@ def validate(
             # the map the variant was built with travels in it (validate_variant reads it); else the project's
             own_map = (variant_dir / CANONICAL_MAP_NAME).is_file()
             cmap = load_canonical_map(cmap_path, benchmark, lang) if map_exists(cmap_path) and not own_map else None
-            adoption = load_adoption(layout.adopted_translations(benchmark, lang)) if variant is None else None
             context = variant_context(
                 bench,
                 layout.variant(benchmark, lang, variant),
                 ir,
                 lang,
                 canonical_map=cmap,
-                adopted_renderings=adoption.quoted_renderings() if adoption else {},
+                # the project's own variant: what adopt wrote back is still known to the checks
+                adopted_renderings=adopted_renderings(layout.adopted_translations(benchmark, lang))
+                if variant is None
+                else {},
             )
             failures = validate_variant(
                 context,

@@ -26,7 +26,7 @@ from flows.pipeline.stages import TranslateResult
 from flows.review.store import ReviewStore
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import ReplayOutcome
-from translators.adoption import load_adoption
+from translators.adoption import adopted_renderings
 from translators.engine import UnitFailure
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
@@ -53,7 +53,6 @@ def _context(run: AdaptationRun, ir_path: Path, variant: Path) -> ValidationCont
     bench = get_benchmark(run.benchmark, source_dir=run.source_dir)
     cmap_path = run.paths.canonical_map
     cmap = load_canonical_map(cmap_path, run.benchmark, run.language) if map_exists(cmap_path) else None
-    adoption = load_adoption(run.paths.adopted)
     return ValidationContext(
         bench,
         variant,
@@ -61,7 +60,7 @@ def _context(run: AdaptationRun, ir_path: Path, variant: Path) -> ValidationCont
         run.language,
         cmap,
         pack=run.pack,
-        adopted_renderings=adoption.quoted_renderings() if adoption else {},
+        adopted_renderings=adopted_renderings(run.paths.adopted),
     )
 
 

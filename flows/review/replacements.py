@@ -41,9 +41,7 @@ def apply_replacements(run: AdaptationRun, decisions: list[ReviewDecision]) -> R
         return done
     bench = Workbench.load(run)
     entries = []
-    for decision, text in _texts(bench, ours, done):
-        element_id = decision.element_id or ""
-        record = bench.unit_of_element(element_id)
+    for decision, record, text in _texts(bench, ours, done):
         if text == record.target:
             continue
         refusing = [c for c in bench.checks(record, text) if c.refusing]
@@ -80,8 +78,8 @@ def apply_replacements(run: AdaptationRun, decisions: list[ReviewDecision]) -> R
 
 def _texts(
     bench: Workbench, decisions: list[ReviewDecision], done: ReplacementsApplied
-) -> Iterator[tuple[ReviewDecision, str]]:
-    """(decision, the unit's new text) per unit: a replacement as given (a reviewer's own text wins over any
+) -> Iterator[tuple[ReviewDecision, UnitRecord, str]]:
+    """(decision, its unit, the unit's new text) per unit: a replacement as given (a reviewer's own text wins over any
     proposed repair of its unit); else the unit's text with the repairs of every finding confirmed on it. A
     kept field (no unit) is refused, named."""
     repaired: dict[str, tuple[ReviewDecision, UnitRecord, list[TextFix]]] = {}
@@ -104,7 +102,7 @@ def _texts(
             continue
         if decision.replacement:
             replaced.add(record.key)
-            yield decision, decision.replacement
+            yield decision, record, decision.replacement
         elif decision.fixes:
             first, _, fixes = repaired.get(record.key, (decision, record, []))
             repaired[record.key] = (first, record, fixes + list(decision.fixes))
@@ -112,4 +110,4 @@ def _texts(
         if record.key in replaced:
             continue
         text, _ = apply_fixes(record.target, fixes)  # a span already gone was fixed another way
-        yield decision, text
+        yield decision, record, text

@@ -281,7 +281,6 @@ class Workbench:
             for finding in check_pair("review", FieldPair.of(element, text), self.language, self.run.pack):
                 if finding.kind == "untranslated" and self._kept_by_map(element, text):
                     continue  # the map's decision, which validation lists once for the map's reviewer
-
                 refusing = finding.kind in REFUSING_CHECKS and finding.severity not in (Severity.MINOR, Severity.NOTE)
                 out[(finding.kind, finding.message)] = UnitCheck(
                     kind=finding.kind, severity=finding.severity.value, message=finding.message, refusing=refusing

@@ -42,6 +42,7 @@ from source_benchmarks.tau_common.evaluation import (
     default_greeting,
     gold_calls,
     gold_order,
+    judged_offline,
     localized_orchestrator_class,
     turns_of,
     user_opener,
@@ -50,7 +51,6 @@ from source_benchmarks.tau_common.localized_roles import localized_agent_class
 from source_benchmarks.tau_common.run_task_parts import SimulationCast
 
 USER_GUIDELINES_DIR = "data/tau2/user_simulator"
-NL_ASSERTION = "NL_ASSERTION"
 Ask = Callable[[ModelCall], ChatReply]  # the worker's bridge to the parent's model
 
 
@@ -201,7 +201,7 @@ class AgentRuns:
         ).run()
         reward_info = evaluate_simulation(
             simulation=simulation,
-            task=_judged_offline(task),
+            task=judged_offline(task)[0],  # the unscored NL basis is not reported for τ³ yet
             evaluation_type=EvaluationType.ALL,
             solo_mode=False,
             domain=domain,
@@ -214,17 +214,6 @@ class AgentRuns:
             termination=simulation.termination_reason.value,
             turns=turns_of(simulation, task),
         )
-
-
-def _judged_offline(task: Any) -> Any:
-    """The task as scored here: an NL_ASSERTION in the reward basis needs an LLM judge (τ³ calls one
-    through litellm, with keys this worker never has); such a task is scored on its other bases, as
-    the golden replays score it (banking_knowledge: task 102, DB + NL_ASSERTION)."""
-    criteria = task.evaluation_criteria
-    if criteria is None or not any(str(getattr(b, "value", b)) == NL_ASSERTION for b in criteria.reward_basis):
-        return task
-    kept = [b for b in criteria.reward_basis if str(getattr(b, "value", b)) != NL_ASSERTION]
-    return task.model_copy(update={"evaluation_criteria": criteria.model_copy(update={"reward_basis": kept})})
 
 
 def _source_env_kwargs(harness: Tau3Harness, retrieval_variant: str) -> Callable[[Any], dict[str, Any]]:

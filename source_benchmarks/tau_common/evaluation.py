@@ -269,15 +269,18 @@ def run_trial(
     simulation = cast.orchestrator(
         localized_orchestrator_class(greeting), max_steps=max_steps, max_errors=max_errors, seed=seed
     ).run()
-    scored, unscored = _judged_bases(task)
+    scored, unscored = judged_offline(task)
     simulation.reward_info = evaluate_simulation(
         simulation=simulation, task=scored, evaluation_type=EvaluationType.ALL, solo_mode=False, domain=domain
     )
     return simulation, unscored
 
 
-def _judged_bases(task: Any) -> tuple[Any, list[str]]:
-    """The task as scored without a judge model (its NL_ASSERTION basis left out), and what was left out."""
+def judged_offline(task: Any) -> tuple[Any, list[str]]:
+    """The task as scored without a judge model (its NL_ASSERTION basis left out), and what was left out: τ's
+    NL judge is a model called through litellm with keys babelflow never gives it, and tau2 with
+    EvaluationType.ALL refuses a task whose basis holds NL_ASSERTION. The golden replays score it so too
+    (banking_knowledge task 102, SEATau's retail: DB + NL_ASSERTION)."""
     criteria = getattr(task, "evaluation_criteria", None)
     bases = list(getattr(criteria, "reward_basis", None) or [])
     judged = [b for b in bases if getattr(b, "value", b) != "NL_ASSERTION"]

@@ -191,13 +191,13 @@ def test_a_task_scored_by_an_nl_judge_is_scored_on_its_other_bases_and_says_so()
 
     from tau2.data_model.tasks import Task
 
-    from source_benchmarks.tau_common.evaluation import _judged_bases
+    from source_benchmarks.tau_common.evaluation import judged_offline
 
     raw = json.loads(gzip.open(Path(__file__).parents[1] / "data" / "seatau" / "en.tasks.json.gz").read())
     task = Task.model_validate(next(t for t in raw if "NL_ASSERTION" in t["evaluation_criteria"]["reward_basis"]))
-    scored, unscored = _judged_bases(task)
+    scored, unscored = judged_offline(task)
     assert unscored == ["NL_ASSERTION"]
     assert [b.value for b in scored.evaluation_criteria.reward_basis] == ["DB"]
     assert "NL_ASSERTION" in [b.value for b in task.evaluation_criteria.reward_basis]  # the task itself unchanged
     plain = Task.model_validate(next(t for t in raw if t["evaluation_criteria"]["reward_basis"] == ["DB"]))
-    assert _judged_bases(plain) == (plain, [])
+    assert judged_offline(plain) == (plain, [])

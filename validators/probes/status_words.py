@@ -132,7 +132,7 @@ def status_doubled(element, target: str, statuses: dict[str, str], data: Languag
                     f"status {value!r} doubled",
                     cause="status renderings written twice",
                     # the rendering once, with the quote marks the span had ('terkirim terkirim' -> 'terkirim')
-                    fixes=[TextFix(find=span, replace=_once(span, rendering, value)) for span in doubled],
+                    fixes=[TextFix(find=span, replace=_once(span, rendering)) for span in doubled],
                     status=value,
                     rendering=rendering,
                 )
@@ -140,7 +140,7 @@ def status_doubled(element, target: str, statuses: dict[str, str], data: Languag
     return out
 
 
-def _once(span: str, rendering: str, value: str) -> str:
+def _once(span: str, rendering: str) -> str:
     """A doubled span written once: the target-language rendering, inside the span's own quote marks."""
     opening = span[0] if span[0] in _MARKS else ""
     closing = span[-1] if span[-1] in _MARKS and len(span) > 1 else ""
