@@ -80,7 +80,32 @@ def lower_bound(latencies: list[float], tokens: list[int], concurrency: int, rpm
     return max(work, by_requests, by_tokens)
 
 
-def run(args: argparse.Namespace) -> dict[str, float | int | str]:
+STAGES = {"translate": "translation", "review": "validators"}  # the fake's request kind -> the stage it serves
+
+
+def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | str]:
+    """One stage's calls: span from its first call to its last answer, and its lower bound."""
+    answered = [s for s in seen if s.status == 200 and s.usage]
+    latencies = [s.answered - s.at for s in answered]
+    tokens = [sum(s.usage or (0, 0)) for s in answered]
+    span = max((s.answered for s in answered), default=0.0) - min((s.at for s in seen), default=0.0)
+    bound = lower_bound(latencies, tokens, args.concurrency, args.rpm, args.tpm)
+    return {
+        "span_s": round(span, 1),
+        "bound_s": round(bound, 1),
+        "ratio": round(span / bound, 2) if bound else math.nan,
+        "answered": len(answered),
+        "limited": sum(s.fault == "429" for s in seen),
+        "errors": sum(s.fault in ("500", "overloaded") for s in seen),
+        "timeouts": sum(s.fault == "timeout" for s in seen),
+        "tokens": sum(tokens),
+        "median_latency_s": round(statistics.median(latencies), 2) if latencies else 0.0,
+    }
+
+
+def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
+    """One keyed adapt (translation, and with --validators the model validators on its variant): a row per
+    stage and one for the run. The run's bound adds the stages' (validation needs the translation)."""
     benchmark = f"tau2-{args.domain}"
     project = Path(tempfile.mkdtemp(prefix="babelflow-provider-run-"))
     done, seconds = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")  # the analysis, once, unkeyed
@@ -100,35 +125,31 @@ def run(args: argparse.Namespace) -> dict[str, float | int | str]:
     with FakeLLMServer(KEYS) as server:
         server.state.pace = pace
         spec = f"dashscope:{MODELS['dashscope']}?{options}"
-        done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, "--translator", spec)
-        seen = [s for s in server.state.seen if s.task == "translate"]
+        keyed = ["--translator", spec]
+        if args.validators:
+            keyed += ["--validators", ",".join([spec] * args.validators)]
+        done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
+        every = list(server.state.seen)
     if done.returncode not in (0, 1):
         raise SystemExit(f"keyed adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    answered = [s for s in seen if s.status == 200 and s.usage]
-    latencies = [s.answered - s.at for s in answered]
-    tokens = [sum(s.usage or (0, 0)) for s in answered]
-    span = max((s.answered for s in answered), default=0.0) - min((s.at for s in seen), default=0.0)
-    bound = lower_bound(latencies, tokens, args.concurrency, args.rpm, args.tpm)
     if args.timeline:  # when each call started and how long it took: where the span goes
-        first = min(s.at for s in seen)
-        for s in sorted(seen, key=lambda s: s.at):
+        first = min(s.at for s in every)
+        for s in sorted(every, key=lambda s: s.at):
             took = (s.answered - s.at) if s.answered else 0.0
-            print(f"{s.at - first:7.2f} s  +{took:5.2f} s  {len(s.segment_ids):3d} segments  {s.fault or s.status}")
-    return {
-        "domain": args.domain,
-        "limits": f"rpm {args.rpm or '∞'}, tpm {args.tpm or '∞'}",
-        "faults": f"{args.errors:.0%} 5xx, {args.timeouts:.0%} timeouts",
-        "wall_s": round(wall, 1),
-        "span_s": round(span, 1),
-        "bound_s": round(bound, 1),
-        "ratio": round(span / bound, 2) if bound else math.nan,
-        "answered": len(answered),
-        "limited": sum(s.fault == "429" for s in seen),
-        "errors": sum(s.fault in ("500", "overloaded") for s in seen),
-        "timeouts": sum(s.fault == "timeout" for s in seen),
-        "tokens": sum(tokens),
-        "median_latency_s": round(statistics.median(latencies), 2) if latencies else 0.0,
-    }
+            size = f"{len(s.segment_ids):3d} segments" if s.task == "translate" else "review"
+            print(f"{s.at - first:7.2f} s  +{took:5.2f} s  {size}  {s.fault or s.status}")
+    rows: list[dict[str, float | int | str]] = []
+    for task, stage in STAGES.items():
+        seen = [s for s in every if s.task == task]
+        if seen:
+            rows.append({"stage": stage, **stage_row(seen, args)})
+    whole = stage_row(every, args)
+    answered = [s for s in every if s.status == 200 and s.usage]
+    by_limits = lower_bound([0.0] * len(answered), [sum(s.usage or (0, 0)) for s in answered], 1, args.rpm, args.tpm)
+    bound = max(sum(float(r["bound_s"]) for r in rows), by_limits)
+    whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
+    rows.append({"stage": f"run (wall {wall:.1f} s)", **whole})
+    return rows
 
 
 def main() -> None:
@@ -143,12 +164,16 @@ def main() -> None:
     parser.add_argument("--p95", type=float, default=6.0)
     parser.add_argument("--client-timeout", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--validators", type=int, default=0, help="keyed validator agents (on the same provider)")
     parser.add_argument("--timeline", action="store_true", help="print each call's start, duration and size")
-    row = run(parser.parse_args())
-    table = Table(title="keyed translation against a paced loopback provider")
-    for key in row:
+    args = parser.parse_args()
+    rows = run(args)
+    limits = f"rpm {args.rpm or '∞'}, tpm {args.tpm or '∞'}; {args.errors:.0%} 5xx, {args.timeouts:.0%} timeouts"
+    table = Table(title=f"tau2-{args.domain} → {LANGUAGE}, keyed, against a paced loopback provider ({limits})")
+    for key in rows[0]:
         table.add_column(key)
-    table.add_row(*(str(v) for v in row.values()))
+    for row in rows:
+        table.add_row(*(str(v) for v in row.values()))
     Console(width=200).print(table)
 
 

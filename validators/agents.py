@@ -14,9 +14,12 @@ model configured the agent only records that fact.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import Field
 
@@ -28,6 +31,9 @@ from validators.findings import Finding, Hit, Layer, Severity, found
 from validators.probes.behavior import replay_pairs_of
 from validators.review_material import ReviewMaterial, ReviewPlan, TaskView, UnitView, plan_review
 
+if TYPE_CHECKING:
+    from pydantic.main import IncEx
+
 MEANING_CHANGED = declare_kind(
     "meaning_changed",
     Layer.FIDELITY,
@@ -35,6 +41,17 @@ MEANING_CHANGED = declare_kind(
     frozenset(),
     "the translation asks or states something else (a reviewer's reading)",
 )
+
+
+@dataclass
+class Conversation:
+    """What one batch's conversation found, disputed and cost."""
+
+    batch: Batch
+    findings: dict[str, Finding] = field(default_factory=dict)
+    disputed: dict[str, str] = field(default_factory=dict)
+    turns: int = 0
+    tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,11 @@ class ReviewAction(Record):
     quote: str | None = Field(default=None, description="the words of the target the finding is about")
 
 
+# spelled in two steps: mypy cannot match the nested literal against pydantic's recursive IncEx at once
+_UNIT_BOOKKEEPING: IncEx = {"__all__": {"risk", "also"}}
+_NOT_SENT: IncEx = {"tasks": {"__all__": {"fields": _UNIT_BOOKKEEPING}}, "units": _UNIT_BOOKKEEPING}
+
+
 class Answer(Record):
     question: ReviewAction
     content: dict[str, str]
@@ -79,6 +101,13 @@ class ReviewRequest(Record):
     units: list[UnitView] = Field(
         default_factory=list, description="other translation units to read, with their IR context"
     )
+
+    def wire(self) -> dict:
+        """What the model is sent. Empty fields, the agent's own risk ordering and a unit's other
+        occurrences (`also`: bookkeeping for the merge, up to hundreds of ids) are not: tokens the model
+        would only pay to read."""
+        payload = self.model_dump(mode="json", exclude_defaults=True, exclude=_NOT_SENT)
+        return {**payload, "batch": self.batch, "batches": self.batches}
 
 
 class ReviewReply(Record):
@@ -150,7 +179,8 @@ class ValidatorAgent:
     review (what the agent saw before it could read the translation); ``remember`` True: a task or
     unit this agent already read unchanged (same texts, same context) in an earlier pass is not
     sent again, and what the agent found about it then is reported again (an agent that lives
-    across the review rounds of one run, like the ablation's)."""
+    across the review rounds of one run, like the ablation's); ``parallel``: conversations held at once
+    (their batches are independent; the provider's shared limiter still caps the requests in flight)."""
 
     def __init__(
         self,
@@ -162,6 +192,7 @@ class ValidatorAgent:
         budget: int = 0,
         read_content: bool = True,
         remember: bool = False,
+        parallel: int = 1,
     ):
         self.validator_id = validator_id
         self.model = model
@@ -170,7 +201,9 @@ class ValidatorAgent:
         self.budget = budget
         self.read_content = read_content
         self.remember = remember
+        self.parallel = max(1, parallel)
         self._memory: dict[str, list[Finding]] = {}  # item content key -> what this agent found about it
+        self._replaying = threading.Lock()  # a harness replays one task at a time
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         if self.model is None:
@@ -184,15 +217,14 @@ class ValidatorAgent:
             else ReviewPlan(batches=[], tasks_total=0, units_total=0)
         )
         batches, shown = _with_findings(plan.batches, probe_findings)
+        conversations = self._converse_all(ctx, material, list(zip(batches, shown, strict=True)))
         disputed: dict[str, str] = {}
         turns = spent = read_tasks = read_units = 0
-        for number, ((tasks, units), relevant) in enumerate(zip(batches, shown, strict=True), start=1):
-            if self.budget and spent >= self.budget:
-                break  # the rest is reported as not read
-            batch = Batch(tasks=tasks, units=units, number=number, of=len(batches))
-            used, cost = self._conversation(ctx, material, relevant, batch, findings, disputed)
-            turns, spent = turns + used, spent + cost
-            read_tasks, read_units = read_tasks + len(tasks), read_units + len(units)
+        for talk in conversations:  # in batch order, whatever order they finished in: the report is reproducible
+            findings |= talk.findings
+            disputed |= talk.disputed
+            turns, spent = turns + talk.turns, spent + talk.tokens
+            read_tasks, read_units = read_tasks + len(talk.batch.tasks), read_units + len(talk.batch.units)
         note = ""
         if plan.tasks_total or plan.units_total:
             note = f"read {read_tasks}/{plan.tasks_total} tasks and {read_units}/{plan.units_total} units"
@@ -254,16 +286,38 @@ class ValidatorAgent:
                     if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)
                 ]
 
+    def _converse_all(
+        self, ctx: ValidationContext, material: ReviewMaterial, planned: list[tuple[tuple[list, list], list[Finding]]]
+    ) -> list[Conversation]:
+        """Every batch's conversation, ``parallel`` at a time, in batch order. With a budget, a batch
+        starts only while the finished ones have spent less than it (the rest is reported as not read)."""
+        spent = 0
+        guard = threading.Lock()
+
+        def converse(number: int) -> Conversation | None:
+            nonlocal spent
+            (tasks, units), relevant = planned[number - 1]
+            with guard:
+                if self.budget and spent >= self.budget:
+                    return None
+            talk = Conversation(Batch(tasks=tasks, units=units, number=number, of=len(planned)))
+            self._conversation(ctx, material, relevant, talk)
+            with guard:
+                spent += talk.tokens
+            return talk
+
+        numbers = range(1, len(planned) + 1)
+        if self.parallel == 1 or len(planned) == 1:
+            done = [converse(n) for n in numbers]
+        else:
+            with ThreadPoolExecutor(self.parallel, thread_name_prefix=self.validator_id) as pool:
+                done = list(pool.map(converse, numbers))
+        return [talk for talk in done if talk is not None]
+
     def _conversation(
-        self,
-        ctx: ValidationContext,
-        material: ReviewMaterial,
-        probe_findings: list[Finding],
-        batch: Batch,
-        findings: dict[str, Finding],
-        disputed: dict[str, str],
-    ) -> tuple[int, int]:
-        """One batch: up to ``max_turns`` turns of questions and answers; (turns, tokens) used."""
+        self, ctx: ValidationContext, material: ReviewMaterial, probe_findings: list[Finding], talk: Conversation
+    ) -> None:
+        """One batch: up to ``max_turns`` turns of questions and answers, recorded in ``talk``."""
         model = self.model
         if model is None:  # review() reports "not configured" before any conversation
             raise RuntimeError(f"validator {self.validator_id} has no model to converse with")
@@ -278,13 +332,13 @@ class ValidatorAgent:
                 turn=turn,
                 probe_findings=probe_findings,
                 answers=answers,
-                batch=batch.number,
-                batches=batch.of,
-                tasks=batch.tasks,
-                units=batch.units,
+                batch=talk.batch.number,
+                batches=talk.batch.of,
+                tasks=talk.batch.tasks,
+                units=talk.batch.units,
             )
             reply = model.review(request)
-            spent += estimate_tokens(request.model_dump_json(exclude_defaults=True)) + estimate_tokens(
+            spent += estimate_tokens(json.dumps(request.wire(), ensure_ascii=False)) + estimate_tokens(
                 reply.model_dump_json(exclude_defaults=True)
             )
             answers = []
@@ -293,7 +347,9 @@ class ValidatorAgent:
                 if action.kind == "ask_field_pair":
                     answers.append(Answer(question=action, content=self._field_pair(ctx, action.element_id)))
                 elif action.kind == "ask_task_replay":
-                    answers.append(Answer(question=action, content=self._task_replay(ctx, action.task_id)))
+                    with self._replaying:
+                        replay = self._task_replay(ctx, action.task_id)
+                    answers.append(Answer(question=action, content=replay))
                 elif action.kind == "uphold" and action.finding_id in by_id:
                     upheld = by_id[action.finding_id].model_copy(deep=True)
                     upheld.validators = [self.validator_id]
@@ -302,17 +358,17 @@ class ValidatorAgent:
                             self.validator_id,
                             action.reasoning or evidence.reasoning,
                         )
-                    findings[upheld.id] = upheld
+                    talk.findings[upheld.id] = upheld
                 elif action.kind == "raise_finding":
                     raised = self._raised(ctx, action, material)
-                    findings[raised.id] = raised
+                    talk.findings[raised.id] = raised
                 elif action.kind == "dispute" and action.finding_id in by_id:
-                    disputed[action.finding_id] = action.reasoning or "no reason given"
+                    talk.disputed[action.finding_id] = action.reasoning or "no reason given"
                 elif action.kind == "done":
                     finished = True
             if finished:
                 break
-        return turn, spent
+        talk.turns, talk.tokens = turn, spent
 
     def _raised(self, ctx: ValidationContext, action: ReviewAction, material: ReviewMaterial | None = None) -> Finding:
         element = ctx.ir.by_id().get(action.element_id or "") if action.element_id else None

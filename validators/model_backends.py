@@ -14,7 +14,6 @@ ProviderError rather than being read as "no findings".
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -28,9 +27,6 @@ from validators.agents import Reviewer, ReviewReply, ReviewRequest, ValidatorAge
 from validators.backtranslation import BacktranslationAgent
 from validators.findings import Layer, Severity
 from validators.prompts import load_prompt
-
-if TYPE_CHECKING:
-    from pydantic.main import IncEx
 
 SCHEMA_NAME = "submit_review"
 REPLY_ATTEMPTS = 3
@@ -70,11 +66,6 @@ REVIEW_SCHEMA: dict = {
 }
 
 
-# spelled in two steps: mypy cannot match the nested literal against pydantic's recursive IncEx at once
-_EVERY_RISK: IncEx = {"__all__": {"risk"}}
-_NOT_SENT: IncEx = {"tasks": {"__all__": {"fields": _EVERY_RISK}}, "units": _EVERY_RISK}
-
-
 class ModelReviewer:
     """A ReviewModel over one provider; ``model_id`` = ``<provider>:<model>/<prompt id>``."""
 
@@ -101,11 +92,7 @@ class ModelReviewer:
         system = self.prompt.render(
             source_language="English (en)", language=language_name(request.language), max_turns=str(self.max_turns)
         )
-        # empty fields and the agent's own risk ordering are not sent: tokens the model would only pay to read
-        payload = request.model_dump(mode="json", exclude_defaults=True, exclude=_NOT_SENT)
-        user = json.dumps(
-            {"task": "review", **payload, "batch": request.batch, "batches": request.batches}, ensure_ascii=False
-        )
+        user = json.dumps({"task": "review", **request.wire()}, ensure_ascii=False)
         problem = ""
         for _ in range(REPLY_ATTEMPTS):
             try:
@@ -167,6 +154,7 @@ def make_validator_agents(
                 max_turns=max_turns,
                 batch_size=config.batch,
                 budget=config.budget,
+                parallel=config.concurrency,  # the provider's limiter shares these slots with every other caller
             )
         )
     return agents

@@ -14,10 +14,11 @@ The CLI (`babelflow validate`, `adapt --validators`) calls `validate`; the Prefe
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import validators.catalogue  # noqa: F401 - registers every check
-from validators.agents import NOT_CONFIGURED, Reviewer, ValidatorAgent
+from validators.agents import NOT_CONFIGURED, AgentReport, Reviewer, ValidatorAgent
 from validators.checks import run_checks
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck, merge
@@ -80,11 +81,21 @@ def review_by_agents(
     probe_findings: list[Finding],
     progress: Progress = _quiet,
 ) -> AgentReviews:
-    """Each agent reviews in a context of its own: no shared caches, no view of the others' reports."""
-    reviews = AgentReviews()
-    for agent in agents:
+    """Each agent reviews in a context of its own: no shared caches, no view of the others' reports.
+    The agents read at once (they wait on their models, not on one another); the reports keep agent order."""
+    contexts = [own_context() for _ in agents]  # built here, one at a time: a context's loading is not shared
+
+    def review(agent: Reviewer, ctx: ValidationContext) -> AgentReport:
         progress(f"review by {agent.validator_id}")
-        report = agent.review(own_context(), probe_findings)
+        return agent.review(ctx, probe_findings)
+
+    if len(agents) > 1:
+        with ThreadPoolExecutor(len(agents), thread_name_prefix="validator-agent") as pool:
+            done = list(pool.map(review, agents, contexts))
+    else:
+        done = [review(agent, ctx) for agent, ctx in zip(agents, contexts, strict=True)]
+    reviews = AgentReviews()
+    for agent, report in zip(agents, done, strict=True):
         reviews.reports.append(report.findings)
         reviews.names.append(agent.validator_id)
         if report.note:  # what the agent read, or why it could not
