@@ -61,6 +61,10 @@ class StateLayout:
     def review_dir(self, benchmark: str, language: str) -> Path:
         return self.state / "review" / benchmark / language
 
+    def agent_memory(self, benchmark: str, language: str) -> Path:
+        """What each model validator agent read and found, so a rerun re-reads only what changed."""
+        return self.state / "agent_memory" / benchmark / language
+
     def profile_overrides(self, benchmark: str) -> Path:
         return self.state / "review" / benchmark / "profile_overrides.json"
 

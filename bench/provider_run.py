@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -83,6 +84,44 @@ def lower_bound(latencies: list[float], tokens: list[int], concurrency: int, rpm
 STAGES = {"translate": "translation", "review": "validators"}  # the fake's request kind -> the stage it serves
 
 
+def sent_to_validators(seen: list) -> dict[str, tuple[int, int]]:
+    """validator id -> (task fields, other units) its requests carried."""
+    sent: dict[str, tuple[int, int]] = {}
+    for s in seen:
+        if s.task == "review" and s.status == 200:
+            body = s.payload
+            fields, units = sent.get(body["validator_id"], (0, 0))
+            sent[body["validator_id"]] = (
+                fields + sum(len(t["fields"]) for t in body.get("tasks", [])),
+                units + len(body.get("units", [])),
+            )
+    return sent
+
+
+def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[str], first: list) -> None:
+    """A reviewer corrects one task field round 1's validators read (`babelflow correct`), then the same
+    keyed adapt runs again: what it sends to the translator and to each validator is counted."""
+    listed, _ = _cli(project, server, "units", benchmark, "--lang", LANGUAGE, "--task", "0", "--kind", "free")
+    unit = re.search(r"│ ([0-9a-f]{12}) ", listed.stdout)
+    if unit is None:
+        raise SystemExit(f"no unit of task 0 listed:\n{listed.stdout[-2000:]}{listed.stderr[-2000:]}")
+    corrected = [*("correct", benchmark, "--lang", LANGUAGE, "--id", unit.group(1)), "--text", "请一次处理好所有事情。"]
+    done, _ = _cli(project, server, *corrected, "--force")  # forced: whatever the unit's tokens, it is a correction
+    if done.returncode != 0:
+        raise SystemExit(f"correct exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    before = len(server.state.seen)
+    done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
+    again = server.state.seen[before:]
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"round 2 adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    print(f"round 2, after correcting unit {unit.group(1)} (wall {wall:.1f} s):")
+    print(f"  translator: {sum(len(s.segment_ids) for s in again if s.task == 'translate')} units sent")
+    for agent, (fields, units) in sorted(sent_to_validators(again).items()):
+        print(
+            f"  {agent}: {fields} task fields, {units} other units sent (round 1: {sent_to_validators(first)[agent]})"
+        )
+
+
 def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | str]:
     """One stage's calls: span from its first call to its last answer, and its lower bound."""
     answered = [s for s in seen if s.status == 200 and s.usage]
@@ -130,8 +169,10 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
             keyed += ["--validators", ",".join([spec] * args.validators)]
         done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
         every = list(server.state.seen)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"keyed adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"keyed adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        if args.rounds > 1:
+            round_two(project, server, benchmark, keyed, every)
     if args.timeline:  # when each call started and how long it took: where the span goes
         first = min(s.at for s in every)
         for s in sorted(every, key=lambda s: s.at):
@@ -165,6 +206,7 @@ def main() -> None:
     parser.add_argument("--client-timeout", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--validators", type=int, default=0, help="keyed validator agents (on the same provider)")
+    parser.add_argument("--rounds", type=int, default=1, help="2: correct one unit, then run again (what is re-sent)")
     parser.add_argument("--timeline", action="store_true", help="print each call's start, duration and size")
     args = parser.parse_args()
     rows = run(args)

@@ -18,11 +18,13 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import Field
 
+from babelflow.atomic_io import write_bytes_atomic
 from babelflow.ir import Record
 from babelflow.llm.costs import estimate_tokens
 from validators.context import ValidationContext
@@ -79,6 +81,12 @@ class ReviewAction(Record):
 # spelled in two steps: mypy cannot match the nested literal against pydantic's recursive IncEx at once
 _UNIT_BOOKKEEPING: IncEx = {"__all__": {"risk", "also"}}
 _NOT_SENT: IncEx = {"tasks": {"__all__": {"fields": _UNIT_BOOKKEEPING}}, "units": _UNIT_BOOKKEEPING}
+
+
+class AgentMemory(Record):
+    """What one agent found about each item it read, by the item's key (``ValidatorAgent._key``)."""
+
+    items: dict[str, list[Finding]] = Field(default_factory=dict)
 
 
 class Answer(Record):
@@ -180,7 +188,9 @@ class ValidatorAgent:
     unit this agent already read unchanged (same texts, same context) in an earlier pass is not
     sent again, and what the agent found about it then is reported again (an agent that lives
     across the review rounds of one run, like the ablation's); ``parallel``: conversations held at once
-    (their batches are independent; the provider's shared limiter still caps the requests in flight)."""
+    (their batches are independent; the provider's shared limiter still caps the requests in flight);
+    ``memory_file``: with ``remember``, where that memory is kept between runs (the flow's review rounds,
+    a rerun after a correction)."""
 
     def __init__(
         self,
@@ -193,6 +203,7 @@ class ValidatorAgent:
         read_content: bool = True,
         remember: bool = False,
         parallel: int = 1,
+        memory_file: Path | None = None,
     ):
         self.validator_id = validator_id
         self.model = model
@@ -202,6 +213,7 @@ class ValidatorAgent:
         self.read_content = read_content
         self.remember = remember
         self.parallel = max(1, parallel)
+        self.memory_file = memory_file
         self._memory: dict[str, list[Finding]] = {}  # item content key -> what this agent found about it
         self._replaying = threading.Lock()  # a harness replays one task at a time
 
@@ -210,7 +222,8 @@ class ValidatorAgent:
             return AgentReport(validator_id=self.validator_id, model_id=None, findings=[], turns=0, note=NOT_CONFIGURED)
         material = ReviewMaterial(ctx, probe_findings)
         findings: dict[str, Finding] = {}
-        to_read, remembered = self._recall(material, findings)
+        about = self._about(probe_findings)
+        to_read, remembered = self._recall(material, findings, about)
         plan = (
             plan_review(to_read, batch_size=self.batch_size, budget=self.budget)
             if self.read_content
@@ -235,7 +248,7 @@ class ValidatorAgent:
                 filter(None, [note, f"{remembered} item(s) unchanged since this agent read them, not sent again"])
             )
         if self.remember:
-            self._memorise(plan, findings)
+            self._memorise(plan, findings, about)
         if disputed:  # a dispute is the agent's word against a probe's: it goes to the reviewer, it removes nothing
             note = "; ".join(filter(None, [note, *(f"disputes {fid}: {why}" for fid, why in sorted(disputed.items()))]))
         return AgentReport(
@@ -250,9 +263,24 @@ class ValidatorAgent:
             disputed=disputed,
         )
 
+    def _key(self, item: TaskView | UnitView, about: dict[str, list[str]]) -> str:
+        """An item read once is read again only when something the agent would be sent about it
+        changed: its texts and context, the probe findings about it, or the model and prompt."""
+        ids, task_id = self._ids(item)
+        probes = sorted({f for i in (*sorted(ids), task_id or "") for f in about.get(i, [])})
+        model_id = self.model.model_id if self.model is not None else ""
+        content = "\n".join([model_id, item.model_dump_json(exclude={"risk"}), *probes])
+        return hashlib.blake2b(content.encode(), digest_size=16).hexdigest()
+
     @staticmethod
-    def _key(item: TaskView | UnitView) -> str:
-        return hashlib.blake2b(item.model_dump_json(exclude={"risk"}).encode(), digest_size=16).hexdigest()
+    def _about(probe_findings: list[Finding]) -> dict[str, list[str]]:
+        """element id (or task id, for findings about a whole task) -> the probe findings about it."""
+        about: dict[str, list[str]] = {}
+        for f in probe_findings:
+            key = f.element_id or (f.task_id if f.element_id is None else None)
+            if key:
+                about.setdefault(key, []).append(f.id)
+        return about
 
     @staticmethod
     def _ids(item: TaskView | UnitView) -> tuple[set[str], str | None]:
@@ -260,31 +288,46 @@ class ValidatorAgent:
             return {f.unit_id for f in item.fields}, item.task_id
         return {item.unit_id, *item.also}, None
 
-    def _recall(self, material: ReviewMaterial, findings: dict[str, Finding]):
+    def _recall(self, material: ReviewMaterial, findings: dict[str, Finding], about: dict[str, list[str]]):
         """(what to read, how many items were remembered); remembered items' findings go to ``findings``."""
         tasks, units = material.items
-        if not self.remember or not self._memory:
+        if not self.remember:
             return material, 0
-        fresh_tasks = [t for t in tasks if self._key(t) not in self._memory]
-        fresh_units = [u for u in units if self._key(u) not in self._memory]
+        self._load_memory()
+        if not self._memory:
+            return material, 0
+        fresh_tasks = [t for t in tasks if self._key(t, about) not in self._memory]
+        fresh_units = [u for u in units if self._key(u, about) not in self._memory]
         items: list[TaskView | UnitView] = [*tasks, *units]
         for item in items:
-            for finding in self._memory.get(self._key(item), []):
+            for finding in self._memory.get(self._key(item, about), []):
                 findings[finding.id] = finding
         return SimpleNamespace(items=(fresh_tasks, fresh_units)), len(tasks) + len(units) - len(fresh_tasks) - len(
             fresh_units
         )
 
-    def _memorise(self, plan: ReviewPlan, findings: dict[str, Finding]) -> None:
+    def _memorise(self, plan: ReviewPlan, findings: dict[str, Finding], about: dict[str, list[str]]) -> None:
         for tasks, units in plan.batches:
             items: list[TaskView | UnitView] = [*tasks, *units]
             for item in items:
                 ids, task_id = self._ids(item)
-                self._memory[self._key(item)] = [
+                self._memory[self._key(item, about)] = [
                     f
                     for f in findings.values()
                     if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)
                 ]
+        if self.memory_file is not None:
+            memory = AgentMemory(items=self._memory)
+            write_bytes_atomic(self.memory_file, memory.model_dump_json(exclude_defaults=True).encode())
+
+    def _load_memory(self) -> None:
+        """What this agent read in an earlier run of the same variant (a review round is a new process)."""
+        if self.memory_file is None or self._memory or not self.memory_file.is_file():
+            return
+        try:
+            self._memory = AgentMemory.model_validate_json(self.memory_file.read_bytes()).items
+        except ValueError:  # a damaged memory is read again in full, never trusted
+            self._memory = {}
 
     def _converse_all(
         self, ctx: ValidationContext, material: ReviewMaterial, planned: list[tuple[tuple[list, list], list[Finding]]]

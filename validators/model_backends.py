@@ -14,6 +14,7 @@ ProviderError rather than being read as "no findings".
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -134,10 +135,15 @@ OFFLINE_AGENTS = ("backtranslation",)  # specs that name an offline agent instea
 
 
 def make_validator_agents(
-    specs: str | list[str] | None, *, costs: CostLedger | None = None, max_turns: int = MAX_TURNS
+    specs: str | list[str] | None,
+    *,
+    costs: CostLedger | None = None,
+    max_turns: int = MAX_TURNS,
+    memory_dir: Path | None = None,
 ) -> list[Reviewer]:
     """One isolated agent per spec (``validator-<n>-<provider>``, or ``backtranslation`` for the
-    offline Apertium back-translation agent); every key is checked first."""
+    offline Apertium back-translation agent); every key is checked first. ``memory_dir``: each model
+    agent keeps there what it read (its own file), and a later run sends it only what changed."""
     items = split_specs(specs)
     configs = {i: parse_spec(spec, field="--validators") for i, spec in enumerate(items) if spec not in OFFLINE_AGENTS}
     ledger = costs if costs is not None else CostLedger()
@@ -155,6 +161,8 @@ def make_validator_agents(
                 batch_size=config.batch,
                 budget=config.budget,
                 parallel=config.concurrency,  # the provider's limiter shares these slots with every other caller
+                remember=memory_dir is not None,
+                memory_file=memory_dir / f"validator-{i + 1}-{config.provider}.json" if memory_dir else None,
             )
         )
     return agents

@@ -107,10 +107,11 @@ def validate(
 
     validate_language_tag(lang)
     costs = CostLedger()
-    agents = (
-        make_validator_agents(validators, costs=costs) if validators.strip() else None
-    )  # keys checked before any work
     settings = BabelflowSettings()
+    memory = settings.layout.agent_memory(benchmark, lang)
+    agents = (
+        make_validator_agents(validators, costs=costs, memory_dir=memory) if validators.strip() else None
+    )  # keys checked before any work
     from translators.adoption import adopted_renderings  # noqa: PLC0415 - off --help
     from translators.rebuild import source_folders  # noqa: PLC0415 - +0.15 s on --help
 

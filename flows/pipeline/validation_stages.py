@@ -246,7 +246,8 @@ def stage_merge(
     agents = None
     ledger = CostLedger()
     if run.validators and ir_path is not None and variant is not None:
-        agents = make_validator_agents(run.validators, costs=ledger)
+        memory = run.settings.layout.agent_memory(run.benchmark, run.language)
+        agents = make_validator_agents(run.validators, costs=ledger, memory_dir=memory)
 
     def own_context() -> ValidationContext:
         assert ir_path is not None and variant is not None  # agents exist only with both

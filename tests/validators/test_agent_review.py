@@ -303,3 +303,38 @@ def test_an_agent_that_remembers_reads_an_unchanged_variant_once(seatau_slice):
     assert "unchanged since this agent read them, not sent again" in next(
         n for n in second.notes if n.startswith("validator-1")
     )
+
+
+def test_an_agent_with_a_memory_file_reads_only_what_changed_in_a_later_run(seatau_slice, tmp_path):
+    """A review round is a new process: the memory on disk is what spares the unchanged items, and an
+    item is read again when its text changed (the planted variant against the clean one)."""
+    _, _, _, reason = seatau_slice
+    memory = tmp_path / "memory" / "validator-1.json"
+    first_model, later_model = StatusWordReviewer(), StatusWordReviewer()
+
+    def agent(model) -> ValidatorAgent:
+        return ValidatorAgent("validator-1", model=model, batch_size=12, remember=True, memory_file=memory)
+
+    first = _validate(seatau_slice, "planted", [agent(first_model)])
+    assert memory.is_file() and any(r.tasks for r in first_model.requests)
+    unchanged = _validate(seatau_slice, "planted", [agent(later_model)])
+    assert later_model.requests and all(not r.tasks and not r.units for r in later_model.requests)
+    assert {f.id for f in _about_reason(unchanged, reason)} == {f.id for f in _about_reason(first, reason)} != set()
+    changed_model = StatusWordReviewer()
+    _validate(seatau_slice, "clean", [agent(changed_model)])
+    read_again = [f.unit_id for r in changed_model.requests for t in r.tasks for f in t.fields]
+    assert read_again and TASK in {t.task_id for r in changed_model.requests for t in r.tasks}
+    assert all(not r.units for r in changed_model.requests)  # the DB's units did not change: not sent again
+    memory.write_text("{not json", encoding="utf-8")  # a damaged memory is read again in full
+    damaged_model = StatusWordReviewer()
+    _validate(seatau_slice, "planted", [agent(damaged_model)])
+    assert any(r.tasks for r in damaged_model.requests)
+
+
+def test_an_agents_batches_read_at_once_report_in_batch_order(seatau_slice):
+    """Conversations held in parallel give the same report as one at a time."""
+    one, many = StatusWordReviewer(), StatusWordReviewer()
+    alone = _validate(seatau_slice, "planted", [ValidatorAgent("validator-1", model=one, batch_size=2)])
+    at_once = _validate(seatau_slice, "planted", [ValidatorAgent("validator-1", model=many, batch_size=2, parallel=4)])
+    assert len(one.requests) == len(many.requests) > 1
+    assert [f.id for f in alone.findings] == [f.id for f in at_once.findings]
