@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from rich.console import Console
 from rich.table import Table
@@ -122,6 +123,34 @@ def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[
         )
 
 
+def naive_tokens(project: Path, server: FakeLLMServer, benchmark: str) -> int:
+    """Tokens of the naive single pass the ablation's `independent` arm makes (every translatable field once,
+    on its own, 40 to a request: bench/ablation_arms.py), through the same provider and model, unpaced."""
+    from babelflow.ir import IRDocument
+    from babelflow.llm.config import parse_spec
+    from bench.ablation_arms import naive_jobs, run_jobs
+    from translators.providers.translator import ModelTranslator
+
+    ir = IRDocument.model_validate_json((project / ".babelflow" / "ir" / f"{benchmark}.json").read_bytes())
+    domain = SimpleNamespace(ir=ir, roles={a.path: a.role for a in ir.artifacts}, id=benchmark)
+    pace, server.state.pace = server.state.pace, None
+    before = server.state.usage(task="translate")
+    saved = {k: os.environ.get(k) for k in ("DASHSCOPE_API_KEY", "DASHSCOPE_HTTP_BASE_URL")}
+    os.environ |= {k: v for k, v in _env(project, server).items() if k in saved}
+    try:
+        run_jobs(
+            naive_jobs(domain, "independent"),
+            ModelTranslator(parse_spec(f"dashscope:{MODELS['dashscope']}"), LANGUAGE),
+            LANGUAGE,
+        )
+    finally:
+        server.state.pace = pace
+        for key, value in saved.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    after = server.state.usage(task="translate")
+    return sum(after) - sum(before)
+
+
 def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | str]:
     """One stage's calls: span from its first call to its last answer, and its lower bound."""
     answered = [s for s in seen if s.status == 200 and s.usage]
@@ -173,6 +202,7 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
             raise SystemExit(f"keyed adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
         if args.rounds > 1:
             round_two(project, server, benchmark, keyed, every)
+        naive = naive_tokens(project, server, benchmark)
     if args.timeline:  # when each call started and how long it took: where the span goes
         first = min(s.at for s in every)
         for s in sorted(every, key=lambda s: s.at):
@@ -190,6 +220,8 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
     bound = max(sum(float(r["bound_s"]) for r in rows), by_limits)
     whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
     rows.append({"stage": f"run (wall {wall:.1f} s)", **whole})
+    shares = ", ".join(f"{r['stage']} {int(r['tokens']) / naive:.2f}×" for r in rows[:-1])
+    print(f"tokens against the naive single pass ({naive:,}): {int(whole['tokens']) / naive:.2f}× ({shares})")
     return rows
 
 
