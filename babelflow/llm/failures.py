@@ -163,7 +163,9 @@ def to_exception(config: ProviderConfig, failure: Failure) -> Exception:
     said = f"HTTP {failure.status}{' ' + failure.code if failure.code else ''}: {failure.message}"
     cause, env = failure.cause, config.key_env
     if cause in ("rate_limited", "overloaded", "server"):
-        return TransientError(said, failure.retry_after, throttled=cause != "server")
+        return TransientError(
+            said, failure.retry_after, throttled=cause == "overloaded", rate_limited=cause == "rate_limited"
+        )
     if cause == "refusal":
         return BatchRejected(f"refused by {config.provider}'s content inspection ({said})")
     if cause == "too_large":

@@ -16,6 +16,7 @@ import logging
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TypeVar
@@ -34,10 +35,13 @@ class TransientError(Exception):
     ``throttled``: the provider asked us to slow down (429, 503, 529); without a Retry-After the
     wait is at least ``throttle_floor`` and the whole provider cools down, not just this call."""
 
-    def __init__(self, reason: str, retry_after: float | None = None, *, throttled: bool = False):
+    def __init__(
+        self, reason: str, retry_after: float | None = None, *, throttled: bool = False, rate_limited: bool = False
+    ):
         self.reason = redact(reason)
         self.retry_after = retry_after
-        self.throttled = throttled
+        self.throttled = throttled or rate_limited
+        self.rate_limited = rate_limited  # a 429: a per-minute quota, not an overloaded server
         super().__init__(self.reason)
 
 
@@ -80,7 +84,13 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 class ProviderLimiter:
-    """``concurrency`` slots, an optional token bucket (rpm) and a shared 429 cool-down."""
+    """``concurrency`` slots, an optional token bucket (rpm), a shared 429 cool-down, and the per-minute
+    window a 429 without Retry-After teaches: the requests the provider accepted from us in the minute
+    before it refused one are taken as its limit, and later requests keep to that many a minute (the
+    provider's own sliding window, mirrored), instead of each waiting out a fixed floor and meeting the
+    next 429."""
+
+    WINDOW = 60.0
 
     def __init__(self, concurrency: int, rpm: int):
         self.slots = threading.BoundedSemaphore(concurrency)
@@ -90,32 +100,66 @@ class ProviderLimiter:
         self._refilled = time.monotonic()
         self._blocked_until = 0.0
         self._lock = threading.Lock()
+        self._starts: deque[float] = deque()  # when each request of the last minute went out
+        self.learned_limit = 0  # requests a minute the provider's 429s taught (0: none yet)
 
     def cool_down(self, seconds: float) -> None:
         with self._lock:
             self._blocked_until = max(self._blocked_until, time.monotonic() + seconds)
 
-    def _wait_turn(self) -> None:
+    def refused(self, started: float) -> bool:
+        """A request that went out at ``started`` met a 429 without Retry-After. The provider did not count
+        it; the ones it accepted in the last minute are its limit. False if none were ours (another client
+        used the quota: nothing to learn, the caller waits the floor)."""
+        with self._lock:
+            if started in self._starts:
+                self._starts.remove(started)
+            self._forget(time.monotonic())
+            accepted = len(self._starts)
+            if accepted:
+                self.learned_limit = min(self.learned_limit or accepted, accepted)
+            return accepted > 0
+
+    @property
+    def _span(self) -> float:
+        """How long a request counts: the provider's window runs from when it arrived, a little after it left."""
+        return self.WINDOW * (1 + 1 / 60)
+
+    def _forget(self, now: float) -> None:
+        while self._starts and now - self._starts[0] >= self._span:
+            self._starts.popleft()
+
+    def _wait_turn(self) -> float:
+        """Wait for this request's turn; when it went out (its place in the window)."""
         while True:
             with self._lock:
                 now = time.monotonic()
                 wait = self._blocked_until - now
+                if wait <= 0 and self.learned_limit:
+                    self._forget(now)
+                    if len(self._starts) >= self.learned_limit:
+                        wait = self._starts[0] + self._span - now
                 if wait <= 0 and self.rpm:
                     self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.rpm / 60)
                     self._refilled = now
                     if self._tokens >= 1:
                         self._tokens -= 1
-                        return
+                        return self._went_out(now)
                     wait = (1 - self._tokens) * 60 / self.rpm
                 elif wait <= 0:
-                    return
+                    return self._went_out(now)
             time.sleep(min(wait, 1.0))
 
+    def _went_out(self, now: float) -> float:
+        self._forget(now)
+        self._starts.append(now)
+        return now
+
     @contextmanager
-    def slot(self) -> Iterator[None]:
+    def slot(self) -> Iterator[float]:
+        """A request slot; yields when the request went out (for ``refused``)."""
         with self.slots:
-            self._wait_turn()
-            yield
+            yield self._wait_turn()
 
 
 _limiters: dict[str, ProviderLimiter] = {}
@@ -148,8 +192,9 @@ def call_with_retries(
     limiter = limiter_for(config)
     attempt = 0
     while True:
+        started = 0.0
         try:
-            with limiter.slot():
+            with limiter.slot() as started:
                 return fn()
         except TransientError as exc:
             if attempt >= config.max_retries:
@@ -157,10 +202,12 @@ def call_with_retries(
                     f"{config.label} still failing after {attempt + 1} attempts ({what}): {exc.reason}",
                     fix="rerun later: finished batches are kept in the translation memory and are not paid again",
                 ) from None
-            delay = backoff_delay(
-                attempt, config.backoff, exc.retry_after, config.throttle_floor if exc.throttled else 0.0
-            )
-            if exc.retry_after is not None or exc.throttled:
+            # a 429 without Retry-After after requests of ours went through: the learned window paces the
+            # retry and everyone else's requests; the floor is for what the window cannot explain
+            paced = exc.rate_limited and exc.retry_after is None and limiter.refused(started)
+            floor = config.throttle_floor if exc.throttled and not paced else 0.0
+            delay = backoff_delay(attempt, config.backoff, exc.retry_after, floor)
+            if (exc.retry_after is not None or exc.throttled) and not paced:
                 limiter.cool_down(delay)  # everyone calling this provider waits, not only this call
             log.warning(
                 "%s: %s; retry %d/%d in %.2fs", config.label, exc.reason, attempt + 1, config.max_retries, delay

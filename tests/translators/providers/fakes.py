@@ -117,6 +117,7 @@ class Pace:
     timeout_rate: float = 0.0
     timeout_s: float = 30.0  # how long a timed-out request hangs (the client's own timeout ends it first)
     seed: int = 0
+    window_s: float = 60.0  # the limits' sliding window (tests shorten it)
     window: list[tuple[float, int]] = field(default_factory=list)  # (when admitted, tokens) over the last minute
     rng: random.Random = field(init=False)
 
@@ -125,12 +126,12 @@ class Pace:
 
     def admit(self, tokens_in: int, tokens_out: int, now: float) -> tuple[Fault | None, float]:
         """(the fault this request meets, or None; the seconds its answer takes). Call under the state's lock."""
-        self.window = [(t, n) for t, n in self.window if now - t < 60.0]
+        self.window = [(t, n) for t, n in self.window if now - t < self.window_s]
         used = sum(n for _, n in self.window)
         over_rpm = self.rpm and len(self.window) >= self.rpm
         over_tpm = self.tpm and used + tokens_in + tokens_out > self.tpm
         if over_rpm or over_tpm:
-            frees = 60.0 - (now - self.window[0][0]) if self.window else 1.0
+            frees = self.window_s - (now - self.window[0][0]) if self.window else 1.0
             return Fault("429", retry_after=str(max(1, math.ceil(frees)))), 0.0
         draw = self.rng.random()
         if draw < self.error_rate:

@@ -65,3 +65,23 @@ def test_a_model_translator_takes_enough_at_once_to_keep_its_slots_busy_and_send
     assert len(sent) == 2  # six segments, three a request
     terms = {payload["segments"][0]["id"]: {g["source"] for g in payload["glossary"]} for payload in sent}
     assert terms == {"seg-0": {"reservation"}, "seg-3": {"flight"}}  # 'reservation': segment 0; 'flight': 4
+
+
+def test_a_429_without_retry_after_teaches_the_limit_and_later_requests_keep_to_it(fake, make_translator, monkeypatch):
+    """DashScope's 429s carry no Retry-After. Waiting a fixed floor and sending again met the next 429 each
+    window (a quarter of the allowed rate: 1.65x the bound); the requests it accepted in the window before
+    refusing one are its limit, and the limiter now keeps to it."""
+    from fakes import request
+
+    from babelflow.llm.resilience import ProviderLimiter
+
+    monkeypatch.setattr(ProviderLimiter, "WINDOW", 1.0)  # a second stands in for the minute
+    fake.state.pace = Pace(rpm=4, window_s=1.0, median_s=0.01, p95_s=0.02)
+    translator = make_translator("dashscope", "batch=1&concurrency=2&backoff=0.01&throttle_floor=2&max_retries=3")
+    result = translator.translate(request([f"line {i}" for i in range(16)]))
+    assert result.failed == {} and len(result.segments) == 16
+    seen = fake.state.requests("dashscope")
+    refused = [s for s in seen if s.fault == "429"]
+    assert 1 <= len(refused) <= 2  # the first window's (two in flight may meet it at once), then none
+    answered = sorted(s.at for s in seen if s.status == 200)
+    assert all(later - earlier >= 0.99 for earlier, later in zip(answered, answered[4:]))  # never five a second
