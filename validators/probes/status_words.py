@@ -154,8 +154,9 @@ def _once(span: str, rendering: str) -> str:
 
 def spacing_around(element, target: str, terms: set[str], data: LanguageData) -> list[Hit]:
     out = []
-    for term in sorted(terms, key=lambda t: (-len(t), t)):  # longest first; ties by text, not by set order
-        if not term or not in_script(term[0], data.script):
+    present = [t for t in terms if t and f" {t} " in target]  # what the pattern below needs, found cheaply
+    for term in sorted(present, key=lambda t: (-len(t), t)):  # longest first; ties by text, not by set order
+        if not in_script(term[0], data.script):
             continue
         spans = []
         for match in re.finditer(rf"(?<= ){re.escape(term)}(?= )", target):
