@@ -1,4 +1,4 @@
-"""Keyed runs against a loopback provider that behaves like a real one (issue 42, first part: translation).
+"""Keyed runs against a loopback provider that behaves like a real one (issue 42: translation, validators).
 
 The provider is the strict three-protocol fake of the provider tests (tests/translators/providers/fakes.py)
 with a `Pace`: latency drawn from a log-normal (median 1.5 s, p95 6 s for a 400-token reply, proportional
@@ -8,21 +8,27 @@ official SDKs, as a user's run goes.
 
 For each configuration it runs the user's command in a fresh project whose IR is analysed beforehand:
 
-    babelflow adapt tau2-DOMAIN --lang zh-Hans --translator dashscope:qwen3-32b?timeout=…
+    babelflow adapt tau2-DOMAIN --lang zh-Hans --translator dashscope:qwen3-32b?… [--validators SPEC,SPEC,SPEC]
 
-and prints the wall time, the span of model calls, calls (answered, 429, server errors, timeouts), tokens,
-and the lower bound of that span: the calls are independent, so the bound is the larger of the answered
-calls' summed latency over the allowed concurrency (at least the longest one) and what the limits allow
-(the requests or tokens beyond one minute's allowance, at the limit's rate). The ratio span / bound is
-the measure; the rest of the wall time is babelflow's own work (protection, rebuild, checks).
+and prints, per stage (translation, validators) and for the run: the span of its model calls, calls
+(answered, 429, server errors, timeouts), tokens, and the lower bound of that span. A stage's calls are
+independent: its bound is the larger of their summed latency over the allowed concurrency (at least the
+longest) and what the limits allow (`lower_bound`); the run's adds the stages' (validation needs the
+translation) or takes the limits over every call, whichever is larger. The ratio span / bound is the
+measure; the rest of the wall time is babelflow's own work (rebuild, probes). Then: the variant's digest
+and the segments translated twice (faults must change neither), the tokens against the naive single pass
+(the ablation's independent arm, every field on its own, through the same provider and prompt), and with
+`--rounds 2` what one correction (`babelflow correct`) re-sends to the translator and to each validator.
 
-    python -m bench.provider_run [--domain retail] [--rpm 0] [--tpm 0] [--errors 0] [--timeouts 0]
-                                 [--concurrency 4] [--median 1.5] [--p95 6] [--seed 0]
+    python -m bench.provider_run [--domain retail] [--validators 3] [--rounds 2] [--rpm 0] [--tpm 0]
+                                 [--errors 0] [--timeouts 0] [--concurrency 4] [--median 1.5] [--p95 6]
+                                 [--client-timeout 20] [--seed 0] [--timeline]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import os
 import re
@@ -31,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -73,11 +80,18 @@ def _cli(project: Path, server: FakeLLMServer | None, *args: str) -> tuple[subpr
 
 def lower_bound(latencies: list[float], tokens: list[int], concurrency: int, rpm: int, tpm: int) -> float:
     """The least span in which these independent calls could be answered: their summed latency over the
-    allowed concurrency (at least the longest), and what the per-minute limits allow beyond the first minute."""
+    allowed concurrency (at least the longest); with a requests-per-minute limit, the calls past the last
+    full minute start no earlier than its end (a fixed-window relaxation of the provider's sliding one) and
+    take at least the quickest of them need; with a tokens-per-minute limit, the tokens past the first
+    minute's allowance at the limit's rate."""
     if not latencies:
         return 0.0
     work = max(sum(latencies) / concurrency, max(latencies))
-    by_requests = (len(latencies) - rpm) / rpm * 60.0 if rpm and len(latencies) > rpm else 0.0
+    by_requests = 0.0
+    if rpm and len(latencies) > rpm:
+        full = (len(latencies) - 1) // rpm  # minutes every call before the last ones fills
+        quickest = sorted(latencies)[: len(latencies) - full * rpm]
+        by_requests = full * 60.0 + max(sum(quickest) / concurrency, quickest[-1])
     by_tokens = (sum(tokens) - tpm) / tpm * 60.0 if tpm and sum(tokens) > tpm else 0.0
     return max(work, by_requests, by_tokens)
 
@@ -89,7 +103,7 @@ def sent_to_validators(seen: list) -> dict[str, tuple[int, int]]:
     """validator id -> (task fields, other units) its requests carried."""
     sent: dict[str, tuple[int, int]] = {}
     for s in seen:
-        if s.task == "review" and s.status == 200:
+        if s.task == "review" and _answered(s):
             body = s.payload
             fields, units = sent.get(body["validator_id"], (0, 0))
             sent[body["validator_id"]] = (
@@ -123,6 +137,26 @@ def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[
         )
 
 
+def _answered(seen) -> bool:
+    """Answered, and the client read the answer (a timed-out request's late 200 reached nobody)."""
+    return seen.status == 200 and bool(seen.usage) and seen.fault is None
+
+
+def variant_digest(project: Path, benchmark: str) -> str:
+    """The variant's data files (not its manifest, which records the run): equal digests, equal variants."""
+    folder = project / "adapted" / benchmark / LANGUAGE
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "babelflow_manifest.json"):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def translated_twice(seen: list) -> int:
+    """Segments answered (200) more than once: a retry must never pay again for what had succeeded."""
+    answered = Counter(i for s in seen if s.task == "translate" and _answered(s) for i in s.segment_ids)
+    return sum(n - 1 for n in answered.values() if n > 1)
+
+
 def naive_tokens(project: Path, server: FakeLLMServer, benchmark: str) -> int:
     """Tokens of the naive single pass the ablation's `independent` arm makes (every translatable field once,
     on its own, 40 to a request: bench/ablation_arms.py), through the same provider and model, unpaced."""
@@ -153,7 +187,7 @@ def naive_tokens(project: Path, server: FakeLLMServer, benchmark: str) -> int:
 
 def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | str]:
     """One stage's calls: span from its first call to its last answer, and its lower bound."""
-    answered = [s for s in seen if s.status == 200 and s.usage]
+    answered = [s for s in seen if _answered(s)]
     latencies = [s.answered - s.at for s in answered]
     tokens = [sum(s.usage or (0, 0)) for s in answered]
     span = max((s.answered for s in answered), default=0.0) - min((s.at for s in seen), default=0.0)
@@ -215,11 +249,13 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
         if seen:
             rows.append({"stage": stage, **stage_row(seen, args)})
     whole = stage_row(every, args)
-    answered = [s for s in every if s.status == 200 and s.usage]
-    by_limits = lower_bound([0.0] * len(answered), [sum(s.usage or (0, 0)) for s in answered], 1, args.rpm, args.tpm)
+    answered = [s for s in every if _answered(s)]
+    latencies = [s.answered - s.at for s in answered]
+    by_limits = lower_bound(latencies, [sum(s.usage or (0, 0)) for s in answered], args.concurrency, args.rpm, args.tpm)
     bound = max(sum(float(r["bound_s"]) for r in rows), by_limits)
     whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
     rows.append({"stage": f"run (wall {wall:.1f} s)", **whole})
+    print(f"variant {variant_digest(project, benchmark)}; segments translated twice: {translated_twice(every)}")
     shares = ", ".join(f"{r['stage']} {int(r['tokens']) / naive:.2f}×" for r in rows[:-1])
     print(f"tokens against the naive single pass ({naive:,}): {int(whole['tokens']) / naive:.2f}× ({shares})")
     return rows

@@ -23,8 +23,9 @@ concurrency       4         requests in flight per provider in this process (sha
 timeout           120       seconds per HTTP request
 max_retries       5         retries of a request on 429 / 529 / 5xx / timeout / garbled body
 backoff           1.0       first backoff in seconds (doubles per retry, with jitter)
-throttle_floor    15        least wait after a 429/503/529 without Retry-After (5 retries then cover
-                            a per-minute quota window)
+throttle_floor    15        least wait after a 503/529 without Retry-After, or a 429 without one when
+                            none of our requests went through in the last minute (5 retries then
+                            cover a per-minute quota window; otherwise the learned limit paces)
 batch             20        segments per request (a larger engine batch is split)
 rpm               0         requests per minute per provider (0 = no limit)
 budget            0         tokens (in + out, estimated before sending) one validator agent may spend

@@ -205,7 +205,10 @@ def call_with_retries(
             # a 429 without Retry-After after requests of ours went through: the learned window paces the
             # retry and everyone else's requests; the floor is for what the window cannot explain
             paced = exc.rate_limited and exc.retry_after is None and limiter.refused(started)
-            floor = config.throttle_floor if exc.throttled and not paced else 0.0
+            # an overloaded reply (503/529) is mostly one busy moment: the first retry backs off as for a
+            # 500; the same call overloaded again waits the floor
+            overloaded_again = exc.throttled and not exc.rate_limited and attempt >= 1
+            floor = config.throttle_floor if (exc.rate_limited and not paced) or overloaded_again else 0.0
             delay = backoff_delay(attempt, config.backoff, exc.retry_after, floor)
             if (exc.retry_after is not None or exc.throttled) and not paced:
                 limiter.cool_down(delay)  # everyone calling this provider waits, not only this call

@@ -72,7 +72,10 @@ def test_throttled_without_retry_after_waits_at_least_the_floor(provider, kind, 
     _all_good(make_translator(provider, "backoff=0.01&throttle_floor=0.3&max_retries=3").translate(request()))
     first, second, third = fake.state.requests(provider)
     assert (first.status, second.status, third.status) == (status, status, 200)
-    assert second.at - first.at >= 0.3 and third.at - second.at >= 0.3  # the floor, not 0.01 s of exponential backoff
+    if kind == "429":  # a per-minute quota, and no request of ours went through in the last minute
+        assert second.at - first.at >= 0.3 and third.at - second.at >= 0.3  # the floor, not 0.01 s of backoff
+    else:  # overloaded: one busy moment backs off as for a 500; overloaded again, the floor
+        assert second.at - first.at < 0.3 <= third.at - second.at
 
 
 @pytest.mark.parametrize("provider", SDKS)
