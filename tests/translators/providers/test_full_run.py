@@ -98,6 +98,16 @@ def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, 
     assert _totals(project / ".babelflow" / "costs" / "tau2-mock" / "zh-Hans" / "validate.json", "validate") == {
         p: fake.state.usage(p, "review") for p in SDKS
     }
+    # each agent read the variant during adapt and kept what it read: nothing changed, nothing is sent again
+    memory = project / ".babelflow" / "agent_memory" / "tau2-mock" / "zh-Hans"
+    assert sorted(f.name for f in memory.iterdir()) == [
+        "validator-1-openai.json",
+        "validator-2-dashscope.json",
+        "validator-3-anthropic.json",
+    ]
+    again = [s.payload for p in SDKS for s in fake.state.requests(p, "review")]
+    assert again and all(not r.get("tasks") and not r.get("units") for r in again)
+    assert "not sent again" in " ".join(failures["notes"])
     assert fake.state.credentials() == {p: {KEYS[p]} for p in SDKS}
 
     # ---- no key anywhere: files (state, TM, IR, costs, variant, maps, reports), logs, output ----
