@@ -15,7 +15,7 @@ from babelflow.language_pack import load_pack
 from babelflow.settings import BabelflowSettings
 from babelflow.variant import load_manifest
 from source_benchmarks.registry import available_family_of, get_benchmark
-from translators.spec import make_translator, validate_language_tag
+from translators.spec import make_translator, translator_id_of, validate_language_tag
 
 
 def run_paths(
@@ -60,11 +60,13 @@ def resolved_once(runs: list[AdaptationRun]) -> Iterator[None]:
             _RESOLVED.pop(key, None)
 
 
-def resolve_run(settings: BabelflowSettings, request: AdaptRequest) -> AdaptationRun:
+def resolve_run(settings: BabelflowSettings, request: AdaptRequest, *, translating: bool = True) -> AdaptationRun:
     """Validate the tag, load the pack from the run's project, resolve the translator and the paths: once.
 
     Refused (exit 2) before any work: an unknown benchmark or one whose runtime is missing, a bad
-    tag, a pack that does not load, a translator that cannot run here (no Apertium pair, no key)."""
+    tag, a pack that does not load, a translator that cannot run here (no Apertium pair, no key).
+    ``translating`` False: the run only reads what was made (units, review, corrections), so a model
+    translator's key is not asked for."""
     known = _RESOLVED.get(_resolution_key(settings, request))
     if known is not None:
         return known
@@ -73,7 +75,11 @@ def resolve_run(settings: BabelflowSettings, request: AdaptRequest) -> Adaptatio
     if settings.layout.adopted_translations(request.benchmark, tag).is_file():
         request = request.for_adoption()  # a later run of an adopted language asks what `adopt` asked
     pack = load_pack(tag, settings.project_root)
-    translator_id = make_translator(request.translator, tag, pack).translator_id
+    translator_id = (
+        make_translator(request.translator, tag, pack).translator_id
+        if translating
+        else translator_id_of(request.translator, tag, pack)
+    )
     bench = get_benchmark(request.benchmark, source_dir=request.source_dir)
     return AdaptationRun(
         request=request,

@@ -28,7 +28,7 @@ from babelflow.language_pack import LanguagePack
 from babelflow.language_tag import check_language_tag
 from translators.apertium import ApertiumTranslator, apertium_binary, installed_modes, mode_for
 from translators.interface import TranslationResponse, TranslationUsage, Translator
-from translators.providers import make_model_translator
+from translators.providers import make_model_translator, model_translator_id_of
 from translators.pseudo_locale import SUPPORTED_PSEUDO_LOCALES, PseudoLocaleTranslator
 
 
@@ -102,6 +102,16 @@ class NoTranslator:
             usage=TranslationUsage(input_characters=0, output_characters=0, requests=0),
             failed={segment.segment_id: problem for segment in request.segments},
         )
+
+
+def translator_id_of(spec: TranslatorSpec, language: str, pack: LanguagePack | None = None) -> str:
+    """The id ``make_translator`` would give, without what running a model needs (its key): a reviewer
+    listing or correcting the units of a keyed run needs none."""
+    validate_language_tag(language)
+    resolved = resolve_spec(spec, language, pack) if pack is not None else spec
+    if isinstance(resolved, ProviderSpec):
+        return model_translator_id_of(resolved.text)
+    return make_translator(spec, language, pack).translator_id
 
 
 def make_translator(spec: TranslatorSpec, language: str, pack: LanguagePack | None = None, *, costs=None) -> Translator:

@@ -100,4 +100,5 @@ def load_workbench(
         spec = AutoSpec(otherwise="none") if isinstance(spec, AutoSpec) else spec
     request = request.model_copy(update={"translator": spec, "source_dir": source_dir or request.source_dir})
     with console.status(f"reading {benchmark} {lang} (translation memory, reviewed texts) …"):
-        return Workbench.load(resolve_run(settings, request), translate_missing=translate_missing)
+        run = resolve_run(settings, request, translating=translate_missing)
+        return Workbench.load(run, translate_missing=translate_missing)

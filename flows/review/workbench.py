@@ -110,9 +110,13 @@ class Workbench:
         bench = get_benchmark(benchmark, source_dir=run.source_dir)
         ir = analyze_or_reuse(bench, run.profile, run.paths.ir, lambda m: None)
         cmap = load_canonical_map(run.paths.canonical_map, benchmark, run.language)
-        drafter: Translator = make_translator(run.request.translator, run.language, run.pack)
+        drafter: Translator = (
+            make_translator(run.request.translator, run.language, run.pack)
+            if translate_missing
+            else MemoryOnly(run.translator_id)  # reading what was made: no model, no key
+        )
         engine = TranslationEngine(
-            drafter if translate_missing else MemoryOnly(drafter.translator_id),
+            drafter,
             run.language,
             TranslationMemory(run.paths.memory),
             glossary=pack_glossary(run.pack, benchmark),
@@ -145,7 +149,7 @@ class Workbench:
     @classmethod
     def of_variant(cls, settings: BabelflowSettings, benchmark: str, language: str) -> Workbench:
         """The units of the variant as its run made them: the run rebuilt from the request its manifest stores."""
-        return cls.load(resolve_run(settings, stored_request(settings, benchmark, language)))
+        return cls.load(resolve_run(settings, stored_request(settings, benchmark, language), translating=False))
 
     @property
     def language(self) -> str:

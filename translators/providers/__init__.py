@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from babelflow.llm.config import is_provider_spec, parse_spec
 from babelflow.llm.costs import CostLedger
-from translators.providers.translator import ModelTranslator
+from translators.providers.translator import ModelTranslator, model_translator_id
 
 
 def make_model_translator(spec: str, language: str, *, costs: CostLedger | None = None):
@@ -19,4 +19,9 @@ def make_model_translator(spec: str, language: str, *, costs: CostLedger | None 
     return ModelTranslator(parse_spec(spec, field="--translator"), language, costs=costs)
 
 
-__all__ = ["is_provider_spec", "make_model_translator"]
+def model_translator_id_of(spec: str) -> str:
+    """The id ``make_model_translator(spec, …)`` gives, without its key: reading what a keyed run made needs none."""
+    return model_translator_id(parse_spec(spec, field="--translator", require_key=False))
+
+
+__all__ = ["is_provider_spec", "make_model_translator", "model_translator_id_of"]

@@ -49,6 +49,11 @@ class _Run:
         self.lock = threading.Lock()
 
 
+def model_translator_id(config: ProviderConfig, prompt: Prompt | None = None) -> str:
+    """``<provider>:<model>/<prompt id>``: part of every translation-memory and cache key."""
+    return f"{config.provider}:{config.model}/{(prompt or load_prompt('translate')).id}"
+
+
 class ModelTranslator:
     """``translator_id`` = ``<provider>:<model>/<prompt id>`` (e.g. ``openai:gpt-x/prompt-translate.v1``)."""
 
@@ -64,7 +69,7 @@ class ModelTranslator:
         self.config = config
         self.target_language = target_language
         self.prompt = prompt or load_prompt("translate")
-        self.translator_id = f"{config.provider}:{config.model}/{self.prompt.id}"
+        self.translator_id = model_translator_id(config, self.prompt)
         self.caller = ModelCaller(config, costs if costs is not None else CostLedger(), client)
 
     @property

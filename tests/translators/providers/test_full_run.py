@@ -6,6 +6,7 @@ and no key appears in any file, log or output the runs produced."""
 from __future__ import annotations
 
 import logging
+import re
 
 import orjson
 import pytest
@@ -40,7 +41,9 @@ def _totals(path, stage: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, caplog, seed_analysis_cache):
+def test_full_run_adapt_then_validate_with_three_provider_agents(
+    project, fake, caplog, seed_analysis_cache, monkeypatch
+):
     seed_analysis_cache(project, "tau2-mock")  # these runs are about providers and keys, not a cold analysis
     caplog.set_level(logging.DEBUG)  # every SDK's debug logging is captured and scanned below
     runner = CliRunner()
@@ -108,6 +111,17 @@ def test_full_run_adapt_then_validate_with_three_provider_agents(project, fake, 
     again = [s.payload for p in SDKS for s in fake.state.requests(p, "review")]
     assert again and all(not r.get("tasks") and not r.get("units") for r in again)
     assert "not sent again" in " ".join(failures["notes"])
+
+    # a reviewer without the keys lists what the keyed run made: reading calls no model
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DASHSCOPE_API_KEY"):
+        monkeypatch.delenv(name)
+    before = len(fake.state.seen)
+    listed = runner.invoke(app, ["units", "tau2-mock", "--lang", "zh-Hans", "--limit", "0"], env={"COLUMNS": "250"})
+    assert listed.exit_code == 0, listed.output
+    summary = re.search(r"\(of \d+: ([^)]*)\)", " ".join(listed.output.split()))
+    assert summary and "draft" in summary.group(1) and "pending" not in summary.group(1)  # read from the memory
+    assert f"{TRANSLATOR}/prompt-translate.v1" in listed.output
+    assert len(fake.state.seen) == before
     assert fake.state.credentials() == {p: {KEYS[p]} for p in SDKS}
 
     # ---- no key anywhere: files (state, TM, IR, costs, variant, maps, reports), logs, output ----
