@@ -137,9 +137,10 @@ def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[
         )
 
 
-def _answered(seen) -> bool:
-    """Answered, and the client read the answer (a timed-out request's late 200 reached nobody)."""
-    return seen.status == 200 and bool(seen.usage) and seen.fault is None
+def _answered(seen, timeout: float = math.inf) -> bool:
+    """Answered, and the client read the answer: a timed-out request's late 200 reached nobody, nor did a
+    reply slower than the client's own timeout."""
+    return seen.status == 200 and bool(seen.usage) and seen.fault is None and seen.answered - seen.at < timeout
 
 
 def variant_digest(project: Path, benchmark: str) -> str:
@@ -151,9 +152,9 @@ def variant_digest(project: Path, benchmark: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def translated_twice(seen: list) -> int:
+def translated_twice(seen: list, timeout: float) -> int:
     """Segments answered (200) more than once: a retry must never pay again for what had succeeded."""
-    answered = Counter(i for s in seen if s.task == "translate" and _answered(s) for i in s.segment_ids)
+    answered = Counter(i for s in seen if s.task == "translate" and _answered(s, timeout) for i in s.segment_ids)
     return sum(n - 1 for n in answered.values() if n > 1)
 
 
@@ -187,7 +188,7 @@ def naive_tokens(project: Path, server: FakeLLMServer, benchmark: str) -> int:
 
 def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | str]:
     """One stage's calls: span from its first call to its last answer, and its lower bound."""
-    answered = [s for s in seen if _answered(s)]
+    answered = [s for s in seen if _answered(s, args.client_timeout)]
     latencies = [s.answered - s.at for s in answered]
     tokens = [sum(s.usage or (0, 0)) for s in answered]
     span = max((s.answered for s in answered), default=0.0) - min((s.at for s in seen), default=0.0)
@@ -249,13 +250,14 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
         if seen:
             rows.append({"stage": stage, **stage_row(seen, args)})
     whole = stage_row(every, args)
-    answered = [s for s in every if _answered(s)]
+    answered = [s for s in every if _answered(s, args.client_timeout)]
     latencies = [s.answered - s.at for s in answered]
     by_limits = lower_bound(latencies, [sum(s.usage or (0, 0)) for s in answered], args.concurrency, args.rpm, args.tpm)
     bound = max(sum(float(r["bound_s"]) for r in rows), by_limits)
     whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
     rows.append({"stage": f"run (wall {wall:.1f} s)", **whole})
-    print(f"variant {variant_digest(project, benchmark)}; segments translated twice: {translated_twice(every)}")
+    twice = translated_twice(every, args.client_timeout)
+    print(f"variant {variant_digest(project, benchmark)}; segments translated twice: {twice}")
     shares = ", ".join(f"{r['stage']} {int(r['tokens']) / naive:.2f}×" for r in rows[:-1])
     print(f"tokens against the naive single pass ({naive:,}): {int(whole['tokens']) / naive:.2f}× ({shares})")
     return rows
