@@ -10,11 +10,12 @@ For each configuration it runs the user's command in a fresh project whose IR is
 
     babelflow adapt tau2-DOMAIN --lang zh-Hans --translator dashscope:qwen3-32b?… [--validators SPEC,SPEC,SPEC]
 
-and prints, per stage (translation, validators) and for the run: the span of its model calls, calls
+and prints, per stage (translation, validators, back-translation) and for the run: the span of its model calls, calls
 (answered, 429, server errors, timeouts), tokens, and the lower bound of that span. A stage's calls are
 independent: its bound is the larger of their summed latency over the allowed concurrency (at least the
-longest) and what the limits allow (`lower_bound`); the run's adds the stages' (validation needs the
-translation) or takes the limits over every call, whichever is larger. The ratio span / bound is the
+longest) and what the limits allow (`lower_bound`); the run's adds the translation's to that of the
+validation phase (the validators and the back-translation read at once, after it), or takes the limits
+over every call, whichever is larger. The ratio span / bound is the
 measure; the rest of the wall time is babelflow's own work (rebuild, probes). Then: the variant's digest
 and the segments translated twice (faults must change neither), the tokens against the naive single pass
 (the ablation's independent arm, every field on its own, through the same provider and prompt), and with
@@ -96,7 +97,8 @@ def lower_bound(latencies: list[float], tokens: list[int], concurrency: int, rpm
     return max(work, by_requests, by_tokens)
 
 
-STAGES = {"translate": "translation", "review": "validators"}  # the fake's request kind -> the stage it serves
+# the fake's request kind -> the stage it serves
+STAGES = {"translate": "translation", "review": "validators", "backtranslate": "back-translation"}
 
 
 def sent_to_validators(seen: list) -> dict[str, tuple[int, int]]:
@@ -229,8 +231,9 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
         server.state.pace = pace
         spec = f"dashscope:{MODELS['dashscope']}?{options}"
         keyed = ["--translator", spec]
-        if args.validators:
-            keyed += ["--validators", ",".join([spec] * args.validators)]
+        checkers = [spec] * args.validators + ([f"backtranslation:{spec}"] if args.backtranslation else [])
+        if checkers:
+            keyed += ["--validators", ",".join(checkers)]
         done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
         every = list(server.state.seen)
         if done.returncode not in (0, 1):
@@ -253,7 +256,10 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
     answered = [s for s in every if _answered(s, args.client_timeout)]
     latencies = [s.answered - s.at for s in answered]
     by_limits = lower_bound(latencies, [sum(s.usage or (0, 0)) for s in answered], args.concurrency, args.rpm, args.tpm)
-    bound = max(sum(float(r["bound_s"]) for r in rows), by_limits)
+    # the validators and the back-translation read at once, after the translation: one phase, one bound
+    phases = [[s for s in every if s.task in kinds] for kinds in (("translate",), ("review", "backtranslate"))]
+    chained = sum(float(stage_row(phase, args)["bound_s"]) for phase in phases if phase)
+    bound = max(chained, by_limits)
     whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
     rows.append({"stage": f"run (wall {wall:.1f} s)", **whole})
     twice = translated_twice(every, args.client_timeout)
@@ -276,6 +282,7 @@ def main() -> None:
     parser.add_argument("--client-timeout", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--validators", type=int, default=0, help="keyed validator agents (on the same provider)")
+    parser.add_argument("--backtranslation", action="store_true", help="and a model back-translation agent")
     parser.add_argument("--rounds", type=int, default=1, help="2: correct one unit, then run again (what is re-sent)")
     parser.add_argument("--timeline", action="store_true", help="print each call's start, duration and size")
     args = parser.parse_args()

@@ -1,6 +1,7 @@
-"""An offline validator agent for languages with an installed reverse Apertium pair (es→en, ca→en,
-gl→en): it back-translates every unit the model agents would read (each task field, each other
-distinct source/target pair) and compares the result with the source.
+"""A validator agent that back-translates every unit the model agents would read (each task field,
+each other distinct source/target pair) and compares the result with the source. Offline it uses an
+installed reverse Apertium pair (es→en, ca→en, gl→en); with ``--validators
+backtranslation:PROVIDER:MODEL`` a model reads any language back (``model_backends.ModelBackTranslator``).
 
 * similarity: chrF (sacrebleu's implementation: character n-gram F-score, 0-100, lowercased),
   robust to the word-order and word-choice changes a rule-based round trip makes. Measured on
@@ -13,13 +14,14 @@ distinct source/target pair) and compares the result with the source.
 
 A round trip measures the translation and the reverse pair together, so a flagged unit is a
 question for a reviewer (the finding quotes the back-translation), not a verdict. Reported as
-its own validator (``backtranslation-apertium``); it spends no tokens.
+its own validator (``backtranslation-apertium``, spending no tokens, or ``backtranslation-<provider>``).
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
+from typing import Protocol
 
 from pydantic import Field
 
@@ -84,22 +86,30 @@ def _missing(unit: UnitView, back: str) -> list[str]:
     return lost
 
 
-class BacktranslationAgent:
-    """Same interface as ``ValidatorAgent`` (``validator_id``, ``review``), no model."""
+class BackTranslator(Protocol):
+    """Turns target texts back into English: Apertium's reverse pair, or a model (``model_backends``)."""
 
-    def __init__(self, validator_id: str = VALIDATOR_ID, *, timeout: float = 600.0):
-        self.validator_id = validator_id
-        self.timeout = timeout
+    model_id: str
 
-    def units(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitView]:
-        tasks, units = ReviewMaterial(ctx, probe_findings).items
-        fields = [f for t in tasks for f in t.fields] + units
-        return [
-            u for u in fields if u.target.strip() and u.target != u.source
-        ]  # copied text: the `untranslated` probe's
+    def back_translate(self, texts: list[str], language: str) -> list[str | None]:
+        """One English text per input, None where it could not be had (that unit is not scored)."""
+        ...
 
-    def _back_translate(self, binary: str, mode: str, texts: list[str]) -> list[str]:
-        out: list[str] = []
+
+class ApertiumBackTranslator:
+    """The installed reverse pair (es→en, ca→en, gl→en), whole batches through one process call."""
+
+    def __init__(self, binary: str, mode: str, timeout: float = 600.0):
+        self.binary, self.mode, self.timeout = binary, mode, timeout
+        self.model_id = f"apertium:{mode}"
+
+    @classmethod
+    def for_language(cls, language: str, timeout: float = 600.0) -> ApertiumBackTranslator | None:
+        found = reverse_mode(language)
+        return cls(*found, timeout=timeout) if found else None
+
+    def back_translate(self, texts: list[str], language: str) -> list[str | None]:
+        out: list[str | None] = []
         start = 0
         while start < len(texts):
             end, size = start, 0
@@ -107,16 +117,16 @@ class BacktranslationAgent:
                 size += len(texts[end])
                 end += 1
             try:
-                done = run_apertium(binary, mode, blocks_document(texts[start:end]), self.timeout)
+                done = run_apertium(self.binary, self.mode, blocks_document(texts[start:end]), self.timeout)
             except (OSError, subprocess.TimeoutExpired) as exc:
                 raise BabelflowError(
-                    f"Apertium ({mode}) did not run: {exc}",
+                    f"Apertium ({self.mode}) did not run: {exc}",
                     field="--validators",
                     fix="check the Apertium install (scripts/install.sh)",
                 ) from exc
             if done.returncode != 0:
                 raise BabelflowError(
-                    f"Apertium ({mode}) failed: {done.stderr.strip()[:300]}",
+                    f"Apertium ({self.mode}) failed: {done.stderr.strip()[:300]}",
                     field="--validators",
                     fix="check the Apertium install (scripts/install.sh)",
                 )
@@ -125,51 +135,83 @@ class BacktranslationAgent:
             start = end
         return out
 
+
+class BacktranslationAgent:
+    """Same interface as ``ValidatorAgent`` (``validator_id``, ``review``). ``back_translator`` None: the
+    installed Apertium reverse pair of the variant's language (no model, no tokens)."""
+
+    def __init__(
+        self, validator_id: str = VALIDATOR_ID, *, timeout: float = 600.0, back_translator: BackTranslator | None = None
+    ):
+        self.validator_id = validator_id
+        self.timeout = timeout
+        self.back_translator = back_translator
+
+    def units(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitView]:
+        tasks, units = ReviewMaterial(ctx, probe_findings).items
+        fields = [f for t in tasks for f in t.fields] + units
+        # a person or place the run localized on purpose ('Test User' -> '黄秀珍') cannot read back as its source
+        entries = ctx.canonical_map.entries if ctx.canonical_map is not None else []
+        localized = {(e.source, e.target) for e in entries if e.origin == "localized"}
+        return [
+            u for u in fields if u.target.strip() and u.target != u.source and (u.source, u.target) not in localized
+        ]  # copied text: the `untranslated` probe's
+
+    def _translator(self, language: str) -> BackTranslator | None:
+        return self.back_translator or ApertiumBackTranslator.for_language(language, self.timeout)
+
     def score(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitScore] | None:
-        """Every unit's back-translation and scores; None when no reverse pair is installed."""
-        # sacrebleu takes ~0.5-1.5 s to import; only this offline agent uses it
+        """Every unit's back-translation and scores (a unit whose back-translation could not be had is
+        left out); None when there is no back-translator for the language."""
+        # sacrebleu takes ~0.5-1.5 s to import; only this agent uses it
         from sacrebleu.metrics import CHRF  # noqa: PLC0415
 
-        found = reverse_mode(ctx.language)
-        if found is None:
+        translator = self._translator(ctx.language)
+        if translator is None:
             return None
         units = self.units(ctx, probe_findings)
         # task fields repeat across tasks (telecom: 2,285 tasks, a few thousand distinct texts): each distinct pair once
         distinct = list(dict.fromkeys((u.source, u.target) for u in units))
-        backs = dict(zip(distinct, self._back_translate(*found, [target for _, target in distinct]), strict=True))
+        backs = dict(
+            zip(distinct, translator.back_translate([target for _, target in distinct], ctx.language), strict=True)
+        )
         chrf = CHRF(lowercase=True)
-        scored = {(s, t): round(chrf.sentence_score(b.strip(), [s]).score, 1) for (s, t), b in backs.items()}
+        scored = {pair: round(chrf.sentence_score(b.strip(), [pair[0]]).score, 1) for pair, b in backs.items() if b}
         return [
             UnitScore(
                 unit=u,
-                back_translation=backs[(u.source, u.target)].strip(),
+                back_translation=(backs[(u.source, u.target)] or "").strip(),
                 chrf=scored[(u.source, u.target)],
-                missing=_missing(u, backs[(u.source, u.target)]),
+                missing=_missing(u, backs[(u.source, u.target)] or ""),
             )
             for u in units
+            if (u.source, u.target) in scored
         ]
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
-        scores = self.score(ctx, probe_findings)
-        found = None if scores is None else reverse_mode(ctx.language)
-        if scores is None or found is None:
+        translator = self._translator(ctx.language)
+        scores = None if translator is None else self.score(ctx, probe_findings)
+        if scores is None or translator is None:
             return AgentReport(
                 validator_id=self.validator_id,
                 model_id=None,
                 findings=[],
                 turns=0,
-                note=f"no Apertium pair {ctx.language}→en installed: back-translation not run",
+                note=f"no Apertium pair {ctx.language}→en installed: back-translation not run"
+                " (a model back-translates any language: --validators backtranslation:PROVIDER:MODEL)",
             )
-        mode = found[1]
-        findings = [self._finding(ctx, s, mode) for s in scores if s.divergent]
+        how = translator.model_id
+        findings = [self._finding(ctx, s, how) for s in scores if s.divergent]
+        asked = len(self.units(ctx, probe_findings))
+        unscored = f"; {asked - len(scores)} could not be back-translated" if asked > len(scores) else ""
         return AgentReport(
             validator_id=self.validator_id,
-            model_id=f"apertium:{mode}",
+            model_id=how,
             findings=findings,
             turns=0,
             note=(
-                f"back-translated {len(scores)} units with {mode}: {len(findings)} below chrF {THRESHOLD:g} "
-                f"(or {ALIGNED_THRESHOLD:g} with an entity lost)"
+                f"back-translated {len(scores)} units with {how}: {len(findings)} below chrF {THRESHOLD:g} "
+                f"(or {ALIGNED_THRESHOLD:g} with an entity lost){unscored}"
             ),
             units_read=len(scores),
         )

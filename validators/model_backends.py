@@ -14,6 +14,7 @@ ProviderError rather than being read as "no findings".
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -24,6 +25,8 @@ from babelflow.llm.costs import CostLedger
 from babelflow.llm.prompts import Prompt, language_name
 from babelflow.llm.replies import nullable, parse_json_reply
 from babelflow.llm.resilience import BatchRejected, ProviderError
+from babelflow.llm.translation_reply import SCHEMA_NAME as SCHEMA_NAME_TRANSLATIONS
+from babelflow.llm.translation_reply import TRANSLATION_SCHEMA, BatchProblem, parse_batch
 from validators.agents import Reviewer, ReviewReply, ReviewRequest, ValidatorAgent
 from validators.backtranslation import BacktranslationAgent
 from validators.findings import Layer, Severity
@@ -126,12 +129,64 @@ class ModelReviewer:
         )
 
 
+class ModelBackTranslator:
+    """Back-translation by a model (``--validators backtranslation:PROVIDER:MODEL``): any language, not only
+    those with an Apertium reverse pair. Batches of ``config.batch`` texts, ``config.concurrency`` at once
+    within the provider's shared limit; a text the model does not give back after ``REPLY_ATTEMPTS``
+    is None (that unit is not scored, and the report says how many)."""
+
+    def __init__(self, config: ProviderConfig, *, costs: CostLedger | None = None, agent: str = ""):
+        self.config = config
+        self.prompt = load_prompt("backtranslate")
+        self.model_id = f"{config.provider}:{config.model}/{self.prompt.id}"
+        self.caller = ModelCaller(config, costs if costs is not None else CostLedger())
+        self.agent = agent
+
+    def back_translate(self, texts: list[str], language: str) -> list[str | None]:
+        system = self.prompt.render(source_language=language_name(language))
+        size = self.config.batch
+        chunks = [list(enumerate(texts))[i : i + size] for i in range(0, len(texts), size)]
+        out: list[str | None] = [None] * len(texts)
+        with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="backtranslate") as pool:
+            for answered in pool.map(lambda chunk: self._batch(system, chunk, language), chunks):
+                for index, text in answered.items():
+                    out[index] = text
+        return out
+
+    def _batch(self, system: str, chunk: list[tuple[int, str]], language: str) -> dict[int, str]:
+        payload = {"task": "backtranslate", "source_language": language, "target_language": "en"}
+        wanted = {str(i): text for i, text in chunk}
+        got: dict[int, str] = {}
+        for _ in range(REPLY_ATTEMPTS):
+            segments = [{"id": i, "text": text} for i, text in wanted.items() if int(i) not in got]
+            if not segments:
+                break
+            try:
+                completion = self.caller.call(
+                    system,
+                    json.dumps({**payload, "segments": segments}, ensure_ascii=False),
+                    SCHEMA_NAME_TRANSLATIONS,
+                    TRANSLATION_SCHEMA,
+                    stage="validate",
+                    language=language,
+                    agent=self.agent,
+                )
+            except BatchRejected:  # refused as it is: what is left stays unscored
+                break
+            parsed = parse_batch(completion.text, completion.data, completion.truncated)
+            if isinstance(parsed, BatchProblem):
+                continue
+            got |= {int(i): text for i, text in parsed.items() if i in wanted and text.strip()}
+        return got
+
+
 def split_specs(specs: str | list[str] | None) -> list[str]:
     items = specs if isinstance(specs, list) else (specs or "").split(",")
     return [item.strip() for item in items if item and item.strip()]
 
 
 OFFLINE_AGENTS = ("backtranslation",)  # specs that name an offline agent instead of a provider
+BACKTRANSLATION_BY_MODEL = "backtranslation:"  # backtranslation:PROVIDER:MODEL[?options]: a model reads it back
 
 
 def make_validator_agents(
@@ -141,11 +196,16 @@ def make_validator_agents(
     max_turns: int = MAX_TURNS,
     memory_dir: Path | None = None,
 ) -> list[Reviewer]:
-    """One isolated agent per spec (``validator-<n>-<provider>``, or ``backtranslation`` for the
-    offline Apertium back-translation agent); every key is checked first. ``memory_dir``: each model
-    agent keeps there what it read (its own file), and a later run sends it only what changed."""
+    """One isolated agent per spec: ``validator-<n>-<provider>``; ``backtranslation`` for the offline
+    Apertium back-translation agent, ``backtranslation:PROVIDER:MODEL`` for a model's. Every key is
+    checked first. ``memory_dir``: each model agent keeps there what it read (its own file), and a later
+    run sends it only what changed."""
     items = split_specs(specs)
-    configs = {i: parse_spec(spec, field="--validators") for i, spec in enumerate(items) if spec not in OFFLINE_AGENTS}
+    configs = {
+        i: parse_spec(spec.removeprefix(BACKTRANSLATION_BY_MODEL), field="--validators")
+        for i, spec in enumerate(items)
+        if spec not in OFFLINE_AGENTS
+    }
     ledger = costs if costs is not None else CostLedger()
     agents: list[Reviewer] = []
     for i, spec in enumerate(items):
@@ -153,6 +213,12 @@ def make_validator_agents(
             agents.append(BacktranslationAgent())
             continue
         config = configs[i]
+        if spec.startswith(BACKTRANSLATION_BY_MODEL):
+            name = f"backtranslation-{config.provider}"
+            agents.append(
+                BacktranslationAgent(name, back_translator=ModelBackTranslator(config, costs=ledger, agent=name))
+            )
+            continue
         agents.append(
             ValidatorAgent(
                 f"validator-{i + 1}-{config.provider}",

@@ -80,8 +80,9 @@ VALIDATORS = Declared(
         "",
         "--validators",
         help=(
-            "Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M "
-            "(default: probes only)."
+            "Model-backed validator agents, one per comma-separated spec, e.g. openai:M,dashscope:M,anthropic:M; "
+            "`backtranslation` (Apertium, es/ca/gl) or backtranslation:PROVIDER:M (a model) reads the variant "
+            "back into English (default: probes only)."
         ),
     ),
 )

@@ -22,6 +22,7 @@ from babelflow.llm.config import ProviderConfig
 from babelflow.llm.costs import CostLedger
 from babelflow.llm.prompts import language_name
 from babelflow.llm.resilience import BatchRejected
+from babelflow.llm.translation_reply import SCHEMA_NAME
 from translators.interface import (
     ProtectedSegment,
     TranslatedSegment,
@@ -32,7 +33,6 @@ from translators.interface import (
 from translators.prompts import Prompt, load_prompt
 from translators.providers.checks import TRANSLATION_SCHEMA, BatchProblem, check_reply, parse_batch
 
-SCHEMA_NAME = "submit_translations"
 ORIGINAL, SMALLER, SINGLE = 0, 1, 2
 
 

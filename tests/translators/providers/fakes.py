@@ -57,10 +57,39 @@ _WORD = re.compile(r"[A-Za-z]+")
 _BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
 
 
+_READ_BACK: dict[str, str] = {}  # ideographs -> the English word they stand for (what a model reads back)
+_MADE: dict[str, str] = {}  # a whole translation this fake made -> its source (words can collide; texts rarely)
+
+
 def _ideographs(word: str) -> str:
     """One ideograph per two letters of a word (a real translation is ~0.3–0.5 of English's length)."""
     seed = sum(map(ord, word.lower()))
-    return "".join(chr(0x4E00 + (seed * 7 + 13 * i) % 0x5000) for i in range(max(1, len(word) // 2)))
+    made = "".join(chr(0x4E00 + (seed * 7 + 13 * i) % 0x5000) for i in range(max(1, len(word) // 2)))
+    _READ_BACK.setdefault(made, word)
+    return made
+
+
+def english(text: str) -> str:
+    """A back-translation of `han` output: each run of ideographs read as the words it was made from
+    (longest known first; the glossary's terms too), everything else as it stands. Text `han` never
+    made reads back as itself: a round trip that fails, as a real one on an unfaithful text would."""
+    if text in _MADE:
+        return _MADE[text]
+    known = {**_READ_BACK, **{v: k for k, v in GLOSSARY.items()}}
+    longest = max(map(len, known), default=1)
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        for size in range(min(longest, len(text) - i), 0, -1):
+            word = known.get(text[i : i + size])
+            if word is not None:
+                out.append(f" {word} ")
+                i += size
+                break
+        else:
+            out.append(text[i])
+            i += 1
+    return re.sub(r" +", " ", "".join(out)).strip()
 
 
 def han(text: str) -> str:
@@ -211,6 +240,7 @@ def _user_payload(provider: str, body: dict) -> dict:
 
 def _translate(segments: list[dict], fault: Fault | None) -> list[dict]:
     out = [{"id": s["id"], "text": han(s["text"])} for s in segments]
+    _MADE.update((o["text"], s["text"]) for o, s in zip(out, segments, strict=True))
     if fault is None:
         return out
     aims = [i for i, s in enumerate(segments) if fault.hits(s["text"])] if fault.match else [0]
@@ -534,7 +564,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b"{}")
         if kind == "malformed":
             return self._send(200, b'{"choices": [ this is not json')
-        reply = _review(payload) if task == "review" else {"translations": _translate(segments, fault)}
+        if task == "review":
+            reply = _review(payload)
+        elif task == "backtranslate":
+            reply = {"translations": [{"id": s["id"], "text": english(s["text"])} for s in segments]}
+        else:
+            reply = {"translations": _translate(segments, fault)}
         text = json.dumps(reply, ensure_ascii=False)
         usage = None if kind == "no_usage" else (tokens(json.dumps(body, ensure_ascii=False)), tokens(text))
         seen.usage = usage  # None: this reply reports no usage (Anthropic's then carries zeros)
