@@ -133,10 +133,9 @@ def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[
         raise SystemExit(f"round 2 adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
     print(f"round 2, after correcting unit {unit.group(1)} (wall {wall:.1f} s):")
     print(f"  translator: {sum(len(s.segment_ids) for s in again if s.task == 'translate')} units sent")
+    earlier = sent_to_validators(first)
     for agent, (fields, units) in sorted(sent_to_validators(again).items()):
-        print(
-            f"  {agent}: {fields} task fields, {units} other units sent (round 1: {sent_to_validators(first)[agent]})"
-        )
+        print(f"  {agent}: {fields} task fields, {units} other units sent (round 1: {earlier[agent]})")
 
 
 def _answered(seen, timeout: float = math.inf) -> bool:
@@ -210,10 +209,11 @@ def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | s
 
 def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
     """One keyed adapt (translation, and with --validators the model validators on its variant): a row per
-    stage and one for the run. The run's bound adds the stages' (validation needs the translation)."""
+    stage and one for the run. The run's bound adds the translation's to the validation phase's (validation
+    needs the translation), or is that of every call at once, whichever is larger."""
     benchmark = f"tau2-{args.domain}"
     project = Path(tempfile.mkdtemp(prefix="babelflow-provider-run-"))
-    done, seconds = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")  # the analysis, once, unkeyed
+    done, _ = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")  # the analysis, once, unkeyed
     if done.returncode not in (0, 1):
         raise SystemExit(f"warm-up adapt exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     pace = Pace(
@@ -245,21 +245,18 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
         first = min(s.at for s in every)
         for s in sorted(every, key=lambda s: s.at):
             took = (s.answered - s.at) if s.answered else 0.0
-            size = f"{len(s.segment_ids):3d} segments" if s.task == "translate" else "review"
+            size = f"{len(s.segment_ids):3d} segments" if s.segment_ids else s.task
             print(f"{s.at - first:7.2f} s  +{took:5.2f} s  {size}  {s.fault or s.status}")
     rows: list[dict[str, float | int | str]] = []
     for task, stage in STAGES.items():
         seen = [s for s in every if s.task == task]
         if seen:
             rows.append({"stage": stage, **stage_row(seen, args)})
-    whole = stage_row(every, args)
-    answered = [s for s in every if _answered(s, args.client_timeout)]
-    latencies = [s.answered - s.at for s in answered]
-    by_limits = lower_bound(latencies, [sum(s.usage or (0, 0)) for s in answered], args.concurrency, args.rpm, args.tpm)
+    whole = stage_row(every, args)  # its own bound: the limits and the slots over every call at once
     # the validators and the back-translation read at once, after the translation: one phase, one bound
     phases = [[s for s in every if s.task in kinds] for kinds in (("translate",), ("review", "backtranslate"))]
     chained = sum(float(stage_row(phase, args)["bound_s"]) for phase in phases if phase)
-    bound = max(chained, by_limits)
+    bound = max(chained, float(whole["bound_s"]))
     whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
     rows.append({"stage": f"run (wall {wall:.1f} s)", **whole})
     twice = translated_twice(every, args.client_timeout)

@@ -296,11 +296,18 @@ class ValidatorAgent:
         self._load_memory()
         if not self._memory:
             return material, 0
-        fresh_tasks = [t for t in tasks if self._key(t, about) not in self._memory]
-        fresh_units = [u for u in units if self._key(u, about) not in self._memory]
+        fresh_tasks: list[TaskView] = []
+        fresh_units: list[UnitView] = []
         items: list[TaskView | UnitView] = [*tasks, *units]
-        for item in items:
-            for finding in self._memory.get(self._key(item, about), []):
+        for item in items:  # each item's key once: it hashes the item whole
+            remembered = self._memory.get(self._key(item, about))
+            if remembered is None:
+                if isinstance(item, TaskView):
+                    fresh_tasks.append(item)
+                else:
+                    fresh_units.append(item)
+                continue
+            for finding in remembered:
                 findings[finding.id] = finding
         return SimpleNamespace(items=(fresh_tasks, fresh_units)), len(tasks) + len(units) - len(fresh_tasks) - len(
             fresh_units

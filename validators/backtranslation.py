@@ -163,17 +163,18 @@ class BacktranslationAgent:
     def score(self, ctx: ValidationContext, probe_findings: list[Finding]) -> list[UnitScore] | None:
         """Every unit's back-translation and scores (a unit whose back-translation could not be had is
         left out); None when there is no back-translator for the language."""
+        translator = self._translator(ctx.language)
+        return None if translator is None else self._scores(ctx.language, self.units(ctx, probe_findings), translator)
+
+    @staticmethod
+    def _scores(language: str, units: list[UnitView], translator: BackTranslator) -> list[UnitScore]:
         # sacrebleu takes ~0.5-1.5 s to import; only this agent uses it
         from sacrebleu.metrics import CHRF  # noqa: PLC0415
 
-        translator = self._translator(ctx.language)
-        if translator is None:
-            return None
-        units = self.units(ctx, probe_findings)
         # task fields repeat across tasks (telecom: 2,285 tasks, a few thousand distinct texts): each distinct pair once
         distinct = list(dict.fromkeys((u.source, u.target) for u in units))
         backs = dict(
-            zip(distinct, translator.back_translate([target for _, target in distinct], ctx.language), strict=True)
+            zip(distinct, translator.back_translate([target for _, target in distinct], language), strict=True)
         )
         chrf = CHRF(lowercase=True)
         scored = {pair: round(chrf.sentence_score(b.strip(), [pair[0]]).score, 1) for pair, b in backs.items() if b}
@@ -190,8 +191,7 @@ class BacktranslationAgent:
 
     def review(self, ctx: ValidationContext, probe_findings: list[Finding]) -> AgentReport:
         translator = self._translator(ctx.language)
-        scores = None if translator is None else self.score(ctx, probe_findings)
-        if scores is None or translator is None:
+        if translator is None:
             return AgentReport(
                 validator_id=self.validator_id,
                 model_id=None,
@@ -200,10 +200,11 @@ class BacktranslationAgent:
                 note=f"no Apertium pair {ctx.language}→en installed: back-translation not run"
                 " (a model back-translates any language: --validators backtranslation:PROVIDER:MODEL)",
             )
+        units = self.units(ctx, probe_findings)
+        scores = self._scores(ctx.language, units, translator)
         how = translator.model_id
         findings = [self._finding(ctx, s, how) for s in scores if s.divergent]
-        asked = len(self.units(ctx, probe_findings))
-        unscored = f"; {asked - len(scores)} could not be back-translated" if asked > len(scores) else ""
+        unscored = f"; {len(units) - len(scores)} could not be back-translated" if len(units) > len(scores) else ""
         return AgentReport(
             validator_id=self.validator_id,
             model_id=how,

@@ -84,7 +84,7 @@ class ModelReviewer:
     ):
         self.config = config
         self.prompt = prompt or load_prompt("review")
-        self.model_id = f"{config.provider}:{config.model}/{self.prompt.id}"
+        self.model_id = self.prompt.model_id(config.provider, config.model)
         self.costs = costs if costs is not None else CostLedger()
         self.caller = ModelCaller(config, self.costs, client)
         self.max_turns = max_turns
@@ -138,14 +138,14 @@ class ModelBackTranslator:
     def __init__(self, config: ProviderConfig, *, costs: CostLedger | None = None, agent: str = ""):
         self.config = config
         self.prompt = load_prompt("backtranslate")
-        self.model_id = f"{config.provider}:{config.model}/{self.prompt.id}"
+        self.model_id = self.prompt.model_id(config.provider, config.model)
         self.caller = ModelCaller(config, costs if costs is not None else CostLedger())
         self.agent = agent
 
     def back_translate(self, texts: list[str], language: str) -> list[str | None]:
         system = self.prompt.render(source_language=language_name(language))
-        size = self.config.batch
-        chunks = [list(enumerate(texts))[i : i + size] for i in range(0, len(texts), size)]
+        size, numbered = self.config.batch, list(enumerate(texts))
+        chunks = [numbered[i : i + size] for i in range(0, len(numbered), size)]
         out: list[str | None] = [None] * len(texts)
         with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="backtranslate") as pool:
             for answered in pool.map(lambda chunk: self._batch(system, chunk, language), chunks):

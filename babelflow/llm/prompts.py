@@ -24,6 +24,10 @@ class Prompt:
     def id(self) -> str:
         return f"prompt-{self.name}.{self.version}"
 
+    def model_id(self, provider: str, model: str) -> str:
+        """``<provider>:<model>/<prompt id>``: who answered with this prompt, part of every cache key."""
+        return f"{provider}:{model}/{self.id}"
+
     def render(self, **values: str) -> str:
         """Replace ``{{name}}`` slots (double braces, so JSON examples in the prompt stay literal)."""
         text = self.text

@@ -30,11 +30,12 @@ def adapt(request: AdaptRequest) -> None:
     from validators.model_backends import make_validator_agents  # noqa: PLC0415 - +0.7 s on --help
 
     costs = CostLedger()
-    memory = BabelflowSettings().layout.agent_memory(benchmark, lang)
+    layout = BabelflowSettings().layout
+    memory = layout.agent_memory(benchmark, lang)
     agents = (
         make_validator_agents(validators, costs=costs, memory_dir=memory) if validators.strip() else None
     )  # keys checked before any work
-    costs_path = BabelflowSettings().layout.costs(benchmark, lang, "adapt")
+    costs_path = layout.costs(benchmark, lang, "adapt")
     try:
         from flows.pipeline.progress_views import bars_for_reports  # noqa: PLC0415 - +50 ms on --help
 

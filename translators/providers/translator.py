@@ -51,7 +51,7 @@ class _Run:
 
 def model_translator_id(config: ProviderConfig, prompt: Prompt | None = None) -> str:
     """``<provider>:<model>/<prompt id>``: part of every translation-memory and cache key."""
-    return f"{config.provider}:{config.model}/{(prompt or load_prompt('translate')).id}"
+    return (prompt or load_prompt("translate")).model_id(config.provider, config.model)
 
 
 class ModelTranslator:
