@@ -19,8 +19,11 @@ class DataText:
     is_key: bool
 
 
-def iter_data_texts(document: Any, facts: ModelSchemaFacts) -> Iterator[DataText]:
-    """Walk the document once; keys of map-typed dicts are data keys, other keys are schema."""
+def iter_data_texts(document: Any, facts: ModelSchemaFacts, keys_are_text: bool = False) -> Iterator[DataText]:
+    """Walk the document once; keys of map-typed dicts are data keys, other keys are schema.
+
+    `keys_are_text`: the keys of an object no model describes (below an untyped `dict`) are data keys
+    too, named by themselves in the generalized path (VitaBench's `职业`/`occupation`)."""
     stack: list[tuple[Any, Path_, GeneralPath]] = [(document, (), ())]
     map_paths = facts.map_paths
     open_map_paths = facts.open_map_paths
@@ -37,6 +40,9 @@ def iter_data_texts(document: Any, facts: ModelSchemaFacts) -> Iterator[DataText
             if is_map or general in open_map_paths:
                 for key, _ in items:
                     yield DataText(path + (key,), general + (MAP_KEY,), str(key), True)
+            elif keys_are_text and general not in facts.model_paths:
+                for key, _ in items:
+                    yield DataText(path + (key,), general + (str(key),), str(key), True)
         elif isinstance(node, list):
             for index in range(len(node) - 1, -1, -1):
                 stack.append((node[index], path + (index,), general + (LIST_ITEM,)))

@@ -165,7 +165,7 @@ class InventoryBuilder:
             self.task_positions[spec.path] = self.task_order.get(str(document["id"]), -1)
         role_names: dict[tuple, str] = {}
         empty: frozenset[str] = frozenset()
-        items = list(iter_data_texts(document, facts))
+        items = list(iter_data_texts(document, facts, spec.keys_are_text))
         by_path = (
             self.located.for_paths(spec.path, facts.map_paths, facts.open_map_paths, spec.group)
             if self.located.available
@@ -178,14 +178,15 @@ class InventoryBuilder:
             seen = self.located.at(spec.path, item.path, item.is_key) if by_path else None
             observed = self.located.located(seen) if seen else by_path.get((item.general, item.is_key))
             parent = lambda p=item.path: _parent_of(document, p)  # noqa: E731
+            text_key = item.is_key and spec.keys_are_text
             decision = self.typer.type_data(
-                eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed
+                eid, spec.path, item.general, item.value, item.is_key, literals, parent, observed, text_key
             )
             plain = (
                 decision
                 if self.plain_typer is self.typer
                 else self.plain_typer.type_data(
-                    eid, spec.path, item.general, item.value, item.is_key, literals, parent=parent, observed=observed
+                    eid, spec.path, item.general, item.value, item.is_key, literals, parent, observed, text_key
                 )
             )
             role_key = (item.general, item.is_key)

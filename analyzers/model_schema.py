@@ -25,6 +25,7 @@ class ModelSchemaFacts:
     map_paths: set[GeneralPath] = field(default_factory=set)
     open_map_paths: set[GeneralPath] = field(default_factory=set)  # dict[str, Any]: keys are names (tool arguments)
     literal_values: dict[GeneralPath, frozenset[str]] = field(default_factory=dict)
+    model_paths: set[GeneralPath] = field(default_factory=set)  # objects a model describes: their keys are fields
 
 
 def _is_model(annotation: Any) -> bool:
@@ -59,6 +60,7 @@ def _walk(annotation: Any, path: GeneralPath, facts: ModelSchemaFacts, stack: tu
             if len(args) == 2:
                 _walk(args[1], path + (MAP_KEY,), facts, stack)
     elif _is_model(annotation):
+        facts.model_paths.add(path)
         if annotation in stack:
             return
         for name, info in annotation.model_fields.items():

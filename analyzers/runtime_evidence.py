@@ -125,7 +125,7 @@ def record_evaluation_criteria(index: RuntimeEvidenceIndex, task: Any) -> None:
     criteria = getattr(task, "evaluation_criteria", None)
     if criteria is None:
         return
-    for info in criteria.communicate_info or []:
+    for info in getattr(criteria, "communicate_info", None) or []:
         index.note(
             info,
             LinkKind.COMPARED_BY_EVALUATOR,
@@ -133,7 +133,7 @@ def record_evaluation_criteria(index: RuntimeEvidenceIndex, task: Any) -> None:
                 source="evaluator", detail="communicate_info: substring of agent messages", task_id=task.id
             ),
         )
-    for action in criteria.actions or []:
+    for action in getattr(criteria, "actions", None) or []:
         compared = action.compare_args if action.compare_args is not None else list(action.arguments)
         for name in compared:
             for value in string_leaves(action.arguments.get(name)):

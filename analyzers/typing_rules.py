@@ -23,6 +23,7 @@ from babelflow.ir import LinkKind, PreserveReason, TranslationType
 # Shape reasons are more specific than what a broad rule declares; evidence beats both.
 _SLOT = re.compile(r"\{[^{}]*\}")
 _REFINABLE = {PreserveReason.LINKED_ENTITY, PreserveReason.EVALUATOR_TOKEN, PreserveReason.MARKUP}
+TEXT_KEY_GROUP = "text_key"  # the canonical group of keys that are text (ArtifactSpec.keys_are_text)
 _EXECUTABLE_KINDS = {LinkKind.COMPARED_IN_CODE, LinkKind.SCHEMA_LITERAL}
 
 
@@ -107,12 +108,15 @@ class FieldTyper:
         literals: frozenset[str],
         parent: Callable[[], Any] = lambda: None,
         observed: Observed | None = None,
+        text_key: bool = False,
     ) -> TypeDecision:
         override = self.profile.overrides.get(element_id)
         if override is not None:
             return override_decision(override)
         if not value.strip():
             return TypeDecision(TranslationType.PRESERVE, PreserveReason.EMPTY, None, "heuristic: empty")
+        if text_key:
+            return self._text_key(value, observed)
         if is_key and observed is not None and LinkKind.ARGUMENT_NAME in observed.kinds:
             return TypeDecision(
                 TranslationType.PRESERVE,
@@ -137,6 +141,31 @@ class FieldTyper:
         if rule is not None:
             return self._rule_decision(rule.rule, rule.rule.select or "", value, literals)
         return self._fallback(value, literals, observed)
+
+    def _text_key(self, value: str, observed: Observed | None) -> TypeDecision:
+        """A key of an artifact whose keys are text (ArtifactSpec.keys_are_text): Preserve where the run saw code
+        read it; renamed once for every task where a model is shown it (a tool result, a simulator's prompt);
+        kept where neither happened. A value rule's selector also matches its key: only evidence and shape decide."""
+        if observed is not None and observed.executed:
+            return TypeDecision(
+                TranslationType.PRESERVE,
+                PreserveReason.SCHEMA_KEY,
+                None,
+                f"evidence ({observed.scope.value}): key read by code: {observed.detail}",
+            )
+        shape = _shape(value)
+        if shape is not None:
+            return TypeDecision(TranslationType.PRESERVE, shape, None, "heuristic: key shape")
+        if observed is not None and LinkKind.TOOL_OUTPUT in observed.kinds:
+            return TypeDecision(
+                TranslationType.TRANSLATE_CANONICAL,
+                None,
+                TEXT_KEY_GROUP,
+                f"evidence ({observed.scope.value}): key only shown to a model ({observed.detail}): one rendering",
+            )
+        return TypeDecision(
+            TranslationType.PRESERVE, PreserveReason.SCHEMA_KEY, None, "key neither read by code nor shown: kept"
+        )
 
     def _entity_decision(
         self, compiled, value: str, is_key: bool, literals: frozenset[str], observed: Observed | None

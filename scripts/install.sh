@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 # τ³-Bench (tau2-bench 1.x, Python >= 3.12) goes in an environment of its own when asked:
 # --tau3 or TAU3=1; its source is TAU3_SOURCE (see scripts/install_tau3.sh)
 TAU3="${TAU3:-0}"
+# --vita or VITA=1: VitaBench into .venv, lean (see scripts/install_vita.sh); its source is VITA_SOURCE
+VITA="${VITA:-0}"
 # --shared (or SHARED=1): the optional extra for runs on a work pool with shared state (S3, PostgreSQL)
 SHARED="${SHARED:-0}"
 # --docs (or DOCS=1): the optional extra that builds the documentation site (mkdocs; CI builds it)
@@ -15,9 +17,10 @@ DOCS="${DOCS:-0}"
 for arg in "$@"; do
   case "$arg" in
     --tau3) TAU3=1 ;;
+    --vita) VITA=1 ;;
     --shared) SHARED=1 ;;
     --docs) DOCS=1 ;;
-    *) echo "install.sh: unknown option $arg (known: --tau3, --shared, --docs)" >&2; exit 2 ;;
+    *) echo "install.sh: unknown option $arg (known: --tau3, --vita, --shared, --docs)" >&2; exit 2 ;;
   esac
 done
 PYTHON="${PYTHON:-python3}"
@@ -62,4 +65,5 @@ else
   echo "apertium: not installed (needs root and apt-get): run 'sudo apt-get install -y apertium-eng-spa' for offline Spanish; pseudo-locales (en-XA, ar-XB) work without it" >&2
 fi
 if [ "$TAU3" = "1" ]; then bash scripts/install_tau3.sh; fi
+if [ "$VITA" = "1" ]; then bash scripts/install_vita.sh; fi
 echo "installed: $(.venv/bin/babelflow --help >/dev/null && echo babelflow OK)"

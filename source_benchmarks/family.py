@@ -83,6 +83,10 @@ class BenchmarkFamily(ABC):
         """Whether an id belongs to this family (also forms such as `<id>@<version>`)."""
         return benchmark_id in self.benchmark_ids()
 
+    def source_language_of(self, benchmark_id: str) -> str:
+        """The language a benchmark's texts are written in (a family may hold several: VitaBench)."""
+        return self.source_language
+
     def unavailable(self, benchmark_id: str) -> str | None:
         """None when the family can run here; otherwise what is missing and the command that installs it."""
         return None

@@ -30,6 +30,11 @@ class ArtifactSpec(Record):
     holds_list: bool | None = Field(
         default=None, description="the file is a list of records (tasks.json); None: decided by the role"
     )
+    keys_are_text: bool = Field(
+        default=False,
+        description="keys of the objects its data model does not describe are text (VitaBench: `职业` → "
+        "`occupation` between its releases): each key is an IR element, typed by what the code does with it",
+    )
 
     @property
     def logical_path(self) -> str:

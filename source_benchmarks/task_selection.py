@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -170,3 +171,19 @@ class FileBenchmark(TaskSelection):
     def run_do_nothing(self, task_ids=None) -> list:
         ids = list(task_ids) if task_ids is not None else self.task_ids()
         return [type(self)._do_nothing_task(self.task(task_id), self.environment_factory) for task_id in ids]
+
+
+def covering_sample(tasks: list[Any], limit: int, functions: Callable[[Any], set[str]]) -> set[str]:
+    """Tasks that together run the most functions (`functions(task)`: what a task runs): greedily, those
+    that run functions not yet covered, at most `limit`, file order on ties. Traced replays watch their DB
+    and differential trials rerun them."""
+    remaining = {task.id: functions(task) for task in tasks}
+    covered: set[str] = set()
+    chosen: list[str] = []
+    while remaining and len(chosen) < limit:
+        best = max(remaining, key=lambda task_id: len(remaining[task_id] - covered))
+        if not remaining[best] - covered:
+            break
+        chosen.append(best)
+        covered |= remaining.pop(best)
+    return set(chosen)

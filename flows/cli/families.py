@@ -21,6 +21,7 @@ def families_command() -> None:
         ids = family.benchmark_ids()
         missing = family.unavailable(ids[0]) if ids else None
         runtime = "ready" if missing is None else f"[yellow]not installed[/]: {family.install_hint() or missing}"
-        hooks = ", ".join((f"source {family.source_language}", *family.hooks()))
+        languages = dict.fromkeys(family.source_language_of(i) for i in ids) or [family.source_language]
+        hooks = ", ".join((f"source {'/'.join(languages)}", *family.hooks()))
         table.add_row(f"[bold]{name}[/]\n{family.description}", "\n".join(ids), hooks, runtime)
     console.print(table)

@@ -21,7 +21,7 @@ PLAIN_TOOL_OUTPUT = True
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # what the traced replays and code trials run (their analysis-cache entries are keyed by it)
 REPLAY_CODE = (
-    "source_benchmarks/tau_common/tracing.py",
+    "source_benchmarks/tracing.py",
     "source_benchmarks/tau_common/traced_replay.py",
     "source_benchmarks/tau_common/read_tool_coverage.py",
     "source_benchmarks/tau_common/scripted_conversation.py",

@@ -21,7 +21,7 @@ from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 # to_json_str and banking's own json.dumps sites escape non-ASCII; tests switch it off for the escaped case
 PLAIN_TOOL_OUTPUT = True
 TRACER = (
-    "../tau_common/tracing.py",
+    "../tracing.py",
     "../tau_common/traced_replay.py",
     "../tau_common/read_tool_coverage.py",
 )  # the τ² tracer, run in the worker

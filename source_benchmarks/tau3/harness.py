@@ -286,7 +286,7 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
 
         from source_benchmarks.tau_common.read_tool_coverage import trace_read_tools
         from source_benchmarks.tau_common.traced_replay import trace_task
-        from source_benchmarks.tau_common.tracing import RECORDER, TRACE_LOCK
+        from source_benchmarks.tracing import RECORDER, TRACE_LOCK
 
         data = self.spec.data_dir
         db_artifacts = (
@@ -327,7 +327,7 @@ class Tau3Harness(Tau3Files, Tau2Benchmark):
         document's strings tagged with its own file: what golden retrieval reads is then seen."""
         from tau2.domains.banking_knowledge.data_model import Document, KnowledgeBase
 
-        from source_benchmarks.tau_common.tracing import tag_tree
+        from source_benchmarks.tracing import tag_tree
 
         documents = {}
         for name in self._listing("documents", "*.json"):

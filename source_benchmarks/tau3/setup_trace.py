@@ -22,8 +22,7 @@ from typing import Any
 
 import tau2.environment.toolkit as toolkit_module
 
-from source_benchmarks.tau_common.traced_replay import phase
-from source_benchmarks.tau_common.tracing import RECORDER, Location
+from source_benchmarks.tracing import RECORDER, Location, phase
 
 GOLDEN_RETRIEVAL_VARIANT = "golden_retrieval"
 

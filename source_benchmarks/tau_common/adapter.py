@@ -181,7 +181,7 @@ class Tau2Benchmark(FileBenchmark):
 
         Each task is validated afresh from the file (the shared parsed tasks stay untouched)."""
         from source_benchmarks.tau_common.traced_replay import db_watch_sample
-        from source_benchmarks.tau_common.tracing import TRACE_LOCK
+        from source_benchmarks.tracing import TRACE_LOCK
 
         data = self.spec.data_dir
         tasks_artifact = f"{data}/tasks.json"
@@ -201,7 +201,7 @@ class Tau2Benchmark(FileBenchmark):
         from tau2.data_model.tasks import Task
 
         from source_benchmarks.tau_common.traced_replay import trace_task
-        from source_benchmarks.tau_common.tracing import RECORDER
+        from source_benchmarks.tracing import RECORDER
 
         RECORDER.observations = {}
         try:

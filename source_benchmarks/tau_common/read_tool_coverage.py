@@ -8,8 +8,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
-from source_benchmarks.tau_common.traced_replay import Instrumented, phase
-from source_benchmarks.tau_common.tracing import leaf_values
+from source_benchmarks.tau_common.traced_replay import Instrumented
+from source_benchmarks.tracing import leaf_values, phase
 
 # a required parameter that no DB field names gets one plain probe of its annotated type
 _PROBES: dict[Any, Any] = {int: 12, float: 1.0, bool: True, "int": 12, "float": 1.0, "bool": True}

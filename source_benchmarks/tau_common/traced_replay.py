@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import json as _json
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from babelflow.errors import BabelflowError
-from source_benchmarks.tau_common.tracing import (
+from source_benchmarks.task_selection import covering_sample
+from source_benchmarks.tracing import (
     RECORDER,
     Kind,
-    Location,
     Traced,
     copy_traced,
     leaf_values,
+    note_arguments,
+    note_formatted,
+    phase,
     string_leaves,
     tag_tree,
     traced_leaves,
@@ -75,24 +77,6 @@ def _json_users(kit: Any) -> list[Any]:
     """The modules of a toolkit's classes that use the json module (the tools' own code)."""
     modules = (sys.modules.get(cls.__module__) for cls in type(kit).__mro__)
     return [module for module in modules if module is not None and getattr(module, "json", None) is _json]
-
-
-@contextmanager
-def phase(name: str | None, evaluator: bool = False) -> Iterator[None]:
-    saved = RECORDER.phase, RECORDER.evaluator
-    RECORDER.phase, RECORDER.evaluator = name, evaluator
-    try:
-        yield
-    finally:
-        RECORDER.phase, RECORDER.evaluator = saved
-
-
-def _note_arguments(kwargs: dict, what: str) -> None:
-    for name, value in kwargs.items():
-        if isinstance(name, Traced):
-            RECORDER.note(name.loc, Kind.ARGUMENT_NAME, f"argument name of {what}")
-        for leaf in traced_leaves(value):
-            RECORDER.note(leaf.loc, Kind.TOOL_ARGUMENT, f"{what}({name})")
 
 
 def _note_writes(before: dict, after: dict, db_artifact: str, inputs: list[Traced], what: str) -> None:
@@ -143,7 +127,7 @@ class Instrumented:
 
         def run_env_function_call(call: Any) -> Any:
             what = f"{RECORDER.phase or 'env function'} {call.func_name}"
-            _note_arguments(call.arguments, what)
+            note_arguments(call.arguments, what)
             snapshots = self._snapshots()
             result = original_call(call)
             self._diff(snapshots, list(traced_leaves(call.arguments)), what)
@@ -176,7 +160,7 @@ class Instrumented:
 
         def use_tool(tool_name: str, **kwargs: Any) -> Any:
             what = f"{self.label}tool {tool_name}"
-            _note_arguments(kwargs, what)
+            note_arguments(kwargs, what)
             try:
                 write = kit.has_tool(tool_name) and kit.tool_type(tool_name) == ToolType.WRITE
             except Exception:  # an unknown tool: tau2 raises below, as it would
@@ -198,7 +182,7 @@ class Instrumented:
             for leaf in traced_leaves(result):
                 RECORDER.note(leaf.loc, Kind.TOOL_OUTPUT, what)
             if formatted and isinstance(result, str):
-                _note_formatted(formatted, result, what)
+                note_formatted(formatted, result, what)
             if snapshots is not None:
                 self._diff(snapshots, [leaf for value in kwargs.values() for leaf in traced_leaves(value)], what)
             elif write:
@@ -219,16 +203,6 @@ class Instrumented:
             self._diff(snapshots, list(traced_leaves(update_data)), "set_state initialization_data")
 
         kit.use_tool, kit.update_db = use_tool, update_db
-
-
-def _note_formatted(formatted: list[Traced], text: str, what: str) -> None:
-    """Traced values the tool formatted into the text it answered with: shown to the agent (or user)."""
-    with phase(None):  # our own search is no observation
-        seen: set[Location] = set()
-        for value in formatted:
-            if value.loc is not None and value.loc not in seen and str.__len__(value) and str(value) in text:
-                seen.add(value.loc)
-                RECORDER.note(value.loc, Kind.TOOL_OUTPUT, f"{what} (formatted into the text it returned)")
 
 
 def _copy_calls_for_evaluator(messages: list[Any]) -> None:
@@ -344,15 +318,5 @@ def task_functions(task: Any, reached_through: Mapping[str, str] | None = None) 
 
 
 def db_watch_sample(tasks: list[Any], limit: int, functions: Callable[[Any], set[str]] = task_functions) -> set[str]:
-    """Tasks whose DB is tagged and diffed (and whose replays differential trials rerun): greedily, those
-    that run `functions` not yet covered, at most `limit`, file order on ties."""
-    remaining = {task.id: functions(task) for task in tasks}
-    covered: set[str] = set()
-    chosen: list[str] = []
-    while remaining and len(chosen) < limit:
-        best = max(remaining, key=lambda task_id: len(remaining[task_id] - covered))
-        if not remaining[best] - covered:
-            break
-        chosen.append(best)
-        covered |= remaining.pop(best)
-    return set(chosen)
+    """Tasks whose DB is tagged and diffed (and whose replays differential trials rerun)."""
+    return covering_sample(tasks, limit, functions)

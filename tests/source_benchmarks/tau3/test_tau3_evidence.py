@@ -12,7 +12,7 @@ from babelflow.ir import EvidenceScope, LinkKind
 from source_benchmarks.registry import get_benchmark
 from source_benchmarks.tau3.runtime import INSTALL_COMMAND, find_runtime
 from source_benchmarks.tau_common.read_tool_coverage import field_values, parameter_values
-from source_benchmarks.tau_common.tracing import RECORDER, Traced
+from source_benchmarks.tracing import RECORDER, Traced
 
 RUNTIME = find_runtime()
 needs_tau3 = pytest.mark.skipif(isinstance(RUNTIME, str), reason=f"τ³ not installed: {INSTALL_COMMAND}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, SupportsIndex
 
@@ -247,3 +248,31 @@ def string_leaves(node: Any, depth: int = 0) -> Iterator[str]:
     elif isinstance(node, (list, tuple)):
         for value in node:
             yield from string_leaves(value, depth + 1)
+
+
+@contextmanager
+def phase(name: str | None, evaluator: bool = False) -> Iterator[None]:
+    saved = RECORDER.phase, RECORDER.evaluator
+    RECORDER.phase, RECORDER.evaluator = name, evaluator
+    try:
+        yield
+    finally:
+        RECORDER.phase, RECORDER.evaluator = saved
+
+
+def note_arguments(kwargs: dict, what: str) -> None:
+    for name, value in kwargs.items():
+        if isinstance(name, Traced):
+            RECORDER.note(name.loc, Kind.ARGUMENT_NAME, f"argument name of {what}")
+        for leaf in traced_leaves(value):
+            RECORDER.note(leaf.loc, Kind.TOOL_ARGUMENT, f"{what}({name})")
+
+
+def note_formatted(formatted: list[Traced], text: str, what: str) -> None:
+    """Traced values the tool formatted into the text it answered with: shown to the agent (or user)."""
+    with phase(None):  # our own search is no observation
+        seen: set[Location] = set()
+        for value in formatted:
+            if value.loc is not None and value.loc not in seen and str.__len__(value) and str(value) in text:
+                seen.add(value.loc)
+                RECORDER.note(value.loc, Kind.TOOL_OUTPUT, f"{what} (formatted into the text it returned)")

@@ -1,0 +1,1 @@
+"""The VitaBench family (meituan-longcat/vitabench): delivery (zh source) and instore (en source)."""

@@ -1,0 +1,55 @@
+"""The VitaBench family: vita-delivery (zh source) and vita-instore (en source), driven in this process.
+
+Installed lean into .venv by `bash scripts/install.sh --vita` (scripts/install_vita.sh); without it
+every vita-* id is refused with that command (exit 2). Importing this module imports no VitaBench code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babelflow.variant import CodeOverlay
+from source_benchmarks.family import BenchmarkFamily, files_version
+from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
+from source_benchmarks.vita.domains import VITA_DOMAINS, vita_domain
+from source_benchmarks.vita.runtime import INSTALL_COMMAND, find_runtime
+
+# the code whose outcomes the analysis caches
+PROBE = ("scripted_calls.py", "replay.py", "harness.py", "traced_calls.py", "../tracing.py")
+
+
+class VitaFamily(BenchmarkFamily):
+    name = "vita"
+    description = "VitaBench (meituan-longcat/vitabench, scripts/install.sh --vita): delivery (zh), instore (en)"
+
+    def benchmark_ids(self) -> tuple[str, ...]:
+        return tuple(VITA_DOMAINS)
+
+    def source_language_of(self, benchmark_id: str) -> str:
+        return vita_domain(benchmark_id).source_language
+
+    def unavailable(self, benchmark_id: str) -> str | None:
+        found = find_runtime()
+        return found if isinstance(found, str) else None
+
+    def install_hint(self) -> str:
+        return INSTALL_COMMAND
+
+    def open(
+        self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None
+    ) -> SourceBenchmark:
+        # the adapter imports VitaBench (optional): `babelflow --help` and other families never do
+        from source_benchmarks.vita.adapter import VitaBenchmark  # noqa: PLC0415
+
+        return VitaBenchmark(benchmark_id, source_dir=source_dir)
+
+    def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
+        return bench if hasattr(bench, "trace") and bench.id in VITA_DOMAINS else None
+
+    def code_version(self) -> str:
+        found = find_runtime()
+        version = found.vita_version if not isinstance(found, str) else ""
+        return version + files_version(Path(__file__).parent, PROBE)
+
+
+FAMILY = VitaFamily()

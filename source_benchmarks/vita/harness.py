@@ -1,0 +1,80 @@
+"""VitaBench's own code, driven in this process: its task model, its environments and tools.
+
+Importing `vita` prints its model list to stdout and logs its registry through loguru; both are kept
+out of babelflow's output. Its environments keep stores, products and addresses in per-thread class
+registries (vita.data_model.thread_safe_base) and its language in a module global: every task is
+built and played under one lock, from a clean registry, so a task's outcome never depends on which
+task ran before it in the same thread (VitaBench's own runner clears stores and products only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import threading
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from loguru import logger
+
+from source_benchmarks.vita.domains import VitaDomain
+from source_benchmarks.vita.runtime import require_runtime
+
+LOCK = threading.RLock()
+
+
+class _QuietTraceback:
+    """VitaBench prints every failing tool call's traceback to stderr; the failure is in the reply already."""
+
+    @staticmethod
+    def print_exc(*args: Any, **kwargs: Any) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class Vita:
+    """The VitaBench modules babelflow uses."""
+
+    registry: Any  # vita.registry.registry
+    task_model: type  # vita.data_model.tasks.Task
+    tool_call: type  # vita.data_model.message.ToolCall
+    registries: tuple[type, ...]  # the thread-local registries an environment fills
+    version: str
+
+
+@cache
+def vita() -> Vita:
+    runtime = require_runtime()
+    with LOCK, contextlib.redirect_stdout(io.StringIO()):
+        logger.disable("vita")
+        # VitaBench is an optional install (scripts/install.sh --vita): imported on first use only
+        from vita.data_model import tasks  # noqa: PLC0415
+        from vita.data_model.message import ToolCall  # noqa: PLC0415
+        from vita.environment import environment  # noqa: PLC0415
+        from vita.registry import registry  # noqa: PLC0415
+
+        environment.traceback = _QuietTraceback  # type: ignore[assignment]
+    return Vita(
+        registry=registry,
+        task_model=tasks.Task,
+        tool_call=ToolCall,
+        registries=(tasks.StoreBaseModel, tasks.ProductBaseModel, tasks.Location),
+        version=runtime.vita_version,
+    )
+
+
+def vita_module(name: str) -> ModuleType:
+    vita()  # imported quietly first
+    return importlib.import_module(name)
+
+
+def environment(domain: VitaDomain, task: Any) -> Any:
+    """A fresh environment for one task, as VitaBench's runner builds it (call under LOCK)."""
+    modules = vita()
+    for registry in modules.registries:
+        registry.clear_thread_data()
+    constructor = modules.registry.get_env_constructor(domain.domain)
+    return constructor(task.environment, domain.harness_language)
