@@ -98,6 +98,7 @@ class InventoryBuilder:
         self.typer = FieldTyper(profile if use_profile else empty, evidence, traced=located.available)
         # the same evidence without the profile: what the run alone decides (a disagreement is reviewed)
         self.plain_typer = self.typer if not use_profile else FieldTyper(empty, evidence, traced=located.available)
+        self.typer.keys_read = self.plain_typer.keys_read = located.keys_read()
         self.evidence = evidence
         self.elements: list[IRElement] = []
         self.observed: dict[str, Observed] = {}
@@ -203,6 +204,7 @@ class InventoryBuilder:
     def link_canonical_values(self) -> None:
         if not self.typer.canonical_values:
             return
+        self._one_class_per_text()
         for element in self.elements:
             if element.locator.kind in ("data_value", "data_key"):
                 decision = self.typer.link_canonical(
@@ -217,6 +219,22 @@ class InventoryBuilder:
                 ):
                     element.translation_type, element.preserve_reason = decision.translation_type, None
                     element.canonical_group, element.typing_rule = decision.canonical_group, decision.typing_rule
+
+    def _one_class_per_text(self) -> None:
+        """A text two entity classes make canonical (an address in the environment and in the user's profile)
+        gets one rendering: the class listed first in the profile takes it everywhere."""
+        order = {compiled.name: index for index, compiled in enumerate(self.typer.profile.entities)}
+        classes: dict[str, set[str]] = {}
+        for element in self.elements:
+            if element.translation_type is TranslationType.TRANSLATE_CANONICAL and element.canonical_group in order:
+                classes.setdefault(element.source_text, set()).add(element.canonical_group)
+        for element in self.elements:
+            found = classes.get(element.source_text)
+            if found and len(found) > 1 and element.canonical_group in found:
+                first = min(found, key=order.__getitem__)
+                if element.canonical_group != first:
+                    element.typing_rule += f"; one rendering with entity {first}"
+                    element.canonical_group = first
 
     def markdown_artifact(self, spec: ArtifactSpec) -> None:
         text = self.bench.load_artifact(spec)

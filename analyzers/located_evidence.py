@@ -54,6 +54,16 @@ class LocatedEvidence:
     _index: tuple[int, dict[str, list[tuple[tuple, bool, dict[str, str]]]]] | None = None
     _grouped: dict[tuple, dict[tuple, Observed]] = field(default_factory=dict)
 
+    def keys_read(self) -> frozenset[str]:
+        """The keys code read somewhere in the run (a model's field, a lookup): one vocabulary, kept
+        wherever the same key appears."""
+        executed = {kind.value for kind in EXECUTED}
+        return frozenset(
+            str(path[-1])
+            for (_, path, is_key), seen in self.by_location.items()
+            if is_key and path and not executed.isdisjoint(seen)
+        )
+
     def at(self, artifact: str, path: tuple, is_key: bool) -> dict[str, str] | None:
         return self.by_location.get((artifact, path, is_key))
 

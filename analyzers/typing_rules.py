@@ -66,6 +66,7 @@ class FieldTyper:
         self.traced = traced
         self._rule_cache: dict[tuple, list] = {}
         self.canonical_values: dict[str, str] = {}
+        self.keys_read: frozenset[str] = frozenset()  # keys code read somewhere in the run (LocatedEvidence)
         self.entity_tallies: dict[str, EntityTally] = {}
 
     # ---- helpers -------------------------------------------------------------------------
@@ -152,6 +153,10 @@ class FieldTyper:
                 PreserveReason.SCHEMA_KEY,
                 None,
                 f"evidence ({observed.scope.value}): key read by code: {observed.detail}",
+            )
+        if value in self.keys_read:
+            return TypeDecision(
+                TranslationType.PRESERVE, PreserveReason.SCHEMA_KEY, None, "evidence: the same key is read by code"
             )
         shape = _shape(value)
         if shape is not None:

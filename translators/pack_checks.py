@@ -128,7 +128,9 @@ def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidde
     for rendering in forbidden:
         if rendering.target in target:
             problems.append(f"{where}: forbidden rendering {rendering.target!r}")
-    if "user_scenario" in element.role:
+    # what the user must say back (ids, amounts) survives a free translation; a canonical term is rendered
+    # once for every field that names it, which the consistency checks hold (VitaBench's "5/F" addresses)
+    if "user_scenario" in element.role and element.translation_type is TranslationType.TRANSLATE_FREE:
         tokens = [
             _numeric_core(_ORDINAL.sub(r"\1", t)) for t in _PARITY.findall(source)
         ]  # "19th" may become "19." but 19 stays

@@ -22,7 +22,15 @@ from babelflow.canonical_map import CanonicalMap, save_canonical_map
 from babelflow.docstring_parts import DocstringPart, reindent_translation, split_docstring
 from babelflow.errors import BabelflowError
 from babelflow.format_slots import target_slot_problems
-from babelflow.ir import ArtifactFormat, DataKeyLocator, DataValueLocator, IRDocument, IRElement, MarkdownBlockLocator
+from babelflow.ir import (
+    ArtifactFormat,
+    DataKeyLocator,
+    DataValueLocator,
+    IRDocument,
+    IRElement,
+    MarkdownBlockLocator,
+    TranslationType,
+)
 from babelflow.markdown_blocks import split_markdown
 from babelflow.output_guard import check_variant_out
 from babelflow.python_docstrings import docstrings_of
@@ -266,7 +274,16 @@ def rebuild_variant(
     save_record(_overlay(bench, ir, targets, build.language), overlay_path)
     outputs.append(ArtifactHash(path=OVERLAY_NAME, sha256=sha256_file(overlay_path)))
     if canonical_map is not None:  # the renderings travel with the variant (validated through them)
-        save_canonical_map(canonical_map.model_copy(deep=True), out_root / CANONICAL_MAP_NAME, whole=True)
+        carried = canonical_map.model_copy(deep=True)
+        # only the terms this IR renders: a term an earlier analysis made canonical (the map keeps it for
+        # reviewers) is no rendering of this variant, and would be read as one by its validation
+        live = {
+            (e.canonical_group or "default", e.source_text)
+            for e in ir.elements
+            if e.translation_type is TranslationType.TRANSLATE_CANONICAL
+        }
+        carried.entries = [entry for entry in carried.entries if (entry.group, entry.source) in live]
+        save_canonical_map(carried, out_root / CANONICAL_MAP_NAME, whole=True)
         outputs.append(ArtifactHash(path=CANONICAL_MAP_NAME, sha256=sha256_file(out_root / CANONICAL_MAP_NAME)))
     manifest = VariantManifest(
         benchmark=ir.benchmark,

@@ -26,9 +26,13 @@ from typing import Any
 import yaml
 
 from babelflow.ir import ArtifactRole, TranslationType
+from babelflow.value_index import ValueIndex
 from validators.context import ValidationContext
 
 _LETTER = re.compile(r"[^\W\d_]")
+# a value formatted into a text result is substituted whole up to this length: VitaBench formats its
+# addresses (up to ~150 characters, naming the store they belong to) into every store it lists
+_LONGEST = 400
 
 
 @dataclass
@@ -39,8 +43,8 @@ class Renderings:
     must_change: set[str] = field(default_factory=set)  # mapped values no kept DB field holds as they are
     free_texts: list[str] = field(default_factory=list)  # freely translated DB texts (no one rendering per value)
     messages: Callable[[str], str] | None = None  # harness messages the variant's code translates (catalog)
-    _pattern: re.Pattern[str] | None = field(default=None, repr=False)
     _single: dict[str, str] = field(default_factory=dict, repr=False)
+    _index: ValueIndex | None = field(default=None, repr=False)
     _free_set: frozenset[str] | None = field(default=None, repr=False)
 
     def accepts(self, source: str, target: str) -> bool:
@@ -71,16 +75,14 @@ class Renderings:
         return bool(self.free_texts) and source != target
 
     def _substituted(self, text: str) -> str:
-        if self._pattern is None:
-            single = {
+        if self._index is None:
+            self._single = {
                 s: next(iter(t))
                 for s, t in self.allowed.items()
-                if len(t) == 1 and s not in t and 3 <= len(s) <= 80 and _LETTER.search(s)
+                if len(t) == 1 and s not in t and 3 <= len(s) <= _LONGEST and _LETTER.search(s)
             }
-            self._single = single
-            alternatives = "|".join(re.escape(s) for s in sorted(single, key=len, reverse=True))
-            self._pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)") if single else re.compile(r"(?!x)x")
-        return self._pattern.sub(lambda m: self._single[m.group(0)], text)
+            self._index = ValueIndex(self._single)
+        return self._index.replace(text, self._single) if self._single else text
 
 
 def map_targets(ctx: ValidationContext) -> dict[str, set[str]]:

@@ -13,10 +13,12 @@ import contextlib
 import importlib
 import io
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from loguru import logger
 
@@ -69,6 +71,37 @@ def vita() -> Vita:
 def vita_module(name: str) -> ModuleType:
     vita()  # imported quietly first
     return importlib.import_module(name)
+
+
+class _ProbeClock(datetime):
+    """VitaBench names a new order by hashing the wall clock (vita/environment/db.py): the same calls on a
+    source and a variant would create differently named orders. During a probe its clock starts at the
+    task's own time and moves one second per reading, so ids are the same on both sides and never collide."""
+
+    start: ClassVar[datetime] = datetime(2000, 1, 1)
+    readings: ClassVar[int] = 0
+
+    @classmethod
+    def now(cls, tz: Any = None) -> Any:  # the signature datetime.now has
+        _ProbeClock.readings += 1
+        return cls.start + timedelta(seconds=_ProbeClock.readings)
+
+
+@contextlib.contextmanager
+def probe_clock(task: Any) -> Iterator[None]:
+    """VitaBench's order-id clock pinned to the task's time while its scripted calls run (hold LOCK)."""
+    module = vita_module("vita.environment.db")
+    try:
+        start = datetime.strptime(str(task.environment.get("time", "")), "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        start = datetime(2000, 1, 1)
+    _ProbeClock.start, _ProbeClock.readings = start, 0
+    saved = module.datetime
+    module.datetime = _ProbeClock
+    try:
+        yield
+    finally:
+        module.datetime = saved
 
 
 def environment(domain: VitaDomain, task: Any) -> Any:

@@ -27,7 +27,7 @@ from source_benchmarks.tracing import (
     traced_leaves,
 )
 from source_benchmarks.vita.domains import VitaDomain
-from source_benchmarks.vita.harness import environment, vita_module
+from source_benchmarks.vita.harness import environment, probe_clock, vita_module
 from source_benchmarks.vita.scripted_calls import scripted_calls
 
 
@@ -46,10 +46,15 @@ def _use_tool(env: Any, name: str, arguments: dict[str, Any]) -> Any:
         RECORDER.formatted = None
     for leaf in traced_leaves(result):
         RECORDER.note(leaf.loc, Kind.TOOL_OUTPUT, what)
-    if isinstance(result, str):
+    if formatted and isinstance(result, str):
+        note_formatted(formatted, result, what)
+    elif isinstance(result, str):
         # a tool answering str(dict) (get_user_historical_behaviors) formats nothing we see: its text is
-        # searched for the DB's strings instead
-        note_formatted(formatted or list(traced_leaves(env.tools.db)), result, what)
+        # searched for the DB's strings as str(dict) writes them (quoted: 'name' is not inside shop_name=)
+        with phase(None):
+            for leaf in traced_leaves(env.tools.db):
+                if leaf.loc is not None and len(leaf) and repr(str(leaf)) in result:
+                    RECORDER.note(leaf.loc, Kind.TOOL_OUTPUT, f"{what} (in the str() of a record it returned)")
     return result
 
 
@@ -62,6 +67,13 @@ def trace_task(domain: VitaDomain, task: Any, task_index: int, artifact: str) ->
     tag_tree(env.tools.db, artifact, (task_index, "environment"))
     with phase("scripted calls: the records and orders the task names"):  # what our probe reads is read by code
         calls = scripted_calls(domain, task)
+    with probe_clock(task):
+        _play(env, calls)
+    _trace_simulator_and_judge(domain, task)
+    RECORDER.task_id = None
+
+
+def _play(env: Any, calls: list[Any]) -> None:
     for call in calls:
         collection = getattr(env.tools.db, call.creates) if call.creates else None
         before = set(collection or {})
@@ -71,8 +83,6 @@ def trace_task(domain: VitaDomain, task: Any, task_index: int, artifact: str) ->
             for follow in call.follow_ups:
                 for record_id in created:
                     _use_tool(env, follow.name, {follow.id_argument: record_id})
-    _trace_simulator_and_judge(domain, task)
-    RECORDER.task_id = None
 
 
 def _trace_simulator_and_judge(domain: VitaDomain, task: Any) -> None:

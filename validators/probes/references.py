@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from babelflow.ir import ArtifactRole, PreserveReason
+from babelflow.value_index import ValueIndex
 from validators.checks import Scope, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity
@@ -82,6 +83,8 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
         return
     tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
     patterns = {v: re.compile(rf"(?<![\w-]){re.escape(v)}(?![\w-])", re.IGNORECASE) for v in entities}
+    named_in = ValueIndex(entities, joiners="-", fold=True)  # which entities a text names: not a search per entity
+    rank = {value: index for index, value in enumerate(patterns)}
     # a rendering another entity holds (and this one does not): the prose now names another product
     owners: dict[str, set[str]] = {}
     for value, renderings in entities.items():
@@ -94,7 +97,8 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
         if not target or target == element.source_text:
             continue
         folded = comparable(target, style).casefold()
-        for value, mention in patterns.items():
+        for value in sorted(named_in.found(element.source_text), key=rank.__getitem__):
+            mention = patterns[value]
             if not mention.search(element.source_text):
                 continue
             if value.casefold() in folded or any(r.casefold() in folded for r in entities[value]):
