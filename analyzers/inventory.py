@@ -215,7 +215,7 @@ class InventoryBuilder:
                 )
                 if (
                     decision.translation_type is TranslationType.TRANSLATE_CANONICAL
-                    and element.translation_type is TranslationType.PRESERVE
+                    and element.translation_type is not TranslationType.TRANSLATE_CANONICAL
                 ):
                     element.translation_type, element.preserve_reason = decision.translation_type, None
                     element.canonical_group, element.typing_rule = decision.canonical_group, decision.typing_rule

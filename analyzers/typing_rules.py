@@ -269,7 +269,12 @@ class FieldTyper:
     def link_canonical(self, decision: TypeDecision, value: str) -> TypeDecision:
         """A kept-by-rule value equal to a canonical entity follows the entity (gold args, communicate_info)."""
         group = self.canonical_values.get(value)
-        if group and decision.translation_type is TranslationType.PRESERVE and decision.preserve_reason in _REFINABLE:
+        if group and (
+            decision.translation_type is TranslationType.TRANSLATE_FREE
+            or (decision.translation_type is TranslationType.PRESERVE and decision.preserve_reason in _REFINABLE)
+        ):
+            # a free text that is a canonical value whole (an order line's attributes naming a product) is that
+            # value: rendered as the map renders it, not translated a second way
             return TypeDecision(TranslationType.TRANSLATE_CANONICAL, None, group, f"linked to canonical entity {group}")
         return decision
 

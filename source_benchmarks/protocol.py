@@ -30,6 +30,10 @@ class ArtifactSpec(Record):
     holds_list: bool | None = Field(
         default=None, description="the file is a list of records (tasks.json); None: decided by the role"
     )
+    embeds_environment: bool = Field(
+        default=False,
+        description="each task carries the environment its tools read (VitaBench): its fields are the DB's too",
+    )
     keys_are_text: bool = Field(
         default=False,
         description="keys of the objects its data model does not describe are text (VitaBench: `职业` → "

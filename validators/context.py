@@ -20,6 +20,7 @@ from babelflow.canonical_map import CanonicalMap
 from babelflow.errors import BabelflowError
 from babelflow.ir import (
     ArtifactFormat,
+    ArtifactRole,
     DataKeyLocator,
     DataValueLocator,
     IRDocument,
@@ -205,6 +206,12 @@ class ValidationContext:
     @cached_property
     def specs(self) -> list[ArtifactSpec]:
         return self.source.artifacts()
+
+    @cached_property
+    def database_paths(self) -> frozenset[str]:
+        """The artifacts that hold the environment the tools read: the DB files, and a tasks file whose tasks
+        each carry their own (VitaBench)."""
+        return frozenset(s.path for s in self.specs if s.role is ArtifactRole.DATABASE or s.embeds_environment)
 
     @cached_property
     def _spec_by_path(self) -> dict[str, ArtifactSpec]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from babelflow.ir import ArtifactRole, TranslationType
+from babelflow.ir import TranslationType
 from babelflow.value_index import ValueIndex
 from validators.context import ValidationContext
 
@@ -101,7 +101,7 @@ def renderings_for(ctx: ValidationContext, inferred: Callable[[], dict[str, set[
     allowed: dict[str, set[str]] = defaultdict(set)
     for source, targets in mapped.items():
         allowed[source] |= targets
-    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+    database = ctx.database_paths
     kept_as_is: set[str] = set()
     free: set[str] = set()
     for element in ctx.ir.elements:

@@ -53,6 +53,7 @@ class VitaBenchmark(FileBenchmark):
                 role=ArtifactRole.TASKS,
                 data_model=TASK_MODEL,
                 keys_are_text=True,  # its authors translated the environment's keys between releases
+                embeds_environment=True,
             )
         ]
 

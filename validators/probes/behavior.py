@@ -143,7 +143,7 @@ class Replays:
     @cached_property
     def db_translated(self) -> bool:
         """Walks every IR element (telecom: 170k, ~0.5 s): asked only when a result or hash differs."""
-        database = {s.path for s in self.ctx.specs if s.role is ArtifactRole.DATABASE}
+        database = self.ctx.database_paths
         return any(
             e.translation_type is not TranslationType.PRESERVE for e in self.ctx.ir.elements if e.artifact in database
         )

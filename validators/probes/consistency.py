@@ -284,7 +284,7 @@ def left_in_source(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     map_renders = map_renderings(ctx)
     if not map_renders:
         return
-    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+    database = ctx.database_paths
     tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
     members: dict[str, list] = defaultdict(list)
     kept_in_db: set[str] = set()

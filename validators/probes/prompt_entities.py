@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from babelflow.ir import ArtifactRole, IRElement, PythonLiteralLocator
+from babelflow.ir import IRElement, PythonLiteralLocator
 from source_benchmarks.registry import family_of
 from validators.checks import Scope, check, check_on
 from validators.context import ValidationContext
@@ -97,7 +97,7 @@ def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterat
     rendering than the check's. A rendering the variant applies to every field of the environment
     passes for a policy of its own (policy.py's note): the prompt and the check still name the source's
     value, so the agent looks for an event the calendar no longer has."""
-    environment = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE} - scope.skip
+    environment = ctx.database_paths - scope.skip
     holders: dict[str, list[IRElement]] = {}
     for element in ctx.ir.elements:
         if element.artifact in environment and element.locator.kind in ("data_value", "data_key"):

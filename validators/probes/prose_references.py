@@ -62,7 +62,7 @@ class ReadScope:
     @classmethod
     def of(cls, ctx: ValidationContext, policy, renderings: dict[str, str]) -> ReadScope:
         tasks = {s.path for s in ctx.specs if s.role is ArtifactRole.TASKS}
-        database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+        database = ctx.database_paths
         changed = set(policy.renderings) | set(policy.inconsistent)
         db_kept = {
             element.source_text

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from babelflow.ir import ArtifactRole, PreserveReason
+from babelflow.ir import PreserveReason
 from validators.context import ValidationContext
 
 MIN_DISTINCT = 6  # distinct English words of its own that make a mixed register; corpus: tl 11, id 2, vi/th 0
@@ -59,7 +59,7 @@ class Register:
 
 def catalogue_words(ctx: ValidationContext) -> set[str]:
     """Lowercase words of the DB's entity values (product names, option values): kept as they are."""
-    database = {s.path for s in ctx.specs if s.role is ArtifactRole.DATABASE}
+    database = ctx.database_paths
     return {
         word
         for element in ctx.ir.elements
