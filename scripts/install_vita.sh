@@ -57,8 +57,12 @@ rm -f "$DEST/babelflow-vita.json"  # written again only when this install comple
 mkdir -p "$DEST"
 rm -rf "$DEST/vitabench" && mv "$STAGE/tree" "$DEST/vitabench"
 
-.venv/bin/python -m pip install -q --no-deps -e "$DEST/vitabench"
-.venv/bin/python -m pip install -q -e ".[vita]"
+# pip's resolver lists the declared dependencies left out on purpose as an "ERROR": expected, so kept quiet
+log="$(mktemp)"
+if ! { .venv/bin/python -m pip install -q --no-deps -e "$DEST/vitabench" && .venv/bin/python -m pip install -q -e ".[vita]"; } >"$log" 2>&1; then
+  cat "$log" >&2; rm -f "$log"; exit 1
+fi
+rm -f "$log"
 version=$(.venv/bin/python -c 'from importlib import metadata; print(metadata.version("vita"))')
 .venv/bin/python - "$DEST/babelflow-vita.json" "$(cd "$DEST/vitabench" && pwd)" "$SOURCE" "$version" <<'PY'
 import json, sys

@@ -263,13 +263,15 @@ class ValidationContext:
         locator = element.locator
         if isinstance(locator, (DataValueLocator, DataKeyLocator)):
             node: Any = self.target_document(spec)
+            source: Any = self.source_document(spec) if spec.keys_are_text else None
             try:
                 for segment in locator.path[:-1]:
-                    node = node[self._key_in(node, segment)]
+                    key = self._key_in(node, segment, source)
+                    node, source = node[key], (source[segment] if source is not None else None)
                 if isinstance(locator, DataKeyLocator):
                     key = locator.path[-1]
-                    return self._key_in(node, key) if isinstance(key, str) and isinstance(node, dict) else None
-                value = node[self._key_in(node, locator.path[-1])]
+                    return self._key_in(node, key, source) if isinstance(key, str) and isinstance(node, dict) else None
+                value = node[self._key_in(node, locator.path[-1], source)]
                 return value if isinstance(value, str) else None
             except (KeyError, IndexError, TypeError):
                 return None
@@ -280,12 +282,20 @@ class ValidationContext:
             return markdown.blocks[locator.block_index].text
         return None
 
-    def _key_in(self, node: Any, segment: Any) -> Any:
+    def _key_in(self, node: Any, segment: Any, source: Any = None) -> Any:
         """`segment` as the variant's document names it: a dict key the canonical map renders (a
-        localized entity used as a key) is found under its rendering."""
+        localized entity used as a key) is found under its rendering. Where keys are text (`source`: the
+        source's object at the same place), a key renamed some other way is the one at the same position
+        of an object with as many keys: the rename is judged on the key alone, and what lies under it is
+        still read (one key renamed in one task is one finding, not one per field below it)."""
         if not isinstance(segment, str) or not isinstance(node, dict) or segment in node:
             return segment
-        return next((t for t in self._map_renderings.get(segment, ()) if t in node), segment)
+        mapped = next((t for t in self._map_renderings.get(segment, ()) if t in node), None)
+        if mapped is not None:
+            return mapped
+        if isinstance(source, dict) and len(source) == len(node) and segment in source:
+            return list(node)[list(source).index(segment)]
+        return segment
 
     @cached_property
     def _map_renderings(self) -> dict[str, list[str]]:

@@ -15,6 +15,8 @@ from typing import Any
 from babelflow.errors import BabelflowError
 from babelflow.gc_pause import gc_paused
 from babelflow.ir import ArtifactFormat, ArtifactRole
+from babelflow.language_id import identify
+from babelflow.llm.prompts import language_name
 from babelflow.progress import tracked
 from source_benchmarks.formats import confined_file, load_document, source_folder
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
@@ -34,7 +36,7 @@ TASK_MODEL = "vita.data_model.tasks:Task"
 class VitaBenchmark(FileBenchmark):
     """One VitaBench domain; `source_dir` (a variant or a copy) mirrors the VitaBench tree."""
 
-    def __init__(self, benchmark_id: str, source_dir: Path | None = None):
+    def __init__(self, benchmark_id: str, source_dir: Path | None = None, variant: bool = False):
         self.domain: VitaDomain = vita_domain(benchmark_id)
         self.id = benchmark_id
         runtime = require_runtime()
@@ -42,6 +44,7 @@ class VitaBenchmark(FileBenchmark):
         self.version = runtime.vita_version
         self.source_dir = source_folder(source_dir, f"the VitaBench tree ({self.domain.tasks_file})")
         self.overlay = None
+        self.variant = variant  # an adapted variant: its texts are in the target language, not the source's
 
     # ---- files -------------------------------------------------------------------------------
 
@@ -84,7 +87,7 @@ class VitaBenchmark(FileBenchmark):
         for index, (task_id, task) in enumerate(tasks.items()):
             if self.domain.stores_key not in task.environment:  # a task's `domain` is a free label ("in-store")
                 raise BabelflowError(
-                    f"task {task_id} is not a {self.domain.domain} task: its environment has no "
+                    f"task {task_id} is not a task of {self.domain.domain}: its environment has no "
                     f"{self.domain.stores_key!r} ({', '.join(task.environment) or 'empty'})",
                     file=path,
                     field=f"[{index}].environment",
@@ -100,8 +103,45 @@ class VitaBenchmark(FileBenchmark):
             return [tool.openai_schema for tool in environment(self.domain, first).get_tools()]
 
     def validate_artifacts(self) -> list[str]:
-        _ = self._tasks
+        """The tasks load with VitaBench's model; a source is in its domain's source language; a copy given
+        with --source-dir (or a variant) keeps every store the packaged tasks name."""
+        tasks = self._tasks
+        path = self._resolve(self.domain.tasks_file)
+        if not self.variant:
+            self._check_language(path, tasks)
+        if self.source_dir is not None:
+            self._check_stores(path, tasks)
         return []
+
+    def _check_language(self, path: Path, tasks: dict[str, Any]) -> None:
+        language = self.domain.source_language
+        sample = [str(task.instructions) for task in list(tasks.values())[:8]]
+        found = identify(" ".join(sample), tuple(dict.fromkeys((language, "en", "zh"))), min_letters=40)
+        if found is not None and found != language:
+            raise BabelflowError(
+                f"the tasks are written in {language_name(found)}, but {self.id}'s source is {language_name(language)}",
+                file=path,
+                field="[*].instructions",
+                fix=f"pass {self.id}'s own task file ({self.domain.tasks_file} of the VitaBench tree in "
+                f"{language_name(language)}); a translation of it is a variant: babelflow validate {self.id} "
+                "--variant DIR",
+            )
+
+    def _check_stores(self, path: Path, tasks: dict[str, Any]) -> None:
+        packaged = VitaBenchmark(self.id, variant=True)._tasks
+        key = self.domain.stores_key
+        for index, (task_id, task) in enumerate(tasks.items()):
+            source = packaged.get(task_id)
+            if source is None:
+                continue
+            missing = sorted(set(source.environment.get(key) or {}) - set(task.environment.get(key) or {}))
+            if missing:
+                raise BabelflowError(
+                    f"task {task_id}'s environment has lost {len(missing)} of its {key}: {', '.join(missing[:3])}",
+                    file=path,
+                    field=f"[{index}].environment.{key}",
+                    fix="keep every store of the source's task (ids and records); translate their texts only",
+                )
 
     def replay_golden(
         self,

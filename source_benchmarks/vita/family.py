@@ -43,6 +43,11 @@ class VitaFamily(BenchmarkFamily):
 
         return VitaBenchmark(benchmark_id, source_dir=source_dir)
 
+    def open_variant(self, benchmark_id: str, variant_root: Path, overlay: CodeOverlay | None) -> SourceBenchmark:
+        from source_benchmarks.vita.adapter import VitaBenchmark  # noqa: PLC0415 - as in open()
+
+        return VitaBenchmark(benchmark_id, source_dir=variant_root, variant=True)
+
     def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
         return bench if hasattr(bench, "trace") and bench.id in VITA_DOMAINS else None
 

@@ -19,6 +19,7 @@ def test_each_built_in_family_declares_its_hooks():
         "fixture": (),
         "tau2": ("traced replay", "code trials", "replay memo", "agent evaluation"),
         "tau3": ("traced replay", "agent evaluation"),
+        "vita": ("traced replay",),
     }
     options = {name: family.options for name, family in families().items() if name != "toy"}
     assert options == {
@@ -26,8 +27,11 @@ def test_each_built_in_family_declares_its_hooks():
         "fixture": frozenset(),
         "tau2": frozenset({FamilyOption.DOMAIN_PACKAGE}),
         "tau3": frozenset(),
+        "vita": frozenset(),
     }
-    assert {family.source_language for family in families().values()} == {"en"}
+    languages = {name: {f.source_language_of(i) for i in f.benchmark_ids()} for name, f in families().items()}
+    assert languages.pop("vita") == {"en", "zh"}  # VitaBench's delivery is Chinese, its instore English
+    assert set().union(*(v for name, v in languages.items() if name != "toy")) == {"en"}
 
 
 def test_a_view_hook_answers_for_its_own_adapter_only():

@@ -9,6 +9,7 @@ import pytest
 
 from babelflow.adapt_request import AdaptRequest
 from babelflow.errors import BabelflowError
+from babelflow.ir import TranslationType
 from babelflow.language_pack import available_packs, load_pack, read_pack
 from babelflow.settings import BabelflowSettings
 from translators.pack_checks import check_pack, check_translations
@@ -136,6 +137,7 @@ def test_task_parity_keeps_a_quantitys_number_not_its_unit():
     class Field:
         artifact, role = "tasks.json", "tasks[*].user_scenario.instructions"
         source_text = "We spend $3-4k a month, maybe 5k; my order is W2378156, the 10th."
+        translation_type = TranslationType.TRANSLATE_FREE
 
     def problems(target: str) -> list[str]:
         return _field_problems(pack, [], term_matcher(()), [], Field, target)

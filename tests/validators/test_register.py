@@ -14,7 +14,7 @@ def _element(source: str):
 
 
 def _register(pairs):
-    ctx = SimpleNamespace(specs=[], ir=SimpleNamespace(elements=[]))  # no catalogue: no word is a product's
+    ctx = SimpleNamespace(specs=[], database_paths=frozenset(), ir=SimpleNamespace(elements=[]))  # no catalogue
     return register_of(ctx, pairs, lambda text, tokens: text, set(), lambda words: set())
 
 
