@@ -43,6 +43,7 @@ from babelflow.ir import (
 )
 from babelflow.markdown_blocks import split_markdown
 from source_benchmarks.protocol import ArtifactSpec, SourceBenchmark
+from source_benchmarks.registry import family_of
 
 Progress = Callable[[str], None]
 # inline code spans and template slots ({{component:x}}, {user_id}): a translator keeps them whole
@@ -357,6 +358,7 @@ class InventoryBuilder:
             schema_version=IR_SCHEMA_VERSION,
             benchmark=self.bench.id,
             source_version=self.bench.source_version,
+            source_language=family_of(self.bench.id).source_language_of(self.bench.id),
             analyzer_version=ANALYZER_VERSION,
             profile_sha256=profile.sha256,
             artifacts=self.bench.fingerprints(),

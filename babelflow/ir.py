@@ -270,6 +270,9 @@ class IRDocument(Record):
     schema_version: Literal["babelflow.ir/2"] = IR_SCHEMA_VERSION
     benchmark: str
     source_version: str
+    source_language: str = Field(
+        default="en", description="the language the source's texts are written in (BCP 47): the family's, per benchmark"
+    )
     analyzer_version: str = Field(
         default="", description="version of the analysis logic; a saved IR from another is re-derived"
     )

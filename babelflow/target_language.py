@@ -6,6 +6,7 @@ refused by the language identifier (babelflow.language_id.judge_language)."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import langcodes
@@ -14,6 +15,10 @@ from babelflow.language_id import judge_language
 from babelflow.language_pack import LanguagePack
 from babelflow.language_tag import tag_too_long
 from babelflow.text import PSEUDO_ACCENTED_LETTERS, RLO, SCRIPT_NAME_PREFIXES, WORD, script_share, without_tokens
+
+# a Latin word the pseudo-locale accents, standing alone: a lone letter (the A of "A口"), a code in capitals
+# (KOI PLUS, OHLO) and a name glued to digits or other letters (Yee3, Le158Cafe) stay as they are
+_LATIN = re.compile(r"(?<!\w)(?=[A-Za-z]*[a-z])[A-Za-z]{2,}(?!\w)")
 
 
 def in_pack_language(text: str, pack: LanguagePack) -> bool:
@@ -34,8 +39,12 @@ def language_problem(
 ) -> str | None:
     """None if the translation is in the expected language/script, else what is wrong."""
     body = without_tokens(text, tokens)
-    if not WORD.search(without_tokens(source, tokens)):
+    source_body = without_tokens(source, tokens)
+    if not WORD.search(source_body):
         return None
+    accented = (pack.offline_rendering == "accented") if pack is not None else language == "en-XA"
+    if accented and not _LATIN.search(source_body):
+        return None  # the accenting pseudo-locale has no Latin letter to accent (a Chinese source): nothing to judge
     if pack is not None:
         if RLO in body and pack.offline_rendering != "mirrored" and pack.direction == "ltr":
             return f"right-to-left pseudo text in a {pack.tag} variant"

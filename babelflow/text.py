@@ -109,3 +109,10 @@ TRANSLATOR_COMMENTARY = re.compile(
 def ascii_fold(text: str) -> str:
     """Accents dropped (NFKD, ASCII only): the answer/commentary patterns then see 'Sûre' as 'Sure'."""
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+# two letters of scripts written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar): a run of them with a
+# digit is a sentence ('丰宁路28号丰宁小区北区', an address), not an id, though \w matches every letter
+UNSPACED_LETTERS = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]{2}"
+)

@@ -391,6 +391,7 @@ class TranslationEngine:
         """Step 1, the terms: every canonical term gets one rendering, written into `cmap`. Reviewed map
         entries win; then the class's policy (kept, localized); new terms go to the translator once.
         `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate."""
+        self.source_language = ir.source_language  # what the IR says its texts are written in
         canonical_units, free_units = extract_units(ir)
         stats = stats or TranslationStats(
             translator_id=self.translator.translator_id,
@@ -479,6 +480,7 @@ class TranslationEngine:
         """`reviewed`: element id -> a reviewer's translation, used instead of the translator's.
         `renderings`: canonical group (entity class) -> keep / translate / localize; unlisted: translate.
         `adoption`: texts and renderings adopted from a variant made elsewhere, below the reviewer's."""
+        self.source_language = ir.source_language  # what the IR says its texts are written in
         self._origins = {}
         seed_map(cmap, adoption)
         terms = self.render_terms(ir, cmap, progress, renderings)

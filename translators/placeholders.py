@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from babelflow.ir import Record
-from babelflow.text import CONTROL_TOKEN, PLACEHOLDER
+from babelflow.text import CONTROL_TOKEN, PLACEHOLDER, UNSPACED_LETTERS
 
 PlaceholderKind = Literal[
     "marker",  # a literal ⟦N⟧ already in the source: protected so it cannot be confused with ours
@@ -72,8 +72,8 @@ def _is_identifier(token: str) -> bool:
     """snake_case (an underscore between word chars) or a letter/digit mix (#W2378156, L1002)."""
     if re.search(r"\w_\w", token):
         return True
-    if _ORDINAL.fullmatch(token):
-        return False
+    if _ORDINAL.fullmatch(token) or UNSPACED_LETTERS.search(token):
+        return False  # "2nd"; "5号门面Linlee林里" is words glued together by a script without spaces
     # isdecimal, not isdigit: superscript footnote marks (², ³) are not ids
     return any(ch.isalpha() for ch in token) and any(ch.isdecimal() for ch in token)
 
