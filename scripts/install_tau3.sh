@@ -38,34 +38,8 @@ SRC="$ENV_DIR/src/tau2-bench"
 STAGE="$(mktemp -d "${TMPDIR:-/tmp}/babelflow-tau3-src.XXXXXX")"  # the source is checked before anything is installed
 trap 'rm -rf "$STAGE"' EXIT
 
-unpack() {  # unpack archive $1 into $STAGE/tree (its single top-level folder, or the archive's root)
-  mkdir -p "$STAGE/x"
-  case "$1" in
-    *.zip) "$PY" -m zipfile -e "$1" "$STAGE/x" ;;
-    *) tar -xzf "$1" -C "$STAGE/x" ;;
-  esac
-  local top
-  top=$(ls -A "$STAGE/x")
-  if [ "$(echo "$top" | wc -l)" = "1" ] && [ -d "$STAGE/x/$top" ]; then
-    mv "$STAGE/x/$top" "$STAGE/tree"
-  else
-    mv "$STAGE/x" "$STAGE/tree"
-  fi
-}
-
-case "$SOURCE" in
-  git+*)
-    url="${SOURCE#git+}"; ref=""
-    if [[ "$url" =~ ^(.*)@([^/@]+)$ ]]; then url="${BASH_REMATCH[1]}"; ref="${BASH_REMATCH[2]}"; fi
-    git clone -q --depth 1 ${ref:+--branch "$ref"} "$url" "$STAGE/tree" ;;
-  http://*|https://*)
-    curl -fsSL -o "$STAGE/archive.${SOURCE##*.}" "$SOURCE"
-    unpack "$STAGE/archive.${SOURCE##*.}" ;;
-  *)
-    [ -e "$SOURCE" ] \
-      || { echo "tau3: TAU3_SOURCE $SOURCE does not exist; pass a folder, an archive or git+URL@TAG" >&2; exit 2; }
-    if [ -d "$SOURCE" ]; then mkdir -p "$STAGE/tree" && cp -a "$SOURCE/." "$STAGE/tree/"; else unpack "$SOURCE"; fi ;;
-esac
+source scripts/source_tree.sh  # the working folder is the project root (cd above)
+stage_source "tau3: TAU3_SOURCE" "$SOURCE" "$STAGE" "$PY"
 [ -f "$STAGE/tree/pyproject.toml" ] && [ -d "$STAGE/tree/src/tau2" ] && [ -d "$STAGE/tree/data/tau2/domains" ] \
   || { echo "tau3: $SOURCE is not a tau2-bench source tree (pyproject.toml, src/tau2, data/tau2/domains)" >&2; exit 2; }
 rm -f "$ENV_DIR/babelflow-tau3.json"  # written again only when this install completes

@@ -22,35 +22,8 @@ started=$(date +%s)
 STAGE="$(mktemp -d "${TMPDIR:-/tmp}/babelflow-vita-src.XXXXXX")"  # the source is checked before anything is installed
 trap 'rm -rf "$STAGE"' EXIT
 
-unpack() {  # unpack archive $1 into $STAGE/tree (its single top-level folder, or the archive's root)
-  mkdir -p "$STAGE/x"
-  case "$1" in
-    *.zip) .venv/bin/python -m zipfile -e "$1" "$STAGE/x" ;;
-    *) tar -xzf "$1" -C "$STAGE/x" ;;
-  esac
-  local top
-  top=$(ls -A "$STAGE/x")
-  if [ "$(echo "$top" | wc -l)" = "1" ] && [ -d "$STAGE/x/$top" ]; then
-    mv "$STAGE/x/$top" "$STAGE/tree"
-  else
-    mv "$STAGE/x" "$STAGE/tree"
-  fi
-}
-
-case "$SOURCE" in
-  git+*)
-    url="${SOURCE#git+}"; ref=""
-    if [[ "$url" =~ ^(.*)@([^/@]+)$ ]]; then url="${BASH_REMATCH[1]}"; ref="${BASH_REMATCH[2]}"; fi
-    git clone -q "$url" "$STAGE/tree"
-    if [ -n "$ref" ]; then git -C "$STAGE/tree" checkout -q "$ref"; fi ;;
-  http://*|https://*)
-    curl -fsSL -o "$STAGE/archive.${SOURCE##*.}" "$SOURCE"
-    unpack "$STAGE/archive.${SOURCE##*.}" ;;
-  *)
-    [ -e "$SOURCE" ] \
-      || { echo "vita: VITA_SOURCE $SOURCE does not exist; pass a folder, an archive or git+URL[@REF]" >&2; exit 2; }
-    if [ -d "$SOURCE" ]; then mkdir -p "$STAGE/tree" && cp -a "$SOURCE/." "$STAGE/tree/"; else unpack "$SOURCE"; fi ;;
-esac
+source scripts/source_tree.sh  # the working folder is the project root (cd above)
+stage_source "vita: VITA_SOURCE" "$SOURCE" "$STAGE" .venv/bin/python
 [ -f "$STAGE/tree/pyproject.toml" ] && [ -d "$STAGE/tree/src/vita" ] && [ -d "$STAGE/tree/data/vita/domains" ] \
   || { echo "vita: $SOURCE is not a VitaBench source tree (pyproject.toml, src/vita, data/vita/domains)" >&2; exit 2; }
 rm -f "$DEST/babelflow-vita.json"  # written again only when this install completes

@@ -130,18 +130,25 @@ def distinct_renderings(
     return changed
 
 
+NAME_WORDS = 6  # a canonical term of more words is a phrase or a sentence, not a name
+
+
 def half_translated(
     units: list[TranslationUnit], results: dict[str, UnitResult], language: str
 ) -> list[TranslationUnit]:
     """Terms whose rendering keeps a source word the target language does not know ('auto tilt' ->
     'coche tilt'): half a name is worse than the name. Judged only where the language's analyser is
-    installed (babelflow/target_lexicon.py); elsewhere none is found."""
+    installed (babelflow/target_lexicon.py); elsewhere none is found. A term longer than a name (a
+    rubric, an address: more than NAME_WORDS words) is not kept whole for the proper nouns it carries
+    (Zhongshan, Taiyuan): all of it in English would be worse than those left as they are."""
     lexicon = target_lexicon(language)
     if not lexicon.available:
         return []
     left: dict[str, set[str]] = {}
     for unit in units:
         result = results.get(unit.key)
+        if len(_WORDS.findall(unit.text)) > NAME_WORDS:
+            continue
         if isinstance(result, Translated) and result.text != unit.text:
             source_words = {w.lower() for w in _WORDS.findall(unit.text) if len(w) >= 3}
             left[unit.key] = {w for w in _WORDS.findall(result.text) if w.lower() in source_words}

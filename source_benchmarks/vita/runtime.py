@@ -72,11 +72,6 @@ def find_runtime() -> VitaRuntime | str:
     return _runtime_at(install_dir())
 
 
-def forget_runtime() -> None:
-    """Look again next time (after an install in a running process; tests)."""
-    _runtime_at.cache_clear()
-
-
 def require_runtime() -> VitaRuntime:
     found = find_runtime()
     if isinstance(found, str):
