@@ -49,7 +49,9 @@ class VitaFamily(BenchmarkFamily):
         return VitaBenchmark(benchmark_id, source_dir=variant_root, variant=True)
 
     def traced_replay(self, bench: SourceBenchmark) -> TracedBenchmark | None:
-        return bench if hasattr(bench, "trace") and bench.id in VITA_DOMAINS else None
+        from source_benchmarks.vita.adapter import VitaBenchmark  # noqa: PLC0415 - as in open()
+
+        return bench if isinstance(bench, VitaBenchmark) else None
 
     def code_version(self) -> str:
         found = find_runtime()

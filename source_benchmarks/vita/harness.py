@@ -41,9 +41,9 @@ class Vita:
     """The VitaBench modules babelflow uses."""
 
     registry: Any  # vita.registry.registry
-    task_model: type  # vita.data_model.tasks.Task
-    tool_call: type  # vita.data_model.message.ToolCall
-    registries: tuple[type, ...]  # the thread-local registries an environment fills
+    task_model: Any  # vita.data_model.tasks.Task
+    tool_call: Any  # vita.data_model.message.ToolCall
+    registries: tuple[Any, ...]  # the thread-local registries an environment fills
     version: str
 
 
@@ -58,7 +58,7 @@ def vita() -> Vita:
         from vita.environment import environment  # noqa: PLC0415
         from vita.registry import registry  # noqa: PLC0415
 
-        environment.traceback = _QuietTraceback  # type: ignore[assignment]
+        environment.traceback = _QuietTraceback
     return Vita(
         registry=registry,
         task_model=tasks.Task,
@@ -96,12 +96,12 @@ def probe_clock(task: Any) -> Iterator[None]:
     except ValueError:
         start = datetime(2000, 1, 1)
     _ProbeClock.start, _ProbeClock.readings = start, 0
-    saved = module.datetime
-    module.datetime = _ProbeClock
+    names = vars(module)
+    saved, names["datetime"] = names["datetime"], _ProbeClock
     try:
         yield
     finally:
-        module.datetime = saved
+        names["datetime"] = saved
 
 
 def environment(domain: VitaDomain, task: Any) -> Any:
