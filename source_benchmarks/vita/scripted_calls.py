@@ -130,6 +130,16 @@ def _delivery_writes(order: dict[str, Any], environment: dict[str, Any], existin
     return [ScriptedCall(name="create_delivery_order", arguments=arguments, creates="orders", follow_ups=follow)]
 
 
+def _seat(order: dict[str, Any], time_key: str) -> dict[str, Any]:
+    """The arguments of a new booking or reservation (instore_book / instore_reservation take the same)."""
+    return {
+        "user_id": order.get("customer_id", ""),
+        "shop_id": order.get("shop_id", ""),
+        "time": order.get(time_key, ""),
+        "customer_count": order.get("customer_count", 1),
+    }
+
+
 def _instore_writes(order: dict[str, Any], environment: dict[str, Any], existing: bool) -> list[ScriptedCall]:
     status = order.get("status", "")
     if "reservation_id" in order:
@@ -149,16 +159,9 @@ def _instore_writes(order: dict[str, Any], environment: dict[str, Any], existing
                 }
                 return [ScriptedCall(name="instore_modify_reservation", arguments=arguments)]
             return []
-        arguments = {
-            "user_id": order.get("customer_id", ""),
-            "shop_id": order.get("shop_id", ""),
-            "time": order.get("reservation_time", ""),
-            "customer_count": order.get("customer_count", 1),
-        }
         follow = _status_follow_ups(status, None, "instore_cancel_reservation", "reservation_id")
-        return [
-            ScriptedCall(name="instore_reservation", arguments=arguments, creates="reservations", follow_ups=follow)
-        ]
+        seat = _seat(order, "reservation_time")
+        return [ScriptedCall(name="instore_reservation", arguments=seat, creates="reservations", follow_ups=follow)]
     if "book_id" in order:
         book_id = order["book_id"]
         if existing:
@@ -166,14 +169,10 @@ def _instore_writes(order: dict[str, Any], environment: dict[str, Any], existing
             if status == "cancelled" and current.get("status") != "cancelled":
                 return [ScriptedCall(name="instore_cancel_book", arguments={"book_id": book_id})]
             return []
-        arguments = {
-            "user_id": order.get("customer_id", ""),
-            "shop_id": order.get("shop_id", ""),
-            "time": order.get("book_time", ""),
-            "customer_count": order.get("customer_count", 1),
-        }
         follow = _status_follow_ups(status, "pay_instore_book", "instore_cancel_book", "book_id")
-        return [ScriptedCall(name="instore_book", arguments=arguments, creates="books", follow_ups=follow)]
+        return [
+            ScriptedCall(name="instore_book", arguments=_seat(order, "book_time"), creates="books", follow_ups=follow)
+        ]
     order_id = order.get("order_id", "")
     if existing:
         current = (environment.get("orders") or {}).get(order_id, {})
