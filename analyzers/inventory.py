@@ -99,7 +99,8 @@ class InventoryBuilder:
         self.typer = FieldTyper(profile if use_profile else empty, evidence, traced=located.available)
         # the same evidence without the profile: what the run alone decides (a disagreement is reviewed)
         self.plain_typer = self.typer if not use_profile else FieldTyper(empty, evidence, traced=located.available)
-        self.typer.keys_read = self.plain_typer.keys_read = located.keys_read()
+        if any(spec.keys_are_text for spec in bench.artifacts()):  # one pass over the trace, only where it counts
+            self.typer.keys_read = self.plain_typer.keys_read = located.keys_read()
         self.evidence = evidence
         self.elements: list[IRElement] = []
         self.observed: dict[str, Observed] = {}

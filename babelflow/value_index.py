@@ -57,8 +57,7 @@ class ValueIndex:
         """Each value replaced by its rendering, leftmost-longest, not overlapping (case-sensitive index)."""
         out: list[str] = []
         done = 0
-        starts = self._starts(text)
-        for index in starts:
+        for index in self._starts(text):
             if index < done:
                 continue
             value = next(self._at(text, index), None)

@@ -208,7 +208,6 @@ class TranslationEngine:
         language: str,
         memory: TranslationMemory,
         *,
-        source_language: str = "en",
         max_items: int | None = None,
         max_chars: int | None = None,
         glossary: list[GlossaryEntry] | None = None,
@@ -218,7 +217,7 @@ class TranslationEngine:
         self._use_glossary(self.pack_terms)
         self.language = language
         self.memory = memory
-        self.source_language = source_language
+        self.source_language = "en"  # the IR's: render_terms and translate set it before any request
         self._origins: dict[str, str] = {}  # unit key -> who made its text, per translate() call
         # a backend may ask for bigger batches (Apertium pays one process start per call; a model translator
         # keeps its request slots busy); a size the caller gives wins

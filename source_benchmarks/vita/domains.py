@@ -19,16 +19,15 @@ HarnessLanguage = Literal["chinese", "english"]
 @dataclass(frozen=True)
 class VitaDomain:
     benchmark_id: str
-    domain: str  # VitaBench's own domain name (its registry key)
+    domain: str  # VitaBench's own domain name (its registry key; its tools' names: get_delivery_store_info, …)
     tasks_file: str  # relative to the VitaBench tree
     source_language: str  # BCP 47
     harness_language: HarnessLanguage
-    tool_prefix: str  # its tools' names: get_delivery_store_info, instore_book, ...
     stores_key: str  # where a task's environment keeps its stores: how a task file of another domain shows
 
 
 def _domain(domain: str, file: str, language: str, harness: HarnessLanguage, stores: str) -> VitaDomain:
-    return VitaDomain(f"vita-{domain}", domain, f"data/vita/domains/{domain}/{file}", language, harness, domain, stores)
+    return VitaDomain(f"vita-{domain}", domain, f"data/vita/domains/{domain}/{file}", language, harness, stores)
 
 
 VITA_DOMAINS: dict[str, VitaDomain] = {

@@ -19,7 +19,7 @@ import orjson
 from source_benchmarks.protocol import ReplayOutcome, ToolCallObserver, ToolCallRecord
 from source_benchmarks.vita.domains import VitaDomain
 from source_benchmarks.vita.harness import LOCK, environment, probe_clock, vita
-from source_benchmarks.vita.scripted_calls import scripted_calls
+from source_benchmarks.vita.scripted_calls import play, scripted_calls
 
 NO_JUDGE = "VitaBench's judge reads the rubrics with an LLM: not run offline; outputs and order states compared"
 STATE_COLLECTIONS = ("orders", "books", "reservations")
@@ -89,23 +89,16 @@ def _call(env: Any, index: int, name: str, arguments: dict[str, Any]) -> ToolCal
 def play_scripted(domain: VitaDomain, task: Any, observer: ToolCallObserver | None = None) -> ReplayOutcome:
     records: list[ToolCallRecord] = []
 
-    def record(name: str, arguments: dict[str, Any]) -> ToolCallRecord:
+    def record(name: str, arguments: dict[str, Any]) -> bool:
         done = _call(env, len(records), name, arguments)
         records.append(done)
         if observer is not None:
             observer(task.id, done)
-        return done
+        return not done.error
 
     with LOCK, probe_clock(task):
         env = environment(domain, task)
-        for call in scripted_calls(domain, task):
-            before = set(getattr(env.tools.db, call.creates) or {}) if call.creates else set()
-            done = record(call.name, call.arguments)
-            if call.creates and not done.error:
-                created = [key for key in getattr(env.tools.db, call.creates) or {} if key not in before]
-                for follow in call.follow_ups:
-                    for record_id in created:
-                        record(follow.name, {follow.id_argument: record_id})
+        play(scripted_calls(domain, task), env.tools.db, record)
         digest = state_digest(env.tools.db)
     return ReplayOutcome(
         task_id=task.id, trajectory="golden", replayable=True, tool_calls=records, final_db_sha256=digest, note=NO_JUDGE

@@ -15,6 +15,7 @@ rubrics: that is never verified offline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field
@@ -48,7 +49,7 @@ def _name(record: dict[str, Any]) -> str:
 
 
 def read_calls(domain: VitaDomain, environment: dict[str, Any]) -> list[ScriptedCall]:
-    d = domain.tool_prefix
+    d = domain.domain
     calls = [ScriptedCall(name="get_user_historical_behaviors"), ScriptedCall(name="get_user_all_orders")]
     for store_id, store in _stores(environment).items():
         if d == "delivery":
@@ -207,7 +208,7 @@ def write_calls(domain: VitaDomain, environment: dict[str, Any], expected_states
         | set(environment.get("books") or {})
         | set(environment.get("reservations") or {})
     )
-    writes = _delivery_writes if domain.tool_prefix == "delivery" else _instore_writes
+    writes = _delivery_writes if domain.domain == "delivery" else _instore_writes
     calls: list[ScriptedCall] = []
     for order in orders:
         record_id = order.get("order_id") or order.get("reservation_id") or order.get("book_id")
@@ -219,3 +220,15 @@ def scripted_calls(domain: VitaDomain, task: Any) -> list[ScriptedCall]:
     criteria = task.evaluation_criteria
     states = list(criteria.expected_states or []) if criteria is not None else []
     return read_calls(domain, task.environment) + write_calls(domain, task.environment, states)
+
+
+def play(calls: list[ScriptedCall], db: Any, run: Callable[[str, dict[str, Any]], bool]) -> None:
+    """Each call through `run` (True: it succeeded), then its follow-ups on every record it created: the ids
+    new in `db`'s collection afterwards (VitaBench names them itself)."""
+    for call in calls:
+        before = set(getattr(db, call.creates) or {}) if call.creates else set()
+        if run(call.name, call.arguments) and call.creates:
+            created = [str(key) for key in getattr(db, call.creates) or {} if key not in before]
+            for follow in call.follow_ups:
+                for record_id in created:
+                    run(follow.name, {follow.id_argument: record_id})

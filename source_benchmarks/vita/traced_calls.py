@@ -28,7 +28,7 @@ from source_benchmarks.tracing import (
 )
 from source_benchmarks.vita.domains import VitaDomain
 from source_benchmarks.vita.harness import environment, probe_clock, vita_module
-from source_benchmarks.vita.scripted_calls import scripted_calls
+from source_benchmarks.vita.scripted_calls import play, scripted_calls
 
 
 def _use_tool(env: Any, name: str, arguments: dict[str, Any]) -> Any:
@@ -67,22 +67,15 @@ def trace_task(domain: VitaDomain, task: Any, task_index: int, artifact: str) ->
     tag_tree(env.tools.db, artifact, (task_index, "environment"))
     with phase("scripted calls: the records and orders the task names"):  # what our probe reads is read by code
         calls = scripted_calls(domain, task)
+
+    def run(name: str, arguments: dict[str, Any]) -> bool:
+        _use_tool(env, name, arguments)
+        return True  # a create that failed made no record: its follow-ups find none to act on
+
     with probe_clock(task):
-        _play(env, calls)
+        play(calls, env.tools.db, run)
     _trace_simulator_and_judge(domain, task)
     RECORDER.task_id = None
-
-
-def _play(env: Any, calls: list[Any]) -> None:
-    for call in calls:
-        collection = getattr(env.tools.db, call.creates) if call.creates else None
-        before = set(collection or {})
-        _use_tool(env, call.name, call.arguments)
-        if call.creates:
-            created = [str(key) for key in getattr(env.tools.db, call.creates) or {} if key not in before]
-            for follow in call.follow_ups:
-                for record_id in created:
-                    _use_tool(env, follow.name, {follow.id_argument: record_id})
 
 
 def _trace_simulator_and_judge(domain: VitaDomain, task: Any) -> None:
