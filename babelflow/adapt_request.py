@@ -127,6 +127,9 @@ class EvaluationRequest(Record):
 
     agent: str = Field(default="", description="the agent model spec (`scripted` runs offline); '' = no stage")
     user: str = Field(default="", description="the user simulator's model spec")
+    judge: str = Field(
+        default="", description="the judge's model spec, where the family scores by a model's reading (VitaBench)"
+    )
     trials: int = 1
 
     @property

@@ -14,7 +14,15 @@ import langcodes
 from babelflow.language_id import judge_language
 from babelflow.language_pack import LanguagePack
 from babelflow.language_tag import tag_too_long
-from babelflow.text import PSEUDO_ACCENTED_LETTERS, RLO, SCRIPT_NAME_PREFIXES, WORD, script_share, without_tokens
+from babelflow.text import (
+    PSEUDO_ACCENTED_LETTERS,
+    RLO,
+    SCRIPT_NAME_PREFIXES,
+    UNSPACED_LETTERS,
+    WORD,
+    script_share,
+    without_tokens,
+)
 
 # a Latin word the pseudo-locale accents, standing alone: a lone letter (the A of "A口"), a code in capitals
 # (KOI PLUS, OHLO) and a name glued to digits or other letters (Yee3, Le158Cafe) stay as they are
@@ -32,6 +40,14 @@ def in_pack_language(text: str, pack: LanguagePack) -> bool:
     if pack.script not in SCRIPT_NAME_PREFIXES:  # Latin-script languages: no script signal to check
         return True
     return (script_share(text, pack.script) or 0.0) >= 0.3
+
+
+def accentable(text: str) -> bool:
+    """Are most of the text's letters ones the accenting pseudo-locale marks? A Chinese source's pseudo text
+    keeps its Han letters (padded with ASCII filler words): it tells nothing about the language it is in."""
+    letters = sum(c.isalpha() for c in text)
+    unspaced = sum(len(run) for run in UNSPACED_LETTERS.findall(text))
+    return unspaced * 2 < letters
 
 
 def language_problem(

@@ -42,7 +42,10 @@ class TrialRecord(Record):
 
     task_id: str
     trial: int
-    reward: float = Field(description="τ: the evaluator's reward; AgentDojo: 1.0 if utility else 0.0")
+    reward: float | None = Field(
+        description="τ: the evaluator's reward; AgentDojo: 1.0 if utility else 0.0; VitaBench: its judge's; None when"
+        " no scorer ran (VitaBench without a judge model: its reward is the judge's)"
+    )
     utility: bool | None = Field(default=None, description="AgentDojo's utility; None where the harness has none")
     injection_task_id: str | None = None
     attack_succeeded: bool | None = Field(
@@ -112,6 +115,7 @@ class AgentEvaluation(Protocol):
     """A family's `agent_evaluation()`: agents through its own runner and scorer."""
 
     has_user_simulator: bool
+    uses_judge_model: bool  # its score is a model's reading (VitaBench's rubric judge): `--judge-llm` serves it
 
     def prepare(self, benchmark_id: str, language: str, variant: Path | None, *, verbose: bool = False) -> PreparedRun:
         """Register the variant (None: the packaged source) in the harness. The harness's own
@@ -121,5 +125,15 @@ class AgentEvaluation(Protocol):
     def gold_script(self, run: PreparedRun, task_id: str) -> GoldScript: ...
 
     def run_trial(
-        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
-    ) -> TrialRecord: ...
+        self,
+        run: PreparedRun,
+        spec: TrialSpec,
+        agent: ChatModel,
+        user: ChatModel | None,
+        *,
+        judge: ChatModel | None = None,
+        verbose: bool = False,
+    ) -> TrialRecord:
+        """`judge`: the model that scores, where the family's score is a model's reading (uses_judge_model);
+        None there leaves the trial unscored (reward None, `unscored` says why)."""
+        ...

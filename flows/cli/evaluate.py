@@ -19,12 +19,16 @@ def _share(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
+def _rewards(rewards: list[float]) -> str:
+    return " ".join(f"{r:g}" for r in rewards) or "— (unscored)"
+
+
 def _summary_rows(table: Table, label: str, run) -> None:
     passes = "  ".join(f"pass^{k} {v:.2f}" for k, v in sorted(run.pass_hat_k.items()))
     table.add_row(
         label,
         run.domain,
-        f"{run.average_reward:.3f}",
+        "—" if run.average_reward is None else f"{run.average_reward:.3f}",
         _share(run.utility_rate),
         _share(run.attack_success_rate),
         passes,
@@ -40,7 +44,7 @@ def _taxonomy_table(report) -> Table:
     table.add_column("class")
     table.add_column(report.language, justify="right")
     if report.source_run:
-        table.add_column("source (en)", justify="right")
+        table.add_column(f"source ({report.source_run.language})", justify="right")
     for failure in FailureClass:
         row = [failure.value, str(report.variant_run.failures.get(failure, 0))]
         if report.source_run:
@@ -68,6 +72,16 @@ AGENT_RUN = (
         str,
         typer.Option(
             ..., "--user-llm", help="The user simulator's model (same grammar; `scripted`: the task's first line)."
+        ),
+    ),
+    Declared(
+        "judge_llm",
+        str,
+        typer.Option(
+            "",
+            "--judge-llm",
+            help="The judge's model (same grammar), where the benchmark scores by a model's reading: VitaBench's "
+            "rubric judge. Without it a VitaBench trial runs but is not scored (reward —).",
         ),
     ),
     Declared("trials", int, typer.Option(1, "--trials", "-k", help="Trials per task (pass^1..pass^k).")),
@@ -102,7 +116,9 @@ def _agent_run(given: dict) -> AgentRunRequest:
     return AgentRunRequest(
         benchmark=given["benchmark"],
         language=given["lang"],
-        models=EvaluationRequest(agent=given["agent_llm"], user=given["user_llm"], trials=given["trials"]),
+        models=EvaluationRequest(
+            agent=given["agent_llm"], user=given["user_llm"], judge=given["judge_llm"], trials=given["trials"]
+        ),
         task_ids=[t.strip() for item in given["tasks"] for t in item.split(",") if t.strip()] or None,
         with_source=given["with_source"],
         with_injections=given["with_injections"],
@@ -139,19 +155,20 @@ def evaluate_command(
         per_task.add_column("source rewards")
     per_task.add_column("failure taxonomy", overflow="fold")
     for task in report.variant_run.tasks:
-        row = [task.task_id, " ".join(f"{r:g}" for r in task.rewards), f"{task.successes}/{len(task.rewards)}"]
+        row = [task.task_id, _rewards(task.rewards), f"{task.successes}/{len(task.rewards)}"]
         if source_tasks:
-            row.append(" ".join(f"{r:g}" for r in source_tasks[task.task_id].rewards))
+            row.append(_rewards(source_tasks[task.task_id].rewards))
         row.append(", ".join(f"{failure.value} {count}" for failure, count in sorted(task.failures.items())) or "—")
         per_task.add_row(*row)
     results.print(per_task)
-    summary = Table(title=f"agent {report.agent_llm} · user {report.user_llm}")
+    judge = f" · judge {report.judge_llm}" if report.judge_llm else ""
+    summary = Table(title=f"agent {report.agent_llm} · user {report.user_llm}{judge}")
     columns = ("run", "harness", "average reward", "utility", "attacks that worked", "pass^k", "agent turns in")
     for column in (*columns, "user turns in"):
         summary.add_column(column)
     _summary_rows(summary, lang, report.variant_run)
     if report.source_run:
-        _summary_rows(summary, "source (en)", report.source_run)
+        _summary_rows(summary, f"source ({report.source_run.language})", report.source_run)
     results.print(summary)
     results.print(_taxonomy_table(report))
     if report.costs.rows:
@@ -163,8 +180,8 @@ def evaluate_command(
         )
     for basis, trials in sorted(report.variant_run.unscored.items()):
         results.print(
-            f"not scored: {basis} in {trials} of {len(report.variant_run.trials)} trials: the judge is a model this run"
-            " does not configure; the other bases are scored, the same way on the source",
+            f"not scored: {basis} in {trials} of {len(report.variant_run.trials)} trials: its judge is a model this"
+            " run was not given (VitaBench: --judge-llm); any other basis is scored, the same way on the source",
             soft_wrap=True,
         )
     results.print(f"report: {evaluation_path(report.variant)}")

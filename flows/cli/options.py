@@ -136,6 +136,11 @@ EVALUATE_AGENT = Declared(
 EVALUATE_USER = Declared(
     "evaluate_user", str, typer.Option("", "--evaluate-user", help="The evaluation stage's user simulator model.")
 )
+EVALUATE_JUDGE = Declared(
+    "evaluate_judge",
+    str,
+    typer.Option("", "--evaluate-judge", help="The evaluation stage's judge model (VitaBench scores by one)."),
+)
 EVALUATE_TRIALS = Declared(
     "evaluate_trials", int, typer.Option(1, "--evaluate-trials", help="Trials per task in the evaluation stage.")
 )
@@ -157,6 +162,7 @@ FLOW = (
     *_FAMILY,
     EVALUATE_AGENT,
     EVALUATE_USER,
+    EVALUATE_JUDGE,
     EVALUATE_TRIALS,
 )
 
@@ -178,8 +184,10 @@ def build_request(given: dict[str, Any]) -> AdaptRequest:
     if terms not in ("review", "approve-all"):
         raise BabelflowError(f"Unknown terms policy {terms!r}", field="--terms", fix="use review or approve-all")
     review = ReviewPolicy(timeout=given.get("review_timeout", 0), terms=terms)
-    asked = [given.get(name) for name in ("evaluate_agent", "evaluate_user", "evaluate_trials")]
-    evaluation = EvaluationRequest(agent=asked[0] or "", user=asked[1] or "", trials=asked[2] or 1)
+    asked = [given.get(name) for name in ("evaluate_agent", "evaluate_user", "evaluate_judge", "evaluate_trials")]
+    evaluation = EvaluationRequest(
+        agent=asked[0] or "", user=asked[1] or "", judge=asked[2] or "", trials=asked[3] or 1
+    )
     return request.model_copy(update={"review": review, "evaluation": evaluation})
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from babelflow.adapt_request import AgentRunRequest
+from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.llm.costs import CostLedger
@@ -23,37 +23,56 @@ from babelflow.settings import BabelflowSettings
 from babelflow.variant import load_manifest
 from flows.evaluation.agent_models import ProviderChatModel
 from flows.evaluation.report import EvaluationReport, RunSummary, TrajectoryLine, evaluation_path, trajectories_path
-from flows.evaluation.side_run import SOURCE_LANGUAGE, Models, RunPlan, counterparts_of, run_side
+from flows.evaluation.side_run import Models, RunPlan, counterparts_of, run_side
 from source_benchmarks import available_family_of, families
 from source_benchmarks.agent_runs import AgentEvaluation, PreparedRun
 from source_benchmarks.scripted_models import Misbehaviour, parse_scripted
 from translators.spec import validate_language_tag
 
 
-def _models(agent_llm: str, user_llm: str, language: str, costs: CostLedger) -> Models:
-    agent_misbehaviour = parse_scripted(agent_llm)
-    user_misbehaviour = parse_scripted(user_llm)
+def _models(
+    asked: EvaluationRequest, runner: AgentEvaluation, benchmark: str, language: str, costs: CostLedger
+) -> Models:
+    agent_misbehaviour = parse_scripted(asked.agent)
+    user_misbehaviour = parse_scripted(asked.user)
     if user_misbehaviour not in (None, Misbehaviour.NONE):
         raise BabelflowError(
-            f"The scripted user has no behaviour {user_llm!r}",
+            f"The scripted user has no behaviour {asked.user!r}",
             field="--user-llm",
             fix="use --user-llm scripted (the misbehaviours are the agent's: --agent-llm scripted:english …)",
+        )
+    if asked.judge and not runner.uses_judge_model:
+        raise BabelflowError(
+            f"{benchmark}'s harness scores without a judge model",
+            field="--judge-llm",
+            fix="leave --judge-llm out (it serves benchmarks whose score is a model's reading: vita-*)",
+        )
+    if asked.judge and parse_scripted(asked.judge) is not None:
+        raise BabelflowError(
+            "A judge cannot be scripted: its reading is the score",
+            field="--judge-llm",
+            fix="name a model (openai-compatible:MODEL@URL for a local one), or leave --judge-llm out: unscored",
         )
     models = Models(agent_misbehaviour=agent_misbehaviour, user_scripted=user_misbehaviour is not None)
     if agent_misbehaviour is None:
         models.agent = ProviderChatModel(
-            agent_llm, field="--agent-llm", stage="evaluate-agent", language=language, costs=costs
+            asked.agent, field="--agent-llm", stage="evaluate-agent", language=language, costs=costs
         )
     if user_misbehaviour is None:
         models.user = ProviderChatModel(
-            user_llm, field="--user-llm", stage="evaluate-user", language=language, costs=costs
+            asked.user, field="--user-llm", stage="evaluate-user", language=language, costs=costs
+        )
+    if asked.judge:
+        models.judge = ProviderChatModel(
+            asked.judge, field="--judge-llm", stage="evaluate-judge", language=language, costs=costs
         )
     return models
 
 
-def check_models(agent_llm: str, user_llm: str, language: str) -> None:
-    """The specs parse and a provider model has its key: refused (exit 2) before any work."""
-    _models(agent_llm, user_llm, language, CostLedger())
+def check_models(asked: EvaluationRequest, benchmark: str, language: str) -> None:
+    """The specs parse, the family scores with a judge where one is given, a provider model has its key:
+    refused (exit 2) before any work."""
+    _models(asked, runner_of(benchmark), benchmark, language, CostLedger())
 
 
 def _chosen_tasks(benchmark: str, run: PreparedRun, task_ids: list[str] | None) -> list[str]:
@@ -114,9 +133,10 @@ def evaluate(
     costs = costs or CostLedger()
     validate_language_tag(language)
     runner = runner_of(benchmark)
+    source_language = available_family_of(benchmark).source_language_of(benchmark)
     if trials < 1:
         raise BabelflowError("--trials must be at least 1", field="--trials", fix="e.g. --trials 4 for pass^1..pass^4")
-    models = _models(agent_llm, user_llm, language, costs)
+    models = _models(asked.models, runner, benchmark, language, costs)
     variant = variant or settings.layout.variant(benchmark, language)
     _check_variant(benchmark, language, variant)
     progress("registering the variant in its harness")
@@ -135,6 +155,7 @@ def evaluate(
     plan = RunPlan(
         side="variant",
         run=prepared,
+        source_language=source_language,
         task_ids=chosen,
         injection_task_ids=injections,
         counterparts=counterparts_of(variant, benchmark, language, gold_values),
@@ -144,8 +165,10 @@ def evaluate(
     source_run: RunSummary | None = None
     if with_source:
         # the packaged source, as its own harness has it
-        source = runner.prepare(benchmark, SOURCE_LANGUAGE, None, verbose=verbose)
-        source_plan = RunPlan(side="source", run=source, task_ids=chosen, injection_task_ids=injections)
+        source = runner.prepare(benchmark, source_language, None, verbose=verbose)
+        source_plan = RunPlan(
+            side="source", run=source, source_language=source_language, task_ids=chosen, injection_task_ids=injections
+        )
         source_run = run_side(
             runner, source_plan, models, trials=trials, progress=progress, trajectories=trajectories, verbose=verbose
         )
@@ -159,6 +182,7 @@ def evaluate(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         agent_llm=models.agent.label if models.agent is not None else agent_llm,
         user_llm=models.user.label if models.user is not None else user_llm,
+        judge_llm=models.judge.label if models.judge is not None else "",
         measures_model=models.agent_misbehaviour is None and not models.user_scripted,
         trials_per_task=trials,
         variant_run=run,

@@ -22,7 +22,7 @@ class TrialResult(Record):
     task_id: str
     trial: int
     injection_task_id: str | None = None
-    reward: float
+    reward: float | None = Field(description="None: nothing scored the trial (VitaBench without a judge model)")
     utility: bool | None = None
     attack_succeeded: bool | None = None
     termination_reason: str
@@ -39,7 +39,7 @@ class TrialResult(Record):
 
 class TaskResult(Record):
     task_id: str
-    rewards: list[float]
+    rewards: list[float] = Field(description="the scored trials' rewards")
     successes: int = Field(description="trials with reward 1.0")
     failures: dict[FailureClass, int] = Field(default_factory=dict)
 
@@ -49,7 +49,7 @@ class RunSummary(Record):
     agent: str
     user: str
     language: str
-    average_reward: float
+    average_reward: float | None = Field(description="over the scored trials; None when none was scored")
     utility_rate: float | None = Field(default=None, description="AgentDojo: share of trials with utility")
     attack_success_rate: float | None = Field(default=None, description="AgentDojo with injections")
     pass_hat_k: dict[int, float] = Field(
@@ -75,6 +75,7 @@ class EvaluationReport(Record):
     created: str
     agent_llm: str
     user_llm: str
+    judge_llm: str = Field(default="", description="the judge model, where the harness scores by one")
     measures_model: bool = Field(description="False for scripted runs: they check the variant runs, not a model")
     trials_per_task: int
     variant_run: RunSummary

@@ -18,7 +18,7 @@ from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.language_id import identify, supported
 from babelflow.language_pack import load_pack
-from babelflow.target_language import in_pack_language
+from babelflow.target_language import accentable, in_pack_language
 from babelflow.variant import CANONICAL_MAP_NAME
 from flows.evaluation.report import RunSummary, TaskResult, TrajectoryLine, TrialResult, pass_hat_k
 from flows.evaluation.taxonomy import NUMBERING_ZEROS, FailureClass, classify_trial
@@ -26,19 +26,18 @@ from source_benchmarks.agent_runs import AgentEvaluation, GoldScript, PreparedRu
 from source_benchmarks.scripted_models import Misbehaviour, ScriptedAgent, ScriptedUser
 from translators.pseudo_locale import pseudo_translate_text
 
-SOURCE_LANGUAGE = "en"
 
-
-def language_checker(language: str) -> Callable[[str], str | None]:
-    """text -> the language it is in (`language`, `en`, ...) or None when too short to tell."""
+def language_checker(language: str, source_language: str = "en") -> Callable[[str], str | None]:
+    """text -> the language it is in (`language`, the source's, ...) or None when too short to tell."""
     pack = load_pack(language)
     if pack.is_pseudo:  # lingua does not know pseudo-locales: their rendering is the signal
+        judgeable = accentable if pack.offline_rendering == "accented" else (lambda text: True)
         return lambda text: (
-            (language if in_pack_language(text, pack) else SOURCE_LANGUAGE)
-            if sum(c.isalpha() for c in text) >= 12
+            (language if in_pack_language(text, pack) else source_language)
+            if sum(c.isalpha() for c in text) >= 12 and judgeable(text)
             else None
         )
-    if language.split("-")[0] == SOURCE_LANGUAGE:
+    if language.split("-")[0] == source_language.split("-")[0]:
         return lambda text: language
     if not supported(language):
         raise BabelflowError(
@@ -46,7 +45,7 @@ def language_checker(language: str) -> Callable[[str], str | None]:
             field="--lang",
             fix="language consistency needs a language lingua knows (ISO 639-1)",
         )
-    tags = (language, SOURCE_LANGUAGE)
+    tags = (language, source_language)
     return lambda text: identify(text, tags)
 
 
@@ -55,6 +54,7 @@ class RunPlan(Record):
 
     side: Literal["variant", "source"]
     run: PreparedRun
+    source_language: str = Field(default="en", description="the benchmark's source language (BCP 47)")
     task_ids: list[str]
     injection_task_ids: list[str | None] = Field(default_factory=lambda: list[str | None]([None]))
     counterparts: dict[str, str] = Field(default_factory=dict, description="value -> its other-language rendering")
@@ -70,6 +70,7 @@ class Models(Record):
     user_scripted: bool
     agent: Any = Field(default=None, exclude=True)
     user: Any = Field(default=None, exclude=True)
+    judge: Any = Field(default=None, exclude=True, description="the scoring model, where the family reads one")
 
     def for_task(self, script: GoldScript, counterparts: dict[str, str], native_zero: int | None):
         agent = (
@@ -122,8 +123,8 @@ def run_side(
 ) -> RunSummary:
     """Every trial of one side, scored by the family's harness, with language checks and taxonomy."""
     language = plan.run.language
-    identify = language_checker(language)
-    zeros = native_digit_zeros(language) if language != SOURCE_LANGUAGE else set()
+    identify = language_checker(language, plan.source_language)
+    zeros = native_digit_zeros(language) if language != plan.source_language else set()
     native_zero = next(iter(zeros), None)
     results: list[TrialResult] = []
     by_task: list[TaskResult] = []
@@ -141,6 +142,7 @@ def run_side(
                     TrialSpec(task_id=task_id, trial=trial, injection_task_id=injection),
                     agent,
                     user if runner.has_user_simulator else None,
+                    judge=models.judge,
                     verbose=verbose,
                 )
                 trajectories.append(TrajectoryLine(run=plan.side, record=record))
@@ -176,7 +178,7 @@ def run_side(
                         unscored=record.unscored,
                     )
                 )
-                if injection is None:
+                if injection is None and record.reward is not None:  # None: nothing scored it
                     rewards.append(record.reward)
         by_task.append(
             TaskResult(
@@ -197,6 +199,7 @@ def summarize(
     plan: RunPlan, models: Models, results: list[TrialResult], by_task: list[TaskResult], trials: int
 ) -> RunSummary:
     plain = [r for r in results if r.injection_task_id is None]
+    scored = [r.reward for r in plain if r.reward is not None]
     replies = sum(r.agent_replies for r in results)
     user_replies = sum(r.user_replies for r in results)
     totals: Counter[FailureClass] = Counter()
@@ -209,10 +212,10 @@ def summarize(
         agent=plan.run.agent_name,
         user=plan.run.user_name,
         language=plan.run.language,
-        average_reward=sum(r.reward for r in plain) / len(plain) if plain else 0.0,
+        average_reward=sum(scored) / len(scored) if scored else None,
         utility_rate=_share([r.utility for r in plain if r.utility is not None]),
         attack_success_rate=_share([r.attack_succeeded for r in results if r.attack_succeeded is not None]),
-        pass_hat_k=pass_hat_k([t.successes for t in by_task], trials),
+        pass_hat_k=pass_hat_k([t.successes for t in by_task], trials) if scored else {},
         language_consistency=(sum(r.agent_replies_in_language for r in results) / replies) if replies else None,
         user_language_consistency=(
             sum(r.user_replies_in_language for r in results) / user_replies if user_replies else None

@@ -26,6 +26,7 @@ from flows.pipeline.stages import key_of
 class EvaluationConfig(Record):
     agent: str = Field(description="agent model spec: scripted[:behaviour] or provider:model")
     user: str = Field(description="user simulator spec (same grammar)")
+    judge: str = Field(default="", description="judge model spec (VitaBench); '' = none")
     trials: int = Field(default=1, ge=1)
     with_source: bool = Field(default=True, description="run the same agents on the English source, side by side")
 
@@ -46,7 +47,7 @@ def evaluation_config(asked: EvaluationRequest) -> EvaluationConfig | None:
             field="--evaluate-agent/--evaluate-user",
             fix="pass both, e.g. --evaluate-agent scripted --evaluate-user scripted",
         )
-    return EvaluationConfig(agent=asked.agent, user=asked.user, trials=asked.trials)
+    return EvaluationConfig(agent=asked.agent, user=asked.user, judge=asked.judge, trials=asked.trials)
 
 
 def check_evaluation(run: AdaptationRun, config: EvaluationConfig) -> None:
@@ -60,7 +61,7 @@ def evaluation_key(variant: Path, config: EvaluationConfig) -> str:
 
 
 def stage_evaluate(run: AdaptationRun, variant: Path, config: EvaluationConfig) -> EvaluationStageResult:
-    models = EvaluationRequest(agent=config.agent, user=config.user, trials=config.trials)
+    models = EvaluationRequest(agent=config.agent, user=config.user, judge=config.judge, trials=config.trials)
     asked = AgentRunRequest(
         benchmark=run.benchmark, language=run.language, models=models, with_source=config.with_source, variant=variant
     )

@@ -48,11 +48,10 @@ def preflight(settings: BabelflowSettings, request: AdaptRequest, languages: lis
         make_validator_agents(request.validators)  # a missing key is an error before any work starts
     evaluation = evaluation_config(request.evaluation)
     if evaluation is not None:  # specs, keys and the family's runner checked before any work
-        from flows.evaluation.evaluate import check_models, runner_of  # noqa: PLC0415
+        from flows.evaluation.evaluate import check_models  # noqa: PLC0415
 
-        runner_of(request.benchmark)
         for tag in languages:
-            check_models(evaluation.agent, evaluation.user, tag)
+            check_models(request.evaluation, request.benchmark, tag)
     return [resolve_run(settings, request.for_language(tag)) for tag in languages]
 
 

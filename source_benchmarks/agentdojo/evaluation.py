@@ -251,6 +251,7 @@ class AgentDojoEvaluation:
     """`AgentEvaluation` for agentdojo-banking/-slack/-travel/-workspace (source_benchmarks.agent_runs)."""
 
     has_user_simulator = False
+    uses_judge_model = False
 
     def __init__(self, attack: str = DEFAULT_ATTACK):
         self.attack = attack
@@ -311,7 +312,14 @@ class AgentDojoEvaluation:
         )
 
     def run_trial(
-        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
+        self,
+        run: PreparedRun,
+        spec: TrialSpec,
+        agent: ChatModel,
+        user: ChatModel | None,
+        *,
+        judge: ChatModel | None = None,  # unused: uses_judge_model is False
+        verbose: bool = False,
     ) -> TrialRecord:
         """One run of the user task by AgentDojo's runner; with `spec.injection_task_id`, under the attack."""
         task_id, injection_task_id = spec.task_id, spec.injection_task_id

@@ -63,6 +63,7 @@ class Tau3AgentEvaluation:
     """τ³'s orchestrator and evaluator in the worker, with the registered (localized) roles."""
 
     has_user_simulator = True
+    uses_judge_model = False
 
     def __init__(self, *, plain_tool_output: bool | None = None, retrieval_variant: str = AGENT_RETRIEVAL_VARIANT):
         # plain_tool_output: a variant's tool results keep non-ASCII as text; False shows τ³'s escaping;
@@ -106,7 +107,14 @@ class Tau3AgentEvaluation:
         return gold
 
     def run_trial(
-        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
+        self,
+        run: PreparedRun,
+        spec: TrialSpec,
+        agent: ChatModel,
+        user: ChatModel | None,
+        *,
+        judge: ChatModel | None = None,  # unused: uses_judge_model is False
+        verbose: bool = False,
     ) -> TrialRecord:
         if user is None:
             raise BabelflowError("τ³ runs need a user simulator model", field="--user-llm", fix="pass --user-llm")

@@ -163,6 +163,7 @@ class Tau2AgentEvaluation:
     """tau2's orchestrator and evaluator with the registered (localized) roles: `AgentEvaluation`."""
 
     has_user_simulator = True
+    uses_judge_model = False
 
     def prepare(self, benchmark_id: str, language: str, variant: Path | None, *, verbose: bool = False) -> PreparedRun:
         from loguru import logger
@@ -213,7 +214,14 @@ class Tau2AgentEvaluation:
         )
 
     def run_trial(
-        self, run: PreparedRun, spec: TrialSpec, agent: ChatModel, user: ChatModel | None, *, verbose: bool = False
+        self,
+        run: PreparedRun,
+        spec: TrialSpec,
+        agent: ChatModel,
+        user: ChatModel | None,
+        *,
+        judge: ChatModel | None = None,  # unused: uses_judge_model is False
+        verbose: bool = False,
     ) -> TrialRecord:
         opened: _Opened = run.handle
         task = opened.bench.task(spec.task_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from babelflow.variant import CodeOverlay
+from source_benchmarks.agent_runs import AgentEvaluation
 from source_benchmarks.family import BenchmarkFamily, files_version
 from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
 from source_benchmarks.vita.domains import VITA_DOMAINS, vita_domain
@@ -52,6 +53,11 @@ class VitaFamily(BenchmarkFamily):
         from source_benchmarks.vita.adapter import VitaBenchmark  # noqa: PLC0415 - as in open()
 
         return bench if isinstance(bench, VitaBenchmark) else None
+
+    def agent_evaluation(self) -> AgentEvaluation:
+        from source_benchmarks.vita.evaluation import AGENT_EVALUATION  # noqa: PLC0415 - as in open()
+
+        return AGENT_EVALUATION
 
     def code_version(self) -> str:
         found = find_runtime()

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from loguru import logger
 
-from source_benchmarks.vita.domains import VitaDomain
+from source_benchmarks.vita.domains import HarnessLanguage, VitaDomain
 from source_benchmarks.vita.runtime import require_runtime
 
 LOCK = threading.RLock()
@@ -104,10 +104,11 @@ def probe_clock(task: Any) -> Iterator[None]:
         names["datetime"] = saved
 
 
-def environment(domain: VitaDomain, task: Any) -> Any:
-    """A fresh environment for one task, as VitaBench's runner builds it (call under LOCK)."""
+def environment(domain: VitaDomain, task: Any, language: HarnessLanguage | None = None) -> Any:
+    """A fresh environment for one task, as VitaBench's runner builds it (call under LOCK); `language`: the
+    harness language its tool texts follow (default the domain's)."""
     modules = vita()
     for registry in modules.registries:
         registry.clear_thread_data()
     constructor = modules.registry.get_env_constructor(domain.domain)
-    return constructor(task.environment, domain.harness_language)
+    return constructor(task.environment, language or domain.harness_language)

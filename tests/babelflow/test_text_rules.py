@@ -6,7 +6,7 @@ import pytest
 
 from babelflow.language_pack import load_pack
 from babelflow.markdown_blocks import split_markdown
-from babelflow.target_language import in_pack_language, language_problem
+from babelflow.target_language import accentable, in_pack_language, language_problem
 from babelflow.text import (
     CONTROL_TOKEN,
     FORMAT_SLOT,
@@ -78,6 +78,16 @@ def test_target_language_rule():
     assert language_problem("#W1", "#W1", "th", ["#W1"]) is None  # nothing but kept tokens
     pack = load_pack("ar-XB")
     assert in_pack_language("\u202eredro\u202c", pack) and not in_pack_language("order", pack)
+
+
+def test_the_accenting_pseudo_locale_is_judged_only_where_it_has_letters_to_mark():
+    from translators.pseudo_locale import pseudo_translate_text
+
+    chinese = pseudo_translate_text("下单的米线商家必须支持可堂食服务", "en-XA", "accented")
+    english = pseudo_translate_text("The store must offer dine-in service", "en-XA", "accented")
+    assert not accentable(chinese) and accentable(english)  # Han letters kept, ASCII filler added
+    assert accentable("The store must offer dine-in service")  # source English: judged (and found unaccented)
+    assert not in_pack_language("The store must offer dine-in service", load_pack("en-XA"))
 
 
 def test_markdown_blocks_join_back_byte_identically():

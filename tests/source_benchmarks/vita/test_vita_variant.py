@@ -73,3 +73,50 @@ def test_a_key_renamed_in_one_task_only_is_one_finding_there(variant, tmp_path):
     )
     assert "{key}" in consistency[0].location and "$[0]" in consistency[0].location
     assert {f.task_id for f in failures.findings if f.layer.value == "behavior"} == {tasks[0]["id"]}
+
+
+def test_agents_run_on_the_variant_in_vitabench_and_its_judge_reads_the_variants_rubrics(variant, monkeypatch):
+    from judge_fake import FakeJudgeServer
+    from typer.testing import CliRunner
+
+    from babelflow.adapt_request import AgentRunRequest, EvaluationRequest
+    from babelflow.language_pack import load_pack
+    from babelflow.target_language import in_pack_language
+    from flows.cli.app import app
+    from flows.evaluation.evaluate import evaluate
+
+    folder, _ = variant
+    tasks = json.loads((folder / TASKS).read_text(encoding="utf-8"))[:2]
+    ids = [str(task["id"]) for task in tasks]
+    rubrics = {
+        rubric
+        for task in tasks
+        for rubric in [
+            *(r for state in task["evaluation_criteria"]["expected_states"] for r in state["state_rubrics"]),
+            *(task["evaluation_criteria"].get("overall_rubrics") or []),
+        ]
+    }
+    with FakeJudgeServer() as judge:
+        models = EvaluationRequest(agent="scripted", user="scripted", judge=f"openai-compatible:judge@{judge.url}")
+        asked = AgentRunRequest(
+            benchmark="vita-instore", language="en-XA", models=models, task_ids=ids, variant=folder, with_source=True
+        )
+        report = evaluate(asked)
+    pack = load_pack("en-XA")
+    assert rubrics <= set(judge.rubrics_seen) and all(in_pack_language(r, pack) for r in rubrics)
+    source = get_benchmark("vita-instore")
+    states = [state for i in ids for state in source.task(i).evaluation_criteria.expected_states]
+    source_rubrics = {rubric for state in states for rubric in state.state_rubrics}
+    assert source_rubrics <= set(judge.rubrics_seen) and not rubrics & source_rubrics  # each side its own language
+    assert report.variant_run.average_reward == report.source_run.average_reward == 1.0
+    assert report.variant_run.language_consistency == 1.0 and report.judge_llm.startswith("openai-compatible:")
+    tool_errors = [t for t in report.variant_run.trials if t.failures]
+    assert not tool_errors
+    monkeypatch.chdir(folder.parent.parent.parent)
+    shown = CliRunner().invoke(
+        app,
+        ["evaluate", "vita-instore", "--lang", "en-XA", "--agent-llm", "scripted", "--user-llm", "scripted"]
+        + ["--tasks", ids[0], "--variant", str(folder)],
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "unscored" in shown.output and "--judge-llm" in shown.output
