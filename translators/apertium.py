@@ -45,7 +45,7 @@ from translators.interface import (
     TranslationUsage,
 )
 
-APERTIUM_VERSION = "v3"  # bump when the markup or the glossary protocol changes (part of translator_id)
+APERTIUM_VERSION = "v4"  # bump when the markup or the glossary protocol changes (part of translator_id)
 # v3: glossary terms follow the sentence's case and take agreeing articles
 INSTALL_HINT = (
     "install Apertium and the language pair, e.g. `apt-get install -y apertium-eng-spa` "
@@ -124,6 +124,16 @@ def _keep_edges(source: str, translated: str) -> str:
     lead = source[: len(source) - len(source.lstrip())]
     trail = source[len(source.rstrip()) :]
     return f"{lead}{core}{trail}" if source.strip() else source
+
+
+# 'No.⟦0⟧': a placeholder glued to an abbreviation is read as part of that word, and Apertium moves it with
+# the word it reorders ('No.61 Hong Kong Middle Road' came out 'Hong Kong61 de Núm. Carretera Media')
+_GLUED_TO_ABBREVIATION = re.compile(r"(\b[A-Za-z]{1,4}\.)(⟦\d+⟧)")
+
+
+def _apart(text: str) -> str:
+    """A placeholder after an abbreviation as a word of its own ('No. ⟦0⟧' translates to 'Núm. ⟦0⟧')."""
+    return _GLUED_TO_ABBREVIATION.sub(r"\1 \2", text)
 
 
 TERM_PLACEHOLDER_BASE = 1_000_000  # far above any placeholder index the engine issues for a segment
@@ -249,7 +259,7 @@ class ApertiumTranslator:
                 f"{self.translator_id} translates into {self.target_language!r}, not {request.target_language!r}"
             )
         terms = GlossaryTerms(request.glossary)
-        protected = [terms.protect(segment.text) for segment in request.segments]
+        protected = [terms.protect(_apart(segment.text)) for segment in request.segments]
         texts = [text for text, _ in protected]
         batch = self._batch(texts) if texts else {}
         out: list[TranslatedSegment] = []

@@ -19,7 +19,7 @@ def test_each_built_in_family_declares_its_hooks():
         "fixture": (),
         "tau2": ("traced replay", "code trials", "replay memo", "agent evaluation"),
         "tau3": ("traced replay", "agent evaluation"),
-        "vita": ("traced replay",),
+        "vita": ("traced replay", "agent evaluation"),
     }
     options = {name: family.options for name, family in families().items() if name != "toy"}
     assert options == {

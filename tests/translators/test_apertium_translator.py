@@ -60,6 +60,19 @@ def test_placeholders_travel_as_tags_and_come_back_restorable():
     assert translator.translator_id.startswith("apertium:eng-spa@")
 
 
+def test_a_number_after_an_abbreviation_stays_a_word_of_its_own():
+    """'No.61 Hong Kong Middle Road' came out 'Hong Kong61 de Núm.': the placeholder glued to 'No.' was
+    glued to the word Apertium reordered it after (VitaBench instore addresses)."""
+    from translators.apertium import ApertiumTranslator
+    from translators.placeholders import protect, restore
+
+    protected = protect("Room 1203, Yuanyang Building, No.61 Hong Kong Middle Road, Shinan District")
+    response = ApertiumTranslator("es").translate(_request(protected.text))
+    spanish = restore(response.segments[0].text, protected)
+    # a word of its own (Apertium may still move it: 'Hong Kong 61 de Núm.'; the number checks read it)
+    assert " 61 " in spanish and "Kong61" not in spanish, spanish
+
+
 def test_a_segment_broken_in_the_batch_is_retried_alone_and_recorded_when_still_broken():
     from translators.apertium import ApertiumTranslator
 

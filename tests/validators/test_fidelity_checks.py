@@ -101,6 +101,16 @@ def test_a_number_kept_character_for_character_is_not_a_changed_number():
     assert _numbers_changed("Spend $30,000", "Gasta 30.000 $", "es") is None  # localized: same value
     assert _numbers_changed("Spend $30,000", "Gasta $30", "es") == ("30000", "30")
     assert _numbers_changed("rate 2.775 and $30,000", "tasa 2775 y $30,000", "es") == ("2.775", "2775")
+    # a number after an abbreviation's dot is a number of its own; inside a decimal it is not
+    assert _numbers_changed("K2-6, No.6 Haitai Road", "K2-6, Núm. 6 Haitai Carretera", "es") is None
+    assert _numbers_changed("costs 1.6 dollars", "cuesta 6 dólares", "es") == ("1.6", "6")
+
+
+def test_a_term_told_apart_by_its_source_in_parentheses_has_no_extra_numbers():
+    """term_renderings.distinct_renderings writes 'X (source)' where two terms would read alike."""
+    source = "Fast Food (Average 30 yuan)"
+    assert "number_changed" not in kinds(source, f"Comida Rápida (Mediano 30 yuan) ({source})", "es")
+    assert "number_changed" in kinds(source, f"Comida Rápida (Mediano 3 yuan) ({source})", "es")
 
 
 def test_a_title_of_an_abbreviation_and_a_kept_name_is_not_untranslated():

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from babelflow.ir import ArtifactRole, PreserveReason
+from babelflow.text import UNSPACED_LETTERS
 from babelflow.value_index import ValueIndex
 from validators.checks import Scope, check_on
 from validators.context import ValidationContext
@@ -60,6 +61,46 @@ def rendered_entities(ctx: ValidationContext) -> dict[str, set[str]]:
     return out
 
 
+def entity_groups(ctx: ValidationContext) -> dict[str, set[str]]:
+    """Canonical value -> the map groups it is rendered in (product_name, tag, store_name, …); a DB name
+    the map does not hold has none."""
+    groups: dict[str, set[str]] = {}
+    for group, source in ctx.canonical_map.lookup() if ctx.canonical_map is not None else {}:
+        groups.setdefault(source, set()).add(group)
+    return groups
+
+
+def _same_kind(value: str, other: str, groups: dict[str, set[str]]) -> bool:
+    """Could the prose name `other` where it named `value`? Not a tag for a product: an attribute word is
+    no record the agent finds in another's place. Unknown groups (DB names outside the map) may."""
+    mine, theirs = groups.get(value), groups.get(other)
+    return not mine or not theirs or bool(mine & theirs)
+
+
+def _ordinary_word(value: str, source_text: str, mention: re.Pattern[str]) -> bool:
+    """A one-word name the cased source writes only in lower case is the ordinary word ('a classic pottery
+    wheel', 'two-person dinner' for the tags 'Classic', 'Two-person'); a longer name is a name in any case."""
+    if len(value.split()) > 1 or not value[:1].isupper():
+        return False
+    return all(not found.group(0)[:1].isupper() for found in mention.finditer(source_text))
+
+
+def _names(rendering: str) -> re.Pattern[str]:
+    """The rendering as a whole word where its script spaces words; inside any text where it does not."""
+    if UNSPACED_LETTERS.search(rendering):
+        return re.compile(re.escape(rendering))
+    return re.compile(rf"(?<!\w){re.escape(rendering)}(?!\w)")
+
+
+def _in_place(found: re.Pattern[str], folded: str, source_text: str, mention: re.Pattern[str]) -> bool:
+    """Does the other rendering stand about where the prose names the entity? A translation keeps a sentence's
+    order roughly, so a mention a third of the way into the source is a third of the way into the target
+    (give or take 15%, or 60 characters in a short text); a homonym elsewhere in a long text is not it."""
+    spots = [hit.start() / max(1, len(source_text)) for hit in mention.finditer(source_text)]
+    width = max(0.15, 60 / max(1, len(folded)))
+    return any(abs(hit.start() / len(folded) - spot) <= width for hit in found.finditer(folded) for spot in spots)
+
+
 def _mentioned(name: str, source_folded: str) -> bool:
     """The source names `name` whole, inflected, or by a word of its own ('jigsaw' for 'Jigsaw Puzzle')."""
     folded = name.casefold()
@@ -90,6 +131,8 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
     for value, renderings in entities.items():
         for rendering in renderings:
             owners.setdefault(rendering.casefold(), set()).add(value)
+    as_words = {rendering: _names(rendering) for rendering in owners}
+    groups = entity_groups(ctx)
     for element in ctx.translatable():
         if element.artifact in scope.skip or element.artifact not in tasks or element.locator.kind != "data_value":
             continue
@@ -99,7 +142,7 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
         folded = comparable(target, style).casefold()
         for value in sorted(named_in.found(element.source_text), key=rank.__getitem__):
             mention = patterns[value]
-            if not mention.search(element.source_text):
+            if not mention.search(element.source_text) or _ordinary_word(value, element.source_text, mention):
                 continue
             if value.casefold() in folded or any(r.casefold() in folded for r in entities[value]):
                 continue
@@ -114,9 +157,9 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
                 {
                     owner
                     for rendering, names in owners.items()
-                    if rendering in folded
+                    if rendering in folded and _in_place(as_words[rendering], folded, element.source_text, mention)
                     for owner in names
-                    if owner not in mentioned
+                    if owner not in mentioned and _same_kind(value, owner, groups)
                 }
             )
             named = ", ".join(sorted(map(repr, entities[value]))[:3])
