@@ -116,3 +116,14 @@ def ascii_fold(text: str) -> str:
 UNSPACED_LETTERS = re.compile(
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]{2}"
 )
+
+
+# a sentence ends at . ! ? before a space or the end, and at a CJK stop anywhere (no space follows it)
+SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
+
+
+def first_sentence(text: str) -> str:
+    """The text's first sentence, stripped (all of it when no sentence end is found)."""
+    text = text.strip()
+    found = SENTENCE_END.search(text)
+    return (text[: found.end()] if found else text).strip()

@@ -176,3 +176,21 @@ class BenchmarkFamily(ABC):
             "formatted data": family.formats_data,
         }
         return tuple(name for name, present in provided.items() if present)
+
+
+class SeparatelyInstalledFamily(BenchmarkFamily):
+    """A family whose harness is an install of its own (τ³, VitaBench): unavailable until it is found,
+    and the command that installs it is the hint."""
+
+    install_command: ClassVar[str]
+
+    @abstractmethod
+    def find_runtime(self) -> object | str:
+        """The installed runtime, or why none was found (what is missing, with the command)."""
+
+    def unavailable(self, benchmark_id: str) -> str | None:
+        found = self.find_runtime()
+        return found if isinstance(found, str) else None
+
+    def install_hint(self) -> str:
+        return self.install_command

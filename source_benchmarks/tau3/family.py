@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from babelflow.variant import CodeOverlay
-from source_benchmarks.family import BenchmarkFamily, files_version
+from source_benchmarks.family import SeparatelyInstalledFamily, files_version
 from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
 from source_benchmarks.tau3 import evaluation
 from source_benchmarks.tau3.adapter import Tau3Benchmark, harness_digest, open_tau3
@@ -27,7 +27,8 @@ TRACER = (
 )  # the τ² tracer, run in the worker
 
 
-class Tau3Family(BenchmarkFamily):
+class Tau3Family(SeparatelyInstalledFamily):
+    install_command = INSTALL_COMMAND
     name = "tau3"
     description = (
         "τ³-Bench (tau2-bench 1.0.1, own Python 3.12 environment): mock, airline, retail, telecom, banking_knowledge"
@@ -36,12 +37,8 @@ class Tau3Family(BenchmarkFamily):
     def benchmark_ids(self) -> tuple[str, ...]:
         return tuple(TAU3_DOMAINS)
 
-    def unavailable(self, benchmark_id: str) -> str | None:
-        found = find_runtime()
-        return found if isinstance(found, str) else None
-
-    def install_hint(self) -> str:
-        return INSTALL_COMMAND
+    def find_runtime(self) -> object | str:
+        return find_runtime()
 
     def open(
         self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None

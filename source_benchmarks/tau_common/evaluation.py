@@ -10,11 +10,11 @@ The orchestrator is tau2's, subclassed only to greet in the variant's language: 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from babelflow.text import first_sentence
 from source_benchmarks.agent_runs import (
     GoldScript,
     PreparedRun,
@@ -30,7 +30,6 @@ from source_benchmarks.tau_common.registration import register_variant
 from source_benchmarks.tau_common.run_task_parts import SimulationCast, user_simulator
 
 STOP_TOKEN = "###STOP###"  # tau2's UserSimulator ends the conversation on it
-SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
 
 
 def _openai_messages(messages: list[Any]) -> list[dict]:
@@ -127,12 +126,6 @@ class _Opened:
     greeting: str | None  # the variant's translated greeting; None: tau2's own
 
 
-def _first_sentence(text: str) -> str:
-    text = text.strip()
-    found = SENTENCE_END.search(text)
-    return (text[: found.end()] if found else text).strip()
-
-
 def user_opener(task: Any) -> str | None:
     scenario = getattr(task, "user_scenario", None)
     instructions = getattr(scenario, "instructions", None)
@@ -140,7 +133,7 @@ def user_opener(task: Any) -> str | None:
         return None
     reason = getattr(instructions, "reason_for_call", None)
     text = reason if isinstance(reason, str) and reason.strip() else str(instructions)
-    return _first_sentence(text) or None
+    return first_sentence(text) or None
 
 
 def gold_calls(task: Any, requestor: str) -> list[ToolCallMade]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 from babelflow.errors import BabelflowError
 from babelflow.language_pack import load_pack
+from babelflow.text import first_sentence
 from source_benchmarks.agent_runs import (
     GoldScript,
     PreparedRun,
@@ -52,7 +52,6 @@ MAX_STEPS, MAX_ERRORS = 300, 10  # VitaBench's defaults (vita.config)
 # the modules that call `generate`, each under its own name for it
 CALLERS = ("vita.agent.llm_agent", "vita.user.user_simulator", "vita.evaluator.evaluator_traj")
 AGENT, USER, JUDGE = "babelflow:agent", "babelflow:user", "babelflow:judge"
-SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 
 
 def prompts_language(language: str) -> HarnessLanguage:
@@ -60,18 +59,12 @@ def prompts_language(language: str) -> HarnessLanguage:
     return "chinese" if language.split("-")[0].lower() == "zh" else "english"
 
 
-def _first_sentence(text: str) -> str:
-    text = text.strip()
-    found = SENTENCE_END.search(text)
-    return (text[: found.end()] if found else text).strip()
-
-
 def _closing_line(task: Any) -> str:
     """A line of the task's own text for the scripted agent to end with: its first rubric's first sentence."""
     criteria = task.evaluation_criteria
     rubrics = [r for state in (criteria.expected_states or []) for r in (state.state_rubrics or [])] if criteria else []
     rubrics += list(criteria.overall_rubrics or []) if criteria else []
-    return _first_sentence(str(rubrics[0])) if rubrics else _first_sentence(str(task.instructions))
+    return first_sentence(str(rubrics[0])) if rubrics else first_sentence(str(task.instructions))
 
 
 @contextlib.contextmanager
@@ -168,7 +161,7 @@ class VitaAgentEvaluation:
             calls=[ToolCallMade(name=call.name, arguments=dict(call.arguments)) for call in played.tool_calls],
             answer=_closing_line(task),
             source_answer=_closing_line(opened.source.task(task_id)),
-            user_opener=_first_sentence(str(task.instructions)) or None,
+            user_opener=first_sentence(str(task.instructions)) or None,
             stop_token=STOP_TOKEN,
         )
 

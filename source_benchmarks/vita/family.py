@@ -10,7 +10,7 @@ from pathlib import Path
 
 from babelflow.variant import CodeOverlay
 from source_benchmarks.agent_runs import AgentEvaluation
-from source_benchmarks.family import BenchmarkFamily, files_version
+from source_benchmarks.family import SeparatelyInstalledFamily, files_version
 from source_benchmarks.protocol import SourceBenchmark, TracedBenchmark
 from source_benchmarks.vita.domains import VITA_DOMAINS, vita_domain
 from source_benchmarks.vita.runtime import INSTALL_COMMAND, find_runtime
@@ -19,7 +19,8 @@ from source_benchmarks.vita.runtime import INSTALL_COMMAND, find_runtime
 PROBE = ("scripted_calls.py", "replay.py", "harness.py", "traced_calls.py", "../tracing.py")
 
 
-class VitaFamily(BenchmarkFamily):
+class VitaFamily(SeparatelyInstalledFamily):
+    install_command = INSTALL_COMMAND
     name = "vita"
     description = "VitaBench (meituan-longcat/vitabench, scripts/install.sh --vita): delivery (zh), instore (en)"
 
@@ -29,12 +30,8 @@ class VitaFamily(BenchmarkFamily):
     def source_language_of(self, benchmark_id: str) -> str:
         return vita_domain(benchmark_id).source_language
 
-    def unavailable(self, benchmark_id: str) -> str | None:
-        found = find_runtime()
-        return found if isinstance(found, str) else None
-
-    def install_hint(self) -> str:
-        return INSTALL_COMMAND
+    def find_runtime(self) -> object | str:
+        return find_runtime()
 
     def open(
         self, benchmark_id: str, source_dir: Path | None = None, overlay: CodeOverlay | None = None

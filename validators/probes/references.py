@@ -132,7 +132,7 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
         for rendering in renderings:
             owners.setdefault(rendering.casefold(), set()).add(value)
     as_words = {rendering: _names(rendering) for rendering in owners}
-    groups = entity_groups(ctx)
+    groups = ctx.derived(entity_groups)
     for element in ctx.translatable():
         if element.artifact in scope.skip or element.artifact not in tasks or element.locator.kind != "data_value":
             continue
