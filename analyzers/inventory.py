@@ -361,6 +361,7 @@ class InventoryBuilder:
             source_version=self.bench.source_version,
             source_language=family_of(self.bench.id).source_language_of(self.bench.id),
             analyzer_version=ANALYZER_VERSION,
+            tasks_are_worlds=family_of(self.bench.id).tasks_are_worlds,
             profile_sha256=profile.sha256,
             artifacts=self.bench.fingerprints(),
             elements=self.elements,

@@ -6,7 +6,8 @@ so a rerun keeps reviewed terms and only translates new ones.
 
 A map is refused (on load, before every write, and by `babelflow import`) when a live entry has an
 empty target (the field would be emptied) or when two sources of one group share a target (two
-products or books would carry the same name, and the agent could no longer tell them apart).
+products or books would carry the same name, and the agent could no longer tell them apart), unless
+the two never meet: their entries name the tasks they stand in, and no task holds both (worlds.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError, StaleArtifactError
 from babelflow.ir import Record
 from babelflow.saved_records import load_saved_record
+from babelflow.worlds import meet
 
 CANONICAL_MAP_SCHEMA: Final = "babelflow.canonical_map/1"
 
@@ -41,6 +43,11 @@ class CanonicalEntry(Record):
     origin_detail: str = Field(default="", description="translator id, CLDR locale, reviewer name, Faker locale")
     review_state: Literal["unreviewed", "confirmed", "rejected"] = "unreviewed"
     note: str = ""
+    worlds: list[str] | None = Field(
+        default=None,
+        description="the tasks the value stands in, set only where it shares its target with another value of its "
+        "group that never meets it (babelflow/worlds.py); None: it meets every value",
+    )
 
 
 class CanonicalMap(Record):
@@ -136,7 +143,7 @@ def map_problems(cmap: CanonicalMap) -> list[str]:
             continue
         by_target[(entry.group, looks_like(entry.target))].setdefault(as_read(entry.source), entry)
     for (group, _), sources in by_target.items():
-        if len(sources) > 1:
+        if len(sources) > 1 and _some_meet(list(sources.values())):
             entries = sorted(sources.values(), key=lambda e: e.source)
             names = " and ".join(f"{e.source!r} ({e.origin})" for e in entries)
             targets = list(dict.fromkeys(e.target for e in entries))
@@ -146,6 +153,29 @@ def map_problems(cmap: CanonicalMap) -> list[str]:
                 shown = " / ".join(repr(t) for t in targets)
                 problems.append(f"group {group!r}: {names} have targets that look the same ({shown})")
     return problems
+
+
+def _some_meet(entries: list[CanonicalEntry]) -> bool:
+    """Whether two of the entries sharing a target can be seen together (a VitaBench task names both)."""
+    return any(meet(a.worlds, b.worlds) for i, a in enumerate(entries) for b in entries[i + 1 :])
+
+
+def mark_worlds(cmap: CanonicalMap, worlds: dict[tuple[str, str], frozenset[str]]) -> None:
+    """Give each entry that shares its target within its group the worlds its value stands in (and take
+    them from an entry that no longer shares one): `map_problems` then lets values that never meet share
+    a rendering. `worlds` is `worlds_of_terms(ir)`; {} (one world) changes nothing."""
+    if not worlds:
+        return
+    by_target: dict[tuple[str, str], list[CanonicalEntry]] = defaultdict(list)
+    for entry in cmap.lookup().values():
+        by_target[(entry.group, looks_like(entry.target))].append(entry)
+    for entries in by_target.values():
+        shared = len({as_read(e.source) for e in entries}) > 1
+        for entry in entries:
+            known = worlds.get((entry.group, entry.source))
+            wanted = sorted(known) if shared and known is not None else None
+            if entry.worlds != wanted:
+                cmap.upsert(entry.model_copy(update={"worlds": wanted}))
 
 
 def check_canonical_map(cmap: CanonicalMap, path: Path | None) -> None:

@@ -276,6 +276,10 @@ class IRDocument(Record):
     analyzer_version: str = Field(
         default="", description="version of the analysis logic; a saved IR from another is re-derived"
     )
+    tasks_are_worlds: bool = Field(
+        default=False,
+        description="each task carries its own environment (VitaBench): values of two tasks never meet (worlds.py)",
+    )
     profile_sha256: str
     artifacts: list[ArtifactFingerprint]
     elements: list[IRElement]

@@ -39,6 +39,7 @@ class LanguageData:
     group: str = ","
     months: dict[str, int] = field(default_factory=dict)  # lowercase month name/abbreviation -> 1..12
     number_words: tuple[str, ...] = ()  # number words 0.. of the language, index = value
+    han_numerals: bool = False  # numbers written in Han numerals (zh: 二十一, 两)
 
     @property
     def length_band(self) -> tuple[float, float]:
@@ -87,6 +88,7 @@ def language_data(tag: str) -> LanguageData:
         group=group,
         months=months,
         number_words=tuple(entry.get("number_words", ())),
+        han_numerals=bool(entry.get("han_numerals", False)),
     )
 
 
@@ -139,9 +141,63 @@ def month_numbers(text: str, data: LanguageData) -> list[int]:
 
 
 def spelled_numbers(text: str, data: LanguageData) -> list[int]:
-    """Numbers written as words in `text` ("two problems"), from the language's number words."""
+    """Numbers written as words in `text` ("two problems"), from the language's number words, or in Han
+    numerals where the language writes them ("二十一点" = 21, "三四点" = 3 and 4)."""
     index = {word: value for value, word in enumerate(data.number_words)}
-    return [index[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in index]
+    found = [index[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in index]
+    if data.han_numerals:
+        for match in _HAN_NUMBER.finditer(text):
+            found += han_numbers(match.group(0))
+    return found
+
+
+def number_equivalents(text: str, data: LanguageData) -> list[tuple[str | None, tuple[str, ...]]]:
+    """Quantities a translation may write as other numbers, where the language measures so: (the number as
+    `text` writes it in digits, or None for words; the values it may become). zh: tenths ('3分糖', '7成干'
+    are 30% sugar, 70% dry), half and quarter hours ('六点半' 6:30, '六点三刻' 6:45, '半小时' 30 minutes), and
+    the market weights (jin 斤 = 500 g, liang 两 = 50 g: '2斤' is 1 kg, '半斤' 250 g)."""
+    if not data.han_numerals:
+        return []
+    out: list[tuple[str | None, tuple[str, ...]]] = []
+    for number, unit in _HAN_MEASURE.findall(text):
+        value = 0.5 if number == "半" else float(number) if number[0].isdigit() else float(han_numbers(number)[-1])
+        written = number if number[0].isdigit() else None
+        forms = {"分": (value * 10,), "成": (value * 10,), "刻": (value * 15,), "斤": (value * 500, value * 0.5)}
+        forms["两"] = (value * 50,)
+        out.append((written, tuple(_plain(v) for v in forms[unit])))
+    out += [(None, ("30",))] * (text.count("点半") + text.count("半小时") + text.count("半个小时"))
+    return out
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+_HAN_DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+_HAN_UNITS = {"十": 10, "百": 100, "千": 1000}
+_HAN_NUMBER = re.compile("[零〇一二两三四五六七八九十百千万]+")
+_HAN_MEASURE = re.compile(
+    r"(?<![\d.零〇一二两三四五六七八九十百千万])(半|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+)(分|成|刻|斤|两)"
+)
+
+
+def han_numbers(numeral: str) -> list[int]:
+    """The values a Han numeral run says: 二十一 = 21, 两百 = 200, 一万二千 = 12000; a run without units
+    is a year read digit by digit (二〇二五 = 2025) or a range of digits (三四点: 3 and 4 o'clock)."""
+    if not any(c in _HAN_UNITS or c == "万" for c in numeral):
+        digits = [_HAN_DIGITS[c] for c in numeral]
+        return [int("".join(map(str, digits)))] if len(digits) >= 3 else digits
+    total = section = digit = 0
+    for char in numeral:
+        if char in _HAN_DIGITS:
+            digit = _HAN_DIGITS[char]
+        elif char in _HAN_UNITS:
+            section += (digit or 1) * _HAN_UNITS[char]
+            digit = 0
+        else:  # 万
+            total += (section + digit or 1) * 10000
+            section = digit = 0
+    return [total + section + digit]
 
 
 @lru_cache(maxsize=4096)

@@ -71,6 +71,8 @@ class BenchmarkFamily(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     source_language: ClassVar[str] = "en"  # the language its texts are written in (a BCP 47 tag)
+    # each task carries its own environment: values of two tasks never meet (babelflow/worlds.py)
+    tasks_are_worlds: ClassVar[bool] = False
     options: ClassVar[frozenset[FamilyOption]] = frozenset()  # the family-specific CLI options it takes
     # its data go through str.format() when loaded: {…} slots and braces are syntax (AgentDojo's YAML)
     formats_data: ClassVar[bool] = False

@@ -20,9 +20,10 @@ from typing import Literal
 from pydantic import Field
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap, is_reviewed
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, as_read, is_reviewed, mark_worlds
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from babelflow.worlds import meet
 
 NotAdoptedReason = Literal[
     "missing",  # the variant has no text at the field's place (a file, a key, a block absent)
@@ -69,6 +70,7 @@ class AdoptedTerm(Record):
     competing: list[CompetingRendering] = Field(
         default_factory=list, description="the variant's other renderings of the value, with their counts"
     )
+    fields: int = Field(default=0, description="the variant's fields holding the chosen rendering")
 
 
 class RestoredValue(Record):
@@ -161,25 +163,49 @@ def load_adoption(path: Path) -> Adoption | None:
         ) from None
 
 
-def seed_map(cmap: CanonicalMap, adoption: Adoption | None) -> None:
-    """The adopted renderings into the map, below a reviewer's entries (a person's word wins)."""
+def seed_map(
+    cmap: CanonicalMap, adoption: Adoption | None, worlds: dict[tuple[str, str], frozenset[str]] | None = None
+) -> None:
+    """The adopted renderings into the map, below a reviewer's entries (a person's word wins). Two values
+    the variant renders alike keep that rendering where they never meet (`worlds`: two VitaBench tasks'
+    products, babelflow/worlds.py); where they meet, the value with fewer fields is told apart by its
+    source in parentheses and its note says so: the language check puts it in the review queue."""
     if adoption is None:
         return
+    worlds = worlds or {}
     known = cmap.lookup()
-    for term in adoption.terms:
+    adopted = {(t.group, t.source) for t in adoption.terms}
+    taken: dict[tuple[str, str], list[tuple[str, frozenset[str] | None]]] = defaultdict(list)
+    for entry in known.values():  # what the adoption will not replace
+        if is_reviewed(entry) or (entry.group, entry.source) not in adopted:
+            taken[(entry.group, as_read(entry.target))].append((entry.source, worlds.get((entry.group, entry.source))))
+    ranked = sorted(adoption.terms, key=lambda t: (t.chosen_by != "catalogue record", -t.fields, t.source))
+    for term in ranked:
         entry = known.get((term.group, term.source))
-        if entry is not None and (is_reviewed(entry) or entry.origin == "adopted"):
+        if entry is not None and is_reviewed(entry):
             continue
+        own = worlds.get((term.group, term.source))
+        target, note = term.target, term.chosen_by
+        met = [
+            s
+            for s, where in taken[(term.group, as_read(target))]
+            if as_read(s) != as_read(term.source) and meet(own, where)
+        ]
+        if met:
+            target = f"{term.target} ({term.source})"
+            note = f"shares {term.target!r} with {met[0]!r} in one task: told apart by its source; {note}"
+        taken[(term.group, as_read(target))].append((term.source, own))
         cmap.upsert(
             CanonicalEntry(
                 group=term.group,
                 source=term.source,
-                target=term.target,
+                target=target,
                 origin="adopted",
                 origin_detail=adoption.origin,
-                note=term.chosen_by + "".join(f"; also {c.rendering!r} ({c.count})" for c in term.competing)[:400],
+                note=(note + "".join(f"; also {c.rendering!r} ({c.count})" for c in term.competing))[:400],
             )
         )
+    mark_worlds(cmap, worlds)
 
 
 def _bounded(rendering: str) -> str:

@@ -13,12 +13,13 @@ from dataclasses import dataclass, replace
 
 from pydantic import Field
 
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, mark_worlds
 from babelflow.entity_policy import EntityRendering
 from babelflow.format_slots import target_slot_problems
 from babelflow.glossary import term_matcher
 from babelflow.ir import IRDocument, Record
 from babelflow.language_pack import LanguagePack
+from babelflow.worlds import worlds_of_terms
 from translators.adoption import Adoption, repair_mentions, seed_map
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
 from translators.memory import TranslationMemory, memory_key
@@ -434,7 +435,8 @@ class TranslationEngine:
         stats.half_translated_terms = [unit.text for unit in half_done]
         kept_whole = {unit.key for unit in half_done}
         translated = [p.unit for p in todo if p.unit.key not in kept_whole]
-        stats.disambiguated_terms = distinct_renderings(translated, results, fixed)
+        worlds = worlds_of_terms(ir)
+        stats.disambiguated_terms = distinct_renderings(translated, results, fixed, worlds)
         for unit in canonical_units:
             where = (unit.canonical_group or "default", unit.text)
             entry = known.get(where)
@@ -465,6 +467,7 @@ class TranslationEngine:
                     )
                 )
             targets.update(dict.fromkeys(unit.element_ids, result.text))
+        mark_worlds(cmap, worlds)  # a rendering two tasks' values share names the tasks of each
         return TermsOutcome(targets=targets, failures=failures, stats=stats, drafts=drafts)
 
     def translate(
@@ -481,7 +484,7 @@ class TranslationEngine:
         `adoption`: texts and renderings adopted from a variant made elsewhere, below the reviewer's."""
         self.source_language = ir.source_language  # what the IR says its texts are written in
         self._origins = {}
-        seed_map(cmap, adoption)
+        seed_map(cmap, adoption, worlds_of_terms(ir))
         terms = self.render_terms(ir, cmap, progress, renderings)
         stats, targets, failures = terms.stats, dict(terms.targets), list(terms.failures)
         canonical_units, free_units = extract_units(ir)

@@ -8,6 +8,7 @@ language does not know is half a name, and the term is kept whole instead.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
@@ -15,6 +16,7 @@ from babelflow.canonical_map import CanonicalEntry, as_read
 from babelflow.entity_policy import EntityRendering
 from babelflow.ir import IRDocument
 from babelflow.target_lexicon import target_lexicon
+from babelflow.worlds import meet
 from translators.localize import localized_renderings
 from translators.units import Translated, TranslationUnit, UnitResult
 
@@ -105,24 +107,32 @@ def entity_policy_renderings(
 
 
 def distinct_renderings(
-    units: list[TranslationUnit], results: dict[str, UnitResult], settled: list[tuple[tuple[str, str], str]]
+    units: list[TranslationUnit],
+    results: dict[str, UnitResult],
+    settled: list[tuple[tuple[str, str], str]],
+    worlds: dict[tuple[str, str], frozenset[str]] | None = None,
 ) -> list[str]:
     """Two terms of one class never share a rendering (the agent could no longer tell 'on-ear' from
     'over-ear' headphones): a new rendering that reads like another term's gets its source term in
-    parentheses; the settled renderings (map entries, policy) are never changed. Rewrites `results`."""
-    taken = {(group, as_read(target)): as_read(source) for (group, source), target in settled}
+    parentheses; the settled renderings (map entries, policy) are never changed. Terms that never meet
+    (`worlds`: two VitaBench tasks' products, babelflow/worlds.py) may share one. Rewrites `results`."""
+    worlds = worlds or {}
+    taken: dict[tuple[str, str], list[tuple[str, frozenset[str] | None]]] = defaultdict(list)
+    for (group, source), target in settled:
+        taken[(group, as_read(target))].append((as_read(source), worlds.get((group, source))))
     changed = []
     for unit in sorted(units, key=lambda u: u.text):
         result = results.get(unit.key)
         if not isinstance(result, Translated):
             continue
         group, source = unit.canonical_group or "default", as_read(unit.text)
+        own = worlds.get((group, unit.text))
         text = case_of_source(unit.text, result.text)
         for candidate in (text, f"{text} ({unit.text})", unit.text):
-            owner = taken.get((group, as_read(candidate)))
-            if owner is None or owner == source:
+            owners = taken.get((group, as_read(candidate)), [])
+            if all(owner == source or not meet(own, where) for owner, where in owners):
                 break
-        taken[(group, as_read(candidate))] = source
+        taken[(group, as_read(candidate))].append((source, own))
         if candidate != result.text:
             results[unit.key] = Translated(candidate)
         if candidate not in (text, unit.text):

@@ -17,6 +17,7 @@ from babelflow.atomic_io import sha256_file
 from babelflow.canonical_map import load_canonical_map, save_canonical_map
 from babelflow.ir import Record
 from babelflow.llm.costs import CostLedger, CostReport, save_costs
+from babelflow.worlds import worlds_of_terms
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
 from flows.pipeline.stages import entity_override_inputs, rendering_inputs
 from translators.adoption import adoption_key, load_adoption, seed_map
@@ -49,7 +50,7 @@ def stage_terms(run: AdaptationRun, ir_path: Path) -> TermsResult:
     translator = make_translator(run.request.translator, run.language, run.pack, costs=ledger)
     ir = read_ir(ir_path, run.benchmark)
     cmap = load_canonical_map(run.paths.canonical_map, run.benchmark, run.language)
-    seed_map(cmap, load_adoption(run.paths.adopted))  # adopted renderings are terms like any other
+    seed_map(cmap, load_adoption(run.paths.adopted), worlds_of_terms(ir))  # adopted renderings are terms like any other
     engine = TranslationEngine(
         translator, run.language, TranslationMemory(run.paths.memory), glossary=pack_glossary(run.pack, run.benchmark)
     )

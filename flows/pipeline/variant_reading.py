@@ -67,7 +67,11 @@ class VariantReading:
             competing = [
                 CompetingRendering(rendering=r, element_ids=holders[r]) for r, _ in seen.most_common() if r != target
             ]
-            out.append(AdoptedTerm(group=group, source=source, target=target, chosen_by=how, competing=competing))
+            out.append(
+                AdoptedTerm(
+                    group=group, source=source, target=target, chosen_by=how, competing=competing, fields=seen[target]
+                )
+            )
         return out
 
 

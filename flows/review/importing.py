@@ -118,7 +118,7 @@ def check_written(
         for element in fields:
             key = (element.artifact, element.role, element.source_text, entry.target, tuple(element.inline_tokens))
             if key not in checked:
-                checked[key] = _fidelity_refusals(element, entry, language, pack)
+                checked[key] = _fidelity_refusals(element, entry, language, pack, ir.source_language)
             found += checked[key]
         found += [
             f"release check: {p}"
@@ -138,13 +138,15 @@ def check_written(
         raise refuse(exchange.path, problems, field="targets")
 
 
-def _fidelity_refusals(element: IRElement, entry: PlannedEntry, language: str, pack: LanguagePack) -> list[str]:
+def _fidelity_refusals(
+    element: IRElement, entry: PlannedEntry, language: str, pack: LanguagePack, source_language: str
+) -> list[str]:
     """The fidelity layer's hard failures for one field. A number inside an inline code is kept
     byte for byte (the code checks saw to it): a number check that reads '$1,628' the Spanish way
     (1.628) is asked again on the texts without their codes, so only the translated words count."""
 
     def run(source: str, target: str) -> list[Finding]:
-        return check_pair("import", FieldPair.of(element, target, source), language, pack)
+        return check_pair("import", FieldPair.of(element, target, source), language, pack, None, source_language)
 
     findings = [f for f in run(element.source_text, entry.target) if f.kind in REFUSING_FIDELITY]
     if entry.kept and any(f.kind == "number_changed" for f in findings):

@@ -282,7 +282,8 @@ class Workbench:
         out: dict[tuple[str, str], UnitCheck] = {}
         for element_id in record.element_ids[:3]:  # the fields of a unit share source and kind
             element = self.elements[element_id]
-            for finding in check_pair("review", FieldPair.of(element, text), self.language, self.run.pack):
+            pair = FieldPair.of(element, text)
+            for finding in check_pair("review", pair, self.language, self.run.pack, None, self.ir.source_language):
                 if finding.kind == "untranslated" and self._kept_by_map(element, text):
                     continue  # the map's decision, which validation lists once for the map's reviewer
                 refusing = finding.kind in REFUSING_CHECKS and finding.severity not in (Severity.MINOR, Severity.NOTE)

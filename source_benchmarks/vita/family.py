@@ -22,6 +22,7 @@ PROBE = ("scripted_calls.py", "replay.py", "harness.py", "traced_calls.py", "../
 class VitaFamily(SeparatelyInstalledFamily):
     install_command = INSTALL_COMMAND
     name = "vita"
+    tasks_are_worlds = True  # each task embeds its stores, products and orders
     description = "VitaBench (meituan-longcat/vitabench, scripts/install.sh --vita): delivery (zh), instore (en)"
 
     def benchmark_ids(self) -> tuple[str, ...]:

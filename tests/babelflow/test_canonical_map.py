@@ -11,6 +11,7 @@ from babelflow.canonical_map import (
     drafts_path,
     load_canonical_map,
     map_problems,
+    mark_worlds,
     save_canonical_map,
     seed_from_cldr,
 )
@@ -70,6 +71,32 @@ def test_empty_targets_and_collisions_are_found():
     assert len(problems) == 2
     assert "entry (book_title, 'Letters in Winter') has an empty target" in problems[0]
     assert "'Salt Road' (translator) and 'The Salt Road' (translator) share the target" in problems[1]
+
+
+def test_values_of_two_tasks_may_share_a_rendering_and_values_of_one_task_may_not():
+    """VitaBench: each task carries its own stores, so '猪肉生煎' (task 12) and '鲜肉生煎包' (task 40) may both
+    read 'Pork Pan-fried Buns'; mark_worlds names the tasks of each, and a third value in task 12 collides."""
+    cmap = CanonicalMap(benchmark="vita-delivery", language="en")
+    cmap.entries = [
+        _entry("猪肉生煎", "Pork Pan-fried Buns", group="product_name"),
+        _entry("鲜肉生煎包", "Pork Pan-fried Buns", group="product_name"),
+    ]
+    assert len(map_problems(cmap)) == 1  # no worlds known: every value meets every other
+    worlds = {
+        ("product_name", "猪肉生煎"): frozenset({"tasks.json#12"}),
+        ("product_name", "鲜肉生煎包"): frozenset({"tasks.json#40"}),
+        ("product_name", "生煎"): frozenset({"tasks.json#12", "tasks.json#7"}),
+    }
+    mark_worlds(cmap, worlds)
+    assert map_problems(cmap) == []
+    assert cmap.lookup()[("product_name", "猪肉生煎")].worlds == ["tasks.json#12"]
+    cmap.upsert(_entry("生煎", "Pork Pan-fried Buns", group="product_name"))
+    mark_worlds(cmap, worlds)
+    [problem] = map_problems(cmap)
+    assert "'生煎' (translator)" in problem
+    cmap.upsert(_entry("生煎", "Pan-fried Buns", group="product_name"))
+    mark_worlds(cmap, worlds)  # shares nothing any more: its worlds are taken off
+    assert map_problems(cmap) == [] and cmap.lookup()[("product_name", "生煎")].worlds is None
 
 
 def test_a_damaged_map_is_refused_on_load_and_never_written(tmp_path):

@@ -322,10 +322,12 @@ def test_a_number_kept_inside_an_inline_code_is_not_a_number_change():
         )
 
     assert (
-        _fidelity_refusals(element, entry("El agente comunica que el coste total de los vuelos es $1,628."), "es", pack)
+        _fidelity_refusals(
+            element, entry("El agente comunica que el coste total de los vuelos es $1,628."), "es", pack, "en"
+        )
         == []
     )
     refused = _fidelity_refusals(
-        element, entry("El agente comunica que el coste total de los 3 vuelos es $1,628."), "es", pack
+        element, entry("El agente comunica que el coste total de los 3 vuelos es $1,628."), "es", pack, "en"
     )
     assert len(refused) == 1 and "number_changed" in refused[0]

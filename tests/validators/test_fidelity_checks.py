@@ -190,3 +190,28 @@ def test_the_target_lexicon_knows_spanish_words_and_no_english_ones():
     assert spanish.known(words) == {"total", "blog", "Chicago", "San Francisco"}
     assert not target_lexicon("en-XA").available and not target_lexicon("en").available
     assert not target_lexicon("xx-unknown").available
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "changed"),
+    [
+        # the authors' English of VitaBench delivery (zh source): hours, tenths, market weights, months
+        ("你今天两点要到丰田销售店提车", "You need to go to the Toyota dealership at 2 PM today", False),
+        ("十一点到十二点这样就行", "Around 11:00 AM to 12:00 PM is fine", False),
+        ("21点左右送到", "to be delivered around 9 PM", False),
+        ("3分糖", "30% Sugar", False),
+        ("纯瘦现烤牛肉干 500g（7成干）", "Lean Beef Jerky 500g (70% Dry)", False),
+        ("六点三刻开饭", "dinner at 6:45", False),
+        ("一点半有个手术", "surgery at 1:30 PM", False),
+        ("89元5斤金汤蒜蓉小龙虾", "89 Yuan for 5 Jin (2.5kg) Golden Soup Garlic Crayfish", False),
+        ("预计送达时间应在2025年10月24日11:00后", "should be after 11:00 on October 24, 2025", False),
+        # and what the same rules still catch: 2 liang is 100 g, and a dropped store number
+        ("2两河粉", "200g Rice Noodles", True),
+        ("世贸广场负一楼yee3Yee3三号椰", "Yee3 Coconut, Basement 1, World Trade Plaza", True),
+        ("21点左右送到", "to be delivered around 8 PM", True),
+    ],
+)
+def test_numbers_of_a_chinese_source_are_read_as_chinese_writes_them(source, target, changed):
+    pair = FieldPair(artifact="tasks.json", location="x", source=source, target=target)
+    found = check_pair("probes", pair, "en", None, None, "zh")
+    assert any(f.kind == "number_changed" for f in found) is changed

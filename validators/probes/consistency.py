@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from babelflow.ir import ArtifactRole, PreserveReason, TranslationType
+from babelflow.ir import ArtifactRole, LinkKind, PreserveReason, TranslationType
 from validators.checks import Scope, check, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
@@ -60,22 +60,44 @@ def canonical_rendering_inferred(ctx: ValidationContext, scope: Scope) -> Iterat
         )
 
 
+# a value the agent passes to a tool, or the code compares, breaks a call when two of them read alike
+CALL_BOUND = frozenset(
+    {LinkKind.TOOL_ARGUMENT, LinkKind.COMPARED_IN_CODE, LinkKind.COMPARED_BY_EVALUATOR, LinkKind.DB_LOOKUP}
+)
+
+
 @paired_consistency("renderings_collide", Severity.CRITICAL, "two source values share one rendering")
 def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
-    """Two kept values given one rendering cannot be told apart any more (two products, one name)."""
+    """Two kept values given one rendering cannot be told apart any more (two products, one name). Critical
+    where a tool call takes them or code compares them; major where only a model reads them (a tag, an
+    option shown in a tool's output): the agent and the judge read two things as one."""
     policy = ctx.policy
+    bound = _call_bound_values(ctx)
     for rendering, values in sorted(policy.collisions().items()):
         element = policy.first.get(values[0])
+        breaks_calls = any(v in bound for v in values)
         yield Hit(
             artifact=element.artifact if element else "<variant>",
             location=f"rendering {rendering!r}",
             message=f"{len(values)} different kept values are all rendered {rendering!r} "
-            f"({', '.join(map(repr, values))}): they can no longer be told apart",
+            f"({', '.join(map(repr, values))}): they can no longer be told apart"
+            + ("" if breaks_calls else " by a reader (no tool call takes them, no code compares them)"),
             source=" | ".join(values),
             target=rendering,
             pattern=f"{rendering!r}",
             cause="different values given one rendering",
+            severity=Severity.CRITICAL if breaks_calls else Severity.MAJOR,
         )
+
+
+def _call_bound_values(ctx: ValidationContext) -> set[str]:
+    """Kept values whose fields the run saw passed to a tool or compared (their evidence's kinds)."""
+    kinds = {evidence.id: set(evidence.kinds) for evidence in ctx.ir.evidence}
+    return {
+        e.source_text
+        for e in ctx.ir.elements
+        if e.translation_type is TranslationType.PRESERVE and e.evidence and kinds.get(e.evidence, set()) & CALL_BOUND
+    }
 
 
 @paired_consistency("preserved_value_changed", Severity.CRITICAL, "a Preserve value was translated")

@@ -81,7 +81,7 @@ def _field_pair_hits(ctx: ValidationContext, scope: Scope, checked: dict[str, in
         if element.locator.kind == "python_literal":
             if ctx.overlay is not None and not ctx.in_overlay(element):  # the variant runs the source's text
                 pair = FieldPair.of(element, element.source_text).model_copy(update={"location": _code_place(element)})
-                yield from pair_hits(pair, ctx.language, ctx.pack)
+                yield from pair_hits(pair, ctx.language, ctx.pack, source_language=ctx.ir.source_language)
             continue  # the overlay's texts are checked whole
         target = ctx.target_text(element)
         if target is None:
@@ -114,7 +114,8 @@ def _without_localized_values(element, target: str, found: list[Hit], localized,
             source, target = source.replace(token, " "), target.replace(by_value[token], " ")
     if source == element.source_text:
         return found
-    still = {h.kind for h in pair_hits(FieldPair.of(element, target, source), ctx.language, ctx.pack)}
+    pair = FieldPair.of(element, target, source)
+    still = {h.kind for h in pair_hits(pair, ctx.language, ctx.pack, source_language=ctx.ir.source_language)}
     return [f for f in found if f.kind not in _REDRAWN or f.kind in still]
 
 
@@ -211,7 +212,8 @@ def _checked_pair(element, target: str, ctx: ValidationContext, pack_key: str | 
         _PAIRS.clear()
     found = _PAIRS.get(key)
     if found is None:
-        found = _PAIRS[key] = pair_hits(FieldPair.of(element, target), ctx.language, pack, band)
+        pair = FieldPair.of(element, target)
+        found = _PAIRS[key] = pair_hits(pair, ctx.language, pack, band, ctx.ir.source_language)
     if all(f.element_id == element.id for f in found):
         return list(found)
     return [hit.model_copy(update={"element_id": element.id}) for hit in found]

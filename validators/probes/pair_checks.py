@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from babelflow.inline_codes import swapped_tokens
 from babelflow.ir import Record
-from babelflow.language_data import language_data, month_numbers, numbers_in, spelled_numbers, written_as_word
+from babelflow.language_data import (
+    language_data,
+    month_numbers,
+    number_equivalents,
+    numbers_in,
+    spelled_numbers,
+    written_as_word,
+)
 from babelflow.language_pack import LanguagePack
 from babelflow.target_language import language_problem
 from babelflow.target_lexicon import target_lexicon
@@ -81,11 +88,15 @@ def _without_kept_numbers(source: str, target: str) -> tuple[str, str]:
     return source, target
 
 
-def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str] | None:
+def _numbers_changed(source: str, target: str, language: str, source_language: str = "en") -> tuple[str, str] | None:
     """Numbers compared by value in each side's CLDR forms ('$8,276.23' = '8.276,23 đô la');
-    a month the source names may appear as its number ('April 2023' -> 'tháng 4 năm 2023')."""
-    source_data, target_data = language_data("en"), language_data(language)
-    source, target = _without_kept_numbers(source, target)
+    a month the source names may appear as its number ('April 2023' -> 'tháng 4 năm 2023'), and one it
+    writes as a number as its name ('2025年10月24日' -> 'October 24, 2025'); an hour may change clocks
+    ('21点' -> '9 PM'), a measure its unit ('2斤' -> '1kg')."""
+    source_data, target_data = language_data(source_language), language_data(language)
+    # a whole hour's minutes say nothing ('十一点' -> '11:00 AM', '2 PM' -> '14:00')
+    whole_source, whole_target = _WHOLE_HOUR.sub("", source), _WHOLE_HOUR.sub("", target)
+    source, target = _without_kept_numbers(whole_source, whole_target)
     if re.search(r"\d:\d\d", source):  # CLDR times: "2:30 AM" may become "pukul 02.30" (id)
         target = re.sub(r"\b(\d{1,2})\.(\d{2})\b", r"\1:\2", target)
     expected = Counter(numbers_in(source, source_data))
@@ -93,18 +104,49 @@ def _numbers_changed(source: str, target: str, language: str) -> tuple[str, str]
     if expected == found:
         return None
     extra = found - expected
+    missing = expected - found
+    for written, forms in number_equivalents(whole_source, source_data):  # '3分糖' -> '30% Sugar'
+        form = next((f for f in forms if extra.get(f)), None)
+        if form is not None:
+            extra[form] -= 1
+            if written is not None and missing.get(numbers_in(written, source_data)[0]):
+                missing[numbers_in(written, source_data)[0]] -= 1
     for month in month_numbers(source, source_data) + spelled_numbers(source, source_data):
         for form in (str(month), f"{month:02d}"):
             if extra.get(form):
                 extra[form] -= 1
                 break
-    missing = expected - found
-    for number in list(missing.elements()):  # a count the target writes as a word ('three' -> 'ba')
+    named_months = month_numbers(target, target_data)
+    for number in list((+missing).elements()):  # a count the target writes as a word ('three' -> 'ba')
         if number.isdigit() and int(number) <= 100 and written_as_word(int(number), target, target_data):
             missing[number] -= 1
+        elif number.isdigit() and int(number) in named_months:  # '10月' -> 'October'
+            named_months.remove(int(number))
+            missing[number] -= 1
+    _other_clock(extra, missing, whole_source, whole_target)
     if +extra or +missing:
         return " ".join(sorted(expected.elements())), " ".join(sorted(found.elements()))
     return None
+
+
+_WHOLE_HOUR = re.compile(r"(?<=\d):00(?!\d|:\d)")
+_AFTERNOON = r"(?::\d\d)?\s*p\.?\s?m\b"  # '9 PM', '9:30 p.m.', '9pm'
+
+
+def _other_clock(extra: Counter, missing: Counter, source: str, target: str) -> None:
+    """An hour written on the other clock is the same hour: '21点' -> '9 PM', '9 p.m.' -> '21:00'.
+    Cancels such pairs from `extra` and `missing` (in place)."""
+    for number in list((+missing).elements()):
+        if not number.isdigit():
+            continue
+        hour = int(number)
+        # (the hour as the other side writes it, the hour that side says in the afternoon, the side)
+        for other, afternoon, side in ((hour - 12, hour - 12, target), (hour + 12, hour, source)):
+            said = 1 <= afternoon <= 11 and re.search(rf"(?<!\d){afternoon}{_AFTERNOON}", side, re.IGNORECASE)
+            if said and extra.get(str(other)):
+                extra[str(other)] -= 1
+                missing[number] -= 1
+                break
 
 
 _READ_NUMBER = re.compile(r"^(?:[$#€£]|\d[\d,]*[.:]\d|\d{4,}|\d+\s*(?:[ap]\.?m\b|[A-Za-z]))")
@@ -136,6 +178,7 @@ class PairSetting:
     language: str
     pack: LanguagePack | None = None
     length_band: tuple[float, float] | None = None  # None: the language data's
+    source_language: str = "en"  # the IR's: how the source writes its numbers
 
     @property
     def mirrored(self) -> bool:
@@ -219,7 +262,7 @@ def number_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
     target = pair.target
     if target.endswith(f" ({pair.source})"):  # a term told apart from another by its source (term_renderings.py)
         target = target[: -len(pair.source) - 3]
-    changed = _numbers_changed(pair.source, target, setting.language)
+    changed = _numbers_changed(pair.source, target, setting.language, setting.source_language)
     if changed:
         read = _read_number(pair.source, changed[0].split(), list(pair.tokens))
         yield _hit(
@@ -327,19 +370,31 @@ def truncated(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
 PAIR_KINDS = (UNTRANSLATED, *(kind for kind, _, _ in PAIR_CHECKS if kind is not UNTRANSLATED))
 
 
-def pair_hits(pair: FieldPair, language: str, pack=None, length_band: tuple[float, float] | None = None) -> list[Hit]:
+def pair_hits(
+    pair: FieldPair,
+    language: str,
+    pack=None,
+    length_band: tuple[float, float] | None = None,
+    source_language: str = "en",
+) -> list[Hit]:
     """Every registered pair check on `pair`; on a copied text only those that read copies."""
-    setting, copied = PairSetting(language, pack, length_band), _copied(pair)
+    setting, copied = PairSetting(language, pack, length_band, source_language), _copied(pair)
     return [hit for _, check_of, copies in PAIR_CHECKS if copies or not copied for hit in check_of(pair, setting)]
 
 
 def check_pair(
-    validator_id: str, pair: FieldPair, language: str, pack=None, length_band: tuple[float, float] | None = None
+    validator_id: str,
+    pair: FieldPair,
+    language: str,
+    pack=None,
+    length_band: tuple[float, float] | None = None,
+    source_language: str = "en",
 ) -> list[Finding]:
     """The catalogue's findings on `pair`. `length_band`: the variant's calibrated band
     (validators/calibration.py); None: the language data's."""
     kinds = {kind.name: kind for kind in PAIR_KINDS}
-    return [found(kinds[hit.kind or ""], validator_id, hit) for hit in pair_hits(pair, language, pack, length_band)]
+    hits = pair_hits(pair, language, pack, length_band, source_language)
+    return [found(kinds[hit.kind or ""], validator_id, hit) for hit in hits]
 
 
 @check(UNTRANSLATED, also=PAIR_KINDS[1:])
@@ -362,4 +417,4 @@ def code_text_pairs(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             source=text.source,
             target=text.target,
         )
-        yield from pair_hits(pair, ctx.language, ctx.pack)
+        yield from pair_hits(pair, ctx.language, ctx.pack, source_language=ctx.ir.source_language)

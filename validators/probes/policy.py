@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
 from babelflow.ir import IRElement, PreserveReason, TranslationType
+from babelflow.worlds import collection_of
 from validators.probes.tool_code import lookup_literals
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ class InferredPolicy:
     inconsistent: dict[str, Counter] = field(default_factory=dict)  # value -> renderings seen (incl. kept)
     first: dict[str, IRElement] = field(default_factory=dict)  # changed value -> one element holding it
     code_bound: set[str] = field(default_factory=set)  # changed values the tool code looks up unchanged
+    # (value, rendering) -> the lists holding the value so rendered (babelflow/worlds.py `collection_of`)
+    places: dict[tuple[str, str], set[tuple]] = field(default_factory=dict)
 
     def renderings_of(self) -> dict[str, set[str]]:
         """source value -> every rendering seen (to compare tool results modulo the policy)."""
@@ -49,13 +52,24 @@ class InferredPolicy:
         return seen
 
     def collisions(self) -> dict[str, list[str]]:
-        """A rendering shared by several source values: two products now carry one name."""
+        """A rendering shared by several source values that meet: two products now carry one name."""
         sources: dict[str, set[str]] = defaultdict(set)
         for source, targets in self.renderings_of().items():
             for target in targets:
                 if target != source:
                     sources[target].add(source)
-        return {target: sorted(values) for target, values in sources.items() if len(values) > 1}
+        return {
+            target: sorted(values)
+            for target, values in sources.items()
+            if len(values) > 1 and self._side_by_side(target, sorted(values))
+        }
+
+    def _side_by_side(self, rendering: str, values: list[str]) -> bool:
+        """Two of the values stand so rendered in one list: two options of one product, two products of one
+        store or catalogue. Synonyms in two stores' option lists, or in two VitaBench tasks, are never seen
+        side by side."""
+        places = [self.places.get((value, rendering), set()) for value in values]
+        return any(not a.isdisjoint(b) for i, a in enumerate(places) for b in places[i + 1 :])
 
 
 def entity_class(element) -> str:
@@ -71,6 +85,7 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
     """The policy of the context's variant; `ctx.policy` holds it, computed once per context."""
     seen: dict[str, Counter] = defaultdict(Counter)
     members: dict[str, list] = defaultdict(list)
+    places: dict[tuple[str, str], set[tuple]] = {}
     for element in ctx.ir.elements:
         if element.translation_type is not TranslationType.PRESERVE or element.locator.kind not in (
             "data_value",
@@ -81,8 +96,9 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         if target is None:
             continue
         seen[element.source_text][target] += 1
+        places.setdefault((element.source_text, target), set()).add(collection_of(element, ctx.ir))
         members[element.source_text].append(element)
-    policy = InferredPolicy()
+    policy = InferredPolicy(places=places)
     candidates: dict[str, dict[str, str]] = defaultdict(dict)  # entity class -> {value: its one rendering}
     code_renders = _code_renderings(ctx, seen)
     for value, renderings in seen.items():
