@@ -176,16 +176,16 @@ def seed_map(
     known = cmap.lookup()
     adopted = {(t.group, t.source) for t in adoption.terms}
     taken: dict[tuple[str, str], list[tuple[str, frozenset[str] | None]]] = defaultdict(list)
-    for entry in known.values():  # what the adoption will not replace
-        if is_reviewed(entry) or (entry.group, entry.source) not in adopted:
-            taken[(entry.group, as_read(entry.target))].append((entry.source, worlds.get((entry.group, entry.source))))
+    for kept in known.values():  # what the adoption will not replace
+        if is_reviewed(kept) or (kept.group, kept.source) not in adopted:
+            taken[(kept.group, as_read(kept.target))].append((kept.source, worlds.get((kept.group, kept.source))))
     ranked = sorted(adoption.terms, key=lambda t: (t.chosen_by != "catalogue record", -t.fields, t.source))
     for term in ranked:
         entry = known.get((term.group, term.source))
         if entry is not None and is_reviewed(entry):
             continue
         own = worlds.get((term.group, term.source))
-        target, note = term.target, term.chosen_by
+        target, note = term.target, str(term.chosen_by)
         met = [
             s
             for s, where in taken[(term.group, as_read(target))]
