@@ -40,15 +40,17 @@ def worlds_of_terms(ir: IRDocument) -> dict[tuple[str, str], frozenset[str]]:
 
 
 def collection_of(element: IRElement, ir: IRDocument) -> tuple:
-    """The list a kept value stands in, as the place where it must differ from its neighbours: two options
-    of one product's list, two products of one store ('…products', the path up to its last list index),
-    or the whole artifact where no list holds it (τ²'s products keyed by id). A task's own index stays
-    in it where tasks are worlds."""
+    """Where a kept value must differ from its neighbours. Where tasks are worlds (VitaBench), the list it
+    stands in: two options of one product's list, two products of one store ('…products', the path up to
+    its last list index), its task's index kept. Elsewhere the whole benchmark is one list: τ²'s order lines
+    name the catalogue's products, so a product named with another's name anywhere collides."""
+    if not ir.tasks_are_worlds:
+        return ()
     if not isinstance(element.locator, (DataValueLocator, DataKeyLocator)):
         return (element.artifact,)
     path = element.locator.path
     last = max((i for i, segment in enumerate(path) if isinstance(segment, int)), default=0)
-    keep = max(last, 1) if ir.tasks_are_worlds and path and isinstance(path[0], int) else last
+    keep = max(last, 1) if path and isinstance(path[0], int) else last
     return (element.artifact, *path[:keep])
 
 
