@@ -59,7 +59,10 @@ class CanonicalMap(Record):
 
     def version(self) -> str:
         """Content hash of the entries: part of every downstream cache key and the manifest."""
-        data = orjson.dumps([e.model_dump() for e in sorted(self.entries, key=lambda e: (e.group, e.source))])
+        # `worlds` None is left out: a map without shared renderings keeps its bytes and hash
+        data = orjson.dumps(
+            [e.model_dump(exclude_none=True) for e in sorted(self.entries, key=lambda e: (e.group, e.source))]
+        )
         return hashlib.sha256(data).hexdigest()[:16]
 
     def lookup(self) -> dict[tuple[str, str], CanonicalEntry]:
@@ -244,7 +247,7 @@ def load_canonical_map(path: Path, benchmark: str, language: str) -> CanonicalMa
 
 
 def _map_bytes(cmap: CanonicalMap) -> bytes:
-    return orjson.dumps(cmap.model_dump(), option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(cmap.model_dump(exclude_none=True), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:
