@@ -163,6 +163,27 @@ def _some_meet(entries: list[CanonicalEntry]) -> bool:
     return any(meet(a.worlds, b.worlds) for i, a in enumerate(entries) for b in entries[i + 1 :])
 
 
+class TakenRenderings:
+    """Renderings already given within a group, with the worlds of the values holding them: which other
+    values would a new value meet under a rendering? (`distinct_renderings` and adoption's `seed_map`.)"""
+
+    def __init__(self, worlds: dict[tuple[str, str], frozenset[str]]) -> None:
+        self._worlds = worlds
+        self._owners: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)  # -> (source, as read)
+
+    def add(self, group: str, source: str, target: str) -> None:
+        self._owners[(group, as_read(target))].append((source, as_read(source)))
+
+    def met_by(self, group: str, source: str, target: str) -> list[str]:
+        """The other values holding `target` in `group` that `source` meets (a source read alike is itself)."""
+        own, read = self._worlds.get((group, source)), as_read(source)
+        return [
+            other
+            for other, other_read in self._owners.get((group, as_read(target)), ())
+            if other_read != read and meet(own, self._worlds.get((group, other)))
+        ]
+
+
 def mark_worlds(cmap: CanonicalMap, worlds: dict[tuple[str, str], frozenset[str]]) -> None:
     """Give each entry that shares its target within its group the worlds its value stands in (and take
     them from an entry that no longer shares one): `map_problems` then lets values that never meet share

@@ -162,9 +162,7 @@ def number_equivalents(text: str, data: LanguageData) -> list[tuple[str | None, 
     for number, unit in _HAN_MEASURE.findall(text):
         value = 0.5 if number == "半" else float(number) if number[0].isdigit() else float(han_numbers(number)[-1])
         written = number if number[0].isdigit() else None
-        forms = {"分": (value * 10,), "成": (value * 10,), "刻": (value * 15,), "斤": (value * 500, value * 0.5)}
-        forms["两"] = (value * 50,)
-        out.append((written, tuple(_plain(v) for v in forms[unit])))
+        out.append((written, tuple(_plain(value * factor) for factor in _HAN_MEASURE_FACTORS[unit])))
     out += [(None, ("30",))] * (text.count("点半") + text.count("半小时") + text.count("半个小时"))
     return out
 
@@ -176,6 +174,8 @@ def _plain(value: float) -> str:
 _HAN_DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _HAN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _HAN_NUMBER = re.compile("[零〇一二两三四五六七八九十百千万]+")
+# what one of each measure may become: tenths as a percentage, a quarter hour's minutes, grams (and a jin's kg)
+_HAN_MEASURE_FACTORS = {"分": (10,), "成": (10,), "刻": (15,), "斤": (500, 0.5), "两": (50,)}
 _HAN_MEASURE = re.compile(
     r"(?<![\d.零〇一二两三四五六七八九十百千万])(半|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+)(分|成|刻|斤|两)"
 )

@@ -20,10 +20,9 @@ from typing import Literal
 from pydantic import Field
 
 from babelflow.atomic_io import write_bytes_atomic
-from babelflow.canonical_map import CanonicalEntry, CanonicalMap, as_read, is_reviewed, mark_worlds
+from babelflow.canonical_map import CanonicalEntry, CanonicalMap, TakenRenderings, is_reviewed, mark_worlds
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
-from babelflow.worlds import meet
 
 NotAdoptedReason = Literal[
     "missing",  # the variant has no text at the field's place (a file, a key, a block absent)
@@ -175,26 +174,21 @@ def seed_map(
     worlds = worlds or {}
     known = cmap.lookup()
     adopted = {(t.group, t.source) for t in adoption.terms}
-    taken: dict[tuple[str, str], list[tuple[str, frozenset[str] | None]]] = defaultdict(list)
+    taken = TakenRenderings(worlds)
     for kept in known.values():  # what the adoption will not replace
         if is_reviewed(kept) or (kept.group, kept.source) not in adopted:
-            taken[(kept.group, as_read(kept.target))].append((kept.source, worlds.get((kept.group, kept.source))))
+            taken.add(kept.group, kept.source, kept.target)
     ranked = sorted(adoption.terms, key=lambda t: (t.chosen_by != "catalogue record", -t.fields, t.source))
     for term in ranked:
         entry = known.get((term.group, term.source))
         if entry is not None and is_reviewed(entry):
             continue
-        own = worlds.get((term.group, term.source))
         target, note = term.target, str(term.chosen_by)
-        met = [
-            s
-            for s, where in taken[(term.group, as_read(target))]
-            if as_read(s) != as_read(term.source) and meet(own, where)
-        ]
+        met = taken.met_by(term.group, term.source, target)
         if met:
             target = f"{term.target} ({term.source})"
             note = f"shares {term.target!r} with {met[0]!r} in one task: told apart by its source; {note}"
-        taken[(term.group, as_read(target))].append((term.source, own))
+        taken.add(term.group, term.source, target)
         cmap.upsert(
             CanonicalEntry(
                 group=term.group,

@@ -8,15 +8,13 @@ language does not know is half a name, and the term is kept whole instead.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
-from babelflow.canonical_map import CanonicalEntry, as_read
+from babelflow.canonical_map import CanonicalEntry, TakenRenderings
 from babelflow.entity_policy import EntityRendering
 from babelflow.ir import IRDocument
 from babelflow.target_lexicon import target_lexicon
-from babelflow.worlds import meet
 from translators.localize import localized_renderings
 from translators.units import Translated, TranslationUnit, UnitResult
 
@@ -116,23 +114,20 @@ def distinct_renderings(
     'over-ear' headphones): a new rendering that reads like another term's gets its source term in
     parentheses; the settled renderings (map entries, policy) are never changed. Terms that never meet
     (`worlds`: two VitaBench tasks' products, babelflow/worlds.py) may share one. Rewrites `results`."""
-    worlds = worlds or {}
-    taken: dict[tuple[str, str], list[tuple[str, frozenset[str] | None]]] = defaultdict(list)
+    taken = TakenRenderings(worlds or {})
     for (group, source), target in settled:
-        taken[(group, as_read(target))].append((as_read(source), worlds.get((group, source))))
+        taken.add(group, source, target)
     changed = []
     for unit in sorted(units, key=lambda u: u.text):
         result = results.get(unit.key)
         if not isinstance(result, Translated):
             continue
-        group, source = unit.canonical_group or "default", as_read(unit.text)
-        own = worlds.get((group, unit.text))
+        group = unit.canonical_group or "default"
         text = case_of_source(unit.text, result.text)
         for candidate in (text, f"{text} ({unit.text})", unit.text):
-            owners = taken.get((group, as_read(candidate)), [])
-            if all(owner == source or not meet(own, where) for owner, where in owners):
+            if not taken.met_by(group, unit.text, candidate):
                 break
-        taken[(group, as_read(candidate))].append((source, own))
+        taken.add(group, unit.text, candidate)
         if candidate != result.text:
             results[unit.key] = Translated(candidate)
         if candidate not in (text, unit.text):

@@ -200,6 +200,7 @@ def _checked_pair(element, target: str, ctx: ValidationContext, pack_key: str | 
     band = ctx.derived(variant_band)
     key = (
         band,
+        ctx.ir.source_language,
         ctx.language,
         pack_key,
         element.artifact,

@@ -109,8 +109,9 @@ def _numbers_changed(source: str, target: str, language: str, source_language: s
         form = next((f for f in forms if extra.get(f)), None)
         if form is not None:
             extra[form] -= 1
-            if written is not None and missing.get(numbers_in(written, source_data)[0]):
-                missing[numbers_in(written, source_data)[0]] -= 1
+            number = numbers_in(written, source_data)[0] if written is not None else None
+            if number is not None and missing.get(number):
+                missing[number] -= 1
     for month in month_numbers(source, source_data) + spelled_numbers(source, source_data):
         for form in (str(month), f"{month:02d}"):
             if extra.get(form):
