@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback_http import LoopbackServer
 
 _SCENARIO = re.compile(r"<scenario>\n(.*)\n</scenario>", re.S)
 _POLICY = re.compile(r"<policy>\n(.*)\n</policy>", re.S)
@@ -97,7 +98,7 @@ def _closing(messages: list[dict]) -> str:
     return prose[0] if prose else "…"
 
 
-class FakeAgentServer:
+class FakeAgentServer(LoopbackServer):
     def __init__(self, tasks):
         self.book = TaskBook(tasks)
         self.requests: list[str] = []
@@ -124,17 +125,4 @@ class FakeAgentServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback_http import LoopbackServer
 
 _RUBRICS = re.compile(r"<current_rubrics>\n(.*)\n</current_rubrics>", re.S)
 
@@ -28,7 +29,7 @@ def _verdicts(rubrics: list[dict], strict: bool) -> list[dict]:
     ]
 
 
-class FakeJudgeServer:
+class FakeJudgeServer(LoopbackServer):
     def __init__(self):
         self.rubrics_seen: list[str] = []
         self.system_prompts: list[str] = []
@@ -74,17 +75,4 @@ class FakeJudgeServer:
                     },
                 )
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
