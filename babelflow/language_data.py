@@ -24,6 +24,7 @@ from babelflow.text import SCRIPT_NAME_PREFIXES
 
 _DATA = Path(__file__).with_name("data") / "language_data.toml"
 _FALLBACK_BAND = (0.3, 3.5)  # unknown script: only gross cuts and duplications are flagged
+DEFAULT_TOKEN_RATIO = 1.3  # a language no real translation measured: about Vietnamese's and Indonesian's
 _BAND_MARGIN = (0.6, 1.5)  # observed [p1, p99] widened: free translation varies, cuts do not
 
 
@@ -40,6 +41,8 @@ class LanguageData:
     months: dict[str, int] = field(default_factory=dict)  # lowercase month name/abbreviation -> 1..12
     number_words: tuple[str, ...] = ()  # number words 0.. of the language, index = value
     han_numerals: bool = False  # numbers written in Han numerals (zh: 二十一, 两)
+    token_ratio: float = DEFAULT_TOKEN_RATIO  # tokens for a text / its English's (measured: language_data.toml)
+    token_ratio_measured: bool = False
 
     @property
     def length_band(self) -> tuple[float, float]:
@@ -89,6 +92,8 @@ def language_data(tag: str) -> LanguageData:
         months=months,
         number_words=tuple(entry.get("number_words", ())),
         han_numerals=bool(entry.get("han_numerals", False)),
+        token_ratio=float(entry.get("token_ratio", DEFAULT_TOKEN_RATIO)),
+        token_ratio_measured="token_ratio" in entry,
     )
 
 

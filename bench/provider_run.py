@@ -19,11 +19,12 @@ over every call, whichever is larger. The ratio span / bound is the
 measure; the rest of the wall time is babelflow's own work (rebuild, probes). Then: the variant's digest
 and the segments translated twice (faults must change neither), the tokens against the naive single pass
 (the ablation's independent arm, every field on its own, through the same provider and prompt), and with
-`--rounds 2` what one correction (`babelflow correct`) re-sends to the translator and to each validator.
+`--rounds 2` what one correction (`babelflow correct`) re-sends to the translator and to each validator;
+with `--estimate`, `adapt … --estimate` before each run (it must send nothing) and its error per stage and agent.
 
     python -m bench.provider_run [--domain retail] [--validators 3] [--rounds 2] [--rpm 0] [--tpm 0]
                                  [--errors 0] [--timeouts 0] [--concurrency 4] [--median 1.5] [--p95 6]
-                                 [--client-timeout 20] [--seed 0] [--timeline]
+                                 [--client-timeout 20] [--seed 0] [--estimate] [--timeline]
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _env(project: Path, server: FakeLLMServer | None) -> dict[str, str]:
         if not key.endswith(("_API_KEY", "_BASE_URL")) and "PROXY" not in key.upper()
     }
     env |= {"BABELFLOW_PROJECT_ROOT": str(project), "PYTHONPATH": str(ROOT), "DO_NOT_TRACK": "1"}
-    env |= {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "NO_PROXY": "127.0.0.1,localhost"}
+    env |= {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "NO_PROXY": "127.0.0.1,localhost", "COLUMNS": "250"}
     if server is not None:
         env |= {"DASHSCOPE_API_KEY": KEYS["dashscope"], "DASHSCOPE_HTTP_BASE_URL": server.base_urls()["dashscope"]}
     return env
@@ -115,7 +116,9 @@ def sent_to_validators(seen: list) -> dict[str, tuple[int, int]]:
     return sent
 
 
-def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[str], first: list) -> None:
+def round_two(
+    project: Path, server: FakeLLMServer, benchmark: str, keyed: list[str], first: list, estimate: bool = False
+) -> None:
     """A reviewer corrects one task field round 1's validators read (`babelflow correct`), then the same
     keyed adapt runs again: what it sends to the translator and to each validator is counted."""
     listed, _ = _cli(project, server, "units", benchmark, "--lang", LANGUAGE, "--task", "0", "--kind", "free")
@@ -126,8 +129,14 @@ def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[
     done, _ = _cli(project, server, *corrected, "--force")  # forced: whatever the unit's tokens, it is a correction
     if done.returncode != 0:
         raise SystemExit(f"correct exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    before = len(server.state.seen)
-    done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
+
+    def keyed_run():
+        return len(server.state.seen), *_cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
+
+    if estimate:
+        before, done, wall = estimate_against_actual(project, server, benchmark, keyed, keyed_run)
+    else:
+        before, done, wall = keyed_run()
     again = server.state.seen[before:]
     if done.returncode not in (0, 1):
         raise SystemExit(f"round 2 adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
@@ -136,6 +145,25 @@ def round_two(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[
     earlier = sent_to_validators(first)
     for agent, (fields, units) in sorted(sent_to_validators(again).items()):
         print(f"  {agent}: {fields} task fields, {units} other units sent (round 1: {earlier[agent]})")
+
+
+def estimate_against_actual(project: Path, server: FakeLLMServer, benchmark: str, keyed: list[str], run_again):
+    """`adapt … --estimate` first (it must send nothing), then the run; each stage's and agent's estimated
+    calls and tokens beside what the provider billed, and the error."""
+    from babelflow.llm.costs import CostReport, against_estimate, rows_table
+
+    before = len(server.state.seen)
+    done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed, "--estimate")
+    if done.returncode != 0 or len(server.state.seen) != before:
+        raise SystemExit(f"--estimate exited {done.returncode}, {len(server.state.seen) - before} requests sent")
+    costs = project / ".babelflow" / "costs" / benchmark / LANGUAGE
+    estimate = CostReport.model_validate_json((costs / "estimate.json").read_bytes())
+    result = run_again()
+    actual = CostReport.model_validate_json((costs / "adapt.json").read_bytes())
+    title = f"estimate ({wall:.1f} s, 0 requests sent) against the run"
+    table = rows_table(against_estimate(estimate, actual), title)
+    Console(width=200).print(table)
+    return result
 
 
 def _answered(seen, timeout: float = math.inf) -> bool:
@@ -234,12 +262,19 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
         checkers = [spec] * args.validators + ([f"backtranslation:{spec}"] if args.backtranslation else [])
         if checkers:
             keyed += ["--validators", ",".join(checkers)]
-        done, wall = _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
+
+        def keyed_run():
+            return _cli(project, server, "adapt", benchmark, "--lang", LANGUAGE, *keyed)
+
+        if args.estimate:
+            done, wall = estimate_against_actual(project, server, benchmark, keyed, keyed_run)
+        else:
+            done, wall = keyed_run()
         every = list(server.state.seen)
         if done.returncode not in (0, 1):
             raise SystemExit(f"keyed adapt exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
         if args.rounds > 1:
-            round_two(project, server, benchmark, keyed, every)
+            round_two(project, server, benchmark, keyed, every, args.estimate)
         naive = naive_tokens(project, server, benchmark)
     if args.timeline:  # when each call started and how long it took: where the span goes
         first = min(s.at for s in every)
@@ -281,6 +316,7 @@ def main() -> None:
     parser.add_argument("--validators", type=int, default=0, help="keyed validator agents (on the same provider)")
     parser.add_argument("--backtranslation", action="store_true", help="and a model back-translation agent")
     parser.add_argument("--rounds", type=int, default=1, help="2: correct one unit, then run again (what is re-sent)")
+    parser.add_argument("--estimate", action="store_true", help="`adapt --estimate` before each run, then the error")
     parser.add_argument("--timeline", action="store_true", help="print each call's start, duration and size")
     args = parser.parse_args()
     rows = run(args)

@@ -27,6 +27,7 @@ import requests
 
 from babelflow.llm.config import ProviderConfig
 from babelflow.llm.costs import CostLedger, estimate_tokens
+from babelflow.llm.estimate_mode import is_estimating
 from babelflow.llm.failures import read_failure, to_exception
 from babelflow.llm.families import plan_request, warn_dropped
 from babelflow.llm.redirects import NoRedirectSession, is_redirect, redirect_refused
@@ -300,13 +301,20 @@ CLIENTS: dict[str, Callable[[ProviderConfig], ChatClient]] = {
 }
 
 
+def _estimating_client(config: ProviderConfig) -> ChatClient:
+    from babelflow.llm.estimate import EstimatingClient  # noqa: PLC0415 - it builds Completions (this module)
+
+    return EstimatingClient(config)
+
+
 class ModelCaller:
     """A client plus retries, the shared limit and usage accounting, for one stage's calls."""
 
     def __init__(self, config: ProviderConfig, costs: CostLedger, client: ChatClient | None = None):
         self.config = config
         self.costs = costs
-        self.client = client or CLIENTS[config.provider](config)
+        # inside `--estimate` nothing is sent: the estimating client answers and counts (babelflow.llm.estimate)
+        self.client = client or (_estimating_client(config) if is_estimating() else CLIENTS[config.provider](config))
         self.requests = 0
         self._lock = threading.Lock()
 
@@ -330,7 +338,10 @@ class ModelCaller:
                 self.requests += 1
             return self.client.complete(system, user, schema_name, schema, strict)
 
-        completion = call_with_retries(attempt, self.config, what=f"{stage} {language}")
+        if is_estimating():  # no provider, so no limiter to wait on and nothing to retry
+            completion = attempt()
+        else:
+            completion = call_with_retries(attempt, self.config, what=f"{stage} {language}")
         estimated = completion.input_tokens is None or completion.output_tokens is None
         if completion.input_tokens is None:
             completion.input_tokens = estimate_tokens(system + user)
@@ -347,6 +358,7 @@ class ModelCaller:
             output_tokens=completion.output_tokens,
             estimated=estimated,
             agent=agent,
+            prices=(self.config.price_in, self.config.price_out),
         )
         return completion
 

@@ -30,6 +30,10 @@ batch             20        segments per request (a larger engine batch is split
 rpm               0         requests per minute per provider (0 = no limit)
 budget            0         tokens (in + out, estimated before sending) one validator agent may spend
                             on one run; content beyond it is sampled (0 = no limit)
+price_in          0         your price in USD per million input tokens (0 = not priced): the cost
+                            report and ``--estimate`` show USD per stage. Prices vary by region, tier
+                            and month, so none is built in
+price_out         0         the same per million output tokens
 ================  ========  =========================================================================
 
 What each model family accepts: ``babelflow.llm.families``.
@@ -53,6 +57,7 @@ from typing import Any, Literal, get_args
 from urllib.parse import parse_qsl, urlsplit
 
 from babelflow.errors import BabelflowError
+from babelflow.llm.estimate_mode import is_estimating
 from babelflow.llm.families import check_model
 
 Provider = Literal["openai", "anthropic", "dashscope", "openai-compatible"]
@@ -85,6 +90,8 @@ DEFAULTS: dict[str, float | int | str | None] = {
     "batch": 20,
     "rpm": 0,
     "budget": 0,
+    "price_in": 0.0,
+    "price_out": 0.0,
 }
 _TYPES: dict[str, type] = {
     "temperature": float,
@@ -98,8 +105,10 @@ _TYPES: dict[str, type] = {
     "batch": int,
     "rpm": int,
     "budget": int,
+    "price_in": float,
+    "price_out": float,
 }
-_EXAMPLES = {"temperature": "0", "max_tokens": "4096", "reasoning_effort": "low"}
+_EXAMPLES = {"temperature": "0", "max_tokens": "4096", "reasoning_effort": "low", "price_in": "0.4"}
 REDACTED = "***"
 
 _known: set[str] = set()
@@ -179,6 +188,8 @@ class ProviderConfig:
     batch: int = 20
     rpm: int = 0
     budget: int = 0
+    price_in: float = 0.0  # USD per million tokens, as the user's contract says (0 = not priced)
+    price_out: float = 0.0
 
     @property
     def limiter_key(self) -> str:
@@ -294,7 +305,8 @@ def parse_spec(spec: str, *, field: str = "--translator", require_key: bool = Tr
         )
     raw_key = os.environ.get(KEY_ENV[provider], "").strip()
     # a self-hosted server usually needs no key: none is sent unless OPENAI_COMPATIBLE_API_KEY is set
-    if not raw_key and require_key and provider != "openai-compatible":
+    # an estimate sends nothing (babelflow.llm.estimate): it needs no key
+    if not raw_key and require_key and provider != "openai-compatible" and not is_estimating():
         raise BabelflowError(
             f"{provider} is configured ({spec.split('?')[0]}) but {KEY_ENV[provider]} is not set",
             field=KEY_ENV[provider],

@@ -39,10 +39,19 @@ class CostRow(Record):
     input_tokens: int = 0
     output_tokens: int = 0
     estimated_requests: int = Field(default=0, description="requests whose tokens were estimated (chars/4)")
+    price_in: float = Field(default=0.0, description="USD per million input tokens (a spec's price_in; 0: not priced)")
+    price_out: float = Field(default=0.0, description="USD per million output tokens (price_out)")
 
     @property
     def estimated(self) -> bool:
         return self.estimated_requests > 0
+
+    @property
+    def usd(self) -> float | None:
+        """What these tokens cost at the user's prices; None when the provider was not priced."""
+        if not (self.price_in or self.price_out):
+            return None
+        return (self.input_tokens * self.price_in + self.output_tokens * self.price_out) / 1_000_000
 
 
 class CostReport(Record):
@@ -67,6 +76,11 @@ class CostReport(Record):
         ]
         return sum(r.input_tokens for r in rows), sum(r.output_tokens for r in rows)
 
+    def usd(self) -> float | None:
+        """The priced rows' cost (None when no row is priced)."""
+        priced = [r.usd for r in self.rows if r.usd is not None]
+        return sum(priced) if priced else None
+
 
 class CostLedger:
     """Thread-safe accumulator shared by every translator and reviewer of one run."""
@@ -86,11 +100,21 @@ class CostLedger:
         output_tokens: int,
         estimated: bool,
         agent: str = "",
+        prices: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         with self._lock:
             key = (stage, language, provider, model, agent)
             row = self._rows.setdefault(
-                key, CostRow(stage=stage, language=language, provider=provider, model=model, agent=agent)
+                key,
+                CostRow(
+                    stage=stage,
+                    language=language,
+                    provider=provider,
+                    model=model,
+                    agent=agent,
+                    price_in=prices[0],
+                    price_out=prices[1],
+                ),
             )
             row.requests += 1
             row.input_tokens += input_tokens
@@ -114,6 +138,7 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
             "requests": str(r.requests),
             "input tokens": f"{r.input_tokens:,}" + (" (est.)" if r.estimated else ""),
             "output tokens": f"{r.output_tokens:,}" + (" (est.)" if r.estimated else ""),
+            "USD": _usd(r.usd),
         }
         for r in report.rows
     ]
@@ -130,15 +155,56 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
                 "requests": str(sum(r.requests for r in report.rows)),
                 "input tokens": f"{total_in:,}{estimated}",
                 "output tokens": f"{total_out:,}{estimated}",
+                "USD": _usd(report.usd()) + (" (priced rows)" if any(r.usd is None for r in report.rows) else ""),
             }
         )
     return rows
 
 
+def _usd(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.4f}" if value < 1 else f"{value:,.2f}"
+
+
+def against_estimate(estimate: CostReport, actual: CostReport) -> list[dict[str, str]]:
+    """Per stage and agent, and in total: the estimate's calls, tokens and USD beside the run's, and the
+    tokens' error (the shape of the terminal table and of the flow's artifact)."""
+    keys = sorted({(r.stage, r.agent) for r in estimate.rows + actual.rows})
+    rows = []
+    for stage, agent in [*keys, ("total", "")]:
+        picked = [
+            [r for r in report.rows if stage == "total" or (r.stage, r.agent) == (stage, agent)]
+            for report in (estimate, actual)
+        ]
+        calls = [sum(r.requests for r in chosen) for chosen in picked]
+        tokens = [sum(r.input_tokens + r.output_tokens for r in chosen) for chosen in picked]
+        usd = [CostReport(rows=chosen).usd() for chosen in picked]
+        rows.append(
+            {
+                "stage": stage,
+                "agent": agent,
+                "calls (estimate / run)": f"{calls[0]:,} / {calls[1]:,}",
+                "tokens (estimate / run)": f"{tokens[0]:,} / {tokens[1]:,}",
+                "USD (estimate / run)": f"{_usd(usd[0])} / {_usd(usd[1])}",
+                "tokens error": f"{tokens[0] / tokens[1] - 1:+.1%}" if tokens[1] else "—",
+            }
+        )
+    return rows
+
+
+def rows_table(rows: list[dict[str, str]], title: str) -> Table:
+    table = Table(title=title)
+    for column in rows[0] if rows else ():
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row.values(), style="bold" if row.get("stage") == "total" else None)
+    return table
+
+
 def cost_table(report: CostReport, title: str = "model usage"):
     table = Table(title=title)
-    for column in ("stage", "language", "provider", "model", "agent", "requests", "input tokens", "output tokens"):
-        table.add_column(column, justify="right" if column in ("requests", "input tokens", "output tokens") else "left")
+    numbers = ("requests", "input tokens", "output tokens", "USD")
+    for column in ("stage", "language", "provider", "model", "agent", *numbers):
+        table.add_column(column, justify="right" if column in numbers else "left")
     for row in cost_rows(report):
         table.add_row(*row.values(), style="bold" if row["stage"] == "total" else None)
     return table
@@ -166,6 +232,8 @@ def report_costs(report: CostReport, console, path: Path | None, title: str) -> 
     if not report.rows:
         return
     console.print(cost_table(report, title))
+    if report.usd() is None:
+        console.print("[dim]not priced: add ?price_in=USD&price_out=USD (per million tokens) to a model spec[/]")
     if path is not None:
         save_costs(report, path)
         console.print(f"[dim]token usage saved to {path}[/]")

@@ -164,5 +164,6 @@ class ToolChatModel:
             input_tokens=tokens_in,
             output_tokens=tokens_out,
             estimated=estimated,
+            prices=(self.config.price_in, self.config.price_out),
         )
         return reply

@@ -13,15 +13,26 @@ from flows.cli.common import out as report
 from flows.cli.options import ADAPT, takes_request
 from source_benchmarks import get_benchmark
 
+ESTIMATE_HELP = (
+    "Print the model calls, tokens and (with price_in/price_out in a spec) USD the keyed run will spend, per stage"
+    " and agent, and stop: nothing is sent, no key is needed, the project is not changed."
+)
+
 
 @cli_errors
 @takes_request(ADAPT)
-def adapt(request: AdaptRequest) -> None:
+def adapt(request: AdaptRequest, estimate: bool = typer.Option(False, "--estimate", help=ESTIMATE_HELP)) -> None:
     """Analyze, translate and rebuild a runnable variant of BENCHMARK in LANG.
 
     Model keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY / DASHSCOPE_API_KEY (and
     OPENAI_COMPATIBLE_API_KEY for openai-compatible servers) and are checked before any work. Token usage is
-    printed per stage, language and provider, and saved under .babelflow/costs/<benchmark>/<lang>/adapt.json."""
+    printed per stage, language and provider (USD with a spec's price_in/price_out), and saved under
+    .babelflow/costs/<benchmark>/<lang>/adapt.json; `--estimate` first shows what a run would spend."""
+    if estimate:
+        from flows.cli.estimating import print_estimates  # noqa: PLC0415 - +2.5 s on --help
+
+        print_estimates(request, [request.language])
+        return
     benchmark, lang, validators = request.benchmark, request.language, request.validators
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415 - +17 ms on --help
 
@@ -115,6 +126,9 @@ def adapt(request: AdaptRequest) -> None:
                 )
     finally:
         report_costs(costs.report(), console, costs_path, f"{benchmark} → {lang}: model usage")
+        from flows.cli.estimating import print_spent  # noqa: PLC0415
+
+        print_spent(BabelflowSettings(), benchmark, lang, costs.report())
     if result.outcome.failures:
         for failure in result.outcome.failures[:10]:
             report.print(

@@ -52,6 +52,13 @@ def flow(
     adopt_origin: str = typer.Option(
         "", "--adopt-origin", help="With --adopt: who made it, shown as 'adopted from ORIGIN' (default: its folder)."
     ),
+    estimate: bool = typer.Option(
+        False,
+        "--estimate",
+        help="Print what each language's first round will spend with its model translator and validators (calls,"
+        " tokens, USD with price_in/price_out) and stop: nothing is sent, no server starts, the project is not"
+        " changed.",
+    ),
 ) -> None:
     """Run the Prefect flow: analyze → translate → rebuild → validate → review rounds → sign-off
     (→ agents on the variant and its source, with --evaluate-agent/--evaluate-user).
@@ -66,6 +73,11 @@ def flow(
     from flows.run_setup import resolved_once  # noqa: PLC0415
 
     on_pool = pool_options(pool, provider_limit, max_concurrency)  # refused before any work or server start
+    if estimate:
+        from flows.cli.estimating import print_estimates  # noqa: PLC0415 - +2.5 s on --help
+
+        print_estimates(request, languages)
+        return
     if adopt_dir is not None:
         request = adopted_request(request, languages)
     runs = preflight(BabelflowSettings(), request, languages)
@@ -78,6 +90,7 @@ def flow(
         say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
         results = run_languages(request, languages, on_pool, max_concurrency, say)
     print_results(request.benchmark, results, ui)
+    print_costs(request.benchmark, results)
     if any(r.status in ("awaiting_review", "rounds_exhausted", "signoff_rejected") for r in results):
         raise typer.Exit(code=1)
 
@@ -158,6 +171,19 @@ def print_results(benchmark: str, results: list[AdaptFlowResult], ui: str) -> No
                 highlight=False,
                 soft_wrap=True,
             )
+
+
+def print_costs(benchmark: str, results: list[AdaptFlowResult]) -> None:
+    """Each language's model usage (USD with a spec's prices), and its `--estimate` beside it if one was made."""
+    from babelflow.llm.costs import report_costs  # noqa: PLC0415 - +11 ms on --help
+    from flows.cli.estimating import print_spent  # noqa: PLC0415
+    from flows.pipeline.stage_io import flow_costs  # noqa: PLC0415
+
+    settings = BabelflowSettings()
+    for result in results:
+        spent = flow_costs(settings, benchmark, result.language)
+        report_costs(spent, report, None, f"{benchmark} → {result.language}: model usage")
+        print_spent(settings, benchmark, result.language, spent)
 
 
 def next_step(benchmark: str, language: str, status: str) -> str:

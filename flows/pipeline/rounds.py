@@ -22,7 +22,7 @@ from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.errors import BabelflowError
 from babelflow.ir import PreserveReason, TranslationType
-from babelflow.llm.costs import CostReport, publish_costs
+from babelflow.llm.costs import against_estimate, publish_costs
 from babelflow.run_lock import corrections_window
 from babelflow.settings import BabelflowSettings
 from flows.pipeline import stage_io, stages, validation_stages
@@ -153,14 +153,20 @@ def _one_round(
 
 
 def _publish_costs(settings: BabelflowSettings, benchmark: str, language: str) -> None:
-    """Token usage of model translators/validators (per stage, language, provider) as a table artifact."""
-    rows = []
-    for stage in ("terms", "translate", "validate"):
-        path = stage_io.costs_path(settings, benchmark, language, stage)
-        if path.exists():
-            rows += CostReport.model_validate_json(path.read_bytes()).rows
-    if rows:
-        publish_costs(CostReport(rows=rows), key=f"{artifact_key(benchmark, language)}-costs")
+    """Token usage of model translators/validators (per stage, language, provider; USD when priced) as a table
+    artifact, and beside it the `--estimate` made for this run, if one was."""
+    report = stage_io.flow_costs(settings, benchmark, language)
+    if not report.rows:
+        return
+    key = artifact_key(benchmark, language)
+    publish_costs(report, key=f"{key}-costs")
+    estimate = stage_io.matching_estimate(settings, benchmark, language, report)
+    if estimate is not None:
+        create_table_artifact(
+            key=f"{key}-estimate",
+            table=against_estimate(estimate, report),
+            description="the --estimate made before the run, beside what the run spent",
+        )
 
 
 def artifact_key(benchmark: str, language: str) -> str:

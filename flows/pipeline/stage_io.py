@@ -13,6 +13,7 @@ from analyzers.profile import ElementOverride
 from babelflow.atomic_io import sha256_bytes
 from babelflow.ir import IRDocument
 from babelflow.ir_cache import load_ir_cached
+from babelflow.llm.costs import CostReport
 from babelflow.settings import BabelflowSettings
 
 # Bump when a stage's logic changes: part of its cache key (Prefect's TASK_SOURCE misses helpers).
@@ -69,3 +70,31 @@ def key_of(*parts: object) -> str:
 
 def costs_path(settings: BabelflowSettings, benchmark: str, language: str, stage: str) -> Path:
     return settings.layout.costs(benchmark, language, stage)
+
+
+FLOW_COST_STAGES = ("terms", "translate", "validate")
+
+
+def flow_costs(settings: BabelflowSettings, benchmark: str, language: str) -> CostReport:
+    """The model usage the flow's stages saved for one language (terms, translation, validators)."""
+    rows = []
+    for stage in FLOW_COST_STAGES:
+        path = costs_path(settings, benchmark, language, stage)
+        if path.exists():
+            rows += CostReport.model_validate_json(path.read_bytes()).rows
+    return CostReport(rows=rows)
+
+
+def matching_estimate(
+    settings: BabelflowSettings, benchmark: str, language: str, actual: CostReport
+) -> CostReport | None:
+    """The `--estimate` saved for this language, when it was made for the models and agents the run used."""
+    path = costs_path(settings, benchmark, language, "estimate")
+    if not path.exists() or not actual.rows:
+        return None
+    estimate = CostReport.model_validate_json(path.read_bytes())
+
+    def used(report: CostReport) -> set[tuple[str, str, str, str]]:
+        return {(r.stage if r.stage != "terms" else "translate", r.provider, r.model, r.agent) for r in report.rows}
+
+    return estimate if used(estimate) == used(actual) else None

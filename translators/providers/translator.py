@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from babelflow.llm.clients import ChatClient, ModelCaller
 from babelflow.llm.config import ProviderConfig
 from babelflow.llm.costs import CostLedger
+from babelflow.llm.estimate_mode import is_estimating
 from babelflow.llm.prompts import language_name
 from babelflow.llm.resilience import BatchRejected
 from babelflow.llm.translation_reply import SCHEMA_NAME
@@ -162,6 +163,8 @@ class ModelTranslator:
         parsed = parse_batch(completion.text, completion.data, completion.truncated)
         if isinstance(parsed, BatchProblem):
             return {}, {s.segment_id: [parsed.reason] for s in segments}
+        if is_estimating():  # a stand-in of the right size, not a translation: nothing to judge
+            return parsed, {}
         return check_reply(segments, parsed, request.target_language)
 
     def _solve(

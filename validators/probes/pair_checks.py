@@ -417,5 +417,6 @@ def code_text_pairs(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             element_id=ids[0] if len(ids) == 1 else None,
             source=text.source,
             target=text.target,
+            tokens=tuple(text.slots or ()),  # its format slots are code, not words in a language
         )
         yield from pair_hits(pair, ctx.language, ctx.pack, source_language=ctx.ir.source_language)

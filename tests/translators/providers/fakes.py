@@ -9,8 +9,8 @@ required and forbidden fields per model family, ``response_format`` and tool sha
 real API would reject gets that provider's own 400 body and is recorded in ``state.rejected``
 (the ``fake`` fixture fails a test that caused one unless the test expects it).
 
-Then it translates deterministically into Han script (every ASCII letter becomes one CJK
-ideograph; digits, punctuation, whitespace and ``⟦N⟧`` placeholders are kept), answers review
+Then it translates deterministically into Han script (every English word becomes a common
+Chinese word; digits, punctuation, whitespace and ``⟦N⟧`` placeholders are kept), answers review
 requests by upholding every probe finding, checks the API key, counts the token usage it
 reports, records which credential reached it, and can be scripted with faults (``Fault``) that
 answer as each provider really does (its error bodies, its headers, its stop reasons). Nothing
@@ -19,6 +19,7 @@ here ever leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -61,10 +62,36 @@ _READ_BACK: dict[str, str] = {}  # ideographs -> the English word they stand for
 _MADE: dict[str, str] = {}  # a whole translation this fake made -> its source (words can collide; texts rarely)
 
 
+def _ideograph_pools() -> tuple[list[str], list[str]]:
+    """(one-character, two-character) Chinese words that Qwen's vocabulary holds as one token each, in
+    vocabulary order: real Chinese is mostly such common words, so a reply made of them is counted the
+    way a real one is (tokens ~0.75x the English source's, as in VitaBench's zh/en pair)."""
+    global _POOLS
+    if _POOLS is None:
+        from babelflow.llm.token_count import _qwen_bpe  # noqa: PLC0415 - the vocabulary, once
+
+        bpe, one, two = _qwen_bpe(), [], []
+        for _, raw in sorted((bpe.decoder if bpe is not None else {}).items()):
+            try:
+                text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            except UnicodeDecodeError:
+                continue
+            if _CJK_WORD.fullmatch(text):
+                (one if len(text) == 1 else two).append(text)
+        _POOLS = (one, two) if one and two else ([chr(0x4E00 + i) for i in range(2000)], [])
+    return _POOLS
+
+
+_POOLS: tuple[list[str], list[str]] | None = None
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff]{1,2}")
+
+
 def _ideographs(word: str) -> str:
-    """One ideograph per two letters of a word (a real translation is ~0.3–0.5 of English's length)."""
-    seed = sum(map(ord, word.lower()))
-    made = "".join(chr(0x4E00 + (seed * 7 + 13 * i) % 0x5000) for i in range(max(1, len(word) // 2)))
+    """One Chinese word per English word: two characters for a word of five letters or more, one for a
+    shorter one (real Chinese runs ~0.26x English's characters), chosen by a stable hash of the word."""
+    one, two = _ideograph_pools()
+    seed = int.from_bytes(hashlib.blake2b(word.lower().encode(), digest_size=8).digest(), "big")
+    made = two[seed % len(two)] if len(word) >= 5 and two else one[seed % len(one)]
     _READ_BACK.setdefault(made, word)
     return made
 
@@ -94,15 +121,35 @@ def english(text: str) -> str:
 
 def han(text: str) -> str:
     """Deterministic 'Chinese' shaped like the real thing, so language-aware validators accept it:
-    glossary words, then one ideograph per two letters of each English word and no spaces between
-    ideographs (about half the source's characters); digits, punctuation and placeholders are unchanged."""
+    glossary words, then one common Chinese word per English word and no spaces between ideographs;
+    digits, punctuation and placeholders are unchanged."""
     text = _TERMS.sub(lambda m: GLOSSARY[m.group().lower()], text)
     text = _WORD.sub(lambda m: _ideographs(m.group()), text)
     return _BETWEEN_HAN.sub("", text)
 
 
 def tokens(text: str) -> int:
-    return max(1, len(text) // 3)
+    """Tokens as Qwen counts them (its vocabulary ships with the DashScope SDK): what the fake reports."""
+    from babelflow.llm.token_count import count_tokens  # noqa: PLC0415
+
+    return max(1, count_tokens(text))
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() if key != "model" for text in _texts(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []
+
+
+def prompt_tokens(body: dict) -> int:
+    """What a provider bills as input: the texts it renders into the prompt (messages, the schema or
+    tool definitions) and a few tokens of chat template per message, not the JSON wrapping around them."""
+    messages = body.get("messages") or (body.get("input") or {}).get("messages") or []
+    return tokens("\n".join(_texts(body))) + 4 * (len(messages) + bool(body.get("system")))
 
 
 @dataclass
@@ -467,7 +514,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is None and state.pace is not None:
             out = tokens(json.dumps([han(s["text"]) for s in segments], ensure_ascii=False)) if segments else 200
             with state.lock:
-                fault, latency = state.pace.admit(tokens(json.dumps(body, ensure_ascii=False)), out, time.monotonic())
+                fault, latency = state.pace.admit(prompt_tokens(body), out, time.monotonic())
         seen.fault = fault.kind if fault else None
         with state.lock:
             state.inflight += 1
@@ -571,7 +618,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             reply = {"translations": _translate(segments, fault)}
         text = json.dumps(reply, ensure_ascii=False)
-        usage = None if kind == "no_usage" else (tokens(json.dumps(body, ensure_ascii=False)), tokens(text))
+        usage = None if kind == "no_usage" else (prompt_tokens(body), tokens(text))
         seen.usage = usage  # None: this reply reports no usage (Anthropic's then carries zeros)
         self._send(200, _reply(provider, body, reply, kind, usage))
 

@@ -1,0 +1,96 @@
+"""`babelflow adapt|flow … --estimate`: the model calls and tokens a keyed run will spend, before any call.
+
+The run itself is played in a scratch copy of the project's state for this benchmark and language (its IR,
+translation memory, canonical map, reviewed and adopted texts, agent memory), with every model call
+answered offline (babelflow/llm/estimate.py). So the estimate sends what the run would send: the
+batches, glossaries and review material the run's own code builds, minus what the translation memory and
+the agents' memory already hold. The project is not touched; the scratch copy is deleted.
+
+The estimate covers translation (with the terms stage) and one reading by each validator agent; the
+probe layers make no model call and are not run. A review round re-sends only what changed, so a later
+round costs less than this.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from babelflow.adapt_request import AdaptRequest
+from babelflow.canonical_map import load_canonical_map
+from babelflow.language_data import language_data
+from babelflow.llm.costs import CostLedger, CostReport
+from babelflow.llm.estimate_mode import estimating
+from babelflow.settings import BabelflowSettings
+from babelflow.state_layout import StateLayout
+from flows.pipeline.adapt import adapt
+from source_benchmarks import get_benchmark
+from validators.model_backends import make_validator_agents
+from validators.orchestrator import review_by_agents
+from validators.run import variant_context
+
+
+def _copy_state(project: StateLayout, scratch: StateLayout, benchmark: str, language: str) -> None:
+    """What a run of (benchmark, language) reads and may reuse; never its outputs or other languages."""
+    for source, target in (
+        (project.ir(benchmark), scratch.ir(benchmark)),
+        (project.canonical_maps / benchmark, scratch.canonical_maps / benchmark),
+        (project.state / "tm" / benchmark / language, scratch.state / "tm" / benchmark / language),
+        (project.run_dir(benchmark, language), scratch.run_dir(benchmark, language)),
+        (project.term_base(benchmark, language), scratch.term_base(benchmark, language)),
+        (project.agent_memory(benchmark, language), scratch.agent_memory(benchmark, language)),
+        (project.profile_overrides(benchmark), scratch.profile_overrides(benchmark)),
+    ):
+        if source.is_dir():
+            shutil.copytree(source, target)
+        elif source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def assumptions(request: AdaptRequest, source_language: str) -> list[str]:
+    """What the estimate cannot know and assumed, in the words the report prints."""
+    target = language_data(request.language)
+    ratio = (
+        f"measured on real translations ({target.token_ratio}x English)"
+        if target.token_ratio_measured
+        else f"not measured for {request.language}: assumed {target.token_ratio}x English"
+    )
+    return [
+        f"translations take the tokens the target language takes for the same text: {ratio};",
+        "each validator agent reads every batch once and raises nothing beyond the probes' findings;",
+        "no retry, 429, failed reply or later review round is counted;",
+        f"source language {source_language}; tokens counted with Qwen's BPE (exact for Qwen models, a proxy"
+        " for others).",
+    ]
+
+
+def estimate_run(
+    request: AdaptRequest, settings: BabelflowSettings, progress: Callable[[str], None] | None = None
+) -> tuple[CostReport, str]:
+    """(the calls and tokens per stage and agent, the IR's source language) of the keyed run `request` asks
+    for. Nothing is sent and nothing in the project is written."""
+    say = progress or (lambda message: None)
+    with tempfile.TemporaryDirectory(prefix="babelflow-estimate-") as folder:
+        scratch = BabelflowSettings(project_root=Path(folder))
+        _copy_state(settings.layout, scratch.layout, request.benchmark, request.language)
+        ledger = CostLedger()
+        with estimating():
+            here = request.model_copy(update={"out": None, "project_root": None})
+            memory = scratch.layout.agent_memory(request.benchmark, request.language)
+            agents = make_validator_agents(request.validators, costs=ledger, memory_dir=memory)
+            result = adapt(here, settings=scratch, progress=say, costs=ledger)
+            if agents:
+                say("validator agents reading")
+                cmap = load_canonical_map(result.paths.canonical_map, request.benchmark, request.language)
+                source = get_benchmark(request.benchmark, source_dir=request.source_dir)
+
+                def own_context():
+                    return variant_context(
+                        source, result.paths.variant, result.ir, request.language, canonical_map=cmap
+                    )
+
+                review_by_agents(agents, own_context, [])
+        return ledger.report(), result.ir.source_language
