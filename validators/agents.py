@@ -87,6 +87,19 @@ class AgentMemory(Record):
     """What one agent found about each item it read, by the item's key (``ValidatorAgent._key``)."""
 
     items: dict[str, list[Finding]] = Field(default_factory=dict)
+    probe_findings: list[Finding] = Field(
+        default_factory=list, description="what the probes had found when the agent last read (`--estimate` reuses)"
+    )
+
+
+def remembered_probe_findings(memory_dir: Path) -> list[Finding]:
+    """The probe findings the agents were given when they last read this variant (none remembered: [])."""
+    for path in sorted(memory_dir.glob("*.json")) if memory_dir.is_dir() else []:
+        try:
+            return AgentMemory.model_validate_json(path.read_bytes()).probe_findings
+        except ValueError:  # an unreadable memory is forgotten, as `_load_memory` does
+            continue
+    return []
 
 
 class Answer(Record):
@@ -248,7 +261,7 @@ class ValidatorAgent:
                 filter(None, [note, f"{remembered} item(s) unchanged since this agent read them, not sent again"])
             )
         if self.remember:
-            self._memorise(plan, findings, about)
+            self._memorise(plan, findings, about, probe_findings)
         if disputed:  # a dispute is the agent's word against a probe's: it goes to the reviewer, it removes nothing
             note = "; ".join(filter(None, [note, *(f"disputes {fid}: {why}" for fid, why in sorted(disputed.items()))]))
         return AgentReport(
@@ -313,7 +326,9 @@ class ValidatorAgent:
             fresh_units
         )
 
-    def _memorise(self, plan: ReviewPlan, findings: dict[str, Finding], about: dict[str, list[str]]) -> None:
+    def _memorise(
+        self, plan: ReviewPlan, findings: dict[str, Finding], about: dict[str, list[str]], probe_findings: list[Finding]
+    ) -> None:
         for tasks, units in plan.batches:
             items: list[TaskView | UnitView] = [*tasks, *units]
             for item in items:
@@ -324,7 +339,7 @@ class ValidatorAgent:
                     if f.element_id in ids or (f.element_id is None and task_id is not None and f.task_id == task_id)
                 ]
         if self.memory_file is not None:
-            memory = AgentMemory(items=self._memory)
+            memory = AgentMemory(items=self._memory, probe_findings=probe_findings)
             write_bytes_atomic(self.memory_file, memory.model_dump_json(exclude_defaults=True).encode())
 
     def _load_memory(self) -> None:

@@ -7,8 +7,9 @@ batches, glossaries and review material the run's own code builds, minus what th
 the agents' memory already hold. The project is not touched; the scratch copy is deleted.
 
 The estimate covers translation (with the terms stage) and one reading by each validator agent; the
-probe layers make no model call and are not run. A review round re-sends only what changed, so a later
-round costs less than this.
+probe layers make no model call and are not run: the agents are given the probe findings they were given
+when they last read (kept in their memory), none before a first run. After a run, the estimate of the
+next one counts only what changed since, as that run will.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from babelflow.settings import BabelflowSettings
 from babelflow.state_layout import StateLayout
 from flows.pipeline.adapt import adapt
 from source_benchmarks import get_benchmark
+from validators.agents import remembered_probe_findings
 from validators.model_backends import make_validator_agents
 from validators.orchestrator import review_by_agents
 from validators.run import variant_context
@@ -60,7 +62,8 @@ def assumptions(request: AdaptRequest, source_language: str) -> list[str]:
     )
     return [
         f"translations take the tokens the target language takes for the same text: {ratio};",
-        "each validator agent reads every batch once and raises nothing beyond the probes' findings;",
+        "each validator agent reads every batch once and raises nothing beyond the probes' findings, which are"
+        " those of the agents' last reading (none before a first run);",
         "no retry, 429, failed reply or later review round is counted;",
         f"source language {source_language}; tokens counted with Qwen's BPE (exact for Qwen models, a proxy"
         " for others).",
@@ -92,5 +95,6 @@ def estimate_run(
                         source, result.paths.variant, result.ir, request.language, canonical_map=cmap
                     )
 
-                review_by_agents(agents, own_context, [])
+                # the probes make no call: assume they find what they found when the agents last read
+                review_by_agents(agents, own_context, remembered_probe_findings(memory))
         return ledger.report(), result.ir.source_language
