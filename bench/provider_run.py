@@ -21,10 +21,13 @@ and the segments translated twice (faults must change neither), the tokens again
 (the ablation's independent arm, every field on its own, through the same provider and prompt), and with
 `--rounds 2` what one correction (`babelflow correct`) re-sends to the translator and to each validator;
 with `--estimate`, `adapt … --estimate` before each run (it must send nothing) and its error per stage and agent.
+With `--langs zh-Hans,ko,th,…`: `babelflow flow` on them at once, one provider limit for all, and when each
+language's last call was answered (no language may starve).
 
     python -m bench.provider_run [--domain retail] [--validators 3] [--rounds 2] [--rpm 0] [--tpm 0]
                                  [--errors 0] [--timeouts 0] [--concurrency 4] [--median 1.5] [--p95 6]
                                  [--client-timeout 20] [--seed 0] [--estimate] [--timeline]
+                                 [--langs zh-Hans,ja,ko,th,ru]
 """
 
 from __future__ import annotations
@@ -301,9 +304,66 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
     return rows
 
 
+def language_of(seen) -> str:
+    payload = seen.payload or {}
+    return str(payload.get("target_language") or payload.get("language") or "?")
+
+
+def run_languages(args: argparse.Namespace, languages: list[str]) -> list[dict[str, float | int | str]]:
+    """`babelflow flow` on several languages at once, every stage keyed on one provider and one limit: a row
+    per language (its calls, tokens, and when its last call was answered) and one for the batch, whose bound
+    is that of every call at once (the slots and the limits), or the slowest language's own chain
+    (translation, then validation), whichever is larger."""
+    benchmark = f"tau2-{args.domain}"
+    project = Path(tempfile.mkdtemp(prefix="babelflow-provider-langs-"))
+    done, _ = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")  # the analysis, once, unkeyed
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"warm-up adapt exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    pace = Pace(
+        median_s=args.median,
+        p95_s=args.p95,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        error_rate=args.errors,
+        timeout_rate=args.timeouts,
+        timeout_s=args.client_timeout + 5,
+        seed=args.seed,
+    )
+    spec = f"dashscope:{MODELS['dashscope']}?timeout={args.client_timeout}&concurrency={args.concurrency}"
+    asked = [arg for language in languages for arg in ("--lang", language)]
+    keyed = ["--translator", spec, "--validators", ",".join([spec] * args.validators)] if args.validators else []
+    keyed = keyed or ["--translator", spec]
+    try:
+        with FakeLLMServer(KEYS) as server:
+            server.state.pace = pace
+            flow = [*asked, "--max-concurrency", str(len(languages)), *keyed]
+            done, wall = _cli(project, server, "flow", benchmark, *flow)
+            every = list(server.state.seen)
+    finally:
+        _cli(project, None, "server", "--stop")
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"flow exited {done.returncode}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    first = min(s.at for s in every)
+    rows: list[dict[str, float | int | str]] = []
+    chains = []
+    for language in languages:
+        mine = [s for s in every if language_of(s) == language]
+        phases = [[s for s in mine if s.task in kinds] for kinds in (("translate",), ("review", "backtranslate"))]
+        chains.append(sum(float(stage_row(phase, args)["bound_s"]) for phase in phases if phase))
+        row = stage_row(mine, args)
+        finished = max((s.answered for s in mine if _answered(s, args.client_timeout)), default=first) - first
+        rows.append({"stage": language, **row, "finished_at_s": round(finished, 1)})
+    whole = stage_row(every, args)
+    bound = max(float(whole["bound_s"]), max(chains, default=0.0))
+    whole |= {"bound_s": round(bound, 1), "ratio": round(float(whole["span_s"]) / bound, 2) if bound else math.nan}
+    rows.append({"stage": f"batch (wall {wall:.1f} s, {wall / bound:.2f}× bound)", **whole, "finished_at_s": ""})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--domain", default="retail")
+    parser.add_argument("--langs", default="", help="several languages at once through `babelflow flow`: zh-Hans,ko,…")
     parser.add_argument("--rpm", type=int, default=0)
     parser.add_argument("--tpm", type=int, default=0)
     parser.add_argument("--errors", type=float, default=0.0)
@@ -319,9 +379,11 @@ def main() -> None:
     parser.add_argument("--estimate", action="store_true", help="`adapt --estimate` before each run, then the error")
     parser.add_argument("--timeline", action="store_true", help="print each call's start, duration and size")
     args = parser.parse_args()
-    rows = run(args)
+    languages = [language for language in args.langs.split(",") if language]
+    rows = run_languages(args, languages) if languages else run(args)
     limits = f"rpm {args.rpm or '∞'}, tpm {args.tpm or '∞'}; {args.errors:.0%} 5xx, {args.timeouts:.0%} timeouts"
-    table = Table(title=f"tau2-{args.domain} → {LANGUAGE}, keyed, against a paced loopback provider ({limits})")
+    title = ", ".join(languages) if languages else LANGUAGE
+    table = Table(title=f"tau2-{args.domain} → {title}, keyed, against a paced loopback provider ({limits})")
     for key in rows[0]:
         table.add_column(key)
     for row in rows:

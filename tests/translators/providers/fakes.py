@@ -128,6 +128,54 @@ def han(text: str) -> str:
     return _BETWEEN_HAN.sub("", text)
 
 
+# other scripts a target may be written in: the one-token words of Qwen's vocabulary in that script, and
+# whether the language puts spaces between words (what language-aware validators expect of it)
+_SCRIPTS: dict[str, tuple[str, bool]] = {
+    "ko": (r"[\uac00-\ud7a3]{1,3}", True),
+    "th": (r"[\u0e01-\u0e4e]{2,6}", False),
+    "ru": (r"[\u0430-\u044f]{2,8}", True),
+    "uk": (r"[\u0430-\u044f\u0456\u0457\u0454]{2,8}", True),
+    "el": (r"[\u03b1-\u03c9]{2,8}", True),
+    "hi": (r"[\u0900-\u097f]{2,6}", True),
+}
+_SCRIPT_POOLS: dict[str, list[str]] = {}
+
+
+def _script_pool(language: str) -> list[str]:
+    pattern, _ = _SCRIPTS[language]
+    if language not in _SCRIPT_POOLS:
+        from babelflow.llm.token_count import _qwen_bpe  # noqa: PLC0415 - the vocabulary, once
+
+        bpe, found = _qwen_bpe(), []
+        for _, raw in sorted((bpe.decoder if bpe is not None else {}).items()):
+            try:
+                text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            except UnicodeDecodeError:
+                continue
+            if re.fullmatch(pattern, text):
+                found.append(text)
+        _SCRIPT_POOLS[language] = found
+    return _SCRIPT_POOLS[language]
+
+
+def written_in(text: str, language: str) -> str:
+    """`han` for Chinese and Japanese; for a language of another script in ``_SCRIPTS``, one of that script's
+    common words per English word (stable per word), spaced as the language spaces its words."""
+    base = language.split("-")[0].lower()
+    if base not in _SCRIPTS:
+        return han(text)
+    pool, spaced = _script_pool(base), _SCRIPTS[base][1]
+
+    def word(match: re.Match) -> str:
+        seed = int.from_bytes(hashlib.blake2b(match.group().lower().encode(), digest_size=8).digest(), "big")
+        made = pool[seed % len(pool)]
+        _READ_BACK.setdefault(made, match.group())
+        return made
+
+    made = _WORD.sub(word, text)
+    return made if spaced else re.sub(r"(?<=\w) (?=\w)", "", made)
+
+
 def tokens(text: str) -> int:
     """Tokens as Qwen counts them (its vocabulary ships with the DashScope SDK): what the fake reports."""
     from babelflow.llm.token_count import count_tokens  # noqa: PLC0415
@@ -285,8 +333,8 @@ def _user_payload(provider: str, body: dict) -> dict:
     return json.loads(content)
 
 
-def _translate(segments: list[dict], fault: Fault | None) -> list[dict]:
-    out = [{"id": s["id"], "text": han(s["text"])} for s in segments]
+def _translate(segments: list[dict], fault: Fault | None, language: str = "zh-Hans") -> list[dict]:
+    out = [{"id": s["id"], "text": written_in(s["text"], language)} for s in segments]
     _MADE.update((o["text"], s["text"]) for o, s in zip(out, segments, strict=True))
     if fault is None:
         return out
@@ -512,7 +560,8 @@ class _Handler(BaseHTTPRequestHandler):
         fault = state.take_fault(provider, seen.task, [s["text"] for s in segments])
         latency = 0.0
         if fault is None and state.pace is not None:
-            out = tokens(json.dumps([han(s["text"]) for s in segments], ensure_ascii=False)) if segments else 200
+            made = [written_in(s["text"], payload.get("target_language") or "zh-Hans") for s in segments]
+            out = tokens(json.dumps(made, ensure_ascii=False)) if segments else 200
             with state.lock:
                 fault, latency = state.pace.admit(prompt_tokens(body), out, time.monotonic())
         seen.fault = fault.kind if fault else None
@@ -616,7 +665,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif task == "backtranslate":
             reply = {"translations": [{"id": s["id"], "text": english(s["text"])} for s in segments]}
         else:
-            reply = {"translations": _translate(segments, fault)}
+            reply = {"translations": _translate(segments, fault, payload.get("target_language") or "zh-Hans")}
         text = json.dumps(reply, ensure_ascii=False)
         usage = None if kind == "no_usage" else (prompt_tokens(body), tokens(text))
         seen.usage = usage  # None: this reply reports no usage (Anthropic's then carries zeros)
