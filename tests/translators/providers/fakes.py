@@ -128,15 +128,16 @@ def han(text: str) -> str:
     return _BETWEEN_HAN.sub("", text)
 
 
-# other scripts a target may be written in: the one-token words of Qwen's vocabulary in that script, and
-# whether the language puts spaces between words (what language-aware validators expect of it)
+# other scripts a target may be written in: the one-token words of Qwen's vocabulary in that script (long
+# enough that two of them rarely look alike: the canonical map refuses confusable targets), and whether the
+# language puts spaces between words (what language-aware validators expect of it)
 _SCRIPTS: dict[str, tuple[str, bool]] = {
     "ko": (r"[\uac00-\ud7a3]{1,3}", True),
-    "th": (r"[\u0e01-\u0e4e]{2,6}", False),
-    "ru": (r"[\u0430-\u044f]{2,8}", True),
-    "uk": (r"[\u0430-\u044f\u0456\u0457\u0454]{2,8}", True),
-    "el": (r"[\u03b1-\u03c9]{2,8}", True),
-    "hi": (r"[\u0900-\u097f]{2,6}", True),
+    "th": (r"[\u0e01-\u0e4e]{4,8}", False),
+    "ru": (r"[\u0430-\u044f]{4,8}", True),
+    "uk": (r"[\u0430-\u044f\u0456\u0457\u0454]{4,8}", True),
+    "el": (r"[\u03b1-\u03c9]{4,8}", True),
+    "hi": (r"[\u0900-\u097f]{3,6}", True),
 }
 _SCRIPT_POOLS: dict[str, list[str]] = {}
 
