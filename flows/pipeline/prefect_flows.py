@@ -21,6 +21,7 @@ from prefect.states import Completed, Crashed, Failed, State
 
 from babelflow.adapt_request import AdaptRequest
 from babelflow.adaptation_run import AdaptationRun
+from babelflow.errors import BabelflowError
 from babelflow.run_lock import run_lock
 from babelflow.settings import BabelflowSettings
 from flows.components import owned_output
@@ -123,6 +124,26 @@ def mark_killed_run_crashed(previous_holder: str, current_run_id: str) -> str | 
     return run_id
 
 
+def _finished_or_raise(languages: list[str], states: list[State]) -> list[AdaptFlowResult]:
+    """Every language's result; if one raised, an error naming each failure with its cause and fix, and how
+    the others ended, so one language's error never hides the rest of the batch."""
+    results: list[AdaptFlowResult] = []
+    failed: list[str] = []
+    for language, state in zip(languages, states, strict=True):
+        try:
+            results.append(outcome(state))
+        except Exception as exc:  # noqa: BLE001 - reported whole below, with the others' states
+            failed.append(f"{language}: {exc.render() if isinstance(exc, BabelflowError) else repr(exc)}")
+    if not failed:
+        return results
+    others = "; ".join(f"{r.language}: {r.status}" for r in results) or "none"
+    raise BabelflowError(
+        f"{len(failed)} of {len(languages)} languages failed:\n" + "\n".join(failed) + f"\nthe others ended: {others}",
+        field="--lang",
+        fix="fix what each failure names, then rerun the flow; the languages that ended resume from their cache",
+    )
+
+
 def _languages_run_name() -> str:
     parameters = current_flow_run.parameters
     return f"{AdaptRequest.model_validate(parameters['request']).benchmark} · {', '.join(parameters['languages'])}"
@@ -141,7 +162,7 @@ def adapt_languages(
             pool.submit(adapt_language, request.for_language(language), return_state=True) for language in languages
         ]
         states = [f.result() for f in futures]
-    results = [outcome(state) for state in states]  # a language whose run raised fails this flow too
+    results = _finished_or_raise(languages, states)  # a language whose run raised fails this flow too
     worst = max(states, key=lambda state: (state.is_failed(), state.name == "AwaitingSignoff"))
     message = "; ".join(f"{r.language}: {state.name}" for r, state in zip(results, states, strict=True))
     make = Failed if worst.is_failed() else Completed
