@@ -238,16 +238,17 @@ def stage_row(seen: list, args: argparse.Namespace) -> dict[str, float | int | s
     }
 
 
-def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
-    """One keyed adapt (translation, and with --validators the model validators on its variant): a row per
-    stage and one for the run. The run's bound adds the translation's to the validation phase's (validation
-    needs the translation), or is that of every call at once, whichever is larger."""
-    benchmark = f"tau2-{args.domain}"
-    project = Path(tempfile.mkdtemp(prefix="babelflow-provider-run-"))
-    done, _ = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")  # the analysis, once, unkeyed
+def analysed_project(benchmark: str, prefix: str) -> Path:
+    """A fresh project whose IR is analysed beforehand (one unkeyed adapt): the runs measure model calls."""
+    project = Path(tempfile.mkdtemp(prefix=prefix))
+    done, _ = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")
     if done.returncode not in (0, 1):
         raise SystemExit(f"warm-up adapt exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    pace = Pace(
+    return project
+
+
+def paced(args: argparse.Namespace) -> Pace:
+    return Pace(
         median_s=args.median,
         p95_s=args.p95,
         rpm=args.rpm,
@@ -257,6 +258,15 @@ def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
         timeout_s=args.client_timeout + 5,
         seed=args.seed,
     )
+
+
+def run(args: argparse.Namespace) -> list[dict[str, float | int | str]]:
+    """One keyed adapt (translation, and with --validators the model validators on its variant): a row per
+    stage and one for the run. The run's bound adds the translation's to the validation phase's (validation
+    needs the translation), or is that of every call at once, whichever is larger."""
+    benchmark = f"tau2-{args.domain}"
+    project = analysed_project(benchmark, "babelflow-provider-run-")
+    pace = paced(args)
     options = f"timeout={args.client_timeout}&concurrency={args.concurrency}"
     with FakeLLMServer(KEYS) as server:
         server.state.pace = pace
@@ -315,20 +325,8 @@ def run_languages(args: argparse.Namespace, languages: list[str]) -> list[dict[s
     is that of every call at once (the slots and the limits), or the slowest language's own chain
     (translation, then validation), whichever is larger."""
     benchmark = f"tau2-{args.domain}"
-    project = Path(tempfile.mkdtemp(prefix="babelflow-provider-langs-"))
-    done, _ = _cli(project, None, "adapt", benchmark, "--lang", "en-XA")  # the analysis, once, unkeyed
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"warm-up adapt exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    pace = Pace(
-        median_s=args.median,
-        p95_s=args.p95,
-        rpm=args.rpm,
-        tpm=args.tpm,
-        error_rate=args.errors,
-        timeout_rate=args.timeouts,
-        timeout_s=args.client_timeout + 5,
-        seed=args.seed,
-    )
+    project = analysed_project(benchmark, "babelflow-provider-langs-")
+    pace = paced(args)
     spec = f"dashscope:{MODELS['dashscope']}?timeout={args.client_timeout}&concurrency={args.concurrency}"
     asked = [arg for language in languages for arg in ("--lang", language)]
     keyed = ["--translator", spec, "--validators", ",".join([spec] * args.validators)] if args.validators else []

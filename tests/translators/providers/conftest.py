@@ -57,3 +57,16 @@ def make_translator() -> Callable:
         return make_model_translator(spec(provider, options), language)
 
     return make
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch, fake):
+    """An empty project the CLI runs in (BABELFLOW_PROJECT_ROOT), its Prefect state inside it, the fake up."""
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
+    # what apply_offline_environment would set with setdefault: scoped to this test instead
+    monkeypatch.setenv("PREFECT_HOME", str(root / ".babelflow" / "prefect"))
+    monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(root / ".babelflow" / "prefect" / "storage"))
+    monkeypatch.setenv("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
+    return root

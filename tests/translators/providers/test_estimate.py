@@ -24,15 +24,6 @@ TRANSLATOR = f"dashscope:{MODELS['dashscope']}?{PRICED}"
 VALIDATORS = ",".join([f"dashscope:{MODELS['dashscope']}"] * 3)
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch, fake):
-    root = tmp_path / "project"
-    root.mkdir()
-    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
-    monkeypatch.setenv("PREFECT_HOME", str(root / ".babelflow" / "prefect"))
-    return root
-
-
 def _tree(root) -> dict[str, str]:
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()

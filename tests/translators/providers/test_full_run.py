@@ -9,7 +9,6 @@ import logging
 import re
 
 import orjson
-import pytest
 from fakes import KEYS, MODELS, SDKS, FakeLLMServer
 from typer.testing import CliRunner
 
@@ -17,18 +16,6 @@ from flows.cli.app import app
 
 TRANSLATOR = f"dashscope:{MODELS['dashscope']}"
 VALIDATORS = ",".join(f"{p}:{MODELS[p]}" for p in ("openai", "dashscope", "anthropic"))
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch, fake):
-    root = tmp_path / "project"
-    root.mkdir()
-    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
-    # what apply_offline_environment would set with setdefault: scoped to this test instead
-    monkeypatch.setenv("PREFECT_HOME", str(root / ".babelflow" / "prefect"))
-    monkeypatch.setenv("PREFECT_LOCAL_STORAGE_PATH", str(root / ".babelflow" / "prefect" / "storage"))
-    monkeypatch.setenv("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
-    return root
 
 
 def _totals(path, stage: str) -> dict[str, tuple[int, int]]:

@@ -25,15 +25,6 @@ pytest.importorskip("agentdojo")
 BENCH = "agentdojo-banking"
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch, fake):
-    root = tmp_path / "project"
-    root.mkdir()
-    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
-    monkeypatch.setenv("PREFECT_HOME", str(root / ".babelflow" / "prefect"))
-    return root
-
-
 def _english_again(project) -> str:
     """One translated environment field put back to its English source: the probes report it as
     untranslated, and so does the fake reviewer (it raises what it reads copied through)."""
