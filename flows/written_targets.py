@@ -13,7 +13,12 @@ from babelflow.atomic_io import write_bytes_atomic
 
 
 def written_targets_path(run: AdaptationRun) -> Path:
-    return run.paths.run_dir / "written_targets.json"
+    return written_targets_in(run.paths.run_dir)
+
+
+def written_targets_in(run_dir: Path) -> Path:
+    """The file in a (benchmark, language) run folder (StateLayout.run_dir) that records the last rebuild."""
+    return run_dir / "written_targets.json"
 
 
 def record_written_targets(run: AdaptationRun, targets: dict[str, str]) -> None:

@@ -7,9 +7,10 @@ batches, glossaries and review material the run's own code builds, minus what th
 the agents' memory already hold. The project is not touched; the scratch copy is deleted.
 
 The estimate covers translation (with the terms stage) and one reading by each validator agent; the
-probe layers make no model call and are not run: the agents are given the probe findings they were given
-when they last read (kept in their memory), none before a first run. After a run, the estimate of the
-next one counts only what changed since, as that run will.
+probe layers make no model call. On a rerun they run here on the texts already written (the last run's and
+the reviewers'), and the agents are given what they find there, as the run's agents will be; findings on a
+stand-in are left out. Before a first run every text is a stand-in: no probe runs and the agents are given the
+findings of their last reading, if any. So after a run, the estimate of the next counts only what changes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
+
 from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.language_data import language_data
@@ -27,10 +30,11 @@ from babelflow.llm.estimate_mode import estimating
 from babelflow.settings import BabelflowSettings
 from babelflow.state_layout import StateLayout
 from flows.pipeline.adapt import adapt
+from flows.written_targets import written_targets_in
 from source_benchmarks import get_benchmark
 from validators.agents import remembered_probe_findings
 from validators.model_backends import make_validator_agents
-from validators.orchestrator import review_by_agents
+from validators.orchestrator import review_by_agents, run_probes
 from validators.run import variant_context
 
 
@@ -52,6 +56,18 @@ def _copy_state(project: StateLayout, scratch: StateLayout, benchmark: str, lang
             shutil.copy2(source, target)
 
 
+def _known_texts(layout: StateLayout, request: AdaptRequest, targets: dict[str, str]) -> set[str]:
+    """The elements whose text the run will send as it stands here: what the last run wrote, or a reviewer's text;
+    the others are stand-ins for what the model will write."""
+    written = written_targets_in(layout.run_dir(request.benchmark, request.language))
+    if not written.is_file():
+        return set()
+    last = orjson.loads(written.read_bytes())
+    reviewed_path = layout.reviewed_translations(request.benchmark, request.language)
+    reviewed = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.is_file() else {}
+    return {e for e, text in targets.items() if last.get(e) == text or reviewed.get(e) == text}
+
+
 def assumptions(request: AdaptRequest, source_language: str) -> list[str]:
     """What the estimate cannot know and assumed, in the words the report prints."""
     target = language_data(request.language)
@@ -62,8 +78,8 @@ def assumptions(request: AdaptRequest, source_language: str) -> list[str]:
     )
     return [
         f"translations take the tokens the target language takes for the same text: {ratio};",
-        "each validator agent reads every batch once and raises nothing beyond the probes' findings, which are"
-        " those of the agents' last reading (none before a first run);",
+        "each validator agent reads every batch once and raises nothing beyond the probes' findings (on a rerun,"
+        " those the probes make of the texts already written; before a first run, none);",
         "no retry, 429, failed reply or later review round is counted;",
         f"source language {source_language}; tokens counted with Qwen's BPE (exact for Qwen models, a proxy"
         " for others).",
@@ -86,15 +102,21 @@ def estimate_run(
             agents = make_validator_agents(request.validators, costs=ledger, memory_dir=memory)
             result = adapt(here, settings=scratch, progress=say, costs=ledger)
             if agents:
-                say("validator agents reading")
                 cmap = load_canonical_map(result.paths.canonical_map, request.benchmark, request.language)
                 source = get_benchmark(request.benchmark, source_dir=request.source_dir)
 
                 def own_context():
-                    return variant_context(
-                        source, result.paths.variant, result.ir, request.language, canonical_map=cmap
-                    )
+                    variant, language = result.paths.variant, request.language
+                    return variant_context(source, variant, result.ir, language, canonical_map=cmap)
 
-                # the probes make no call: assume they find what they found when the agents last read
-                review_by_agents(agents, own_context, remembered_probe_findings(memory))
+                # the project's record of what its last run wrote (the scratch copy's is the estimate's own now)
+                known = _known_texts(settings.layout, request, result.outcome.targets)
+                findings = remembered_probe_findings(memory)
+                if known:  # a rerun: what the probes find on texts already written is what the run's will find
+                    say("probes on the texts already written")
+                    found, _ = run_probes(own_context())
+                    everything = len(known) == len(result.outcome.targets)
+                    findings = [f for f in found if f.element_id in known or (f.element_id is None and everything)]
+                say("validator agents reading")
+                review_by_agents(agents, own_context, findings)
         return ledger.report(), result.ir.source_language
