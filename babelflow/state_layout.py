@@ -22,7 +22,11 @@ class StateLayout:
 
     def memory(self, benchmark: str, language: str, translator_id: str) -> Path:
         safe = translator_id.replace("/", "_").replace(":", "_")
-        return self.state / "tm" / benchmark / language / f"{safe}.jsonl"
+        return self.memories(benchmark, language) / f"{safe}.jsonl"
+
+    def memories(self, benchmark: str, language: str) -> Path:
+        """The translation memories of one language, one file per translator."""
+        return self.state / "tm" / benchmark / language
 
     def canonical_map(self, benchmark: str, language: str) -> Path:
         return self.canonical_maps / benchmark / f"{language}.json"

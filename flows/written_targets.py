@@ -27,7 +27,12 @@ def record_written_targets(run: AdaptationRun, targets: dict[str, str]) -> None:
 
 def read_written_targets(run: AdaptationRun) -> dict[str, str] | None:
     """None when no rebuild recorded it (a variant older than this file) or it is unreadable."""
-    path = written_targets_path(run)
+    return read_written_targets_in(run.paths.run_dir)
+
+
+def read_written_targets_in(run_dir: Path) -> dict[str, str] | None:
+    """`read_written_targets` of a run folder (StateLayout.run_dir), for a reader without the run."""
+    path = written_targets_in(run_dir)
     try:
         data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):

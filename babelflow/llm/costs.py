@@ -144,6 +144,7 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
     ]
     if report.rows:
         total_in, total_out = report.total()
+        total_usd = report.usd()
         estimated = " (incl. est.)" if any(r.estimated for r in report.rows) else ""
         rows.append(
             {
@@ -155,7 +156,8 @@ def cost_rows(report: CostReport) -> list[dict[str, str]]:
                 "requests": str(sum(r.requests for r in report.rows)),
                 "input tokens": f"{total_in:,}{estimated}",
                 "output tokens": f"{total_out:,}{estimated}",
-                "USD": _usd(report.usd()) + (" (priced rows)" if any(r.usd is None for r in report.rows) else ""),
+                "USD": _usd(total_usd)
+                + (" (priced rows)" if total_usd is not None and any(r.usd is None for r in report.rows) else ""),
             }
         )
     return rows

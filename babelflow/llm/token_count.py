@@ -28,11 +28,6 @@ def _qwen_bpe() -> Any | None:
         return None
 
 
-def exact_for(model: str) -> bool:
-    """True when ``model``'s own vocabulary counts its tokens here (Qwen models with tiktoken present)."""
-    return model.lower().startswith(("qwen", "qwq")) and _qwen_bpe() is not None
-
-
 def count_tokens(text: str) -> int:
     """Tokens of ``text`` under Qwen's BPE (characters / 4 when the vocabulary is not installed)."""
     with _lock:  # the vocabulary loads once; encoding itself is thread-safe

@@ -11,7 +11,7 @@ from flows.cli.common import out as report
 def print_estimates(request: AdaptRequest, languages: list[str]) -> None:
     """One estimate per language (flows/pipeline/estimate.py), each saved beside the run's cost files as
     estimate.json, so the cost report after the run can set it beside what was spent."""
-    from babelflow.llm.costs import cost_table, save_costs  # noqa: PLC0415 - +11 ms on --help
+    from babelflow.llm.costs import report_costs  # noqa: PLC0415 - +11 ms on --help
     from flows.pipeline.estimate import assumptions, estimate_run  # noqa: PLC0415 - +2.5 s on --help
 
     settings = BabelflowSettings()
@@ -23,13 +23,10 @@ def print_estimates(request: AdaptRequest, languages: list[str]) -> None:
         if not estimate.rows:
             report.print(f"{title}: no model call (the translator and validators are offline or nothing changed)")
             continue
-        report.print(cost_table(estimate, title))
+        path = settings.layout.costs(asked.benchmark, language, "estimate")
+        report_costs(estimate, report, path, title)  # the run's cost report sets it beside what was spent
         for line in assumptions(asked, source_language):
             report.print(f"  assumed: {line}", highlight=False, soft_wrap=True)
-        if estimate.usd() is None:
-            report.print("  not priced: add ?price_in=USD&price_out=USD (per million tokens) to a model spec")
-        path = save_costs(estimate, settings.layout.costs(asked.benchmark, language, "estimate"))
-        report.print(f"  saved to {path}; the run's cost report sets it beside what was spent", highlight=False)
 
 
 def print_spent(settings: BabelflowSettings, benchmark: str, language: str, actual) -> None:

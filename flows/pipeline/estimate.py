@@ -20,8 +20,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
 from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.language_data import language_data
@@ -30,7 +28,8 @@ from babelflow.llm.estimate_mode import estimating
 from babelflow.settings import BabelflowSettings
 from babelflow.state_layout import StateLayout
 from flows.pipeline.adapt import adapt
-from flows.written_targets import written_targets_in
+from flows.review.workbench import read_reviewed
+from flows.written_targets import read_written_targets_in
 from source_benchmarks import get_benchmark
 from validators.agents import remembered_probe_findings
 from validators.model_backends import make_validator_agents
@@ -43,7 +42,7 @@ def _copy_state(project: StateLayout, scratch: StateLayout, benchmark: str, lang
     for source, target in (
         (project.ir(benchmark), scratch.ir(benchmark)),
         (project.canonical_maps / benchmark, scratch.canonical_maps / benchmark),
-        (project.state / "tm" / benchmark / language, scratch.state / "tm" / benchmark / language),
+        (project.memories(benchmark, language), scratch.memories(benchmark, language)),
         (project.run_dir(benchmark, language), scratch.run_dir(benchmark, language)),
         (project.term_base(benchmark, language), scratch.term_base(benchmark, language)),
         (project.agent_memory(benchmark, language), scratch.agent_memory(benchmark, language)),
@@ -59,12 +58,10 @@ def _copy_state(project: StateLayout, scratch: StateLayout, benchmark: str, lang
 def _known_texts(layout: StateLayout, request: AdaptRequest, targets: dict[str, str]) -> set[str]:
     """The elements whose text the run will send as it stands here: what the last run wrote, or a reviewer's text;
     the others are stand-ins for what the model will write."""
-    written = written_targets_in(layout.run_dir(request.benchmark, request.language))
-    if not written.is_file():
+    last = read_written_targets_in(layout.run_dir(request.benchmark, request.language))
+    if last is None:
         return set()
-    last = orjson.loads(written.read_bytes())
-    reviewed_path = layout.reviewed_translations(request.benchmark, request.language)
-    reviewed = orjson.loads(reviewed_path.read_bytes()) if reviewed_path.is_file() else {}
+    reviewed = read_reviewed(layout.reviewed_translations(request.benchmark, request.language))
     return {e for e, text in targets.items() if last.get(e) == text or reviewed.get(e) == text}
 
 

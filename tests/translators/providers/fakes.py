@@ -19,6 +19,7 @@ here ever leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -62,38 +63,45 @@ _READ_BACK: dict[str, str] = {}  # ideographs -> the English word they stand for
 _MADE: dict[str, str] = {}  # a whole translation this fake made -> its source (words can collide; texts rarely)
 
 
-def _ideograph_pools() -> tuple[list[str], list[str]]:
-    """(one-character, two-character) Chinese words that Qwen's vocabulary holds as one token each, in
-    vocabulary order: real Chinese is mostly such common words, so a reply made of them is counted the
-    way a real one is (tokens ~0.75x the English source's, as in VitaBench's zh/en pair)."""
-    global _POOLS
-    if _POOLS is None:
-        from babelflow.llm.token_count import _qwen_bpe  # noqa: PLC0415 - the vocabulary, once
+@functools.cache
+def _vocabulary() -> tuple[str, ...]:
+    """Qwen's vocabulary decoded, in vocabulary order (empty without tiktoken)."""
+    from babelflow.llm.token_count import _qwen_bpe  # noqa: PLC0415 - the vocabulary, once
 
-        bpe, one, two = _qwen_bpe(), [], []
-        for _, raw in sorted((bpe.decoder if bpe is not None else {}).items()):
-            try:
-                text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-            except UnicodeDecodeError:
-                continue
-            if _CJK_WORD.fullmatch(text):
-                (one if len(text) == 1 else two).append(text)
-        _POOLS = (one, two) if one and two else ([chr(0x4E00 + i) for i in range(2000)], [])
-    return _POOLS
+    bpe, decoded = _qwen_bpe(), []
+    for _, raw in sorted((bpe.decoder if bpe is not None else {}).items()):
+        try:
+            decoded.append(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        except UnicodeDecodeError:
+            continue
+    return tuple(decoded)
 
 
-_POOLS: tuple[list[str], list[str]] | None = None
-_CJK_WORD = re.compile(r"[\u4e00-\u9fff]{1,2}")
+@functools.cache
+def vocabulary_words(pattern: str) -> tuple[str, ...]:
+    """The tokens of Qwen's vocabulary that are whole words matching ``pattern``, in vocabulary order: real
+    text is mostly such common words, so a reply made of them is counted the way a real one is."""
+    return tuple(text for text in _vocabulary() if re.fullmatch(pattern, text))
+
+
+def _word_for(word: str, pool: tuple[str, ...]) -> str:
+    """The pool's word for an English word, by a stable hash of it (and remembered for the read-back)."""
+    seed = int.from_bytes(hashlib.blake2b(word.lower().encode(), digest_size=8).digest(), "big")
+    made = pool[seed % len(pool)]
+    _READ_BACK.setdefault(made, word)
+    return made
+
+
+_HAN_ONE, _HAN_TWO = r"[\u4e00-\u9fff]", r"[\u4e00-\u9fff]{2}"
+_HAN_FALLBACK = tuple(chr(0x4E00 + i) for i in range(2000))  # no tiktoken: plain ideographs
 
 
 def _ideographs(word: str) -> str:
     """One Chinese word per English word: two characters for a word of five letters or more, one for a
-    shorter one (real Chinese runs ~0.26x English's characters), chosen by a stable hash of the word."""
-    one, two = _ideograph_pools()
-    seed = int.from_bytes(hashlib.blake2b(word.lower().encode(), digest_size=8).digest(), "big")
-    made = two[seed % len(two)] if len(word) >= 5 and two else one[seed % len(one)]
-    _READ_BACK.setdefault(made, word)
-    return made
+    shorter one (real Chinese runs ~0.26x English's characters, ~0.75x its tokens as in VitaBench's zh/en)."""
+    two = vocabulary_words(_HAN_TWO)
+    pool = two if len(word) >= 5 and two else (vocabulary_words(_HAN_ONE) or _HAN_FALLBACK)
+    return _word_for(word, pool)
 
 
 def english(text: str) -> str:
@@ -139,24 +147,6 @@ _SCRIPTS: dict[str, tuple[str, bool]] = {
     "el": (r"[\u03b1-\u03c9]{4,8}", True),
     "hi": (r"[\u0900-\u097f]{3,6}", True),
 }
-_SCRIPT_POOLS: dict[str, list[str]] = {}
-
-
-def _script_pool(language: str) -> list[str]:
-    pattern, _ = _SCRIPTS[language]
-    if language not in _SCRIPT_POOLS:
-        from babelflow.llm.token_count import _qwen_bpe  # noqa: PLC0415 - the vocabulary, once
-
-        bpe, found = _qwen_bpe(), []
-        for _, raw in sorted((bpe.decoder if bpe is not None else {}).items()):
-            try:
-                text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-            except UnicodeDecodeError:
-                continue
-            if re.fullmatch(pattern, text):
-                found.append(text)
-        _SCRIPT_POOLS[language] = found
-    return _SCRIPT_POOLS[language]
 
 
 def written_in(text: str, language: str) -> str:
@@ -165,15 +155,9 @@ def written_in(text: str, language: str) -> str:
     base = language.split("-")[0].lower()
     if base not in _SCRIPTS:
         return han(text)
-    pool, spaced = _script_pool(base), _SCRIPTS[base][1]
-
-    def word(match: re.Match) -> str:
-        seed = int.from_bytes(hashlib.blake2b(match.group().lower().encode(), digest_size=8).digest(), "big")
-        made = pool[seed % len(pool)]
-        _READ_BACK.setdefault(made, match.group())
-        return made
-
-    made = _WORD.sub(word, text)
+    pattern, spaced = _SCRIPTS[base]
+    pool = vocabulary_words(pattern)
+    made = _WORD.sub(lambda match: _word_for(match.group(), pool), text)
     return made if spaced else re.sub(r"(?<=\w) (?=\w)", "", made)
 
 
@@ -707,6 +691,8 @@ class FakeLLMServer:
             self.state.rejected.clear()
 
     def __enter__(self) -> FakeLLMServer:
+        # the vocabulary and the Chinese word lists load before the first request, not inside its latency
+        vocabulary_words(_HAN_ONE), vocabulary_words(_HAN_TWO)
         self.thread.start()
         return self
 
