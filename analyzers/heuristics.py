@@ -6,7 +6,7 @@ import heapq
 import re
 
 from babelflow.ir import PreserveReason
-from babelflow.text import UNSPACED_LETTERS
+from babelflow.text import UNSPACED_LETTER
 
 CONTROL_TOKEN = re.compile(r"^#{3}[A-Z][A-Z_-]*#{3}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
@@ -37,7 +37,7 @@ def specific_reason(text: str) -> PreserveReason | None:
         return PreserveReason.DATE_TIME
     if NUMBER.match(stripped):
         return PreserveReason.NUMBER
-    if IDENTIFIER.match(stripped) and not UNSPACED_LETTERS.search(stripped):
+    if IDENTIFIER.match(stripped) and not UNSPACED_LETTER.search(stripped):
         return PreserveReason.IDENTIFIER
     if is_markup_only(stripped):
         return PreserveReason.MARKUP

@@ -41,6 +41,8 @@ class LanguageData:
     months: dict[str, int] = field(default_factory=dict)  # lowercase month name/abbreviation -> 1..12
     number_words: tuple[str, ...] = ()  # number words 0.. of the language, index = value
     han_numerals: bool = False  # numbers written in Han numerals (zh: 二十一, 两)
+    counters: str = ""  # measure words a count takes ('1个', '1人份'): a count of one may lose its number
+    hour_words: dict[str, tuple[int, ...]] = field(default_factory=dict)  # 'midnight' -> hours it names
     token_ratio: float = DEFAULT_TOKEN_RATIO  # tokens for a text / its English's (measured: language_data.toml)
     token_ratio_measured: bool = False
 
@@ -92,6 +94,8 @@ def language_data(tag: str) -> LanguageData:
         months=months,
         number_words=tuple(entry.get("number_words", ())),
         han_numerals=bool(entry.get("han_numerals", False)),
+        counters=str(entry.get("counters", "")),
+        hour_words={word: tuple(hours) for word, hours in entry.get("hour_words", {}).items()},
         token_ratio=float(entry.get("token_ratio", DEFAULT_TOKEN_RATIO)),
         token_ratio_measured="token_ratio" in entry,
     )
@@ -224,6 +228,23 @@ def written_as_word(value: int, text: str, data: LanguageData) -> bool:
     if not word:
         return False
     return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text.casefold()) is not None
+
+
+def counted_ones(text: str, data: LanguageData) -> int:
+    """Counts of one written with a measure word ('送煎蛋1个', '1人份'): the target's singular says them
+    ('with Fried Egg', 'Single Portion'), so their number may go."""
+    if not data.counters:
+        return 0
+    return len(re.findall(rf"(?<![\d.])[1一][{re.escape(data.counters)}]", text))
+
+
+def hour_named(hour: int, text: str, data: LanguageData) -> bool:
+    """Does `text` name this hour by a word ('凌晨12点' -> 'midnight', '12点' -> 'noon')?"""
+    folded = text.casefold()
+    return any(
+        hour in hours and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", folded)
+        for word, hours in data.hour_words.items()
+    )
 
 
 # ---- scripts ---------------------------------------------------------------------------------

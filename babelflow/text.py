@@ -111,11 +111,13 @@ def ascii_fold(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
-# two letters of scripts written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar): a run of them with a
-# digit is a sentence ('丰宁路28号丰宁小区北区', an address), not an id, though \w matches every letter
-UNSPACED_LETTERS = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]{2}"
+# a letter of a script written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar). Two in a row are a
+# sentence's words; one beside a digit is a word too ('8个' eight pieces, '约2斤' about 1 kg, '85度C' a shop's
+# name), not an id, though \w matches every letter
+UNSPACED_LETTER = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"
 )
+UNSPACED_LETTERS = re.compile(UNSPACED_LETTER.pattern + "{2}")
 
 
 # a sentence ends at . ! ? before a space or the end, and at a CJK stop anywhere (no space follows it)

@@ -13,6 +13,16 @@ from pydantic import Field
 from babelflow.ir import ArtifactFingerprint, ArtifactFormat, ArtifactRole, Record
 
 
+class FlatReading(Record):
+    """A list the harness reads only through one list of each item, concatenated (VitaBench's evaluator reads
+    `expected_states` as the state rubrics of every state, in order, each once): a variant that merges or
+    splits its items changes nothing read while that concatenation stays the same length."""
+
+    path: tuple[str, ...] = Field(description="the list's path below a record of the file ('*' for any key or index)")
+    items: str = Field(description="the key of each item's list that is read")
+    distinct: bool = Field(default=False, description="each text read once (repeats dropped)")
+
+
 class ArtifactSpec(Record):
     """One file of a benchmark: where it lives relative to the benchmark root and how to read it."""
 
@@ -38,6 +48,9 @@ class ArtifactSpec(Record):
         default=False,
         description="keys of the objects its data model does not describe are text (VitaBench: `职业` → "
         "`occupation` between its releases): each key is an IR element, typed by what the code does with it",
+    )
+    read_flat: tuple[FlatReading, ...] = Field(
+        default=(), description="lists the harness reads only as the concatenation of one list of their items"
     )
 
     @property

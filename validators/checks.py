@@ -30,13 +30,32 @@ if TYPE_CHECKING:
 
 @dataclass
 class Scope:
-    """What a check of one layer may look at besides the context: the artifacts integrity made it skip,
-    the findings its layer's earlier checks made, and (integrity only) the checks to suppress."""
+    """What a check of one layer may look at besides the context: the artifacts integrity made it skip
+    (`skip`: whole files; `unpaired`: the subtrees of a data file whose structure changed), the findings
+    its layer's earlier checks made, and (integrity only) the checks to suppress."""
 
     layer: Layer
     skip: frozenset[str]
     suppressed: list[SuppressedCheck]
     found: list[Finding] = field(default_factory=list)
+    unpaired: dict[str, tuple[tuple, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, layer: Layer, suppressed: list[SuppressedCheck]) -> Scope:
+        mine = [s for s in suppressed if s.layer is layer]
+        unpaired: dict[str, tuple[tuple, ...]] = {}
+        for item in mine:
+            if item.paths:
+                unpaired[item.artifact] = unpaired.get(item.artifact, ()) + tuple(tuple(p) for p in item.paths)
+        return cls(layer, frozenset(s.artifact for s in mine if not s.paths), suppressed, unpaired=unpaired)
+
+    def skips(self, element) -> bool:
+        """Whether integrity made this layer skip the element: its file, or the subtree it lies in."""
+        if element.artifact in self.skip:
+            return True
+        prefixes = self.unpaired.get(element.artifact)
+        path = getattr(element.locator, "path", None)
+        return bool(prefixes) and path is not None and any(tuple(path[: len(p)]) == p for p in prefixes)
 
 
 CheckFunction = Callable[["ValidationContext", Scope], Iterable[Hit]]
@@ -122,7 +141,7 @@ def checks_of(layer: Layer) -> list[Check]:
 def run_checks(layer: Layer, ctx: ValidationContext, suppressed: list[SuppressedCheck]) -> list[Finding]:
     """Every registered check of `layer` on `ctx`, skipping what integrity suppressed for it. For
     integrity, `suppressed` is also its output (its checks extend it)."""
-    scope = Scope(layer, frozenset(s.artifact for s in suppressed if s.layer is layer), suppressed)
+    scope = Scope.of(layer, suppressed)
     for registered in checks_of(layer):
         scope.found += [registered.finding(ctx.validator_id, hit) for hit in registered.function(ctx, scope)]
     return scope.found

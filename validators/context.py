@@ -38,6 +38,7 @@ from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
 from source_benchmarks.yaml_io import load_yaml
 from validators.probes.policy import InferredPolicy, infer_policy
+from validators.probes.skeleton import document_skeleton_diffs, unpaired_prefixes
 
 if TYPE_CHECKING:
     from validators.calibration import Calibration
@@ -133,6 +134,8 @@ class ValidationContext:
     validator_id: str = "probes"  # who the checks' findings are from
     # kept value -> the word an adopted variant had quoted for it, which adopt wrote back (translators/adoption.py)
     adopted_renderings: dict[str, str] = field(default_factory=dict)
+    # False: read every locator as it is (adopt matches tasks by id itself, then reads their fields)
+    pair_by_structure: bool = True
 
     def __post_init__(self) -> None:
         variant_dir = Path(self.variant_root)
@@ -255,13 +258,50 @@ class ValidationContext:
             grouped.setdefault(element.artifact, []).append(element)
         return grouped
 
+    @cached_property
+    def skeleton_diffs(self) -> dict[str, list[tuple[str, tuple, str]]]:
+        """Artifact -> how the structure of the variant's data file differs from the source's
+        (validators/probes/skeleton.py); files that are missing or do not parse are left out."""
+        diffs = {}
+        for spec in self.specs:
+            if spec.format in (ArtifactFormat.PYTHON, ArtifactFormat.MARKDOWN):
+                continue
+            target = self.target_document(spec)
+            if target is None or spec.path in self.parse_errors:
+                continue
+            renamed = {
+                tuple(e.locator.path)
+                for e in self.elements_of(spec.path)
+                if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE
+            }
+            diffs[spec.path] = document_skeleton_diffs(self.source_document(spec), target, renamed)
+        return diffs
+
+    @cached_property
+    def _unpaired(self) -> dict[str, tuple[tuple, ...]]:
+        """Artifact -> the subtrees whose fields no longer pair with the source's by position."""
+        prefixes = {path: unpaired_prefixes(diffs) for path, diffs in self.skeleton_diffs.items() if diffs}
+        return {path: found if found is not None else ((),) for path, found in prefixes.items()}
+
+    def paired(self, element) -> bool:
+        """Whether the variant's field at the element's locator is the element's own (outside any list
+        whose length changed), so that reading it compares like with like."""
+        if not self.pair_by_structure:
+            return True
+        prefixes = self._unpaired.get(element.artifact)
+        path = getattr(element.locator, "path", None)
+        return not prefixes or path is None or not any(tuple(path[: len(p)]) == p for p in prefixes)
+
     def target_text(self, element) -> str | None:
-        """The variant's text at the element's locator (None if it cannot be located)."""
+        """The variant's text at the element's locator (None if it cannot be located, or if the structure
+        around it changed so that what is there is another field's)."""
         spec = self._spec_by_path.get(element.artifact)
         if spec is None:
             return None
         locator = element.locator
         if isinstance(locator, (DataValueLocator, DataKeyLocator)):
+            if not self.paired(element):
+                return None
             node: Any = self.target_document(spec)
             source: Any = self.source_document(spec) if spec.keys_are_text else None
             try:

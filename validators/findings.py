@@ -161,6 +161,9 @@ class SuppressedCheck(Record):
     layer: Layer
     artifact: str
     reason: str
+    # only the fields under these paths of a data file (a list of one task whose length changed);
+    # empty: the whole artifact
+    paths: list[list[str | int]] = Field(default_factory=list)
 
 
 class FailureSummary(Record):

@@ -94,7 +94,9 @@ def check_adoptable(bench: SourceBenchmark, benchmark: str, folder: Path, source
 def open_variant_context(bench: SourceBenchmark, folder: Path, ir: IRDocument, language: str) -> ValidationContext:
     """The variant as the validators read it (an empty map: the IR's own types are kept, not judged as kept)."""
     empty = CanonicalMap(benchmark=ir.benchmark, language=language)
-    return ValidationContext(source=bench, variant_root=folder, ir=ir, language=language, canonical_map=empty)
+    return ValidationContext(
+        source=bench, variant_root=folder, ir=ir, language=language, canonical_map=empty, pair_by_structure=False
+    )
 
 
 def _task_positions(ctx: ValidationContext, folder: Path) -> dict[str, dict[int, int | None]]:

@@ -19,7 +19,7 @@ from babelflow.language_id import identify
 from babelflow.llm.prompts import language_name
 from babelflow.progress import tracked
 from source_benchmarks.formats import confined_file, load_document, source_folder
-from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, ToolCallObserver
+from source_benchmarks.protocol import ArtifactSpec, FlatReading, ReplayOutcome, ToolCallObserver
 from source_benchmarks.registry import family_of
 from source_benchmarks.task_selection import FileBenchmark, covering_sample
 from source_benchmarks.tracing import RECORDER, TRACE_LOCK
@@ -57,6 +57,11 @@ class VitaBenchmark(FileBenchmark):
                 data_model=TASK_MODEL,
                 keys_are_text=True,  # its authors translated the environment's keys between releases
                 embeds_environment=True,
+                # evaluator_traj._initialize_rubric_states: each state's rubrics, in order, each once;
+                # nothing else of an expected state is read by VitaBench's code
+                read_flat=(
+                    FlatReading(path=("evaluation_criteria", "expected_states"), items="state_rubrics", distinct=True),
+                ),
             )
         ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from validators.findings import Severity
 from validators.probes.pair_checks import FieldPair, check_pair
 
 
@@ -205,8 +206,18 @@ def test_the_target_lexicon_knows_spanish_words_and_no_english_ones():
         ("一点半有个手术", "surgery at 1:30 PM", False),
         ("89元5斤金汤蒜蓉小龙虾", "89 Yuan for 5 Jin (2.5kg) Golden Soup Garlic Crayfish", False),
         ("预计送达时间应在2025年10月24日11:00后", "should be after 11:00 on October 24, 2025", False),
+        ("但夜宵要到凌晨12点再送来", "but the late-night snack should be delivered at midnight", False),
+        ("1人份", "Single Portion", False),
+        (
+            "招牌牛肉丸汤粉面（8个）送煎蛋1个",
+            "Signature Beef Ball Soup with Rice Noodles (8 pieces) with Fried Egg",
+            False,
+        ),
         # and what the same rules still catch: 2 liang is 100 g, and a dropped store number
         ("2两河粉", "200g Rice Noodles", True),
+        ("凌晨12点再送来", "delivered at noon", False),  # 12 is noon's hour too: the word is not judged
+        ("柳青河农贸市场1号B座129", "No.129, Building B, Liuqinghe Market", True),  # a shop number, not a count
+        ("3个鸡蛋", "eggs", True),  # only a count of one may go
         ("世贸广场负一楼yee3Yee3三号椰", "Yee3 Coconut, Basement 1, World Trade Plaza", True),
         ("21点左右送到", "to be delivered around 8 PM", True),
     ],
@@ -215,3 +226,37 @@ def test_numbers_of_a_chinese_source_are_read_as_chinese_writes_them(source, tar
     pair = FieldPair(artifact="tasks.json", location="x", source=source, target=target)
     found = check_pair("probes", pair, "en", None, None, "zh")
     assert any(f.kind == "number_changed" for f in found) is changed
+
+
+def _added(source: str, target: str, number: str = "66"):
+    from validators.findings import Hit
+
+    return Hit(
+        kind="number_changed",
+        artifact="tasks.json",
+        location=source,
+        message="numbers differ",
+        source=source,
+        target=target,
+        detail={"source_numbers": "", "target_numbers": number},
+    )
+
+
+def test_a_number_that_comes_with_one_name_everywhere_is_the_names_and_one_note():
+    from validators.probes.fidelity import names_with_numbers
+
+    # the authors' English of VitaBench: 恒隆广场 is 'Center 66' in every address naming it
+    named = [
+        _added("人民中路139号恒隆广场5楼", "5th Floor, Center 66, No. 139 Renmin Middle Road"),
+        _added("无锡恒隆广场商场533铺位", "Unit 533, Center 66 Shopping Mall"),
+        _added("恒隆广场B1层", "B1, Center 66"),
+    ]
+    notes = names_with_numbers(named)
+    assert {h.severity for h in notes} == {Severity.NOTE} and len({h.pattern for h in notes}) == 1
+    assert "'恒隆广场'" in notes[0].message and "'Center 66'" in notes[0].message
+    # twice is not yet a name's; nor a number each target writes with another word; nor a source with no name
+    assert names_with_numbers(named[:2]) == named[:2]
+    other = [*named[:2], _added("恒隆广场B1层", "B1, Tower 66")]
+    assert names_with_numbers(other) == other
+    apart = [*named[:2], _added("万象城3楼", "3rd floor, Center 66")]
+    assert names_with_numbers(apart) == apart

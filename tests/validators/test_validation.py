@@ -269,6 +269,31 @@ def test_malformed_json_is_one_unparseable_finding_and_suppresses_dependent_laye
     assert len(failures.findings) < 5
 
 
+def test_a_list_changed_in_one_task_leaves_the_other_tasks_checked(built, tmp_path):
+    """The skeleton differs under one task's golden actions only: that subtree is not paired (its fields
+    would be read against their neighbours'), the rest of the file is, so a field left in English in
+    another task is still found."""
+    variant = built("tau2-mock")
+    work = variant.copy(tmp_path / "variant")
+    tasks_file = work / "data/tau2/domains/mock/tasks.json"
+    tasks = orjson.loads(tasks_file.read_bytes())
+    actions = tasks[0]["evaluation_criteria"]["actions"]
+    actions.append(dict(actions[0]))
+    english = next(
+        e for e in variant.ir.elements if e.role.endswith("user_scenario.instructions") and e.locator.path[0] == 3
+    )
+    tasks[3]["user_scenario"]["instructions"] = english.source_text
+    tasks_file.write_bytes(orjson.dumps(tasks))
+    failures = variant.validate(work)
+    changed = [f for f in failures.findings if f.kind == "list_length_changed"]
+    assert [f.location for f in changed] == ["$[0]['evaluation_criteria']['actions']"]
+    paired = {(s.layer, tuple(map(tuple, s.paths))) for s in failures.suppressed if s.artifact.endswith("tasks.json")}
+    assert paired == {
+        (layer, ((0, "evaluation_criteria", "actions"),)) for layer in (Layer.CONSISTENCY, Layer.FIDELITY)
+    }
+    assert any(f.element_id == english.id and f.layer is Layer.FIDELITY for f in failures.findings)
+
+
 # ---- (e) a scripted review model ----------------------------------------------------------------
 
 

@@ -9,11 +9,13 @@ a value a check compares is rendered one way in code and data, and a prompt stil
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from babelflow.ir import ArtifactRole, LinkKind, PreserveReason, TranslationType
+from babelflow.worlds import world_of
 from validators.checks import Scope, check, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
@@ -109,7 +111,7 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
     references = dominant_renderings(ctx, policy)
     collided = set(policy.collisions())
     for element in ctx.ir.elements:
-        if element.artifact in scope.skip or element.translation_type is not TranslationType.PRESERVE:
+        if scope.skips(element) or element.translation_type is not TranslationType.PRESERVE:
             continue
         if element.locator.kind == "python_literal":
             continue  # kept code texts: code_texts.py; prose in code: prose_references.py
@@ -128,8 +130,11 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
             and element.locator.kind != "markdown_block"
         ):
             continue  # the map's rendering of a localized value: the map is checked by canonical_inconsistent
-        others = policy.inconsistent.get(element.source_text)
-        reference = references.get(element.source_text) if others else None
+        world = world_of(element, ctx.ir)
+        if policy.consistent_in_world(element.source_text, world, target):
+            continue  # one rendering in its task, where tasks are worlds: no reader sees another
+        others = policy.renderings_in(element.source_text, world)
+        reference = references.get((element.source_text, world)) if others else None
         # judged against the dominant rendering when the value has one (an order line that kept
         # 'Perfume' while the catalogue reads 'Pabango' differs too), else against the source
         if target == (
@@ -154,7 +159,13 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
                 if others and reference is not None
                 else (f": the value is rendered {len(others)} ways across the variant" if others else "")
             )
-            + ("; only the letter case differs: one name to every reader" if severity is Severity.NOTE else "")
+            + (
+                "; only the kind of space differs: the harness parses one time"
+                if _only_spaces_differ(element, target)
+                else "; only the letter case differs: one name to every reader"
+                if severity is Severity.NOTE
+                else ""
+            )
             + (": the tool code looks data up by it unchanged" if element.source_text in policy.code_bound else "")
         )
         if element.source_text in policy.code_bound:
@@ -178,12 +189,12 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
         )
 
 
-def canonical_renderings(ctx: ValidationContext, skip: frozenset[str]) -> dict[tuple[str, str], list[tuple]]:
+def canonical_renderings(ctx: ValidationContext, scope: Scope) -> dict[tuple[str, str], list[tuple]]:
     """(canonical group, source value) -> (element, its rendering in the variant) of every
-    Translate-Canonical field outside `skip` (code texts as the variant runs them)."""
+    Translate-Canonical field the scope does not skip (code texts as the variant runs them)."""
     renderings: dict[tuple[str, str], list[tuple]] = defaultdict(list)
     for element in ctx.ir.elements:
-        if element.artifact in skip or element.translation_type is not TranslationType.TRANSLATE_CANONICAL:
+        if scope.skips(element) or element.translation_type is not TranslationType.TRANSLATE_CANONICAL:
             continue
         code = element.locator.kind == "python_literal"
         target = ctx.code_target(element) if code else ctx.target_text(element)
@@ -199,7 +210,7 @@ CANONICAL_INCONSISTENT = declare_kind(
 @check(CANONICAL_INCONSISTENT)
 def canonical_inconsistent(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     map_entries = ctx.canonical_map.lookup() if ctx.canonical_map else {}
-    for (group, source), renderings in canonical_renderings(ctx, scope.skip).items():
+    for (group, source), renderings in canonical_renderings(ctx, scope).items():
         counts = Counter(t for _, t in renderings)
         expected = (
             map_entries[(group, source)].target if (group, source) in map_entries else counts.most_common(1)[0][0]
@@ -209,12 +220,25 @@ def canonical_inconsistent(ctx: ValidationContext, scope: Scope) -> Iterator[Hit
                 yield Hit(
                     artifact=element.artifact,
                     location=element.role + path_of(element),
-                    message=f"canonical {group} term rendered differently from its reviewed rendering",
+                    message=f"canonical {group} term rendered differently from its "
+                    + ("reviewed rendering" if map_entries else f"rendering elsewhere ({expected!r})")
+                    + (
+                        ": only letter case or separators differ, one name to every reader"
+                        if _canonical_severity(target, expected) is Severity.NOTE
+                        else ""
+                    ),
                     element_id=element.id,
                     source=source,
                     target=target,
                     detail={"expected": expected},
+                    severity=_canonical_severity(target, expected),
                 )
+
+
+def _canonical_severity(target: str | None, expected: str) -> Severity:
+    """A note when no reader tells the two apart (letter case or separators only: 'home_address' for
+    'home address'); else critical: the data and what the tasks name no longer agree."""
+    return Severity.NOTE if target is not None and _reads_alike(target, expected) else Severity.CRITICAL
 
 
 @dataclass(frozen=True)
@@ -230,8 +254,9 @@ def _depth(role: str) -> int:
     return role.count("*")
 
 
-def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
-    """value rendered several ways -> its dominant rendering: an enum code or id itself where some
+def dominant_renderings(ctx: ValidationContext, policy) -> dict[tuple[str, str], Reference]:
+    """(value rendered several ways, its world) -> its dominant rendering there (babelflow/worlds.py: one
+    task where tasks are worlds, else the whole benchmark): an enum code or id itself where some
     field keeps it; else (a catalogue entity) the one the value's own record holds (the shallowest
     field role: the catalogue's products.*.name rather than orders.*.items[*].name), else the most
     common. Only occurrences that differ from it are defects: a line that already matches the
@@ -245,13 +270,13 @@ def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
         ):
             target = ctx.target_text(element)
             if target is not None:
-                holders[element.source_text].append((element, target))
+                holders[(element.source_text, world_of(element, ctx.ir))].append((element, target))
     references = {}
-    for value, items in holders.items():
+    for (value, world), items in holders.items():
         kept = next((e for e, t in items if t == value), None)
         if kept is not None and kept.preserve_reason is not PreserveReason.LINKED_ENTITY:
             # an enum code or id kept somewhere: Preserve means kept, every change is the defect
-            references[value] = Reference(target=value, role=kept.role, place="the fields that keep it hold")
+            references[(value, world)] = Reference(target=value, role=kept.role, place="the fields that keep it hold")
             continue
         depth = min(_depth(e.role) for e, _ in items)
         top = [(e, t) for e, t in items if _depth(e.role) == depth]
@@ -263,7 +288,7 @@ def dominant_renderings(ctx: ValidationContext, policy) -> dict[str, Reference]:
             target, _ = Counter(t for _, t in items).most_common(1)[0]
             role = next(e.role for e, t in items if t == target)
             place = "most fields hold"
-        references[value] = Reference(target=target, role=role, place=place)
+        references[(value, world)] = Reference(target=target, role=role, place=place)
     return references
 
 
@@ -275,6 +300,8 @@ def _changed_severity(element, target: str | None, others, reference: Reference 
     looks the value up unchanged."""
     if element.locator.kind == "markdown_block":
         return Severity.MAJOR
+    if _only_spaces_differ(element, target):
+        return Severity.NOTE
     if element.source_text in policy.code_bound or not others:
         return Severity.CRITICAL
     if element.preserve_reason is not PreserveReason.LINKED_ENTITY:
@@ -289,6 +316,23 @@ def _changed_severity(element, target: str | None, others, reference: Reference 
     }:
         return Severity.NOTE  # one rendering in two letter cases: cosmetic
     return Severity.MAJOR
+
+
+def _only_spaces_differ(element, target: str | None) -> bool:
+    """A date or time whose only change is the kind of space ('2025-09-19\xa010:49:56' written with a plain
+    space): strptime reads any whitespace where its format has a space, so the harness reads one time."""
+    return (
+        element.preserve_reason is PreserveReason.DATE_TIME
+        and target is not None
+        and target != element.source_text
+        and target.split() == element.source_text.split()
+    )
+
+
+def _reads_alike(first: str, second: str) -> bool:
+    """One name to every reader: 'home_address', 'Home address' and 'home-address'."""
+    fold = lambda text: " ".join(re.split(r"[\s_\-]+", text.casefold())).strip()  # noqa: E731
+    return fold(first) == fold(second)
 
 
 def map_renderings(ctx: ValidationContext) -> dict[str, set[str]]:
@@ -320,7 +364,7 @@ def left_in_source(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         value = element.source_text
         if (
             element.artifact not in tasks
-            or element.artifact in scope.skip
+            or scope.skips(element)
             or element.locator.kind != "data_value"
             or element.translation_type is not TranslationType.PRESERVE
             or value not in map_renders

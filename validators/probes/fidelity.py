@@ -7,6 +7,7 @@ validator agents.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 from babelflow.entity_policy import EntityRendering, entity_renderings
@@ -26,8 +27,58 @@ def field_pairs(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     """The pair catalogue on every translatable field, as the variant holds it (code texts the
     overlay holds are checked whole by pair_checks.code_text_pairs)."""
     checked: dict[str, int] = {}
-    hits = list(_field_pair_hits(ctx, scope, checked))
+    hits = names_with_numbers(list(_field_pair_hits(ctx, scope, checked)))
     yield from untranslated_files(hits, checked)
+
+
+NAME_FIELDS_MIN = 3  # a number that comes with one name in this many fields is the name's own
+
+
+def names_with_numbers(hits: list[Hit]) -> list[Hit]:
+    """A number the target adds, with no number of the source missing, wherever the source names one
+    place ('66' in every field naming 恒隆广场, whose English name is 'Center 66'): the name's rendering
+    carries it. Those fields are one note naming the name, not a changed number each; a number added
+    once, or with no name shared by every field adding it, stays a finding."""
+    added: dict[str, list[Hit]] = {}
+    for hit in hits:
+        if hit.kind == "number_changed" and not hit.detail.get("source_numbers") and hit.detail.get("target_numbers"):
+            added.setdefault(hit.detail["target_numbers"], []).append(hit)
+    renamed: dict[int, Hit] = {}
+    for number, group in added.items():
+        name = _shared_name([h.source or "" for h in group])
+        words = _shared_words_with(number, [h.target or "" for h in group])
+        if len(group) < NAME_FIELDS_MIN or name is None or words is None:
+            continue
+        for hit in group:
+            renamed[id(hit)] = hit.model_copy(
+                update={
+                    "severity": Severity.NOTE,
+                    "message": f"{number!r} comes with {name!r} in all {len(group)} fields that add it: the name's "
+                    f"rendering ({words!r}) carries the number",
+                    "pattern": f"{number!r} with {name!r}",
+                }
+            )
+    return [renamed.get(id(hit), hit) for hit in hits]
+
+
+def _shared_name(sources: list[str]) -> str | None:
+    """The longest run of two or more letters (no digit) every source holds, or None."""
+    first = min(sources, key=len) if sources else ""
+    for size in range(len(first), 1, -1):
+        for start in range(len(first) - size + 1):
+            run = first[start : start + size]
+            if all(ch.isalpha() for ch in run) and all(run in s for s in sources):
+                return run
+    return None
+
+
+def _shared_words_with(number: str, targets: list[str]) -> str | None:
+    """The number with the word before or after it, as every target writes it ('Center 66'), or None."""
+    for pattern in (rf"[^\W\d_]+ {re.escape(number)}\b", rf"\b{re.escape(number)} [^\W\d_]+"):
+        found = [re.search(pattern, t) for t in targets]
+        if all(found) and len({m.group(0) for m in found if m}) == 1:
+            return found[0].group(0) if found[0] else None
+    return None
 
 
 def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
@@ -68,7 +119,7 @@ def _field_pair_hits(ctx: ValidationContext, scope: Scope, checked: dict[str, in
     localized = localized_by_map(ctx)
     for element in ctx.translatable():
         entry = (element.canonical_group or "default", element.source_text)
-        if element.artifact in scope.skip or entry in kept:
+        if scope.skips(element) or entry in kept:
             continue  # a canonical value its class's policy keeps as it is: the map says so, nothing to translate
         current = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
         if entry in localized and current == localized[entry]:
@@ -145,7 +196,7 @@ def translator_copies(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     copies: dict[tuple[str, str], list] = {}  # map entries the translator returned unchanged -> their fields
     for element in ctx.translatable():
         entry = (element.canonical_group or "default", element.source_text)
-        if element.artifact in scope.skip or entry in kept or entry not in copied:
+        if scope.skips(element) or entry in kept or entry not in copied:
             continue
         current = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
         if element.canonical_group in kept_classes and current == element.source_text:

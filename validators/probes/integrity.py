@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from babelflow.errors import BabelflowError
-from babelflow.ir import ArtifactFormat, ArtifactRole, TranslationType
+from babelflow.ir import ArtifactFormat, ArtifactRole
 from source_benchmarks import family_of
 from source_benchmarks.protocol import ArtifactSpec
 from validators.checks import Scope, check, check_on
@@ -31,17 +31,18 @@ from validators.finding_kinds import (
     layers_needing,
 )
 from validators.findings import Hit, SuppressedCheck
-from validators.probes.skeleton import document_skeleton_diffs, explain
+from validators.probes.skeleton import explain, unpaired_prefixes
 
 parsed_integrity = check_on(Layer.INTEGRITY, PARSED)
 
 _SLOT = re.compile(r"\{[^{}]*\}|[{}]")  # a format slot, or a brace that is not part of one
 
 
-def _skipped(missing: Precondition, artifact: str, reason: str) -> list[SuppressedCheck]:
-    """The checks to skip on `artifact`: every layer with a kind that needs what it lacks."""
+def _skipped(missing: Precondition, artifact: str, reason: str, paths: tuple[tuple, ...] = ()) -> list[SuppressedCheck]:
+    """The checks to skip on `artifact` (only under `paths` when given): every layer with a kind that
+    needs what it lacks."""
     return [
-        SuppressedCheck(layer=layer, artifact=artifact, reason=reason)
+        SuppressedCheck(layer=layer, artifact=artifact, reason=reason, paths=[list(p) for p in paths])
         for layer in sorted(layers_needing(missing), key=list(Layer).index)
     ]
 
@@ -191,17 +192,21 @@ def skeleton_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         if spec.format is ArtifactFormat.MARKDOWN:
             continue
         source = ctx.source_document(spec)
-        renamed = {
-            tuple(e.locator.path)
-            for e in ctx.elements_of(spec.path)
-            if e.locator.kind == "data_key" and e.translation_type is not TranslationType.PRESERVE
-        }
-        diffs = document_skeleton_diffs(source, target, renamed)
-        if diffs:
+        diffs = ctx.skeleton_diffs.get(spec.path, [])
+        prefixes = unpaired_prefixes(diffs)
+        if diffs and prefixes is None:
             scope.suppressed += _skipped(
                 Precondition.PAIRED,
                 spec.path,
                 f"structure differs ({diffs[0][0]}): fields cannot be paired by position",
+            )
+        elif diffs:  # confined to some subtrees (one task's list): the rest of the file still pairs
+            scope.suppressed += _skipped(
+                Precondition.PAIRED,
+                spec.path,
+                f"structure differs ({diffs[0][0]}) under {len(prefixes)} path(s), e.g. {_where(prefixes[0])}: "
+                "their fields cannot be paired by position; the rest of the file is checked",
+                paths=prefixes,
             )
         by_path = {
             (e.locator.kind, tuple(e.locator.path)): e.id
@@ -209,15 +214,55 @@ def skeleton_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             if e.locator.kind in ("data_key", "data_value")
         }
         for index, (kind, path, what) in enumerate(diffs):
+            read = _read_alike(spec, source, target, path) if kind == "list_length_changed" else None
             yield Hit(
                 kind=kind,
                 artifact=spec.path,
                 location=_where(path),
-                message=f"structure differs: {kind} ({what})",
+                message=f"structure differs: {kind} ({what})" + (read or ""),
                 # name the field when it is one
                 element_id=by_path.get(("data_key", path)) or by_path.get(("data_value", path)),
                 detail={"deepdiff": explain(source, target, path)} if index == 0 else {},
+                severity=Severity.NOTE if read else None,
             )
+
+
+def _read_alike(spec: ArtifactSpec, source: Any, target: Any, path: tuple) -> str | None:
+    """Why a list of another length reads the same to the harness (a FlatReading of its file: as many texts
+    in the concatenation it reads), or None."""
+    for reading in spec.read_flat:
+        below = path[1:]
+        if len(below) != len(reading.path) or any(p not in ("*", b) for p, b in zip(reading.path, below)):
+            continue
+        texts = [_flat(_at(document, path), reading) for document in (source, target)]
+        if texts[0] is not None and texts[1] is not None and len(texts[0]) == len(texts[1]):
+            return (
+                f": the harness reads only its items' {reading.items}, "
+                + ("each once, " if reading.distinct else "")
+                + f"{len(texts[0])} in the source and in the variant"
+            )
+    return None
+
+
+def _at(document: Any, path: tuple) -> Any:
+    for segment in path:
+        try:
+            document = document[segment]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return document
+
+
+def _flat(items: Any, reading) -> list | None:
+    if not isinstance(items, list):
+        return None
+    texts: list = []
+    for item in items:
+        read = item.get(reading.items) if isinstance(item, dict) else None
+        for text in read if isinstance(read, list) else []:
+            if not (reading.distinct and text in texts):
+                texts.append(text)
+    return texts
 
 
 def _strings(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:

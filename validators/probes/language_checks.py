@@ -78,7 +78,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     elements = [
         e
         for e in ctx.translatable()
-        if e.artifact not in scope.skip
+        if not scope.skips(e)
         and e.locator.kind in ("data_value", "markdown_block")
         and not read_by_no_model(ctx, e)  # maintainer metadata: no fidelity target
     ]

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from babelflow.inline_codes import swapped_tokens
 from babelflow.ir import Record
 from babelflow.language_data import (
+    counted_ones,
+    hour_named,
     language_data,
     month_numbers,
     number_equivalents,
@@ -118,11 +120,17 @@ def _numbers_changed(source: str, target: str, language: str, source_language: s
                 extra[form] -= 1
                 break
     named_months = month_numbers(target, target_data)
+    ones = counted_ones(whole_source, source_data)
     for number in list((+missing).elements()):  # a count the target writes as a word ('three' -> 'ba')
         if number.isdigit() and int(number) <= 100 and written_as_word(int(number), target, target_data):
             missing[number] -= 1
         elif number.isdigit() and int(number) in named_months:  # '10月' -> 'October'
             named_months.remove(int(number))
+            missing[number] -= 1
+        elif number.isdigit() and hour_named(int(number), target, target_data):  # '凌晨12点' -> 'midnight'
+            missing[number] -= 1
+        elif number == "1" and ones > 0:  # '送煎蛋1个' -> 'with Fried Egg'
+            ones -= 1
             missing[number] -= 1
     _other_clock(extra, missing, whole_source, whole_target)
     if +extra or +missing:

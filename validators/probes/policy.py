@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, save_canonical_map
 from babelflow.ir import IRElement, PreserveReason, TranslationType
-from babelflow.worlds import collection_of
+from babelflow.worlds import EVERYWHERE, collection_of, world_of
 from validators.probes.tool_code import lookup_literals
 
 if TYPE_CHECKING:
@@ -43,13 +43,30 @@ class InferredPolicy:
     code_bound: set[str] = field(default_factory=set)  # changed values the tool code looks up unchanged
     # (value, rendering) -> the lists holding the value so rendered (babelflow/worlds.py `collection_of`)
     places: dict[tuple[str, str], set[tuple]] = field(default_factory=dict)
+    # where tasks are worlds (babelflow/worlds.py): value -> {world: its one rendering there}, for a value
+    # rendered one way inside a task and another way in another task, which no reader sees together
+    per_world: dict[str, dict[str, str]] = field(default_factory=dict)
+    # (value, world) -> the renderings seen inside that world, for a value `inconsistent` inside some world
+    in_world: dict[tuple[str, str], Counter] = field(default_factory=dict)
 
     def renderings_of(self) -> dict[str, set[str]]:
         """source value -> every rendering seen (to compare tool results modulo the policy)."""
         seen = {source: {target} for source, target in self.renderings.items()}
         for source, renderings in self.inconsistent.items():
             seen[source] = set(renderings)
+        for source, by_world in self.per_world.items():
+            seen.setdefault(source, set()).update(by_world.values())
         return seen
+
+    def consistent_in_world(self, value: str, world: str, target: str | None) -> bool:
+        """The value reads `target` in every field of its world (one task, where tasks are worlds)."""
+        return target is not None and self.per_world.get(value, {}).get(world) == target
+
+    def renderings_in(self, value: str, world: str) -> Counter | None:
+        """The renderings a reader of this world sees of an inconsistent value (None: it is consistent)."""
+        if value not in self.inconsistent:
+            return None
+        return self.in_world.get((value, world), self.inconsistent[value])
 
     def collisions(self) -> dict[str, list[str]]:
         """A rendering shared by several source values that meet: two products now carry one name."""
@@ -84,6 +101,7 @@ def entity_class(element) -> str:
 def infer_policy(ctx: ValidationContext) -> InferredPolicy:
     """The policy of the context's variant; `ctx.policy` holds it, computed once per context."""
     seen: dict[str, Counter] = defaultdict(Counter)
+    by_world: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     members: dict[str, list] = defaultdict(list)
     places: dict[tuple[str, str], set[tuple]] = {}
     for element in ctx.ir.elements:
@@ -96,10 +114,13 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         if target is None:
             continue
         seen[element.source_text][target] += 1
+        if ctx.ir.tasks_are_worlds:
+            by_world[element.source_text][world_of(element, ctx.ir)][target] += 1
         places.setdefault((element.source_text, target), set()).add(collection_of(element, ctx.ir))
         members[element.source_text].append(element)
     policy = InferredPolicy(places=places)
     candidates: dict[str, dict[str, str]] = defaultdict(dict)  # entity class -> {value: its one rendering}
+    held_once: dict[str, dict[str, str]] = defaultdict(dict)  # the same, of values a single field holds
     code_renders = _code_renderings(ctx, seen)
     for value, renderings in seen.items():
         changed = [t for t in renderings if t != value]
@@ -117,11 +138,18 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
             if len(renderings) > 1:
                 policy.inconsistent[value] = renderings
             continue
-        if len(renderings) == 1 and len(holders) >= 2:
+        if len(renderings) == 1:
             (target,) = renderings
-            candidates[Counter(entity_class(e) for e in holders).most_common(1)[0][0]][value] = target
-        elif len(renderings) > 1:
-            policy.inconsistent[value] = renderings
+            name = Counter(entity_class(e) for e in holders).most_common(1)[0][0]
+            (candidates if len(holders) >= 2 else held_once)[name][value] = target
+        else:
+            _judge_in_worlds(policy, value, renderings, by_world.get(value, {}))
+    # a value held once follows the policy of a class whose values are rendered (a rubric that only
+    # overall_rubrics holds, where rubrics held twice are); alone it proves none
+    rendered = {entity_class(e) for mapping in candidates.values() for v in mapping for e in members[v]}
+    for name, mapping in held_once.items():
+        if name in rendered:
+            candidates[name].update(mapping)
     for name, mapping in candidates.items():
         if len(mapping) < MIN_POLICY_VALUES:
             for value in mapping:  # too few values to call it a policy
@@ -132,6 +160,21 @@ def infer_policy(ctx: ValidationContext) -> InferredPolicy:
         policy.occurrences[name] = sum(sum(seen[v].values()) for v in mapping)
         policy.elements[name] = [members[v][0] for v in mapping]
     return policy
+
+
+def _judge_in_worlds(policy: InferredPolicy, value: str, renderings: Counter, worlds: dict[str, Counter]) -> None:
+    """A value rendered several ways. Where tasks are worlds, it is inconsistent only inside a world that
+    reads it two ways (the authors' English: a store's product and the rubric naming it); one rendering
+    a task, another in the next, is a rendering per world."""
+    apart = {world: counts for world, counts in worlds.items() if world != EVERYWHERE}
+    if not apart or EVERYWHERE in worlds:
+        policy.inconsistent[value] = renderings
+        return
+    policy.per_world[value] = {world: next(iter(c)) for world, c in apart.items() if len(c) == 1}
+    mixed = {world: counts for world, counts in apart.items() if len(counts) > 1}
+    if mixed:
+        policy.inconsistent[value] = renderings
+        policy.in_world.update({(value, world): counts for world, counts in mixed.items()})
 
 
 def _code_renderings(ctx: ValidationContext, seen: dict[str, Counter]) -> dict[str, set[str]]:

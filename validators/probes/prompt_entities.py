@@ -56,7 +56,7 @@ def _compared_prompt_tokens(
     for element in ctx.translatable():
         locator = element.locator
         if (
-            element.artifact in scope.skip
+            scope.skips(element)
             or not isinstance(locator, PythonLiteralLocator)
             or locator.qualname.split(".")[-1] not in attributes
         ):
@@ -97,10 +97,13 @@ def compared_name_rendered_apart(ctx: ValidationContext, scope: Scope) -> Iterat
     rendering than the check's. A rendering the variant applies to every field of the environment
     passes for a policy of its own (policy.py's note): the prompt and the check still name the source's
     value, so the agent looks for an event the calendar no longer has."""
-    environment = ctx.database_paths - scope.skip
     holders: dict[str, list[IRElement]] = {}
     for element in ctx.ir.elements:
-        if element.artifact in environment and element.locator.kind in ("data_value", "data_key"):
+        if (
+            element.artifact in ctx.database_paths
+            and not scope.skips(element)
+            and element.locator.kind in ("data_value", "data_key")
+        ):
             holders.setdefault(element.source_text, []).append(element)
     reported: set[str] = set()
     for prompt, locator, token, wanted in _compared_prompt_tokens(ctx, scope):

@@ -98,14 +98,14 @@ def references_kept(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             if (g, source) in map_entries
             else Counter(t for _, t in items).most_common(1)[0][0]
         )
-        for (g, source), items in canonical_renderings(ctx, scope.skip).items()
+        for (g, source), items in canonical_renderings(ctx, scope).items()
     }
     kinds = _link_kinds(ctx)
     all_renderings = policy.renderings_of()
     map_renders = map_renderings(ctx)
     readers = ReadScope.of(ctx, policy, rendering)
     for element in ctx.translatable():
-        if element.artifact in scope.skip or not element.inline_tokens:
+        if scope.skips(element) or not element.inline_tokens:
             continue
         target = ctx.code_target(element) if element.locator.kind == "python_literal" else ctx.target_text(element)
         if target is None or target == element.source_text:
@@ -225,7 +225,7 @@ def tool_names_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     named the same in the translation: the code keeps its name. Inline tokens are `references_kept`'s."""
     names = tool_names(ctx)
     for element in ctx.translatable() if names else []:
-        if element.artifact in scope.skip:
+        if scope.skips(element):
             continue
         wanted = {n: k for n, k in cited(names, element.source_text).items() if n not in element.inline_tokens}
         if not wanted:

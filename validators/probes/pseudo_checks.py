@@ -156,7 +156,7 @@ def pseudo_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     statuses, kept = status_literals(ctx), kept_words(ctx)
     memo: dict[tuple, list[str]] = {}
     for element in ctx.translatable():
-        if element.artifact in scope.skip:
+        if scope.skips(element):
             continue
         if element.locator.kind == "python_literal":
             if not ctx.in_overlay(element) or element.locator.part is not None:

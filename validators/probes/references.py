@@ -134,7 +134,7 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
     as_words = {rendering: _names(rendering) for rendering in owners}
     groups = ctx.derived(entity_groups)
     for element in ctx.translatable():
-        if element.artifact in scope.skip or element.artifact not in tasks or element.locator.kind != "data_value":
+        if scope.skips(element) or element.artifact not in tasks or element.locator.kind != "data_value":
             continue
         target = ctx.target_text(element)
         if not target or target == element.source_text:

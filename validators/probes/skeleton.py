@@ -91,6 +91,22 @@ def document_skeleton_diffs(source: Any, target: Any, renamed: set[tuple]) -> li
     return diffs
 
 
+def unpaired_prefixes(diffs: list[tuple[str, tuple, str]]) -> tuple[tuple, ...] | None:
+    """The subtrees whose fields no longer pair by position with the source's: a list of another
+    length or a value of another type, and the object that gained or lost a key (where keys are text,
+    its keys pair by position). None: the whole document (a change at its root, or more changes than
+    were counted)."""
+    if len(diffs) >= MAX_PER_ARTIFACT:
+        return None
+    prefixes = []
+    for kind, path, _ in diffs:
+        prefix = path[:-1] if kind == "key_removed" else path
+        if not prefix:
+            return None
+        prefixes.append(prefix)
+    return tuple(dict.fromkeys(prefixes))
+
+
 def explain(source: Any, target: Any, path: tuple) -> str:
     """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
     # deepdiff takes ~1-2 s to import; only a structure difference needs it
