@@ -92,6 +92,15 @@ def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         )
 
 
+def _compared_by_evaluator(ctx: ValidationContext) -> set[str]:
+    """Ids of the fields whose text the evaluator itself compares (VitaBench judges each distinct rubric
+    string once: a rubric worded two ways is judged twice, and the reward needs both verdicts)."""
+    kinds = {evidence.id: set(evidence.kinds) for evidence in ctx.ir.evidence}
+    return {
+        e.id for e in ctx.ir.elements if e.evidence and LinkKind.COMPARED_BY_EVALUATOR in kinds.get(e.evidence, set())
+    }
+
+
 def _call_bound_values(ctx: ValidationContext) -> set[str]:
     """Kept values whose fields the run saw passed to a tool or compared (their evidence's kinds)."""
     kinds = {evidence.id: set(evidence.kinds) for evidence in ctx.ir.evidence}
@@ -110,6 +119,7 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
     map_renders = map_renderings(ctx)
     references = dominant_renderings(ctx, policy)
     collided = set(policy.collisions())
+    compared = ctx.derived(_compared_by_evaluator)
     for element in ctx.ir.elements:
         if scope.skips(element) or element.translation_type is not TranslationType.PRESERVE:
             continue
@@ -144,6 +154,8 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
         ):
             continue
         severity = _changed_severity(element, target, others, reference, policy, collided)
+        if severity is Severity.MAJOR and element.id in compared:
+            severity = Severity.CRITICAL  # the evaluator compares the text: two wordings are two criteria
         detail = {"typing_rule": element.typing_rule}
         if others:
             detail["renderings"] = "; ".join(f"{t!r}×{n}" for t, n in others.most_common(5))
@@ -167,6 +179,11 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
                 else ""
             )
             + (": the tool code looks data up by it unchanged" if element.source_text in policy.code_bound else "")
+            + (
+                "; the evaluator compares this text exactly: it judges two criteria where the source has one"
+                if others and element.id in compared and severity is Severity.CRITICAL
+                else ""
+            )
         )
         if element.source_text in policy.code_bound:
             detail["tool_code_literal"] = element.source_text
@@ -183,7 +200,11 @@ def preserved_value_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hi
             if others
             else None,
             # one repair for all of them: each value's record rendering written everywhere (`babelflow adopt`)
-            cause="fields that do not use their record's rendering of a value"
+            cause=(
+                "criteria the evaluator compares, worded two ways"
+                if element.id in compared
+                else "fields that do not use their record's rendering of a value"
+            )
             if others and severity is not Severity.NOTE
             else None,
         )

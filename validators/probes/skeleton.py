@@ -6,6 +6,7 @@ its fields by position with the source's."""
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 import orjson
@@ -111,6 +112,8 @@ def explain(source: Any, target: Any, path: tuple) -> str:
     """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
     # deepdiff takes ~1-2 s to import; only a structure difference needs it
     from deepdiff import DeepDiff  # noqa: PLC0415
+
+    logging.getLogger("deepdiff.diff").setLevel(logging.ERROR)  # "reached the max number of diffs": by design
 
     for segment in path[:-1] if path else ():
         try:

@@ -6,6 +6,8 @@ What it holds, on the authors' real data:
   reads only their rubrics, each once, so each is a note, and the rest of the file is still checked;
 - a value rendered one way inside a task and another way in another task is no drift (tasks are worlds);
   the same value rendered two ways inside one task is (an option of a store and of its order);
+- a rubric worded two ways in one task is critical: the evaluator deduplicates rubrics by their text, so
+  it now judges two criteria;
 - a tag with a measure word ('8个') is a word, not an identifier; a time whose no-break space became a
   plain space is read as the same time."""
 
@@ -60,8 +62,10 @@ def test_a_value_is_drift_inside_one_task_and_not_across_two(drift):
 
 
 def test_a_measure_word_tag_is_no_identifier_and_a_space_is_a_space(drift):
+    # critical: only rubrics worded two ways (VitaBench judges each distinct rubric string once)
     critical = [f for f in drift.findings if f.severity is Severity.CRITICAL]
-    assert critical == []
+    assert critical and all("rubrics[*]" in f.location and "two criteria" in f.message for f in critical)
+    assert len({f.cause for f in drift.findings if f.severity is not Severity.NOTE}) == 2
     assert not _about(drift, "90716001", "8个")  # '8 pieces': the tag class is rendered
     (time,) = [
         f for f in drift.findings if f.task_id == "60711001" and f.location.startswith("tasks.json[*].environment.time")
