@@ -213,6 +213,11 @@ def test_the_target_lexicon_knows_spanish_words_and_no_english_ones():
             "Signature Beef Ball Soup with Rice Noodles (8 pieces) with Fried Egg",
             False,
         ),
+        (
+            "广东省广州市天河区体育东路140-148号负一101,102,110房",
+            "Room B1-101, 102, 110, 140-148 Tiyu East Road",
+            False,
+        ),
         # and what the same rules still catch: 2 liang is 100 g, and a dropped store number
         ("2两河粉", "200g Rice Noodles", True),
         ("凌晨12点再送来", "delivered at noon", False),  # 12 is noon's hour too: the word is not judged

@@ -90,6 +90,18 @@ def _without_kept_numbers(source: str, target: str) -> tuple[str, str]:
     return source, target
 
 
+def _groups_listed(extra: Counter, missing: Counter, source: str) -> None:
+    """'101,102,110' (rooms 101, 102 and 110) reads as one grouped number; a target listing its groups
+    ('Room B1-101, 102, 110') says the same."""
+    for grouped in re.findall(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)", source):
+        parts = grouped.split(",")
+        joined = "".join(parts)
+        if missing.get(joined) and all(extra.get(p) for p in parts):
+            missing[joined] -= 1
+            for part in parts:
+                extra[part] -= 1
+
+
 def _numbers_changed(source: str, target: str, language: str, source_language: str = "en") -> tuple[str, str] | None:
     """Numbers compared by value in each side's CLDR forms ('$8,276.23' = '8.276,23 đô la');
     a month the source names may appear as its number ('April 2023' -> 'tháng 4 năm 2023'), and one it
@@ -133,6 +145,7 @@ def _numbers_changed(source: str, target: str, language: str, source_language: s
             ones -= 1
             missing[number] -= 1
     _other_clock(extra, missing, whole_source, whole_target)
+    _groups_listed(extra, missing, whole_source)
     if +extra or +missing:
         return " ".join(sorted(expected.elements())), " ".join(sorted(found.elements()))
     return None
