@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from validators.finding_kinds import FindingKind, Layer, Precondition, Route, Severity, declare_kind
 from validators.findings import Finding, Hit, SuppressedCheck, found
+from validators.probes.skeleton import under_any
 
 if TYPE_CHECKING:
     from validators.context import ValidationContext
@@ -53,9 +54,7 @@ class Scope:
         """Whether integrity made this layer skip the element: its file, or the subtree it lies in."""
         if element.artifact in self.skip:
             return True
-        prefixes = self.unpaired.get(element.artifact)
-        path = getattr(element.locator, "path", None)
-        return bool(prefixes) and path is not None and any(tuple(path[: len(p)]) == p for p in prefixes)
+        return under_any(getattr(element.locator, "path", None), self.unpaired.get(element.artifact))
 
 
 CheckFunction = Callable[["ValidationContext", Scope], Iterable[Hit]]

@@ -38,7 +38,7 @@ from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
 from source_benchmarks.yaml_io import load_yaml
 from validators.probes.policy import InferredPolicy, infer_policy
-from validators.probes.skeleton import document_skeleton_diffs, unpaired_prefixes
+from validators.probes.skeleton import document_skeleton_diffs, under_any, unpaired_prefixes
 
 if TYPE_CHECKING:
     from validators.calibration import Calibration
@@ -280,17 +280,19 @@ class ValidationContext:
     @cached_property
     def _unpaired(self) -> dict[str, tuple[tuple, ...]]:
         """Artifact -> the subtrees whose fields no longer pair with the source's by position."""
-        prefixes = {path: unpaired_prefixes(diffs) for path, diffs in self.skeleton_diffs.items() if diffs}
-        return {path: found if found is not None else ((),) for path, found in prefixes.items()}
+        unpaired: dict[str, tuple[tuple, ...]] = {}
+        for path, diffs in self.skeleton_diffs.items():
+            if diffs:
+                found = unpaired_prefixes(diffs)
+                unpaired[path] = found if found is not None else ((),)
+        return unpaired
 
     def paired(self, element) -> bool:
         """Whether the variant's field at the element's locator is the element's own (outside any list
         whose length changed), so that reading it compares like with like."""
         if not self.pair_by_structure:
             return True
-        prefixes = self._unpaired.get(element.artifact)
-        path = getattr(element.locator, "path", None)
-        return not prefixes or path is None or not any(tuple(path[: len(p)]) == p for p in prefixes)
+        return not under_any(getattr(element.locator, "path", None), self._unpaired.get(element.artifact))
 
     def target_text(self, element) -> str | None:
         """The variant's text at the element's locator (None if it cannot be located, or if the structure

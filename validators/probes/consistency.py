@@ -282,7 +282,7 @@ def dominant_renderings(ctx: ValidationContext, policy) -> dict[tuple[str, str],
     field role: the catalogue's products.*.name rather than orders.*.items[*].name), else the most
     common. Only occurrences that differ from it are defects: a line that already matches the
     catalogue is not one (the issue's 970 of 1,585)."""
-    holders: dict[str, list[tuple]] = defaultdict(list)
+    holders: dict[tuple[str, str], list[tuple]] = defaultdict(list)
     for element in ctx.ir.elements:
         if (
             element.source_text in policy.inconsistent

@@ -200,7 +200,7 @@ def skeleton_changed(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 spec.path,
                 f"structure differs ({diffs[0][0]}): fields cannot be paired by position",
             )
-        elif diffs:  # confined to some subtrees (one task's list): the rest of the file still pairs
+        elif diffs and prefixes:  # confined to some subtrees (one task's list): the rest of the file still pairs
             scope.suppressed += _skipped(
                 Precondition.PAIRED,
                 spec.path,

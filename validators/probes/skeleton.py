@@ -108,6 +108,11 @@ def unpaired_prefixes(diffs: list[tuple[str, tuple, str]]) -> tuple[tuple, ...] 
     return tuple(dict.fromkeys(prefixes))
 
 
+def under_any(path: tuple | list | None, prefixes: tuple[tuple, ...] | None) -> bool:
+    """Whether a field at `path` lies in one of the subtrees `prefixes` (None or empty: none)."""
+    return bool(prefixes) and path is not None and any(tuple(path[: len(p)]) == p for p in prefixes or ())
+
+
 def explain(source: Any, target: Any, path: tuple) -> str:
     """DeepDiff explains one small subtree (never used to find mismatches: too slow on 7 MB files)."""
     # deepdiff takes ~1-2 s to import; only a structure difference needs it
