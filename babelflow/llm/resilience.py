@@ -122,8 +122,9 @@ class ProviderLimiter:
 
     @property
     def _span(self) -> float:
-        """How long a request counts: the provider's window runs from when it arrived, a little after it left."""
-        return self.WINDOW * (1 + 1 / 60)
+        """How long a request counts: the provider's window runs from when it arrived, a little after it left
+        (a sixtieth of the window, and at least a quarter second: a loaded machine or network delays arrival)."""
+        return self.WINDOW + max(self.WINDOW / 60, 0.25)
 
     def _forget(self, now: float) -> None:
         while self._starts and now - self._starts[0] >= self._span:
