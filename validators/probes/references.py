@@ -153,11 +153,17 @@ def entity_rendering_unknown(ctx: ValidationContext, scope: Scope) -> Iterator[H
             # mentioned in the source in any form ('bookshelves' for 'Bookshelf', 'jigsaw' for 'Jigsaw
             # Puzzle'): its rendering in the target is that product's, not another's
             mentioned = {v for v in entities if _mentioned(v, source_folded)}
+            # the renderings of what the source does name, blanked: 'Comida' inside 'Comida occidental'
+            # (Western food, which the source names) is no mention of the tag 'Lunch'
+            rest = folded
+            for named_value in mentioned:
+                for rendering in sorted(entities[named_value], key=len, reverse=True):
+                    rest = rest.replace(rendering.casefold(), " " * len(rendering.casefold()))
             others = sorted(
                 {
                     owner
                     for rendering, names in owners.items()
-                    if rendering in folded and _in_place(as_words[rendering], folded, element.source_text, mention)
+                    if rendering in rest and _in_place(as_words[rendering], rest, element.source_text, mention)
                     for owner in names
                     if owner not in mentioned and _same_kind(value, owner, groups)
                 }
