@@ -227,7 +227,12 @@ def written_as_word(value: int, text: str, data: LanguageData) -> bool:
     word = written_number(value, data.tag) if not data.unspaced else None
     if not word:
         return False
-    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text.casefold()) is not None
+    return _has_word(word, text.casefold())
+
+
+def _has_word(word: str, folded: str) -> bool:
+    """Does the casefolded text hold `word` whole (not inside a longer word)?"""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", folded) is not None
 
 
 def counted_ones(text: str, data: LanguageData) -> int:
@@ -241,10 +246,7 @@ def counted_ones(text: str, data: LanguageData) -> int:
 def hour_named(hour: int, text: str, data: LanguageData) -> bool:
     """Does `text` name this hour by a word ('凌晨12点' -> 'midnight', '12点' -> 'noon')?"""
     folded = text.casefold()
-    return any(
-        hour in hours and re.search(rf"(?<!\w){re.escape(word)}(?!\w)", folded)
-        for word, hours in data.hour_words.items()
-    )
+    return any(hour in hours and _has_word(word, folded) for word, hours in data.hour_words.items())
 
 
 # ---- scripts ---------------------------------------------------------------------------------

@@ -92,23 +92,21 @@ def renderings_collide(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
         )
 
 
+def _fields_seen(ctx: ValidationContext, kinds: frozenset[LinkKind]):
+    """The fields whose evidence shows one of these kinds (the run saw them passed to a tool, compared…)."""
+    seen = {evidence.id: set(evidence.kinds) for evidence in ctx.ir.evidence}
+    return [e for e in ctx.ir.elements if e.evidence and seen.get(e.evidence, set()) & kinds]
+
+
 def _compared_by_evaluator(ctx: ValidationContext) -> set[str]:
     """Ids of the fields whose text the evaluator itself compares (VitaBench judges each distinct rubric
     string once: a rubric worded two ways is judged twice, and the reward needs both verdicts)."""
-    kinds = {evidence.id: set(evidence.kinds) for evidence in ctx.ir.evidence}
-    return {
-        e.id for e in ctx.ir.elements if e.evidence and LinkKind.COMPARED_BY_EVALUATOR in kinds.get(e.evidence, set())
-    }
+    return {e.id for e in _fields_seen(ctx, frozenset({LinkKind.COMPARED_BY_EVALUATOR}))}
 
 
 def _call_bound_values(ctx: ValidationContext) -> set[str]:
     """Kept values whose fields the run saw passed to a tool or compared (their evidence's kinds)."""
-    kinds = {evidence.id: set(evidence.kinds) for evidence in ctx.ir.evidence}
-    return {
-        e.source_text
-        for e in ctx.ir.elements
-        if e.translation_type is TranslationType.PRESERVE and e.evidence and kinds.get(e.evidence, set()) & CALL_BOUND
-    }
+    return {e.source_text for e in _fields_seen(ctx, CALL_BOUND) if e.translation_type is TranslationType.PRESERVE}
 
 
 @paired_consistency("preserved_value_changed", Severity.CRITICAL, "a Preserve value was translated")
@@ -237,29 +235,23 @@ def canonical_inconsistent(ctx: ValidationContext, scope: Scope) -> Iterator[Hit
             map_entries[(group, source)].target if (group, source) in map_entries else counts.most_common(1)[0][0]
         )
         for element, target in renderings:
-            if target != expected:
-                yield Hit(
-                    artifact=element.artifact,
-                    location=element.role + path_of(element),
-                    message=f"canonical {group} term rendered differently from its "
-                    + ("reviewed rendering" if map_entries else f"rendering elsewhere ({expected!r})")
-                    + (
-                        ": only letter case or separators differ, one name to every reader"
-                        if _canonical_severity(target, expected) is Severity.NOTE
-                        else ""
-                    ),
-                    element_id=element.id,
-                    source=source,
-                    target=target,
-                    detail={"expected": expected},
-                    severity=_canonical_severity(target, expected),
-                )
-
-
-def _canonical_severity(target: str | None, expected: str) -> Severity:
-    """A note when no reader tells the two apart (letter case or separators only: 'home_address' for
-    'home address'); else critical: the data and what the tasks name no longer agree."""
-    return Severity.NOTE if target is not None and _reads_alike(target, expected) else Severity.CRITICAL
+            if target == expected:
+                continue
+            # a note when no reader tells the two apart (letter case or separators only: 'home_address' for
+            # 'home address'); else critical: the data and what the tasks name no longer agree
+            alike = target is not None and _reads_alike(target, expected)
+            yield Hit(
+                artifact=element.artifact,
+                location=element.role + path_of(element),
+                message=f"canonical {group} term rendered differently from its "
+                + ("reviewed rendering" if map_entries else f"rendering elsewhere ({expected!r})")
+                + (": only letter case or separators differ, one name to every reader" if alike else ""),
+                element_id=element.id,
+                source=source,
+                target=target,
+                detail={"expected": expected},
+                severity=Severity.NOTE if alike else Severity.CRITICAL,
+            )
 
 
 @dataclass(frozen=True)

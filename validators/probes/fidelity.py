@@ -76,8 +76,9 @@ def _shared_words_with(number: str, targets: list[str]) -> str | None:
     """The number with the word before or after it, as every target writes it ('Center 66'), or None."""
     for pattern in (rf"[^\W\d_]+ {re.escape(number)}\b", rf"\b{re.escape(number)} [^\W\d_]+"):
         found = [re.search(pattern, t) for t in targets]
-        if all(found) and len({m.group(0) for m in found if m}) == 1:
-            return found[0].group(0) if found[0] else None
+        written = {m.group(0) for m in found if m}
+        if all(found) and len(written) == 1:
+            return written.pop()
     return None
 
 
