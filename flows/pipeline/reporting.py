@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flows.review.html_cells import cell, fenced, inline, proposed_line
+from validators.finding_kinds import Severity
 from validators.findings import FailureSet, group_findings
 
 
@@ -30,16 +31,23 @@ def units_made_by(units_by_origin: dict[str, int]) -> str:
     return ", ".join(f"{who} {count}" for who, count in sorted(units_by_origin.items(), key=lambda item: -item[1]))
 
 
+def _headline(findings, groups) -> str:
+    """'3 open findings in 2 groups, and 93 notes.': a note records a policy and asks no decision, so it is not
+    counted among what awaits review."""
+    notes = sum(1 for f in findings if f.severity is Severity.NOTE)
+    open_groups = sum(1 for g in groups if g.severity is not Severity.NOTE)
+    head = f"{len(findings) - notes} open findings in {open_groups} groups"
+    return head + (f", and {notes} notes (no decision needed)." if notes else ".")
+
+
 def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, made_by: str = "") -> str:
     groups = group_findings(failures.findings)
     by_id = {f.id: f for f in failures.findings}
     lines = [
         f"# {failures.benchmark} → {failures.language}: round {round_no}",
         "",
-        (
-            f"**{len(failures.findings)} open findings in {len(groups)} groups.** "
-            f"Variant: [`{variant}`]({variant.resolve().as_uri()}) · validators: {', '.join(failures.validators)}"
-        ),
+        f"**{_headline(failures.findings, groups)}** "
+        f"Variant: [`{variant}`]({variant.resolve().as_uri()}) · validators: {', '.join(failures.validators)}",
         "",
     ]
     if made_by:
@@ -103,7 +111,8 @@ def _finding_section(finding) -> list[str]:
         f"<tbody>{rows}</tbody></table>"
     )
     for name, value in finding.evidence[0].detail.items() if finding.evidence else []:
-        lines.append(f"\n<details><summary>{inline(name)}</summary>\n\n{fenced(value)}\n</details>")
+        # HTML, where Markdown's escapes are not read: `inline` would show 'db\\_renderings'
+        lines.append(f"\n<details><summary>{cell(name)}</summary>\n\n{fenced(value)}\n</details>")
     return lines
 
 

@@ -292,14 +292,14 @@ def review_rounds(run: AdaptationRun) -> AdaptFlowResult:
             return signed
         if review_timeout <= 0:
             logger.warning("unattended run: review queue persisted; run `babelflow review` then rerun")
-            return ended("awaiting_review", [f.id for f in failures.findings])
+            return ended("awaiting_review", [f.id for f in open_findings])
         if run_url:
             logger.info(f"review form (open the paused run, then Resume): {run_url}")
         if material_url:
             logger.info(f"review material (source and target of every group): {material_url}")
         decisions = ask_for_review(failures, round_no, review_timeout, material_url)
         if decisions is None:
-            return ended("awaiting_review", [f.id for f in failures.findings], timed_out=True)
+            return ended("awaiting_review", [f.id for f in open_findings], timed_out=True)
         store.append_many(decisions, failures)
     return ended("rounds_exhausted", [])
 

@@ -13,8 +13,10 @@ no signals, so they never wait.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
+import orjson
 from prefect import get_run_logger
 from prefect.artifacts import create_markdown_artifact
 from prefect.exceptions import FlowPauseTimeout
@@ -23,12 +25,52 @@ from prefect.input import RunInput
 from pydantic import Field, create_model
 
 from babelflow.adaptation_run import AdaptationRun
+from babelflow.atomic_io import write_bytes_atomic
+from babelflow.ir import Record
+from babelflow.saved_records import load_saved_record
 from flows.review.html_cells import cell
 from flows.review.named_pause import pause_named
 from translators.terms.review import TermDecision, now, record_decisions
 from translators.terms.term_base import TermEntry, as_decided, load_term_base
 
 TERMS_PAGE = 100  # entries per form at most: a form's schema is one run input, which thousands of fields exceed
+SKIPPED_FILE = "terms_skipped.json"
+
+
+class SkippedTerms(Record):
+    """Doubtful renderings a reviewer skipped in this run's forms, as (class, term, rendering): a later round
+    does not ask them again while their rendering stays the same. A reviewer of the VitaBench instore es
+    flow met the same 121 skipped terms in every round (44 of 73 minutes spent in terms forms)."""
+
+    skipped: list[tuple[str, str, str]] = Field(default_factory=list)
+
+
+def _skipped_path(run: AdaptationRun) -> Path:
+    return run.paths.review_dir / SKIPPED_FILE
+
+
+def load_skipped(run: AdaptationRun) -> set[tuple[str, str, str]]:
+    path = _skipped_path(run)
+    if not path.is_file():
+        return set()
+    fix = f"delete {path}: the skipped terms are asked again"
+    return set(load_saved_record(path, SkippedTerms, what="Skipped terms", fix=fix).skipped)
+
+
+def _remember_skipped(run: AdaptationRun, skipped: set[tuple[str, str, str]]) -> None:
+    path = _skipped_path(run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(path, orjson.dumps(SkippedTerms(skipped=sorted(skipped)).model_dump(mode="json")))
+
+
+def _key(entry: TermEntry) -> tuple[str, str, str]:
+    return (entry.group, entry.source, entry.rendering)
+
+
+def still_to_ask(doubtful: list[TermEntry], skipped: set[tuple[str, str, str]]) -> list[TermEntry]:
+    """The doubtful entries in form order, less those skipped before with the rendering they still have (a
+    rendering that changed since is asked again)."""
+    return in_form_order([e for e in doubtful if _key(e) not in skipped])
 
 
 class TermsForm(RunInput):
@@ -116,10 +158,13 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
         record_decisions(run.paths.canonical_map, _log(run), run.benchmark, run.language, decisions)
         logger.warning(f"--terms approve-all: {len(decisions)} renderings approved unread (logged; not a review)")
         return len(decisions)
-    doubtful = in_form_order(base.doubtful())
+    command = f"babelflow terms {run.benchmark} --lang {run.language} --doubtful"
+    skipped = load_skipped(run)
+    doubtful = still_to_ask(base.doubtful(), skipped)
+    if (asked_before := len(base.doubtful()) - len(doubtful)) > 0:
+        logger.info(f"{asked_before} doubtful term renderings skipped before are not asked again: `{command}`")
     if not doubtful:
         return 0
-    command = f"babelflow terms {run.benchmark} --lang {run.language} --doubtful"
     if run.request.review.timeout <= 0:
         logger.warning(f"{len(doubtful)} doubtful term renderings go on unreviewed (unattended run): `{command}`")
         return 0
@@ -139,7 +184,7 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
             f" {len(pages)}, one per class), numbered as in the"
             f" `{key}` artifact, which shows why each is doubtful and where it is used. Approve, or correct"
             " with the rendering to use everywhere (DB, tasks, golden arguments, prose); skipped ones go on as"
-            f" proposed (`{command}` later).",
+            f" proposed and are not asked again in this project (`{command}` lists them).",
             first,
         )
         try:
@@ -154,6 +199,9 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
             logger.warning(f"terms review timed out: the proposed renderings go on (`{command}`)")
             break
         decisions = _answers(answer, page, first)
+        decided = {(d.group, d.source) for d in decisions}
+        skipped |= {_key(e) for e in page if (e.group, e.source) not in decided}
+        _remember_skipped(run, skipped)
         first += len(page)
         if decisions:
             record_decisions(run.paths.canonical_map, _log(run), run.benchmark, run.language, decisions)

@@ -11,6 +11,7 @@ from markdown_it import MarkdownIt
 from flows.pipeline.reporting import failure_report_markdown
 from flows.review.html_cells import fenced
 from flows.review.material import review_material_markdown
+from validators.finding_kinds import Severity
 from validators.findings import Evidence, FailureSet, Finding
 
 PLANTED = (
@@ -65,3 +66,20 @@ def test_a_detail_with_backticks_cannot_close_its_code_block():
     block = fenced("a ``` b ```` c")
     html = _rendered(block + "\n\n<img src=x>")
     assert html.count("<pre>") == 1 and "a ``` b ```` c" in html
+
+
+def test_the_report_counts_notes_apart_and_shows_detail_names_as_written():
+    note = _failures().findings[0].model_copy(update={"id": "F-2", "severity": Severity.NOTE, "kind": "number_changed"})
+    major = (
+        _failures()
+        .findings[0]
+        .model_copy(
+            update={
+                "evidence": [_failures().findings[0].evidence[0].model_copy(update={"detail": {"db_renderings": "x"}})]
+            }
+        )
+    )
+    failures = FailureSet(benchmark="tau2-retail", language="es", findings=[major, note], validators=["integrity"])
+    html = _rendered(failure_report_markdown(failures, 1, Path("/tmp/variant")))
+    assert "1 open findings in 1 groups, and 1 notes (no decision needed)." in html  # a note asks no decision
+    assert "<summary>db_renderings</summary>" in html  # not 'db\\_renderings': HTML reads no Markdown escape

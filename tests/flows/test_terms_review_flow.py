@@ -103,6 +103,8 @@ def test_doubtful_terms_pause_the_run_and_the_answers_build_the_prose(prefect_en
         assert logged[0] == (doubtful[0].source, "correct", "ana") and len(logged) == min(2, len(doubtful))
         db = (settings.layout.variant(BENCH, LANG) / "data" / "db.json").read_text(encoding="utf-8")
         assert "Título corregido" in db  # the DB and the prose were built on the answer
+        skipped = orjson.loads((settings.layout.review_dir(BENCH, LANG) / "terms_skipped.json").read_bytes())
+        assert sorted(map(tuple, skipped["skipped"])) == sorted((e.group, e.source, e.rendering) for e in doubtful[2:])
         client.set_flow_run_state(paused.id, state=Cancelled(), force=True)  # nothing else to see here
     thread.join(60)
 

@@ -7,32 +7,34 @@ entry an import brings; `code_text_pairs` runs it on the code overlay's texts.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from babelflow.inline_codes import swapped_tokens
 from babelflow.ir import Record
-from babelflow.language_data import (
-    counted_ones,
-    hour_named,
-    language_data,
-    month_numbers,
-    number_equivalents,
-    numbers_in,
-    spelled_numbers,
-    written_as_word,
-)
+from babelflow.language_data import language_data, numbers_in
 from babelflow.language_pack import LanguagePack
 from babelflow.target_language import language_problem
 from babelflow.target_lexicon import target_lexicon
-from babelflow.text import MODEL_ANSWER, PATH_LIKE, RLO, TRANSLATOR_COMMENTARY, WORD, ascii_fold, without_tokens
+from babelflow.text import (
+    MODEL_ANSWER,
+    PATH_LIKE,
+    RLO,
+    TRANSLATOR_COMMENTARY,
+    UNACCENT_TABLE,
+    WORD,
+    ascii_fold,
+    unmirror,
+    without_tokens,
+)
 from validators.calibration import prose_length
 from validators.calibration import ratio as prose_ratio
 from validators.checks import Scope, check
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, FindingKind, Layer, Severity, declare_kind
 from validators.findings import Finding, Hit, found
+from validators.probes.clock_times import day_period_changes
+from validators.probes.number_pairs import numbers_changed, read_number
 from validators.probes.readers import READ_BY_NO_MODEL
 
 # what a broken translator leaves in any field, read or not (not a matter of language or style)
@@ -65,127 +67,10 @@ class FieldPair(Record):
 UNTRANSLATED = declare_kind("untranslated", Layer.FIDELITY, Severity.MAJOR, PAIRED, "text copied through untranslated")
 
 
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # an all-capital abbreviation (FAQ, ATM, PIN, APR): translations keep it as it is
 # an abbreviation ('FAQ', 'SSD'), one with a suffix ('USB-C') or a measure with its unit ('1TB', '500ml'): a
 # value copied as it is ('1TB SSD' as a localized option value) holds no prose to translate
 _ACRONYM = re.compile(r"(?<![\w-])(?:[A-Z]{2,5}(?:-[A-Z0-9]{1,2})?s?|\d+(?:\.\d+)?[A-Za-z]{1,3})(?![\w-])")
-
-
-def _without_kept_numbers(source: str, target: str) -> tuple[str, str]:
-    """Both sides without the numbers the translation kept character for character.
-
-    The pipeline hands numbers to a translator as placeholders, so "$30,000" stays "$30,000" in a
-    Spanish sentence: the same number, written the source's way (read with Spanish conventions it
-    would be 30, which is how it was reported as a critical change). Numbers that differ are still
-    compared by value in each side's CLDR forms."""
-    kept = Counter(_DIGITS.findall(source)) & Counter(_DIGITS.findall(target))
-    if not kept:
-        return source, target
-    for number, count in kept.items():
-        # not inside a longer number ('1.6', '16'); after an abbreviation's dot it is one ('No.6' = 'Núm. 6')
-        pattern = re.compile(rf"(?<!\d)(?<!\d[.,]){re.escape(number)}(?![\d]|[.,]\d)")
-        source = pattern.sub(" ", source, count=count)
-        target = pattern.sub(" ", target, count=count)
-    return source, target
-
-
-def _groups_listed(extra: Counter, missing: Counter, source: str) -> None:
-    """'101,102,110' (rooms 101, 102 and 110) reads as one grouped number; a target listing its groups
-    ('Room B1-101, 102, 110') says the same."""
-    for grouped in re.findall(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)", source):
-        parts = grouped.split(",")
-        joined = "".join(parts)
-        if missing.get(joined) and all(extra.get(p) for p in parts):
-            missing[joined] -= 1
-            for part in parts:
-                extra[part] -= 1
-
-
-def _numbers_changed(source: str, target: str, language: str, source_language: str = "en") -> tuple[str, str] | None:
-    """Numbers compared by value in each side's CLDR forms ('$8,276.23' = '8.276,23 đô la');
-    a month the source names may appear as its number ('April 2023' -> 'tháng 4 năm 2023'), and one it
-    writes as a number as its name ('2025年10月24日' -> 'October 24, 2025'); an hour may change clocks
-    ('21点' -> '9 PM'), a measure its unit ('2斤' -> '1kg')."""
-    source_data, target_data = language_data(source_language), language_data(language)
-    # a whole hour's minutes say nothing ('十一点' -> '11:00 AM', '2 PM' -> '14:00')
-    whole_source, whole_target = _WHOLE_HOUR.sub("", source), _WHOLE_HOUR.sub("", target)
-    source, target = _without_kept_numbers(whole_source, whole_target)
-    if re.search(r"\d:\d\d", source):  # CLDR times: "2:30 AM" may become "pukul 02.30" (id)
-        target = re.sub(r"\b(\d{1,2})\.(\d{2})\b", r"\1:\2", target)
-    expected = Counter(numbers_in(source, source_data))
-    found = Counter(numbers_in(target, target_data))
-    if expected == found:
-        return None
-    extra = found - expected
-    missing = expected - found
-    for written, forms in number_equivalents(whole_source, source_data):  # '3分糖' -> '30% Sugar'
-        form = next((f for f in forms if extra.get(f)), None)
-        if form is not None:
-            extra[form] -= 1
-            number = numbers_in(written, source_data)[0] if written is not None else None
-            if number is not None and missing.get(number):
-                missing[number] -= 1
-    for month in month_numbers(source, source_data) + spelled_numbers(source, source_data):
-        for form in (str(month), f"{month:02d}"):
-            if extra.get(form):
-                extra[form] -= 1
-                break
-    named_months = month_numbers(target, target_data)
-    ones = counted_ones(whole_source, source_data)
-    for number in list((+missing).elements()):  # a count the target writes as a word ('three' -> 'ba')
-        if number.isdigit() and int(number) <= 100 and written_as_word(int(number), target, target_data):
-            missing[number] -= 1
-        elif number.isdigit() and int(number) in named_months:  # '10月' -> 'October'
-            named_months.remove(int(number))
-            missing[number] -= 1
-        elif number.isdigit() and hour_named(int(number), target, target_data):  # '凌晨12点' -> 'midnight'
-            missing[number] -= 1
-        elif number == "1" and ones > 0:  # '送煎蛋1个' -> 'with Fried Egg'
-            ones -= 1
-            missing[number] -= 1
-    _other_clock(extra, missing, whole_source, whole_target)
-    _groups_listed(extra, missing, whole_source)
-    if +extra or +missing:
-        return " ".join(sorted(expected.elements())), " ".join(sorted(found.elements()))
-    return None
-
-
-_WHOLE_HOUR = re.compile(r"(?<=\d):00(?!\d|:\d)")
-_AFTERNOON = r"(?::\d\d)?\s*p\.?\s?m\b"  # '9 PM', '9:30 p.m.', '9pm'
-
-
-def _other_clock(extra: Counter, missing: Counter, source: str, target: str) -> None:
-    """An hour written on the other clock is the same hour: '21点' -> '9 PM', '9 p.m.' -> '21:00'.
-    Cancels such pairs from `extra` and `missing` (in place)."""
-    for number in list((+missing).elements()):
-        if not number.isdigit():
-            continue
-        hour = int(number)
-        # (the hour as the other side writes it, the hour that side says in the afternoon, the side)
-        for other, afternoon, side in ((hour - 12, hour - 12, target), (hour + 12, hour, source)):
-            said = 1 <= afternoon <= 11 and re.search(rf"(?<!\d){afternoon}{_AFTERNOON}", side, re.IGNORECASE)
-            if said and extra.get(str(other)):
-                extra[str(other)] -= 1
-                missing[number] -= 1
-                break
-
-
-_READ_NUMBER = re.compile(r"^(?:[$#€£]|\d[\d,]*[.:]\d|\d{4,}|\d+\s*(?:[ap]\.?m\b|[A-Za-z]))")
-
-
-def _read_number(source: str, numbers: list[str], tokens: list[str]) -> bool:
-    """Is a changed number one a tool, evaluator or user reads: part of a value the IR links to
-    other artifacts (an inline token: ids, amounts, dates the DB or gold calls hold), or written as
-    an amount, id, date, time or a count of things ($30.50, #W123, 2024, 2:30 pm, 2 shirts)?
-    A percentage in prose ('not 100% sure') is none of them."""
-    english = language_data("en")
-    if any(n in numbers_in(token, english) for token in tokens for n in numbers):
-        return True
-    for match in re.finditer(r"[$#€£]?\d+(?:[.,:]\d+)*\s*\S?", source):
-        if set(numbers_in(match.group(0), english)) & set(numbers) and _READ_NUMBER.search(match.group(0)):
-            return True
-    return False
 
 
 def _target_words_only(prose: str, language: str) -> bool:
@@ -284,9 +169,9 @@ def number_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
     target = pair.target
     if target.endswith(f" ({pair.source})"):  # a term told apart from another by its source (term_renderings.py)
         target = target[: -len(pair.source) - 3]
-    changed = _numbers_changed(pair.source, target, setting.language, setting.source_language)
+    changed = numbers_changed(pair.source, target, setting.language, setting.source_language)
     if changed:
-        read = _read_number(pair.source, changed[0].split(), list(pair.tokens))
+        read = read_number(pair.source, changed[0].split(), list(pair.tokens))
         yield _hit(
             pair,
             "number_changed",
@@ -295,6 +180,26 @@ def number_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
             + ("" if read else " (in prose: no id, amount, date or quantity a tool or evaluator reads)"),
             source_numbers=changed[0],
             target_numbers=changed[1],
+        )
+
+
+@pair_check("day_period_changed", Severity.MAJOR, "a clock time's half of the day is garbled or turned over")
+def day_period_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
+    """'10:00 AM' -> '10:00 SOY' (garbled: the digits still read as the morning) or '3:00 PM' -> '3:00'
+    (twelve hours earlier: critical where the time is one a tool, evaluator or user reads)."""
+    target = pair.target.translate(UNACCENT_TABLE) if setting.accented else pair.target  # 'ÞṀ' is 'PM'
+    target = unmirror(target) if setting.mirrored else target
+    for change in day_period_changes(pair.source, target, setting.language, setting.source_language):
+        moved = change.how == "other_half"
+        read = moved and read_number(pair.source, numbers_in(change.time, language_data("en")), list(pair.tokens))
+        yield _hit(
+            pair,
+            "day_period_changed",
+            Severity.CRITICAL if read else Severity.MAJOR,
+            f"{change.time!r} is written {change.written!r}: "
+            + ("its half of the day turned over (twelve hours apart)" if moved else "its day period is garbled"),
+            time=change.time,
+            written=change.written,
         )
 
 
