@@ -184,7 +184,8 @@ def _in_case_of(source: str, target: str) -> str:
 
 CLOCK_PLACEHOLDER_BASE = 2_000_000  # above the glossary's placeholders
 # '10 AM', '6:30PM', '9 a.m.': Apertium reads 'AM' as 'I am' ('10 SOY', 21 times in VitaBench instore es)
-_CLOCK_TIME = re.compile(r"(?<![\w:.])(\d{1,2}(?::\d{2})?)[ \u00a0\u202f]?([AaPp])\.?[Mm]\b\.?")
+# the hour may already be the engine's placeholder ('⟦0⟧ AM': numbers are protected before a translator sees them)
+_CLOCK_TIME = re.compile(r"(?<![\w:.])(\d{1,2}(?::\d{2})?|⟦\d+⟧)[ \u00a0\u202f]?([AaPp])\.?[Mm]\b\.?")
 
 
 def protect_clock_times(text: str, target_language: str) -> tuple[str, dict[str, str]]:

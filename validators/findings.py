@@ -355,3 +355,12 @@ def group_findings(findings: list[Finding]) -> list[FindingGroup]:
             )
         )
     return sorted(groups, key=lambda g: (_SEVERITY_RANK.get(g.severity.value, 9), -len(g.finding_ids), g.id))
+
+
+def count_line(findings: list[Finding], groups: list[FindingGroup]) -> str:
+    """'3 open findings in 2 groups, and 93 notes (no decision needed).': a note records a policy and asks
+    no decision, so it is not counted among what awaits review (a reviewer read '96 open findings')."""
+    notes = sum(1 for f in findings if f.severity is Severity.NOTE)
+    open_groups = sum(1 for g in groups if g.severity is not Severity.NOTE)
+    head = f"{len(findings) - notes} open findings in {open_groups} groups"
+    return head + (f", and {notes} notes (no decision needed)." if notes else ".")

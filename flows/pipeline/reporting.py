@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.review.html_cells import cell, fenced, inline, proposed_line
-from validators.finding_kinds import Severity
-from validators.findings import FailureSet, group_findings
+from flows.review.html_cells import cell, fenced, inline, joints, proposed_line
+from validators.findings import FailureSet, count_line, group_findings
 
 
 def _cell(text: str | None, limit: int = 160) -> str:
@@ -17,12 +16,6 @@ def _cell(text: str | None, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _joints(text: str) -> str:
-    """A place to wrap after each '/' and '_' of a path or a kind ('data/tau2/domains/…', 'adopted_rendering_…'):
-    six columns of them do not fit 1,280 px unbroken."""
-    return text.replace("/", "/\u200b").replace("_", "_\u200b")
-
-
 SHOWN_PER_GROUP = 5
 
 
@@ -31,22 +24,13 @@ def units_made_by(units_by_origin: dict[str, int]) -> str:
     return ", ".join(f"{who} {count}" for who, count in sorted(units_by_origin.items(), key=lambda item: -item[1]))
 
 
-def _headline(findings, groups) -> str:
-    """'3 open findings in 2 groups, and 93 notes.': a note records a policy and asks no decision, so it is not
-    counted among what awaits review."""
-    notes = sum(1 for f in findings if f.severity is Severity.NOTE)
-    open_groups = sum(1 for g in groups if g.severity is not Severity.NOTE)
-    head = f"{len(findings) - notes} open findings in {open_groups} groups"
-    return head + (f", and {notes} notes (no decision needed)." if notes else ".")
-
-
 def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, made_by: str = "") -> str:
     groups = group_findings(failures.findings)
     by_id = {f.id: f for f in failures.findings}
     lines = [
         f"# {failures.benchmark} → {failures.language}: round {round_no}",
         "",
-        f"**{_headline(failures.findings, groups)}** "
+        f"**{count_line(failures.findings, groups)}** "
         f"Variant: [`{variant}`]({variant.resolve().as_uri()}) · validators: {', '.join(failures.validators)}",
         "",
     ]
@@ -55,8 +39,8 @@ def failure_report_markdown(failures: FailureSet, round_no: int, variant: Path, 
     if groups:  # HTML, not a pipe table: its cells wrap at any width (a Thai sentence has few spaces)
         rows = "".join(
             f"<tr><td>{cell(g.id)}</td><td>{g.severity.value}</td>"
-            f"<td>{cell(_joints(f'{g.layer.value} / {g.kind}'))}</td>"
-            f"<td>{len(g.finding_ids)}</td><td>{cell(_joints(f'{g.artifact} {_cell(g.pattern, 80)}'))}</td>"
+            f"<td>{cell(joints(f'{g.layer.value} / {g.kind}'))}</td>"
+            f"<td>{len(g.finding_ids)}</td><td>{cell(joints(f'{g.artifact} {_cell(g.pattern, 80)}'))}</td>"
             f"<td>{cell(_cell(g.example, 160))}</td></tr>"
             for g in groups
         )

@@ -17,11 +17,12 @@ from pydantic import BaseModel, Field, create_model
 
 from babelflow.ir import PreserveReason
 from flows.review.acceptance import MqmCategory, MqmSeverity, UnitVerdict
+from flows.review.html_cells import joints
 from flows.review.named_pause import pause_named
 from flows.review.signoff import SignOffSample
 from flows.review.store import ReviewDecision
 from validators.finding_kinds import Route, suggested_route
-from validators.findings import FailureSet, Finding, FindingGroup, group_findings
+from validators.findings import FailureSet, Finding, FindingGroup, count_line, group_findings
 
 DECISIONS_OF_GROUP = ("skip", "confirm", "dismiss", "open")
 DECISIONS_OF_FINDING = ("skip", "confirm", "dismiss")
@@ -171,7 +172,7 @@ def opened_form(findings: list[Finding], description: str) -> type[ReviewForm]:
     fields: dict = {}
     for number, finding in enumerate(findings, start=1):
         title = f"{number}. {finding.layer.value}/{finding.kind} · {finding.id}"
-        about = f"{finding.artifact} {finding.location}: {finding.message}"
+        about = f"{joints(finding.artifact)} {joints(finding.location)}: {finding.message}"
         route = suggested_route(finding.layer, finding.kind)
         fields |= _row_fields(finding_field(number), title, about, DECISIONS_OF_FINDING, route, True)
     model = create_model("OpenedGroupsForm", __base__=ReviewForm, **fields)
@@ -217,7 +218,7 @@ def ask_for_review(
     )
     form = review_form(
         groups,
-        f"**Round {round_no}: {len(failures.findings)} findings in {len(groups)} groups**, most severe first. "
+        f"**Round {round_no}: {count_line(failures.findings, groups)}** Most severe first. "
         f"{read} One decision per group; `open` decides a group's findings one by one.",
         by_finding,
     )
