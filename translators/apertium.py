@@ -190,7 +190,7 @@ _CLOCK_TIME = re.compile(r"(?<![\w:.])(\d{1,2}(?::\d{2})?|⟦\d+⟧)[ \u00a0\u20
 
 def protect_clock_times(text: str, target_language: str) -> tuple[str, dict[str, str]]:
     """`text` with each clock time that carries AM/PM as a placeholder, and what each renders as: the time with
-    the target's CLDR day period ('10 a.\u202fm.' in es), or as written when CLDR has none."""
+    the target's CLDR day period ('10 a. m.' in es), or as written when CLDR has none."""
     try:
         periods = Locale.parse(target_language.split("-")[0]).day_periods["format"]["abbreviated"]
     except (UnknownLocaleError, ValueError, KeyError):
@@ -199,7 +199,9 @@ def protect_clock_times(text: str, target_language: str) -> tuple[str, dict[str,
 
     def hide(match: re.Match[str]) -> str:
         token = f"⟦{CLOCK_PLACEHOLDER_BASE + len(renderings)}⟧"
-        marker = periods.get("am" if match[2] in "Aa" else "pm")
+        # CLDR spaces its markers with U+202F; a harness that prints non-ASCII spaces escaped ('\u202f') shows
+        # the agent 'p.\u202fm.' (AgentDojo travel's opening hours), so the space is an ordinary one
+        marker = periods.get("am" if match[2] in "Aa" else "pm", "").replace("\u202f", " ").replace("\u00a0", " ")
         renderings[token] = f"{match[1]} {marker}" if marker else match[0]
         return token
 

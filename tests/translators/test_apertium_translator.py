@@ -251,10 +251,10 @@ def test_a_clock_time_keeps_its_day_period_in_the_target_s_cldr_form():
     sources = ("You want to book for 9 AM tomorrow.", "Open from 10:00 a.m. to 6:30PM daily. I am here.")
     response = ApertiumTranslator("es").translate(_request(*sources))
     texts = [segment.text for segment in response.segments]
-    assert "9 a.\u202fm." in texts[0] and "10:00 a.\u202fm." in texts[1] and "6:30 p.\u202fm." in texts[1]
+    assert "9 a. m." in texts[0] and "10:00 a. m." in texts[1] and "6:30 p. m." in texts[1]
     assert "SOY" not in texts[0] and "Soy" in texts[1]  # 'I am' itself is still Apertium's to translate
     assert all(day_period_changes(s, t, "es") == [] for s, t in zip(sources, texts, strict=True))
     # as the engine sends it: the hour is already a placeholder, which comes back for the engine to restore
     protected = protect("make an appointment for 10 AM tomorrow")
     spanish = restore(ApertiumTranslator("es").translate(_request(protected.text)).segments[0].text, protected)
-    assert "10 a.\u202fm." in spanish and "SOY" not in spanish, spanish
+    assert "10 a. m." in spanish and "SOY" not in spanish, spanish
