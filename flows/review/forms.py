@@ -60,6 +60,14 @@ class SignOffForm(RunInput):
     note: str = Field(default="", title="Note", description="what you checked")
 
 
+def summary_field(description: str, recorded: str) -> dict:
+    """The form's summary (round, counts, the material's link) as the description of its first field, 'Your
+    name'. Prefect's Resume modal renders a form's own description in a box that scrolls and so shrinks to
+    0 px once the form is taller than the modal (measured at 1,280 x 900: 96 px of summary, 0 px shown), which
+    every review form is; a field's description always shows."""
+    return {"reviewer": (str, Field(default="", title="Your name", description=f"{description}\n\n{recorded}"))}
+
+
 def unit_field(number: int) -> str:
     return f"unit_{number}"
 
@@ -82,9 +90,8 @@ def signoff_form(description: str, sample: SignOffSample) -> type[SignOffForm]:
             Literal[("", *(s.value for s in MqmSeverity))],
             Field(default="", title="severity if it fails"),
         )
-    model = create_model("SignOffForm", __base__=SignOffForm, **fields)
-    model._description = description
-    return model
+    fields |= summary_field(description, "Your name is recorded with the sign-off.")
+    return create_model("SignOffForm", __base__=SignOffForm, **fields)
 
 
 def form_verdicts(answer: SignOffForm, sample: SignOffSample) -> list[UnitVerdict]:
@@ -163,9 +170,8 @@ def review_form(
             about += " · confirm applies the proposed fix to each field (shown in the review material)"
         route = suggested_route(group.layer, group.kind)
         fields |= _row_fields(group_field(number), title, about, DECISIONS_OF_GROUP, route, count == 1)
-    model = create_model("ReviewForm", __base__=ReviewForm, **fields)
-    model._description = description
-    return model
+    fields = summary_field(description, "Your name is recorded with every decision.") | fields
+    return create_model("ReviewForm", __base__=ReviewForm, **fields)
 
 
 def opened_form(findings: list[Finding], description: str) -> type[ReviewForm]:
@@ -175,9 +181,8 @@ def opened_form(findings: list[Finding], description: str) -> type[ReviewForm]:
         about = f"{joints(finding.artifact)} {joints(finding.location)}: {finding.message}"
         route = suggested_route(finding.layer, finding.kind)
         fields |= _row_fields(finding_field(number), title, about, DECISIONS_OF_FINDING, route, True)
-    model = create_model("OpenedGroupsForm", __base__=ReviewForm, **fields)
-    model._description = description
-    return model
+    fields = summary_field(description, "Your name is recorded with every decision.") | fields
+    return create_model("OpenedGroupsForm", __base__=ReviewForm, **fields)
 
 
 def read_row(answer: BaseModel, prefix: str) -> ReviewRow:

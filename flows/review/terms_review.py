@@ -28,6 +28,7 @@ from babelflow.adaptation_run import AdaptationRun
 from babelflow.atomic_io import write_bytes_atomic
 from babelflow.ir import Record
 from babelflow.saved_records import load_saved_record
+from flows.review.forms import summary_field
 from flows.review.html_cells import cell
 from flows.review.named_pause import pause_named
 from translators.terms.review import TermDecision, now, record_decisions
@@ -94,9 +95,8 @@ def terms_form(entries: list[TermEntry], description: str, first: int) -> type[T
             str,
             Field(default="", title="rendering if you correct it", description="used everywhere the term occurs"),
         )
-    model = create_model("TermsForm", __base__=TermsForm, **fields)
-    model._description = description
-    return model
+    fields = summary_field(description, "Your name is recorded with every decision.") | fields
+    return create_model("TermsForm", __base__=TermsForm, **fields)
 
 
 def terms_material_markdown(entries: list[TermEntry], benchmark: str, language: str, round_no: int) -> str:

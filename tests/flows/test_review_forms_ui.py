@@ -43,6 +43,15 @@ def _failures() -> FailureSet:
     return FailureSet(benchmark="b", language="es", findings=findings, validators=["probes"])
 
 
+def _sample():
+    from flows.review.signoff import SampledUnit, SignOffSample
+
+    unit = SampledUnit(
+        unit_key="u1", stratum="task", role="r", source="Make sure", target="Marca seguro", origin="draft", risk=1.0
+    )
+    return SignOffSample(lot_size=1, code_letter="A", sample_size=1, strata={"task": 1}, units=[unit])
+
+
 def _walk(schema: dict, seen: list) -> None:
     for value in schema.values() if isinstance(schema, dict) else schema:
         if isinstance(value, (dict, list)):
@@ -69,16 +78,22 @@ def test_review_form_has_decisions_only_and_reads_back_by_group() -> None:
     row = read_row(answer, group_field(2))
     assert (answer.reviewer, row.decision, row.note, row.replacement) == ("ana", "confirm", "n", None)
     assert read_row(answer, group_field(1)).decision == "skip"
-    from flows.review.signoff import SampledUnit, SignOffSample
-
-    unit = SampledUnit(
-        unit_key="u1", stratum="task", role="r", source="Make sure", target="Marca seguro", origin="draft", risk=1.0
-    )
-    sample = SignOffSample(lot_size=1, code_letter="A", sample_size=1, strata={"task": 1}, units=[unit])
-    signoff = signoff_form("read the sample", sample).model_json_schema()
+    signoff = signoff_form("read the sample", _sample()).model_json_schema()
     assert set(signoff["properties"]) == {"reviewer", "read", "note", "unit_1", "unit_1_category", "unit_1_severity"}
     assert "Marca seguro" in signoff["properties"]["unit_1"]["description"]  # side by side in the form
     assert signoff["properties"]["reviewer"]["title"] == "Your name"  # titles kept (with_initial_data drops them)
+
+
+def test_the_summary_is_the_first_field_s_description_where_the_resume_modal_shows_it() -> None:
+    """Prefect's Resume modal shrinks a form's own description to 0 px once the form is taller than the modal
+    (a helper measured it at 1,280 x 900 with Chromium: 96 px of summary in a 0 px box, a blank strip)."""
+    groups = group_findings(_failures().findings)
+    summary = "**Round 1: 2 open findings in 2 groups.** Read the [review material](http://127.0.0.1/a) first."
+    for form in (review_form(groups, summary), signoff_form(summary, _sample())):
+        schema = form.model_json_schema()
+        first = next(iter(schema["properties"]))
+        assert first == "reviewer" and schema["properties"][first]["description"].startswith(summary)
+        assert not isinstance(form._description, str)  # Prefect saves none: no blank strip
 
 
 def test_review_material_puts_source_and_target_side_by_side_in_a_wrapping_table() -> None:
