@@ -8,6 +8,7 @@ import importlib
 MODULES = (
     "validators.probes.integrity",
     "validators.probes.consistency",
+    "validators.probes.preserved_values",
     "validators.probes.references",
     "validators.probes.prose_references",
     "validators.probes.code_texts",
