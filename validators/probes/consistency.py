@@ -1,7 +1,8 @@
-"""Layer 2, cross-artifact consistency: canonical terms rendered one way everywhere, two values never given
-one rendering, and the helpers the layer's other checks share. Those checks: Preserve values kept
-(probes/preserved_values.py), the variant's own rendering policy (probes/policy.py), the references prose makes (probes/references.py, probes/prose_references.py, probes/prompt_entities.py)
-and the code's texts (probes/code_texts.py).
+"""Layer 2, cross-artifact consistency: canonical terms rendered one way everywhere, two values never
+given one rendering, and the helpers the layer's other checks share. Those checks: Preserve values kept
+(probes/preserved_values.py), the variant's own rendering policy (probes/policy.py), the references prose
+makes (probes/references.py, probes/prose_references.py, probes/prompt_entities.py) and the code's texts
+(probes/code_texts.py).
 
 Code texts take part as the variant runs them (the code overlay's rendering, else the source's):
 a value a check compares is rendered one way in code and data, and a prompt still names it."""
