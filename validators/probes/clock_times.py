@@ -124,5 +124,4 @@ def day_period_changes(source: str, target: str, language: str, source_language:
         if flipped or lost:
             spot = flipped or spots[0]
             changes.append(DayPeriodChange(time.text, target[spot.start() : spot.end() + 8].strip(), "other_half"))
-            continue
     return changes
