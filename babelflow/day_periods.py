@@ -55,7 +55,8 @@ class DayPeriods:
 
 @lru_cache(maxsize=64)
 def day_periods(tag: str) -> DayPeriods:
-    """Every CLDR form (format and stand-alone; abbreviated, wide and narrow) of `tag`, with English's
+    """Every CLDR form (format and stand-alone; abbreviated and wide: narrow ones are single letters) of `tag`,
+    with English's
     'am'/'pm' (which a translation may keep). A pseudo-locale or an unknown tag gets English's."""
     try:
         locale = Locale.parse("en" if tag_too_long(tag) else tag, sep="-")
@@ -81,3 +82,16 @@ def day_periods(tag: str) -> DayPeriods:
         other=frozenset(halves["other"] | ambiguous),
         markers=(frozenset(markers["am"] - markers["pm"]), frozenset(markers["pm"] - markers["am"])),
     )
+
+
+@lru_cache(maxsize=64)
+def written_markers(tag: str) -> tuple[str, str]:
+    """The AM and PM markers a text in `tag` writes after a time (CLDR's abbreviated format: 'a. m.',
+    'p. m.' in es), with an ordinary space: a harness that prints non-ASCII spaces escaped showed AgentDojo's
+    agent CLDR's U+202F as 'p.\\u202fm.' in travel's opening hours. ('', '') when CLDR has none."""
+    try:
+        periods = Locale.parse(tag.split("-")[0]).day_periods["format"]["abbreviated"]
+    except (UnknownLocaleError, ValueError, KeyError):
+        return ("", "")
+    am, pm = (periods.get(key, "").replace("\u202f", " ").replace("\u00a0", " ") for key in ("am", "pm"))
+    return (am, pm)

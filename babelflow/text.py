@@ -57,6 +57,21 @@ def unmirror(text: str) -> str:
     return MIRRORED_RUN.sub(lambda m: m.group(1)[::-1], text)
 
 
+PSEUDO_PADDING = re.compile(r"(?: (?:one|two|three|four|five|six|seven|eight|nine|ten))+(?=\])")  # en-XA's
+
+
+def comparable(text: str, style: str | None) -> str:
+    """Pseudo-locale text made comparable across fields: ar-XB runs read forward; en-XA's brackets
+    and padding words gone and its accents undone ('[Ŵåţéŕ Ɓöţţļé one two]' and 'ŵåţéŕ ƀöţţļé' both
+    read 'water bottle' in any case: the accented capitals are no case pairs of the small letters).
+    `style`: 'accented', 'mirrored' or None (other text, returned unchanged)."""
+    if style == "mirrored":
+        return unmirror(text)
+    if style == "accented":
+        return PSEUDO_PADDING.sub("", text).replace("[", "").replace("]", "").translate(UNACCENT_TABLE)
+    return text
+
+
 # ---- scripts -----------------------------------------------------------------------------------
 # ISO 15924 code -> prefixes of the Unicode character names of its letters.
 SCRIPT_NAME_PREFIXES: dict[str, tuple[str, ...]] = {

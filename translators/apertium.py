@@ -21,7 +21,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from babel import Locale, UnknownLocaleError
 from pydantic import Field
 
 from babelflow.apertium import (
@@ -34,6 +33,7 @@ from babelflow.apertium import (
     read_blocks,
     run_apertium,
 )
+from babelflow.day_periods import written_markers
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
 from babelflow.target_lexicon import TargetLexicon, target_lexicon
@@ -191,17 +191,12 @@ _CLOCK_TIME = re.compile(r"(?<![\w:.])(\d{1,2}(?::\d{2})?|⟦\d+⟧)[ \u00a0\u20
 def protect_clock_times(text: str, target_language: str) -> tuple[str, dict[str, str]]:
     """`text` with each clock time that carries AM/PM as a placeholder, and what each renders as: the time with
     the target's CLDR day period ('10 a. m.' in es), or as written when CLDR has none."""
-    try:
-        periods = Locale.parse(target_language.split("-")[0]).day_periods["format"]["abbreviated"]
-    except (UnknownLocaleError, ValueError, KeyError):
-        periods = {}
+    markers = written_markers(target_language)
     renderings: dict[str, str] = {}
 
     def hide(match: re.Match[str]) -> str:
         token = f"⟦{CLOCK_PLACEHOLDER_BASE + len(renderings)}⟧"
-        # CLDR spaces its markers with U+202F; a harness that prints non-ASCII spaces escaped ('\u202f') shows
-        # the agent 'p.\u202fm.' (AgentDojo travel's opening hours), so the space is an ordinary one
-        marker = periods.get("am" if match[2] in "Aa" else "pm", "").replace("\u202f", " ").replace("\u00a0", " ")
+        marker = markers[0] if match[2] in "Aa" else markers[1]
         renderings[token] = f"{match[1]} {marker}" if marker else match[0]
         return token
 

@@ -166,8 +166,9 @@ def settle_terms(run: AdaptationRun, round_no: int) -> int:
         return len(decisions)
     command = f"babelflow terms {run.benchmark} --lang {run.language} --doubtful"
     skipped = load_skipped(run)
-    waiting = still_to_ask(base.doubtful(), skipped)
-    if (asked_before := len(base.doubtful()) - len(waiting)) > 0:
+    all_doubtful = base.doubtful()
+    waiting = still_to_ask(all_doubtful, skipped)
+    if (asked_before := len(all_doubtful) - len(waiting)) > 0:
         logger.info(f"{asked_before} doubtful term renderings skipped before are not asked again: `{command}`")
     if not waiting:
         return 0

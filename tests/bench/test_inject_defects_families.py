@@ -87,7 +87,7 @@ def test_task_prose_naming_another_entity_is_critical(library_en_xa, tmp_path):
 def test_pseudo_renderings_compare_across_fields():
     """A map's en-XA rendering ('[Ŵåţéŕ Ɓöţţļé one two]') and the same words in prose ('ŵåţéŕ ƀöţţļé')
     are one name: accented capitals are no case pairs of the accented small letters."""
-    from validators.probes.pseudo_checks import comparable
+    from babelflow.text import comparable
 
     assert comparable("[Ŵåţéŕ Ɓöţţļé one two]", "accented").casefold() == "water bottle"
     assert comparable("ţĥé ŵåţéŕ ƀöţţļé", "accented").casefold() == "the water bottle"

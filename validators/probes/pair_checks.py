@@ -21,10 +21,9 @@ from babelflow.text import (
     PATH_LIKE,
     RLO,
     TRANSLATOR_COMMENTARY,
-    UNACCENT_TABLE,
     WORD,
     ascii_fold,
-    unmirror,
+    comparable,
     without_tokens,
 )
 from validators.calibration import prose_length
@@ -187,8 +186,8 @@ def number_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
 def day_period_changed(pair: FieldPair, setting: PairSetting) -> Iterator[Hit]:
     """'10:00 AM' -> '10:00 SOY' (garbled: the digits still read as the morning) or '3:00 PM' -> '3:00'
     (twelve hours earlier: critical where the time is one a tool, evaluator or user reads)."""
-    target = pair.target.translate(UNACCENT_TABLE) if setting.accented else pair.target  # 'ÞṀ' is 'PM'
-    target = unmirror(target) if setting.mirrored else target
+    style = "accented" if setting.accented else "mirrored" if setting.mirrored else None
+    target = comparable(pair.target, style)  # en-XA's 'ÞṀ' is 'PM'
     for change in day_period_changes(pair.source, target, setting.language, setting.source_language):
         moved = change.how == "other_half"
         read = moved and read_number(pair.source, numbers_in(change.time, language_data("en")), list(pair.tokens))

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from babelflow.ir import PreserveReason
-from babelflow.text import ACCENT_TABLE, MIRRORED_RUN, PDF, RLO, UNACCENT_TABLE, unmirror
+from babelflow.text import ACCENT_TABLE, MIRRORED_RUN, PDF, PSEUDO_PADDING, RLO
 from validators.checks import Scope, check
 from validators.context import ValidationContext
 from validators.findings import Hit
@@ -24,7 +24,6 @@ from validators.probes.pair_checks import MALFUNCTION
 from validators.probes.readers import read_by_no_model
 
 # en-XA pads each bracketed line with these words, unaccented (translators/pseudo_locale.py)
-_PADDING = re.compile(r"(?: (?:one|two|three|four|five|six|seven|eight|nine|ten))+(?=\])")
 # spans a translator keeps as they are: code, slots, tags, link targets, URLs, control tokens. Each
 # body is bounded (an unclosed backtick or brace must not rescan the rest of the text from every start)
 _KEPT_SPAN = re.compile(
@@ -48,18 +47,6 @@ def pseudo_style(ctx: ValidationContext) -> str | None:
     if ctx.pack is not None and ctx.pack.offline_rendering in ("accented", "mirrored"):
         return ctx.pack.offline_rendering
     return {"en-XA": "accented", "ar-XB": "mirrored"}.get(ctx.language)
-
-
-def comparable(text: str, style: str | None) -> str:
-    """Pseudo-locale text made comparable across fields: ar-XB runs read forward; en-XA's brackets
-    and padding words gone and its accents undone ('[Ŵåţéŕ Ɓöţţļé one two]' and 'ŵåţéŕ ƀöţţļé' both
-    read 'water bottle' in any case: the accented capitals are no case pairs of the small letters).
-    Other text unchanged."""
-    if style == "mirrored":
-        return unmirror(text)
-    if style == "accented":
-        return _PADDING.sub("", text).replace("[", "").replace("]", "").translate(UNACCENT_TABLE)
-    return text
 
 
 def status_literals(ctx: ValidationContext) -> frozenset[str]:
@@ -126,7 +113,7 @@ def plain_source_words(source: str, target: str, tokens: list[str], style: str, 
     for token in sorted(tokens, key=len, reverse=True):
         if token:  # a value mark, not a space: the run it sits in ('12-month' with 12 a token) is a value
             masked = masked.replace(token, "#")
-    masked = MIRRORED_RUN.sub(" ", masked) if style == "mirrored" else _PADDING.sub(" ", masked)
+    masked = MIRRORED_RUN.sub(" ", masked) if style == "mirrored" else PSEUDO_PADDING.sub(" ", masked)
     masked = _without_values(_KEPT_SPAN.sub(" ", _FENCED.sub(" ", masked)))
     prose = _KEPT_SPAN.sub(" ", _FENCED.sub(" ", source))
     source_words = {w for w in _SOURCE_WORD.findall(prose) if w.islower()}

@@ -22,14 +22,14 @@ import re
 from collections.abc import Iterator
 
 from babelflow.ir import ArtifactRole, PreserveReason
-from babelflow.text import UNSPACED_LETTERS
+from babelflow.text import UNSPACED_LETTERS, comparable
 from babelflow.value_index import ValueIndex
 from validators.checks import Scope, check_on
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity
 from validators.findings import Hit
 from validators.map_parity import map_targets
-from validators.probes.pseudo_checks import comparable, pseudo_style
+from validators.probes.pseudo_checks import pseudo_style
 
 paired_consistency = check_on(Layer.CONSISTENCY, PAIRED)
 
