@@ -43,6 +43,8 @@ class LanguageData:
     han_numerals: bool = False  # numbers written in Han numerals (zh: 二十一, 两)
     counters: str = ""  # measure words a count takes ('1个', '1人份'): a count of one may lose its number
     hour_words: dict[str, tuple[int, ...]] = field(default_factory=dict)  # 'midnight' -> hours it names
+    # articles and prepositions: two sentences whose other words agree say one thing in two wordings
+    function_words: frozenset[str] = field(default_factory=frozenset)
     token_ratio: float = DEFAULT_TOKEN_RATIO  # tokens for a text / its English's (measured: language_data.toml)
     token_ratio_measured: bool = False
 
@@ -96,6 +98,7 @@ def language_data(tag: str) -> LanguageData:
         han_numerals=bool(entry.get("han_numerals", False)),
         counters=str(entry.get("counters", "")),
         hour_words={word: tuple(hours) for word, hours in entry.get("hour_words", {}).items()},
+        function_words=frozenset(w.lower() for w in entry.get("function_words", [])),
         token_ratio=float(entry.get("token_ratio", DEFAULT_TOKEN_RATIO)),
         token_ratio_measured="token_ratio" in entry,
     )

@@ -436,7 +436,9 @@ class TranslationEngine:
         kept_whole = {unit.key for unit in half_done}
         translated = [p.unit for p in todo if p.unit.key not in kept_whole]
         worlds = worlds_of_terms(ir)
-        stats.disambiguated_terms = distinct_renderings(translated, results, fixed, worlds)
+        stats.disambiguated_terms = distinct_renderings(
+            translated, results, fixed, worlds, ir.source_language, self.language
+        )
         for unit in canonical_units:
             where = (unit.canonical_group or "default", unit.text)
             entry = known.get(where)

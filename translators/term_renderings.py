@@ -14,6 +14,7 @@ from typing import Literal
 from babelflow.canonical_map import CanonicalEntry, TakenRenderings
 from babelflow.entity_policy import EntityRendering
 from babelflow.ir import IRDocument
+from babelflow.language_data import language_data
 from babelflow.target_lexicon import target_lexicon
 from translators.localize import localized_renderings
 from translators.units import Translated, TranslationUnit, UnitResult
@@ -109,14 +110,20 @@ def distinct_renderings(
     results: dict[str, UnitResult],
     settled: list[tuple[tuple[str, str], str]],
     worlds: dict[tuple[str, str], frozenset[str]] | None = None,
+    source_language: str = "en",
+    target_language: str = "",
 ) -> list[str]:
     """Two terms of one class never share a rendering (the agent could no longer tell 'on-ear' from
     'over-ear' headphones): a new rendering that reads like another term's gets its source term in
-    parentheses; the settled renderings (map entries, policy) are never changed. Terms that never meet
-    (`worlds`: two VitaBench tasks' products, babelflow/worlds.py) may share one. Rewrites `results`."""
+    parentheses; the settled renderings (map entries, policy) are never changed. Two sentences that say
+    one thing in two wordings (`one_thing_two_wordings`: VitaBench's rubrics '… within 2km of X' and
+    '… from X') are told apart by a full stop instead: there is no difference to show, only two criteria
+    to keep. Terms that never meet (`worlds`: two VitaBench tasks' products, babelflow/worlds.py) may
+    share one. Rewrites `results`."""
     taken = TakenRenderings(worlds or {})
     for (group, source), target in settled:
         taken.add(group, source, target)
+    function_words = language_data(source_language).function_words
     changed = []
     for unit in sorted(units, key=lambda u: u.text):
         result = results.get(unit.key)
@@ -124,7 +131,11 @@ def distinct_renderings(
             continue
         group = unit.canonical_group or "default"
         text = case_of_source(unit.text, result.text)
-        for candidate in (text, f"{text} ({unit.text})", unit.text):
+        candidates = [text]
+        others = taken.met_by(group, unit.text, text)
+        if others and all(one_thing_two_wordings(unit.text, other, function_words) for other in others):
+            candidates.append(with_other_stop(text, target_language))
+        for candidate in (*candidates, f"{text} ({unit.text})", unit.text):
             if not taken.met_by(group, unit.text, candidate):
                 break
         taken.add(group, unit.text, candidate)
@@ -135,7 +146,33 @@ def distinct_renderings(
     return changed
 
 
+_SENTENCE_TOKENS = re.compile(r"[’']s\b|[^\W_]+")  # the possessive 's is a token of its own
+
+
+def one_thing_two_wordings(first: str, second: str, function_words: frozenset[str]) -> bool:
+    """Two sentences longer than a name whose words other than articles, prepositions and the possessive
+    agree ('The lamb restaurant's rating should be 4.2' / 'The rating of the lamb restaurant should be
+    4.2'). A source language without a list of function words has no such pairs."""
+    if not function_words or not (longer_than_a_name(first) and longer_than_a_name(second)):
+        return False
+
+    def content(text: str) -> set[str]:
+        return {token.lower() for token in _SENTENCE_TOKENS.findall(text)} - function_words
+
+    return content(first) == content(second)
+
+
+def with_other_stop(text: str, target_language: str) -> str:
+    """`text` with its final full stop dropped, or given one (the target's own: '。' in Chinese and Japanese)."""
+    stop = "。" if language_data(target_language).script in ("Hans", "Hant", "Jpan") else "."
+    return text[:-1] if text.endswith((".", "。")) else text + stop
+
+
 NAME_WORDS = 6  # a canonical term of more words is a phrase or a sentence, not a name
+
+
+def longer_than_a_name(text: str) -> bool:
+    return len(_WORDS.findall(text)) > NAME_WORDS
 
 
 def half_translated(
@@ -152,7 +189,7 @@ def half_translated(
     left: dict[str, set[str]] = {}
     for unit in units:
         result = results.get(unit.key)
-        if len(_WORDS.findall(unit.text)) > NAME_WORDS:
+        if longer_than_a_name(unit.text):
             continue
         if isinstance(result, Translated) and result.text != unit.text:
             source_words = {w.lower() for w in _WORDS.findall(unit.text) if len(w) >= 3}
