@@ -14,6 +14,7 @@ from babelflow.adapt_request import AdaptRequest
 from babelflow.canonical_map import load_canonical_map
 from babelflow.ir import TranslationType
 from babelflow.settings import BabelflowSettings
+from babelflow.target_lexicon import target_lexicon
 from babelflow.variant import CANONICAL_MAP_NAME, OVERLAY_NAME, load_overlay
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.message_catalog import MessageCatalog
@@ -101,7 +102,11 @@ def test_mock_in_spanish_behaves_like_the_source(spanish, source_pairs):
     assert result.outcome.failures == [] and result.manifest.translator_id.startswith("apertium:eng-spa@")
     _check_behaviour(result, variant, source_pairs("tau2-mock"))
     failures = validate_variant(variant_context(get_benchmark("tau2-mock"), result.paths.variant, result.ir, "es"))
-    assert failures.findings == [], [(f.layer.value, f.kind, f.location) for f in failures.findings[:5]]
+    # only English Apertium passed through for want of an entry: minor, words the Spanish analyser does not
+    # know, among them the misspelling in τ²'s own user-simulator guidelines ('satisified')
+    left = {f.evidence[0].detail["word"] for f in failures.findings if f.kind == "source_words_left"}
+    assert {(f.kind, f.severity.value) for f in failures.findings} == {("source_words_left", "minor")}
+    assert "satisified" in left and not target_lexicon("es").known(left)
     tasks = orjson.loads(next(result.paths.variant.rglob("tasks.json")).read_bytes())
     assert "Important Meeting" in orjson.dumps(tasks).decode() and "tarea" in orjson.dumps(tasks).decode()
 
