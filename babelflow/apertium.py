@@ -29,6 +29,16 @@ _BLOCK = re.compile(r'<div id="s([0-9]+)">(.*?)</div>', re.S)
 _MODE = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")  # plain pairs only: no variants (spa-eng_US) or debug modes
 
 
+TRANSLATOR_PREFIX = "apertium:"  # translators/apertium.py's ids: 'apertium:eng-spa@<data>/v5'
+
+
+def passes_unknown_words(translator_id: str | None) -> bool:
+    """Whether a variant made by this translator holds the source words it had no entry for, as they were:
+    Apertium copies an unknown word through ('upcoming' stays 'upcoming'); a model rewrites it or keeps it
+    on purpose, and a variant made elsewhere says nothing of how it was made."""
+    return translator_id is not None and translator_id.startswith(TRANSLATOR_PREFIX)
+
+
 def apertium_binary() -> str | None:
     """The apertium executable, or None when it is not installed (or hidden by BABELFLOW_APERTIUM_BIN=off)."""
     configured = os.environ.get(BINARY_ENV, "").strip()

@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import Field
 
 from babelflow.apertium import (
+    TRANSLATOR_PREFIX,
     apertium_binary,
     blocks_document,
     installed_modes,
@@ -252,7 +253,9 @@ class ApertiumTranslator:
         self.binary, self.mode = require_mode(target_language, source_language, mode)
         self.target_language = target_language
         self.timeout = timeout
-        self.translator_id = f"apertium:{self.mode}@{_data_fingerprint(self.binary, self.mode)}/{APERTIUM_VERSION}"
+        self.translator_id = (
+            f"{TRANSLATOR_PREFIX}{self.mode}@{_data_fingerprint(self.binary, self.mode)}/{APERTIUM_VERSION}"
+        )
         self.stats = ApertiumStats()
         self.lexicon = target_lexicon(target_language)  # head nouns' gender, for the articles before terms
 

@@ -32,7 +32,7 @@ from babelflow.ir import (
 from babelflow.language_pack import LanguagePack, load_pack
 from babelflow.markdown_blocks import MarkdownDocument, split_markdown
 from babelflow.settings import BabelflowSettings
-from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_overlay
+from babelflow.variant import OVERLAY_NAME, CodeOverlay, load_manifest, load_overlay
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.formats import confined_file, load_document
 from source_benchmarks.protocol import ArtifactSpec, ReplayOutcome, SourceBenchmark
@@ -154,6 +154,14 @@ class ValidationContext:
     def bare_data_dir(self) -> bool:
         """babelflow's layout (<root>/data/...) or a bare copy of tau2's data/ folder (<dir>/tau2/...)."""
         return not (self.variant_root / "data").is_dir() and (self.variant_root / "tau2").is_dir()
+
+    @cached_property
+    def made_by(self) -> str | None:
+        """The translator id the variant's manifest records (None: a variant made elsewhere, or unreadable)."""
+        try:
+            return load_manifest(self.variant_root).translator_id
+        except BabelflowError:
+            return None
 
     @cached_property
     def parse_errors(self) -> dict[str, str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from babelflow.apertium import passes_unknown_words
 from babelflow.ir import PreserveReason, TranslationType
 from babelflow.language_data import LanguageData, language_data
 from babelflow.language_id import identify, supported
@@ -125,7 +126,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             )
         # by what breaks: a word or two left ('user', 'available') only costs the reading; a run of them is an
         # untranslated sentence a model reads as English
-        sentence = len(seen[key]) >= SENTENCE_LEFT and not any(part in element.role for part in READ_BY_NO_MODEL)
+        sentence = _reads_as_english(seen[key], target) and not any(part in element.role for part in READ_BY_NO_MODEL)
         severity = Severity.MAJOR if sentence else Severity.MINOR
         for word, kind_of in seen[key]:
             if kind_of == "word" and register.mixes_english:
@@ -148,6 +149,16 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
 
 
 SENTENCE_LEFT = 4  # English words left in one field that make an untranslated sentence, not a stray word
+ENGLISH_SHARE = 0.25  # ... when they are this share of its words: four strays in a long document are no sentence
+
+
+def _reads_as_english(leaks: list[tuple[str, str]], target: str) -> bool:
+    """An English phrase is left, or enough English words to read as one: at least SENTENCE_LEFT, and
+    ENGLISH_SHARE of the field's words (a policy page with four words Apertium had no entry for reads as
+    Spanish)."""
+    if any(kind_of == "phrase" for _, kind_of in leaks):
+        return True
+    return len(leaks) >= SENTENCE_LEFT and len(leaks) >= ENGLISH_SHARE * len(_WORD.findall(target))
 
 
 def _mixed_register(element, target: str, word: str, register: Register) -> Hit:
@@ -191,15 +202,27 @@ def _db_kept_words(ctx: ValidationContext) -> set[str]:
 
 
 def _source_words_the_target_lacks(ctx: ValidationContext, targets: dict[str, str | None]) -> frozenset[str]:
-    """Lowercase words of the targets that the target language's own analyser does not know ('upcoming',
-    'roommates': words an MT engine had no entry for and passed through). `_leaks` keeps those the field's
-    source writes too. Where no analyser is installed a lone word counts only if it is a code literal: a
-    word list tuned on one language would call another's loanwords English."""
+    """Lowercase words of the targets that the target language's own analyser does not know, in a variant
+    made by an engine that copies the words it has no entry for ('upcoming', 'roommates'; Apertium).
+    `_leaks` keeps those the field's source writes too. Elsewhere a lone word counts only if it is a code
+    literal: the analyser lacks many loanwords a translator keeps on purpose ('sushi', 'influencers')."""
     target = target_lexicon(ctx.language)
-    if not target.available:
+    if not (target.available and passes_unknown_words(ctx.made_by)):
         return frozenset()
-    words = {w for text in targets.values() if text for w in _WORD.findall(text) if w.islower() and len(w) >= 3}
+    words = {
+        w
+        for text in targets.values()
+        if text
+        for w in _WORD.findall(_CODE_LIKE.sub(" ", text))
+        if w.islower() and len(w) >= 3
+    }
     return frozenset(words - target.known(words))
+
+
+# what a translator keeps because a program reads it: `code spans`, dotted names (rhobank.com, INDEX.md)
+# and calls with their arguments (get_status(user_id: str))
+# (each alternative starts only where no word character precedes it: one scan per run, linear)
+_CODE_LIKE = re.compile(r"`[^`\n]*`|(?<![\w-])[\w-]+(?:\.[A-Za-z][\w-]*)+|(?<!\w)\w+\([^()\n]*\)")
 
 
 def _literal_vocabulary(ctx: ValidationContext) -> frozenset[str]:
