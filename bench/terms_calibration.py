@@ -10,6 +10,8 @@ the draft) are a second reference: recall is measured against them, as the issue
 
     python -m bench.terms_calibration            # each of es, ca, gl measured with weights fitted on the others
     python -m bench.terms_calibration --write    # and writes the shipped weights, fitted on all three
+    python -m bench.terms_calibration --held-out PROJECT/.babelflow/terms/vita-instore/es.json \
+        --labels bench/data/term_labels/vita-instore_es.json   # the shipped weights on another benchmark
 
 A language is never measured with weights fitted on it: the shipped weights (fitted on all the labelled
 languages) meet every other language held out.
@@ -37,9 +39,16 @@ from source_benchmarks import get_benchmark
 from translators.engine import TranslationEngine
 from translators.memory import TranslationMemory
 from translators.spec import make_translator
-from translators.terms.confidence import WEIGHTS_FILE, SignalWeights, chance_wrong, fit_weights, threshold_for
+from translators.terms.confidence import (
+    WEIGHTS_FILE,
+    SignalWeights,
+    chance_wrong,
+    fit_weights,
+    shipped_weights,
+    threshold_for,
+)
 from translators.terms.signals import TermDraft, TermSignal
-from translators.terms.term_base import TermBase, build_term_base
+from translators.terms.term_base import TermBase, build_term_base, load_term_base
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "bench" / "data" / "term_labels"
@@ -49,6 +58,7 @@ console = Console()
 
 class Label(Record):
     id: str
+    group: str = ""  # the entity class, where one benchmark's classes share a value ('Spa' a tag and a category)
     source: str
     rendering: str
     verdict: str
@@ -144,7 +154,7 @@ def measure(rows: list[Scored], weights: SignalWeights) -> dict[str, float | int
     return out
 
 
-def _ratio(part: int, whole: int) -> float:
+def _ratio(part: float, whole: int) -> float:
     return round(part / whole, 3) if whole else float("nan")
 
 
@@ -167,13 +177,54 @@ def fitted(rows: list[Scored], languages: list[str], target_recall: float) -> Si
     )
 
 
+def measure_held_out(term_base: Path, labels_file: Path) -> int:
+    """The shipped weights on a term base another benchmark's terms stage saved (`babelflow terms` writes
+    it under .babelflow/terms/), against a labelled sample of it: was the threshold chosen on τ² retail
+    right there too? Chances are recomputed from each entry's signals with the shipped weights."""
+    base = load_term_base(term_base)
+    labels = LabelFile.model_validate_json(labels_file.read_bytes())
+    verdicts = {(x.group, as_read(x.source), as_read(x.rendering)): x.verdict == "wrong" for x in labels.labels}
+    weights = shipped_weights()
+    rows = [
+        Scored(
+            TermDraft(group=e.group, source=e.source, rendering=e.draft),
+            e.signals,
+            verdicts.get((e.group, as_read(e.source), as_read(e.rendering))),  # the rendering the labeller saw
+            None,
+        )
+        for e in base.entries
+        if e.origin == "translator"  # a kept or localized value is the policy's, not a draft to judge
+    ]
+    result = measure(rows, weights)
+    labelled = [(chance_wrong(r.signals, weights), bool(r.wrong)) for r in rows if r.wrong is not None]
+    wrong = [p for p, w in labelled if w]
+    right = [p for p, w in labelled if not w]
+    result["labelled"] = len(labelled)
+    # how often a wrong rendering outranks a right one: what the 200-a-round cap of the review relies on
+    ordered = sum((a > b) + 0.5 * (a == b) for a in wrong for b in right)
+    result["ranking AUC (labeller)"] = _ratio(ordered, len(wrong) * len(right))
+    table = Table(title=f"shipped term weights ({'+'.join(weights.calibrated_on)}) on {base.benchmark} {base.language}")
+    table.add_column("measure")
+    table.add_column(f"{base.benchmark}:{base.language}", justify="right")
+    for key, value in result.items():
+        table.add_row(key, str(value))
+    console.print(table)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--languages", nargs="+", default=["es", "ca", "gl"], help="labelled languages")
     parser.add_argument("--write", action="store_true", help=f"fit on all of them and write {WEIGHTS_FILE.name}")
     parser.add_argument("--target-recall", type=float, default=0.85, help="recall the threshold is chosen for")
     parser.add_argument("--list", action="store_true", help="print every held-out term with its signals")
+    parser.add_argument("--held-out", type=Path, help="a saved term base (.babelflow/terms/<benchmark>/<lang>.json)")
+    parser.add_argument("--labels", type=Path, help="with --held-out: its labelled sample (a LabelFile)")
     args = parser.parse_args(argv)
+    if args.held_out is not None:
+        if args.labels is None:
+            parser.error("--held-out needs --labels")
+        return measure_held_out(args.held_out, args.labels)
     settings = BabelflowSettings(project_root=ROOT)
     ir = retail_ir(settings)
     memory_dir = settings.layout.state / "bench" / "terms_calibration"
