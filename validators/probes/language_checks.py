@@ -140,7 +140,8 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
                 severity,
                 element,
                 target,
-                f"English {kind_of} {word!r} left in the translation",
+                f"English {kind_of} {word!r} left in the translation"
+                + (_NO_ENTRY if kind_of == "word" and word.lower() in lacking else ""),
                 f"English {word!r}",
                 cause="English words left in the translation",
                 word=word,
@@ -151,6 +152,11 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             yield from spacing_around(element, target, glossary_terms, data)
 
 
+# why the engine left it, and the two ways to fix it
+_NO_ENTRY = (
+    ": the translator has no entry for it (correct the unit with `babelflow correct`, or give the word a"
+    " glossary entry in the language pack so every run renders it)"
+)
 SENTENCE_LEFT = 4  # English words left in one field that make an untranslated sentence, not a stray word
 ENGLISH_SHARE = 0.25  # ... when they are this share of its words: four strays in a long document are no sentence
 
