@@ -284,7 +284,8 @@ _CAPITALIZED_RUN = re.compile(r"(?<=[a-z,] )[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)*")
 def _in_titles_only(elements) -> set[str]:
     """Words the source capitalizes only beside another capitalized word: inside a product or shop title
     ('Milk Tea', 'Archery Hall'), never alone mid-sentence as a name is ('pay with PayPal')."""
-    in_titles, alone = set(), set()
+    in_titles: set[str] = set()
+    alone: set[str] = set()
     for element in elements:
         for run in _CAPITALIZED_RUN.finditer(element.source_text):
             words = run.group().split(" ")
