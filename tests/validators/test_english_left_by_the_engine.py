@@ -5,15 +5,8 @@ the end-to-end case is tests/flows/test_apertium_variants.py (τ² mock es). The
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from babelflow.apertium import passes_unknown_words
-from validators.probes.language_checks import _CODE_LIKE, _in_titles_only, _reads_as_english
-
-
-@dataclass
-class _Field:
-    source_text: str
+from validators.probes.language_checks import _CODE_LIKE, _reads_as_english
 
 
 def test_only_a_variant_apertium_made_is_read_for_its_passed_through_words():
@@ -21,14 +14,6 @@ def test_only_a_variant_apertium_made_is_read_for_its_passed_through_words():
     assert not passes_unknown_words("pseudo:en-XA/v1")
     assert not passes_unknown_words("openai:gpt-4o")
     assert not passes_unknown_words(None)  # made elsewhere: no manifest, nothing known of how
-
-
-def test_a_word_capitalized_only_inside_titles_is_a_common_noun():
-    fields = [
-        _Field("You want a Milk Tea from the Beauty Salon and pay with PayPal."),
-        _Field("Tea is on the menu, and your Visa card works."),  # sentence-initial 'Tea' says nothing
-    ]
-    assert _in_titles_only(fields) == {"milk", "tea", "beauty", "salon"}
 
 
 def test_code_the_translator_keeps_is_masked():

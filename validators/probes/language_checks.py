@@ -91,11 +91,12 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     # a literal that is also a word of the target language ("total", "blog" in Spanish) is no leak
     candidates = {w.lower() for text in targets.values() if text for w in _WORD.findall(text)} & vocabulary
     keeps |= target_lexicon(ctx.language).known(candidates)
-    # and, where the target's analyser can say so, a source word the target language does not know at all;
-    # such a word capitalized only inside a title ('Milk Tea', 'Beauty Salon') is a common noun, no name
+    # and, where the target's analyser can say so, a source word the target language does not know at all.
+    # Capitals elsewhere make no name of it: VitaBench writes its shops and dishes in title case mid-sentence
+    # ('the Beauty Salon'), and a brand every language writes lowercase is in `names_everywhere`
     lacking = _source_words_the_target_lacks(ctx, targets)
     vocabulary |= lacking
-    keeps -= lacking & _in_titles_only(elements)
+    keeps -= lacking & keeps_names
     # the variant's own DB keeps these values in English ('tactile'): prose that says them as the DB does is right
     keeps |= _db_kept_words(ctx)
     register = register_of(
@@ -276,21 +277,6 @@ def _names(elements) -> set[str]:
         for match in re.finditer(r"(?<=[a-z,] )([A-Z][A-Za-z]+)", element.source_text):
             names.add(match.group(1).lower())
     return names
-
-
-_CAPITALIZED_RUN = re.compile(r"(?<=[a-z,] )[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)*")  # mid-sentence, as `_names`
-
-
-def _in_titles_only(elements) -> set[str]:
-    """Words the source capitalizes only beside another capitalized word: inside a product or shop title
-    ('Milk Tea', 'Archery Hall'), never alone mid-sentence as a name is ('pay with PayPal')."""
-    in_titles: set[str] = set()
-    alone: set[str] = set()
-    for element in elements:
-        for run in _CAPITALIZED_RUN.finditer(element.source_text):
-            words = run.group().split(" ")
-            (in_titles if len(words) > 1 else alone).update(w.lower() for w in words)
-    return in_titles - alone
 
 
 def _keys(node, words: set[str], depth: int) -> None:
