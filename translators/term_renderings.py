@@ -109,9 +109,9 @@ def distinct_renderings(
     units: list[TranslationUnit],
     results: dict[str, UnitResult],
     settled: list[tuple[tuple[str, str], str]],
-    worlds: dict[tuple[str, str], frozenset[str]] | None = None,
-    source_language: str = "en",
-    target_language: str = "",
+    worlds: dict[tuple[str, str], frozenset[str]] | None,
+    source_language: str,
+    target_language: str,
 ) -> list[str]:
     """Two terms of one class never share a rendering (the agent could no longer tell 'on-ear' from
     'over-ear' headphones): a new rendering that reads like another term's gets its source term in
