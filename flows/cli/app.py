@@ -28,7 +28,8 @@ from source_benchmarks.registry import resolve_benchmark
 
 app = typer.Typer(
     name="babelflow",
-    help="Adapt an executable LLM-agent benchmark (tau2-bench) into another language without breaking it.",
+    help="Adapt an executable LLM-agent benchmark (τ², τ³, AgentDojo, VitaBench; `families` lists them) into"
+    " another language without breaking it.",
     no_args_is_help=True,
     add_completion=False,
 )
