@@ -56,8 +56,7 @@ class DayPeriods:
 @lru_cache(maxsize=64)
 def day_periods(tag: str) -> DayPeriods:
     """Every CLDR form (format and stand-alone; abbreviated and wide: narrow ones are single letters) of `tag`,
-    with English's
-    'am'/'pm' (which a translation may keep). A pseudo-locale or an unknown tag gets English's."""
+    with English's 'am'/'pm' (which a translation may keep). A pseudo-locale or an unknown tag gets English's."""
     try:
         locale = Locale.parse("en" if tag_too_long(tag) else tag, sep="-")
     except (UnknownLocaleError, ValueError):

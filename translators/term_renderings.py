@@ -131,13 +131,12 @@ def distinct_renderings(
             continue
         group = unit.canonical_group or "default"
         text = case_of_source(unit.text, result.text)
-        candidates = [text]
-        others = taken.met_by(group, unit.text, text)
-        if others and all(one_thing_two_wordings(unit.text, other, function_words) for other in others):
-            candidates.append(with_other_stop(text, target_language))
-        for candidate in (*candidates, f"{text} ({unit.text})", unit.text):
-            if not taken.met_by(group, unit.text, candidate):
-                break
+        candidate = text
+        if others := taken.met_by(group, unit.text, text):
+            reworded = all(one_thing_two_wordings(unit.text, other, function_words) for other in others)
+            candidates = [with_other_stop(text, target_language)] if reworded else []
+            candidates += [f"{text} ({unit.text})", unit.text]
+            candidate = next((c for c in candidates if not taken.met_by(group, unit.text, c)), unit.text)
         taken.add(group, unit.text, candidate)
         if candidate != result.text:
             results[unit.key] = Translated(candidate)
