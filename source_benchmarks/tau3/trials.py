@@ -48,7 +48,7 @@ from source_benchmarks.tau_common.evaluation import (
     user_opener,
 )
 from source_benchmarks.tau_common.localized_roles import localized_agent_class
-from source_benchmarks.tau_common.run_task_parts import SimulationCast
+from source_benchmarks.tau_common.run_task_parts import SimulationCast, user_tools_of
 
 USER_GUIDELINES_DIR = "data/tau2/user_simulator"
 Ask = Callable[[ModelCall], ChatReply]  # the worker's bridge to the parent's model
@@ -185,10 +185,7 @@ class AgentRuns:
         agent = model_agent_class(self.agent_class, agent_model)(
             tools=environment.get_tools(), domain_policy=environment.get_policy(), llm=agent_model.label
         )
-        try:  # τ³'s runner: any failure here means "no user tools" (build_user)
-            user_tools = environment.get_user_tools(include=task.user_tools) or None
-        except Exception:
-            user_tools = None
+        user_tools = user_tools_of(environment, include=task.user_tools) or None  # τ³'s build_user
         user = model_user_class(self.user_class, user_model)(
             tools=user_tools, instructions=str(task.user_scenario), llm=user_model.label
         )
