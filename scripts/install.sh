@@ -64,6 +64,17 @@ elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
 else
   echo "apertium: not installed (needs root and apt-get): run 'sudo apt-get install -y apertium-eng-spa' for offline Spanish; pseudo-locales (en-XA, ar-XB) work without it" >&2
 fi
+# Hunspell with Debian's Spanish dictionary: the loanwords Spanish writes as they are ('golf', 'suite'),
+# which Apertium's analyser lacks, so the English-left check does not report them (docs/guide/translators.md)
+if command -v hunspell >/dev/null && [ -f /usr/share/hunspell/es_ES.dic ]; then
+  echo "hunspell: es dictionary already installed"
+elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q hunspell hunspell-es >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q hunspell hunspell-es >/dev/null 2>&1; }; } \
+    && echo "hunspell: installed hunspell-es" \
+    || echo "hunspell: could not install hunspell-es with apt-get; Spanish loanwords are reported as English left" >&2
+else
+  echo "hunspell: not installed (needs root and apt-get): run 'sudo apt-get install -y hunspell hunspell-es'; without it Spanish loanwords are reported as English left" >&2
+fi
 if [ "$TAU3" = "1" ]; then bash scripts/install_tau3.sh; fi
 if [ "$VITA" = "1" ]; then bash scripts/install_vita.sh; fi
 echo "installed: $(.venv/bin/babelflow --help >/dev/null && echo babelflow OK)"

@@ -24,6 +24,7 @@ from babelflow.apertium import passes_unknown_words
 from babelflow.ir import PreserveReason, TranslationType
 from babelflow.language_data import LanguageData, language_data
 from babelflow.language_id import identify, supported
+from babelflow.spelling_dictionary import spelling_dictionary
 from babelflow.target_lexicon import target_lexicon
 from validators.calibration import adopted_literals, calibrated_language_data
 from validators.checks import Scope, check
@@ -215,7 +216,8 @@ def _source_words_the_target_lacks(ctx: ValidationContext, targets: dict[str, st
     """Lowercase words of the targets that the target language's own analyser does not know, in a variant
     made by an engine that copies the words it has no entry for ('upcoming', 'roommates'; Apertium).
     `_leaks` keeps those the field's source writes too. Elsewhere a lone word counts only if it is a code
-    literal: the analyser lacks many loanwords a translator keeps on purpose ('sushi', 'influencers')."""
+    literal: the analyser lacks many loanwords a translator keeps on purpose ('sushi', 'influencers'), and a
+    spelling dictionary knows only some of them."""
     target = target_lexicon(ctx.language)
     if not (target.available and passes_unknown_words(ctx.made_by)):
         return frozenset()
@@ -226,7 +228,9 @@ def _source_words_the_target_lacks(ctx: ValidationContext, targets: dict[str, st
         for w in _WORD.findall(_CODE_LIKE.sub(" ", text))
         if w.islower() and len(w) >= 3
     }
-    return frozenset(words - target.known(words))
+    unknown = words - target.known(words)
+    # the loanwords the language writes as they are ('golf', 'suite', 'retro' in Spanish) are its speller's headwords
+    return frozenset(unknown - spelling_dictionary(ctx.language).headwords(unknown))
 
 
 # what a translator keeps because a program reads it: `code spans`, dotted names (rhobank.com, INDEX.md)
