@@ -74,6 +74,22 @@ class TermMatcher:
         candidates += self._always
         return sorted(index for index in set(candidates) if self._pattern(index).search(text))
 
+    def outermost(self, text: str) -> list[int]:
+        """The present terms with an occurrence of their own, not only inside a longer term's ('themed' in
+        'a horror-themed game' where 'horror-themed' is a term too): the translator renders the longer one
+        whole, so only it is owed its rendering there."""
+        present = self.present(text)
+        spans = {i: [m.span() for m in self._pattern(i).finditer(text)] for i in present}
+        longer = [(i, span) for i in present for span in spans[i]]
+        return [
+            i
+            for i in present
+            if any(
+                not any(j != i and a <= start and end <= b and b - a > end - start for j, (a, b) in longer)
+                for start, end in spans[i]
+            )
+        ]
+
 
 @lru_cache(maxsize=8)
 def term_matcher(sources: tuple[str, ...]) -> TermMatcher:

@@ -14,7 +14,8 @@ In a fresh temporary project, with the `babelflow` CLI as a user runs it:
    unchanged rerun stays Signed;
 6. tau2-retail es (Apertium drafts, the main job's variant) first pauses at its doubtful terms
    (AwaitingTermReview): the terms table is read at 1,280 px (no sideways scroll) and two renderings are
-   approved in the form; then it pauses at sign-off; in the UI 30% of its
+   approved in the form; then at its findings (the English words Apertium had no entry for, one group),
+   which the reviewer dismisses with a note; then it pauses at sign-off; in the UI 30% of its
    sample (rounded up) is failed, two units with an MQM category and severity: the run ends
    SignoffRejected, and the failed units are `babelflow units --failing`'s work list. Every link of the
    sample artifact and the sign-off form is asserted visible at 1,280 px;
@@ -367,7 +368,12 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
     )
     try:
         _review_es_terms(project, api, page, out, shown)
-        run_id = api.paused_run("signoff", seconds=900)
+        dismissed = _review_es_findings(api, page, out, shown)
+        try:
+            run_id = api.paused_run("signoff", seconds=900)
+        except SystemExit as exc:  # the run's own words say where it went instead
+            waiting.kill()
+            raise SystemExit(f"{exc}; the es retail run printed:\n{waiting.communicate()[0][-3000:]}") from None
         page.set_viewport_size({"width": WIDTH, "height": 900})
         sample = api.artifact_id("tau2-retail-es-signoff-sample")
         _open_artifact(page, f"{api.ui}/artifacts/artifact/{sample}", "Sign-off sample")
@@ -414,7 +420,43 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
     missing = [k for k in keys if k not in work.stdout]
     if missing:
         raise SystemExit(f"failed sample units missing from `units --failing`: {missing[:5]}\n{work.stdout[-1500:]}")
-    return {"sample": len(titles), "links_in_form": links, "runs": api.states_of("tau2-retail · es")}, keys
+    return {
+        "findings_dismissed": dismissed,
+        "sample": len(titles),
+        "links_in_form": links,
+        "runs": api.states_of("tau2-retail · es"),
+    }, keys
+
+
+def _review_es_findings(api: Api, page, out: Path, shown: dict[str, str]) -> str:
+    """After its terms, es retail pauses at the findings review: one group, the English words Apertium had no
+    entry for ('outgoing', 'messy'). The material is read at 1,280 px; in the form the reviewer dismisses the
+    group with a note (they are the sign-off's work: its failed units are the list to correct), so the run
+    goes on to the sign-off. Returns the group's title as the form shows it."""
+    run_id = api.paused_run("review-1", seconds=900)
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    material = api.artifact_id("tau2-retail-es-review")
+    _open_artifact(page, f"{api.ui}/artifacts/artifact/{material}", "Review tau2-retail")
+    _no_sideways_scroll(page)
+    _links_visible(page)
+    page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
+    page.wait_for_timeout(2500)
+    page.get_by_role("button", name="Resume").first.click()
+    page.wait_for_timeout(2500)
+    _property(page, "Your name").locator("textarea").fill("walkthrough")
+    groups = [
+        t.strip() for t in page.locator(".schema-form-property__label").all_inner_texts() if re.match(r"^\d+\. ", t)
+    ]
+    english = [t for t in groups if "source_words_left" in t]
+    if not english:
+        raise SystemExit(f"es retail's review form has no group of English words left: {groups}")
+    title = english[0].split(" (Optional)")[0]
+    _choose(page, title, "dismiss")
+    _property(page, "note").first.locator("textarea").fill("Apertium drafts: corrected with the sign-off's work list")
+    _no_sideways_scroll(page)
+    _shot(page, out, "walk-7c-findings-form.png", shown, f"findings form, es retail: '{title}' dismissed with a note")
+    _submit(page)
+    return title
 
 
 def _review_es_terms(project: Path, api: Api, page, out: Path, shown: dict[str, str]) -> None:

@@ -25,6 +25,7 @@ from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRe
 from translators.memory import TranslationMemory, memory_key
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
 from translators.term_renderings import (
+    PROPER_NAME,
     PolicyRendering,
     case_of_source,
     distinct_renderings,
@@ -249,6 +250,16 @@ class TranslationEngine:
     def _terms_in(self, text: str) -> list[GlossaryEntry]:
         return [self.glossary[index] for index in self._terms.present(text)]
 
+    def _misses_pack_terms(self, entry: CanonicalEntry) -> bool:
+        """A translator's stored rendering made before the pack's glossary named a term it holds ('Beauty
+        Salon' → 'Belleza Salon', then salon = salón): the translator renders it again, with the term, rather
+        than the map keeping what the pack now refuses. A person's rendering, or one approved, stays."""
+        if entry.origin != "translator" or entry.review_state == "confirmed":
+            return False
+        target = entry.target.casefold()
+        owed = (self.glossary[index] for index in self._terms.outermost(protect(entry.source).text))
+        return any(term.target.casefold() not in target for term in owed)
+
     def _run(
         self,
         pending: list[PendingUnit],
@@ -404,9 +415,19 @@ class TranslationEngine:
         targets: dict[str, str] = {}
         failures: list[UnitFailure] = []
         drafts: dict[tuple[str, str], str] = {}
-        policy_made = entity_policy_renderings(canonical_units, ir, self.language, renderings or {})
-        known = {key: entry for key, entry in cmap.lookup().items() if still_fits(entry, policy_made.get(key))}
         self._use_glossary(self.pack_terms)  # canonical terms are translated with the pack's terms only
+        # a capitalised value the rule takes for a brand is no brand where the pack renders a word of it
+        # ('Sunny Turning Cloudy' among 'sunny', 'cloudy': the pack's cloudy = nublado)
+        policy_made = {
+            key: made
+            for key, made in entity_policy_renderings(canonical_units, ir, self.language, renderings or {}).items()
+            if made.detail != PROPER_NAME or not self._terms_in(key[1])
+        }
+        known = {
+            key: entry
+            for key, entry in cmap.lookup().items()
+            if still_fits(entry, policy_made.get(key)) and not self._misses_pack_terms(entry)
+        }
         asked = [
             u
             for u in canonical_units
@@ -427,7 +448,12 @@ class TranslationEngine:
                     pending.unit.text, result.text
                 )
         fixed = [(w, e.target) for w, e in known.items()] + [(w, m.target) for w, m in policy_made.items()]
-        half_done = half_translated([p.unit for p in todo], results, self.language)
+        # a term holding a pack term keeps the translator's draft: kept whole, it would refuse the pack's rendering
+        half_done = [
+            unit
+            for unit in half_translated([p.unit for p in todo], results, self.language)
+            if not self._terms_in(unit.text)
+        ]
         for unit in half_done:  # kept whole, like a term the policy keeps: a reviewer can render it
             where = (unit.canonical_group or "default", unit.text)
             policy_made[where] = PolicyRendering(unit.text, "kept", "the translator left source words in it")

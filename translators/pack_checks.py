@@ -17,6 +17,7 @@ from babelflow.llm.estimate_mode import is_estimating
 from babelflow.memo import BoundedMemo
 from babelflow.target_language import in_pack_language
 from babelflow.text import CONTROL_TOKEN, UNACCENT_TABLE, unmirror
+from translators.placeholders import protect
 
 # emails, control tokens, ids, digit runs. An email starts where its run of local-part characters
 # starts and an id at a word start (or a "#"): started inside a long run, each scanned the rest of it
@@ -121,7 +122,10 @@ def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidde
     problems: list[str] = []
     source = element.source_text
     where = f"{element.artifact} {element.role}"
-    terms = matcher.present(source) if glossary else []  # one index per glossary, not a regex per term and field
+    # a term inside a token kept as it is ('session' in '8-session', an id) is kept with it, as the translator
+    # sees it; one index per glossary, not a regex per term and field
+    sent = protect(source, preserve_tokens=element.inline_tokens).text if glossary else ""
+    terms = matcher.outermost(sent) if glossary else []
     folded = _fold(target, pack) if terms else ""
     for term in (glossary[index] for index in terms):
         if _fold(term.target, pack) not in folded:

@@ -36,6 +36,9 @@ def term_codes(text: str) -> list[str]:
     ]
 
 
+PROPER_NAME = "a proper name (brand, model) among common nouns"  # why the class's rule keeps a value
+
+
 @dataclass(frozen=True)
 class PolicyRendering:
     """A canonical term's rendering made by its class's policy, not by the translator."""
@@ -91,8 +94,7 @@ def entity_policy_renderings(
         if policy is EntityRendering.KEEP:
             made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", "policy keep")
         elif policy is EntityRendering.TRANSLATE and unit.key in names:
-            why = "a proper name (brand, model) among common nouns"
-            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", why)
+            made[(unit.canonical_group or "default", unit.text)] = PolicyRendering(unit.text, "kept", PROPER_NAME)
         elif policy is EntityRendering.LOCALIZE:
             to_localize.append(unit)
     localized, locale = localized_renderings(to_localize, ir, language)

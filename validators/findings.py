@@ -272,10 +272,9 @@ class FindingGroup(Record):
     @property
     def summary(self) -> str:
         count = f"{len(self.finding_ids)}× " if len(self.finding_ids) > 1 else ""
-        return (
-            f"[{self.severity.value}] {self.layer.value}/{self.kind}: "
-            f"{count}{self.artifact} {self.pattern}: {self.example}"
-        )
+        # a claim that names its pattern first ("English words left …: 'outgoing' ×12") is not prefixed twice
+        claim = self.example if self.example.startswith(f"{self.pattern}: ") else f"{self.pattern}: {self.example}"
+        return f"[{self.severity.value}] {self.layer.value}/{self.kind}: {count}{self.artifact} {claim}"
 
 
 def _pattern(finding: Finding) -> str:

@@ -258,3 +258,29 @@ def test_a_clock_time_keeps_its_day_period_in_the_target_s_cldr_form():
     protected = protect("make an appointment for 10 AM tomorrow")
     spanish = restore(ApertiumTranslator("es").translate(_request(protected.text)).segments[0].text, protected)
     assert "10 a. m." in spanish and "SOY" not in spanish, spanish
+
+
+def test_a_pack_term_added_after_a_run_renders_again_the_stored_terms_that_hold_it(analyzed, tmp_path):
+    """A reviewer gives a word a glossary entry after a run (the fix `source_words_left` names). The map keeps
+    the translator's stored renderings, but those that hold the word and miss its rendering are rendered
+    again, with it; the others stay as they were."""
+    from babelflow.canonical_map import CanonicalMap
+    from translators.apertium import ApertiumTranslator
+    from translators.engine import TranslationEngine
+    from translators.interface import GlossaryEntry
+    from translators.memory import TranslationMemory
+
+    ir = analyzed("tau2-mock")
+    cmap = CanonicalMap(benchmark="tau2-mock", language="es")
+    memory = tmp_path / "tm.jsonl"
+    TranslationEngine(ApertiumTranslator("es"), "es", TranslationMemory(memory)).translate(ir, cmap)
+    before = {e.source: e.target for e in cmap.lookup().values()}
+    assert "encargo" not in before["Test task"].lower()
+    term = GlossaryEntry(source="task", target="encargo")
+    outcome = TranslationEngine(ApertiumTranslator("es"), "es", TranslationMemory(memory), glossary=[term]).translate(
+        ir, cmap
+    )
+    assert not outcome.failures
+    after = {e.source: e.target for e in cmap.lookup().values()}
+    assert "encargo" in after["Test task"].lower()
+    assert after["Test User"] == before["Test User"]

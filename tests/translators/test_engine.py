@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from babelflow.canonical_map import CanonicalMap
+from babelflow.language_pack import load_pack
 from translators.engine import TranslationEngine
 from translators.interface import GlossaryEntry, TranslationRequest, TranslationResponse
 from translators.memory import TranslationMemory
@@ -73,3 +74,40 @@ def test_a_term_code_a_reviewer_rendered_is_no_code_of_that_term():
     assert rendered.placeholders == [] and restore("adaptador de CA", rendered) == "adaptador de CA"
     kept = protect_as_rendered(unit, "adaptador AC")
     assert [p.original for p in kept.placeholders] == ["AC"]
+
+
+def test_a_term_inside_a_longer_term_or_a_kept_token_is_not_owed_its_rendering():
+    """The pack check asks of a field what the translator could do: 'themed' inside the pack's own
+    'horror-themed' takes the longer term's rendering, and 'session' inside '8-session' (kept as it is, like
+    an id) is kept with it."""
+    from babelflow.glossary import term_matcher
+
+    matcher = term_matcher(("themed", "horror-themed", "session"))
+    assert matcher.outermost("a horror-themed game") == [1]
+    assert matcher.outermost("a horror-themed game in a themed room") == [0, 1]
+    from babelflow.language_pack_model import GlossaryTerm
+    from translators.pack_checks import _field_problems
+
+    pack = load_pack("es")
+    glossary = [
+        GlossaryTerm(benchmark="*", source="themed", target="temático"),
+        GlossaryTerm(benchmark="*", source="horror-themed", target="de terror"),
+        GlossaryTerm(benchmark="*", source="session", target="sesión"),
+    ]
+    element = _Element("a horror-themed game (8-session package)")
+    problems = _field_problems(pack, glossary, term_matcher(tuple(g.source for g in glossary)), [], element, "x")
+    assert problems == ["tasks.json instructions: glossary term 'horror-themed' is not rendered as 'de terror'"]
+    element = _Element("a themed session")
+    problems = _field_problems(pack, glossary, term_matcher(tuple(g.source for g in glossary)), [], element, "x")
+    assert len(problems) == 2  # both words stand alone: both are owed
+
+
+class _Element:
+    def __init__(self, source: str):
+        from babelflow.ir import TranslationType
+
+        self.source_text = source
+        self.artifact = "tasks.json"
+        self.role = "instructions"
+        self.inline_tokens: list[str] = []
+        self.translation_type = TranslationType.TRANSLATE_FREE

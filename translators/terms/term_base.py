@@ -23,6 +23,7 @@ from babelflow.canonical_map import CanonicalEntry, CanonicalMap
 from babelflow.glossary import term_matcher
 from babelflow.ir import DataValueLocator, IRDocument, Record, TranslationType
 from babelflow.saved_records import load_saved_record
+from translators.term_renderings import PROPER_NAME
 from translators.terms.confidence import chance_wrong, doubtful_at, shipped_weights
 from translators.terms.signals import TermDraft, TermSignal, term_signals
 
@@ -83,7 +84,7 @@ def _approved(entry: CanonicalEntry) -> bool:
 
 
 def _kept_as_name(entry: CanonicalEntry) -> bool:
-    return entry.origin == "kept" and entry.origin_detail.startswith("a proper name")
+    return entry.origin == "kept" and entry.origin_detail == PROPER_NAME
 
 
 def build_term_base(

@@ -86,9 +86,10 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     ]
     targets = {e.id: ctx.target_text(e) for e in elements}
     keeps_names = _names(elements)
-    keeps = {
+    pack_keeps = {
         t.source.lower() for t in (ctx.pack.glossary if ctx.pack is not None else []) if t.source == t.target
-    } | keeps_names
+    }  # a reviewer's word in the pack: a loanword the language writes ('mahjong' = 'mahjong')
+    keeps = pack_keeps | keeps_names
     # a literal that is also a word of the target language ("total", "blog" in Spanish) is no leak
     candidates = {w.lower() for text in targets.values() if text for w in _WORD.findall(text)} & vocabulary
     keeps |= target_lexicon(ctx.language).known(candidates)
@@ -97,7 +98,7 @@ def source_words_left(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
     # ('the Beauty Salon'), and a brand every language writes lowercase is in `names_everywhere`
     lacking = _source_words_the_target_lacks(ctx, targets)
     vocabulary |= lacking
-    keeps -= lacking & keeps_names
+    keeps -= (lacking & keeps_names) - pack_keeps
     # the variant's own DB keeps these values in English ('tactile'): prose that says them as the DB does is right
     keeps |= _db_kept_words(ctx)
     register = register_of(
