@@ -265,3 +265,11 @@ def test_a_number_that_comes_with_one_name_everywhere_is_the_names_and_one_note(
     assert names_with_numbers(other) == other
     apart = [*named[:2], _added("万象城3楼", "3rd floor, Center 66")]
     assert names_with_numbers(apart) == apart
+
+
+def test_a_word_the_translator_capitalised_is_no_second_token():
+    """'durian pizza' -> 'durián Pizza' beside the protected 'Pizza Hut': the source writes the word twice, once
+    in lower case; a second 'Pizza Hut', or a third 'Pizza', is still a duplicate."""
+    source = "Go to Pizza Hut and buy her favorite durian pizza"
+    assert "token_duplicated" not in kinds(source, "Ve a Pizza Cabaña y compra su durián Pizza", "es", ("Pizza",))
+    assert "token_duplicated" in kinds(source, "Ve a Pizza Pizza y compra su durián Pizza", "es", ("Pizza",))
