@@ -23,6 +23,7 @@ from babelflow.atomic_io import write_bytes_atomic
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, TakenRenderings, is_reviewed, mark_worlds
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
+from translators.units import TranslationUnit
 
 NotAdoptedReason = Literal[
     "missing",  # the variant has no text at the field's place (a file, a key, a block absent)
@@ -234,3 +235,25 @@ def repair_mentions(
 
         text = pattern.sub(swap, text)
     return text, count
+
+
+def adopted_texts(
+    adoption: Adoption | None,
+    free_units: list[TranslationUnit],
+    groups: dict[str, str],
+    cmap: CanonicalMap,
+    reviewed: dict[str, str],
+) -> dict[str, str]:
+    """element id -> its adopted text, each mention of a canonical value in the map's rendering."""
+    if adoption is None:
+        return {}
+    variant = adoption.variant_renderings()
+    out: dict[str, str] = {}
+    for unit in free_units:
+        mentioned = [(groups[t], t) for t in unit.inline_tokens if t in groups]
+        for element_id in unit.element_ids:
+            text = adoption.texts.get(element_id)
+            if text is None or element_id in reviewed:
+                continue
+            out[element_id] = repair_mentions(text, mentioned, variant, cmap)[0] if mentioned else text
+    return out

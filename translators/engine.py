@@ -8,21 +8,18 @@ duplicated or illegally reordered is recorded as a failure against its fields, n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
-
-from pydantic import Field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from babelflow.canonical_map import CanonicalEntry, CanonicalMap, mark_worlds
 from babelflow.entity_policy import EntityRendering
-from babelflow.format_slots import target_slot_problems
 from babelflow.glossary import term_matcher
-from babelflow.ir import IRDocument, Record
-from babelflow.language_pack import LanguagePack
+from babelflow.ir import IRDocument
 from babelflow.worlds import worlds_of_terms
-from translators.adoption import Adoption, repair_mentions, seed_map
+from translators.adoption import Adoption, adopted_texts, seed_map
 from translators.interface import GlossaryEntry, ProtectedSegment, TranslationRequest, Translator, check_response
 from translators.memory import TranslationMemory, memory_key
+from translators.outcomes import Progress, TermsOutcome, TranslationOutcome, TranslationStats, UnitFailure
 from translators.placeholders import PlaceholderError, ProtectedText, protect, restore
 from translators.term_renderings import (
     PROPER_NAME,
@@ -32,9 +29,9 @@ from translators.term_renderings import (
     entity_policy_renderings,
     half_translated,
     still_fits,
-    term_codes,
 )
-from translators.terms.term_base import TermContext, term_contexts
+from translators.terms.term_base import term_contexts
+from translators.unit_protection import protect_unit, refuse_changed_slots, with_term_context
 from translators.units import (
     Failed,
     Translated,
@@ -46,69 +43,6 @@ from translators.units import (
     unique_characters,
 )
 
-Progress = Callable[[int, int], None]
-
-
-class UnitFailure(Record):
-    unit_key: str
-    element_ids: list[str]
-    source_text: str
-    problems: list[str]
-    human_text: str | None = Field(
-        default=None, description="a human text set aside because it fails the release checks (None: a translator's)"
-    )
-
-
-class TranslationStats(Record):
-    translator_id: str
-    canonical_units: int
-    free_units: int
-    characters_sent: int = 0
-    naive_characters: int
-    unique_characters: int
-    requests: int = 0
-    segments_sent: int = 0
-    memory_hits: int = 0
-    slot_retries: int = Field(default=0, description="code texts sent again alone after their slots came back changed")
-    units_by_origin: dict[str, int] = Field(
-        default_factory=dict,
-        description="who made the units: translator id, '… (memory)', 'canonical map (…)', 'reviewed', 'failed'",
-    )
-    half_translated_terms: list[str] = Field(
-        default_factory=list,
-        description="canonical terms kept whole because the translator left source words in them",
-    )
-    disambiguated_terms: list[str] = Field(
-        default_factory=list,
-        description="canonical terms the translator rendered like another term of their class, made distinct by "
-        "the source term in parentheses ('source -> target'); a reviewer may give a better rendering",
-    )
-
-
-class TranslationOutcome(Record):
-    targets: dict[str, str] = Field(description="element id -> translated text (source text for failed units)")
-    failures: list[UnitFailure]
-    stats: TranslationStats
-    unit_origins: dict[str, str] = Field(
-        default_factory=dict, description="unit key -> who made its text (see TranslationStats.units_by_origin)"
-    )
-    set_aside: list[UnitFailure] = Field(
-        default_factory=list,
-        description="stored human texts (hand edits, earlier corrections) the release checks refuse: the unit keeps"
-        " its machine text and the review queue gets a finding",
-    )
-
-
-@dataclass
-class TermsOutcome:
-    """Step 1's result: canonical element id -> rendering, failed terms, and the translator's own drafts
-    ((group, source) -> rendering as the translator gave it, before terms it half translated were kept whole)."""
-
-    targets: dict[str, str]
-    failures: list[UnitFailure]
-    stats: TranslationStats
-    drafts: dict[tuple[str, str], str]
-
 
 @dataclass
 class PendingUnit:
@@ -117,56 +51,6 @@ class PendingUnit:
     unit: TranslationUnit
     protected: ProtectedText
     tm_key: str
-
-
-def protect_unit(unit: TranslationUnit, cmap: CanonicalMap, groups: dict[str, str]) -> ProtectedText:
-    """The unit's text as a translator sees it: kept tokens and canonical terms as placeholders."""
-    if unit.kind == "canonical":
-        return protect(unit.text, preserve_tokens=term_codes(unit.text))
-    rendered = {t: cmap.target_of(groups[t], t) for t in unit.inline_tokens if t in groups}
-    canonical_terms = {t: target for t, target in rendered.items() if target}
-    preserve_tokens = [t for t in unit.inline_tokens if t not in canonical_terms]
-    return protect(
-        unit.text, preserve_tokens=preserve_tokens, canonical_terms=canonical_terms or None, slots=unit.slots
-    )
-
-
-def protect_as_rendered(unit: TranslationUnit, rendering: str) -> ProtectedText:
-    """A canonical term protected with only the codes its rendering keeps: a reviewer may render a
-    code ('AC adapter' -> 'adaptador de CA'), and that rendering is then the term's, codes and all."""
-    return protect(unit.text, preserve_tokens=[code for code in term_codes(unit.text) if code in rendering])
-
-
-def refuse_changed_slots(units: list[TranslationUnit], ir: IRDocument, targets: dict[str, str]) -> list[UnitFailure]:
-    """Take out of `targets` every code text whose slots differ from its source's (a translator's,
-    the memory's, a reviewer's or an imported text alike): the rebuild never writes one."""
-    by_id = {element.id: element for element in ir.elements}
-    refused = []
-    for unit in units:
-        if not unit.slots:
-            continue
-        problems: dict[str, list[str]] = {}
-        for element_id in unit.element_ids:
-            element = by_id[element_id]
-            target = targets.get(element_id)
-            found = target_slot_problems(element.code_slots, target) if target is not None else []
-            if found:
-                problems[element_id] = found
-                del targets[element_id]
-        if problems:
-            first = next(iter(problems.values()))
-            refused.append(
-                UnitFailure(
-                    unit_key=unit.key,
-                    element_ids=list(problems),
-                    source_text=unit.text,
-                    problems=first + [SLOT_REFUSAL],
-                )
-            )
-    return refused
-
-
-SLOT_REFUSAL = "refused: the code fills its slots by their source text, so this target would reach models unfilled"
 
 
 def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterable[list[PendingUnit]]:
@@ -181,23 +65,6 @@ def _batches(items: list[PendingUnit], max_items: int, max_chars: int) -> Iterab
         size += length
     if batch:
         yield batch
-
-
-def with_term_context(unit: TranslationUnit, context: TermContext | None) -> TranslationUnit:
-    """The unit as a translator receives it: 'canonical term (option_value)' plus where the value sits and a
-    sentence that uses it ('material of 'Water Bottle' (with color: blue); e.g. "…glass water bottle…"'),
-    so 'glass' is read as a material, not a drinking glass. Part of the memory key, like any context."""
-    if context is None or not (context.records or context.examples):
-        return unit
-    shown = "; ".join(context.records[:2])
-    if context.examples:
-        shown += ("; " if shown else "") + f"e.g. {context.examples[0]!r}"
-    return replace(unit, context=f"{unit.context}: {shown[:400]}")
-
-
-def pack_glossary(pack: LanguagePack, benchmark: str) -> list[GlossaryEntry]:
-    """The pack's required renderings for this benchmark, as translators receive them."""
-    return [GlossaryEntry(source=term.source, target=term.target) for term in pack.glossary_for(benchmark)]
 
 
 class TranslationEngine:
@@ -555,25 +422,3 @@ class TranslationEngine:
         for origin in origins.values():
             stats.units_by_origin[origin] = stats.units_by_origin.get(origin, 0) + 1
         return TranslationOutcome(targets=targets, failures=failures, stats=stats, unit_origins=origins)
-
-
-def adopted_texts(
-    adoption: Adoption | None,
-    free_units: list[TranslationUnit],
-    groups: dict[str, str],
-    cmap: CanonicalMap,
-    reviewed: dict[str, str],
-) -> dict[str, str]:
-    """element id -> its adopted text, each mention of a canonical value in the map's rendering."""
-    if adoption is None:
-        return {}
-    variant = adoption.variant_renderings()
-    out: dict[str, str] = {}
-    for unit in free_units:
-        mentioned = [(groups[t], t) for t in unit.inline_tokens if t in groups]
-        for element_id in unit.element_ids:
-            text = adoption.texts.get(element_id)
-            if text is None or element_id in reviewed:
-                continue
-            out[element_id] = repair_mentions(text, mentioned, variant, cmap)[0] if mentioned else text
-    return out

@@ -13,7 +13,8 @@ from babelflow.entity_policy import EntityRendering
 from babelflow.ir import IRDocument
 from babelflow.language_pack import LanguagePack
 from translators.adoption import ADOPTED_ORIGIN, Adoption
-from translators.engine import Progress, TranslationEngine, TranslationOutcome, UnitFailure
+from translators.engine import TranslationEngine
+from translators.outcomes import Progress, TranslationOutcome, UnitFailure
 from translators.pack_checks import check_translations
 from translators.units import extract_units
 

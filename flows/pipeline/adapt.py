@@ -27,8 +27,8 @@ from flows.run_setup import resolve_run
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
 from source_benchmarks.protocol import SourceBenchmark
-from translators.engine import TranslationOutcome
 from translators.interface import Translator
+from translators.outcomes import TranslationOutcome
 from translators.rebuild import rebuild_variant
 from translators.spec import make_translator
 

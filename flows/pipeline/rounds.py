@@ -52,7 +52,7 @@ from flows.review.signoff_sample import sign_sample
 from flows.review.store import ReviewStore
 from flows.review.terms_review import settle_terms
 from flows.review.workbench import Workbench
-from translators.engine import UnitFailure
+from translators.outcomes import UnitFailure
 from validators.findings import FailureSet, Layer, Severity
 
 

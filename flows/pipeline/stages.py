@@ -31,13 +31,15 @@ from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, keep_ir, key_of,
 from flows.written_targets import record_written_targets
 from source_benchmarks import get_benchmark
 from translators.adoption import adoption_key, load_adoption
-from translators.engine import TranslationEngine, TranslationOutcome, TranslationStats, UnitFailure, pack_glossary
+from translators.engine import TranslationEngine
 from translators.human_texts import HUMAN_ORIGINS, failing_units, translate_setting_aside
 from translators.interface import Translator
 from translators.memory import TranslationMemory
+from translators.outcomes import TranslationOutcome, TranslationStats, UnitFailure
 from translators.pack_checks import enforce
 from translators.rebuild import rebuild_variant
 from translators.spec import make_translator
+from translators.unit_protection import pack_glossary
 from translators.units import extract_units
 
 

@@ -21,11 +21,12 @@ from babelflow.worlds import worlds_of_terms
 from flows.pipeline.stage_io import STAGE_VERSIONS, costs_path, key_of, read_ir
 from flows.pipeline.stages import entity_override_inputs, rendering_inputs
 from translators.adoption import adoption_key, load_adoption, seed_map
-from translators.engine import TranslationEngine, pack_glossary
+from translators.engine import TranslationEngine
 from translators.memory import TranslationMemory
 from translators.spec import make_translator
 from translators.terms.confidence import WEIGHTS_FILE
 from translators.terms.term_base import build_term_base, save_term_base
+from translators.unit_protection import pack_glossary
 
 
 class TermsResult(Record):

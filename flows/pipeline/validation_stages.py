@@ -27,7 +27,7 @@ from flows.review.store import ReviewStore
 from source_benchmarks import get_benchmark, open_variant
 from source_benchmarks.protocol import ReplayOutcome
 from translators.adoption import adopted_renderings
-from translators.engine import UnitFailure
+from translators.outcomes import UnitFailure
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck
 from validators.model_backends import make_validator_agents

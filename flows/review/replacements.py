@@ -18,8 +18,8 @@ from flows.review.importing import write_plan_locked
 from flows.review.store import ReviewDecision
 from flows.review.unit_records import Correction, CorrectionLog, UnitRecord, now, plan_entry
 from flows.review.workbench import Workbench
-from translators.engine import UnitFailure
 from translators.interchange import ImportPlan
+from translators.outcomes import UnitFailure
 from validators.findings import TextFix, apply_fixes
 
 

@@ -37,13 +37,14 @@ from flows.review.unit_records import (
 from flows.run_setup import resolve_run, stored_request
 from source_benchmarks import get_benchmark
 from translators.adoption import load_adoption
-from translators.engine import TranslationEngine, pack_glossary, protect_as_rendered, protect_unit
+from translators.engine import TranslationEngine
 from translators.human_texts import translate_setting_aside
 from translators.interface import TranslationRequest, TranslationResponse, TranslationUsage, Translator
 from translators.memory import TranslationMemory
 from translators.pack_checks import check_translations
 from translators.placeholders import PlaceholderError, ProtectedText, restore
 from translators.spec import make_translator
+from translators.unit_protection import pack_glossary, protect_as_rendered, protect_unit
 from translators.units import TranslationUnit, canonical_groups_of_values, extract_units
 from validators.finding_kinds import Severity
 from validators.probes.pair_checks import FieldPair, check_pair

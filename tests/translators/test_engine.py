@@ -62,8 +62,8 @@ def test_a_changed_term_retranslates_exactly_the_units_that_mention_it(analyzed,
 
 
 def test_a_term_code_a_reviewer_rendered_is_no_code_of_that_term():
-    from translators.engine import protect_as_rendered, protect_unit
     from translators.placeholders import restore
+    from translators.unit_protection import protect_as_rendered, protect_unit
     from translators.units import TranslationUnit
 
     unit = TranslationUnit(

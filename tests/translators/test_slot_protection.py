@@ -11,10 +11,11 @@ import pytest
 from babelflow.canonical_map import CanonicalMap
 from babelflow.format_slots import target_slot_problems
 from babelflow.ir import IRDocument
-from translators.engine import SLOT_REFUSAL, TranslationEngine
+from translators.engine import TranslationEngine
 from translators.interface import TranslatedSegment, TranslationRequest, TranslationResponse
 from translators.memory import TranslationMemory
 from translators.pseudo_locale import PseudoLocaleTranslator
+from translators.unit_protection import SLOT_REFUSAL
 from translators.units import extract_units
 
 PLACEHOLDER = re.compile(r"⟦\d+⟧")
