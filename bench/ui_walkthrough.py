@@ -303,11 +303,7 @@ def walk(out: Path) -> dict:
             checks["signoff_sample"] = {**_no_sideways_scroll(page), "links_visible": _links_visible(page)}
             _shot(page, out, "walk-5-signoff-sample.png", shown, "sign-off sample: units side by side by stratum")
 
-            page.goto(f"{api.ui}/runs/flow-run/{signoff_run}", wait_until="networkidle")
-            page.wait_for_timeout(2500)
-            page.get_by_role("button", name="Resume").first.click()
-            page.wait_for_timeout(2500)
-            _property(page, "Your name").locator("textarea").fill("walkthrough")
+            _open_form(page, api, signoff_run)
             _tick(page, "I read every sampled unit")
             _shot(page, out, "walk-6-signoff-form.png", shown, "sign-off form: the sample's link, every unit passes")
             _submit(page)
@@ -441,13 +437,18 @@ def _reject_es_retail(project: Path, api: Api, page, out: Path, shown: dict[str,
     }, keys
 
 
-def _skip_terms_form(api: Api, page, run_id: str) -> None:
-    """A later round's terms form, submitted as it opens: every term skipped (asked again by `babelflow terms`)."""
+def _open_form(page, api: Api, run_id: str) -> None:
+    """Open a paused run's form through the UI's Resume button and sign it with the walk's name."""
     page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
     page.wait_for_timeout(2500)
     page.get_by_role("button", name="Resume").first.click()
     page.wait_for_timeout(2500)
     _property(page, "Your name").locator("textarea").fill("walkthrough")
+
+
+def _skip_terms_form(api: Api, page, run_id: str) -> None:
+    """A later round's terms form, submitted as it opens: every term skipped (asked again by `babelflow terms`)."""
+    _open_form(page, api, run_id)
     _no_sideways_scroll(page)
     _submit(page)
 
@@ -463,11 +464,7 @@ def _review_es_findings(api: Api, page, out: Path, shown: dict[str, str]) -> str
     _open_artifact(page, f"{api.ui}/artifacts/artifact/{material}", "Review tau2-retail")
     _no_sideways_scroll(page)
     _links_visible(page)
-    page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
-    page.wait_for_timeout(2500)
-    page.get_by_role("button", name="Resume").first.click()
-    page.wait_for_timeout(2500)
-    _property(page, "Your name").locator("textarea").fill("walkthrough")
+    _open_form(page, api, run_id)
     groups = [
         t.strip() for t in page.locator(".schema-form-property__label").all_inner_texts() if re.match(r"^\d+\. ", t)
     ]
@@ -503,11 +500,7 @@ def _review_es_terms(project: Path, api: Api, page, out: Path, shown: dict[str, 
     for page_no, entries in enumerate(form_pages(doubtful), start=1):  # one form per class
         if page_no > 1:
             run_id = api.paused_run(f"terms-1-{page_no}", seconds=300)
-        page.goto(f"{api.ui}/runs/flow-run/{run_id}", wait_until="networkidle")
-        page.wait_for_timeout(2500)
-        page.get_by_role("button", name="Resume").first.click()
-        page.wait_for_timeout(2500)
-        _property(page, "Your name").locator("textarea").fill("walkthrough")
+        _open_form(page, api, run_id)
         for number, entry in enumerate(entries[:2], start=first):  # the class's two most doubtful
             _choose(page, f"{number}. {entry.group}: {entry.source} →", "approve")
         first += len(entries)

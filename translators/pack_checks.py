@@ -123,9 +123,12 @@ def _field_problems(pack: LanguagePack, glossary, matcher: TermMatcher, forbidde
     source = element.source_text
     where = f"{element.artifact} {element.role}"
     # a term inside a token kept as it is ('session' in '8-session', an id) is kept with it, as the translator
-    # sees it; one index per glossary, not a regex per term and field
-    sent = protect(source, preserve_tokens=element.inline_tokens).text if glossary else ""
-    terms = matcher.outermost(sent) if glossary else []
+    # sees it; one index per glossary, not a regex per term and field, and no protection where none occurs
+    terms = (
+        matcher.outermost(protect(source, preserve_tokens=element.inline_tokens).text)
+        if glossary and matcher.present(source)
+        else []
+    )
     folded = _fold(target, pack) if terms else ""
     for term in (glossary[index] for index in terms):
         if _fold(term.target, pack) not in folded:
