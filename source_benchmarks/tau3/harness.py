@@ -11,18 +11,15 @@ and task models). What is τ³'s own:
 - banking_knowledge's agent policy is assembled from prompt templates (prompts/*.md, components/*.md)
   whose paths retrieval.py binds at import: each environment reads them through the same resolver,
   so a variant's agent gets the variant's translated policy;
-- banking_knowledge's tools json.dumps their results at 9 sites with the default ensure_ascii: with
-  `plain_tool_output` (a variant's) those sites keep non-ASCII as text, as the τ² factory does for
-  `to_json_str`, so a translated value reaches the agent readable, as the source's English does.
+- banking_knowledge's tools json.dumps their results at 9 sites with the default ensure_ascii: the
+  τ² factory's `plain_tool_output` covers them (tau_common/plain_json.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -52,39 +49,6 @@ from source_benchmarks.tau_common.replay import replay_do_nothing_task, replay_g
 
 DISCOVERABLE_CALL = "call_discoverable_agent_tool"
 RETRIEVAL_MODULE = "tau2.domains.banking_knowledge.retrieval"
-_PLAIN_LOCK = threading.RLock()
-
-
-class _PlainJson:
-    """The `json` module as a tools module sees it while a variant's tool runs: `dumps` keeps
-    non-ASCII as text unless the call says otherwise; everything else is json's own."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(json, name)
-
-    @staticmethod
-    def dumps(obj: Any, **kwargs: Any) -> str:
-        kwargs.setdefault("ensure_ascii", False)
-        return json.dumps(obj, **kwargs)
-
-
-PLAIN_JSON = _PlainJson()
-
-
-def plain_tool_calls(make_tool_call: Callable[..., Any], tools_module: Any) -> Callable[..., Any]:
-    """`Environment.make_tool_call` with the tools module's `json` swapped for PLAIN_JSON during the
-    call only: the source, which runs in the same worker, keeps τ³'s own escaping."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        with _PLAIN_LOCK:
-            saved = tools_module.json
-            tools_module.json = PLAIN_JSON
-            try:
-                return make_tool_call(*args, **kwargs)
-            finally:
-                tools_module.json = saved
-
-    return call
 
 
 def read_log_allowlist(task: Any) -> set[str]:
@@ -131,13 +95,6 @@ class Tau3EnvironmentFactory(Tau2EnvironmentFactory):
         super().check_models()
         if task_folder(self.spec):
             _ = self._knowledge_base  # every document, each named if it does not load
-
-    def __call__(self, solo_mode: bool = False) -> Any:
-        env = super().__call__(solo_mode)
-        tools_module = importlib.import_module(self.spec.tools_class.partition(":")[0])
-        if self.plain_tool_output and isinstance(getattr(tools_module, "json", None), type(json)):
-            env.make_tool_call = plain_tool_calls(env.make_tool_call, tools_module)
-        return env
 
     def environment_kwargs(self) -> dict[str, Any]:
         if not task_folder(self.spec):

@@ -19,12 +19,12 @@ Two things replays ask of the factory beyond tau2's constructor signature:
 from __future__ import annotations
 
 import importlib
-import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from babelflow.atomic_io import sha256_file
@@ -35,6 +35,7 @@ from source_benchmarks.formats import load_document
 from source_benchmarks.message_catalog import TextCatalog
 from source_benchmarks.tau_common.domains import Tau2DomainSpec
 from source_benchmarks.tau_common.localization import ToolkitLocalizer
+from source_benchmarks.tau_common.plain_json import dumping_modules, plain_json_str, plain_tool_calls
 
 _PATCH_LOCK = threading.RLock()
 
@@ -69,19 +70,6 @@ _PATH_GLOBALS: dict[str, dict[str, str]] = {
 def import_object(dotted: str) -> Any:
     module_name, _, attr = dotted.partition(":")
     return getattr(importlib.import_module(module_name), attr)
-
-
-def plain_json_str(escaped: Callable[[Any], str]) -> Callable[[Any], str]:
-    """tau2's `to_json_str` with non-ASCII kept as text: the same JSON (keys, order, separators,
-    numbers) re-dumped with ensure_ascii=False; strings pass through untouched, as tau2 does."""
-
-    def to_json_str(resp: Any) -> str:
-        text = escaped(resp)
-        if isinstance(resp, str) or text.isascii() and "\\u" not in text:
-            return text
-        return json.dumps(json.loads(text), ensure_ascii=False)
-
-    return to_json_str
 
 
 class Tau2EnvironmentFactory:
@@ -175,7 +163,13 @@ class Tau2EnvironmentFactory:
             self.localizers[1].apply(env.user_tools)
         if self.plain_tool_output:
             env.to_json_str = plain_json_str(env.to_json_str)
+            env.make_tool_call = plain_tool_calls(env.make_tool_call, self._dumping_tools_modules)
         return env
+
+    @cached_property
+    def _dumping_tools_modules(self) -> list[ModuleType]:
+        classes = [self.spec.tools_class, self.spec.user_tools_class]
+        return dumping_modules(importlib.import_module(c.partition(":")[0]) for c in classes if c)
 
     def environment_kwargs(self) -> dict[str, Any]:
         """More arguments for the domain's `get_environment` (τ³'s banking_knowledge takes the task)."""
