@@ -28,7 +28,7 @@ from pydantic import Field
 from babelflow.apertium import apertium_binary, blocks_document, installed_modes, mode_for, read_blocks, run_apertium
 from babelflow.errors import BabelflowError
 from babelflow.ir import Record
-from validators.agents import AgentReport
+from validators.agent_exchange import AgentReport
 from validators.context import ValidationContext
 from validators.finding_kinds import PAIRED, Layer, Severity, declare_kind
 from validators.findings import Finding, Hit, found

@@ -27,7 +27,8 @@ from babelflow.llm.replies import nullable, parse_json_reply
 from babelflow.llm.resilience import BatchRejected, ProviderError
 from babelflow.llm.translation_reply import SCHEMA_NAME as SCHEMA_NAME_TRANSLATIONS
 from babelflow.llm.translation_reply import TRANSLATION_SCHEMA, BatchProblem, parse_batch
-from validators.agents import Reviewer, ReviewReply, ReviewRequest, ValidatorAgent
+from validators.agent_exchange import ReviewReply, ReviewRequest
+from validators.agents import Reviewer, ValidatorAgent
 from validators.backtranslation import BacktranslationAgent
 from validators.findings import Layer, Severity
 from validators.prompts import load_prompt

@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import validators.catalogue  # noqa: F401 - registers every check
-from validators.agents import NOT_CONFIGURED, AgentReport, Reviewer, ValidatorAgent
+from validators.agent_exchange import AgentReport
+from validators.agents import NOT_CONFIGURED, Reviewer, ValidatorAgent
 from validators.checks import run_checks
 from validators.context import ValidationContext
 from validators.findings import FailureSet, Finding, Layer, SuppressedCheck, merge

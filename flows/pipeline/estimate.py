@@ -31,7 +31,7 @@ from flows.pipeline.adapt import adapt
 from flows.review.workbench import read_reviewed
 from flows.written_targets import read_written_targets_in
 from source_benchmarks import get_benchmark
-from validators.agents import remembered_probe_findings
+from validators.agent_exchange import remembered_probe_findings
 from validators.model_backends import make_validator_agents
 from validators.orchestrator import review_by_agents, run_probes
 from validators.run import variant_context

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from validators.agents import ReviewAction, ReviewReply, ReviewRequest
+from validators.agent_exchange import ReviewAction, ReviewReply, ReviewRequest
 from validators.findings import Layer, Severity
 
 # what a Vietnamese or Spanish reader knows the order statuses are called in an order-status list

@@ -214,7 +214,7 @@ def test_validators_tokens_are_ledger_rows_per_agent(seatau_slice, monkeypatch):
 
 
 def test_a_dispute_goes_to_the_reviewer_and_removes_nothing(seatau_slice):
-    from validators.agents import ReviewAction, ReviewReply
+    from validators.agent_exchange import ReviewAction, ReviewReply
 
     class Disputer(SilentReviewer):
         def review(self, request):

@@ -22,7 +22,8 @@ from babelflow.settings import BabelflowSettings
 from bench.defects import CATALOGUE, InjectedDefect, caught_by, inject_defect
 from source_benchmarks import benchmark_ids, get_benchmark, open_variant
 from tests.validators.findings_by_hand import a_finding
-from validators.agents import ReviewAction, ReviewReply, ReviewRequest, ValidatorAgent
+from validators.agent_exchange import ReviewAction, ReviewReply, ReviewRequest
+from validators.agents import ValidatorAgent
 from validators.context import ValidationContext
 from validators.findings import Layer, Severity, excerpt, merge
 from validators.probes.behavior import replay_pairs_of

@@ -11,7 +11,7 @@ from babelflow.llm.config import parse_spec
 from babelflow.llm.costs import CostLedger
 from babelflow.llm.resilience import ProviderError
 from tests.validators.findings_by_hand import a_finding
-from validators.agents import ReviewRequest
+from validators.agent_exchange import ReviewRequest
 from validators.findings import Layer, Severity
 from validators.model_backends import ModelReviewer, make_validator_agents
 
