@@ -30,7 +30,7 @@ NotAdoptedReason = Literal[
     "task_not_in_variant",  # the field's task is not among the variant's tasks
     "structure_differs",  # the artifact's structure differs (another block count): never guessed
     "left_in_source",  # the variant kept the source text of a field babelflow translates
-    "code_not_in_variant",  # a code text: the variant carries no code overlay
+    "code_not_in_variant",  # a code text: the variant holds no copy of its Python file
     "refused_by_checks",  # the adopted text fails the language pack's release checks
 ]
 ChosenBy = Literal["catalogue record", "only rendering", "most fields"]

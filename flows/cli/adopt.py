@@ -21,7 +21,8 @@ def adopt_command(
     from_dir: Path = typer.Option(
         ...,
         "--from",
-        help="The existing variant: a folder laid out like the benchmark's data (or a babelflow variant).",
+        help="The existing variant: a folder laid out like the benchmark's data (or a babelflow variant); Python "
+        "files at the package's paths (a fork of the code) are parsed, never run, and their literals read.",
     ),
     origin: str = typer.Option(
         "", "--origin", help="Who made it, shown as 'adopted from ORIGIN' (default: the folder's name)."

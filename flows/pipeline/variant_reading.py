@@ -1,10 +1,11 @@
 """A variant made elsewhere read against the source IR, field by field, at the IR's own locators.
 
 Tasks are matched by id, not by position; a Markdown artifact whose block structure differs is not
-read block by block (its blocks would be matched to the wrong ones); code is never read (a variant
-made elsewhere carries no code overlay). What cannot be aligned is never guessed: it is listed with
-its reason. Bad input (another benchmark's folder, a task set whose ids do not match, a file that
-does not parse, the source itself) is refused before anything is written.
+read block by block (its blocks would be matched to the wrong ones); Python files the variant holds
+are parsed, never imported, and their literals aligned with the source's (variant_code.py). What
+cannot be aligned is never guessed: it is listed with its reason. Bad input (another benchmark's
+folder, a task set whose ids do not match, a file that does not parse, the source itself) is refused
+before anything is written.
 """
 
 from __future__ import annotations
@@ -26,8 +27,16 @@ from babelflow.ir import (
     TranslationType,
 )
 from babelflow.variant import checked_owner
+from flows.pipeline.variant_code import VariantCode
 from source_benchmarks.protocol import SourceBenchmark
-from translators.adoption import AdoptedTerm, ChosenBy, CompetingRendering, NotAdopted, RestoredValue
+from translators.adoption import (
+    AdoptedTerm,
+    ChosenBy,
+    CompetingRendering,
+    NotAdopted,
+    NotAdoptedReason,
+    RestoredValue,
+)
 from validators.context import ValidationContext
 from validators.probes.quoting import quoted_pairs, requoted
 
@@ -208,10 +217,33 @@ def _kept_literals_restored(element: IRElement, target: str, reading: VariantRea
     return repaired
 
 
+def _data_text(
+    ctx: ValidationContext,
+    element: IRElement,
+    positions: dict[str, dict[int, int | None]],
+    structures: dict[str, str],
+) -> str | None | tuple[NotAdoptedReason, str]:
+    """The variant's text at a data or Markdown element's place (its task matched by id), or why it is not read."""
+    at = element
+    locator = element.locator
+    mapping = positions.get(element.artifact)
+    path = getattr(locator, "path", ())
+    if mapping is not None and path and isinstance(path[0], int):
+        index = mapping.get(path[0])
+        if index is None:
+            return "task_not_in_variant", "its task id is not among the variant's tasks"
+        if index != path[0]:
+            at = element.model_copy(update={"locator": locator.model_copy(update={"path": (index, *path[1:])})})
+    if element.artifact in structures:
+        return "structure_differs", structures[element.artifact]
+    return ctx.target_text(at)
+
+
 def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
     positions = _task_positions(ctx, folder)
     structures = _block_structures(ctx)
     catalogue = _catalogue_roles(ctx.ir)
+    code = VariantCode(ctx)
     reading = VariantReading()
     for element in ctx.ir.elements:
         translated = element.translation_type is not TranslationType.PRESERVE
@@ -229,28 +261,22 @@ def read_variant(ctx: ValidationContext, folder: Path) -> VariantReading:
             )
 
         locator = element.locator
-        if isinstance(locator, PythonLiteralLocator):
+        read = (
+            code.text_of(element)
+            if isinstance(locator, PythonLiteralLocator)
+            else _data_text(ctx, element, positions, structures)
+        )
+        if isinstance(read, tuple):
             if translated:
-                skip("code_not_in_variant", "a code text: the variant carries no code overlay")
+                skip(*read)
             continue
-        at = element
-        mapping = positions.get(element.artifact)
-        path = getattr(locator, "path", ())
-        if mapping is not None and path and isinstance(path[0], int):
-            index = mapping.get(path[0])
-            if index is None:
-                if translated:
-                    skip("task_not_in_variant", "its task id is not among the variant's tasks")
-                continue
-            if index != path[0]:
-                at = element.model_copy(update={"locator": locator.model_copy(update={"path": (index, *path[1:])})})
-        if element.artifact in structures:
-            if translated:
-                skip("structure_differs", structures[element.artifact])
-            continue
-        target = ctx.target_text(at)
+        target = read
         if not translated:
-            if target is not None and target != element.source_text and isinstance(locator, DataValueLocator):
+            if (
+                target is not None
+                and target != element.source_text
+                and isinstance(locator, (DataValueLocator, PythonLiteralLocator))
+            ):
                 reading.restored.append(
                     RestoredValue(
                         element_id=element.id,

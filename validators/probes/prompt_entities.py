@@ -84,6 +84,7 @@ def prompt_entity_lost(ctx: ValidationContext, scope: Scope) -> Iterator[Hit]:
             location=f"{element.role} @ {locator.qualname} ({locator.role})",
             detail={"token": token, "compared_as": wanted},
             pattern=f"{token!r}",
+            cause="values the task's checks compare, named another way in its prompt",
         )
 
 
