@@ -17,7 +17,7 @@ import pytest
 
 from babelflow.ir import save_ir
 from babelflow.settings import BabelflowSettings
-from tests.flows.code_fork import fork, marked, prompts_and_docs
+from bench.code_fork import fork, marked, prompts_and_docs
 
 BENCH, LANG = "agentdojo-travel", "es"
 
