@@ -14,11 +14,13 @@ from pathlib import Path
 import libcst as cst
 
 _VOWELS = str.maketrans("aeiouAEIOU", "áéíóúÁÉÍÓÚ")
-_FIELD = re.compile(r"^(\s*:\w+(?: \w+)?:\s*)")
+# what a careful translator keeps: reST field names (':param city:'), Google-style section headers ('Args:')
+# and item heads ('order_id (str):', 'ValueError:'), which tau2 and AgentDojo parse into tool schemas
+_FIELD = re.compile(r"^(\s*:\w+(?: \w+)?:\s*|\s*\w+(?: \([^)]*\))?:(?:\s+|$))")
 
 
 def marked(text: str) -> str:
-    """Vowels marked, outside `{...}` slots and reST field names (':param city:')."""
+    """Vowels marked, outside `{...}` slots, code spans, field names and docstring section heads."""
     out = []
     for line in text.split("\n"):
         head = _FIELD.match(line)
@@ -32,7 +34,9 @@ Which = Callable[[str, str], bool]  # (enclosing names, the literal's text) -> t
 
 
 def prompts_and_docs(scope: str, text: str) -> bool:
-    return scope.endswith((".PROMPT", ".GOAL", ".__doc__")) or scope.endswith("__doc__")
+    """Task prompts and goals, docstrings, and prompt constants ('AGENT_INSTRUCTION', 'SYSTEM_PROMPT')."""
+    name = scope.rsplit(".", 1)[-1]
+    return name in ("PROMPT", "GOAL", "__doc__") or (name.isupper() and ("PROMPT" in name or "INSTRUCTION" in name))
 
 
 def every_word(scope: str, text: str) -> bool:

@@ -9,6 +9,7 @@ depending on it are suppressed instead of flooding the report.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -212,7 +213,12 @@ class ValidationContext:
     def target_path(self, spec: ArtifactSpec) -> Path:
         if self.bare_data_dir and spec.path.startswith("data/"):
             return self.variant_root / spec.path[len("data/") :]
-        return self.variant_root / spec.path
+        path = self.variant_root / spec.path
+        if not os.path.lexists(path):  # a fork of the benchmark's repository: its package under src/<name>/
+            forked = [p for p in self.variant_root.glob(f"src/*/{spec.path}") if p.parent.is_dir()]
+            if len(forked) == 1:
+                return forked[0]
+        return path
 
     @cached_property
     def specs(self) -> list[ArtifactSpec]:

@@ -3,11 +3,11 @@ prompts and tool docstrings, a τ² agent prompt), at the IR's own code locators
 
 The files are parsed, never imported: a variant made elsewhere is not code babelflow runs while adopting it.
 Literals are aligned by position. A module's string literals are taken in document order (a docstring, an
-f-string, an implicit concatenation: one literal each). Where the variant holds as many as the source, the
-k-th is the k-th; where not, they are aligned per enclosing definition, and a definition whose count differs
-is not read (never guessed). An IR element is found at the source literal whose text it is (the k-th of
-equal ones for the k-th element), or inside a docstring at the same part (`babelflow.docstring_parts`) or
-the same line.
+f-string, an implicit concatenation, literals joined with '+': one literal each). Where the variant holds as
+many as the source, the k-th is the k-th; where not, they are aligned per enclosing definition, and a
+definition whose count differs is not read (never guessed). An IR element is found at the source literal
+whose text it is (the k-th of equal ones for the k-th element), or inside a docstring at the same part
+(`babelflow.docstring_parts`) or the same line.
 """
 
 from __future__ import annotations
@@ -65,10 +65,23 @@ class _Literals(cst.CSTVisitor):
         self.scopes.pop()
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, _STRINGS):
-            self.found.append(StringLiteral(".".join(self.scopes), string_value(node), is_formatted(node)))
+        strings = _added_strings(node)
+        if strings:  # a literal, or literals joined with '+': one text at run time
+            values = [string_value(part) for part in strings]
+            text = None if None in values else "".join(v for v in values if v is not None)
+            self.found.append(StringLiteral(".".join(self.scopes), text, any(map(is_formatted, strings))))
             return False
         return super().on_visit(node)
+
+
+def _added_strings(node: cst.CSTNode) -> list[cst.BaseExpression] | None:
+    """The string literals `node` is, or adds up with '+' (`f"..." + "..."`); None if it is something else."""
+    if isinstance(node, _STRINGS):
+        return [node]
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _added_strings(node.left), _added_strings(node.right)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 def module_literals(text: str, path: Path) -> list[StringLiteral]:

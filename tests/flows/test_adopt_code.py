@@ -119,3 +119,37 @@ def test_a_fork_file_that_does_not_parse_exits_2_naming_it_with_nothing_written(
     assert "calendar_client.py" in result.output and "does not parse" in result.output
     assert not BabelflowSettings(project_root=root).layout.adopted_translations(BENCH, LANG).exists()
     assert not (root / "adapted").exists()
+
+
+def test_a_fork_of_tau2_s_repository_is_read_at_its_own_layout(tmp_path, monkeypatch, analyzed):
+    """tau2-bench's repository keeps data in data/tau2/ and code in src/tau2/: `--from` its root reads both. The
+    agent's prompt constants and the tools' docstrings come from the forked Python (Google-style headers and
+    parameter heads kept, as τ² parses them into the tools' schemas)."""
+    import tau2
+
+    bench = "tau2-mock"
+    ir = analyzed(bench)
+    root = tmp_path / "project"
+    root.mkdir()
+    save_ir(ir, BabelflowSettings(project_root=root).layout.ir(bench))
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
+    monkeypatch.chdir(root)
+    package = Path(tau2.__file__).parent
+    repo = tmp_path / "tau2-bench-fork"
+    code = [a.path for a in ir.artifacts if a.path.endswith(".py")]
+    fork(package, code, repo / "src" / "tau2", prompts_and_docs)
+    fork(package, [a.path for a in ir.artifacts if not a.path.endswith(".py")], repo, lambda scope, text: False)
+    # vi: no language pack, so the pack's glossary (es: 'task' as 'tarea') does not judge the fork's words
+    result = _cli("adopt", bench, "--lang", "vi", "--from", str(repo), "--origin", "a fork")
+    assert result.exit_code == 0, result.output
+    record = orjson.loads(BabelflowSettings(project_root=root).layout.adopted_translations(bench, "vi").read_bytes())
+    unread = Counter(n["reason"] for n in record["not_adopted"] if n["artifact"].endswith(".py"))
+    assert set(unread) <= {"left_in_source"}, unread  # read, or kept in English by the fork: never unread
+    docstring_parts = [
+        e
+        for e in ir.elements
+        if e.artifact.endswith("tools.py") and e.locator.part is not None and e.id in record["texts"]
+    ]
+    assert docstring_parts and all(record["texts"][e.id] == marked(e.source_text) for e in docstring_parts)
+    prompts = [e for e in ir.elements if e.artifact == "agent/llm_agent.py" and e.id in record["texts"]]
+    assert prompts, "the agent's prompt constants were not read from src/tau2/agent/llm_agent.py"

@@ -109,6 +109,12 @@ def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
                     " variant holds no translation of this file; translate it (--translator, or export/import)",
                 }
             )
+        elif hit.kind == "untranslated" and hit.artifact.endswith(".py"):
+            # a module's texts left in English (a fork that kept its tools' messages) are one decision per
+            # module, not one group per function
+            hit = hit.model_copy(
+                update={"cause": f"texts of {hit.artifact.rsplit('/', 1)[-1]} copied through untranslated"}
+            )
         out.append(hit)
     return out
 
