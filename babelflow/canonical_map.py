@@ -87,6 +87,12 @@ class CanonicalMap(Record):
         else:
             self.entries[position] = entry
 
+    def discard(self, keys: set[tuple[str, str]]) -> None:
+        """Drop the entries of these (group, source) keys: a rendering seeded for this run only (an adopted one
+        the release checks refused) before the translator renders the value instead."""
+        self.entries = [e for e in self.entries if (e.group, e.source) not in keys]
+        self._positions = {}
+
     def _at(self, position: int | None, key: tuple[str, str]) -> bool:
         if position is None:
             return True

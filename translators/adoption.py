@@ -35,6 +35,7 @@ NotAdoptedReason = Literal[
 ]
 ChosenBy = Literal["catalogue record", "only rendering", "most fields"]
 ADOPTED_ORIGIN = "adopted from"  # unit origins read 'adopted from <origin>'
+ADOPTED_TERM_ORIGIN = "canonical map (adopted)"  # a catalogue value's unit whose rendering the variant gave
 HUMAN_REVIEWED = " (human-reviewed)"
 
 

@@ -12,7 +12,7 @@ from babelflow.canonical_map import CanonicalMap
 from babelflow.entity_policy import EntityRendering
 from babelflow.ir import IRDocument
 from babelflow.language_pack import LanguagePack
-from translators.adoption import ADOPTED_ORIGIN, Adoption
+from translators.adoption import ADOPTED_ORIGIN, ADOPTED_TERM_ORIGIN, Adoption
 from translators.engine import TranslationEngine
 from translators.outcomes import Progress, TranslationOutcome, UnitFailure
 from translators.pack_checks import check_translations
@@ -56,6 +56,11 @@ def failing_units(pack: LanguagePack, ir: IRDocument, outcome: TranslationOutcom
     return failing
 
 
+def _set_aside_origin(origin: str) -> bool:
+    """A text a person or another team gave: refused on its own, not the run (a draft failing is the pack's)."""
+    return origin == "reviewed" or origin.startswith(ADOPTED_ORIGIN) or origin == ADOPTED_TERM_ORIGIN
+
+
 def translate_setting_aside(
     engine: TranslationEngine,
     pack: LanguagePack,
@@ -73,19 +78,26 @@ def translate_setting_aside(
     says so). `applying`: unit keys whose human text is being applied now: never set aside."""
     outcome = engine.translate(ir, cmap, reviewed=reviewed, progress=progress, renderings=renderings, adoption=adoption)
     failing = failing_units(pack, ir, outcome)
-    refused = [
-        u
-        for u in failing
-        if (u.origin == "reviewed" or u.origin.startswith(ADOPTED_ORIGIN)) and u.unit_key not in applying
-    ]
+    refused = [u for u in failing if _set_aside_origin(u.origin) and u.unit_key not in applying]
     if not refused or len(refused) != len(failing):
         return outcome
     withheld = {e for u in refused for e in u.element_ids}
     kept = {k: v for k, v in reviewed.items() if k not in withheld}
-    adopted = adoption.texts if adoption is not None else {}
+    adopted = dict(adoption.texts) if adoption is not None else {}
     if adoption is not None:
-        texts = {k: v for k, v in adoption.texts.items() if k not in withheld}
-        adoption = adoption.model_copy(update={"texts": texts})
+        # an adopted catalogue rendering the checks refuse leaves the map: the translator renders the value
+        values = {u.failure.source_text for u in refused if u.origin == ADOPTED_TERM_ORIGIN}
+        dropped = [t for t in adoption.terms if t.source in values]
+        cmap.discard({(t.group, t.source) for t in dropped})
+        adopted |= {
+            e: t.target for u in refused for t in dropped if t.source == u.failure.source_text for e in u.element_ids
+        }
+        adoption = adoption.model_copy(
+            update={
+                "texts": {k: v for k, v in adoption.texts.items() if k not in withheld},
+                "terms": [t for t in adoption.terms if t not in dropped],
+            }
+        )
     outcome = engine.translate(ir, cmap, reviewed=kept, progress=progress, renderings=renderings, adoption=adoption)
     human = {**adopted, **reviewed}
     set_aside = [

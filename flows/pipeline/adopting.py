@@ -113,11 +113,12 @@ def refused_texts(adoption: Adoption, adapted: AdaptResult) -> list[NotAdopted]:
     """Adopted texts the release checks set aside (an order id dropped): the field keeps the source's text
     until it is corrected or translated, and the review queue names why."""
     elements = adapted.ir.by_id()
+    rendered = {term.source for term in adoption.terms}  # a catalogue value's rendering the checks refused
     out = []
     for failure in adapted.outcome.set_aside:
         for element_id in failure.element_ids:
             element = elements.get(element_id)
-            if element is None or element_id not in adoption.texts:
+            if element is None or (element_id not in adoption.texts and failure.source_text not in rendered):
                 continue
             out.append(
                 NotAdopted(

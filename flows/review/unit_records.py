@@ -13,7 +13,7 @@ from pydantic import Field
 
 from babelflow.append_log import append_records, read_records
 from babelflow.ir import Record
-from translators.adoption import ADOPTED_ORIGIN, HUMAN_REVIEWED
+from translators.adoption import ADOPTED_ORIGIN, ADOPTED_TERM_ORIGIN, HUMAN_REVIEWED
 from translators.interchange import PlannedEntry
 from translators.placeholders import ProtectedText
 
@@ -157,7 +157,7 @@ def origin_class(origin: str, human: Correction | None) -> str:
         return "localized"
     if origin == "canonical map (cldr)":
         return "reference"
-    if origin.startswith(ADOPTED_ORIGIN) or origin == "canonical map (adopted)":
+    if origin.startswith(ADOPTED_ORIGIN) or origin == ADOPTED_TERM_ORIGIN:
         return "adopted_human" if origin.endswith(HUMAN_REVIEWED) else "adopted"
     return "draft"
 

@@ -121,13 +121,11 @@ def test_a_fork_file_that_does_not_parse_exits_2_naming_it_with_nothing_written(
     assert not (root / "adapted").exists()
 
 
-def test_a_fork_of_tau2_s_repository_is_read_at_its_own_layout(tmp_path, monkeypatch, analyzed):
-    """tau2-bench's repository keeps data in data/tau2/ and code in src/tau2/: `--from` its root reads both. The
-    agent's prompt constants and the tools' docstrings come from the forked Python (Google-style headers and
-    parameter heads kept, as τ² parses them into the tools' schemas)."""
+def _tau2_fork(tmp_path: Path, monkeypatch, analyzed, bench: str = "tau2-mock"):
+    """A project for `bench`, and a fork of tau2-bench's repository: data in data/tau2/ (kept in English), code
+    in src/tau2/ (prompts and docstrings translated)."""
     import tau2
 
-    bench = "tau2-mock"
     ir = analyzed(bench)
     root = tmp_path / "project"
     root.mkdir()
@@ -136,10 +134,18 @@ def test_a_fork_of_tau2_s_repository_is_read_at_its_own_layout(tmp_path, monkeyp
     monkeypatch.chdir(root)
     package = Path(tau2.__file__).parent
     repo = tmp_path / "tau2-bench-fork"
-    code = [a.path for a in ir.artifacts if a.path.endswith(".py")]
-    fork(package, code, repo / "src" / "tau2", prompts_and_docs)
+    fork(package, [a.path for a in ir.artifacts if a.path.endswith(".py")], repo / "src" / "tau2", prompts_and_docs)
     fork(package, [a.path for a in ir.artifacts if not a.path.endswith(".py")], repo, lambda scope, text: False)
-    # vi: no language pack, so the pack's glossary (es: 'task' as 'tarea') does not judge the fork's words
+    return root, repo, ir
+
+
+def test_a_fork_of_tau2_s_repository_is_read_at_its_own_layout(tmp_path, monkeypatch, analyzed):
+    """tau2-bench's repository keeps data in data/tau2/ and code in src/tau2/: `--from` its root reads both. The
+    agent's prompt constants and the tools' docstrings come from the forked Python (Google-style headers and
+    parameter heads kept, as τ² parses them into the tools' schemas)."""
+    bench = "tau2-mock"
+    root, repo, ir = _tau2_fork(tmp_path, monkeypatch, analyzed, bench)
+    # vi: no language pack, so no glossary judges the fork's words (the next test: es)
     result = _cli("adopt", bench, "--lang", "vi", "--from", str(repo), "--origin", "a fork")
     assert result.exit_code == 0, result.output
     record = orjson.loads(BabelflowSettings(project_root=root).layout.adopted_translations(bench, "vi").read_bytes())
@@ -153,3 +159,22 @@ def test_a_fork_of_tau2_s_repository_is_read_at_its_own_layout(tmp_path, monkeyp
     assert docstring_parts and all(record["texts"][e.id] == marked(e.source_text) for e in docstring_parts)
     prompts = [e for e in ir.elements if e.artifact == "agent/llm_agent.py" and e.id in record["texts"]]
     assert prompts, "the agent's prompt constants were not read from src/tau2/agent/llm_agent.py"
+
+
+def test_texts_and_renderings_the_pack_refuses_are_set_aside_not_the_adoption(tmp_path, monkeypatch, analyzed):
+    """es has a pack whose glossary renders 'task' as 'tarea'; the fork wrote 'tásk' in the tools' docstrings
+    and kept the task title 'Test task' in English. Each is refused on its own and listed (the translator
+    renders it), and the adoption goes on: a team's own wording is a finding, not a stop."""
+    bench = "tau2-mock"
+    root, repo, _ = _tau2_fork(tmp_path, monkeypatch, analyzed, bench)
+    result = _cli("adopt", bench, "--lang", LANG, "--from", str(repo), "--origin", "a fork")
+    assert result.exit_code == 0, result.output
+    settings = BabelflowSettings(project_root=root)
+    record = orjson.loads(settings.layout.adopted_translations(bench, LANG).read_bytes())
+    refused = [n for n in record["not_adopted"] if n["reason"] == "refused_by_checks"]
+    assert any(n["artifact"].endswith("tools.py") for n in refused)
+    title = [n for n in refused if n["where"].endswith("tasks.task_1.title")]
+    assert title and "glossary term 'task'" in title[0]["detail"]
+    entries = orjson.loads((settings.layout.variant(bench, LANG) / "babelflow_canonical_map.json").read_bytes())
+    rendered = {e["source"]: e for e in entries["entries"]}["Test task"]
+    assert rendered["origin"] != "adopted" and "tarea" in rendered["target"].lower()
