@@ -17,7 +17,9 @@ from validators.context import ValidationContext
 # printed by manual mode only; `issues` is no field of the task model and is dropped on load)
 TASK_METADATA = ("description", "issues")
 
-READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions")  # metadata and judge-only text: cosmetic
+# metadata and judge-only text: cosmetic. AgentDojo's task `COMMENT` ("none" in most injection tasks) is read
+# by nothing in agentdojo: no model, no check
+READ_BY_NO_MODEL = ("issues", "description.", "nl_assertions", ".COMMENT")
 
 
 def read_by_no_model(ctx: ValidationContext, element) -> bool:
