@@ -89,8 +89,12 @@ def translate_setting_aside(
         values = {u.failure.source_text for u in refused if u.origin == ADOPTED_TERM_ORIGIN}
         dropped = [t for t in adoption.terms if t.source in values]
         cmap.discard({(t.group, t.source) for t in dropped})
+        rendering = {t.source: t.target for t in dropped}
         adopted |= {
-            e: t.target for u in refused for t in dropped if t.source == u.failure.source_text for e in u.element_ids
+            e: rendering[u.failure.source_text]
+            for u in refused
+            if u.failure.source_text in rendering
+            for e in u.element_ids
         }
         adoption = adoption.model_copy(
             update={

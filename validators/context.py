@@ -215,7 +215,7 @@ class ValidationContext:
             return self.variant_root / spec.path[len("data/") :]
         path = self.variant_root / spec.path
         if not os.path.lexists(path):  # a fork of the benchmark's repository: its package under src/<name>/
-            forked = [p for p in self.variant_root.glob(f"src/*/{spec.path}") if p.parent.is_dir()]
+            forked = list(self.variant_root.glob(f"src/*/{spec.path}"))
             if len(forked) == 1:
                 return forked[0]
         return path

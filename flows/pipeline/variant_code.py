@@ -114,18 +114,16 @@ class CodeReading:
     _taken: dict[tuple[str, str], int] = field(init=False, default_factory=lambda: defaultdict(int))
 
     def __post_init__(self) -> None:
+        self._pairs = defaultdict(list)
+        if len(self.source) == len(self.variant):  # the whole module in step, renamed scopes included
+            for pair in zip(self.source, self.variant, strict=True):
+                self._pairs[pair[0].scope].append(pair)
+            return
         by_scope: dict[str, tuple[list[StringLiteral], list[StringLiteral]]] = defaultdict(lambda: ([], []))
         for literal in self.source:
             by_scope[literal.scope][0].append(literal)
         for literal in self.variant:
             by_scope[literal.scope][1].append(literal)
-        if len(self.source) == len(self.variant):  # the whole module in step, renamed scopes included
-            aligned = list(zip(self.source, self.variant, strict=True))
-            self._pairs = defaultdict(list)
-            for pair in aligned:
-                self._pairs[pair[0].scope].append(pair)
-            return
-        self._pairs = {}
         for scope, (ours, theirs) in by_scope.items():
             if len(ours) == len(theirs):
                 self._pairs[scope] = list(zip(ours, theirs, strict=True))

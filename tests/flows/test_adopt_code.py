@@ -22,14 +22,20 @@ from bench.code_fork import fork, marked, prompts_and_docs
 BENCH, LANG = "agentdojo-travel", "es"
 
 
+def _project(tmp_path: Path, monkeypatch, ir) -> Path:
+    """A fresh project folder holding the benchmark's analysis, the working directory of the commands."""
+    root = tmp_path / "project"
+    root.mkdir()
+    save_ir(ir, BabelflowSettings(project_root=root).layout.ir(ir.benchmark))
+    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
+    monkeypatch.chdir(root)
+    return root
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch, analyzed):
     ir = analyzed(BENCH)
-    root = tmp_path / "project"
-    root.mkdir()
-    save_ir(ir, BabelflowSettings(project_root=root).layout.ir(BENCH))
-    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
-    monkeypatch.chdir(root)
+    root = _project(tmp_path, monkeypatch, ir)
     their = fork(Path(agentdojo.__file__).parent, [a.path for a in ir.artifacts], tmp_path / "their", prompts_and_docs)
     return root, their, ir
 
@@ -127,11 +133,7 @@ def _tau2_fork(tmp_path: Path, monkeypatch, analyzed, bench: str = "tau2-mock"):
     import tau2
 
     ir = analyzed(bench)
-    root = tmp_path / "project"
-    root.mkdir()
-    save_ir(ir, BabelflowSettings(project_root=root).layout.ir(bench))
-    monkeypatch.setenv("BABELFLOW_PROJECT_ROOT", str(root))
-    monkeypatch.chdir(root)
+    root = _project(tmp_path, monkeypatch, ir)
     package = Path(tau2.__file__).parent
     repo = tmp_path / "tau2-bench-fork"
     fork(package, [a.path for a in ir.artifacts if a.path.endswith(".py")], repo / "src" / "tau2", prompts_and_docs)

@@ -85,7 +85,7 @@ def _shared_words_with(number: str, targets: list[str]) -> str | None:
 def untranslated_files(hits: list[Hit], checked: dict[str, int]) -> list[Hit]:
     """A file nearly all of whose texts are copied through (a variant made elsewhere that never translated the
     tools' descriptions or the user guidelines) is one cause with one fix: its copies become one group, not one
-    group per function or heading."""
+    group per function or heading. A module some of whose texts are copied through is one cause too."""
     copies: dict[str, int] = {}
     for hit in hits:
         if hit.kind == "untranslated":
